@@ -1,0 +1,168 @@
+"""The embedded Python API.
+
+>>> import dslc
+>>> prog = dslc.compile("examples/edit_distance.bio")
+>>> prog.run()["r[6, 7]"]
+3
+>>> prog.d("kitten", "sitting")[6, 7]      # a function called from Python
+3
+>>> prog.map("d", ["kitten", "mitten"], "sitting").values
+array([3, 3])
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dslc import backends
+from dslc.check.program import CheckedProgram, check_program
+from dslc.errors import DslcError
+from dslc.frontend import ast
+from dslc.frontend.parser import parse
+from dslc.runtime.binding import bind_call, bind_value
+from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
+from dslc.runtime.script import ScriptRunner, backend_globals
+
+
+@dataclass(frozen=True)
+class Stages:
+    """Every stage's output for one script, for ``dslc explain`` and the tests."""
+
+    ast: ast.Program
+    typed: CheckedProgram
+
+
+def read_source(path_or_source: str) -> tuple[str, str, str | None]:
+    """``(text, name for messages, directory for data files)``: a string that
+    names an existing file (or ends in .bio) is read, anything else is source."""
+    looks_like_path = "\n" not in path_or_source and (
+        path_or_source.endswith(".bio") or os.path.exists(path_or_source))
+    if looks_like_path:
+        p = Path(path_or_source)
+        try:
+            text = p.read_text()
+        except FileNotFoundError:
+            raise DslcError(f"cannot open '{path_or_source}': no such file") from None
+        except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
+            raise DslcError(f"cannot read '{path_or_source}': {e.strerror or e}") from None
+        return text, str(p), str(p.resolve().parent)
+    return path_or_source, "<string>", None
+
+
+def stages(path_or_source: str, defines: dict | None = None) -> Stages:
+    text, name, _ = read_source(path_or_source)
+    tree = parse(text, name)
+    return Stages(tree, check_program(tree, defines))
+
+
+def compile(path_or_source: str, defines: dict | None = None, backend: str = "auto") -> "Program":
+    """Parse and check a script (a path or the source text itself)."""
+    text, name, base = read_source(path_or_source)
+    tree = parse(text, name)
+    return Program(check_program(tree, defines), base, backend)
+
+
+class Program:
+    """A checked script. ``run()`` runs it; its functions are attributes."""
+
+    def __init__(self, checked: CheckedProgram, base_dir: str | None, backend: str = "auto"):
+        self.checked = checked
+        self.base_dir = base_dir
+        self.backend_name = backends.resolve(backend)
+        self._backend = None
+        self._globals = None
+
+    def run(self, backend: str | None = None, quiet: bool = True) -> dict:
+        """Run the script; returns the printed values by printed name, in order."""
+        runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
+                              self.base_dir, quiet=quiet)
+        printed = runner.run()
+        self._globals = runner.globals
+        return dict(printed)
+
+    def run_printed(self, backend: str | None = None, quiet: bool = False):
+        runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
+                              self.base_dir, quiet=quiet)
+        return runner.run()
+
+    @property
+    def functions(self) -> list[str]:
+        return list(self.checked.functions)
+
+    def _engine(self):
+        if self._backend is None:
+            if self._globals is None:
+                self._globals = backend_globals(self.checked)
+            self._backend = backends.get(self.backend_name)(self.checked, self._globals)
+        return self._backend
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name not in self.checked.functions:
+            raise AttributeError(name)
+        return lambda *args: self.call(name, *args)
+
+    def call(self, name: str, *args):
+        """Call a function: all arguments give one value; only the calling
+        arguments of a recursive function give its whole table."""
+        tf = self._function(name)
+        values = [_from_python(a) for a in args]
+        engine = self._engine()
+        if len(values) == len(tf.params):
+            bound = bind_call(tf, values, self.checked, None)
+            return wrap(engine.value(name, bound, None, name), tf.ret.name)
+        if tf.is_table and len(values) == len(tf.calling_params):
+            bound = self._bind_calling(tf, values)
+            raw = engine.table(name, bound, None, name)
+            flat = to_array(list(raw.ravel()), tf.ret.name).reshape(raw.shape)
+            return TableResult(name, tf.ret.name, flat, tuple(Axis(p.name) for p in tf.rec_params))
+        raise DslcError(f"{name} takes {len(tf.params)} arguments"
+                        + (f" (or its {len(tf.calling_params)} calling ones)" if tf.is_table else "")
+                        + f", got {len(values)}")
+
+    def map(self, name: str, *operands) -> MapResult:
+        """Run ``name`` over the cross product of the list operands (other
+        operands are broadcast), as ``map`` does in a script."""
+        tf = self._function(name)
+        params = tf.calling_params if tf.is_table else tf.params
+        if len(operands) != len(params):
+            raise DslcError(f"map({name}, ...) needs {len(params)} operands, got {len(operands)}")
+        ops = [[_from_python(x) for x in o] if isinstance(o, (list, tuple)) else _from_python(o)
+               for o in operands]
+        lists = [(k, v) for k, v in enumerate(ops) if isinstance(v, list)]
+        tasks = []
+        for combo in itertools.product(*(v for _, v in lists)):
+            values = list(ops)
+            for (k, _), item in zip(lists, combo):
+                values[k] = item
+            tasks.append(self._bind_calling(tf, values) if tf.is_table
+                         else bind_call(tf, values, self.checked, None))
+        results = self._engine().map(name, tasks, None)
+        shape = tuple(len(v) for _, v in lists)
+        arr = to_array(results, tf.ret.name).reshape(shape)
+        return MapResult(name, tf.ret.name, arr, tuple(Axis(str(k)) for k, _ in lists))
+
+    def _bind_calling(self, tf, values):
+        raw = dict(zip((p.name for p in tf.calling_params), values))
+        return {p.name: bind_value(v, p.type, self.checked, None, raw,
+                                   what=f"argument '{p.name}' of {tf.name}")
+                for p, v in zip(tf.calling_params, values)}
+
+    def _function(self, name: str):
+        tf = self.checked.functions.get(name)
+        if tf is None:
+            raise DslcError(f"the script has no function '{name}'",
+                            hint="functions: " + ", ".join(self.checked.functions))
+        return tf
+
+
+def _from_python(v):
+    """numpy scalars become Python numbers; numpy integer arrays stay as they
+    are and are taken as already-encoded sequences by the binder."""
+    if isinstance(v, np.generic):
+        return v.item()
+    return v

@@ -1,0 +1,58 @@
+"""Evaluation of constant expressions: ``const`` statements, ``-D`` values and
+the probabilities written inside extension blocks (``1/6``, ``1 - p``)."""
+
+from __future__ import annotations
+
+import math
+
+from dslc.errors import DslcError, Span
+from dslc.frontend import ast
+from dslc.frontend.parser import parse_expression
+
+
+def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:
+    match e:
+        case ast.Num(value=v):
+            return v
+        case ast.Inf():
+            return math.inf
+        case ast.Name(id=n):
+            if n not in consts:
+                raise DslcError(f"'{n}' is not a constant defined above", e.span)
+            return consts[n]
+        case ast.Unary(op="-", operand=x):
+            return -const_eval(x, consts)
+        case ast.Binary(op=op, left=a, right=b) if op in ("+", "-", "*", "/", "%", "max", "min"):
+            x, y = const_eval(a, consts), const_eval(b, consts)
+            if op in ("/", "%") and y == 0:
+                raise DslcError("division by zero in a constant", e.span)
+            return {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
+                    "/": lambda: x / y, "%": lambda: x % y, "max": lambda: max(x, y),
+                    "min": lambda: min(x, y)}[op]()
+        case ast.Extremum(op=op, args=args):
+            vals = [const_eval(a, consts) for a in args]
+            return max(vals) if op == "max" else min(vals)
+        case ast.Call(func=f, args=(x,)) if f in ("log", "exp", "sqrt"):
+            v = const_eval(x, consts)
+            try:
+                return getattr(math, f)(v)
+            except (ValueError, OverflowError):
+                raise DslcError(f"{f}({v}) is not defined", e.span) from None
+    raise DslcError("a constant must be a number or arithmetic on numbers and constants", e.span)
+
+
+def eval_number_text(text: str, at: Span, consts: dict) -> float | int:
+    """For extensions: parse and evaluate a constant expression found at ``at``."""
+    return const_eval(parse_expression(text, at), consts)
+
+
+def parse_define_value(text: str) -> int | float:
+    """A ``-D name=value`` value from the command line."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise DslcError(f"-D value '{text}' is not a number") from None

@@ -1,0 +1,156 @@
+"""Checking a whole script: alphabets, define blocks, constants, function
+bodies and the static shape of the script statements.
+
+Statements are taken top to bottom, so a function sees the constants, matrices
+and models defined above it; every function signature is known from the start
+so functions may call each other in any order (mutual recursion).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from dslc.check import tir
+from dslc.check import types as T
+from dslc.check.consteval import const_eval, eval_number_text
+from dslc.check.exprs import ExprChecker, Scope, coerce
+from dslc.check.script import ScriptTyper
+from dslc.check.signatures import Signature, signature, table_functions
+from dslc.errors import DslcError
+from dslc.frontend import ast
+from dslc.runtime.values import Alphabet
+from dslc.sdk import ExtContext, Registry, make_registry
+
+
+@dataclass(frozen=True)
+class CheckedProgram:
+    """The checker's output: everything later stages need, nothing re-derived."""
+
+    ast: ast.Program
+    alphabets: dict[str, Alphabet]
+    functions: dict[str, tir.TFunction]
+    signatures: dict[str, Signature]
+    consts: dict[str, int | float]
+    defined: dict[str, Any]  # values fixed before the run: stdlib matrices, define blocks
+    global_types: dict[str, T.Type]
+    schedules: tuple[ast.ScheduleDef, ...]
+    registry: Registry
+
+    def ext_context(self) -> ExtContext:
+        return ExtContext(self.alphabets, self.ast.source_name, eval_number_text)
+
+
+def standard_globals(reg: Registry) -> tuple[dict, dict, dict]:
+    """Predefined alphabets and matrices (shadowable by the script)."""
+    from dslc.runtime.stdlib_data import standard_alphabets, standard_matrices
+
+    alphabets = dict(standard_alphabets())
+    values, types = {}, {}
+    if "matrix" in reg.types:
+        for name, m in standard_matrices().items():
+            values[name] = m
+            types[name] = T.ExtT("matrix", alpha=T.AlphaRef("named", m.alphabet.name))
+    return alphabets, values, types
+
+
+def check_program(program: ast.Program, overrides: dict[str, int | float] | None = None,
+                  registry: Registry | None = None) -> CheckedProgram:
+    reg = registry if registry is not None else make_registry()
+    overrides = dict(overrides or {})
+    alphabets, defined, gtypes = standard_globals(reg)
+    stmts = program.stmts
+    for st in stmts:
+        if isinstance(st, ast.DefineAlphabet):
+            if not st.symbols:
+                raise DslcError(f"alphabet '{st.name}' has no symbols", st.span)
+            try:
+                alphabets[st.name] = Alphabet(st.name, tuple(st.symbols))
+            except DslcError as e:
+                raise DslcError(e.message, st.span) from None
+    funcdefs: dict[str, ast.FuncDef] = {}
+    for st in stmts:
+        if isinstance(st, ast.FuncDef):
+            if st.name in funcdefs:
+                raise DslcError(f"function '{st.name}' is defined twice", st.span)
+            funcdefs[st.name] = st
+    tables = table_functions(funcdefs)
+    consts: dict[str, int | float] = {}
+    ctx = ExtContext(alphabets, program.source_name, eval_number_text)
+    sigs: dict[str, Signature] = {}
+    for fd in funcdefs.values():
+        sigs[fd.name] = signature(fd, alphabets, reg, gtypes)
+    functions: dict[str, tir.TFunction] = {}
+    schedules = []
+    typer = ScriptTyper(sigs, alphabets, reg, gtypes, tables)
+    for st in stmts:
+        match st:
+            case ast.DefineBlock():
+                spec = reg.defines.get(st.kind)
+                if spec is None:
+                    raise DslcError(f"no extension defines '{st.kind}' blocks", st.span,
+                                    hint="known: " + ", ".join(sorted(reg.defines)) if reg.defines
+                                    else None)
+                value = spec.parse(st.name, st.args, st.body, st.body_span, ctx)
+                defined[st.name] = value
+                gtypes[st.name] = spec.type_of(value)
+            case ast.ConstDef():
+                value = overrides.pop(st.name) if st.name in overrides else const_eval(st.expr, consts)
+                consts[st.name] = value
+                # an infinite constant is the int infinity, which widens as needed
+                gtypes[st.name] = T.FLOAT if isinstance(value, float) and not math.isinf(value) \
+                    else T.INT
+            case ast.FuncDef():
+                functions[st.name] = check_function(sigs[st.name], st.name in tables,
+                                                    Scope(sigs[st.name], dict(gtypes), sigs,
+                                                          alphabets, reg))
+            case ast.ScheduleDef():
+                schedules.append(st)
+            case ast.Assign():
+                if st.name in sigs:
+                    raise DslcError(f"'{st.name}' is a function; choose another name", st.span)
+                gtypes[st.name] = typer.type_of(st.expr)
+            case ast.Print():
+                typer.type_of(st.expr)
+    if overrides:
+        name = sorted(overrides)[0]
+        raise DslcError(f"-D {name}=...: the script has no 'const {name}'",
+                        hint="known constants: " + (", ".join(consts) or "none"))
+    for sd in schedules:
+        _check_schedule_target(sd, sigs, tables)
+    return CheckedProgram(program, alphabets, functions, sigs, consts, defined, gtypes,
+                          tuple(schedules), reg)
+
+
+def check_function(sig: Signature, is_table: bool, scope: Scope) -> tir.TFunction:
+    fd = sig.node
+    if is_table and not sig.rec_names:
+        raise DslcError(f"'{fd.name}' calls itself but has no recursive parameters "
+                        "(int, index[s], symbol[A] or an element type)", fd.span)
+    if fd.guarded and (not fd.guards or fd.guards[-1].cond is not None):
+        last = fd.guards[-1] if fd.guards else fd
+        raise DslcError(f"the guards of '{fd.name}' must end with '| otherwise = ...'", last.span,
+                        hint="add a last guard '| otherwise = EXPR'")
+    checker = ExprChecker(scope)
+    guards = []
+    for i, g in enumerate(fd.guards):
+        if g.cond is None and i != len(fd.guards) - 1:
+            raise DslcError("'otherwise' must be the last guard", g.span)
+        cond = None if g.cond is None else checker.boolean(g.cond, "a guard")
+        body = coerce(checker.check(g.body, sig.ret), sig.ret, f"the result of '{fd.name}'",
+                      g.body.span)
+        guards.append(tir.TGuard(cond, body, g.span))
+    params = tuple(tir.TParam(n, t, r, p.span) for (n, t, r), p in zip(sig.params, fd.params))
+    return tir.TFunction(fd.name, params, sig.ret, tuple(guards), is_table, fd.span)
+
+
+def _check_schedule_target(sd: ast.ScheduleDef, sigs: dict[str, Signature], tables: set) -> None:
+    sig = sigs.get(sd.func)
+    if sig is None:
+        raise DslcError(f"schedule for an undefined function '{sd.func}'", sd.span)
+    if sd.func not in tables:
+        raise DslcError(f"'{sd.func}' is not recursive, so it has no table to schedule", sd.span)
+    if len(sd.params) != len(sig.rec_names):
+        raise DslcError(f"schedule {sd.func}(...) must name its {len(sig.rec_names)} recursive "
+                        f"parameters ({', '.join(sig.rec_names)})", sd.span)

@@ -1,0 +1,151 @@
+"""Static shape of script statements (``x = ...``, ``print ...``).
+
+The script itself runs dynamically, but its names, calls and ``map`` operands
+are checked here so that ``dslc check`` reports an undefined name or a wrong
+argument count without reading any data; and the static type of each global
+is known to the functions defined below it.
+"""
+
+from __future__ import annotations
+
+from dslc.check import types as T
+from dslc.check.signatures import Signature
+from dslc.errors import DslcError
+from dslc.frontend import ast
+from dslc.sdk import Registry
+
+
+class ScriptTyper:
+    def __init__(self, sigs: dict[str, Signature], alphabets: dict, reg: Registry,
+                 gtypes: dict[str, T.Type], tables: set[str]):
+        self.sigs, self.alphabets, self.reg = sigs, alphabets, reg
+        self.gtypes, self.tables = gtypes, tables
+
+    def type_of(self, e: ast.Expr) -> T.Type | None:
+        """The static type of a script expression, or None when only the run
+        can tell; raises for names and calls that cannot work."""
+        match e:
+            case ast.Num(is_float=f):
+                return T.FLOAT if f else T.INT
+            case ast.Inf():
+                return T.INT
+            case ast.Bool():
+                return T.BOOL
+            case ast.Str():
+                return T.StrT()
+            case ast.Sym():
+                raise DslcError("a symbol literal needs a context; use it inside a function", e.span)
+            case ast.Name(id=n):
+                if n in self.gtypes:
+                    return self.gtypes[n]
+                if n in self.alphabets:
+                    return T.AlphabetT(T.AlphaRef("named", n))
+                if n in self.sigs:
+                    raise DslcError(f"'{n}' is a function: call it, or map it over lists", e.span)
+                raise DslcError(f"undefined name '{n}'", e.span,
+                                hint="script names must be assigned above their use")
+            case ast.Load():
+                return self._load(e)
+            case ast.Call():
+                return self._call(e)
+            case ast.Map():
+                return self._map(e)
+            case ast.Index(base=b, indices=ix):
+                bt = self.type_of(b)
+                for i in ix:
+                    self.type_of(i)
+                return self._index(bt, len(ix), e)
+            case ast.Unary(operand=x):
+                return self.type_of(x)
+            case ast.Binary(left=a, right=b):
+                ta, tb = self.type_of(a), self.type_of(b)
+                if e.op in ("==", "!=", "<", "<=", ">", ">=", "and", "or"):
+                    return T.BOOL
+                if ta is not None and tb is not None and T.is_numeric(ta) and T.is_numeric(tb):
+                    return T.numeric_join(ta, tb)
+                return None
+            case ast.If(then=a, orelse=b):
+                self.type_of(e.cond)
+                self.type_of(b)
+                return self.type_of(a)
+            case ast.Attr(base=b):
+                bt = self.type_of(b)
+                if isinstance(bt, T.ExtT):
+                    acc = self.reg.accessors.get((bt.name, e.name))
+                    if acc is None:
+                        raise DslcError(f"a {bt.name} has no '.{e.name}'", e.span)
+                    return acc.result(bt)
+                return None
+            case ast.Reduce() | ast.Extremum() | ast.Range():
+                raise DslcError("reductions belong inside functions; define a function and call it",
+                                e.span)
+        return None
+
+    def _load(self, e: ast.Load) -> T.Type:
+        self.type_of(e.path)
+        kind, arg = e.type.name, e.type.arg
+        if kind == "seq":
+            if arg is None or (arg != "*" and arg not in self.alphabets):
+                raise DslcError(f"unknown alphabet '{arg}'" if arg else
+                                "load(seq[A], file) needs an alphabet", e.type.span,
+                                hint="known alphabets: " + ", ".join(sorted(self.alphabets)))
+            if arg == "*":
+                raise DslcError("load needs a named alphabet: load(seq[dna], file)", e.type.span)
+            return T.ListT(T.SeqT(T.AlphaRef("named", arg)))
+        spec = self.reg.loaders.get(kind)
+        if spec is None:
+            raise DslcError(f"cannot load a '{kind}'", e.type.span,
+                            hint="loadable: seq[A]" + "".join(f", {k}" for k in sorted(self.reg.loaders)))
+        if arg is not None and arg not in self.alphabets:
+            raise DslcError(f"unknown alphabet '{arg}'", e.type.span,
+                            hint="known alphabets: " + ", ".join(sorted(self.alphabets)))
+        return spec.static_type(arg, self.alphabets.get(arg) if arg else None)
+
+    def _sig(self, name: str, span) -> Signature:
+        sig = self.sigs.get(name)
+        if sig is None:
+            raise DslcError(f"undefined function '{name}'", span)
+        return sig
+
+    def _call(self, e: ast.Call) -> T.Type:
+        sig = self._sig(e.func, e.func_span)
+        for a in e.args:
+            self.type_of(a)
+        n, calling = len(sig.params), len(sig.calling_names)
+        if len(e.args) == n:
+            return sig.ret
+        if len(e.args) == calling and e.func in self.tables:
+            return T.TableT(e.func, sig.ret)
+        hint = f"pass all {n} arguments for one value"
+        if e.func in self.tables:
+            hint += f", or the {calling} calling ones ({', '.join(sig.calling_names)}) for its table"
+        raise DslcError(f"{e.func} takes {n} arguments, got {len(e.args)}", e.span, hint=hint)
+
+    def _map(self, e: ast.Map) -> T.Type:
+        sig = self._sig(e.func, e.func_span)
+        for o in e.operands:
+            self.type_of(o)
+        want = len(sig.calling_names) if e.func in self.tables else len(sig.params)
+        if len(e.operands) != want:
+            what = "calling arguments" if e.func in self.tables else "arguments"
+            raise DslcError(f"map({e.func}, ...) needs {want} operands (its {what}), "
+                            f"got {len(e.operands)}", e.span)
+        return T.ArrayT(sig.ret)
+
+    def _index(self, bt, n, e) -> T.Type | None:
+        if isinstance(bt, T.TableT):
+            rec = len(self.sigs[bt.func].rec_names)
+            if n != rec:
+                raise DslcError(f"a table of {bt.func} takes {rec} indices, got {n}", e.span)
+            return bt.value
+        if isinstance(bt, T.ArrayT):
+            return bt.value
+        if isinstance(bt, T.ListT):
+            return bt.elem
+        if isinstance(bt, T.ExtT):
+            spec = self.reg.types.get(bt.name)
+            if spec and spec.index_value:
+                return spec.index_value(bt)
+        if bt is None:
+            return None
+        raise DslcError(f"a {bt} cannot be indexed", e.span)

@@ -1,0 +1,277 @@
+"""Typed IR: what the checker hands to the interpreter and to the compiler.
+
+Every node carries its static type, and every implicit thing in the source has
+been made explicit: coercions into float or log space are ``Coerce`` nodes, and
+calling arguments inherited by name appear as ordinary ``Var`` arguments, so a
+backend never has to re-derive the language's rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dslc.check.types import BOOL, Type
+from dslc.errors import Span
+
+
+class TExpr:
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Lit(TExpr):
+    """A number, boolean or infinity (``value`` is float('inf') for ``inf``)."""
+
+    value: Any
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class SymLit(TExpr):
+    text: str
+    type: Type  # SymT: the alphabet it is encoded in
+    span: Span
+
+
+@dataclass(frozen=True)
+class StrLit(TExpr):
+    value: str
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Var(TExpr):
+    """``scope`` is ``param`` (of the enclosing function), ``local`` (a
+    reduction variable) or ``global`` (a script-level name)."""
+
+    name: str
+    scope: str
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Coerce(TExpr):
+    """Widen ``int -> float``, or move ``int/float -> prob`` (take the log)."""
+
+    expr: TExpr
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Neg(TExpr):
+    operand: TExpr
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Not(TExpr):
+    operand: TExpr
+    span: Span
+    type: Type = BOOL
+
+
+@dataclass(frozen=True)
+class Arith(TExpr):
+    """``+ - * / %`` computed in ``type`` (both operands already of that type)."""
+
+    op: str
+    left: TExpr
+    right: TExpr
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class MinMax(TExpr):
+    op: str  # "max" | "min"
+    left: TExpr
+    right: TExpr
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Compare(TExpr):
+    op: str
+    left: TExpr
+    right: TExpr
+    span: Span
+    type: Type = BOOL
+
+
+@dataclass(frozen=True)
+class Logic(TExpr):
+    op: str  # "and" | "or"
+    left: TExpr
+    right: TExpr
+    span: Span
+    type: Type = BOOL
+
+
+@dataclass(frozen=True)
+class Cond(TExpr):
+    cond: TExpr
+    then: TExpr
+    orelse: TExpr
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Call(TExpr):
+    """A call of a user function with all its arguments, in parameter order.
+
+    ``rec_only`` records that the source passed only the recursive arguments
+    (the calling ones were inherited by name)."""
+
+    func: str
+    args: tuple[TExpr, ...]
+    rec_only: bool
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Builtin(TExpr):
+    name: str  # len, log, exp, abs, sqrt, float
+    args: tuple[TExpr, ...]
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class SeqIndex(TExpr):
+    seq: TExpr
+    index: TExpr
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class ExtAttr(TExpr):
+    """``base.name`` answered by an extension accessor."""
+
+    accessor: Any  # dslc.sdk.Accessor
+    base: TExpr
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class ExtIndex(TExpr):
+    """``base[k1, k2, ...]`` on an extension value (matrix, emission row, column)."""
+
+    indexer: Any  # dslc.sdk.Indexer
+    base: TExpr
+    keys: tuple[TExpr, ...]
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class RangeIter(TExpr):
+    lo: TExpr
+    hi: TExpr
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class AlphabetIter(TExpr):
+    """Iterating an alphabet yields its symbols' codes in order."""
+
+    alpha: Any  # AlphaRef
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Reduce(TExpr):
+    op: str  # sum | min | max
+    var: str
+    iterable: TExpr
+    where: TExpr | None
+    body: TExpr
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class TParam:
+    name: str
+    type: Type
+    recursive: bool
+    span: Span
+
+
+@dataclass(frozen=True)
+class TGuard:
+    cond: TExpr | None  # None: otherwise
+    body: TExpr
+    span: Span
+
+
+@dataclass(frozen=True)
+class TFunction:
+    """A checked function. ``is_table`` is true for functions on a recursive
+    cycle: they have a table over their recursive parameters."""
+
+    name: str
+    params: tuple[TParam, ...]
+    ret: Type
+    guards: tuple[TGuard, ...]
+    is_table: bool
+    span: Span
+
+    @property
+    def rec_params(self) -> tuple[TParam, ...]:
+        return tuple(p for p in self.params if p.recursive)
+
+    @property
+    def calling_params(self) -> tuple[TParam, ...]:
+        return tuple(p for p in self.params if not p.recursive)
+
+    def param(self, name: str) -> TParam | None:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+
+def children(e: TExpr) -> tuple[TExpr, ...]:
+    """Sub-expressions of a node, for generic walks (deps, verifiers)."""
+    match e:
+        case Coerce(expr=x) | Neg(operand=x) | Not(operand=x):
+            return (x,)
+        case Arith(left=a, right=b) | MinMax(left=a, right=b) | Compare(left=a, right=b) \
+                | Logic(left=a, right=b):
+            return (a, b)
+        case Cond(cond=c, then=t, orelse=o):
+            return (c, t, o)
+        case Call(args=args) | Builtin(args=args):
+            return tuple(args)
+        case SeqIndex(seq=s, index=i):
+            return (s, i)
+        case ExtAttr(base=b):
+            return (b,)
+        case ExtIndex(base=b, keys=k):
+            return (b, *k)
+        case RangeIter(lo=lo, hi=hi):
+            return (lo, hi)
+        case Reduce(iterable=it, where=w, body=b):
+            return (it, b) if w is None else (it, w, b)
+    return ()
+
+
+def walk(e: TExpr):
+    """Pre-order walk over an expression tree."""
+    yield e
+    for c in children(e):
+        yield from walk(c)

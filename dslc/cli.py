@@ -1,0 +1,89 @@
+"""The ``dslc`` command.
+
+Every user mistake becomes one ``file:line:col: error: ...`` message with the
+source line and a caret, and exit status 2; a Python traceback means a bug in
+dslc.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import dslc
+from dslc import backends
+from dslc.errors import DslcError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with exit status 2 and our message style for usage errors."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"error: {message}\n")
+        raise SystemExit(2)
+
+
+def _defines(items: list[str] | None) -> dict:
+    from dslc.check.consteval import parse_define_value
+
+    out = {}
+    for item in items or []:
+        name, eq, value = item.partition("=")
+        if not eq or not name.isidentifier():
+            raise DslcError(f"-D expects name=value, got '{item}'")
+        out[name] = parse_define_value(value)
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="dslc", description="Compile and run .bio dynamic-programming scripts.")
+    p.add_argument("--version", action="version", version=f"dslc {dslc.__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = sub.add_parser("run", help="run a script and print its results")
+    run.add_argument("file")
+    run.add_argument("--backend", default="auto", choices=backends.names())
+    run.add_argument("--format", default="text", choices=["text", "json"])
+    run.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE",
+                     help="override a const of the script")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    check = sub.add_parser("check", help="parse and type-check a script without running it")
+    check.add_argument("file")
+    check.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except DslcError as e:
+        sys.stdout.flush()
+        sys.stderr.write(e.render() + "\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+def _dispatch(args) -> int:
+    from dslc.runtime.render import render_json, render_text
+
+    defines = _defines(args.defines)
+    prog = dslc.compile(args.file, defines, getattr(args, "backend", "auto"))
+    if args.command == "check":
+        n = len(prog.checked.functions)
+        print(f"{args.file}: ok ({n} function{'s' if n != 1 else ''})")
+        return 0
+    printed = prog.run_printed(quiet=args.quiet)
+    if args.format == "json":
+        print(render_json(printed))
+    elif printed:
+        print(render_text(printed))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

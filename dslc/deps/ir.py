@@ -1,0 +1,94 @@
+"""Dependence IR: what the schedule search needs to know about each recursive call.
+
+Produced by ``dslc.deps`` from the typed program; consumed by ``dslc.schedule``
+and ``dslc.poly``. Everything is affine in the caller's recursive parameters
+and in *ranged* variables (those bound by reductions such as
+``max(k in i + 4 ... j - 1 : ...)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dslc.errors import Span
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``sum(c * v for v, c in coeffs) + const``; coeffs sorted by name, no zeros."""
+
+    coeffs: tuple[tuple[str, int], ...]
+    const: int = 0
+
+    @staticmethod
+    def of(const: int = 0, **coeffs: int) -> "Affine":
+        return Affine(tuple(sorted((k, v) for k, v in coeffs.items() if v)), const)
+
+    def coeff(self, name: str) -> int:
+        return dict(self.coeffs).get(name, 0)
+
+    def evaluate(self, env: dict[str, int]) -> int:
+        return self.const + sum(c * env[v] for v, c in self.coeffs)
+
+    def __str__(self) -> str:
+        parts = []
+        for v, c in self.coeffs:
+            parts.append(v if c == 1 else f"-{v}" if c == -1 else f"{c}*{v}")
+        if self.const or not parts:
+            parts.append(str(self.const))
+        return " + ".join(parts).replace("+ -", "- ")
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``expr >= 0`` (kind ``"ge"``) or ``expr == 0`` (kind ``"eq"``)."""
+
+    expr: Affine
+    kind: str = "ge"
+
+
+@dataclass(frozen=True)
+class RangedVar:
+    """A variable bound by a reduction over ``lo ... hi`` (inclusive). ``None``
+    for a bound means "unknown": the variable is then any value for which the
+    call's target lies in the callee's domain (conservative)."""
+
+    name: str
+    lo: Affine | None
+    hi: Affine | None
+
+
+@dataclass(frozen=True)
+class Dependence:
+    """One recursive call site: ``caller(params) -> callee(args)``.
+
+    ``args`` has one entry per recursive parameter of the callee, in order;
+    ``None`` marks an argument that is not affine (any value of its domain).
+    ``when`` is a disjunction of conjunctions of affine constraints under which
+    the call is made (from guards); ``((),)`` means "always".
+    """
+
+    caller: str
+    callee: str
+    args: tuple[Affine | None, ...]
+    ranged: tuple[RangedVar, ...] = ()
+    when: tuple[tuple[Constraint, ...], ...] = ((),)
+    span: Span | None = None
+
+
+@dataclass(frozen=True)
+class RecFunction:
+    """A function with a table: its recursive parameters, in order. The domain
+    of parameter ``p`` is ``0 .. extent(p)`` inclusive, with the extent known
+    only at run time (a sequence length, an int argument, an alphabet size - 1)."""
+
+    name: str
+    params: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DependenceGraph:
+    """A group of mutually recursive functions sharing recursive parameters."""
+
+    functions: tuple[RecFunction, ...]
+    deps: tuple[Dependence, ...]

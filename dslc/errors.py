@@ -1,0 +1,98 @@
+"""Errors and source positions.
+
+Two kinds of error, kept apart on purpose:
+
+* :class:`DslcError` is the user's mistake (bad syntax, a type error, a symbol
+  outside an alphabet, a missing file, a recursive argument out of its domain).
+  It carries a :class:`Span` when one is known and renders as
+  ``file:line:col: error: message`` followed by the source line and a caret.
+  The command line prints it and exits with status 2; no traceback.
+* :class:`InternalError` is ours: a broken invariant inside the compiler. It is
+  allowed to surface as a traceback, because then the bug is in dslc.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_SOURCES: dict[str, str] = {}
+
+
+def register_source(name: str, text: str) -> None:
+    """Remember the text of a source so that errors can quote its lines."""
+    _SOURCES[name] = text
+
+
+def source_text(name: str) -> str | None:
+    return _SOURCES.get(name)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of a source file; lines and columns are 1-based."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int | None = None
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def shifted(self, line_offset: int, col_offset: int = 0) -> "Span":
+        """The span moved by an offset: used for text parsed out of a larger file
+        (the body of a ``define`` block is parsed by its extension on its own)."""
+        col = self.col + col_offset if self.line == 1 else self.col
+        end_col = self.end_col
+        if end_col is not None and self.end_line == 1:
+            end_col += col_offset
+        end_line = None if self.end_line is None else self.end_line + line_offset
+        return Span(self.file, self.line + line_offset, col, end_line, end_col)
+
+
+class DslcError(Exception):
+    """A mistake in the user's program, data or command line."""
+
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.hint = hint
+
+    def render(self) -> str:
+        """``file:line:col: error: message``, the source line and a caret."""
+        if self.span is None:
+            head = f"error: {self.message}"
+        else:
+            head = f"{self.span}: error: {self.message}"
+        lines = [head]
+        quoted = _quote(self.span) if self.span is not None else None
+        if quoted:
+            lines.extend(quoted)
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class InternalError(Exception):
+    """A bug in dslc itself (never the user's fault)."""
+
+
+def _quote(span: Span) -> list[str] | None:
+    text = _SOURCES.get(span.file)
+    if text is None:
+        return None
+    src_lines = text.splitlines()
+    if not 1 <= span.line <= len(src_lines):
+        return None
+    line = src_lines[span.line - 1]
+    width = 1
+    if span.end_line == span.line and span.end_col and span.end_col > span.col:
+        width = span.end_col - span.col
+    width = max(1, min(width, len(line) - span.col + 1))
+    prefix = "".join(c if c == "\t" else " " for c in line[: span.col - 1])
+    return [f"  {line}", f"  {prefix}^{'~' * (width - 1)}"]

@@ -1,0 +1,241 @@
+"""The abstract syntax tree: frozen dataclasses, every node with a Span.
+
+Nodes are immutable so that later stages can share them freely and edit with
+``dataclasses.replace``. Field names say what each child is; nothing is
+positional.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dslc.errors import Span
+
+
+class Expr:
+    """Base of every expression node."""
+
+    span: Span
+
+
+@dataclass(frozen=True)
+class Num(Expr):
+    value: int | float
+    is_float: bool
+    span: Span
+
+
+@dataclass(frozen=True)
+class Str(Expr):
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Sym(Expr):
+    """A symbol literal such as ``'A'``; its alphabet comes from context."""
+
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Inf(Expr):
+    span: Span
+
+
+@dataclass(frozen=True)
+class Bool(Expr):
+    value: bool
+    span: Span
+
+
+@dataclass(frozen=True)
+class Name(Expr):
+    id: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    op: str  # "-" or "not"
+    operand: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Binary(Expr):
+    """``+ - * / % max min == != < <= > >= and or``."""
+
+    op: str
+    left: Expr
+    right: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class If(Expr):
+    cond: Expr
+    then: Expr
+    orelse: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    func: str
+    args: tuple[Expr, ...]
+    span: Span
+    func_span: Span
+
+
+@dataclass(frozen=True)
+class Index(Expr):
+    base: Expr
+    indices: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Attr(Expr):
+    base: Expr
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Range(Expr):
+    """``lo ... hi``, inclusive; empty when ``lo > hi``."""
+
+    lo: Expr
+    hi: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Reduce(Expr):
+    """``op(var in iterable where cond : body)`` with op in sum/min/max."""
+
+    op: str
+    var: str
+    iterable: Expr
+    where: Expr | None
+    body: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Extremum(Expr):
+    """``max(a, b, ...)`` / ``min(a, b, ...)``: the infix operators spelt as a call."""
+
+    op: str
+    args: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class TypeExpr:
+    name: str
+    arg: str | None
+    span: Span
+
+    def __str__(self) -> str:
+        return self.name if self.arg is None else f"{self.name}[{self.arg}]"
+
+
+@dataclass(frozen=True)
+class Load(Expr):
+    type: TypeExpr
+    path: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Map(Expr):
+    func: str
+    operands: tuple[Expr, ...]
+    span: Span
+    func_span: Span
+
+
+# ----------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True)
+class Param:
+    type: TypeExpr
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Guard:
+    cond: Expr | None  # None for ``otherwise``
+    body: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class FuncDef:
+    ret: TypeExpr
+    name: str
+    params: tuple[Param, ...]
+    guards: tuple[Guard, ...]  # a single body is one ``otherwise`` guard
+    guarded: bool
+    span: Span
+
+
+@dataclass(frozen=True)
+class DefineAlphabet:
+    name: str
+    symbols: tuple[str, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class DefineBlock:
+    """``define KIND NAME[ARGS] { body }``: the body belongs to an extension."""
+
+    kind: str
+    name: str
+    args: tuple[str, ...]
+    body: str
+    body_span: Span  # where the text after ``{`` starts
+    span: Span
+
+
+@dataclass(frozen=True)
+class ConstDef:
+    name: str
+    expr: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class ScheduleDef:
+    func: str
+    params: tuple[str, ...]
+    expr: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Print:
+    expr: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Assign:
+    name: str
+    expr: Expr
+    span: Span
+
+
+Stmt = DefineAlphabet | DefineBlock | ConstDef | ScheduleDef | Print | Assign | FuncDef
+
+
+@dataclass(frozen=True)
+class Program:
+    source_name: str
+    stmts: tuple[Stmt, ...]

@@ -1,0 +1,273 @@
+"""Parse .bio text into the AST.
+
+The grammar lives in ``grammar/host.lark`` (installed as ``dslc.grammar``) and is
+LALR(1), so syntax errors can say precisely which tokens were expected.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+
+import lark
+from lark import Token, Transformer, v_args
+
+from dslc.errors import DslcError, Span, register_source
+from dslc.frontend import ast
+
+_TOKEN_NAMES = {
+    "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "SYMBOL": "a symbol literal",
+    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','",
+    "EQUAL": "'='", "COLON": "':'", "VBAR": "'|'", "DOT": "'.'", "CMPOP": "a comparison",
+    "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "PERCENT": "'%'",
+    "CROSS": "'(*)'", "BLOCK": "'{ ... }'", "MAX": "'max'", "MIN": "'min'", "SUM": "'sum'",
+    "$END": "end of file",
+}
+
+
+@functools.cache
+def _parser() -> lark.Lark:
+    text = resources.files("dslc.grammar").joinpath("host.lark").read_text()
+    return lark.Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=True,
+                     start=["start", "expr"])
+
+
+def _token_name(name: str, parser: lark.Lark) -> str:
+    if name in _TOKEN_NAMES:
+        return _TOKEN_NAMES[name]
+    for term in parser.terminals:
+        if term.name == name and term.pattern.type == "str":
+            return f"'{term.pattern.value}'"
+    return name.lower()
+
+
+def parse(text: str, source_name: str = "<string>") -> ast.Program:
+    """Parse a whole script. Raises DslcError with the position of the first
+    offending token and what the grammar expected there."""
+    register_source(source_name, text)
+    parser = _parser()
+    try:
+        tree = parser.parse(text, start="start")
+    except lark.exceptions.UnexpectedInput as e:
+        raise _syntax_error(e, text, source_name, parser) from None
+    return _ToAst(source_name).transform(tree)
+
+
+def parse_expression(text: str, at: Span) -> ast.Expr:
+    """Parse one expression found at ``at`` inside a larger file (an extension's
+    block). Padding the text to its real line and column keeps every span, and
+    so every error message, pointing into the user's file."""
+    padded = "\n" * (at.line - 1) + " " * (at.col - 1) + text
+    parser = _parser()
+    try:
+        tree = parser.parse(padded, start="expr")
+    except lark.exceptions.UnexpectedInput as e:
+        raise _syntax_error(e, padded, at.file, parser) from None
+    return _ToAst(at.file).transform(tree)
+
+
+def _syntax_error(e, text: str, source_name: str, parser: lark.Lark) -> DslcError:
+    line, col = getattr(e, "line", -1), getattr(e, "column", -1)
+    if line is None or line < 1:  # unexpected end of input
+        lines = text.splitlines() or [""]
+        line, col = len(lines), len(lines[-1]) + 1
+    span = Span(source_name, line, col)
+    expected = sorted({_token_name(t, parser) for t in (getattr(e, "expected", None) or [])
+                       if not t.startswith("__")})
+    if isinstance(e, lark.exceptions.UnexpectedCharacters):
+        found = f"unexpected character '{text[e.pos_in_stream]}'"
+    elif isinstance(e, lark.exceptions.UnexpectedEOF) or getattr(e, "token", None) is None \
+            or e.token.type == "$END":
+        found = "unexpected end of file"
+    else:
+        found = f"unexpected '{e.token.value}'"
+    msg = f"syntax error: {found}"
+    if expected:
+        shown = expected if len(expected) <= 8 else expected[:8] + ["..."]
+        msg += "; expected " + (shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1])
+    return DslcError(msg, span)
+
+
+def _span_of(source: str, meta_or_tok) -> Span:
+    if isinstance(meta_or_tok, Token):
+        return Span(source, meta_or_tok.line, meta_or_tok.column,
+                    meta_or_tok.end_line, meta_or_tok.end_column)
+    m = meta_or_tok
+    return Span(source, m.line, m.column, m.end_line, m.end_column)
+
+
+def _unquote(s: str) -> str:
+    body = s[1:-1]
+    out, i = [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    """lark tree -> ast nodes (bottom-up)."""
+
+    def __init__(self, source: str):
+        super().__init__()
+        self.src = source
+
+    def _sp(self, x) -> Span:
+        return _span_of(self.src, x)
+
+    # ---- statements
+    def start(self, meta, stmts):
+        return ast.Program(self.src, tuple(stmts))
+
+    def define_alphabet(self, meta, items):
+        name, *syms = items
+        if len(syms) == 1 and isinstance(syms[0], Token) and syms[0].type == "STRING":
+            symbols = tuple(_unquote(syms[0]))
+        else:
+            symbols = tuple(syms)
+        return ast.DefineAlphabet(str(name), symbols, self._sp(meta))
+
+    def symbol_token(self, meta, items):
+        tok = items[0]
+        if tok.type in ("STRING", "SYMBOL"):
+            return _unquote(tok)
+        return str(tok)
+
+    def define_block(self, meta, items):
+        kind, name, *rest = items
+        block = rest[-1]
+        args = tuple(str(a) for a in rest[:-1] if a is not None)
+        body_span = Span(self.src, block.line, block.column + 1)
+        return ast.DefineBlock(str(kind), str(name), args, str(block)[1:-1], body_span,
+                               self._sp(meta))
+
+    def const_stmt(self, meta, items):
+        return ast.ConstDef(str(items[0]), items[1], self._sp(meta))
+
+    def schedule_stmt(self, meta, items):
+        func, *params, expr = items
+        return ast.ScheduleDef(str(func), tuple(str(p) for p in params), expr, self._sp(meta))
+
+    def print_stmt(self, meta, items):
+        return ast.Print(items[0], self._sp(meta))
+
+    def assign(self, meta, items):
+        return ast.Assign(str(items[0]), items[1], self._sp(meta))
+
+    def funcdef(self, meta, items):
+        ret, name, *params, body = items
+        params = tuple(p for p in params if p is not None)
+        guarded, guards = body
+        return ast.FuncDef(ret, str(name), params, guards, guarded, self._sp(meta))
+
+    def param(self, meta, items):
+        return ast.Param(items[0], str(items[1]), self._sp(meta))
+
+    def const_param(self, meta, items):
+        sp = self._sp(meta)
+        return ast.Param(ast.TypeExpr("const", None, sp), str(items[0]), sp)
+
+    def type(self, meta, items):
+        name, arg = items
+        return ast.TypeExpr(str(name), None if arg is None else str(arg), self._sp(meta))
+
+    def single_body(self, meta, items):
+        return False, (ast.Guard(None, items[0], self._sp(meta)),)
+
+    def guarded_body(self, meta, guards):
+        return True, tuple(guards)
+
+    def guard(self, meta, items):
+        return ast.Guard(items[0], items[1], self._sp(meta))
+
+    def otherwise(self, meta, items):
+        return ast.Guard(None, items[0], self._sp(meta))
+
+    # ---- expressions
+    def ifexpr(self, meta, items):
+        return ast.If(items[0], items[1], items[2], self._sp(meta))
+
+    def or_(self, meta, items):
+        return ast.Binary("or", items[0], items[1], self._sp(meta))
+
+    def and_(self, meta, items):
+        return ast.Binary("and", items[0], items[1], self._sp(meta))
+
+    def not_(self, meta, items):
+        return ast.Unary("not", items[0], self._sp(meta))
+
+    def compare(self, meta, items):
+        return ast.Binary(str(items[1]), items[0], items[2], self._sp(meta))
+
+    def binop(self, meta, items):
+        return ast.Binary(str(items[1]), items[0], items[2], self._sp(meta))
+
+    def neg(self, meta, items):
+        return ast.Unary("-", items[1], self._sp(meta))
+
+    def call(self, meta, items):
+        func, *args = items
+        args = tuple(a for a in args if a is not None)
+        if not isinstance(func, ast.Name):
+            raise DslcError("only a named function can be called", func.span)
+        return ast.Call(func.id, args, self._sp(meta), func.span)
+
+    def index(self, meta, items):
+        return ast.Index(items[0], tuple(items[1:]), self._sp(meta))
+
+    def attr(self, meta, items):
+        return ast.Attr(items[0], str(items[1]), self._sp(meta))
+
+    def number(self, meta, items):
+        text = str(items[0])
+        is_float = any(c in text for c in ".eE")
+        return ast.Num(float(text) if is_float else int(text), is_float, self._sp(meta))
+
+    def string(self, meta, items):
+        return ast.Str(_unquote(items[0]), self._sp(meta))
+
+    def symbol(self, meta, items):
+        return ast.Sym(_unquote(items[0]), self._sp(meta))
+
+    def inf(self, meta, items):
+        return ast.Inf(self._sp(meta))
+
+    def true(self, meta, items):
+        return ast.Bool(True, self._sp(meta))
+
+    def false(self, meta, items):
+        return ast.Bool(False, self._sp(meta))
+
+    def name(self, meta, items):
+        return ast.Name(str(items[0]), self._sp(meta))
+
+    def redop(self, meta, items):
+        return str(items[0])
+
+    def reduction(self, meta, items):
+        op, var, iterable, where, body = items
+        return ast.Reduce(op, str(var), iterable, where, body, self._sp(meta))
+
+    def extremum(self, meta, items):
+        op, *args = items
+        if op == "sum":
+            raise DslcError("sum needs the form sum(v in R : e)", self._sp(meta))
+        return ast.Extremum(op, tuple(args), self._sp(meta))
+
+    def range_(self, meta, items):
+        return ast.Range(items[0], items[1], self._sp(meta))
+
+    def load(self, meta, items):
+        return ast.Load(items[0], items[1], self._sp(meta))
+
+    def map_(self, meta, items):
+        func, *rest = items
+        operands = tuple(x for x in rest if not (isinstance(x, Token) and x.type == "CROSS"))
+        return ast.Map(str(func), operands, self._sp(meta), self._sp(func))

@@ -1,0 +1,83 @@
+"""The interpreter as a backend: the reference every other backend is tested against.
+
+A backend answers three questions for the script runner, all with arguments
+already bound by :mod:`dslc.runtime.binding`:
+
+* ``value(func, args)``: one value (a non-recursive function, or one cell);
+* ``table(func, calling_args)``: the whole table, as a numpy array;
+* ``map(func, tasks)``: one value per task; a recursive function contributes
+  its final cell (every recursive parameter at its maximum).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from dslc.errors import DslcError
+from dslc.interp.compile import Interpreter
+from dslc.interp.tables import Task, demand
+
+
+class InterpBackend:
+    name = "interp"
+
+    def __init__(self, program, globals_: dict):
+        self.program = program
+        self.interp = Interpreter(program, globals_)
+
+    def value(self, func: str, args: dict, span, description: str = ""):
+        cf = self.interp.functions[func]
+        task = Task(description)
+        env = dict(args)
+        env["$task"] = task
+        if not cf.is_table:
+            return cf.run(env)
+        rec = tuple(args[n] for n in cf.rec_names)
+        cenv = {n: args[n] for n in cf.calling_names}
+        cenv["$task"] = task
+        table = self.interp.table_for(task, cf, cenv, rec, span)
+        table.check_domain(rec, span, f"{func}(...)")
+        return demand(table, rec)
+
+    def table(self, func: str, calling: dict, span, description: str = "") -> np.ndarray:
+        cf = self.interp.functions[func]
+        task = Task(description)
+        cenv = dict(calling)
+        cenv["$task"] = task
+        table = self.interp.table_for(task, cf, cenv, None, span)
+        out = np.empty(tuple(e + 1 for e in table.extents), dtype=object)
+        for point in itertools.product(*(range(e + 1) for e in table.extents)):
+            out[point] = demand(table, point)
+        return out
+
+    def final_cell(self, func: str, calling: dict, span, description: str = ""):
+        cf = self.interp.functions[func]
+        task = Task(description)
+        cenv = dict(calling)
+        cenv["$task"] = task
+        table = self.interp.table_for(task, cf, cenv, None, span)
+        return demand(table, table.extents)
+
+    def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
+        cf = self.interp.functions[func]
+        out = []
+        for k, args in enumerate(tasks):
+            try:
+                if cf.is_table:
+                    out.append(self.final_cell(func, args, span, f"task {k + 1}"))
+                else:
+                    out.append(self.value(func, args, span, f"task {k + 1}"))
+            except DslcError as e:
+                raise _in_task(e, k, args) from None
+            if progress is not None:
+                progress(k + 1)
+        return out
+
+
+def _in_task(e: DslcError, k: int, args: dict) -> DslcError:
+    names = [f"{n}={getattr(v, 'name', v)!s}" for n, v in args.items()
+             if not n.startswith("$") and (hasattr(v, "name") or isinstance(v, (int, float)))]
+    where = f"in map task {k + 1}" + (f" ({', '.join(names[:4])})" if names else "")
+    return DslcError(f"{e.message} [{where}]", e.span, e.hint)

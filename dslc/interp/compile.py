@@ -1,0 +1,364 @@
+"""The reference interpreter: typed IR -> Python closures.
+
+Closures rather than a tree walk keep the oracle fast enough to check the
+compiled backends on realistic inputs, while each closure stays a one-line
+statement of the language's meaning (see :mod:`dslc.interp.arith`). An
+environment is a dict from names to values; ``$task`` holds the running task and
+``$table`` the table whose cell is being computed.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dslc.check import tir
+from dslc.check import types as T
+from dslc.errors import DslcError, source_text
+from dslc.interp import arith
+from dslc.interp.tables import MISSING, Table, demand
+
+_CMP = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def span_text(span) -> str:
+    text = source_text(span.file)
+    if text is None or span.end_line is None:
+        return "?"
+    lines = text.splitlines()
+    if span.line == span.end_line:
+        return lines[span.line - 1][span.col - 1: span.end_col - 1]
+    return lines[span.line - 1][span.col - 1:] + " ..."
+
+
+class CompiledFunction:
+    """One function's guards and bodies as closures."""
+
+    def __init__(self, tf: tir.TFunction):
+        self.tf = tf
+        self.name = tf.name
+        self.span = tf.span
+        self.is_table = tf.is_table
+        self.param_names = tuple(p.name for p in tf.params)
+        self.rec_names = tuple(p.name for p in tf.rec_params)
+        self.calling_names = tuple(p.name for p in tf.calling_params)
+        self.guards: list = []
+
+    def run(self, env: dict):
+        for cond, body in self.guards:
+            if cond is None or cond(env):
+                return body(env)
+        raise DslcError(f"no guard of '{self.name}' applies", self.span)
+
+    def cell(self, table: Table, rec: tuple):
+        env = dict(table.env)
+        env.update(zip(self.rec_names, rec))
+        env["$table"] = table
+        return self.run(env)
+
+
+class Interpreter:
+    """Compiles every function of a checked program; ``globals_`` is the
+    script's environment, read when a function body names a global."""
+
+    def __init__(self, program, globals_: dict):
+        self.program = program
+        self.globals = globals_
+        self.functions = {name: CompiledFunction(tf) for name, tf in program.functions.items()}
+        for name, cf in self.functions.items():
+            cf.guards = [(None if g.cond is None else self.expr(g.cond, cf), self.expr(g.body, cf))
+                         for g in program.functions[name].guards]
+
+    # ------------------------------------------------------------- tables
+    def table_for(self, task, callee: CompiledFunction, cenv: dict, rec: tuple, span) -> Table:
+        key = (callee.name, tuple(_hkey(cenv[n]) for n in callee.calling_names))
+        table = task.tables.get(key)
+        if table is None:
+            table = Table(task, callee, cenv, self.extents(callee, cenv, rec, span))
+            task.tables[key] = table
+        return table
+
+    def extents(self, callee: CompiledFunction, cenv: dict, rec: tuple, span) -> tuple[int, ...]:
+        """The domain of each recursive parameter: ``0 .. extent``."""
+        out = []
+        for k, p in enumerate(callee.tf.rec_params):
+            t = p.type
+            if isinstance(t, T.IndexT):
+                out.append(len(cenv[t.seq]))
+            elif isinstance(t, T.SymT):
+                out.append(len(self.program.alphabets[t.alpha.name]) - 1)
+            elif isinstance(t, T.ExtT):
+                spec = self.program.registry.types[t.name]
+                owner = cenv[t.owner] if t.owner in cenv else self.globals[t.owner]
+                out.append(spec.size(owner) - 1)
+            else:  # int: the value it is first called with
+                if rec is None:
+                    raise DslcError(f"{callee.name} has an int parameter {p.name}, whose domain "
+                                    f"0..v comes from a call with a value: pass all arguments",
+                                    span)
+                v = rec[k]
+                if type(v) is not int or v < 0:
+                    raise DslcError(f"the int parameter {p.name} of {callee.name} takes its domain "
+                                    f"0..v from its first call, which gave {v}", span)
+                out.append(v)
+        return tuple(out)
+
+    # ------------------------------------------------------------- expressions
+    def expr(self, e: tir.TExpr, fn: CompiledFunction):
+        return getattr(self, "_" + type(e).__name__.lower())(e, fn)
+
+    def _lit(self, e, fn):
+        v = e.value
+        return lambda env: v
+
+    def _strlit(self, e, fn):
+        v = e.value
+        return lambda env: v
+
+    def _symlit(self, e, fn):
+        alpha = e.type.alpha
+        if alpha.kind == "named":
+            code = self.program.alphabets[alpha.name].code(e.text, e.span)
+            return lambda env: code
+        name, text, span = alpha.name, e.text, e.span
+        return lambda env: _value_alphabet(env[name], span).code(text, span)
+
+    def _var(self, e, fn):
+        name = e.name
+        if e.scope == "global":
+            g = self.globals
+            return lambda env: g[name]
+        if e.scope == "alphabet":
+            raise DslcError("an alphabet is only iterable here", e.span)
+        return lambda env: env[name]
+
+    def _coerce(self, e, fn):
+        x, span = self.expr(e.expr, fn), e.span
+        if e.type == T.FLOAT:
+            return lambda env: float(x(env))
+        if e.expr.type == T.PROB:
+            return x
+        return lambda env: arith.to_log(x(env), span)
+
+    def _neg(self, e, fn):
+        x = self.expr(e.operand, fn)
+        return lambda env: -x(env)
+
+    def _not(self, e, fn):
+        x = self.expr(e.operand, fn)
+        return lambda env: not x(env)
+
+    def _arith(self, e, fn):
+        a, b, span = self.expr(e.left, fn), self.expr(e.right, fn), e.span
+        name = e.type.name
+        op = (arith.prob_op if name == "prob" else arith.int_op if name == "int"
+              else arith.float_op)(e.op, span)
+        if e.op == "/" and name == "float":
+            return lambda env: op(float(a(env)), float(b(env)))
+        return lambda env: op(a(env), b(env))
+
+    def _minmax(self, e, fn):
+        a, b = self.expr(e.left, fn), self.expr(e.right, fn)
+        if e.op == "max":
+            return lambda env: max(a(env), b(env))
+        return lambda env: min(a(env), b(env))
+
+    def _compare(self, e, fn):
+        a, b, op = self.expr(e.left, fn), self.expr(e.right, fn), _CMP[e.op]
+        return lambda env: op(a(env), b(env))
+
+    def _logic(self, e, fn):
+        a, b = self.expr(e.left, fn), self.expr(e.right, fn)
+        if e.op == "and":
+            return lambda env: a(env) and b(env)
+        return lambda env: a(env) or b(env)
+
+    def _cond(self, e, fn):
+        c, a, b = self.expr(e.cond, fn), self.expr(e.then, fn), self.expr(e.orelse, fn)
+        return lambda env: a(env) if c(env) else b(env)
+
+    def _builtin(self, e, fn):
+        x, span, name = self.expr(e.args[0], fn), e.span, e.name
+        if name == "len":
+            return lambda env: len(x(env))
+        if name == "log":
+            if e.args[0].type == T.PROB:
+                return x
+            return lambda env: _math(math.log, x(env), "log", span)
+        f = {"exp": math.exp, "sqrt": math.sqrt, "abs": abs, "float": float}[name]
+        return lambda env: _math(f, x(env), name, span)
+
+    def _seqindex(self, e, fn):
+        s, i, span = self.expr(e.seq, fn), self.expr(e.index, fn), e.span
+        text = span_text(e.index.span)
+
+        def index(env):
+            seq, k = s(env), i(env)
+            codes = seq.pycodes
+            if type(k) is not int or not 0 <= k < len(codes):
+                raise DslcError(f"index {text} = {k} is outside the sequence '{seq.name}' "
+                                f"(positions 0..{len(codes) - 1})", span)
+            return codes[k]
+        return index
+
+    def _extattr(self, e, fn):
+        base, acc = self.expr(e.base, fn), e.accessor
+        owner = self._owner(e.base.type, e.span)
+        return lambda env: acc.evaluate(owner(env), base(env))
+
+    def _owner(self, t: T.Type, span):
+        if isinstance(t, T.ExtT) and t.owner:
+            name, g = t.owner, self.globals
+            return lambda env: env[name] if name in env else g[name]
+        return lambda env: None
+
+    def _extindex(self, e, fn):
+        base = self.expr(e.base, fn)
+        keys = [self.expr(k, fn) for k in e.keys]
+        if e.indexer is not None:
+            ev = e.indexer.index_eval
+            if len(keys) == 1:
+                k0 = keys[0]
+                return lambda env: ev(base(env), k0(env))
+            k0, k1 = keys[0], keys[1] if len(keys) > 1 else None
+            if len(keys) == 2:
+                return lambda env: ev(base(env), k0(env), k1(env))
+            return lambda env: ev(base(env), *[k(env) for k in keys])
+        conv = float if e.type in (T.FLOAT, T.PROB) else int
+        if len(keys) == 1:
+            k0 = keys[0]
+            return lambda env: _pyval(base(env)[k0(env)], conv)
+        return lambda env: _pyval(base(env)[tuple(k(env) for k in keys)], conv)
+
+    def _rangeiter(self, e, fn):
+        lo, hi, span = self.expr(e.lo, fn), self.expr(e.hi, fn), e.span
+
+        def it(env):
+            a, b = lo(env), hi(env)
+            if type(a) is not int or type(b) is not int:
+                raise DslcError(f"a range needs finite int bounds, got {a} ... {b}", span)
+            return range(a, b + 1)
+        return it
+
+    def _alphabetiter(self, e, fn):
+        if e.alpha.kind == "named":
+            n = len(self.program.alphabets[e.alpha.name])
+            return lambda env: range(n)
+        name, span = e.alpha.name, e.span
+        return lambda env: range(len(_value_alphabet(env[name], span)))
+
+    def _reduce(self, e, fn):
+        it = self.expr(e.iterable, fn)
+        where = None if e.where is None else self.expr(e.where, fn)
+        body, var, op, span = self.expr(e.body, fn), e.var, e.op, e.span
+        kind = e.type.name
+        if op == "sum":
+            if kind == "prob":
+                combine, start = arith.logaddexp, arith.NEG_INF
+            else:
+                plus = arith.int_op("+", span) if kind == "int" else arith.float_op("+", span)
+                combine, start = plus, 0 if kind == "int" else 0.0
+        elif op == "max":
+            combine, start = max, -math.inf
+        else:
+            combine, start = min, math.inf
+
+        def reduce(env):
+            saved = env.get(var, MISSING)
+            acc = start
+            try:
+                for v in it(env):
+                    env[var] = v
+                    if where is None or where(env):
+                        acc = combine(acc, body(env))
+            finally:
+                if saved is MISSING:
+                    env.pop(var, None)
+                else:
+                    env[var] = saved
+            return acc
+        return reduce
+
+    def _call(self, e, fn):
+        callee = self.functions[e.func]
+        args = [self.expr(a, fn) for a in e.args]
+        if not callee.is_table:
+            names = callee.param_names
+            binders = [_binder(p.type, self.program) for p in callee.tf.params]
+
+            def call(env):
+                cenv = {n: b(a(env)) for n, a, b in zip(names, args, binders)}
+                cenv["$task"] = env["$task"]
+                return callee.run(cenv)
+            return call
+        return self._table_call(e, fn, callee, args)
+
+    def _table_call(self, e, fn, callee, args):
+        params = callee.tf.params
+        rec_fns = tuple(a for a, p in zip(args, params) if p.recursive)
+        calling = tuple((p.name, a, _binder(p.type, self.program))
+                        for a, p in zip(args, params) if not p.recursive)
+        calling_arg_exprs = [a for a, p in zip(e.args, params) if not p.recursive]
+        cacheable = e.rec_only and fn.is_table and all(
+            isinstance(a, tir.Var) and (a.scope == "global" or a.name in fn.calling_names)
+            for a in calling_arg_exprs)
+        name, span, interp = callee.name, e.span, self
+        text = span_text(e.span)
+
+        def call(env):
+            rec = tuple(f(env) for f in rec_fns)
+            table = None
+            cur = env.get("$table") if cacheable else None
+            if cur is not None:
+                table = cur.siblings.get(name)
+            if table is None:
+                cenv = {n: b(a(env)) for n, a, b in calling}
+                cenv["$task"] = env["$task"]
+                table = interp.table_for(env["$task"], callee, cenv, rec, span)
+                if cur is not None:
+                    cur.siblings[name] = table
+            table.check_domain(rec, span, text)
+            v = table.get(rec)
+            if v is MISSING:
+                v = demand(table, rec)
+            return v
+        return call
+
+
+def _binder(t: T.Type, program):
+    """Conversion of an argument value passed inside the program (a string literal
+    given to a sequence parameter is encoded when first used)."""
+    if isinstance(t, T.SeqT):
+        from dslc.runtime.binding import as_sequence
+
+        def bind(v):
+            return v if not isinstance(v, str) else as_sequence(v, t, program, None)
+        return bind
+    return lambda v: v
+
+
+def _hkey(v):
+    return v if isinstance(v, (int, float, str, bool)) else id(v)
+
+
+def _value_alphabet(v, span):
+    alpha = getattr(v, "alphabet", None)
+    if alpha is None:
+        raise DslcError("this value has no alphabet to read the symbol in", span)
+    return alpha
+
+
+def _math(f, v, name, span):
+    try:
+        return f(v)
+    except (ValueError, OverflowError):
+        raise DslcError(f"{name}({v}) is not defined", span) from None
+
+
+def _pyval(v, conv):
+    """numpy scalars become Python numbers (int infinities stay floats)."""
+    if isinstance(v, (int, float)):
+        return v
+    if conv is int and math.isinf(v):
+        return float(v)
+    return conv(v)

@@ -1,0 +1,128 @@
+"""Binding script values to function parameters.
+
+Every backend receives arguments through here, so the conversions are the
+same everywhere: a string literal becomes a sequence of the parameter's
+alphabet (validated when first used), numbers widen to floats or move into
+log space, and a model value is checked against the alphabet its parameter
+names.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dslc.check import types as T
+from dslc.errors import DslcError, Span
+from dslc.interp.arith import to_log
+from dslc.runtime.results import Prob
+from dslc.runtime.values import Alphabet, Sequence
+
+
+def as_sequence(value, t: T.SeqT, program, span: Span | None, siblings: dict | None = None,
+                what: str = "sequence") -> Sequence:
+    if isinstance(value, Sequence):
+        if t.alpha.kind == "named":
+            want = program.alphabets[t.alpha.name]
+            if value.alphabet.symbols != want.symbols:
+                raise DslcError(f"sequence '{value.name}' is over alphabet '{value.alphabet.name}', "
+                                f"but {what} needs '{want.name}'", span)
+        return value
+    if isinstance(value, str):
+        alpha = _alphabet_for(t, program, siblings, span, what)
+        shown = value if len(value) <= 20 else value[:17] + "..."
+        return Sequence(f'"{shown}"', alpha, alpha.encode(value, f'sequence "{shown}"', span))
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
+        alpha = _alphabet_for(t, program, siblings, span, what)
+        if value.size and (value.min() < 0 or value.max() >= len(alpha)):
+            raise DslcError(f"{what}: a code array has values outside 0..{len(alpha) - 1} "
+                            f"(alphabet '{alpha.name}')", span)
+        return Sequence("<array>", alpha, value.astype(np.uint8))
+    if isinstance(value, list):
+        raise DslcError(f"{what} takes one sequence, not a list of {len(value)}", span,
+                        hint="use map(f, ... (*) list) to run once per sequence")
+    raise DslcError(f"{what} needs a sequence, got {describe(value)}", span)
+
+
+def _alphabet_for(t: T.SeqT, program, siblings, span, what) -> Alphabet:
+    if t.alpha.kind == "named":
+        return program.alphabets[t.alpha.name]
+    # seq[*] given a bare string: take the alphabet of a model argument of the
+    # same call (the HMM it is scored against, say).
+    for v in (siblings or {}).values():
+        alpha = getattr(v, "alphabet", None)
+        if isinstance(alpha, Alphabet) and not isinstance(v, Sequence):
+            return alpha
+    raise DslcError(f"{what} is seq[*] and a bare string has no alphabet", span,
+                    hint="load it with load(seq[A], file) or pass it with a model argument")
+
+
+def bind_value(value, t: T.Type, program, span, siblings=None, what="argument"):
+    """One script value as a parameter of type ``t`` (see the module doc)."""
+    if isinstance(t, T.SeqT):
+        return as_sequence(value, t, program, span, siblings, what)
+    if isinstance(value, Prob) and t != T.PROB:
+        raise DslcError(f"{what} expects {t}, got a probability", span)
+    if t == T.PROB:
+        if isinstance(value, Prob):
+            return value.log
+        return to_log(_number(value, what, span), span)
+    if t == T.FLOAT:
+        return float(_number(value, what, span))
+    if t == T.BOOL:
+        if not isinstance(value, bool):
+            raise DslcError(f"{what} expects a bool, got {describe(value)}", span)
+        return value
+    if t == T.INT or isinstance(t, T.IndexT):
+        v = _number(value, what, span)
+        if isinstance(v, float) and not math.isinf(v):
+            if not v.is_integer() or isinstance(t, T.IndexT):
+                raise DslcError(f"{what} expects an int, got {v}", span)
+            v = int(v)
+        return v
+    if isinstance(t, T.SymT):
+        if isinstance(value, str) and t.alpha.kind == "named":
+            return program.alphabets[t.alpha.name].code(value, span)
+        return value
+    if isinstance(t, T.ExtT):
+        return _ext_value(value, t, program, span, what)
+    return value
+
+
+def _ext_value(value, t: T.ExtT, program, span, what):
+    spec = program.registry.types[t.name]
+    if spec.accepts is not None and not spec.accepts(value):
+        raise DslcError(f"{what} expects a {t.name}, got {describe(value)}", span)
+    if t.alpha is not None and t.alpha.kind == "named" and spec.alphabet is not None:
+        have, want = spec.alphabet(value), program.alphabets[t.alpha.name]
+        if have.symbols != want.symbols:
+            raise DslcError(f"{what} expects a {t.name} over '{want.name}', got one over "
+                            f"'{have.name}'", span)
+    return value
+
+
+def _number(value, what, span):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DslcError(f"{what} expects a number, got {describe(value)}", span)
+    return value
+
+
+def describe(value) -> str:
+    if isinstance(value, Sequence):
+        return f"the sequence '{value.name}'"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    return f"a {type(value).__name__.lower()}"
+
+
+def bind_call(tf, values: list, program, span) -> dict:
+    """Arguments of a call from the script, bound in parameter order."""
+    raw = dict(zip((p.name for p in tf.params), values))
+    out = {}
+    for p, v in zip(tf.params, values):
+        out[p.name] = bind_value(v, p.type, program, span, raw,
+                                 what=f"argument '{p.name}' of {tf.name}")
+    return out

@@ -1,0 +1,171 @@
+"""Printing results: aligned text for people, JSON for programs.
+
+JSON: ints and floats as numbers, infinities as ``"inf"``/``"-inf"``,
+probabilities as ``{"prob": p, "log": ln_p}``, tables and map results as
+nested lists.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from dslc.runtime.results import MapResult, Prob, TableResult, wrap
+from dslc.runtime.values import Alphabet, Matrix, Sequence
+
+
+# ------------------------------------------------------------------ JSON
+def to_json_value(v):
+    if isinstance(v, Prob):
+        return {"prob": v.p, "log": _json_num(v.log)}
+    if isinstance(v, (TableResult, MapResult)):
+        return _nested(v.values, v.value_type)
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return _json_num(v)
+    if isinstance(v, Sequence):
+        return {"name": v.name, "sequence": v.text}
+    if isinstance(v, list):
+        return [to_json_value(x) for x in v]
+    if isinstance(v, str):
+        return v
+    if isinstance(v, Matrix):
+        return {"matrix": v.name, "alphabet": list(v.alphabet.symbols), "values": v.values.tolist()}
+    return str(v)
+
+
+def _json_num(v):
+    f = float(v)
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return f
+
+
+def _nested(arr: np.ndarray, value_type: str):
+    if arr.ndim == 0:
+        return to_json_value(wrap(arr[()], value_type))
+    return [_nested(arr[k], value_type) for k in range(arr.shape[0])]
+
+
+def render_json(printed: list[tuple[str, object]]) -> str:
+    out, seen = {}, {}
+    for name, value in printed:
+        key = name
+        if key in out:
+            seen[name] = seen.get(name, 1) + 1
+            key = f"{name} ({seen[name]})"
+        out[key] = to_json_value(value)
+    return json.dumps(out, indent=None)
+
+
+# ------------------------------------------------------------------ text
+def fmt_scalar(v) -> str:
+    if isinstance(v, Prob):
+        p = v.p
+        if v.log == -math.inf:
+            return "0 (log -inf)"
+        if p == 0.0 or p < 1e-300:
+            return f"{p:.6g} (log {v.log:.10g})"
+        return f"{p:.10g} (log {v.log:.10g})"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return f"{f:.10g}"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    return str(v)
+
+
+def _cell(arr, idx, value_type) -> str:
+    return fmt_scalar(wrap(arr[idx], value_type))
+
+
+def render_text(printed: list[tuple[str, object]]) -> str:
+    blocks = []
+    for name, value in printed:
+        blocks.append(_render_one(name, value))
+    return "\n".join(blocks)
+
+
+def _render_one(name: str, value) -> str:
+    if isinstance(value, TableResult):
+        head = f"{name} = table of {value.func}, {' x '.join(map(str, value.shape))}"
+        return head + "\n" + _grid(value.values, value.value_type, value.axes)
+    if isinstance(value, MapResult):
+        head = f"{name} = map of {value.func}" + (
+            f", {' x '.join(map(str, value.shape))}" if value.values.ndim else "")
+        return head + "\n" + _grid(value.values, value.value_type, value.axes)
+    if isinstance(value, list):
+        lines = [f"{name} = list of {len(value)}"]
+        for k, x in enumerate(value[:20]):
+            lines.append(f"  [{k}] {_short(x)}")
+        if len(value) > 20:
+            lines.append(f"  ... {len(value) - 20} more")
+        return "\n".join(lines)
+    return f"{name} = {_short(value)}"
+
+
+def _short(x) -> str:
+    if isinstance(x, Sequence):
+        t = x.text
+        return f"{x.name} ({len(x)}): {t[:60]}{'...' if len(t) > 60 else ''}"
+    if isinstance(x, Alphabet):
+        return f"alphabet {x.name}: {' '.join(x.symbols)}"
+    if isinstance(x, Matrix):
+        return f"matrix {x.name} over {x.alphabet.name}"
+    return fmt_scalar(x)
+
+
+def _grid(arr: np.ndarray, value_type: str, axes) -> str:
+    if arr.ndim == 0:
+        return "  " + _cell(arr, (), value_type)
+    if arr.ndim == 1:
+        labels = _labels(axes[0], arr.shape[0]) if axes else [str(k) for k in range(arr.shape[0])]
+        width = max(len(s) for s in labels)
+        name = axes[0].name if axes else ""
+        return "\n".join(f"  {name}={k:<3} {labels[k]:<{width}}  {_cell(arr, (k,), value_type)}"
+                         if axes and axes[0].labels else
+                         f"  [{k}] {_cell(arr, (k,), value_type)}" for k in range(arr.shape[0]))
+    if arr.ndim == 2:
+        return _grid2(arr, value_type, axes)
+    parts = []
+    for k in range(arr.shape[0]):
+        parts.append(f"  {axes[0].name} = {k}:")
+        parts.append(_grid(arr[k], value_type, axes[1:]))
+    return "\n".join(parts)
+
+
+def _labels(axis, n) -> list[str]:
+    if axis.labels and len(axis.labels) == n:
+        return [str(x) for x in axis.labels]
+    return [str(k) for k in range(n)]
+
+
+def _grid2(arr, value_type, axes) -> str:
+    rows, cols = arr.shape
+    cells = [[_cell(arr, (r, c), value_type) for c in range(cols)] for r in range(rows)]
+    rl, cl = _labels(axes[0], rows), _labels(axes[1], cols)
+    numbered = axes[0].labels is not None and len(axes[0].labels) == rows and rl[0] == ""
+    w = max([len(x) for row in cells for x in row] + [len(x) for x in cl] + [len(str(cols - 1))])
+    corner = f"{axes[0].name}\\{axes[1].name}"
+    rw = max([len(f"{k} {x}".strip()) for k, x in enumerate(rl)] + [len(corner)])
+    if numbered or (axes[1].labels and len(axes[1].labels) == cols and cl[0] == ""):
+        head1 = " " * rw + "  " + " ".join(f"{k:>{w}}" for k in range(cols))
+        head2 = f"{corner:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cl)
+        lines = [head1, head2]
+        for k in range(rows):
+            lab = f"{k} {rl[k]}".strip() if numbered else rl[k]
+            lines.append(f"{lab:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cells[k]))
+        return "\n".join(lines)
+    lines = [f"{corner:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cl)]
+    for k in range(rows):
+        lines.append(f"{rl[k]:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cells[k]))
+    return "\n".join(lines)

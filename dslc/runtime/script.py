@@ -1,0 +1,241 @@
+"""Running a script's statements top to bottom.
+
+Function bodies are the backends' business; this module evaluates the small
+imperative layer around them (``load``, calls, ``map``, indexing a result,
+``print``), binds arguments once for every backend, and names the statement
+and task in any error raised while running.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import time
+from pathlib import Path
+
+from dslc.check import types as T
+from dslc.errors import DslcError
+from dslc.frontend import ast
+from dslc.interp.compile import span_text
+from dslc.runtime.binding import bind_call, bind_value, describe
+from dslc.runtime.results import Axis, MapResult, Prob, TableResult, to_array, wrap
+from dslc.runtime.values import Sequence
+
+
+class ScriptRunner:
+    def __init__(self, program, make_backend, base_dir: str | None = None, quiet: bool = False,
+                 progress_stream=None):
+        """``make_backend(program, globals)`` builds the backend over the script's
+        environment, which this runner fills as statements run."""
+        self.p = program
+        self.base_dir = Path(base_dir) if base_dir else Path.cwd()
+        self.quiet = quiet
+        self.stream = progress_stream if progress_stream is not None else sys.stderr
+        self.globals = backend_globals(program)
+        self.backend = make_backend(program, self.globals)
+
+    def run(self) -> list[tuple[str, object]]:
+        """Run every statement; returns ``(printed name, value)`` in print order."""
+        printed = []
+        for st in self.p.ast.stmts:
+            if isinstance(st, ast.Assign):
+                self.globals[st.name] = self.eval(st.expr)
+            elif isinstance(st, ast.Print):
+                printed.append((span_text(st.expr.span), self.eval(st.expr)))
+        return printed
+
+    # ----------------------------------------------------------------- eval
+    def eval(self, e: ast.Expr):
+        match e:
+            case ast.Num(value=v) | ast.Bool(value=v) | ast.Str(value=v):
+                return v
+            case ast.Inf():
+                return float("inf")
+            case ast.Name(id=n):
+                if n in self.globals:
+                    return self.globals[n]
+                return self.p.alphabets[n]
+            case ast.Load():
+                return self._load(e)
+            case ast.Call():
+                return self._call(e)
+            case ast.Map():
+                return self._map(e)
+            case ast.Index():
+                return self._index(e)
+            case ast.Unary(op="-", operand=x):
+                v = self.eval(x)
+                return -self._num(v, x)
+            case ast.Unary(op="not", operand=x):
+                return not self.eval(x)
+            case ast.Binary():
+                return self._binary(e)
+            case ast.If(cond=c, then=a, orelse=b):
+                return self.eval(a) if self.eval(c) else self.eval(b)
+        raise DslcError("this expression cannot be evaluated in a script statement", e.span)
+
+    def _num(self, v, e):
+        if isinstance(v, Prob):
+            v = v.p
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise DslcError(f"expected a number, got {describe(v)}", e.span)
+        return v
+
+    def _binary(self, e: ast.Binary):
+        a, b = self.eval(e.left), self.eval(e.right)
+        if e.op in ("and", "or"):
+            return (a and b) if e.op == "and" else (a or b)
+        if e.op in ("==", "!="):
+            return (a == b) == (e.op == "==")
+        x, y = self._num(a, e.left), self._num(b, e.right)
+        ops = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
+               "max": lambda: max(x, y), "min": lambda: min(x, y),
+               "<": lambda: x < y, "<=": lambda: x <= y, ">": lambda: x > y, ">=": lambda: x >= y}
+        if e.op in ("/", "%") and y == 0:
+            raise DslcError("division by zero", e.span)
+        ops["/"] = lambda: x / y
+        ops["%"] = lambda: x % y
+        return ops[e.op]()
+
+    def _load(self, e: ast.Load):
+        path = self.eval(e.path)
+        if not isinstance(path, str):
+            raise DslcError("load needs a file name (a string)", e.path.span)
+        full = str(self.resolve(path))
+        kind, arg = e.type.name, e.type.arg
+        if kind == "seq":
+            from dslc.runtime.fasta import read_fasta
+            return read_fasta(full, self.p.alphabets[arg], e.span)
+        spec = self.p.registry.loaders[kind]
+        return spec.load(arg, full, e.span, self.p.ext_context())
+
+    def resolve(self, path: str) -> Path:
+        """Data files are found next to the script first, then in the working
+        directory, so an example runs from anywhere."""
+        p = Path(os.path.expanduser(path))
+        if p.is_absolute():
+            return p
+        near = self.base_dir / p
+        return near if near.exists() or not p.exists() else p
+
+    def _args(self, e):
+        return [self.eval(a) for a in e.args]
+
+    def _call(self, e: ast.Call):
+        tf = self.p.functions[e.func]
+        values = self._args(e)
+        what = f"{e.func}(...) at line {e.span.line}"
+        if len(values) == len(tf.params):
+            bound = bind_call(tf, values, self.p, e.span)
+            return wrap(self.backend.value(e.func, bound, e.span, what), tf.ret.name)
+        calling = tf.calling_params
+        bound = {}
+        for p, v in zip(calling, values):
+            bound[p.name] = bind_value(v, p.type, self.p, e.span, dict(zip(
+                (q.name for q in calling), values)), what=f"argument '{p.name}' of {tf.name}")
+        raw = self.backend.table(e.func, bound, e.span, what)
+        return TableResult(e.func, tf.ret.name, _typed(raw, tf.ret.name), self._axes(tf, bound))
+
+    def _axes(self, tf, bound) -> tuple[Axis, ...]:
+        axes = []
+        for p in tf.rec_params:
+            labels = None
+            if isinstance(p.type, T.IndexT):
+                seq = bound[p.type.seq]
+                syms = seq.alphabet.symbols
+                labels = ("",) + tuple(syms[c] for c in seq.codes)
+            elif isinstance(p.type, T.SymT):
+                labels = self.p.alphabets[p.type.alpha.name].symbols
+            axes.append(Axis(p.name, labels))
+        return tuple(axes)
+
+    def _map(self, e: ast.Map):
+        tf = self.p.functions[e.func]
+        params = tf.calling_params if tf.is_table else tf.params
+        operands = [self.eval(o) for o in e.operands]
+        lists = [(k, v) for k, v in enumerate(operands) if isinstance(v, list)]
+        shape = tuple(len(v) for _, v in lists)
+        tasks = []
+        for combo in itertools.product(*(v for _, v in lists)):
+            values = list(operands)
+            for (k, _), item in zip(lists, combo):
+                values[k] = item
+            raw = dict(zip((p.name for p in params), values))
+            tasks.append({p.name: bind_value(v, p.type, self.p, e.operands[i].span, raw,
+                                             what=f"operand {i + 1} of map({e.func}, ...)")
+                          for i, (p, v) in enumerate(zip(params, values))})
+        results = self.backend.map(e.func, tasks, e.span, self._progress(len(tasks)))
+        self._progress_done()
+        values = to_array(results, tf.ret.name).reshape(shape) if shape else to_array(
+            results, tf.ret.name).reshape(())
+        axes = tuple(Axis(span_text(e.operands[k].span), tuple(_label(x) for x in v))
+                     for k, v in lists)
+        return MapResult(e.func, tf.ret.name, values, axes)
+
+    def _index(self, e: ast.Index):
+        base = self.eval(e.base)
+        idx = [self.eval(i) for i in e.indices]
+        for i, sub in zip(idx, e.indices):
+            if isinstance(i, bool) or not isinstance(i, int):
+                raise DslcError(f"an index must be an int, got {describe(i)}", sub.span)
+        if isinstance(base, (TableResult, MapResult)):
+            if len(idx) != base.values.ndim:
+                raise DslcError(f"this result has {base.values.ndim} dimension(s), "
+                                f"indexed with {len(idx)}", e.span)
+            for k, (i, n) in enumerate(zip(idx, base.values.shape)):
+                if not 0 <= i < n:
+                    raise DslcError(f"index {i} is outside 0..{n - 1} (dimension {k + 1})", e.span)
+            return base[tuple(idx)]
+        if isinstance(base, list) and len(idx) == 1:
+            if not 0 <= idx[0] < len(base):
+                raise DslcError(f"index {idx[0]} is outside the list (0..{len(base) - 1})", e.span)
+            return base[idx[0]]
+        raise DslcError(f"{describe(base)} cannot be indexed", e.span)
+
+    # ----------------------------------------------------------------- progress
+    def _progress(self, total: int):
+        """A progress bar on stderr for a map that runs longer than two seconds,
+        only when stderr is a terminal and not --quiet."""
+        if self.quiet or total < 2 or not getattr(self.stream, "isatty", lambda: False)():
+            return None
+        start = time.monotonic()
+        state = {"shown": False}
+
+        def update(done: int):
+            elapsed = time.monotonic() - start
+            if elapsed < 2.0:
+                return
+            state["shown"] = True
+            width = 40
+            fill = int(width * done / total)
+            eta = elapsed / done * (total - done) if done else 0
+            self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} "
+                              f"{elapsed:5.1f}s, ~{eta:4.0f}s left")
+            self.stream.flush()
+        self._bar = state
+        return update
+
+    def _progress_done(self):
+        state = getattr(self, "_bar", None)
+        if state and state["shown"]:
+            self.stream.write("\n")
+            self.stream.flush()
+        self._bar = None
+
+
+def backend_globals(program) -> dict:
+    g = dict(program.consts)
+    g.update(program.defined)
+    return g
+
+
+def _label(x) -> str:
+    if isinstance(x, Sequence):
+        return x.name
+    return str(getattr(x, "name", x))
+
+
+def _typed(raw, value_type: str):
+    flat = list(raw.ravel())
+    return to_array(flat, value_type).reshape(raw.shape)
