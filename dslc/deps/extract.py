@@ -1,0 +1,234 @@
+"""Dependences of every recursive call (thesis §5.3.4-5.3.9).
+
+For each call from a table function to a function of its own recursive group,
+the callee's recursive arguments are written as affine functions of the
+caller's recursive parameters and of *ranged* variables (those bound by
+reductions over ``a ... b``). Anything that is not affine is kept as ``None``
+("any value of its domain"), which is always safe: the schedule must then work
+for every value. Guards and ``if`` conditions that are affine restrict where a
+call happens; others are dropped, which again only widens the set of points.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from dslc.check import tir
+from dslc.check import types as T
+from dslc.deps.ir import (Affine, Constraint, Dependence, DependenceGraph, RangedVar,
+                          RecFunction)
+from dslc.sdk import Bounds
+
+_MAX_TERMS = 32  # a condition whose DNF grows past this is treated as "always"
+ALWAYS: tuple = ((),)
+
+
+def groups(functions: dict[str, tir.TFunction]) -> list[tuple[str, ...]]:
+    """Recursive groups: strongly connected components of the table functions'
+    call graph, each sorted by name, in a deterministic order."""
+    tables = {n: f for n, f in functions.items() if f.is_table}
+    edges = {n: {c for c in _callees(f) if c in tables} for n, f in tables.items()}
+    reach = {n: _reachable(n, edges) for n in tables}
+    out, seen = [], set()
+    for n in sorted(tables):
+        if n in seen:
+            continue
+        comp = tuple(sorted(m for m in tables if m in reach[n] and n in reach[m]) or (n,))
+        seen.update(comp)
+        out.append(comp)
+    return out
+
+
+def _callees(f: tir.TFunction) -> set[str]:
+    return {e.func for g in f.guards for part in (g.cond, g.body) if part is not None
+            for e in tir.walk(part) if isinstance(e, tir.Call)}
+
+
+def _reachable(start: str, edges: dict[str, set[str]]) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        n = todo.pop()
+        for m in edges.get(n, ()):
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return seen
+
+
+def dependence_graph(functions: dict[str, tir.TFunction], group: tuple[str, ...],
+                     consts: dict[str, int | float]) -> DependenceGraph:
+    rec_fns = tuple(RecFunction(n, tuple(p.name for p in functions[n].rec_params)) for n in group)
+    deps: list[Dependence] = []
+    for name in group:
+        f = functions[name]
+        walker = _Walker(f, set(group), functions, consts)
+        before: tuple = ALWAYS
+        for g in f.guards:
+            here = before if g.cond is None else _and(before, walker.condition(g.cond))
+            if g.cond is not None:
+                walker.visit(g.cond, before, ())
+            walker.visit(g.body, here, ())
+            if g.cond is not None:
+                before = _and(before, walker.condition(g.cond, negate=True))
+        deps.extend(walker.found)
+    return DependenceGraph(rec_fns, tuple(deps))
+
+
+class _Walker:
+    def __init__(self, f: tir.TFunction, group: set[str], functions, consts):
+        self.f, self.group, self.functions, self.consts = f, group, functions, consts
+        self.rec = {p.name for p in f.rec_params}
+        self.found: list[Dependence] = []
+        self.fresh = itertools.count()
+
+    # ---------------------------------------------------------------- walking
+    def visit(self, e: tir.TExpr, when, ranged: tuple[tuple[str, str, RangedVar], ...]):
+        """``ranged``: (source name, unique name, RangedVar) for reduction variables in scope."""
+        match e:
+            case tir.Cond(cond=c, then=a, orelse=b):
+                self.visit(c, when, ranged)
+                self.visit(a, _and(when, self.condition(c, ranged=ranged)), ranged)
+                self.visit(b, _and(when, self.condition(c, negate=True, ranged=ranged)), ranged)
+                return
+            case tir.Reduce(var=v, iterable=it, where=w, body=body):
+                self.visit(it, when, ranged)
+                rv = self._range_of(it, ranged)
+                inner = ranged + ((v, rv.name, rv),)
+                if w is not None:
+                    self.visit(w, when, inner)
+                self.visit(body, when, inner)
+                return
+            case tir.Call(func=fn) if fn in self.group:
+                self.found.append(self._dependence(e, when, ranged))
+        for c in tir.children(e):
+            self.visit(c, when, ranged)
+
+    def _range_of(self, it: tir.TExpr, ranged) -> RangedVar:
+        name = f"_r{next(self.fresh)}"
+        if isinstance(it, tir.RangeIter):
+            return RangedVar(name, self.affine(it.lo, ranged), self.affine(it.hi, ranged))
+        if isinstance(it, tir.AlphabetIter):
+            return RangedVar(name, Affine.of(0), None)
+        return RangedVar(name, None, None)
+
+    def _dependence(self, call: tir.Call, when, ranged) -> Dependence:
+        callee = self.functions[call.func]
+        extra: list[RangedVar] = []
+        args = []
+        for p, a in zip(callee.params, call.args):
+            if not p.recursive:
+                continue
+            args.append(self.affine(a, ranged, extra))
+        used = tuple(r for _, _, r in ranged) + tuple(extra)
+        return Dependence(self.f.name, call.func, tuple(args), used, when, call.span)
+
+    # ---------------------------------------------------------------- affine
+    def affine(self, e: tir.TExpr, ranged=(), extra: list | None = None) -> Affine | None:
+        match e:
+            case tir.Lit(value=v) if type(v) is int:
+                return Affine.of(v)
+            case tir.Var(name=n, scope="param") if n in self.rec:
+                return Affine.of(0, **{n: 1})
+            case tir.Var(name=n, scope="local"):
+                for src, _, rv in reversed(ranged):
+                    if src == n:
+                        return Affine.of(0, **{rv.name: 1})
+                return None
+            case tir.Var(name=n, scope="global") if type(self.consts.get(n)) is int:
+                return Affine.of(self.consts[n])
+            case tir.Neg(operand=x):
+                a = self.affine(x, ranged, extra)
+                return None if a is None else _scale(a, -1)
+            case tir.Arith(op="+" | "-" as op, left=l, right=r):
+                a, b = self.affine(l, ranged, extra), self.affine(r, ranged, extra)
+                if a is None or b is None:
+                    return None
+                return _add(a, b if op == "+" else _scale(b, -1))
+            case tir.Arith(op="*", left=l, right=r):
+                a, b = self.affine(l, ranged, extra), self.affine(r, ranged, extra)
+                if a is not None and b is not None:
+                    if not b.coeffs:
+                        return _scale(a, b.const)
+                    if not a.coeffs:
+                        return _scale(b, a.const)
+                return None
+            case tir.ExtAttr(accessor=acc, base=base) if extra is not None:
+                return self._accessor(acc.bounds, base, ranged, extra)
+        return None
+
+    def _accessor(self, bounds: Bounds, base, ranged, extra) -> Affine | None:
+        """An element-valued accessor: a fresh ranged variable within the
+        bounds it declares relative to its receiver."""
+        recv = self.affine(base, ranged)
+        if recv is None or (bounds.lo is None and bounds.hi is None):
+            return None
+        name = f"_a{next(self.fresh)}"
+        lo = None if bounds.lo is None else _add(recv, Affine.of(bounds.lo))
+        hi = None if bounds.hi is None else _add(recv, Affine.of(bounds.hi))
+        extra.append(RangedVar(name, lo, hi))
+        return Affine.of(0, **{name: 1})
+
+    # ---------------------------------------------------------------- conditions
+    def condition(self, e: tir.TExpr, negate: bool = False, ranged=()) -> tuple:
+        """DNF of affine constraints implied by ``e`` (or by ``not e``)."""
+        match e:
+            case tir.Not(operand=x):
+                return self.condition(x, not negate, ranged)
+            case tir.Logic(op=op, left=a, right=b):
+                ca = self.condition(a, negate, ranged)
+                cb = self.condition(b, negate, ranged)
+                conj = (op == "and") != negate
+                return _and(ca, cb) if conj else _or(ca, cb)
+            case tir.Lit(value=v) if isinstance(v, bool):
+                return ALWAYS if v != negate else ()
+            case tir.Compare(op=op, left=l, right=r) if l.type in (T.INT,) or \
+                    isinstance(l.type, T.IndexT):
+                a, b = self.affine(l, ranged), self.affine(r, ranged)
+                if a is None or b is None:
+                    return ALWAYS
+                return _compare(op, _add(a, _scale(b, -1)), negate)
+        return ALWAYS
+
+
+def _compare(op: str, d: Affine, negate: bool) -> tuple:
+    """DNF of ``d op 0`` (negated if asked)."""
+    if negate:
+        op = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}[op]
+    ge = lambda a: Constraint(a, "ge")  # noqa: E731
+    match op:
+        case "==":
+            return ((Constraint(d, "eq"),),)
+        case "!=":
+            return ((ge(_add(d, Affine.of(-1))),), (ge(_add(_scale(d, -1), Affine.of(-1))),))
+        case ">=":
+            return ((ge(d),),)
+        case ">":
+            return ((ge(_add(d, Affine.of(-1))),),)
+        case "<=":
+            return ((ge(_scale(d, -1)),),)
+        case "<":
+            return ((ge(_add(_scale(d, -1), Affine.of(-1))),),)
+    return ALWAYS
+
+
+def _and(a: tuple, b: tuple) -> tuple:
+    out = tuple(x + y for x in a for y in b)
+    return out if len(out) <= _MAX_TERMS else ALWAYS
+
+
+def _or(a: tuple, b: tuple) -> tuple:
+    if a == ALWAYS or b == ALWAYS:
+        return ALWAYS
+    out = a + b
+    return out if len(out) <= _MAX_TERMS else ALWAYS
+
+
+def _scale(a: Affine, k: int) -> Affine:
+    return Affine(tuple((v, c * k) for v, c in a.coeffs if c * k), a.const * k)
+
+
+def _add(a: Affine, b: Affine) -> Affine:
+    d = dict(a.coeffs)
+    for v, c in b.coeffs:
+        d[v] = d.get(v, 0) + c
+    return Affine(tuple(sorted((v, c) for v, c in d.items() if c)), a.const + b.const)

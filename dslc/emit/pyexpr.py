@@ -1,0 +1,380 @@
+"""Typed IR expressions -> Python source for Numba (shared by the CPU and CUDA backends).
+
+Representation in generated code:
+
+* *index* ints (built from recursive parameters, range variables, finite int
+  literals, ``len`` and integer constants with ``+ - * %``) are int64, so they
+  can index arrays;
+* every other ``int`` is a float64: the language's int infinities then need no
+  special case, and values are exact up to 2**53 (results beyond that are
+  reported by the runtime, never wrapped);
+* ``float`` is float64 and ``prob`` a float64 natural log;
+* symbols are int64 codes, sequences uint8 arrays, matrices float64 arrays.
+
+Expressions that need statements (reductions, and anything lazily evaluated
+around them) are emitted into a :class:`Block`; everything else stays a single
+Python expression.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from dslc.check import tir
+from dslc.check import types as T
+
+
+class NotCompilable(Exception):
+    """A construct this backend cannot compile; the caller falls back to the
+    interpreter for that function and says so in ``dslc explain``."""
+
+
+@dataclass
+class Block:
+    """Lines of generated code at one indentation level (nested blocks indent)."""
+
+    lines: list = field(default_factory=list)
+    counter: list = field(default_factory=lambda: [0])
+
+    def fresh(self, stem: str) -> str:
+        self.counter[0] += 1
+        return f"_{stem}{self.counter[0]}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append(line)
+
+    def child(self) -> "Block":
+        return Block([], self.counter)
+
+    def nest(self, header: str, body: "Block") -> None:
+        self.lines.append(header)
+        inner = body.lines or ["pass"]
+        for ln in inner:
+            self.lines.append(("    " + ln) if isinstance(ln, str) else ln)
+
+    def render(self, indent: int = 0) -> str:
+        pad = "    " * indent
+        return "\n".join(pad + ln for ln in self.lines)
+
+
+class Names:
+    """How the generated code spells each name of the program. Subclasses (the
+    backends) decide where parameters, tables and model data live."""
+
+    def param(self, name: str, t: T.Type) -> str:
+        return f"p_{name}"
+
+    def local(self, name: str) -> str:
+        return f"v_{name}"
+
+    def global_(self, name: str, t: T.Type) -> str:
+        raise NotCompilable(f"global '{name}'")
+
+    def symbol(self, lit: tir.SymLit) -> str:
+        raise NotCompilable(f"symbol literal '{lit.text}' of a run-time alphabet")
+
+    def table_read(self, call: tir.Call, args: list[str], block: Block) -> str:
+        raise NotCompilable(f"call of {call.func}")
+
+    def call(self, call: tir.Call, args: list[str], block: Block) -> str:
+        raise NotCompilable(f"call of {call.func}")
+
+    def ext_index(self, e: tir.ExtIndex, base: str, keys: list[str]) -> str:
+        raise NotCompilable("extension index")
+
+    def ext_attr(self, e: tir.ExtAttr, block: Block) -> str:
+        raise NotCompilable(f"accessor .{e.accessor.name}")
+
+    def alphabet_size(self, alpha: T.AlphaRef) -> str:
+        raise NotCompilable(f"alphabet of {alpha}")
+
+
+def is_index(e: tir.TExpr, consts: dict) -> bool:
+    """Is ``e`` an always-finite integer expression (emitted as int64)?"""
+    match e:
+        case tir.Lit(value=v):
+            return type(v) is int
+        case tir.Var(scope="param", type=t):
+            return isinstance(t, T.IndexT)
+        case tir.Var(scope="local", type=t):
+            return t == T.INT
+        case tir.Var(scope="global", name=n):
+            return type(consts.get(n)) is int
+        case tir.Builtin(name="len"):
+            return True
+        case tir.Neg(operand=x):
+            return is_index(x, consts)
+        case tir.Arith(op="+" | "-" | "*" | "%", left=a, right=b):
+            return is_index(a, consts) and is_index(b, consts)
+    return False
+
+
+class ExprEmitter:
+    def __init__(self, names: Names, consts: dict, rec_params: set[str], alphabets: dict):
+        self.names, self.consts, self.rec, self.alphabets = names, consts, rec_params, alphabets
+
+    def index(self, e: tir.TExpr) -> bool:
+        if isinstance(e, tir.Var) and e.scope == "param" and e.name in self.rec:
+            return True
+        match e:
+            case tir.Neg(operand=x):
+                return self.index(x)
+            case tir.Arith(op="+" | "-" | "*" | "%", left=a, right=b):
+                return self.index(a) and self.index(b)
+        return is_index(e, self.consts)
+
+    def as_int(self, e: tir.TExpr, b: Block) -> str:
+        """``e`` where an int64 is needed (array index, recursive argument)."""
+        s = self.expr(e, b)
+        return s if self.index(e) else f"_to_index({s})"
+
+    def as_value(self, e: tir.TExpr, b: Block) -> str:
+        """``e`` as a float64 value (for int-typed values)."""
+        s = self.expr(e, b)
+        return f"float({s})" if self.index(e) and e.type == T.INT else s
+
+    # ------------------------------------------------------------------ dispatch
+    def expr(self, e: tir.TExpr, b: Block) -> str:
+        return getattr(self, "_" + type(e).__name__.lower())(e, b)
+
+    def _lit(self, e, b):
+        v = e.value
+        if isinstance(v, bool):
+            return "True" if v else "False"
+        if isinstance(v, float) and math.isinf(v):
+            return "np.inf" if v > 0 else "-np.inf"
+        if type(v) is int:
+            return str(v)
+        return repr(float(v))
+
+    def _symlit(self, e, b):
+        if e.type.alpha.kind == "named":
+            return str(self.alphabets[e.type.alpha.name].code(e.text, e.span))
+        return self.names.symbol(e)
+
+    def _strlit(self, e, b):
+        raise NotCompilable("string literal inside a function")
+
+    def _var(self, e, b):
+        if e.scope == "local":
+            return self.names.local(e.name)
+        if e.scope == "global":
+            c = self.consts.get(e.name)
+            if isinstance(c, (int, float)):
+                if isinstance(c, float) and math.isinf(c):
+                    return "np.inf" if c > 0 else "-np.inf"
+                return repr(c)
+            return self.names.global_(e.name, e.type)
+        if e.scope == "param":
+            return self.names.param(e.name, e.type)
+        raise NotCompilable(f"name {e.name}")
+
+    def _coerce(self, e, b):
+        src = e.expr
+        if e.type == T.FLOAT:
+            return f"float({self.expr(src, b)})"
+        if src.type == T.PROB:
+            return self.expr(src, b)
+        if isinstance(src, tir.Lit) and not isinstance(src.value, bool):
+            v = float(src.value)
+            return "-np.inf" if v == 0 else repr(math.log(v)) if v > 0 else "_neg_prob()"
+        return f"_to_log(float({self.expr(src, b)}))"
+
+    def _neg(self, e, b):
+        return f"(-{self.expr(e.operand, b)})"
+
+    def _not(self, e, b):
+        return f"(not {self.expr(e.operand, b)})"
+
+    def _arith(self, e, b):
+        op, t = e.op, e.type
+        if t == T.PROB:
+            x, y = self.expr(e.left, b), self.expr(e.right, b)
+            return {"*": f"({x} + {y})", "/": f"({x} - {y})", "+": f"_logaddexp({x}, {y})"}[op]
+        if t == T.INT and self.index(e):
+            x, y = self.expr(e.left, b), self.expr(e.right, b)
+            return f"({x} {op} {y})"
+        x, y = self.as_value(e.left, b), self.as_value(e.right, b)
+        if op == "%":
+            return f"_fmod_floor({x}, {y})"
+        if op == "/":
+            return f"_div({x}, {y})"
+        return f"({x} {op} {y})"
+
+    def _minmax(self, e, b):
+        if e.type == T.INT and self.index(e.left) and self.index(e.right):
+            x, y = self.expr(e.left, b), self.expr(e.right, b)
+        else:
+            x, y = self.as_value(e.left, b), self.as_value(e.right, b)
+        return f"{e.op}({x}, {y})"
+
+    def _compare(self, e, b):
+        return f"({self.expr(e.left, b)} {e.op} {self.expr(e.right, b)})"
+
+    def _logic(self, e, b):
+        left = self.expr(e.left, b)
+        rb = b.child()
+        right = self.expr(e.right, rb)
+        if not rb.lines:
+            return f"({left} {e.op} {right})"
+        out = b.fresh("l")
+        b.emit(f"{out} = {left}")
+        rb.emit(f"{out} = {right}")
+        b.nest(f"if {'' if e.op == 'and' else 'not '}{out}:", rb)
+        return out
+
+    def _cond(self, e, b):
+        c = self.expr(e.cond, b)
+        tb, eb = b.child(), b.child()
+        then, orelse = self._branch(e.then, e.type, tb), self._branch(e.orelse, e.type, eb)
+        if not tb.lines and not eb.lines:
+            return f"({then} if {c} else {orelse})"
+        out = b.fresh("c")
+        tb.emit(f"{out} = {then}")
+        eb.emit(f"{out} = {orelse}")
+        b.nest(f"if {c}:", tb)
+        b.nest("else:", eb)
+        return out
+
+    def _branch(self, e, t, b):
+        return self.as_value(e, b) if t == T.INT and not self.index(e) or t != T.INT else \
+            self.expr(e, b)
+
+    def _builtin(self, e, b):
+        x = e.args[0]
+        if e.name == "len":
+            return f"len({self.expr(x, b)})"
+        if e.name == "log" and x.type == T.PROB:
+            return self.expr(x, b)
+        fn = {"log": "_log", "exp": "np.exp", "sqrt": "_sqrt", "abs": "abs", "float": "float"}
+        return f"{fn[e.name]}({self.as_value(x, b) if e.name != 'abs' else self.expr(x, b)})"
+
+    def _seqindex(self, e, b):
+        s = self.expr(e.seq, b)
+        i = self.as_int(e.index, b)
+        return f"np.int64({s}[_chk({i}, len({s}))])"
+
+    def _extindex(self, e, b):
+        base = self.expr(e.base, b)
+        keys = [self.expr(k, b) for k in e.keys]
+        return self.names.ext_index(e, base, keys)
+
+    def _extattr(self, e, b):
+        return self.names.ext_attr(e, b)
+
+    def _call(self, e, b):
+        args = []
+        for a in e.args:
+            if isinstance(a.type, (T.SeqT, T.ExtT, T.StrT)) or a.type in (T.PROB, T.FLOAT, T.BOOL):
+                args.append(self.expr(a, b))
+            elif isinstance(a.type, T.SymT):
+                args.append(self.expr(a, b))
+            else:
+                args.append(self.as_int(a, b) if self.index(a) else self.expr(a, b))
+        return self.names.call(e, args, b)
+
+    def _reduce(self, e, b):
+        acc = b.fresh("acc")
+        kind = e.type
+        # accumulators are float64 values (ints included: an empty max is -inf)
+        if e.op == "sum":
+            init = "-np.inf" if kind == T.PROB else "0.0"
+        else:
+            init = "-np.inf" if e.op == "max" else "np.inf"
+        b.emit(f"{acc} = {init}")
+        var = self.names.local(e.var)
+        it = e.iterable
+        if isinstance(it, tir.RangeIter):
+            header = f"for {var} in range({self.as_int(it.lo, b)}, {self.as_int(it.hi, b)} + 1):"
+        elif isinstance(it, tir.AlphabetIter):
+            header = f"for {var} in range({self.names.alphabet_size(it.alpha)}):"
+        else:
+            raise NotCompilable("iteration over an extension iterable")
+        body = b.child()
+        target = body
+        if e.where is not None:
+            cond = self.expr(e.where, body)
+            inner = body.child()
+            target = inner
+        value = self.as_value(e.body, target) if kind != T.PROB else self.expr(e.body, target)
+        if e.op == "sum":
+            step = f"_logaddexp({acc}, {value})" if kind == T.PROB else f"{acc} + {value}"
+        else:
+            step = f"{e.op}({acc}, {value})"
+        target.emit(f"{acc} = {step}")
+        if e.where is not None:
+            body.nest(f"if {cond}:", inner)
+        b.nest(header, body)
+        return acc
+
+
+RUNTIME_HELPERS = '''
+@numba.njit(inline="always")
+def _logaddexp(a, b):
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    if a < b:
+        a, b = b, a
+    return a + np.log1p(np.exp(b - a))
+
+
+@numba.njit(inline="always")
+def _to_log(x):
+    if x < 0.0:
+        raise ValueError("a probability cannot be negative")
+    if x == 0.0:
+        return -np.inf
+    return np.log(x)
+
+
+@numba.njit(inline="always")
+def _neg_prob():
+    raise ValueError("a probability cannot be negative")
+
+
+@numba.njit(inline="always")
+def _chk(i, n):
+    if i < 0 or i >= n:
+        raise IndexError("sequence index out of range")
+    return i
+
+
+@numba.njit(inline="always")
+def _to_index(x):
+    if x != x or x == np.inf or x == -np.inf:
+        raise ValueError("an infinite value used as an index")
+    return np.int64(x)
+
+
+@numba.njit(inline="always")
+def _fmod_floor(a, b):
+    if b == 0:
+        raise ZeroDivisionError("remainder by zero")
+    return a - b * np.floor(a / b)
+
+
+@numba.njit(inline="always")
+def _div(a, b):
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    return a / b
+
+
+@numba.njit(inline="always")
+def _log(x):
+    if x < 0.0:
+        raise ValueError("log of a negative number")
+    if x == 0.0:
+        return -np.inf
+    return np.log(x)
+
+
+@numba.njit(inline="always")
+def _sqrt(x):
+    if x < 0.0:
+        raise ValueError("sqrt of a negative number")
+    return np.sqrt(x)
+'''
