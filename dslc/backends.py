@@ -11,7 +11,12 @@ def _interp():
     return InterpBackend
 
 
-_FACTORIES = {"interp": _interp}
+def _cpu():
+    from dslc.cpu.backend import CpuBackend
+    return CpuBackend
+
+
+_FACTORIES = {"interp": _interp, "cpu": _cpu}
 
 
 def register(name: str, factory) -> None:

@@ -1,0 +1,246 @@
+"""The compiled CPU backend: generated Numba code, tasks of a ``map`` in parallel.
+
+Anything the code generator cannot compile (an extension accessor it has no
+layout for, say) runs on the interpreter instead, and ``dslc explain`` says so;
+a compiled task that stops on a run-time error is re-run on the interpreter,
+which reports it with the exact call and values.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dslc.check import types as T
+from dslc.cpu import modules
+from dslc.emit.cpu import CpuGenerator
+from dslc.emit.plan import plan_task
+from dslc.emit.pyexpr import NotCompilable
+from dslc.errors import DslcError, InternalError
+from dslc.interp.backend import InterpBackend
+from dslc.runtime.values import Matrix, Sequence
+
+EXACT = 2.0**53
+
+
+class CpuBackend:
+    name = "cpu"
+
+    @staticmethod
+    def available() -> bool:
+        try:
+            import islpy  # noqa: F401
+            import numba  # noqa: F401
+        except ImportError:
+            return False
+        return True
+
+    def __init__(self, program, globals_: dict):
+        self.program = program
+        self.globals = globals_
+        self.interp = InterpBackend(program, globals_)
+        self.fallbacks: dict[str, str] = {}  # entry -> why it runs on the interpreter
+        self.user_schedules = _user_schedules(program)
+
+    # ------------------------------------------------------------------ interface
+    def value(self, func: str, args: dict, span, description: str = ""):
+        f = self.program.functions[func]
+        kind = "cell" if f.is_table else "value"
+        request = tuple(args[p.name] for p in f.rec_params) if f.is_table else None
+        scope = {p.name: args[p.name] for p in (f.calling_params if f.is_table else f.params)}
+        compiled = self._compile(func, kind, scope, request)
+        if compiled is None:
+            return self.interp.value(func, args, span, description)
+        module, argnames, plan = compiled
+        try:
+            raw = module.task(*self._task_args(argnames, scope, plan, request))
+        except (IndexError, ValueError, ZeroDivisionError):
+            return self._explain_failure(lambda: self.interp.value(func, args, span, description))
+        return self._result(raw, f.ret, span)
+
+    def table(self, func: str, calling: dict, span, description: str = ""):
+        compiled = self._compile(func, "table", calling, None)
+        if compiled is None:
+            return self.interp.table(func, calling, span, description)
+        module, argnames, plan = compiled
+        try:
+            raw = module.task(*self._task_args(argnames, calling, plan, None))
+        except (IndexError, ValueError, ZeroDivisionError):
+            return self._explain_failure(lambda: self.interp.table(func, calling, span, description))
+        ret = self.program.functions[func].ret
+        out = np.empty(raw.shape, dtype=object)
+        for idx in np.ndindex(raw.shape):
+            out[idx] = self._result(raw[idx], ret, span)
+        return out
+
+    def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
+        if not tasks:
+            return []
+        f = self.program.functions[func]
+        kind = "cell" if f.is_table else "value"
+        widest = _widest(tasks)
+        request = None
+        if f.is_table:
+            request = tuple(self._final(f, widest))
+        compiled = self._compile(func, kind, widest, request)
+        if compiled is None:
+            return self.interp.map(func, tasks, span, progress)
+        module, argnames, plan = compiled
+        try:
+            batch = modules.batch_function(module, argnames, tasks, self)
+            raw = batch(tasks, plan, f)
+        except (IndexError, ValueError, ZeroDivisionError):
+            return self._explain_failure(lambda: self.interp.map(func, tasks, span, progress))
+        if progress is not None:
+            progress(len(tasks))
+        return [self._result(v, f.ret, span) for v in raw]
+
+    # ------------------------------------------------------------------ helpers
+    def _final(self, f, args: dict) -> list[int]:
+        out = []
+        for p in f.rec_params:
+            t = p.type
+            if isinstance(t, T.IndexT):
+                out.append(len(args[t.seq]))
+            elif isinstance(t, T.SymT):
+                out.append(len(self.program.alphabets[t.alpha.name]) - 1)
+            else:
+                raise NotCompilable("final cell of an int-parameter table")
+        return out
+
+    def _compile(self, func, kind, scope, request):
+        try:
+            plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
+            source, argnames = CpuGenerator(self.program, plan).generate()
+        except NotCompilable as e:
+            self.fallbacks[func] = str(e)
+            return None
+        module = modules.load(source)
+        return module, argnames, plan
+
+    def _task_args(self, argnames, scope: dict, plan, request) -> list:
+        out = []
+        for name in argnames:
+            out.append(self.arg_value(name, scope, plan, request))
+        return out
+
+    def arg_value(self, name: str, scope: dict, plan, request):
+        kind, _, rest = name.partition("_")
+        if kind == "a":
+            return convert(scope[rest])
+        if kind == "g":
+            return convert(self.globals[rest])
+        if kind == "W":
+            return plan.groups[int(rest)].schedule.window
+        if kind == "q":
+            return int(request[int(rest)])
+        raise InternalError(f"unknown task argument {name}")
+
+    def _result(self, raw, ret, span):
+        v = float(raw)
+        if ret == T.INT:
+            if math.isinf(v):
+                return v
+            if v != v:
+                raise InternalError("compiled task produced no value")
+            if abs(v) >= EXACT:
+                raise DslcError(f"integer result {v:.0f} is beyond the exact range of the "
+                                "compiled backend (2^53); run with --backend interp", span)
+            return int(v)
+        return v
+
+    def _explain_failure(self, rerun):
+        rerun()  # the interpreter raises the precise DslcError
+        raise InternalError("compiled code failed where the interpreter succeeded")
+
+    def explain(self) -> dict:
+        return dict(self.fallbacks)
+
+
+def convert(v):
+    """A bound argument as the generated code takes it."""
+    if isinstance(v, Sequence):
+        return v.codes
+    if isinstance(v, Matrix):
+        return _float_values(v)
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)):
+        return float(v)
+    raise NotCompilable(f"argument of type {type(v).__name__}")
+
+
+_MATRIX_CACHE: dict[int, np.ndarray] = {}
+
+
+def _float_values(m: Matrix) -> np.ndarray:
+    arr = _MATRIX_CACHE.get(id(m))
+    if arr is None:
+        arr = np.ascontiguousarray(m.values, dtype=np.float64)
+        _MATRIX_CACHE[id(m)] = arr
+    return arr
+
+
+def _widest(tasks: list[dict]) -> dict:
+    """One binding with the longest sequence of every parameter: its extents
+    bound every task's, so its schedule window serves them all."""
+    out = dict(tasks[0])
+    for name, v in tasks[0].items():
+        if isinstance(v, Sequence):
+            out[name] = max((t[name] for t in tasks), key=len)
+    return out
+
+
+def _user_schedules(program) -> dict:
+    from dslc.check.consteval import const_eval  # noqa: F401
+    from dslc.frontend import ast
+
+    out = {}
+    for sd in program.schedules:
+        sig = program.signatures[sd.func]
+        coeffs = []
+        for p in sd.params:
+            coeffs.append(_coefficient(sd.expr, p, sd))
+        _affine_only(sd.expr, set(sd.params), sd)
+        out[sd.func] = tuple(coeffs)
+        del sig
+    del ast
+    return out
+
+
+def _coefficient(e, var: str, sd) -> int:
+    """The coefficient of ``var`` in an affine schedule expression."""
+    from dslc.frontend import ast
+
+    match e:
+        case ast.Num(value=v) if isinstance(v, int):
+            return 0
+        case ast.Name(id=n):
+            return 1 if n == var else 0
+        case ast.Unary(op="-", operand=x):
+            return -_coefficient(x, var, sd)
+        case ast.Binary(op="+" | "-" as op, left=a, right=b):
+            cb = _coefficient(b, var, sd)
+            return _coefficient(a, var, sd) + (cb if op == "+" else -cb)
+        case ast.Binary(op="*", left=ast.Num(value=k), right=x) if isinstance(k, int):
+            return k * _coefficient(x, var, sd)
+        case ast.Binary(op="*", left=x, right=ast.Num(value=k)) if isinstance(k, int):
+            return k * _coefficient(x, var, sd)
+    raise DslcError("a schedule must be an integer affine expression of the parameters",
+                    getattr(e, "span", sd.span))
+
+
+def _affine_only(e, params: set, sd) -> None:
+    from dslc.frontend import ast
+
+    for node in _walk_ast(e):
+        if isinstance(node, ast.Name) and node.id not in params:
+            raise DslcError(f"'{node.id}' is not a parameter of {sd.func}", node.span)
+
+
+def _walk_ast(e):
+    yield e
+    for v in vars(e).values():
+        if hasattr(v, "span") and not isinstance(v, str):
+            yield from _walk_ast(v)

@@ -1,0 +1,126 @@
+"""Loading generated code, cached on disk, and running batches of tasks.
+
+Generated source is written to ``$DSLC_CACHE_DIR`` (default ``~/.cache/dslc``)
+under the hash of its text and imported from there, so Numba's own on-disk
+cache (``cache=True``) applies: a second run of the same script finds both the
+source and the machine code and compiles nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from dslc.runtime.values import Sequence
+
+_LOADED: dict[str, object] = {}
+
+
+def cache_dir() -> Path:
+    d = Path(os.environ.get("DSLC_CACHE_DIR") or Path.home() / ".cache" / "dslc")
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def load(source: str):
+    key = hashlib.sha256(source.encode()).hexdigest()[:24]
+    mod = _LOADED.get(key)
+    if mod is not None:
+        return mod
+    path = cache_dir() / f"dslc_{key}.py"
+    if not path.exists() or path.read_text() != source:
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(source)
+        os.replace(tmp, path)
+    name = f"dslc_generated_{key}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    _LOADED[key] = mod
+    return mod
+
+
+def batch_source(argnames: list[str], kinds: dict[str, str]) -> str:
+    """A ``prange`` loop calling ``task`` once per task; ``kinds`` says how each
+    argument is packed: ``seq`` (one buffer + offsets), ``scalar`` (an array
+    with one value per task) or ``shared`` (the same for every task)."""
+    params, call = [], []
+    for a in argnames:
+        k = kinds[a]
+        if k == "seq":
+            params += [f"buf_{a}", f"off_{a}"]
+            call.append(f"buf_{a}[off_{a}[k]:off_{a}[k + 1]]")
+        elif k == "scalar":
+            params.append(f"arr_{a}")
+            call.append(f"arr_{a}[k]")
+        else:
+            params.append(a)
+            call.append(a)
+    return (f"@numba.njit(parallel=True, cache=True)\n"
+            f"def batch(order, {', '.join(params)}, out):\n"
+            f"    for n in numba.prange(len(order)):\n"
+            f"        k = order[n]\n"
+            f"        out[k] = task({', '.join(call)})\n")
+
+
+def batch_function(module, argnames: list[str], tasks: list[dict], backend):
+    """A callable running every task through a generated batch loop."""
+    from dslc.cpu.backend import convert
+
+    first = tasks[0]
+    kinds = {}
+    for a in argnames:
+        kind, _, rest = a.partition("_")
+        if kind == "a":
+            v = first[rest]
+            if isinstance(v, Sequence):
+                kinds[a] = "seq"
+            elif all(t[rest] is v for t in tasks):
+                kinds[a] = "shared"
+            else:
+                kinds[a] = "scalar"
+        elif kind == "q":
+            kinds[a] = "scalar"
+        else:
+            kinds[a] = "shared"
+    src = module.__dict__.get("_batch_src")
+    bsrc = batch_source(argnames, kinds)
+    batch_mod = load(_module_source(module) + "\n" + bsrc) if src != bsrc else module
+
+    def run(tasks, plan, f):
+        arrays = []
+        order = np.argsort([-_size(t) for t in tasks], kind="stable").astype(np.int64)
+        for a in argnames:
+            kind, _, rest = a.partition("_")
+            if kinds[a] == "seq":
+                seqs = [t[rest].codes for t in tasks]
+                offs = np.zeros(len(seqs) + 1, dtype=np.int64)
+                np.cumsum([len(s) for s in seqs], out=offs[1:])
+                arrays += [np.concatenate(seqs) if seqs else np.zeros(0, np.uint8), offs]
+            elif kinds[a] == "scalar":
+                if kind == "q":
+                    idx = int(rest)
+                    arrays.append(np.array([backend._final(f, t)[idx] for t in tasks],
+                                           dtype=np.int64))
+                else:
+                    arrays.append(np.array([convert(t[rest]) for t in tasks]))
+            else:
+                arrays.append(backend.arg_value(a, first, plan, None))
+        out = np.empty(len(tasks), dtype=np.float64)
+        batch_mod.batch(order, *arrays, out)
+        return out
+    return run
+
+
+def _size(task: dict) -> int:
+    return sum(len(v) for v in task.values() if isinstance(v, Sequence))
+
+
+def _module_source(module) -> str:
+    return Path(module.__file__).read_text()

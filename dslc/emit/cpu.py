@@ -1,0 +1,313 @@
+"""CPU code generation: a task plan -> Python source for ``numba.njit``.
+
+The generated module has one ``task`` function (one entry evaluated for one
+binding of its arguments: every table swept partition by partition along the
+isl loop nest) and one ``batch`` function that runs many tasks in parallel with
+``prange``. Nothing in here knows any particular algorithm: it only reads the
+typed IR, the schedule and the loop nest.
+"""
+
+from __future__ import annotations
+
+from dslc.check import tir
+from dslc.check import types as T
+from dslc.emit.plan import GroupPlan, TaskPlan
+from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable
+from dslc.poly.loops import LCompute, LFor, LIf, loop_nest
+
+HEADER = "import numpy as np\nimport numba\n"
+
+DOMAIN_HELPER = '''
+@numba.njit(inline="always")
+def _dom(v, e):
+    if v < 0 or v > e:
+        raise IndexError("recursive argument outside its domain")
+    return v
+'''
+
+
+def arg_name(p: str) -> str:
+    return f"a_{p}"
+
+
+class _TaskNames(Names):
+    """Names inside one task: scope parameters, the current point, tables."""
+
+    def __init__(self, gen: "CpuGenerator", func: tir.TFunction | None, fused_vars: dict):
+        self.gen, self.func, self.fused = gen, func, fused_vars
+
+    def param(self, name, t):
+        if self.func is not None and self.func.is_table:
+            p = self.func.param(name)
+            if p is not None and p.recursive:
+                return f"x_{name}"
+        return arg_name(self.gen.scope_name(name))
+
+    def local(self, name):
+        return f"v_{name}"
+
+    def global_(self, name, t):
+        if isinstance(t, T.ExtT) and t.name == "matrix":
+            self.gen.globals_used.add(name)
+            return f"g_{name}"
+        raise NotCompilable(f"global '{name}'")
+
+    def table_read(self, call, args, block):
+        return self.gen.read(call.func, args)
+
+    def call(self, call, args, block):
+        f = self.gen.program.functions[call.func]
+        if f.is_table:
+            rec = [a for a, p in zip(args, f.params) if p.recursive]
+            for a, p in zip(call.args, f.params):
+                if not p.recursive:
+                    self.gen.check_inherited(a, p.name)
+            return self.gen.read(call.func, rec)
+        self.gen.need_helper(call.func)
+        return f"fn_{call.func}({', '.join(args)})"
+
+    def ext_index(self, e, base, keys):
+        if e.indexer is not None and e.indexer.name == "matrix":
+            return f"{base}[{keys[0]}, {keys[1]}]"
+        raise NotCompilable("indexing an extension value")
+
+    def alphabet_size(self, alpha):
+        if alpha.kind == "named":
+            return str(len(self.gen.program.alphabets[alpha.name]))
+        raise NotCompilable(f"alphabet of {alpha}")
+
+
+class _HelperNames(_TaskNames):
+    """Names inside a non-recursive helper function: its own parameters."""
+
+    def param(self, name, t):
+        return f"p_{name}"
+
+    def call(self, call, args, block):
+        f = self.gen.program.functions[call.func]
+        if f.is_table:
+            raise NotCompilable(f"helper reading the table of {call.func}")
+        self.gen.need_helper(call.func)
+        return f"fn_{call.func}({', '.join(args)})"
+
+
+class CpuGenerator:
+    def __init__(self, program, plan: TaskPlan):
+        self.program, self.plan = program, plan
+        self.globals_used: set[str] = set()
+        self.helpers: dict[str, str] = {}
+        self.group_of = {f: g for g in plan.groups for f in g.functions}
+        self.scope_map: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ names
+    def scope_name(self, name: str) -> str:
+        if name in self.plan.scope:
+            return name
+        raise NotCompilable(f"'{name}' is not an argument of the entry")
+
+    def check_inherited(self, arg: tir.TExpr, pname: str) -> None:
+        if not (isinstance(arg, tir.Var) and arg.name == pname and arg.scope in ("param", "global")):
+            raise NotCompilable("a table read with explicit calling arguments")
+
+    def read(self, func: str, args: list[str]) -> str:
+        g = self.group_of.get(func)
+        if g is None:
+            raise NotCompilable(f"table {func} outside the plan")
+        ext = g.extents.names[func]
+        checked = [f"_dom({a}, {e})" for a, e in zip(args, ext)]
+        if not g.windowed:
+            return f"T_{func}[{', '.join(checked)}]"
+        # the partition is computed from the checked coordinates, so the one not
+        # used as an index (it follows from the partition) is checked too
+        part = self._partition(g, func, checked)
+        rest = [c for k, c in enumerate(checked) if k != g.eliminated]
+        return f"T_{func}[{', '.join([f'(({part}) - tmin_{func}) % W_{self._gid(g)}'] + rest)}]"
+
+    def _partition(self, g: GroupPlan, func: str, args: list[str]) -> str:
+        terms = [f"{c} * ({a})" for c, a in zip(g.schedule.coeffs, args) if c]
+        return " + ".join(terms) or "0"
+
+    def _gid(self, g: GroupPlan) -> int:
+        return self.plan.groups.index(g)
+
+    def need_helper(self, name: str) -> None:
+        if name in self.helpers:
+            return
+        self.helpers[name] = ""  # reserve (recursion is impossible: non-table)
+        f = self.program.functions[name]
+        names = _HelperNames(self, f, {})
+        em = ExprEmitter(names, self.program.consts, set(), self.program.alphabets)
+        b = Block()
+        val = self._guards(f, em, b)
+        params = ", ".join(f"p_{p.name}" for p in f.params)
+        body = b.render(1)
+        self.helpers[name] = (f"@numba.njit(cache=True)\ndef fn_{name}({params}):\n"
+                              f"{body}\n    return {val}\n")
+
+    # ------------------------------------------------------------------ bodies
+    def _guards(self, f: tir.TFunction, em: ExprEmitter, b: Block) -> str:
+        out = b.fresh("val")
+        self._guard_chain(f.guards, 0, em, b, out, f.ret)
+        return out
+
+    def _guard_chain(self, guards, k, em, b, out, ret):
+        g = guards[k]
+        value = lambda blk: em.as_value(g.body, blk) if ret == T.INT else em.expr(g.body, blk)  # noqa: E731
+        if g.cond is None:
+            b.emit(f"{out} = {value(b)}")
+            return
+        cond = em.expr(g.cond, b)
+        then, orelse = b.child(), b.child()
+        then.emit(f"{out} = {value(then)}")
+        self._guard_chain(guards, k + 1, em, orelse, out, ret)
+        b.nest(f"if {cond}:", then)
+        b.nest("else:", orelse)
+
+    def _cell(self, func: str, fused_for: list) -> Block:
+        f = self.program.functions[func]
+        if f.ret not in (T.INT, T.FLOAT, T.PROB):
+            raise NotCompilable(f"a table of {f.ret} values")
+        em = ExprEmitter(_TaskNames(self, f, {}), self.program.consts,
+                         {p.name for p in f.rec_params}, self.program.alphabets)
+        b = Block()
+        val = self._guards(f, em, b)
+        g = self.group_of[func]
+        xs = [f"x_{p.name}" for p in f.rec_params]
+        b.emit(f"{self.write(g, func, xs)} = {val}")
+        for k, fu in fused_for:
+            conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
+            step = (f"_logaddexp(acc{k}, {val})" if fu.type == T.PROB else
+                    f"acc{k} + {val}" if fu.op == "sum" else f"{fu.op}(acc{k}, {val})")
+            inner = b.child()
+            inner.emit(f"acc{k} = {step}")
+            b.nest(f"if {conds}:", inner)
+        if self.plan.kind == "cell" and func == self.plan.entry and g.windowed:
+            cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
+            inner = b.child()
+            inner.emit(f"res = {val}")
+            b.nest(f"if {cond}:", inner)
+        return b
+
+    def write(self, g: GroupPlan, func: str, xs: list[str]) -> str:
+        if not g.windowed:
+            return f"T_{func}[{', '.join(xs)}]"
+        part = self._partition(g, func, xs)
+        rest = [x for k, x in enumerate(xs) if k != g.eliminated]
+        idx = ", ".join([f"(({part}) - tmin_{func}) % W_{self._gid(g)}"] + rest)
+        return f"T_{func}[{idx}]"
+
+    # ------------------------------------------------------------------ task
+    def generate(self) -> tuple[str, list[str]]:
+        """The module source and the task's argument names, in order."""
+        plan = self.plan
+        b = Block()
+        for g in plan.groups:
+            for f in g.functions:
+                for k, name in enumerate(g.extents.names[f]):
+                    b.emit(f"{name} = {self._extent_expr(f, k)}")
+        if plan.kind == "cell":
+            ent = self.program.functions[plan.entry]
+            names = self.group_of[plan.entry].extents.names[plan.entry]
+            for i, e in enumerate(names):
+                b.emit(f"_dom(q_{i}, {e})")
+            b.emit("res = np.nan")
+        fused_by_func: dict[str, list] = {}
+        entry_names = _TaskNames(self, self.program.functions[plan.entry], {})
+        entry_em = ExprEmitter(entry_names, self.program.consts, set(), self.program.alphabets)
+        for k, fu in enumerate(plan.fused):
+            for i, (lo, hi) in enumerate(fu.bounds):
+                b.emit(f"lo{k}_{i} = {entry_em.as_int(lo, b)}")
+                b.emit(f"hi{k}_{i} = {entry_em.as_int(hi, b)}")
+            init = "-np.inf" if fu.op == "max" or fu.type == T.PROB else \
+                "np.inf" if fu.op == "min" else "0.0"
+            b.emit(f"acc{k} = {init}")
+            fused_by_func.setdefault(fu.func, []).append((k, fu))
+        for gi, g in enumerate(plan.groups):
+            self._storage(b, gi, g)
+            nest = loop_nest(g.schedule, g.extents)
+            cells = {f: self._cell(f, fused_by_func.get(f, [])) for f in g.functions}
+            self._loops(b, nest.body, cells, g)
+        if plan.kind == "cell":
+            ent_g = self.group_of[plan.entry]
+            if not ent_g.windowed:
+                qs = [f"q_{i}" for i in range(len(ent_g.extents.names[plan.entry]))]
+                b.emit(f"res = T_{plan.entry}[{', '.join(qs)}]")
+            b.emit("return res")
+        elif plan.kind == "table":
+            b.emit(f"return T_{plan.entry}")
+        else:
+            f = self.program.functions[plan.entry]
+            fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
+            em = _FusedEmitter(entry_names, self.program.consts, set(), self.program.alphabets,
+                               fused_nodes)
+            val = self._guards(f, em, b)
+            b.emit(f"return {val}")
+        args = [arg_name(p) for p in plan.scope]
+        if plan.kind == "value":
+            args = [arg_name(p.name) for p in self.program.functions[plan.entry].params]
+        else:
+            args = [arg_name(p.name) for p in self.program.functions[plan.entry].calling_params]
+        args += [f"g_{n}" for n in sorted(self.globals_used)]
+        args += [f"W_{gi}" for gi, g in enumerate(plan.groups) if g.windowed]
+        if plan.kind == "cell":
+            args += [f"q_{i}" for i in range(len(self.group_of[plan.entry].extents.names[
+                plan.entry]))]
+        src = [HEADER, RUNTIME_HELPERS, DOMAIN_HELPER]
+        src += [h for h in self.helpers.values()]
+        src.append(f"@numba.njit(cache=True)\ndef task({', '.join(args)}):\n{b.render(1)}\n")
+        return "\n".join(src), args
+
+    def _extent_expr(self, f: str, k: int) -> str:
+        p = self.program.functions[f].rec_params[k]
+        t = p.type
+        if isinstance(t, T.IndexT):
+            return f"len({arg_name(self.scope_name(t.seq))})"
+        if isinstance(t, T.SymT):
+            return str(len(self.program.alphabets[t.alpha.name]) - 1)
+        if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
+            return f"q_{k}"
+        raise NotCompilable(f"the extent of {f}'s parameter {p.name}")
+
+    def _storage(self, b: Block, gi: int, g: GroupPlan) -> None:
+        for f in g.functions:
+            ext = g.extents.names[f]
+            if g.windowed:
+                dims = [f"W_{gi}"] + [f"{e} + 1" for k, e in enumerate(ext) if k != g.eliminated]
+                lows = [f"min(0, {c}) * {e}" for c, e in zip(g.schedule.coeffs, ext) if c]
+                b.emit(f"tmin_{f} = {' + '.join(lows) or '0'}")
+            else:
+                dims = [f"{e} + 1" for e in ext]
+            b.emit(f"T_{f} = np.empty(({', '.join(dims)},), np.float64)")
+
+    def _loops(self, b: Block, body, cells: dict, g: GroupPlan) -> None:
+        for node in body:
+            if isinstance(node, LFor):
+                inner = b.child()
+                self._loops(inner, node.body, cells, g)
+                b.nest(f"for {node.var} in range({node.lower.to_python()}, "
+                       f"{node.upper.to_python()} + 1, {node.step}):", inner)
+            elif isinstance(node, LIf):
+                then, orelse = b.child(), b.child()
+                self._loops(then, node.then, cells, g)
+                b.nest(f"if {node.cond.to_python()}:", then)
+                if node.orelse:
+                    self._loops(orelse, node.orelse, cells, g)
+                    b.nest("else:", orelse)
+            elif isinstance(node, LCompute):
+                f = self.program.functions[node.func]
+                for p, a in zip(f.rec_params, node.args):
+                    b.emit(f"x_{p.name} = {a.to_python()}")
+                b.lines.extend(cells[node.func].lines)
+
+
+class _FusedEmitter(ExprEmitter):
+    """The entry's body, where fused reductions are already accumulated."""
+
+    def __init__(self, names, consts, rec, alphabets, fused: dict):
+        super().__init__(names, consts, rec, alphabets)
+        self.fused = fused
+
+    def _reduce(self, e, b):
+        if id(e) in self.fused:
+            return self.fused[id(e)]
+        return super()._reduce(e, b)

@@ -1,0 +1,225 @@
+"""Planning one compiled task: which tables to sweep, in what order, how to store them.
+
+A *task* evaluates one entry: a cell of a recursive function (``map`` takes the
+final cell), a whole table, or a non-recursive function whose body reads
+tables. Every recursive group the entry reaches is swept with its schedule, in
+dependence order between groups. A group keeps only a sliding window of
+partitions (thesis §5.5.4) when nothing outside it needs more: its own calls
+stay within the window, and the entry reads it only through
+
+* a reduction over a box of the table (``max(i in ... : max(j in ... : h(i, j)))``),
+  which is fused into the sweep so the table is never stored, or
+* the single cell that is asked for, captured as the sweep passes it.
+
+Otherwise the whole table is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dslc.check import tir
+from dslc.check import types as T
+from dslc.deps.extract import dependence_graph, groups
+from dslc.emit.pyexpr import NotCompilable
+from dslc.schedule.search import Extents, Schedule, find_schedule, verify_schedule
+
+
+@dataclass(frozen=True)
+class Fused:
+    """A box reduction of the entry over one table, computed during the sweep."""
+
+    node: tir.Reduce
+    func: str
+    op: str
+    vars: tuple[str, ...]
+    bounds: tuple[tuple[tir.TExpr, tir.TExpr], ...]
+    type: T.Type
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    functions: tuple[str, ...]
+    schedule: Schedule
+    extents: Extents
+    windowed: bool
+    eliminated: int | None  # the coordinate recomputed from t in window storage
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    entry: str
+    kind: str  # "cell" | "table" | "value"
+    groups: tuple[GroupPlan, ...]
+    fused: tuple[Fused, ...]
+    scope: dict  # task-scope name -> TParam of the entry
+
+
+def extent_names(program, func: str) -> tuple[str, ...]:
+    """isl parameter names for a function's extents: shared by every function
+    whose recursive parameter is bound to the same thing (``index[s]`` with the
+    same ``s``), so a group's functions have the same domain."""
+    out = []
+    for p in program.functions[func].rec_params:
+        t = p.type
+        if isinstance(t, T.IndexT):
+            out.append(f"E_len_{t.seq}")
+        elif isinstance(t, T.SymT):
+            out.append(f"E_sym_{t.alpha.name}")
+        elif isinstance(t, T.ExtT):
+            out.append(f"E_{t.name}_{t.owner}")
+        else:
+            out.append(f"E_int_{func}_{p.name}")
+    return tuple(out)
+
+
+def extent_value(program, func: str, k: int, args: dict, request: tuple | None) -> int:
+    p = program.functions[func].rec_params[k]
+    t = p.type
+    if isinstance(t, T.IndexT):
+        return len(args[t.seq])
+    if isinstance(t, T.SymT):
+        return len(program.alphabets[t.alpha.name]) - 1
+    if t == T.INT and request is not None:
+        return int(request[k])
+    raise NotCompilable(f"the domain of {func}'s parameter {p.name}")
+
+
+def reachable_tables(program, entry: str) -> list[str]:
+    seen, todo, out = {entry}, [entry], []
+    while todo:
+        f = program.functions[todo.pop()]
+        if f.is_table:
+            out.append(f.name)
+        for g in f.guards:
+            for part in (g.cond, g.body):
+                if part is None:
+                    continue
+                for e in tir.walk(part):
+                    if isinstance(e, tir.Call) and e.func not in seen:
+                        seen.add(e.func)
+                        todo.append(e.func)
+    return out
+
+
+def find_fused(program, entry: tir.TFunction) -> tuple[list[Fused], set[str]]:
+    """Box reductions over tables in a non-recursive entry, and the tables the
+    entry reads in any other way."""
+    fused, other = [], set()
+
+    def visit(e):
+        f = _match_box(program, e)
+        if f is not None:
+            fused.append(f)
+            return
+        if isinstance(e, tir.Call) and program.functions[e.func].is_table:
+            other.add(e.func)
+        for c in tir.children(e):
+            visit(c)
+
+    for g in entry.guards:
+        for part in (g.cond, g.body):
+            if part is not None:
+                visit(part)
+    return fused, other
+
+
+def _match_box(program, e) -> Fused | None:
+    if not isinstance(e, tir.Reduce) or e.op not in ("max", "min", "sum"):
+        return None
+    vars_, bounds, node, op = [], [], e, e.op
+    while isinstance(node, tir.Reduce) and node.op == op and node.where is None \
+            and isinstance(node.iterable, tir.RangeIter):
+        vars_.append(node.var)
+        bounds.append((node.iterable.lo, node.iterable.hi))
+        node = node.body
+    if not isinstance(node, tir.Call) or not program.functions[node.func].is_table:
+        return None
+    f = program.functions[node.func]
+    rec_args = [a for a, p in zip(node.args, f.params) if p.recursive]
+    if len(rec_args) != len(vars_) or not node.rec_only:
+        return None
+    if not all(isinstance(a, tir.Var) and a.scope == "local" and a.name == v
+               for a, v in zip(rec_args, vars_)):
+        return None
+    for lo, hi in bounds:
+        for part in (lo, hi):
+            if any(isinstance(x, tir.Var) and x.scope == "local" or isinstance(x, tir.Call)
+                   for x in tir.walk(part)):
+                return None
+    return Fused(e, node.func, op, tuple(vars_), tuple(bounds), e.type)
+
+
+def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
+              user_schedules: dict) -> TaskPlan:
+    f = program.functions[entry]
+    fused, other = ([], set())
+    if kind == "value":
+        fused, other = find_fused(program, f)
+    needed = reachable_tables(program, entry)
+    all_groups = groups(program.functions)
+    plans = []
+    for grp in _group_order(program, all_groups, needed):
+        graph = dependence_graph(program.functions, grp, program.consts)
+        names = {g: extent_names(program, g) for g in grp}
+        values = {}
+        for g in grp:
+            for k, n in enumerate(names[g]):
+                values[n] = extent_value(program, g, k, args, request if g == entry else None)
+        ext = Extents(names, values)
+        if grp[0] in user_schedules or any(g in user_schedules for g in grp):
+            coeffs = next(user_schedules[g] for g in grp if g in user_schedules)
+            sched = verify_schedule(graph, ext, coeffs)
+        else:
+            sched = find_schedule(graph, ext)
+        read_outside = any(g in other for g in grp) or kind == "table" or any(
+            _called_from_outside(program, g, grp, entry) for g in grp)
+        affine = all(a is not None for d in graph.deps for a in d.args)
+        elim = next((k for k, c in enumerate(sched.coeffs) if abs(c) == 1), None)
+        windowed = (not read_outside and affine and sched.window is not None
+                    and elim is not None)
+        plans.append(GroupPlan(grp, sched, ext, windowed, elim if windowed else None))
+    scope = {p.name: p for p in f.params}
+    return TaskPlan(entry, kind, tuple(plans), tuple(fused), scope)
+
+
+def _called_from_outside(program, g: str, grp: tuple, entry: str) -> bool:
+    """Read by another table function (of a later group)."""
+    for name, f in program.functions.items():
+        if name in grp or name == entry or not f.is_table:
+            continue
+        for guard in f.guards:
+            for part in (guard.cond, guard.body):
+                if part is not None and any(isinstance(e, tir.Call) and e.func == g
+                                            for e in tir.walk(part)):
+                    return True
+    return False
+
+
+def _group_order(program, all_groups, needed: list[str]) -> list[tuple[str, ...]]:
+    """The groups the entry needs, callees' groups first."""
+    wanted = [g for g in all_groups if any(f in needed for f in g)]
+    order, done = [], set()
+
+    def deps_of(grp):
+        out = set()
+        for f in grp:
+            for e in (x for guard in program.functions[f].guards
+                      for part in (guard.cond, guard.body) if part is not None
+                      for x in tir.walk(part)):
+                if isinstance(e, tir.Call) and program.functions[e.func].is_table \
+                        and e.func not in grp:
+                    out.add(e.func)
+        return out
+
+    def visit(grp):
+        if grp in done:
+            return
+        done.add(grp)
+        for f in deps_of(grp):
+            visit(next(g for g in wanted if f in g))
+        order.append(grp)
+
+    for grp in wanted:
+        visit(grp)
+    return order

@@ -1,0 +1,110 @@
+"""Dependences as isl sets: exact legality, witnesses and window depths.
+
+All islpy use of the schedule search lives here. A dependence becomes, for a
+candidate schedule ``a``, the set of (caller point, ranged values, target)
+tuples that would break it: ``a.x - a.y < required``. The dependence is
+respected exactly when that set is empty, for every value of the extent
+parameters (``E >= 0``) - so a schedule found once holds for every input size.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import islpy as isl
+
+from dslc.deps.ir import Affine, Dependence
+
+
+def _aff(a: Affine, rename: dict[str, str] | None = None) -> str:
+    rename = rename or {}
+    parts = [f"{c}*{rename.get(v, v)}" for v, c in a.coeffs]
+    parts.append(str(a.const))
+    return " + ".join(parts)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str) -> isl.Set:
+    return isl.Set(text)
+
+
+def dependence_set(dep: Dependence, caller_params: tuple[str, ...], caller_ext: tuple[str, ...],
+                   callee_ext: tuple[str, ...], coeffs: tuple[int, ...] | None,
+                   required: int | None, fixed: dict[str, int] | None = None) -> isl.Set:
+    """The points of ``dep`` (caller point ``x``, ranged values, target ``y``),
+    restricted to those violating ``a.x - a.y >= required`` when coeffs is given.
+    ``fixed`` pins extent parameters to concrete values."""
+    xs = [f"x_{p}" for p in caller_params]
+    ren = {p: f"x_{p}" for p in caller_params}
+    rs = [r.name for r in dep.ranged]
+    ys = [f"y{k}" for k in range(len(dep.args))]
+    params = sorted(set(caller_ext) | set(callee_ext))
+    cons = []
+    for x, e in zip(xs, caller_ext):
+        cons.append(f"0 <= {x} <= {e}")
+    for r in dep.ranged:
+        if r.lo is not None:
+            cons.append(f"{r.name} >= {_aff(r.lo, ren)}")
+        if r.hi is not None:
+            cons.append(f"{r.name} <= {_aff(r.hi, ren)}")
+    for y, arg, e in zip(ys, dep.args, callee_ext):
+        if arg is not None:
+            cons.append(f"{y} = {_aff(arg, ren)}")
+        cons.append(f"0 <= {y} <= {e}")
+    if coeffs is not None:
+        sx = " + ".join(f"{c}*{x}" for c, x in zip(coeffs, xs)) or "0"
+        sy = " + ".join(f"{c}*{y}" for c, y in zip(coeffs, ys)) or "0"
+        cons.append(f"({sx}) - ({sy}) <= {required - 1}")
+    if fixed:
+        cons.extend(f"{p} = {fixed[p]}" for p in params if p in fixed)
+    cons.extend(f"{p} >= 0" for p in params)
+    space = ", ".join(xs + rs + ys)
+    base = " and ".join(cons)
+    pieces = []
+    for conj in dep.when:
+        extra = [f"{_aff(c.expr, ren)} {'>=' if c.kind == 'ge' else '='} 0" for c in conj]
+        pieces.append(" and ".join([base] + extra))
+    if not pieces:
+        return _parse(f"[{', '.join(params)}] -> {{ [{space}] : 1 = 0 }}")
+    body = "; ".join(f"[{space}] : {p}" for p in pieces)
+    return _parse(f"[{', '.join(params)}] -> {{ {body} }}")
+
+
+def is_empty(s: isl.Set) -> bool:
+    return s.is_empty()
+
+
+def witness(s: isl.Set, caller_params: tuple[str, ...], nargs: int) -> tuple[dict, tuple]:
+    """A concrete violating point: (caller point by name, target) plus extents."""
+    point = s.sample_point()
+    space = s.get_space()
+    names = [space.get_dim_name(isl.dim_type.set, k) for k in range(space.dim(isl.dim_type.set))]
+    vals = {n: point.get_coordinate_val(isl.dim_type.set, k).to_python()
+            for k, n in enumerate(names)}
+    params = {space.get_dim_name(isl.dim_type.param, k):
+              point.get_coordinate_val(isl.dim_type.param, k).to_python()
+              for k in range(space.dim(isl.dim_type.param))}
+    x = {p: vals[f"x_{p}"] for p in caller_params}
+    y = tuple(vals[f"y{k}"] for k in range(nargs))
+    return {"caller": x, "target": y, "extents": params}, y
+
+
+def max_distance(dep: Dependence, caller_params, caller_ext, callee_ext, coeffs,
+                 fixed: dict[str, int]) -> int | None:
+    """``max(a.x - a.y)`` over the dependence for concrete extents; None if the
+    set is empty, a large sentinel if unbounded."""
+    s = dependence_set(dep, caller_params, caller_ext, callee_ext, None, None, fixed)
+    if s.is_empty():
+        return None
+    space = s.get_space()
+    n = space.dim(isl.dim_type.set)
+    names = [space.get_dim_name(isl.dim_type.set, k) for k in range(n)]
+    xs = [f"x_{p}" for p in caller_params]
+    ys = [f"y{k}" for k in range(len(dep.args))]
+    terms = [f"{c}*{x}" for c, x in zip(coeffs, xs)] + [f"{-c}*{y}" for c, y in zip(coeffs, ys)]
+    params = [space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))]
+    aff = isl.Aff(f"[{', '.join(params)}] -> {{ [{', '.join(names)}] -> [({' + '.join(terms) or '0'})] }}")
+    v = s.max_val(aff)
+    if v.is_infty():
+        return 1 << 40
+    return v.to_python()
