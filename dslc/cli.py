@@ -49,6 +49,20 @@ def build_parser() -> argparse.ArgumentParser:
                      help="override a const of the script")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    explain = sub.add_parser("explain", help="show dependences, schedules and loop nests")
+    explain.add_argument("file")
+    explain.add_argument("--format", default="text", choices=["text", "json"])
+    explain.add_argument("--plot", metavar="FILE.png",
+                         help="draw a 2-D domain coloured by partition")
+    explain.add_argument("--function", help="which function to plot")
+    explain.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
+
+    comp = sub.add_parser("compile", help="write the code generated for the script's entries")
+    comp.add_argument("file")
+    comp.add_argument("--emit", default="python", choices=["python"])
+    comp.add_argument("-o", "--output", help="file to write (default: standard output)")
+    comp.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
+
     check = sub.add_parser("check", help="parse and type-check a script without running it")
     check.add_argument("file")
     check.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
@@ -73,6 +87,10 @@ def _dispatch(args) -> int:
 
     defines = _defines(args.defines)
     prog = dslc.compile(args.file, defines, getattr(args, "backend", "auto"))
+    if args.command == "explain":
+        return _explain(prog, args)
+    if args.command == "compile":
+        return _compile(prog, args)
     if args.command == "check":
         n = len(prog.checked.functions)
         print(f"{args.file}: ok ({n} function{'s' if n != 1 else ''})")
@@ -82,6 +100,34 @@ def _dispatch(args) -> int:
         print(render_json(printed))
     elif printed:
         print(render_text(printed))
+    return 0
+
+
+def _explain(prog, args) -> int:
+    import json
+
+    from dslc import explain
+
+    rep = explain.report(prog)
+    if args.plot:
+        f = explain.plot(rep, args.function, args.plot)
+        sys.stderr.write(f"wrote {args.plot} (domain of {f})\n")
+    print(json.dumps(rep, indent=2) if args.format == "json" else explain.render_text(rep))
+    return 0
+
+
+def _compile(prog, args) -> int:
+    from dslc import explain
+
+    _, sources, fallbacks, _ = explain.collect(prog)
+    text = "\n\n".join(f"# ---- entry {name}\n{src}" for name, src in sources.items())
+    for name, why in fallbacks.items():
+        text += f"\n# {name}: not compiled, runs on the interpreter ({why})\n"
+    if args.output:
+        with open(args.output, "w") as fh:
+            fh.write(text)
+    else:
+        print(text)
     return 0
 
 

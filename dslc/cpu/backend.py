@@ -24,6 +24,11 @@ from dslc.runtime.values import Matrix, Sequence
 EXACT = 2.0**53
 
 
+class _Inexact(Exception):
+    """A compiled int result beyond 2^53: the interpreter recomputes it exactly
+    (or reports the overflow)."""
+
+
 class CpuBackend:
     name = "cpu"
 
@@ -41,6 +46,7 @@ class CpuBackend:
         self.globals = globals_
         self.interp = InterpBackend(program, globals_)
         self.fallbacks: dict[str, str] = {}  # entry -> why it runs on the interpreter
+        self.generated: dict[str, tuple] = {}  # entry -> (plan, source) last compiled
         self.user_schedules = _user_schedules(program)
 
     # ------------------------------------------------------------------ interface
@@ -55,24 +61,24 @@ class CpuBackend:
         module, argnames, plan = compiled
         try:
             raw = module.task(*self._task_args(argnames, scope, plan, request))
-        except (IndexError, ValueError, ZeroDivisionError):
-            return self._explain_failure(lambda: self.interp.value(func, args, span, description))
-        return self._result(raw, f.ret, span)
+            return self._result(raw, f.ret, span)
+        except (IndexError, ValueError, ZeroDivisionError, _Inexact):
+            return self._rerun(lambda: self.interp.value(func, args, span, description))
 
     def table(self, func: str, calling: dict, span, description: str = ""):
         compiled = self._compile(func, "table", calling, None)
         if compiled is None:
             return self.interp.table(func, calling, span, description)
         module, argnames, plan = compiled
+        ret = self.program.functions[func].ret
         try:
             raw = module.task(*self._task_args(argnames, calling, plan, None))
-        except (IndexError, ValueError, ZeroDivisionError):
-            return self._explain_failure(lambda: self.interp.table(func, calling, span, description))
-        ret = self.program.functions[func].ret
-        out = np.empty(raw.shape, dtype=object)
-        for idx in np.ndindex(raw.shape):
-            out[idx] = self._result(raw[idx], ret, span)
-        return out
+            out = np.empty(raw.shape, dtype=object)
+            for idx in np.ndindex(raw.shape):
+                out[idx] = self._result(raw[idx], ret, span)
+            return out
+        except (IndexError, ValueError, ZeroDivisionError, _Inexact):
+            return self._rerun(lambda: self.interp.table(func, calling, span, description))
 
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
         if not tasks:
@@ -91,10 +97,16 @@ class CpuBackend:
             batch = modules.batch_function(module, argnames, tasks, self)
             raw = batch(tasks, plan, f)
         except (IndexError, ValueError, ZeroDivisionError):
-            return self._explain_failure(lambda: self.interp.map(func, tasks, span, progress))
+            return self._rerun(lambda: self.interp.map(func, tasks, span, progress))
         if progress is not None:
             progress(len(tasks))
-        return [self._result(v, f.ret, span) for v in raw]
+        out = []
+        for k, v in enumerate(raw):
+            try:
+                out.append(self._result(v, f.ret, span))
+            except _Inexact:
+                out.append(self._rerun(lambda: self.interp.map(func, [tasks[k]], span)[0]))
+        return out
 
     # ------------------------------------------------------------------ helpers
     def _final(self, f, args: dict) -> list[int]:
@@ -117,6 +129,7 @@ class CpuBackend:
             self.fallbacks[func] = str(e)
             return None
         module = modules.load(source)
+        self.generated[func] = (plan, source)
         return module, argnames, plan
 
     def _task_args(self, argnames, scope: dict, plan, request) -> list:
@@ -145,14 +158,14 @@ class CpuBackend:
             if v != v:
                 raise InternalError("compiled task produced no value")
             if abs(v) >= EXACT:
-                raise DslcError(f"integer result {v:.0f} is beyond the exact range of the "
-                                "compiled backend (2^53); run with --backend interp", span)
+                raise _Inexact()
             return int(v)
         return v
 
-    def _explain_failure(self, rerun):
-        rerun()  # the interpreter raises the precise DslcError
-        raise InternalError("compiled code failed where the interpreter succeeded")
+    def _rerun(self, rerun):
+        """The interpreter's answer: the exact value beyond 2^53, or the precise
+        error (with call and values) where the compiled task stopped."""
+        return rerun()
 
     def explain(self) -> dict:
         return dict(self.fallbacks)

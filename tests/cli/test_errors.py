@@ -153,7 +153,18 @@ def test_cycle_is_reported(capsys, write_bio):
           | otherwise = f(n)
         print f(3)
         """)
-    expect_error(capsys, p, line=1, contains=("never ends",))
+    expect_error(capsys, p, line=1, contains=("never ends",), args=("run", "--backend", "interp"))
+
+
+def test_no_affine_schedule_names_the_calls(capsys, write_bio):
+    p = write_bio("""\
+        int f(int n)
+          | n == 0 = 0
+          | otherwise = f(n)
+        print f(3)
+        """)
+    expect_error(capsys, p, line=3, contains=("no affine schedule", "f(n)"),
+                 args=("run", "--backend", "cpu"))
 
 
 def test_bad_define_value(capsys, write_bio):

@@ -1,0 +1,145 @@
+"""``dslc explain`` and ``dslc compile --emit python``: what the compiler chose.
+
+The script is run once on the CPU backend so that every schedule is chosen for
+the script's real inputs (the number of partitions depends on them); each
+recursive group is then reported with its dependences, schedule, partitions,
+window depth, order within a partition and loop nest.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import numpy as np
+
+from dslc import backends
+from dslc.deps.extract import dependence_graph, groups
+from dslc.emit.plan import GroupPlan, extent_names
+from dslc.poly.loops import loop_nest, render
+from dslc.runtime.script import ScriptRunner
+from dslc.schedule.search import Extents, find_schedule
+
+
+def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, str], set]:
+    """Group plans by function, generated sources by entry, interpreter
+    fallbacks, and the functions the script never ran (extents of 10 assumed)."""
+    runner = ScriptRunner(program.checked, backends.get("cpu"), program.base_dir, quiet=True)
+    runner.run()
+    engine = runner.backend
+    by_func, sources = {}, {}
+    for entry, (plan, source) in engine.generated.items():
+        sources[entry] = source
+        for g in plan.groups:
+            for f in g.functions:
+                by_func.setdefault(f, g)
+    assumed = set()
+    for grp in groups(program.checked.functions):
+        if grp[0] in by_func:
+            continue
+        assumed.update(grp)
+        graph = dependence_graph(program.checked.functions, grp, program.checked.consts)
+        names = {f: extent_names(program.checked, f) for f in grp}
+        ext = Extents(names, {n: 10 for ns in names.values() for n in ns})
+        sched = find_schedule(graph, ext)
+        plan = GroupPlan(grp, sched, ext, False, None)
+        for f in grp:
+            by_func[f] = plan
+    return by_func, sources, dict(engine.fallbacks), assumed
+
+
+def report(program) -> dict:
+    by_func, _, fallbacks, assumed = collect(program)
+    out = {}
+    for f, g in by_func.items():
+        graph = dependence_graph(program.checked.functions, g.functions, program.checked.consts)
+        deps = [{"caller": d.caller, "callee": d.callee,
+                 "args": [str(a) if a is not None else "?" for a in d.args],
+                 "ranged": [{"var": r.name, "lo": None if r.lo is None else str(r.lo),
+                             "hi": None if r.hi is None else str(r.hi)} for r in d.ranged]}
+                for d in graph.deps if d.caller == f]
+        out[f] = {
+            "group": list(g.functions),
+            "schedule": g.schedule.of(f),
+            "partitions": g.schedule.partitions,
+            "window": g.schedule.window if g.windowed else None,
+            "storage": "window" if g.windowed else "table",
+            "order": list(g.schedule.order),
+            "extents": {n: g.extents.values[n] for n in g.extents.names[f]},
+            "extents_assumed": f in assumed,
+            "dependences": deps,
+            "loops": render(loop_nest(g.schedule, g.extents)),
+        }
+    if fallbacks:
+        out["_interpreted"] = fallbacks
+    return out
+
+
+def render_text(rep: dict) -> str:
+    lines, seen = [], set()
+    for f, r in rep.items():
+        if f == "_interpreted":
+            continue
+        grp = tuple(r["group"])
+        if grp in seen:
+            continue
+        seen.add(grp)
+        lines.append(f"group {', '.join(grp)}")
+        for g in grp:
+            rg = rep[g]
+            sched = " + ".join(f"{c}*{p}" if c != 1 else p for p, c in rg["schedule"].items() if c)
+            lines.append(f"  {g}: S = {sched or '0'}")
+            for d in rg["dependences"]:
+                rng = "".join(f", {x['var']} in {x['lo']} .. {x['hi']}" for x in d["ranged"])
+                lines.append(f"    -> {d['callee']}({', '.join(d['args'])}){rng}")
+        lines.append(f"  partitions: {r['partitions']}"
+                     + ("  (extents assumed 10: the script never calls it)"
+                        if r["extents_assumed"] else ""))
+        lines.append(f"  storage: {r['storage']}"
+                     + (f", window {r['window']}" if r["storage"] == "window" else ""))
+        lines.append(f"  order in a partition: {', '.join(r['order'])}")
+        lines.append("  loops:")
+        lines.extend("    " + ln for ln in r["loops"].splitlines())
+    for f, why in rep.get("_interpreted", {}).items():
+        lines.append(f"{f}: runs on the interpreter ({why})")
+    return "\n".join(lines)
+
+
+def plot(rep: dict, func: str | None, path: str) -> str:
+    """A PNG of a 2-D domain (or its slice at 0 of further dimensions) coloured by
+    partition, so the chosen wavefront can be seen."""
+    cands = [f for f, r in rep.items() if f != "_interpreted" and len(r["schedule"]) >= 1]
+    if not cands:
+        raise ValueError("no recursive function to plot")
+    f = func if func in cands else cands[0]
+    r = rep[f]
+    params = list(r["schedule"])
+    ext = list(r["extents"].values())
+    rows = ext[0] + 1
+    cols = ext[1] + 1 if len(ext) > 1 else 1
+    coeffs = [r["schedule"][p] for p in params]
+    i, j = np.mgrid[0:rows, 0:cols]
+    t = coeffs[0] * i + (coeffs[1] * j if len(coeffs) > 1 else 0)
+    t = t - t.min()
+    palette = np.array([[230, 25, 75], [60, 180, 75], [255, 225, 25], [0, 130, 200],
+                        [245, 130, 48], [145, 30, 180], [70, 240, 240], [240, 50, 230],
+                        [210, 245, 60], [250, 190, 190], [0, 128, 128], [170, 110, 40]],
+                       dtype=np.uint8)
+    img = palette[t % len(palette)]
+    scale = max(1, min(24, 600 // max(rows, cols)))
+    img = np.repeat(np.repeat(img, scale, axis=0), scale, axis=1)
+    _write_png(path, img)
+    return f
+
+
+def _write_png(path: str, rgb: np.ndarray) -> None:
+    h, w, _ = rgb.shape
+    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(h))
+
+    def chunk(tag, data):
+        c = struct.pack(">I", len(data)) + tag + data
+        return c + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+    png += chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+    with open(path, "wb") as fh:
+        fh.write(png)
