@@ -17,9 +17,10 @@ from dslc.cpu import modules
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.plan import plan_task
 from dslc.emit.pyexpr import NotCompilable
-from dslc.errors import DslcError, InternalError
+from dslc.errors import InternalError
 from dslc.interp.backend import InterpBackend
 from dslc.runtime.values import Matrix, Sequence
+from dslc.schedule.user import user_schedules
 
 EXACT = 2.0**53
 
@@ -47,7 +48,7 @@ class CpuBackend:
         self.interp = InterpBackend(program, globals_)
         self.fallbacks: dict[str, str] = {}  # entry -> why it runs on the interpreter
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source) last compiled
-        self.user_schedules = _user_schedules(program)
+        self.user_schedules = user_schedules(program)
 
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
@@ -203,57 +204,3 @@ def _widest(tasks: list[dict]) -> dict:
         if isinstance(v, Sequence):
             out[name] = max((t[name] for t in tasks), key=len)
     return out
-
-
-def _user_schedules(program) -> dict:
-    from dslc.check.consteval import const_eval  # noqa: F401
-    from dslc.frontend import ast
-
-    out = {}
-    for sd in program.schedules:
-        sig = program.signatures[sd.func]
-        coeffs = []
-        for p in sd.params:
-            coeffs.append(_coefficient(sd.expr, p, sd))
-        _affine_only(sd.expr, set(sd.params), sd)
-        out[sd.func] = tuple(coeffs)
-        del sig
-    del ast
-    return out
-
-
-def _coefficient(e, var: str, sd) -> int:
-    """The coefficient of ``var`` in an affine schedule expression."""
-    from dslc.frontend import ast
-
-    match e:
-        case ast.Num(value=v) if isinstance(v, int):
-            return 0
-        case ast.Name(id=n):
-            return 1 if n == var else 0
-        case ast.Unary(op="-", operand=x):
-            return -_coefficient(x, var, sd)
-        case ast.Binary(op="+" | "-" as op, left=a, right=b):
-            cb = _coefficient(b, var, sd)
-            return _coefficient(a, var, sd) + (cb if op == "+" else -cb)
-        case ast.Binary(op="*", left=ast.Num(value=k), right=x) if isinstance(k, int):
-            return k * _coefficient(x, var, sd)
-        case ast.Binary(op="*", left=x, right=ast.Num(value=k)) if isinstance(k, int):
-            return k * _coefficient(x, var, sd)
-    raise DslcError("a schedule must be an integer affine expression of the parameters",
-                    getattr(e, "span", sd.span))
-
-
-def _affine_only(e, params: set, sd) -> None:
-    from dslc.frontend import ast
-
-    for node in _walk_ast(e):
-        if isinstance(node, ast.Name) and node.id not in params:
-            raise DslcError(f"'{node.id}' is not a parameter of {sd.func}", node.span)
-
-
-def _walk_ast(e):
-    yield e
-    for v in vars(e).values():
-        if hasattr(v, "span") and not isinstance(v, str):
-            yield from _walk_ast(v)

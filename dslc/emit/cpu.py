@@ -206,7 +206,6 @@ class CpuGenerator:
                 for k, name in enumerate(g.extents.names[f]):
                     b.emit(f"{name} = {self._extent_expr(f, k)}")
         if plan.kind == "cell":
-            ent = self.program.functions[plan.entry]
             names = self.group_of[plan.entry].extents.names[plan.entry]
             for i, e in enumerate(names):
                 b.emit(f"_dom(q_{i}, {e})")

@@ -37,6 +37,9 @@ class ScriptRunner:
 
     def run(self) -> list[tuple[str, object]]:
         """Run every statement; returns ``(printed name, value)`` in print order."""
+        if self.p.schedules:
+            from dslc.schedule.user import verify_all
+            verify_all(self.p)
         printed = []
         for st in self.p.ast.stmts:
             if isinstance(st, ast.Assign):
