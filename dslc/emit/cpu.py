@@ -53,7 +53,7 @@ class _TaskNames(Names):
         raise NotCompilable(f"global '{name}'")
 
     def table_read(self, call, args, block):
-        return self.gen.read(call.func, args)
+        return self.gen.read(call.func, args, call.span)
 
     def call(self, call, args, block):
         f = self.gen.program.functions[call.func]
@@ -62,7 +62,7 @@ class _TaskNames(Names):
             for a, p in zip(call.args, f.params):
                 if not p.recursive:
                     self.gen.check_inherited(a, p.name)
-            return self.gen.read(call.func, rec)
+            return self.gen.read(call.func, rec, call.span)
         self.gen.need_helper(call.func)
         return f"fn_{call.func}({', '.join(args)})"
 
@@ -98,6 +98,8 @@ class CpuGenerator:
         self.helpers: dict[str, str] = {}
         self.group_of = {f: g for g in plan.groups for f in g.functions}
         self.scope_map: dict[str, str] = {}
+        self.current: str | None = None  # the function whose cell is being generated
+        self.slots: dict[str, set[int]] = {}  # function -> partition distances read
 
     # ------------------------------------------------------------------ names
     def scope_name(self, name: str) -> str:
@@ -109,14 +111,22 @@ class CpuGenerator:
         if not (isinstance(arg, tir.Var) and arg.name == pname and arg.scope in ("param", "global")):
             raise NotCompilable("a table read with explicit calling arguments")
 
-    def read(self, func: str, args: list[str]) -> str:
+    def read(self, func: str, args: list[str], span=None) -> str:
         g = self.group_of.get(func)
         if g is None:
             raise NotCompilable(f"table {func} outside the plan")
         ext = g.extents.names[func]
-        checked = [f"_dom({a}, {e})" for a, e in zip(args, ext)]
+        if span is not None and span in g.safe and self.current in g.functions:
+            checked = list(args)
+        else:
+            checked = [f"_dom({a}, {e})" for a, e in zip(args, ext)]
         if not g.windowed:
             return f"T_{func}[{', '.join(checked)}]"
+        dist = dict(g.distance).get(span) if self.current in g.functions else None
+        if dist is not None:
+            self.slots.setdefault(func, set()).add(dist)
+            rest = [c for k, c in enumerate(checked) if k != g.eliminated]
+            return f"T_{func}[{', '.join([f'slot_{func}_{dist}'] + rest)}]"
         # the partition is computed from the checked coordinates, so the one not
         # used as an index (it follows from the partition) is checked too
         part = self._partition(g, func, checked)
@@ -170,7 +180,11 @@ class CpuGenerator:
         em = ExprEmitter(_TaskNames(self, f, {}), self.program.consts,
                          {p.name for p in f.rec_params}, self.program.alphabets)
         b = Block()
-        val = self._guards(f, em, b)
+        self.current = func
+        try:
+            val = self._guards(f, em, b)
+        finally:
+            self.current = None
         g = self.group_of[func]
         xs = [f"x_{p.name}" for p in f.rec_params]
         b.emit(f"{self.write(g, func, xs)} = {val}")
@@ -191,10 +205,10 @@ class CpuGenerator:
     def write(self, g: GroupPlan, func: str, xs: list[str]) -> str:
         if not g.windowed:
             return f"T_{func}[{', '.join(xs)}]"
-        part = self._partition(g, func, xs)
+        # cells are written in their own partition: the partition loop's variable
+        self.slots.setdefault(func, set()).add(0)
         rest = [x for k, x in enumerate(xs) if k != g.eliminated]
-        idx = ", ".join([f"(({part}) - tmin_{func}) % W_{self._gid(g)}"] + rest)
-        return f"T_{func}[{idx}]"
+        return f"T_{func}[{', '.join([f'slot_{func}_0'] + rest)}]"
 
     # ------------------------------------------------------------------ task
     def generate(self) -> tuple[str, list[str]]:
@@ -225,7 +239,7 @@ class CpuGenerator:
             self._storage(b, gi, g)
             nest = loop_nest(g.schedule, g.extents)
             cells = {f: self._cell(f, fused_by_func.get(f, [])) for f in g.functions}
-            self._loops(b, nest.body, cells, g)
+            self._loops(b, nest.body, cells, g, gi)
         if plan.kind == "cell":
             ent_g = self.group_of[plan.entry]
             if not ent_g.windowed:
@@ -278,19 +292,24 @@ class CpuGenerator:
                 dims = [f"{e} + 1" for e in ext]
             b.emit(f"T_{f} = np.empty(({', '.join(dims)},), np.float64)")
 
-    def _loops(self, b: Block, body, cells: dict, g: GroupPlan) -> None:
+    def _loops(self, b: Block, body, cells: dict, g: GroupPlan, gi: int) -> None:
         for node in body:
             if isinstance(node, LFor):
                 inner = b.child()
-                self._loops(inner, node.body, cells, g)
+                if node.kind == "partition" and g.windowed:
+                    # one modulo per partition and distance, not one per access
+                    for f in g.functions:
+                        for d in sorted(self.slots.get(f, ())):
+                            inner.emit(f"slot_{f}_{d} = ({node.var} - {d} - tmin_{f}) % W_{gi}")
+                self._loops(inner, node.body, cells, g, gi)
                 b.nest(f"for {node.var} in range({node.lower.to_python()}, "
                        f"{node.upper.to_python()} + 1, {node.step}):", inner)
             elif isinstance(node, LIf):
                 then, orelse = b.child(), b.child()
-                self._loops(then, node.then, cells, g)
+                self._loops(then, node.then, cells, g, gi)
                 b.nest(f"if {node.cond.to_python()}:", then)
                 if node.orelse:
-                    self._loops(orelse, node.orelse, cells, g)
+                    self._loops(orelse, node.orelse, cells, g, gi)
                     b.nest("else:", orelse)
             elif isinstance(node, LCompute):
                 f = self.program.functions[node.func]

@@ -44,6 +44,8 @@ class GroupPlan:
     extents: Extents
     windowed: bool
     eliminated: int | None  # the coordinate recomputed from t in window storage
+    safe: frozenset = frozenset()  # call spans whose target is always in the domain
+    distance: tuple = ()  # (call span, partition distance) of uniform calls
 
 
 @dataclass(frozen=True)
@@ -175,12 +177,38 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
         read_outside = any(g in other for g in grp) or kind == "table" or any(
             _called_from_outside(program, g, grp, entry) for g in grp)
         affine = all(a is not None for d in graph.deps for a in d.args)
-        elim = next((k for k, c in enumerate(sched.coeffs) if abs(c) == 1), None)
+        # keep the innermost loop's coordinate as a storage index (unit-stride access):
+        # the coordinate recomputed from the partition is the last with |a| = 1
+        elim = next((k for k in reversed(range(len(sched.coeffs))) if abs(sched.coeffs[k]) == 1),
+                    None)
         windowed = (not read_outside and affine and sched.window is not None
                     and elim is not None)
-        plans.append(GroupPlan(grp, sched, ext, windowed, elim if windowed else None))
+        safe, distance = _call_facts(graph, ext, sched)
+        plans.append(GroupPlan(grp, sched, ext, windowed, elim if windowed else None,
+                               safe, distance))
     scope = {p.name: p for p in f.params}
     return TaskPlan(entry, kind, tuple(plans), tuple(fused), scope)
+
+
+def _call_facts(graph, ext: Extents, sched: Schedule):
+    """Which calls need no domain check (decided exactly with isl from the
+    guards), and the partition distance of calls that move by a constant."""
+    from dslc.poly.isl_sets import target_always_inside
+
+    params = {f.name: f.params for f in graph.functions}
+    safe, distance = set(), []
+    for d in graph.deps:
+        if target_always_inside(d, params[d.caller], ext.names[d.caller], ext.names[d.callee]):
+            safe.add(d.span)
+        mine = params[d.caller]
+        deltas = []
+        for k, a in enumerate(d.args):
+            if a is None or a.coeffs != ((mine[k], 1),):
+                break
+            deltas.append(-a.const)
+        else:
+            distance.append((d.span, sum(c * x for c, x in zip(sched.coeffs, deltas))))
+    return frozenset(safe), tuple(distance)
 
 
 def _called_from_outside(program, g: str, grp: tuple, entry: str) -> bool:

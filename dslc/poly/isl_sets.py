@@ -108,3 +108,44 @@ def max_distance(dep: Dependence, caller_params, caller_ext, callee_ext, coeffs,
     if v.is_infty():
         return 1 << 40
     return v.to_python()
+
+
+def target_always_inside(dep: Dependence, caller_params, caller_ext, callee_ext) -> bool:
+    """Is the call's target inside the callee's domain at every point where the
+    call is made (for every extent)? Then generated code needs no domain check."""
+    free = _unbounded(dep, caller_params, caller_ext, callee_ext)
+    space = free.get_space()
+    names = [space.get_dim_name(isl.dim_type.set, k) for k in range(space.dim(isl.dim_type.set))]
+    params = [space.get_dim_name(isl.dim_type.param, k)
+              for k in range(space.dim(isl.dim_type.param))]
+    outside = " or ".join(f"y{k} < 0 or y{k} > {e}" for k, e in enumerate(callee_ext))
+    bad = isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(names)}] : {outside} }}")
+    return free.intersect(bad).is_empty()
+
+
+def _unbounded(dep, caller_params, caller_ext, callee_ext) -> isl.Set:
+    """The dependence's points with no constraint on where the target lies."""
+    xs = [f"x_{p}" for p in caller_params]
+    ren = {p: f"x_{p}" for p in caller_params}
+    rs = [r.name for r in dep.ranged]
+    ys = [f"y{k}" for k in range(len(dep.args))]
+    params = sorted(set(caller_ext) | set(callee_ext))
+    cons = [f"0 <= {x} <= {e}" for x, e in zip(xs, caller_ext)]
+    for r in dep.ranged:
+        if r.lo is not None:
+            cons.append(f"{r.name} >= {_aff(r.lo, ren)}")
+        if r.hi is not None:
+            cons.append(f"{r.name} <= {_aff(r.hi, ren)}")
+    for y, arg in zip(ys, dep.args):
+        if arg is None:
+            return isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(xs + rs + ys)}] }}")
+        cons.append(f"{y} = {_aff(arg, ren)}")
+    cons.extend(f"{p} >= 0" for p in params)
+    base = " and ".join(cons)
+    pieces = [" and ".join([base] + [f"{_aff(c.expr, ren)} {'>=' if c.kind == 'ge' else '='} 0"
+                                     for c in conj]) for conj in dep.when]
+    space = ", ".join(xs + rs + ys)
+    if not pieces:
+        return isl.Set(f"[{', '.join(params)}] -> {{ [{space}] : 1 = 0 }}")
+    return isl.Set(f"[{', '.join(params)}] -> {{ " + "; ".join(f"[{space}] : {p}" for p in pieces)
+                   + " }")
