@@ -126,7 +126,11 @@ class CpuGenerator:
         if dist is not None:
             self.slots.setdefault(func, set()).add(dist)
             rest = [c for k, c in enumerate(checked) if k != g.eliminated]
-            return f"T_{func}[{', '.join([f'slot_{func}_{dist}'] + rest)}]"
+            slot = f"slot_{func}_{dist}"
+            if checked[g.eliminated] != args[g.eliminated]:
+                # the coordinate not used as an index still has its domain checked
+                slot += f" + 0 * {checked[g.eliminated]}"
+            return f"T_{func}[{', '.join([slot] + rest)}]"
         # the partition is computed from the checked coordinates, so the one not
         # used as an index (it follows from the partition) is checked too
         part = self._partition(g, func, checked)
