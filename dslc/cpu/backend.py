@@ -49,6 +49,7 @@ class CpuBackend:
         self.fallbacks: dict[str, str] = {}  # entry -> why it runs on the interpreter
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source) last compiled
         self.user_schedules = user_schedules(program)
+        self._memo: dict = {}
 
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
@@ -123,6 +124,16 @@ class CpuBackend:
         return out
 
     def _compile(self, func, kind, scope, request):
+        """Plan and generate (memoised on the shapes that decide the plan: the
+        sequence lengths and the requested cell)."""
+        key = (func, kind, request, tuple((n, len(v) if isinstance(v, Sequence) else None)
+                                          for n, v in sorted(scope.items())))
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = result = self._compile_uncached(func, kind, scope, request)
+        return result
+
+    def _compile_uncached(self, func, kind, scope, request):
         try:
             plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
             source, argnames = CpuGenerator(self.program, plan).generate()

@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from dslc.runtime.values import Sequence
@@ -113,7 +114,13 @@ def batch_function(module, argnames: list[str], tasks: list[dict], backend):
             else:
                 arrays.append(backend.arg_value(a, first, plan, None))
         out = np.empty(len(tasks), dtype=np.float64)
-        batch_mod.batch(order, *arrays, out)
+        # tasks are ordered largest first and handed out a few at a time, so no
+        # thread is left with all the long sequences
+        previous = numba.set_parallel_chunksize(2)
+        try:
+            batch_mod.batch(order, *arrays, out)
+        finally:
+            numba.set_parallel_chunksize(previous)
         return out
     return run
 

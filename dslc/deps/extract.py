@@ -74,12 +74,48 @@ def dependence_graph(functions: dict[str, tir.TFunction], group: tuple[str, ...]
     return DependenceGraph(rec_fns, tuple(deps))
 
 
+def guard_pieces(f: tir.TFunction, consts) -> list[tuple[int, tuple]] | None:
+    """Split a function's domain by its guards: for guard ``k`` the exact DNF of
+    "guard k holds and no earlier guard does". Generated loops then run each
+    piece without testing guards per cell (the boundary rows and columns become
+    their own loops). None when some guard is not exactly affine."""
+    walker = _Walker(f, set(), {}, consts)
+    walker.exact = True
+    if not all(g.cond is None or _exact(g.cond, walker) for g in f.guards):
+        return None
+    out, before = [], ALWAYS
+    try:
+        for k, g in enumerate(f.guards):
+            here = before if g.cond is None else _and(before, walker.condition(g.cond), True)
+            out.append((k, here))
+            if g.cond is not None:
+                before = _and(before, walker.condition(g.cond, negate=True), True)
+    except _TooBig:
+        return None
+    return out
+
+
+def _exact(e: tir.TExpr, walker: "_Walker") -> bool:
+    """Is ``condition(e)`` exact (not an over-approximation)?"""
+    match e:
+        case tir.Not(operand=x):
+            return _exact(x, walker)
+        case tir.Logic(left=a, right=b):
+            return _exact(a, walker) and _exact(b, walker)
+        case tir.Lit(value=v) if isinstance(v, bool):
+            return True
+        case tir.Compare(left=l, right=r) if l.type == T.INT or isinstance(l.type, T.IndexT):
+            return walker.affine(l) is not None and walker.affine(r) is not None
+    return False
+
+
 class _Walker:
     def __init__(self, f: tir.TFunction, group: set[str], functions, consts):
         self.f, self.group, self.functions, self.consts = f, group, functions, consts
         self.rec = {p.name for p in f.rec_params}
         self.found: list[Dependence] = []
         self.fresh = itertools.count()
+        self.exact = False  # conditions must not be widened (domain splitting)
 
     # ---------------------------------------------------------------- walking
     def visit(self, e: tir.TExpr, when, ranged: tuple[tuple[str, str, RangedVar], ...]):
@@ -178,7 +214,7 @@ class _Walker:
                 ca = self.condition(a, negate, ranged)
                 cb = self.condition(b, negate, ranged)
                 conj = (op == "and") != negate
-                return _and(ca, cb) if conj else _or(ca, cb)
+                return _and(ca, cb, self.exact) if conj else _or(ca, cb, self.exact)
             case tir.Lit(value=v) if isinstance(v, bool):
                 return ALWAYS if v != negate else ()
             case tir.Compare(op=op, left=l, right=r) if l.type in (T.INT,) or \
@@ -211,16 +247,28 @@ def _compare(op: str, d: Affine, negate: bool) -> tuple:
     return ALWAYS
 
 
-def _and(a: tuple, b: tuple) -> tuple:
+class _TooBig(Exception):
+    """A condition's DNF outgrew the limit where only an exact one will do."""
+
+
+def _and(a: tuple, b: tuple, exact: bool = False) -> tuple:
     out = tuple(x + y for x in a for y in b)
-    return out if len(out) <= _MAX_TERMS else ALWAYS
+    if len(out) <= _MAX_TERMS:
+        return out
+    if exact:
+        raise _TooBig()
+    return ALWAYS
 
 
-def _or(a: tuple, b: tuple) -> tuple:
-    if a == ALWAYS or b == ALWAYS:
+def _or(a: tuple, b: tuple, exact: bool = False) -> tuple:
+    if not exact and (a == ALWAYS or b == ALWAYS):
         return ALWAYS
     out = a + b
-    return out if len(out) <= _MAX_TERMS else ALWAYS
+    if len(out) <= _MAX_TERMS:
+        return out
+    if exact:
+        raise _TooBig()
+    return ALWAYS
 
 
 def _scale(a: Affine, k: int) -> Affine:

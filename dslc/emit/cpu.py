@@ -13,7 +13,7 @@ from dslc.check import tir
 from dslc.check import types as T
 from dslc.emit.plan import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable
-from dslc.poly.loops import LCompute, LFor, LIf, loop_nest
+from dslc.poly.loops import PIECE, LCompute, LFor, LIf, loop_nest
 
 HEADER = "import numpy as np\nimport numba\n"
 
@@ -177,7 +177,9 @@ class CpuGenerator:
         b.nest(f"if {cond}:", then)
         b.nest("else:", orelse)
 
-    def _cell(self, func: str, fused_for: list) -> Block:
+    def _cell(self, func: str, fused_for: list, guard: int | None = None) -> Block:
+        """The code computing one cell of ``func``: all its guards, or only guard
+        ``guard`` when the domain was split into guard pieces."""
         f = self.program.functions[func]
         if f.ret not in (T.INT, T.FLOAT, T.PROB):
             raise NotCompilable(f"a table of {f.ret} values")
@@ -186,7 +188,12 @@ class CpuGenerator:
         b = Block()
         self.current = func
         try:
-            val = self._guards(f, em, b)
+            if guard is None:
+                val = self._guards(f, em, b)
+            else:
+                val = b.fresh("val")
+                body = f.guards[guard].body
+                b.emit(f"{val} = {em.as_value(body, b) if f.ret == T.INT else em.expr(body, b)}")
         finally:
             self.current = None
         g = self.group_of[func]
@@ -241,8 +248,15 @@ class CpuGenerator:
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         for gi, g in enumerate(plan.groups):
             self._storage(b, gi, g)
-            nest = loop_nest(g.schedule, g.extents)
-            cells = {f: self._cell(f, fused_by_func.get(f, [])) for f in g.functions}
+            pieces = dict(g.pieces)
+            cells = {}
+            for f in g.functions:
+                if f in pieces:
+                    for k, _ in pieces[f]:
+                        cells[f"{f}{PIECE}{k}"] = self._cell(f, fused_by_func.get(f, []), k)
+                else:
+                    cells[f] = self._cell(f, fused_by_func.get(f, []))
+            nest = loop_nest(g.schedule, g.extents, pieces)
             self._loops(b, nest.body, cells, g, gi)
         if plan.kind == "cell":
             ent_g = self.group_of[plan.entry]
@@ -316,7 +330,7 @@ class CpuGenerator:
                     self._loops(orelse, node.orelse, cells, g, gi)
                     b.nest("else:", orelse)
             elif isinstance(node, LCompute):
-                f = self.program.functions[node.func]
+                f = self.program.functions[node.func.split(PIECE)[0]]
                 for p, a in zip(f.rec_params, node.args):
                     b.emit(f"x_{p.name} = {a.to_python()}")
                 b.lines.extend(cells[node.func].lines)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from dslc.check import tir
 from dslc.check import types as T
-from dslc.deps.extract import dependence_graph, groups
+from dslc.deps.extract import dependence_graph, groups, guard_pieces
 from dslc.emit.pyexpr import NotCompilable
 from dslc.schedule.search import Extents, Schedule, find_schedule, verify_schedule
 
@@ -46,6 +46,7 @@ class GroupPlan:
     eliminated: int | None  # the coordinate recomputed from t in window storage
     safe: frozenset = frozenset()  # call spans whose target is always in the domain
     distance: tuple = ()  # (call span, partition distance) of uniform calls
+    pieces: tuple = ()  # (function, ((guard index, DNF), ...)) for guard-split functions
 
 
 @dataclass(frozen=True)
@@ -184,8 +185,10 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
         windowed = (not read_outside and affine and sched.window is not None
                     and elim is not None)
         safe, distance = _call_facts(graph, ext, sched)
+        pieces = tuple((g, p) for g in grp
+                       if (p := guard_pieces(program.functions[g], program.consts)) is not None)
         plans.append(GroupPlan(grp, sched, ext, windowed, elim if windowed else None,
-                               safe, distance))
+                               safe, distance, pieces))
     scope = {p.name: p for p in f.params}
     return TaskPlan(entry, kind, tuple(plans), tuple(fused), scope)
 

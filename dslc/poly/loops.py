@@ -98,7 +98,13 @@ class LoopNest:
 
 
 # ----------------------------------------------------------------------------- building
-def loop_nest(schedule: Schedule, ext: Extents) -> LoopNest:
+PIECE = "__"  # statement name of guard piece k of f: f__k
+
+
+def loop_nest(schedule: Schedule, ext: Extents, pieces: dict | None = None) -> LoopNest:
+    """``pieces`` maps a function to its guard pieces ``((k, DNF), ...)``: each
+    becomes its own statement ``f__k`` over its part of the domain, so isl
+    generates separate loops for base cases instead of a test per cell."""
     params = sorted({p for f in schedule.order for p in ext.names[f]})
     ps = ", ".join(params)
     domains, maps = [], []
@@ -106,17 +112,40 @@ def loop_nest(schedule: Schedule, ext: Extents) -> LoopNest:
     for pos, f in enumerate(schedule.order):
         xs = [f"x{k}" for k in range(n)]
         box = " and ".join(f"0 <= {x} <= {e}" for x, e in zip(xs, ext.names[f]))
-        domains.append(f"{f}[{', '.join(xs)}] : {box}")
         t = " + ".join(f"{c}*{x}" for c, x in zip(schedule.coeffs, xs))
         inner = [f"{pos}"] + xs if not schedule.same_point_order else xs + [f"{pos}"]
-        maps.append(f"{f}[{', '.join(xs)}] -> [{t}, {', '.join(inner)}]")
+        rename = dict(zip(schedule.params[f], xs))
+        for name, cond in _statements(f, (pieces or {}).get(f), rename):
+            for conj in cond:
+                domains.append(f"{name}[{', '.join(xs)}] : {' and '.join([box] + list(conj))}")
+            maps.append(f"{name}[{', '.join(xs)}] -> [{t}, {', '.join(inner)}]")
     dom = isl.UnionSet(f"[{ps}] -> {{ {'; '.join(domains)} }}")
     smap = isl.UnionMap(f"[{ps}] -> {{ {'; '.join(maps)} }}").intersect_domain(dom)
     ctx = isl.Set(f"[{ps}] -> {{ : {' and '.join(f'{p} >= 0' for p in params)} }}")
     build = isl.AstBuild.from_context(ctx)
+    if pieces:
+        # peel the pieces into loops of their own instead of testing them per cell
+        dims = ", ".join(f"d{k}" for k in range(n + 2))
+        build = build.set_options(isl.UnionMap(f"{{ [{dims}] -> separate[x] }}"))
     node = build.node_from_schedule_map(smap)
     body = _node(node, depth=0)
     return LoopNest(body, "c0")
+
+
+def _statements(f: str, pieces, rename: dict):
+    """(statement name, DNF as constraint strings) for each piece of ``f``."""
+    if pieces is None:
+        return [(f, ((),))]
+    out = []
+    for k, dnf in pieces:
+        conds = tuple(tuple(_constraint(c, rename) for c in conj) for conj in dnf)
+        out.append((f"{f}{PIECE}{k}", conds))
+    return out
+
+
+def _constraint(c, rename: dict) -> str:
+    terms = [f"{coef}*{rename[v]}" for v, coef in c.expr.coeffs] + [str(c.expr.const)]
+    return f"{' + '.join(terms)} {'>=' if c.kind == 'ge' else '='} 0"
 
 
 def _node(node, depth: int) -> tuple:
