@@ -310,7 +310,8 @@ class CpuGenerator:
                 dims = [f"{e} + 1" for e in ext]
             b.emit(f"T_{f} = np.empty(({', '.join(dims)},), np.float64)")
 
-    def _loops(self, b: Block, body, cells: dict, g: GroupPlan, gi: int) -> None:
+    def _loops(self, b: Block, body, cells: dict, g: GroupPlan, gi: int,
+               in_partition: bool = False) -> None:
         for node in body:
             if isinstance(node, LFor):
                 inner = b.child()
@@ -319,20 +320,27 @@ class CpuGenerator:
                     for f in g.functions:
                         for d in sorted(self.slots.get(f, ())):
                             inner.emit(f"slot_{f}_{d} = ({node.var} - {d} - tmin_{f}) % W_{gi}")
-                self._loops(inner, node.body, cells, g, gi)
+                self._loops(inner, node.body, cells, g, gi,
+                            in_partition or node.kind == "partition")
                 b.nest(f"for {node.var} in range({node.lower.to_python()}, "
                        f"{node.upper.to_python()} + 1, {node.step}):", inner)
             elif isinstance(node, LIf):
                 then, orelse = b.child(), b.child()
-                self._loops(then, node.then, cells, g, gi)
+                self._loops(then, node.then, cells, g, gi, in_partition)
                 b.nest(f"if {node.cond.to_python()}:", then)
                 if node.orelse:
-                    self._loops(orelse, node.orelse, cells, g, gi)
+                    self._loops(orelse, node.orelse, cells, g, gi, in_partition)
                     b.nest("else:", orelse)
             elif isinstance(node, LCompute):
                 f = self.program.functions[node.func.split(PIECE)[0]]
                 for p, a in zip(f.rec_params, node.args):
                     b.emit(f"x_{p.name} = {a.to_python()}")
+                if g.windowed and not in_partition:
+                    # a lone point outside any partition loop: its own slots
+                    part = self._partition(g, f.name, [f"x_{p.name}" for p in f.rec_params])
+                    for h in g.functions:
+                        for d in sorted(self.slots.get(h, ())):
+                            b.emit(f"slot_{h}_{d} = ({part} - {d} - tmin_{h}) % W_{gi}")
                 b.lines.extend(cells[node.func].lines)
 
 
