@@ -1,0 +1,318 @@
+"""HMMER3 profile files: reading, checking against pyhmmer, conversion to an HMM."""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dslc.errors import DslcError, Span
+from dslc.runtime.values import Alphabet
+from dslc_extensions.hmm.hmmer3 import (AMINO, DD, DM, II, IM, MD, MI, MM, load_hmmer3, parse_hmmer3_text,
+                                        profile_to_hmm, read_profiles)
+from dslc_extensions.hmm.model import EMITTING, END, SILENT, START
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference helpers
+import hmm_reference as ref  # noqa: E402
+
+pyhmmer = pytest.importorskip("pyhmmer")
+DATA = Path(os.path.dirname(pyhmmer.__file__)) / "tests" / "data" / "hmms"
+TXT = sorted((DATA / "txt").glob("*.hmm"))
+THIO = DATA / "txt" / "Thioesterase.hmm"
+SPAN = Span("prog.bio", 3, 5)
+PROTEIN = Alphabet("protein", tuple("ARNDCQEGHILKMFPSTWYVBZX*"))
+
+if not THIO.exists():  # pragma: no cover
+    pytest.skip("pyhmmer's test data is not installed", allow_module_level=True)
+
+
+def pyhmmer_models(path):
+    with pyhmmer.plan7.HMMFile(str(path)) as f:
+        return list(f)
+
+
+@pytest.mark.parametrize("path", TXT, ids=[p.name for p in TXT])
+def test_profiles_match_pyhmmer(path):
+    mine = read_profiles(path, SPAN)
+    theirs = pyhmmer_models(path)
+    assert len(mine) == len(theirs)
+    for p, h in zip(mine, theirs):
+        assert p.name == (h.name.decode() if isinstance(h.name, bytes) else h.name)
+        assert p.M == h.M
+        assert "".join(p.alphabet.symbols) == h.alphabet.symbols[:len(p.alphabet)]
+        np.testing.assert_allclose(p.match_emissions, np.asarray(h.match_emissions)[1:], atol=1e-6)
+        np.testing.assert_allclose(p.insert_emissions, np.asarray(h.insert_emissions), atol=1e-6)
+        t = np.asarray(h.transition_probabilities)
+        np.testing.assert_allclose(p.transitions[1:], t[1:], atol=1e-6)
+        np.testing.assert_allclose(p.transitions[0, :5], t[0, :5], atol=1e-6)  # D0 does not exist
+
+
+def test_thioesterase_values():
+    (p,) = read_profiles(THIO, SPAN)
+    assert p.name == "Thioesterase" and p.M == 243 and p.alphabet is AMINO
+    assert "".join(AMINO.symbols) == "ACDEFGHIKLMNPQRSTVWY"
+    assert p.match_emissions.shape == (243, 20)
+    assert p.insert_emissions.shape == (244, 20)
+    assert p.transitions.shape == (244, 7)
+    # node 1, match emission of A is exp(-2.07737); node 0: m->i is '*'
+    assert p.match_emissions[0, 0] == pytest.approx(math.exp(-2.07737))
+    assert p.match_emissions[0, AMINO.code("P")] == pytest.approx(math.exp(-1.20747))
+    assert p.transitions[0, MI] == 0.0 and p.transitions[0, MM] == pytest.approx(math.exp(-0.00511))
+    assert p.transitions[1, II] == pytest.approx(math.exp(-0.77267))
+    assert p.transitions[243].tolist() == [1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    assert p.compo is None
+    assert p.consensus.startswith("pPLFcvHP")
+    assert p.tags["LENG"] == "243"
+
+
+def test_rna_profile_with_compo():
+    (p,) = read_profiles(DATA / "txt" / "RF00001.hmm")
+    assert p.alphabet.symbols == tuple("ACGU") and p.M == 119
+    assert p.accession == "RF00001" and p.description == "5S ribosomal RNA"
+    assert p.compo == pytest.approx(np.exp(-np.array([1.44549, 1.37725, 1.25977, 1.47676])))
+
+
+def test_multi_model_file():
+    ps = read_profiles(DATA / "txt" / "RREFam.hmm")
+    assert len(ps) == 10
+    hs = load_hmmer3(DATA / "txt" / "RREFam.hmm", SPAN)
+    assert [h.name for h in hs] == [p.name for p in ps]
+    assert all(h.profile.M == p.M for h, p in zip(hs, ps))
+
+
+def test_gzip_file(tmp_path):
+    gz = tmp_path / "t.hmm.gz"
+    gz.write_bytes(gzip.compress(THIO.read_bytes()))
+    (p,) = read_profiles(gz)
+    assert p.M == 243
+
+
+# --------------------------------------------------------------------------- the model built
+
+def test_core_model_structure():
+    (h,) = load_hmmer3(THIO, SPAN)
+    p = h.profile
+    M = p.M
+    assert h.n_states == 3 * M + 2 == p.n_states
+    assert h.alphabet is AMINO
+    names = [s.name for s in h.states]
+    assert names[:5] == ["B", "I0", "M1", "I1", "D1"]
+    assert names[-3:] == [f"M{M}", f"D{M}", "E"]
+    for k in range(1, M + 1):
+        assert names[p.match_state(k)] == f"M{k}"
+        assert names[p.delete_state(k)] == f"D{k}"
+        assert h.states[p.match_state(k)].kind == EMITTING
+        assert h.states[p.delete_state(k)].kind == SILENT
+    for k in range(M):
+        assert names[p.insert_state(k)] == f"I{k}"
+    assert h.states[0].kind == START and h.states[-1].kind == END
+    np.testing.assert_array_equal(h.states[p.match_state(5)].emission, p.match_emissions[4])
+    np.testing.assert_array_equal(h.states[p.insert_state(5)].emission, p.insert_emissions[5])
+    # silent-to-silent transitions go up the numbering: index order is a column order
+    for t in h.transitions:
+        if h.states[t.start].issilent and h.states[t.end].issilent:
+            assert t.start < t.end
+        assert t.start < t.end or t.start == t.end  # only insert self-loops stay put
+    assert h.column_order == tuple(range(h.n_states))
+    # the file's transitions, unrenormalised; outgoing sums are 1 up to the file's rounding
+    T = {(t.start, t.end): t.prob for t in h.transitions}
+    assert T[(0, p.match_state(1))] == p.transitions[0, MM]
+    assert T[(0, p.delete_state(1))] == p.transitions[0, MD]
+    assert (0, p.insert_state(0)) not in T  # probability 0: left out
+    k = 17
+    assert T[(p.match_state(k), p.insert_state(k))] == p.transitions[k, MI]
+    assert T[(p.insert_state(k), p.match_state(k + 1))] == p.transitions[k, IM]
+    assert T[(p.delete_state(k), p.delete_state(k + 1))] == p.transitions[k, DD]
+    assert T[(p.delete_state(k), p.match_state(k + 1))] == p.transitions[k, DM]
+    assert T[(p.match_state(M), h.end.index)] == 1.0
+    for s in h.states[:-1]:
+        if s.transitions_from:
+            assert sum(h.transitions[t].prob for t in s.transitions_from) == pytest.approx(1, abs=1e-4)
+
+
+def test_generic_forward_equals_profile_forward():
+    ps = read_profiles(DATA / "txt" / "RREFam.hmm")
+    p = min(ps, key=lambda q: q.M)
+    h = profile_to_hmm(p)
+    cons = "".join(c for c in p.consensus.upper() if c in "ACDEFGHIKLMNPQRSTVWY")
+    rng = np.random.default_rng(3)
+    for text in (cons, cons[: len(cons) // 2], "".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), 12)), ""):
+        x = AMINO.encode(text)
+        lp_profile = ref.profile_forward(p, x)
+        lp_generic, _ = ref.forward(h, x)
+        assert lp_generic == pytest.approx(lp_profile, rel=1e-9)
+        assert np.isfinite(lp_profile)
+    # the consensus is far more likely than a random sequence of its length
+    x = AMINO.encode(cons)
+    y = AMINO.encode("".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), len(cons))))
+    assert ref.profile_forward(p, x) > ref.profile_forward(p, y) + 20
+
+
+def test_generic_forward_equals_profile_forward_thioesterase():
+    (h,) = load_hmmer3(THIO, SPAN)
+    p = h.profile
+    x = AMINO.encode("".join(c for c in p.consensus.upper() if c.isalpha()))
+    assert len(x) == 243
+    lp = ref.profile_forward(p, x)
+    assert ref.forward(h, x)[0] == pytest.approx(lp, rel=1e-9)
+    assert -400 < lp < -300
+
+
+def test_generic_viterbi_backward_on_profile():
+    ps = read_profiles(DATA / "txt" / "RREFam.hmm")
+    p = min(ps, key=lambda q: q.M)
+    h = profile_to_hmm(p)
+    x = AMINO.encode("".join(c for c in p.consensus.upper() if c.isalpha())[:20])
+    lf, _ = ref.forward(h, x)
+    lb, _ = ref.backward(h, x)
+    lv, path = ref.viterbi(h, x)
+    assert lb == pytest.approx(lf, rel=1e-9)
+    assert lv <= lf and ref.path_logprob(h, x, path) == pytest.approx(lv)
+
+
+def test_remap_to_another_alphabet():
+    (h,) = load_hmmer3(THIO, SPAN, alphabet=PROTEIN)
+    (g,) = load_hmmer3(THIO, SPAN)
+    assert h.alphabet is PROTEIN
+    p = h.profile
+    m1 = h.states[p.match_state(1)].emission
+    raw = p.match_emissions[0]
+    assert m1.shape == (24,)
+    for sym in "ACDEFGHIKLMNPQRSTVWY":
+        assert m1[PROTEIN.code(sym)] == raw[AMINO.code(sym)]
+    assert m1[PROTEIN.code("B")] == pytest.approx(raw[AMINO.code("D")] + raw[AMINO.code("N")])
+    assert m1[PROTEIN.code("Z")] == pytest.approx(raw[AMINO.code("E")] + raw[AMINO.code("Q")])
+    assert m1[PROTEIN.code("X")] == pytest.approx(raw.sum())
+    assert m1[PROTEIN.code("*")] == 0.0
+    # the same sequence scores the same under both layouts
+    text = "PLFCVHPGGG"
+    assert ref.forward(h, PROTEIN.encode(text))[0] == pytest.approx(ref.forward(g, AMINO.encode(text))[0])
+
+
+def test_remap_refuses_a_foreign_alphabet():
+    dna = Alphabet("dna", tuple("ACGT"))
+    with pytest.raises(DslcError) as info:
+        load_hmmer3(THIO, SPAN, alphabet=dna)
+    assert "not symbols of alphabet 'dna'" in info.value.message and info.value.span == SPAN
+
+
+def test_tiny_profile_by_hand():
+    text = TINY
+    (p,) = parse_hmmer3_text(text, "tiny.hmm")
+    h = profile_to_hmm(p)
+    assert p.M == 2 and p.alphabet.symbols == tuple("ACGT")
+    assert [s.name for s in h.states] == ["B", "I0", "M1", "I1", "D1", "M2", "D2", "E"]
+    # enumerate paths by hand for "A": B->M1->(D2)->E and B->D1->M2->E and B->I0->M1->D2? (needs 2 symbols)
+    e = lambda v: math.exp(-v)  # noqa: E731
+    pA = (e(0.1) * e(1.0) * e(1.2) * 1.0          # B->M1 (emit A) ->D2 ->E
+          + e(2.5) * e(1.1) * e(0.9) * 1.0)        # B->D1 ->M2 (emit A) ->E
+    assert ref.profile_forward(p, [0]) == pytest.approx(math.log(pA))
+    assert ref.forward(h, [0])[0] == pytest.approx(math.log(pA))
+    assert ref.profile_forward(p, []) == pytest.approx(math.log(e(2.5) * e(0.4)))
+
+
+TINY = """HMMER3/f [3.3 | Nov 2019]
+NAME  tiny
+LENG  2
+ALPH  DNA
+HMM          A        C        G        T
+            m->m     m->i     m->d     i->m     i->i     d->m     d->d
+          1.38629  1.38629  1.38629  1.38629
+          0.10000  3.00000  2.50000  0.50000  0.90000  0.00000        *
+      1   1.00000  2.00000  2.00000  2.00000      1 a - - -
+          1.38629  1.38629  1.38629  1.38629
+          0.40000  2.00000  1.20000  0.60000  0.80000  1.10000  0.40000
+      2   0.90000  2.00000  2.00000  2.00000      2 a - - -
+          1.38629  1.38629  1.38629  1.38629
+          0.00000        *        *  0.00000        *  0.00000        *
+//
+"""
+
+
+# --------------------------------------------------------------------------- errors
+
+def error(text: str) -> DslcError:
+    with pytest.raises(DslcError) as info:
+        parse_hmmer3_text(text, "bad.hmm", SPAN)
+    assert info.value.span == SPAN
+    return info.value
+
+
+def lines_of(text):
+    return text.splitlines(keepends=True)
+
+
+def test_error_missing_hmm_line():
+    e = error("".join(l for l in lines_of(TINY) if not l.startswith("HMM ")))
+    assert "bad.hmm, line 5" in e.message and "header tag" in e.message
+
+
+def test_error_file_ends_before_hmm_line():
+    e = error("HMMER3/f\nNAME x\nLENG 2\n")
+    assert "'HMM' line" in e.message and "line 3" in e.message
+
+
+def test_error_missing_name():
+    e = error(TINY.replace("NAME  tiny\n", ""))
+    assert "no NAME line" in e.message
+
+
+def test_error_wrong_field_count():
+    e = error(TINY.replace("0.40000  2.00000  1.20000  0.60000  0.80000  1.10000  0.40000",
+                           "0.40000  2.00000  1.20000  0.60000  0.80000  1.10000"))
+    assert "bad.hmm, line 11" in e.message and "node 1 transitions" in e.message
+    assert "expected 7 fields, found 6" in e.message
+
+
+def test_error_bad_number():
+    e = error(TINY.replace("1.00000  2.00000", "1.0x000  2.00000"))
+    assert "bad.hmm, line 9" in e.message and "'1.0x000' is not a number" in e.message
+
+
+def test_error_negative():
+    e = error(TINY.replace("1.00000  2.00000", "-1.00000  2.00000"))
+    assert "line 9" in e.message and "negative" in e.message
+
+
+def test_error_node_numbers():
+    e = error(TINY.replace("      2   0.9", "      3   0.9"))
+    assert "expected node 2, found '3'" in e.message and "line 12" in e.message
+
+
+def test_error_leng_too_large():
+    e = error(TINY.replace("LENG  2", "LENG  3"))
+    assert "node 3" in e.message
+
+
+def test_error_missing_terminator():
+    e = error(TINY.replace("//\n", "garbage\n"))
+    assert "expected '//'" in e.message and "line 15" in e.message
+
+
+def test_error_not_hmmer():
+    e = error(">seq\nACGT\n")
+    assert "HMMER3/f" in e.message and "line 1" in e.message
+    e = error("")
+    assert "no HMM" in e.message
+
+
+def test_error_hmmer2():
+    e = error((DATA / "txt2" / "Thioesterase.hmm2").read_text())
+    assert "HMMER2" in e.message and "hmmconvert" in e.hint
+
+
+def test_error_wrong_residue_line():
+    e = error(TINY.replace("HMM          A        C        G        T",
+                           "HMM          A        C        G        U"))
+    assert "residues" in e.message
+
+
+def test_error_missing_file(tmp_path):
+    with pytest.raises(DslcError) as info:
+        load_hmmer3(tmp_path / "nope.hmm", SPAN)
+    assert "no such file" in info.value.message and info.value.span == SPAN

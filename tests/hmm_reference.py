@@ -1,0 +1,237 @@
+"""Plain numpy reference algorithms for hidden Markov models (a helper for tests,
+not a test file).
+
+Conventions (the language's, see LANGUAGE.md "Hidden Markov models"):
+``f[i, s]`` is the log probability of emitting ``x[:i]`` along a path from the
+start state that ends in state ``s``, where an emitting state of width ``w``
+has just emitted ``x[i - w:i]`` and a silent state emitted nothing (so it is
+read at the position its predecessors reached). ``P(x) = f[len(x), end]``.
+
+Everything here reads the per-state and per-transition records of an
+:class:`HMM` (``state.emission``, ``transition.prob``), not the flat arrays, so
+it can check those arrays too; :func:`profile_forward` reads only a HMMER3
+:class:`Profile`'s arrays.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+NEG = -math.inf
+
+
+def _lse(values) -> float:
+    values = [v for v in values if v != NEG]
+    if not values:
+        return NEG
+    m = max(values)
+    return m + math.log(math.fsum(math.exp(v - m) for v in values))
+
+
+def _log(p: float) -> float:
+    return math.log(p) if p > 0 else NEG
+
+
+def _code(alpha_size: int, codes) -> int:
+    c = 0
+    for x in codes:
+        c = c * alpha_size + int(x)
+    return c
+
+
+def _silent_topo(hmm) -> list[int]:
+    """Silent states ordered so that silent predecessors come first (Kahn)."""
+    silent = [s.index for s in hmm.states if s.emission is None]
+    sset = set(silent)
+    indeg = {s: 0 for s in silent}
+    succ: dict[int, list[int]] = {s: [] for s in silent}
+    for t in hmm.transitions:
+        if t.start in sset and t.end in sset:
+            indeg[t.end] += 1
+            succ[t.start].append(t.end)
+    ready = sorted(s for s in silent if indeg[s] == 0)
+    out = []
+    while ready:
+        s = ready.pop(0)
+        out.append(s)
+        for u in succ[s]:
+            indeg[u] -= 1
+            if indeg[u] == 0:
+                ready.append(u)
+    assert len(out) == len(silent), "silent cycle"
+    return out
+
+
+def _setup(hmm, x):
+    x = np.asarray(x, dtype=np.int64)
+    a = len(hmm.alphabet)
+    preds: list[list[tuple[int, float]]] = [[] for _ in hmm.states]
+    succs: list[list[tuple[int, float]]] = [[] for _ in hmm.states]
+    for t in hmm.transitions:
+        preds[t.end].append((t.start, _log(t.prob)))
+        succs[t.start].append((t.end, _log(t.prob)))
+    emitting = [s for s in hmm.states if s.emission is not None]
+    start = hmm.states[0].index
+    end = hmm.states[-1].index
+    return x, a, preds, succs, emitting, start, end
+
+
+def _emit(s, a, x, i0, i1) -> float:
+    return _log(float(s.emission[_code(a, x[i0:i1])]))
+
+
+def forward(hmm, x) -> tuple[float, np.ndarray]:
+    """``(log P(x), f)`` with ``f`` of shape ``(len(x) + 1, n_states)``."""
+    x, a, preds, _, emitting, start, end = _setup(hmm, x)
+    L, n = len(x), len(hmm.states)
+    topo = _silent_topo(hmm)
+    f = np.full((L + 1, n), NEG)
+    for i in range(L + 1):
+        for s in emitting:
+            w = s.width
+            if i >= w:
+                inner = _lse(f[i - w, p] + lp for p, lp in preds[s.index])
+                if inner != NEG:
+                    f[i, s.index] = _emit(s, a, x, i - w, i) + inner
+        for si in topo:
+            if si == start:
+                f[i, si] = 0.0 if i == 0 else NEG
+            else:
+                f[i, si] = _lse(f[i, p] + lp for p, lp in preds[si])
+    return float(f[L, end]), f
+
+
+def backward(hmm, x) -> tuple[float, np.ndarray]:
+    """``(log P(x), b)``: ``b[i, s]`` is the log probability of emitting
+    ``x[i:]`` and finishing in the end state, having reached ``s`` at ``i``."""
+    x, a, _, succs, emitting, start, end = _setup(hmm, x)
+    L, n = len(x), len(hmm.states)
+    topo = _silent_topo(hmm)
+    b = np.full((L + 1, n), NEG)
+    states = hmm.states
+
+    def step(si: int, i: int) -> float:
+        terms = []
+        for u, lp in succs[si]:
+            su = states[u]
+            if su.emission is None:
+                terms.append(lp + b[i, u])
+            elif i + su.width <= L:
+                terms.append(lp + _emit(su, a, x, i, i + su.width) + b[i + su.width, u])
+        return _lse(terms)
+
+    for i in range(L, -1, -1):
+        for si in reversed(topo):
+            b[i, si] = 0.0 if (si == end and i == L) else (NEG if si == end else step(si, i))
+        for s in emitting:
+            b[i, s.index] = step(s.index, i)
+    return float(b[0, start]), b
+
+
+def viterbi(hmm, x) -> tuple[float, list[int]]:
+    """``(log probability of the best path, the path as state numbers from the
+    start state to the end state)``; ``(-inf, [])`` when ``P(x) = 0``."""
+    x, a, preds, _, emitting, start, end = _setup(hmm, x)
+    L, n = len(x), len(hmm.states)
+    topo = _silent_topo(hmm)
+    v = np.full((L + 1, n), NEG)
+    back = {}
+    for i in range(L + 1):
+        for s in emitting:
+            w = s.width
+            if i < w:
+                continue
+            best, arg = NEG, None
+            for p, lp in preds[s.index]:
+                val = v[i - w, p] + lp
+                if val > best:
+                    best, arg = val, p
+            if arg is not None:
+                v[i, s.index] = _emit(s, a, x, i - w, i) + best
+                back[(i, s.index)] = (i - w, arg)
+        for si in topo:
+            if si == start:
+                v[i, si] = 0.0 if i == 0 else NEG
+                continue
+            best, arg = NEG, None
+            for p, lp in preds[si]:
+                val = v[i, p] + lp
+                if val > best:
+                    best, arg = val, p
+            if arg is not None:
+                v[i, si] = best
+                back[(i, si)] = (i, arg)
+    score = float(v[L, end])
+    if score == NEG:
+        return score, []
+    path = [end]
+    cell = (L, end)
+    while cell != (0, start):
+        cell = back[cell]
+        path.append(cell[1])
+    return score, path[::-1]
+
+
+def path_logprob(hmm, x, path) -> float:
+    """Log probability of emitting ``x`` along ``path`` (start .. end)."""
+    x = np.asarray(x, dtype=np.int64)
+    a = len(hmm.alphabet)
+    T = {(t.start, t.end): t.prob for t in hmm.transitions}
+    lp, i = 0.0, 0
+    for p, q in zip(path, path[1:]):
+        lp += _log(T.get((p, q), 0.0))
+        s = hmm.states[q]
+        if s.emission is not None:
+            if i + s.width > len(x):
+                return NEG
+            lp += _emit(s, a, x, i, i + s.width)
+            i += s.width
+    return lp if i == len(x) else NEG
+
+
+def profile_forward(profile, x) -> float:
+    """log P(x) under the global core model of a HMMER3 profile, computed
+    directly over its arrays (``x``: residue codes in the profile's order)."""
+    from dslc_extensions.hmm.hmmer3 import DD, DM, II, IM, MD, MI, MM
+
+    x = np.asarray(x, dtype=np.int64)
+    L, M = len(x), profile.M
+    with np.errstate(divide="ignore"):
+        t = np.log(profile.transitions)          # (M + 1, 7)
+        em = np.log(profile.match_emissions)     # (M, K): node k at row k - 1
+        ei = np.log(profile.insert_emissions)    # (M + 1, K)
+    # arrays over nodes: Mv[k] for k = 1..M (index k), Iv[k] for k = 0..M-1, Dv[k] for k = 1..M
+    Mv = np.full(M + 1, NEG)
+    Iv = np.full(M + 1, NEG)
+    Dv = np.full(M + 1, NEG)
+
+    def deletes(Mcol, Bval):
+        D = np.full(M + 1, NEG)
+        D[1] = Bval + t[0, MD]
+        for k in range(2, M + 1):
+            D[k] = np.logaddexp(Mcol[k - 1] + t[k - 1, MD], D[k - 1] + t[k - 1, DD])
+        return D
+
+    Dv = deletes(Mv, 0.0)  # column 0: B = 1, nothing emitted
+    Bprev = 0.0
+    for i in range(1, L + 1):
+        c = x[i - 1]
+        newM = np.full(M + 1, NEG)
+        newI = np.full(M + 1, NEG)
+        # node 1 from B / I0; nodes 2..M from node k-1
+        newM[1] = em[0, c] + np.logaddexp(Bprev + t[0, MM], Iv[0] + t[0, IM])
+        if M > 1:
+            ks = np.arange(2, M + 1)
+            inner = np.logaddexp(np.logaddexp(Mv[ks - 1] + t[ks - 1, MM], Iv[ks - 1] + t[ks - 1, IM]),
+                                 Dv[ks - 1] + t[ks - 1, DM])
+            newM[2:] = em[ks - 1, c] + inner
+        newI[0] = ei[0, c] + np.logaddexp(Bprev + t[0, MI], Iv[0] + t[0, II])
+        if M > 1:
+            ks = np.arange(1, M)
+            newI[1:M] = ei[ks, c] + np.logaddexp(Mv[ks] + t[ks, MI], Iv[ks] + t[ks, II])
+        Mv, Iv = newM, newI
+        Bprev = NEG
+        Dv = deletes(Mv, NEG)
+    return float(np.logaddexp(Mv[M] + t[M, MM], Dv[M] + t[M, DM]))
