@@ -1,0 +1,76 @@
+"""Every example runs from the command line, on every backend, with the results
+the independent references give for the same inputs."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests import reference as ref
+from tests.conftest import EXAMPLES
+
+
+def run_json(path, backend, *extra) -> dict:
+    r = subprocess.run([sys.executable, "-m", "dslc.cli", "run", str(path), "--format", "json",
+                        "--backend", backend, "--quiet", *extra],
+                       capture_output=True, text=True, cwd="/")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def literals(path) -> list[str]:
+    return re.findall(r'"([A-Za-z]+)"', path.read_text())
+
+
+def test_edit_distance(backend):
+    out = run_json(EXAMPLES / "edit_distance.bio", backend)
+    assert out["r[6, 7]"] == 3
+    assert out["r"][6][7] == 3 and len(out["r"]) == 7 and len(out["r"][0]) == 8
+
+
+def test_needleman_wunsch(backend):
+    out = run_json(EXAMPLES / "needleman_wunsch.bio", backend, "-D", "gap=4")
+    (key,) = [k for k in out if k.startswith("score")]
+    assert out[key] == ref.needleman_wunsch("HEAGAWGHEE", "PAWHEAE", ref.blosum62_dict(), 4)
+    assert out["table"][-1][-1] == out[key]
+
+
+def test_smith_waterman_over_fasta(backend):
+    from dslc.runtime.fasta import read_fasta
+    from dslc.runtime.stdlib_data import standard_alphabets
+
+    out = run_json(EXAMPLES / "smith_waterman.bio", backend)
+    db = read_fasta(str(EXAMPLES / "data" / "db.fasta"), standard_alphabets()["protein"])
+    query = max(literals(EXAMPLES / "smith_waterman.bio"), key=len)
+    want = [ref.gotoh_local(query, s.text, ref.blosum62_dict(), 10, 1) for s in db]
+    assert out["scores"] == want
+
+
+def test_nussinov(backend):
+    out = run_json(EXAMPLES / "nussinov.bio", backend)
+    assert out["r"] == 3
+    trna = next(x for x in literals(EXAMPLES / "nussinov.bio") if len(x) > 50)
+    assert out["n(trna, 0, 76)"] == ref.nussinov(trna)
+
+
+def test_three_way(backend):
+    out = run_json(EXAMPLES / "three_way.bio", backend)
+    ((key, value),) = out.items()
+    a, b, c = re.findall(r'"([ACGT]+)"', key)
+    assert value == ref.three_way(a, b, c, 2, -1, 2)
+
+
+@pytest.mark.parametrize("name", ["edit_distance", "needleman_wunsch", "smith_waterman",
+                                  "nussinov", "three_way"])
+def test_examples_check_and_explain(name, capsys):
+    from dslc.cli import main
+
+    assert main(["check", str(EXAMPLES / f"{name}.bio")]) == 0
+    assert main(["explain", str(EXAMPLES / f"{name}.bio"), "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out.split("\n", 1)[1])
+    groups = [r for k, r in rep.items() if k != "_interpreted"]
+    assert groups and all(r["partitions"] >= 1 and r["loops"] for r in groups)
