@@ -25,6 +25,7 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     """Group plans by function, generated sources by entry, interpreter
     fallbacks, and the functions the script never ran (extents of 10 assumed)."""
     runner = ScriptRunner(program.checked, backends.get("cpu"), program.base_dir, quiet=True)
+    runner.backend.disk_cache = False  # plan afresh, so every plan can be shown
     runner.run()
     engine = runner.backend
     by_func, sources = {}, {}

@@ -1,126 +1,334 @@
-"""Independent oracles: plain iterative Python, no dslc, no recursion.
+"""Independent oracles: plain iterative Python, no dslc, no recursion (a helper
+module for tests, not a test file).
 
-Each function states its scoring precisely; the property tests compare the
-interpreter (and every compiled backend) with these on random inputs.
+Every function here is a bottom-up loop over a table, written from the textbook
+definition of its problem and not from the .bio programs, so a disagreement
+between a program and these functions points at the compiler.
+``tests/test_reference_selfcheck.py`` checks each oracle against brute force,
+against literal transcriptions of LANGUAGE.md's recurrences, and against
+Biopython and parasail.
+
+Scoring conventions (those of the examples and of LANGUAGE.md):
+
+* edit distance: unit cost for a substitution, an insertion or a deletion;
+* alignment scores are maximised; a substitution scores ``matrix[(a, b)]``;
+* a linear gap costs ``gap`` per gap symbol;
+* an affine gap of length ``L`` costs ``open + L * ext`` (LANGUAGE.md's Gotoh
+  program: ``h(i, j - 1) - open - ext`` opens a gap, ``e(i, j - 1) - ext``
+  extends it). In parasail's and Biopython's convention, where a gap of length
+  ``L`` costs ``open' + (L - 1) * extend'``, that is ``open' = open + ext`` and
+  ``extend' = ext`` (so open=10, ext=1 here is parasail's open=11, extend=1).
 """
 
 from __future__ import annotations
 
+import math
+
 NEG = float("-inf")
-PAIRS = {("A", "U"), ("U", "A"), ("G", "C"), ("C", "G"), ("G", "U"), ("U", "G")}
+
+# Watson-Crick and GU wobble pairs, as in LANGUAGE.md's ``pairs``.
+PAIRS = frozenset({("A", "U"), ("U", "A"), ("G", "C"), ("C", "G"), ("G", "U"), ("U", "G")})
+RNA_PAIRS = PAIRS
+
+
+# --------------------------------------------------------------------------- edit distance
+
+
+def edit_distance_table(s: str, t: str) -> list[list[int]]:
+    """``D[i][j]`` = edit distance between ``s[:i]`` and ``t[:j]`` (unit costs);
+    a ``(len(s) + 1) x (len(t) + 1)`` table, the shape of LANGUAGE.md's
+    ``r = d("kitten", "sitting")``."""
+    n, m = len(s), len(t)
+    D = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
+        D[i][0] = i
+    for j in range(m + 1):
+        D[0][j] = j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            sub = D[i - 1][j - 1] + (0 if s[i - 1] == t[j - 1] else 1)
+            D[i][j] = min(sub, D[i - 1][j] + 1, D[i][j - 1] + 1)
+    return D
 
 
 def edit_distance(s: str, t: str) -> int:
-    """Levenshtein distance, unit costs."""
-    prev = list(range(len(t) + 1))
-    for i in range(1, len(s) + 1):
-        cur = [i] + [0] * len(t)
-        for j in range(1, len(t) + 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] != t[j - 1]))
-        prev = cur
-    return prev[-1]
+    """Levenshtein distance between ``s`` and ``t`` (unit costs)."""
+    return edit_distance_table(s, t)[len(s)][len(t)]
+
+
+# --------------------------------------------------------------------------- pairwise alignment
+
+
+def needleman_wunsch_table(s: str, t: str, matrix: dict, gap: int) -> list[list[int]]:
+    """``S[i][j]`` = best global alignment score of ``s[:i]`` and ``t[:j]``
+    (see :func:`needleman_wunsch`)."""
+    n, m = len(s), len(t)
+    S = [[0] * (m + 1) for _ in range(n + 1)]
+    for j in range(m + 1):
+        S[0][j] = -gap * j
+    for i in range(1, n + 1):
+        S[i][0] = -gap * i
+        a = s[i - 1]
+        for j in range(1, m + 1):
+            S[i][j] = max(
+                S[i - 1][j - 1] + matrix[(a, t[j - 1])],
+                S[i - 1][j] - gap,   # s[i-1] against a gap
+                S[i][j - 1] - gap,   # t[j-1] against a gap
+            )
+    return S
 
 
 def needleman_wunsch(s: str, t: str, matrix: dict, gap: int) -> int:
-    """Global alignment score: substitutions from ``matrix`` minus ``gap`` per gap symbol."""
-    prev = [-gap * j for j in range(len(t) + 1)]
-    for i in range(1, len(s) + 1):
-        cur = [-gap * i] + [0] * len(t)
-        for j in range(1, len(t) + 1):
-            cur[j] = max(prev[j - 1] + matrix[s[i - 1], t[j - 1]], prev[j] - gap, cur[j - 1] - gap)
-        prev = cur
-    return prev[-1]
+    """Best global alignment score of ``s`` and ``t``: the sum of
+    ``matrix[(a, b)]`` over aligned pairs minus ``gap`` for every gap symbol
+    (a linear gap penalty; leading and trailing gaps are charged too)."""
+    return needleman_wunsch_table(s, t, matrix, gap)[len(s)][len(t)]
 
 
 def gotoh_local(s: str, t: str, matrix: dict, open_: int, ext: int) -> int:
-    """Smith-Waterman local score with affine gaps: a gap of length L costs open + L * ext."""
+    """Smith-Waterman local alignment score with affine gaps (Gotoh).
+
+    A gap of length ``L`` costs ``open_ + L * ext``. The score is the maximum,
+    over all pairs of substrings of ``s`` and ``t`` and all their alignments,
+    of substitutions minus gap costs, and at least 0 (the empty alignment).
+    Three rows: ``H`` (best alignment ending at ``(i, j)``), ``E`` (ending with
+    ``t[j-1]`` against a gap) and ``F`` (ending with ``s[i-1]`` against a gap)."""
+    n, m = len(s), len(t)
     best = 0
-    h_prev = [0] * (len(t) + 1)
-    f_prev = [NEG] * (len(t) + 1)
-    for i in range(1, len(s) + 1):
-        h = [0] * (len(t) + 1)
-        f = [NEG] * (len(t) + 1)
-        e = NEG
-        for j in range(1, len(t) + 1):
-            e = max(e - ext, h[j - 1] - open_ - ext)
-            f[j] = max(f_prev[j] - ext, h_prev[j] - open_ - ext)
-            h[j] = max(0, e, f[j], h_prev[j - 1] + matrix[s[i - 1], t[j - 1]])
-            best = max(best, h[j])
-        h_prev, f_prev = h, f
-    return best
+    H_prev = [0] * (m + 1)
+    F_prev = [NEG] * (m + 1)
+    for i in range(1, n + 1):
+        H = [0] * (m + 1)
+        F = [NEG] * (m + 1)
+        E = NEG
+        a = s[i - 1]
+        for j in range(1, m + 1):
+            E = max(E - ext, H[j - 1] - open_ - ext)
+            F[j] = max(F_prev[j] - ext, H_prev[j] - open_ - ext)
+            h = max(0, E, F[j], H_prev[j - 1] + matrix[(a, t[j - 1])])
+            H[j] = h
+            if h > best:
+                best = h
+        H_prev, F_prev = H, F
+    return int(best)
+
+
+# --------------------------------------------------------------------------- RNA folding
+
+
+def nussinov_table(x: str, min_loop: int = 3) -> list[list[int]]:
+    """``N[i][j]`` = the largest number of base pairs (AU, UA, GC, CG, GU, UG)
+    in a non-crossing structure on the half-open interval ``x[i:j]`` in which
+    every pair ``(p, q)``, ``p < q``, encloses at least ``min_loop`` unpaired
+    positions (``q - p > min_loop``). ``0 <= i <= j <= len(x)``; entries with
+    ``j < i`` are 0 and unused.
+
+    Written bottom-up over interval lengths with the classic four cases
+    (``x[i]`` unpaired, ``x[j-1]`` unpaired, ``x[i]`` paired with ``x[j-1]``,
+    or a split into two independent intervals), a different decomposition
+    from the one the example program uses."""
+    n = len(x)
+    N = [[0] * (n + 1) for _ in range(n + 1)]
+    for length in range(2, n + 1):
+        for i in range(0, n - length + 1):
+            j = i + length
+            best = max(N[i + 1][j], N[i][j - 1])
+            if (j - 1) - i > min_loop and (x[i], x[j - 1]) in PAIRS:
+                best = max(best, N[i + 1][j - 1] + 1)
+            for k in range(i + 1, j):
+                v = N[i][k] + N[k][j]
+                if v > best:
+                    best = v
+            N[i][j] = best
+    return N
 
 
 def nussinov(x: str, min_loop: int = 3) -> int:
-    """Most base pairs (AU, GC, GU wobble) in ``x`` where paired positions ``a < b``
-    satisfy ``b - a >= 4``, pairs non-crossing. ``best[i][j]`` covers x[i .. j-1],
-    filled by increasing interval length."""
-    n = len(x)
-    best = [[0] * (n + 1) for _ in range(n + 2)]
-    for length in range(min_loop + 2, n + 1):
-        for i in range(0, n - length + 1):
-            j = i + length
-            v = best[i + 1][j]
-            for k in range(i + min_loop + 1, j):
-                if (x[i], x[k]) in PAIRS:
-                    v = max(v, 1 + best[i + 1][k] + best[k + 1][j])
-            best[i][j] = v
-    return best[0][n] if n else 0
+    """Maximum number of base pairs in ``x`` (see :func:`nussinov_table`).
+
+    With ``min_loop=3`` this is the value of LANGUAGE.md's ``n(x, 0, len(x))``:
+    there ``n(i, j)`` covers ``x[i .. j-1]``, pairs ``x[i]`` with ``x[k]`` only
+    for ``k >= i + 4`` (three unpaired bases inside) and gives 0 for intervals
+    of at most 4 bases."""
+    return nussinov_table(x, min_loop)[0][len(x)]
 
 
-def nussinov_brute(x: str) -> int:
-    """Exhaustive search over non-crossing pairings (tiny inputs only)."""
-    from functools import cache
+def nussinov_brute(x: str, min_loop: int = 3) -> int:
+    """Exhaustive search (tiny inputs only): the largest set of allowed pairs
+    ``(p, q)``, ``q - p > min_loop``, no two sharing a position or crossing."""
+    cand = [
+        (p, q)
+        for p in range(len(x))
+        for q in range(p + min_loop + 1, len(x))
+        if (x[p], x[q]) in PAIRS
+    ]
+    best = 0
+    stack: list[tuple[int, tuple]] = [(0, ())]
+    while stack:
+        nxt, chosen = stack.pop()
+        best = max(best, len(chosen))
+        if len(chosen) + (len(cand) - nxt) <= best:
+            continue
+        for c in range(nxt, len(cand)):
+            p, q = cand[c]
+            if all(
+                len({p, q, u, v}) == 4 and not (u < p < v < q) and not (p < u < q < v)
+                for (u, v) in chosen
+            ):
+                stack.append((c + 1, chosen + ((p, q),)))
+    return best
 
-    @cache
-    def go(i: int, j: int) -> int:  # x[i .. j-1]
-        if j - i < 5:
-            return 0
-        v = go(i + 1, j)
-        for k in range(i + 4, j):
-            if (x[i], x[k]) in PAIRS:
-                v = max(v, 1 + go(i + 1, k) + go(k + 1, j))
-        return v
-    return go(0, len(x))
+
+# --------------------------------------------------------------------------- three sequences
 
 
 def three_way(a: str, b: str, c: str, match: int, mismatch: int, gap: int) -> int:
-    """Sum-of-pairs global alignment of three sequences, linear gaps. A column scores
-    the sum over its three pairs: ``match``/``mismatch`` for two symbols, ``-gap`` for a
-    symbol against a gap, 0 for two gaps."""
-    def pair(x, y):
-        if x is None and y is None:
-            return 0
-        if x is None or y is None:
-            return -gap
+    """Best sum-of-pairs global alignment score of three sequences, linear gaps.
+
+    An alignment is a sequence of columns; each column holds, for each of the
+    three sequences, either its next symbol or a gap, and no column is all
+    gaps (so there are 7 kinds of column, 7 predecessor moves). The score of a
+    column is the sum of the scores of its three pairs (a, b), (a, c), (b, c),
+    where a pair scores
+
+    * ``match`` for two equal symbols, ``mismatch`` for two different symbols,
+    * ``-gap`` for a symbol against a gap,
+    * ``0`` for a gap against a gap,
+
+    and the score of an alignment is the sum of its column scores. This is the
+    recurrence of Li's thesis (Chapter 5) with ``sub`` given by match/mismatch:
+    a column ``(x, y, z)`` scores ``p(x, y) + p(x, z) + p(y, z)``, a column
+    ``(x, y, -)`` scores ``p(x, y) - 2 * gap`` and ``(x, -, -)`` scores
+    ``-2 * gap``."""
+
+    def p(x: str, y: str) -> int:
         return match if x == y else mismatch
 
-    n1, n2, n3 = len(a), len(b), len(c)
-    D = [[[NEG] * (n3 + 1) for _ in range(n2 + 1)] for _ in range(n1 + 1)]
-    D[0][0][0] = 0
-    for i in range(n1 + 1):
-        for j in range(n2 + 1):
-            for k in range(n3 + 1):
-                if i == j == k == 0:
+    la, lb, lc = len(a), len(b), len(c)
+    H = [[[0] * (lc + 1) for _ in range(lb + 1)] for _ in range(la + 1)]
+    g2 = 2 * gap
+    for i in range(la + 1):
+        for j in range(lb + 1):
+            for k in range(lc + 1):
+                if i == 0 and j == 0 and k == 0:
                     continue
                 best = NEG
-                for di, dj, dk in ((1, 1, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1), (1, 0, 0),
-                                   (0, 1, 0), (0, 0, 1)):
-                    if i < di or j < dj or k < dk:
-                        continue
-                    x = a[i - 1] if di else None
-                    y = b[j - 1] if dj else None
-                    z = c[k - 1] if dk else None
-                    best = max(best, D[i - di][j - dj][k - dk] + pair(x, y) + pair(x, z)
-                               + pair(y, z))
-                D[i][j][k] = best
-    return D[n1][n2][n3]
+                x = a[i - 1] if i else None
+                y = b[j - 1] if j else None
+                z = c[k - 1] if k else None
+                if i and j and k:
+                    best = max(best, H[i - 1][j - 1][k - 1] + p(x, y) + p(x, z) + p(y, z))
+                if i and j:
+                    best = max(best, H[i - 1][j - 1][k] + p(x, y) - g2)
+                if i and k:
+                    best = max(best, H[i - 1][j][k - 1] + p(x, z) - g2)
+                if j and k:
+                    best = max(best, H[i][j - 1][k - 1] + p(y, z) - g2)
+                if i:
+                    best = max(best, H[i - 1][j][k] - g2)
+                if j:
+                    best = max(best, H[i][j - 1][k] - g2)
+                if k:
+                    best = max(best, H[i][j][k - 1] - g2)
+                H[i][j][k] = best
+    return H[la][lb][lc]
+
+
+three_way_alignment = three_way
+
+
+# --------------------------------------------------------------------------- HMM forward
+
+
+def hmm_forward_log(x, start: dict, trans: dict, emit: dict, end: dict) -> float:
+    """Natural log of P(x) for an HMM whose emitting states are the keys of
+    ``emit`` (``emit[q][symbol]``), entered from the start state with
+    probability ``start[q]``, moving by ``trans[(q, r)]`` and leaving for the
+    end state with ``end[q]``: the sum, over all state paths ``q1 .. qL``, of
+    ``start[q1] * emit[q1][x1] * trans[(q1, q2)] * ... * emit[qL][xL] * end[qL]``.
+    Computed in log space (log-sum-exp), so long sequences do not underflow."""
+
+    def lse(vals):
+        vals = [v for v in vals if v != NEG]
+        if not vals:
+            return NEG
+        top = max(vals)
+        return top + math.log(math.fsum(math.exp(v - top) for v in vals))
+
+    def lg(p):
+        return math.log(p) if p > 0 else NEG
+
+    states = list(emit)
+    if len(x) == 0:
+        return NEG
+    f = {q: lg(start.get(q, 0.0)) + lg(emit[q][x[0]]) for q in states}
+    for sym in x[1:]:
+        f = {
+            r: lg(emit[r][sym]) + lse([f[q] + lg(trans.get((q, r), 0.0)) for q in states])
+            for r in states
+        }
+    return lse([f[q] + lg(end.get(q, 0.0)) for q in states])
+
+
+# The dishonest casino of LANGUAGE.md (the thesis's Figure 6.2).
+CASINO = dict(
+    start={"fair": 1.0},
+    trans={
+        ("fair", "fair"): 0.94999,
+        ("fair", "loaded"): 0.05,
+        ("loaded", "loaded"): 0.97999,
+        ("loaded", "fair"): 0.02,
+    },
+    emit={
+        "fair": {str(d): 1 / 6 for d in range(1, 7)},
+        "loaded": {"1": 0.1, "2": 0.1, "3": 0.1, "4": 0.1, "5": 0.1, "6": 0.5},
+    },
+    end={"fair": 0.00001, "loaded": 0.00001},
+)
+
+
+def casino_forward_log(rolls: str) -> float:
+    """ln P(rolls | casino): the value of LANGUAGE.md's ``px(casino, rolls)``."""
+    return hmm_forward_log(rolls, **CASINO)
+
+
+# --------------------------------------------------------------------------- matrices and files
 
 
 def blosum62_dict() -> dict:
+    """BLOSUM62 as ``{(a, b): score}`` over its 24 symbols, from Biopython."""
     from Bio.Align import substitution_matrices
 
     m = substitution_matrices.load("BLOSUM62")
     return {(a, b): int(m[a][b]) for a in m.alphabet for b in m.alphabet}
 
 
-three_way_alignment = three_way
+def parse_ncbi_matrix(text: str) -> dict:
+    """An NCBI-format substitution matrix (``#`` comments, a header row of
+    symbols, then one row per symbol) as ``{(a, b): score}``."""
+    rows = [ln.split() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    header = rows[0]
+    out = {}
+    for row in rows[1:]:
+        a, values = row[0], row[1:]
+        assert len(values) == len(header), row
+        for b, v in zip(header, values):
+            out[(a, b)] = int(v)
+    return out
+
+
+def read_fasta(path) -> list[tuple[str, str]]:
+    """``[(name, sequence), ...]`` from a plain FASTA file; the name is the
+    first word of the header line; sequence lines are joined and upper-cased."""
+    records: list[tuple[str, list[str]]] = []
+    with open(path) as fh:
+        for line in fh:
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith(">"):
+                header = line[1:].split()
+                records.append((header[0] if header else "", []))
+            else:
+                records[-1][1].append(line.upper())
+    return [(name, "".join(parts)) for name, parts in records]

@@ -301,7 +301,7 @@ def test_nussinov_known():
 @settings(max_examples=300, deadline=None)
 @given(rna_seq(0, 13))
 def test_nussinov_brute_force(x):
-    assert ref.nussinov(x) == brute_nussinov(x)
+    assert ref.nussinov(x) == brute_nussinov(x) == ref.nussinov_brute(x)
 
 
 @settings(max_examples=200, deadline=None)
@@ -351,6 +351,13 @@ def test_three_way_symmetric(a, b, c):
     v = ref.three_way_alignment(a, b, c, 2, -1, 2)
     for p in itertools.permutations((a, b, c)):
         assert ref.three_way_alignment(*p, 2, -1, 2) == v
+
+
+def test_nw_table_last_cell():
+    table = ref.needleman_wunsch_table("HEAGAWGHEE", "PAWHEAE", BLOSUM62, 8)
+    assert len(table) == 11 and all(len(row) == 8 for row in table)
+    assert table[-1][-1] == ref.needleman_wunsch("HEAGAWGHEE", "PAWHEAE", BLOSUM62, 8)
+    assert table[0] == [-8 * j for j in range(8)]
 
 
 def test_three_way_identical():

@@ -32,6 +32,7 @@ class _Inexact(Exception):
 
 class CpuBackend:
     name = "cpu"
+    disk_cache = True  # reuse plans from earlier runs (explain turns it off to see them)
 
     @staticmethod
     def available() -> bool:
@@ -134,15 +135,22 @@ class CpuBackend:
         return result
 
     def _compile_uncached(self, func, kind, scope, request):
+        key = modules.plan_key(self.program, func, kind, request, scope)
+        hit = modules.cached_plan(key) if self.disk_cache else None
+        if hit is not None:
+            source, argnames, windows = hit
+            return modules.load(source), argnames, windows
         try:
             plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
             source, argnames = CpuGenerator(self.program, plan).generate()
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return None
+        windows = tuple(g.schedule.window for g in plan.groups)
+        modules.store_plan(key, source, argnames, windows)
         module = modules.load(source)
         self.generated[func] = (plan, source)
-        return module, argnames, plan
+        return module, argnames, windows
 
     def _task_args(self, argnames, scope: dict, plan, request) -> list:
         out = []
@@ -157,7 +165,7 @@ class CpuBackend:
         if kind == "g":
             return convert(self.globals[rest])
         if kind == "W":
-            return plan.groups[int(rest)].schedule.window
+            return plan[int(rest)]  # the window depths of the plan's groups
         if kind == "q":
             return int(request[int(rest)])
         raise InternalError(f"unknown task argument {name}")

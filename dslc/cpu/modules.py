@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import sys
 from pathlib import Path
@@ -45,6 +46,50 @@ def load(source: str):
     spec.loader.exec_module(mod)
     _LOADED[key] = mod
     return mod
+
+
+_CODEGEN_HASH: list[str] = []
+
+
+def _codegen_hash() -> str:
+    """A digest of the compiler stages that shape generated code, so a cached
+    plan never outlives a change to them."""
+    if not _CODEGEN_HASH:
+        root = Path(__file__).resolve().parents[1]
+        h = hashlib.sha256()
+        for sub in ("deps", "schedule", "poly", "emit", "cpu"):
+            for f in sorted((root / sub).glob("*.py")):
+                h.update(f.read_bytes())
+        _CODEGEN_HASH.append(h.hexdigest())
+    return _CODEGEN_HASH[0]
+
+
+def plan_key(program, func: str, kind: str, request, scope: dict) -> str:
+    """What decides a task's generated code: the program (its AST and constants),
+    the entry and the shapes of the arguments (lengths decide the schedule)."""
+    shapes = tuple((n, len(v) if isinstance(v, Sequence) else type(v).__name__)
+                   for n, v in sorted(scope.items()))
+    text = repr((program.ast, sorted(program.consts.items()), func, kind, request, shapes,
+                 _codegen_hash()))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def cached_plan(key: str):
+    path = cache_dir() / f"plan_{key}.json"
+    try:
+        data = json.loads(path.read_text())
+        source = (cache_dir() / f"dslc_{data['source']}.py").read_text()
+    except (OSError, ValueError, KeyError):
+        return None
+    return source, data["argnames"], tuple(data["windows"])
+
+
+def store_plan(key: str, source: str, argnames: list[str], windows: tuple) -> None:
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    path = cache_dir() / f"plan_{key}.json"
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps({"source": digest, "argnames": argnames, "windows": list(windows)}))
+    os.replace(tmp, path)
 
 
 def batch_source(argnames: list[str], kinds: dict[str, str]) -> str:

@@ -28,7 +28,9 @@ _TOKEN_NAMES = {
 @functools.cache
 def _parser() -> lark.Lark:
     text = resources.files("dslc.grammar").joinpath("host.lark").read_text()
+    # cache=True keeps the LALR tables in the temp directory: parsing starts instantly
     return lark.Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=True,
+                     cache=True,
                      start=["start", "expr"])
 
 
