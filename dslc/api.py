@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from dslc import backends
+from dslc.check.calls import arrange, value_fits
 from dslc.check.program import CheckedProgram, check_program
 from dslc.errors import DslcError
 from dslc.frontend import ast
@@ -113,6 +114,7 @@ class Program:
         values = [_from_python(a) for a in args]
         engine = self._engine()
         if len(values) == len(tf.params):
+            values = arrange(tf.params, values, value_fits)
             bound = bind_call(tf, values, self.checked, None)
             return wrap(engine.value(name, bound, None, name), tf.ret.name)
         if tf.is_table and len(values) == len(tf.calling_params):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from dslc.check import tir
 from dslc.check import types as T
+from dslc.check.calls import arrange, static_fits
 from dslc.check.signatures import Signature
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
@@ -277,6 +278,7 @@ class ExprChecker:
         n, rec = len(sig.params), sig.rec_names
         if len(args) == n:
             targets, rec_only = sig.params, False
+            args = arrange(sig.params, list(args), self._fits)
         elif len(args) == len(rec) and self.s.sig is not None:
             targets, rec_only = tuple(p for p in sig.params if p[2]), True
         else:
@@ -301,6 +303,16 @@ class ExprChecker:
             v = tir.Var(pname, found[0], found[1], span)
             full.append(coerce(v, ptype, f"inherited argument '{pname}' of {sig.name}", span))
         return tir.Call(sig.name, tuple(full), rec_only, sig.ret, span)
+
+    def _fits(self, a: ast.Expr, ptype: T.Type) -> bool:
+        """Whether argument ``a`` could be passed to ``ptype`` (for the order of a
+        full call); a symbol literal fits any symbol parameter."""
+        if isinstance(a, ast.Sym):
+            return isinstance(ptype, T.SymT)
+        try:
+            return static_fits(self.check(a).type, ptype)
+        except DslcError:
+            return True
 
     def _instantiate(self, ptype: T.Type, given: dict, sig: Signature) -> T.Type:
         """A callee's parameter type seen from the call site: ``index[s]`` becomes a

@@ -80,6 +80,8 @@ def extent_value(program, func: str, k: int, args: dict, request: tuple | None) 
     p = program.functions[func].rec_params[k]
     t = p.type
     if isinstance(t, T.IndexT):
+        if t.seq not in args:  # the table is called with other sequences than the entry's
+            raise NotCompilable(f"{func} called with explicit sequence arguments")
         return len(args[t.seq])
     if isinstance(t, T.SymT):
         return len(program.alphabets[t.alpha.name]) - 1

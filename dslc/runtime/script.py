@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from dslc.check import types as T
+from dslc.check.calls import arrange, value_fits
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
@@ -130,6 +131,7 @@ class ScriptRunner:
         values = self._args(e)
         what = f"{e.func}(...) at line {e.span.line}"
         if len(values) == len(tf.params):
+            values = arrange(tf.params, values, value_fits)
             bound = bind_call(tf, values, self.p, e.span)
             return wrap(self.backend.value(e.func, bound, e.span, what), tf.ret.name)
         calling = tf.calling_params

@@ -212,3 +212,18 @@ def test_type_errors_are_caught_before_running():
         dslc.compile("bool f(int n) = 'A' == 'A'\n")
     with pytest.raises(DslcError, match="probability cannot be negated"):
         dslc.compile("prob f(prob p) = -p\n")
+
+
+def test_full_calls_accept_contract_order_and_declaration_order(backend):
+    out = run("""
+        int d(seq[dna] s, index[s] i, seq[dna] t, index[t] j) =
+            if i == 0 then j
+            else if j == 0 then i
+            else if s[i - 1] == t[j - 1] then d(i - 1, j - 1)
+            else (d(i - 1, j) min d(i, j - 1) min d(i - 1, j - 1)) + 1
+        int w(seq[dna] a, seq[dna] b) = d(a, b, len(a), len(b)) + d(a, len(a), b, len(b))
+        print d("ACGT", "AGT", 4, 3)
+        print d("ACGT", 4, "AGT", 3)
+        print w("ACGT", "AGT")
+    """, backend)
+    assert list(out.values()) == [1, 1, 2]
