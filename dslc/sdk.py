@@ -68,7 +68,11 @@ class TypeSpec:
     index_value: Callable[[T.ExtT], T.Type] | None = None
     index_eval: Callable[..., Any] | None = None
     accepts: Callable[[Any], bool] | None = None
+    device_array: Callable[[Any], Any] | None = None
     doc: str = ""
+    # ``device_array(value)`` lays a calling value out for the compiled backends: a
+    # numeric numpy array that generated code indexes as ``a[k1, ...]`` exactly where the
+    # language writes ``x[k1, ...]`` (probabilities as natural logs).
 
 
 @dataclass(frozen=True)

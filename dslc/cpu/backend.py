@@ -19,7 +19,7 @@ from dslc.emit.plan import plan_task
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import InternalError
 from dslc.interp.backend import InterpBackend
-from dslc.runtime.values import Matrix, Sequence
+from dslc.runtime.values import Sequence
 from dslc.schedule.user import user_schedules
 
 EXACT = 2.0**53
@@ -161,9 +161,9 @@ class CpuBackend:
     def arg_value(self, name: str, scope: dict, plan, request):
         kind, _, rest = name.partition("_")
         if kind == "a":
-            return convert(scope[rest])
+            return convert(scope[rest], self.program.registry)
         if kind == "g":
-            return convert(self.globals[rest])
+            return convert(self.globals[rest], self.program.registry)
         if kind == "W":
             return plan[int(rest)]  # the window depths of the plan's groups
         if kind == "q":
@@ -191,28 +191,25 @@ class CpuBackend:
         return dict(self.fallbacks)
 
 
-def convert(v):
-    """A bound argument as the generated code takes it."""
+def convert(v, registry):
+    """A bound argument as the generated code takes it: sequences as their codes,
+    extension values through their type's ``device_array`` layout, numbers as floats."""
     if isinstance(v, Sequence):
         return v.codes
-    if isinstance(v, Matrix):
-        return _float_values(v)
     if isinstance(v, bool):
         return v
     if isinstance(v, (int, float)):
         return float(v)
+    for spec in registry.types.values():
+        if spec.device_array is not None and spec.accepts is not None and spec.accepts(v):
+            arr = _LAYOUTS.get(id(v))
+            if arr is None:
+                arr = _LAYOUTS[id(v)] = (v, spec.device_array(v))
+            return arr[1]
     raise NotCompilable(f"argument of type {type(v).__name__}")
 
 
-_MATRIX_CACHE: dict[int, np.ndarray] = {}
-
-
-def _float_values(m: Matrix) -> np.ndarray:
-    arr = _MATRIX_CACHE.get(id(m))
-    if arr is None:
-        arr = np.ascontiguousarray(m.values, dtype=np.float64)
-        _MATRIX_CACHE[id(m)] = arr
-    return arr
+_LAYOUTS: dict[int, tuple] = {}  # id -> (value kept alive, its array)
 
 
 def _widest(tasks: list[dict]) -> dict:

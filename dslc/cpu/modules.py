@@ -155,7 +155,7 @@ def batch_function(module, argnames: list[str], tasks: list[dict], backend):
                     arrays.append(np.array([backend._final(f, t)[idx] for t in tasks],
                                            dtype=np.int64))
                 else:
-                    arrays.append(np.array([convert(t[rest]) for t in tasks]))
+                    arrays.append(np.array([convert(t[rest], backend.program.registry) for t in tasks]))
             else:
                 arrays.append(backend.arg_value(a, first, plan, None))
         out = np.empty(len(tasks), dtype=np.float64)

@@ -47,7 +47,7 @@ class _TaskNames(Names):
         return f"v_{name}"
 
     def global_(self, name, t):
-        if isinstance(t, T.ExtT) and t.name == "matrix":
+        if self.gen.has_layout(t):
             self.gen.globals_used.add(name)
             return f"g_{name}"
         raise NotCompilable(f"global '{name}'")
@@ -67,9 +67,9 @@ class _TaskNames(Names):
         return f"fn_{call.func}({', '.join(args)})"
 
     def ext_index(self, e, base, keys):
-        if e.indexer is not None and e.indexer.name == "matrix":
-            return f"{base}[{keys[0]}, {keys[1]}]"
-        raise NotCompilable("indexing an extension value")
+        if e.indexer is not None and e.indexer.device_array is not None:
+            return f"{base}[{', '.join(keys)}]"
+        raise NotCompilable("indexing an extension value without a device layout")
 
     def alphabet_size(self, alpha):
         if alpha.kind == "named":
@@ -102,6 +102,11 @@ class CpuGenerator:
         self.slots: dict[str, set[int]] = {}  # function -> partition distances read
 
     # ------------------------------------------------------------------ names
+    def has_layout(self, t: T.Type) -> bool:
+        """Does an extension lay values of ``t`` out as an array (sdk.TypeSpec.device_array)?"""
+        spec = self.program.registry.types.get(t.name) if isinstance(t, T.ExtT) else None
+        return spec is not None and spec.device_array is not None
+
     def scope_name(self, name: str) -> str:
         if name in self.plan.scope:
             return name

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from dslc import sdk
 from dslc.errors import DslcError
 from dslc.runtime.values import Matrix
@@ -52,6 +54,7 @@ extension = sdk.Extension(
         alphabet=lambda m: m.alphabet,
         index_keys=_keys, index_value=lambda t: sdk.INT, index_eval=_index,
         accepts=lambda v: isinstance(v, Matrix),
+        device_array=lambda m: np.ascontiguousarray(m.values, dtype=np.float64),
         doc="a substitution matrix; m[a, b] by two symbols of its alphabet"),),
     defines=(sdk.DefineSpec("matrix", _define, _matrix_type),),
     loaders=(sdk.LoaderSpec("matrix", _load, _static_type),),
