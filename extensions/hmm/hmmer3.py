@@ -1,0 +1,382 @@
+"""HMMER3 profile files (``hmmbuild`` output, ASCII format ``HMMER3/f``).
+
+A file holds one or more profiles, each a header of tagged lines (``NAME``,
+``LENG``, ``ALPH``, ...), the ``HMM`` line naming the alphabet's residues, a
+line naming the seven transitions, an optional ``COMPO`` line, the node-0 lines
+(insert emissions and transitions of the begin state) and then three lines per
+node ``k = 1 .. M``: the match emissions (with up to five annotation fields),
+the insert emissions and the transitions ``m->m m->i m->d i->m i->i d->m d->d``.
+Values are ``-ln p``; ``*`` is probability 0. A profile ends with ``//``.
+Older HMMER3 variants (``HMMER3/a`` .. ``/e``) share this layout and are
+read too; HMMER2 files are not (``hmmconvert`` turns them into HMMER3).
+
+What is kept
+------------
+:class:`Profile` holds the file's numbers as probabilities, unchanged (no
+renormalisation): ``match_emissions[k - 1]`` for node ``k``,
+``insert_emissions[k]`` for nodes ``0 .. M`` and ``transitions[k]`` (columns
+:data:`MM` .. :data:`DD`) for nodes ``0 .. M``, in the residue order of
+:data:`AMINO` (``ACDEFGHIKLMNPQRSTVWY``, HMMER's), :data:`DNA` or :data:`RNA`.
+
+The model built
+---------------
+:func:`profile_to_hmm` builds the *core* Plan7 model the file describes, with
+no flanking (N, C, J) states and no length model: a global model, in which the
+whole sequence is aligned to the whole profile. Its states:
+
+* ``B`` (the start state; HMMER's begin state, playing the part of ``M0``),
+* ``I0`` (inserts before node 1),
+* for each node ``k = 1 .. M``: ``Mk`` (emitting), ``Ik`` (emitting; none for
+  ``k = M``, since HMMER3 fixes ``t[M][m->i] = 0``) and ``Dk`` (silent),
+* ``E`` (the end state).
+
+They are numbered node by node: ``B = 0``, ``I0 = 1``, ``Mk = 3k - 1``,
+``Ik = 3k``, ``Dk = 3k + 1`` (``DM = 3M``) and ``E = 3M + 1``, so
+``n = 3M + 2`` (:meth:`Profile.match_state` and friends compute them). Every
+transition goes from a lower to a higher number except the insert self-loops,
+so the numbering itself is a valid order for the silent states within a column
+(a wavefront over (node, position) works). The transitions are exactly the
+file's: ``B -> M1, I0, D1`` with ``t[0]``'s ``m->m, m->i, m->d``;
+``I0 -> M1, I0``; ``Mk -> Mk+1, Ik, Dk+1``; ``Ik -> Mk+1, Ik``;
+``Dk -> Mk+1, Dk+1``; ``MM -> E`` and ``DM -> E`` (probability 1).
+Transitions of probability 0 are left out (so ``I0`` can be a state with no
+way in, when ``t[0][m->i]`` is 0).
+
+``P(x | model)`` is then the sum over all global alignments of ``x`` to the
+profile, computed by the generic forward pass or by
+``tests/hmm_reference.profile_forward`` directly over the arrays.
+
+The model's alphabet is the profile's own (:data:`AMINO` etc.) unless another
+is asked for: then every residue of the profile's alphabet must be a symbol of
+it, and symbols that are not are IUPAC degenerate codes (emitting the sum of
+their residues' probabilities, e.g. ``B = D + N``, ``X = everything``) or
+emitted with probability 0 (``*``, ``-``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dslc.errors import DslcError, Span
+from dslc.runtime.values import Alphabet
+
+from .model import EMITTING, END, HMM, SILENT, START, build_hmm
+
+AMINO = Alphabet("amino", tuple("ACDEFGHIKLMNPQRSTVWY"))
+DNA = Alphabet("dna", tuple("ACGT"))
+RNA = Alphabet("rna", tuple("ACGU"))
+ALPHABETS = {"amino": AMINO, "dna": DNA, "rna": RNA}
+
+MM, MI, MD, IM, II, DM, DD = range(7)
+TRANSITION_NAMES = ("m->m", "m->i", "m->d", "i->m", "i->i", "d->m", "d->d")
+
+# IUPAC degenerate codes (Easel's): each stands for the residues listed.
+_DEGENERATE = {
+    "amino": {"B": "DN", "J": "IL", "Z": "EQ", "O": "K", "U": "C", "X": "ACDEFGHIKLMNPQRSTVWY"},
+    "dna": {"R": "AG", "Y": "CT", "M": "AC", "K": "GT", "S": "CG", "W": "AT", "H": "ACT", "B": "CGT",
+            "V": "ACG", "D": "AGT", "N": "ACGT", "X": "ACGT", "U": "T"},
+    "rna": {"R": "AG", "Y": "CU", "M": "AC", "K": "GU", "S": "CG", "W": "AU", "H": "ACU", "B": "CGU",
+            "V": "ACG", "D": "AGU", "N": "ACGU", "X": "ACGU", "T": "U"},
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Profile:
+    """One HMMER3 profile's numbers, as probabilities (see the module notes)."""
+
+    name: str
+    alphabet: Alphabet  # AMINO, DNA or RNA
+    M: int
+    match_emissions: np.ndarray   # (M, K): row k-1 is node k
+    insert_emissions: np.ndarray  # (M + 1, K): row k is node k (0 .. M)
+    transitions: np.ndarray       # (M + 1, 7): row k is node k; columns MM .. DD
+    compo: np.ndarray | None = None  # (K,) the model's average composition, if given
+    accession: str | None = None
+    description: str | None = None
+    consensus: str | None = None  # from the CONS column, '-' where absent
+    source: str = ""
+    tags: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n_states(self) -> int:
+        return 3 * self.M + 2
+
+    # state numbers in the model built by profile_to_hmm
+    @staticmethod
+    def start_state() -> int:
+        return 0
+
+    def end_state(self) -> int:
+        return 3 * self.M + 1
+
+    def match_state(self, k: int) -> int:
+        if not 1 <= k <= self.M:
+            raise IndexError(k)
+        return 3 * k - 1
+
+    def insert_state(self, k: int) -> int:
+        if not 0 <= k < self.M:
+            raise IndexError(k)
+        return 1 if k == 0 else 3 * k
+
+    def delete_state(self, k: int) -> int:
+        if not 1 <= k <= self.M:
+            raise IndexError(k)
+        return 3 * k + 1 if k < self.M else 3 * k
+
+    def log_transitions(self) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.transitions)
+
+
+# --------------------------------------------------------------------------- reading
+
+def _open_text(path: str, span: Span | None) -> str:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise DslcError(f"no such file: {path}", span) from None
+    except IsADirectoryError:
+        raise DslcError(f"{path} is a directory, not an HMM file", span) from None
+    except OSError as e:
+        raise DslcError(f"cannot read {path}: {e.strerror or e}", span) from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except OSError as e:
+            raise DslcError(f"cannot decompress {path}: {e}", span) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+class _Reader:
+    def __init__(self, text: str, source: str, span: Span | None):
+        self.lines = text.splitlines()
+        self.source = source
+        self.span = span
+        self.i = 0  # index of the next line
+
+    def error(self, message: str, lineno: int | None = None, hint: str | None = None) -> DslcError:
+        where = f"{self.source}, line {lineno}" if lineno else self.source
+        return DslcError(f"{where}: {message}", self.span, hint)
+
+    def next_line(self, what: str) -> tuple[int, str]:
+        while self.i < len(self.lines):
+            line = self.lines[self.i]
+            self.i += 1
+            if line.strip():
+                return self.i, line
+        raise self.error(f"the file ends where {what} was expected", len(self.lines))
+
+    def number(self, field_text: str, lineno: int, what: str) -> float:
+        """A probability from a ``-ln p`` field."""
+        if field_text == "*":
+            return 0.0
+        try:
+            v = float(field_text)
+        except ValueError:
+            raise self.error(f"'{field_text}' is not a number ({what})", lineno) from None
+        if math.isnan(v) or v == -math.inf:
+            raise self.error(f"'{field_text}' is not a valid -ln probability ({what})", lineno)
+        if v < -1e-4:
+            raise self.error(f"{what} is {field_text}: a -ln probability cannot be negative", lineno)
+        return math.exp(-v)
+
+    def numbers(self, fields: list[str], lineno: int, what: str) -> list[float]:
+        return [self.number(f, lineno, what) for f in fields]
+
+
+def parse_hmmer3_text(text: str, source: str, span: Span | None = None) -> list[Profile]:
+    """All profiles in the text of a HMMER3 file. Errors name ``source`` and the
+    line; ``span`` (the ``load`` statement) is attached to them."""
+    r = _Reader(text, source, span)
+    profiles = []
+    while True:
+        # skip blank lines between profiles
+        while r.i < len(r.lines) and not r.lines[r.i].strip():
+            r.i += 1
+        if r.i >= len(r.lines):
+            break
+        profiles.append(_read_profile(r))
+    if not profiles:
+        raise r.error("no HMM in the file (expected a line starting 'HMMER3/f')")
+    return profiles
+
+
+def _read_profile(r: _Reader) -> Profile:
+    lineno, line = r.next_line("the 'HMMER3/f' line")
+    head = line.split()[0]
+    if head.startswith("HMMER2"):
+        raise r.error("a HMMER2 file; only HMMER3 profiles are read", lineno,
+                      hint="convert it with 'hmmconvert'")
+    if not head.startswith("HMMER3/"):
+        raise r.error(f"expected a line starting 'HMMER3/f', found '{line.strip()[:40]}'", lineno)
+    tags: dict[str, str] = {}
+    while True:
+        lineno, line = r.next_line("the 'HMM' line")
+        fields = line.split()
+        tag = fields[0]
+        if tag == "HMM":
+            break
+        if tag == "//":
+            raise r.error("the profile ends before its 'HMM' line", lineno)
+        if not tag.isupper() and tag not in ("//",):
+            raise r.error(f"expected a header tag (NAME, LENG, ALPH, ...) or the 'HMM' line, "
+                          f"found '{line.strip()[:40]}'", lineno)
+        value = line[len(line) - len(line.lstrip()) + len(tag):].strip()
+        if tag in ("COM", "STATS"):
+            tags[tag] = (tags.get(tag, "") + "\n" + value).strip()
+        else:
+            tags[tag] = value
+    hmm_line = lineno
+    for required in ("NAME", "LENG", "ALPH"):
+        if required not in tags:
+            raise r.error(f"the header has no {required} line", hmm_line)
+    alph = tags["ALPH"].lower()
+    if alph not in ALPHABETS:
+        raise r.error(f"unknown alphabet '{tags['ALPH']}' (amino, DNA and RNA are read)", hmm_line)
+    alphabet = ALPHABETS[alph]
+    K = len(alphabet)
+    residues = fields[1:]
+    if [s.upper() for s in residues] != list(alphabet.symbols):
+        raise r.error(f"the HMM line lists residues {' '.join(residues)}, expected "
+                      f"{' '.join(alphabet.symbols)} for ALPH {tags['ALPH']}", hmm_line)
+    try:
+        M = int(tags["LENG"])
+    except ValueError:
+        raise r.error(f"LENG '{tags['LENG']}' is not a number", hmm_line) from None
+    if M < 1:
+        raise r.error(f"LENG is {M}; a profile has at least one node", hmm_line)
+
+    lineno, line = r.next_line("the transition names line")
+    if line.split() != list(TRANSITION_NAMES):
+        raise r.error("expected the line 'm->m m->i m->d i->m i->i d->m d->d'", lineno)
+
+    def fields_of(what: str, count: int | tuple[int, int]) -> tuple[int, list[str]]:
+        ln, text = r.next_line(what)
+        fs = text.split()
+        lo, hi = (count, count) if isinstance(count, int) else count
+        if not lo <= len(fs) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            raise r.error(f"{what}: expected {want} fields, found {len(fs)}", ln)
+        return ln, fs
+
+    compo = None
+    ln, fs = fields_of("the COMPO line or the node 0 insert emissions", (K, K + 1))
+    if fs[0] == "COMPO":
+        if len(fs) != K + 1:
+            raise r.error(f"COMPO line: expected {K} values, found {len(fs) - 1}", ln)
+        compo = np.array(r.numbers(fs[1:], ln, "COMPO"))
+        ln, fs = fields_of("node 0 insert emissions", K)
+    elif len(fs) != K:
+        raise r.error(f"node 0 insert emissions: expected {K} fields, found {len(fs)}", ln)
+    match = np.zeros((M, K))
+    insert = np.zeros((M + 1, K))
+    trans = np.zeros((M + 1, 7))
+    insert[0] = r.numbers(fs, ln, "node 0 insert emission")
+    ln, fs = fields_of("node 0 transitions", 7)
+    trans[0] = r.numbers(fs, ln, "node 0 transition")
+    cons = []
+    for k in range(1, M + 1):
+        ln, fs = fields_of(f"node {k} match emissions", (K + 1, K + 6))
+        if fs[0] != str(k):
+            raise r.error(f"expected node {k}, found '{fs[0]}'", ln,
+                          hint=f"LENG says {M} nodes" if fs[0] == "//" else None)
+        match[k - 1] = r.numbers(fs[1:K + 1], ln, f"node {k} match emission")
+        extra = fs[K + 1:]
+        cons.append(extra[1] if len(extra) >= 2 else "-")
+        ln, fs = fields_of(f"node {k} insert emissions", K)
+        insert[k] = r.numbers(fs, ln, f"node {k} insert emission")
+        ln, fs = fields_of(f"node {k} transitions", 7)
+        trans[k] = r.numbers(fs, ln, f"node {k} transition")
+    ln, line = r.next_line("'//' at the end of the profile")
+    if line.strip() != "//":
+        raise r.error(f"expected '//' after node {M} (LENG is {M}), found '{line.strip()[:40]}'", ln)
+    for a in (match, insert, trans):
+        a.setflags(write=False)
+    return Profile(
+        name=tags["NAME"], alphabet=alphabet, M=M, match_emissions=match, insert_emissions=insert,
+        transitions=trans, compo=compo, accession=tags.get("ACC"), description=tags.get("DESC"),
+        consensus="".join(cons), source=r.source, tags=tags)
+
+
+def read_profiles(path: str, span: Span | None = None) -> list[Profile]:
+    """The profiles of a HMMER3 file (gzip-compressed files too)."""
+    return parse_hmmer3_text(_open_text(str(path), span), str(path), span)
+
+
+# --------------------------------------------------------------------------- conversion
+
+def _emission_map(profile: Profile, alphabet: Alphabet | None, span: Span | None) -> np.ndarray | None:
+    """A (K, |target|) 0/1 matrix taking emissions in the profile's residue order
+    to the target alphabet's order, or ``None`` for the profile's own alphabet."""
+    src = profile.alphabet
+    if alphabet is None or alphabet.symbols == src.symbols:
+        return None
+    missing = [s for s in src.symbols if not alphabet.has(s)]
+    if missing:
+        raise DslcError(f"the profile '{profile.name}' is over {src.name} residues, and "
+                        f"{', '.join(missing)} are not symbols of alphabet '{alphabet.name}'", span)
+    degenerate = _DEGENERATE[src.name]
+    m = np.zeros((len(src), len(alphabet)))
+    for j, sym in enumerate(alphabet.symbols):
+        if src.has(sym):
+            m[src.code(sym), j] = 1.0
+        elif sym.upper() in degenerate:
+            for res in degenerate[sym.upper()]:
+                m[src.code(res), j] = 1.0
+    return m
+
+
+def profile_to_hmm(profile: Profile, alphabet: Alphabet | None = None, span: Span | None = None) -> HMM:
+    """The global core model of ``profile`` (see the module notes)."""
+    M = profile.M
+    t = profile.transitions
+    remap = _emission_map(profile, alphabet, span)
+
+    def em(v):
+        return v if remap is None else v @ remap
+
+    states: list[tuple] = [("B", START, None, 0, None), ("I0", EMITTING, em(profile.insert_emissions[0]), 1, None)]
+    for k in range(1, M + 1):
+        states.append((f"M{k}", EMITTING, em(profile.match_emissions[k - 1]), 1, None))
+        if k < M:
+            states.append((f"I{k}", EMITTING, em(profile.insert_emissions[k]), 1, None))
+        states.append((f"D{k}", SILENT, None, 0, None))
+    states.append(("E", END, None, 0, None))
+
+    B, E = 0, 3 * M + 1
+
+    def Mk(k):
+        return profile.match_state(k)
+
+    def Ik(k):
+        return profile.insert_state(k)
+
+    def Dk(k):
+        return profile.delete_state(k)
+
+    edges = [(B, Mk(1), t[0, MM]), (B, Ik(0), t[0, MI]), (B, Dk(1), t[0, MD]),
+             (Ik(0), Mk(1), t[0, IM]), (Ik(0), Ik(0), t[0, II])]
+    for k in range(1, M):
+        edges += [(Mk(k), Mk(k + 1), t[k, MM]), (Mk(k), Ik(k), t[k, MI]), (Mk(k), Dk(k + 1), t[k, MD]),
+                  (Ik(k), Mk(k + 1), t[k, IM]), (Ik(k), Ik(k), t[k, II]),
+                  (Dk(k), Mk(k + 1), t[k, DM]), (Dk(k), Dk(k + 1), t[k, DD])]
+    edges += [(Mk(M), E, t[M, MM]), (Dk(M), E, t[M, DM])]
+    edges = [(a, b, float(p)) for a, b, p in edges if p > 0]
+    use = alphabet if remap is not None else profile.alphabet
+    return build_hmm(profile.name, use, states, edges, profile=profile)
+
+
+def load_hmmer3(path: str, span: Span | None = None, alphabet: Alphabet | None = None) -> list[HMM]:
+    """Every profile of a HMMER3 file as an :class:`HMM` (the global core model;
+    the :class:`Profile` is on ``hmm.profile``). With ``alphabet`` the emissions
+    are laid out in that alphabet's symbol order (e.g. the 24-symbol ``protein``)."""
+    return [profile_to_hmm(p, alphabet, span) for p in read_profiles(path, span)]
