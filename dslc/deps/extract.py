@@ -95,6 +95,44 @@ def guard_pieces(f: tir.TFunction, consts) -> list[tuple[int, tuple]] | None:
     return out
 
 
+def sequence_indexes(f: tir.TFunction, consts) -> list[tuple[tir.SeqIndex, Affine, tuple]]:
+    """Every ``s[e]`` in ``f`` whose index is affine, with the DNF of conditions
+    under which it is evaluated (guards and enclosing ``if``s), so a backend can
+    prove it inside the sequence and drop the run-time check."""
+    walker = _Walker(f, set(), {}, consts)
+    out = []
+
+    def visit(e, when):
+        match e:
+            case tir.Cond(cond=c, then=a, orelse=b):
+                visit(c, when)
+                visit(a, _and(when, walker.condition(c)))
+                visit(b, _and(when, walker.condition(c, negate=True)))
+                return
+            case tir.Logic(op=op, left=a, right=b):
+                visit(a, when)
+                visit(b, _and(when, walker.condition(a, negate=(op == "or"))))
+                return
+            case tir.SeqIndex(index=ix):
+                aff = walker.affine(ix)
+                if aff is not None:
+                    out.append((e, aff, when))
+            case tir.Reduce():
+                return  # indexes by reduction variables: left to the run-time check
+        for c in tir.children(e):
+            visit(c, when)
+
+    before = ALWAYS
+    for g in f.guards:
+        here = before if g.cond is None else _and(before, walker.condition(g.cond))
+        if g.cond is not None:
+            visit(g.cond, before)
+        visit(g.body, here)
+        if g.cond is not None:
+            before = _and(before, walker.condition(g.cond, negate=True))
+    return out
+
+
 def _exact(e: tir.TExpr, walker: "_Walker") -> bool:
     """Is ``condition(e)`` exact (not an over-approximation)?"""
     match e:

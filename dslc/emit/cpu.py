@@ -189,7 +189,8 @@ class CpuGenerator:
         if f.ret not in (T.INT, T.FLOAT, T.PROB):
             raise NotCompilable(f"a table of {f.ret} values")
         em = ExprEmitter(_TaskNames(self, f, {}), self.program.consts,
-                         {p.name for p in f.rec_params}, self.program.alphabets)
+                         {p.name for p in f.rec_params}, self.program.alphabets,
+                         self.group_of[func].safe_indexes)
         b = Block()
         self.current = func
         try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from dslc.check import tir
 from dslc.check import types as T
-from dslc.deps.extract import dependence_graph, groups, guard_pieces
+from dslc.deps.extract import dependence_graph, groups, guard_pieces, sequence_indexes
 from dslc.emit.pyexpr import NotCompilable
 from dslc.schedule.search import Extents, Schedule, find_schedule, verify_schedule
 
@@ -47,6 +47,7 @@ class GroupPlan:
     safe: frozenset = frozenset()  # call spans whose target is always in the domain
     distance: tuple = ()  # (call span, partition distance) of uniform calls
     pieces: tuple = ()  # (function, ((guard index, DNF), ...)) for guard-split functions
+    safe_indexes: frozenset = frozenset()  # spans of s[e] proved inside s
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,7 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
         pieces = tuple((g, p) for g in grp
                        if (p := guard_pieces(program.functions[g], program.consts)) is not None)
         plans.append(GroupPlan(grp, sched, ext, windowed, elim if windowed else None,
-                               safe, distance, pieces))
+                               safe, distance, pieces, _safe_indexes(program, grp, ext)))
     scope = {p.name: p for p in f.params}
     return TaskPlan(entry, kind, tuple(plans), tuple(fused), scope)
 
@@ -214,6 +215,24 @@ def _call_facts(graph, ext: Extents, sched: Schedule):
         else:
             distance.append((d.span, sum(c * x for c, x in zip(sched.coeffs, deltas))))
     return frozenset(safe), tuple(distance)
+
+
+def _safe_indexes(program, grp, ext: Extents) -> frozenset:
+    """Sequence indexes ``s[e]`` proved inside ``s`` wherever they are evaluated."""
+    from dslc.poly.isl_sets import index_always_inside
+
+    out = set()
+    for g in grp:
+        f = program.functions[g]
+        params = tuple(p.name for p in f.rec_params)
+        lengths = {p.type.seq: n for p, n in zip(f.rec_params, ext.names[g])
+                   if isinstance(p.type, T.IndexT)}
+        for node, aff, when in sequence_indexes(f, program.consts):
+            seq = node.seq
+            if isinstance(seq, tir.Var) and seq.name in lengths and index_always_inside(
+                    params, ext.names[g], aff, lengths[seq.name], when):
+                out.add(node.span)
+    return frozenset(out)
 
 
 def _called_from_outside(program, g: str, grp: tuple, entry: str) -> bool:

@@ -111,8 +111,10 @@ def is_index(e: tir.TExpr, consts: dict) -> bool:
 
 
 class ExprEmitter:
-    def __init__(self, names: Names, consts: dict, rec_params: set[str], alphabets: dict):
+    def __init__(self, names: Names, consts: dict, rec_params: set[str], alphabets: dict,
+                 safe_indexes: frozenset = frozenset()):
         self.names, self.consts, self.rec, self.alphabets = names, consts, rec_params, alphabets
+        self.safe_indexes = safe_indexes  # spans of s[e] proved to lie inside s
 
     def index(self, e: tir.TExpr) -> bool:
         if isinstance(e, tir.Var) and e.scope == "param" and e.name in self.rec:
@@ -253,6 +255,8 @@ class ExprEmitter:
     def _seqindex(self, e, b):
         s = self.expr(e.seq, b)
         i = self.as_int(e.index, b)
+        if e.span in self.safe_indexes:  # proved inside the sequence (see emit.plan)
+            return f"np.int64({s}[{i}])"
         return f"np.int64({s}[_chk({i}, len({s}))])"
 
     def _extindex(self, e, b):

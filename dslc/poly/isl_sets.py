@@ -149,3 +149,25 @@ def _unbounded(dep, caller_params, caller_ext, callee_ext) -> isl.Set:
         return isl.Set(f"[{', '.join(params)}] -> {{ [{space}] : 1 = 0 }}")
     return isl.Set(f"[{', '.join(params)}] -> {{ " + "; ".join(f"[{space}] : {p}" for p in pieces)
                    + " }")
+
+
+def index_always_inside(params: tuple[str, ...], extents: tuple[str, ...], index: Affine,
+                        length: str, when) -> bool:
+    """Is ``index`` within ``0 .. length - 1`` at every point of the box where
+    ``when`` (a DNF of constraints) holds, for every extent?"""
+    xs = [f"x_{p}" for p in params]
+    ren = {p: f"x_{p}" for p in params}
+    names = sorted(set(extents) | {length})
+    box = " and ".join([f"0 <= {x} <= {e}" for x, e in zip(xs, extents)]
+                       + [f"{n} >= 0" for n in names])
+    ix = _aff(index, ren)
+    bad = f"({ix} < 0 or {ix} > {length} - 1)"
+    pieces = []
+    for conj in when:
+        extra = [f"{_aff(c.expr, ren)} {'>=' if c.kind == 'ge' else '='} 0" for c in conj]
+        pieces.append(" and ".join([box, bad] + extra))
+    if not pieces:
+        return True
+    s = isl.Set(f"[{', '.join(names)}] -> {{ " + "; ".join(f"[{', '.join(xs)}] : {p}"
+                                                            for p in pieces) + " }")
+    return s.is_empty()
