@@ -74,6 +74,7 @@ class Program:
     def __init__(self, checked: CheckedProgram, base_dir: str | None, backend: str = "auto"):
         self.checked = checked
         self.base_dir = base_dir
+        backends.require(backend)
         self.backend_name = backends.resolve(backend)
         self._backend = None
         self._globals = None

@@ -16,7 +16,12 @@ def _cpu():
     return CpuBackend
 
 
-_FACTORIES = {"interp": _interp, "cpu": _cpu}
+def _cuda():
+    from dslc.cuda.backend import CudaBackend
+    return CudaBackend
+
+
+_FACTORIES = {"interp": _interp, "cpu": _cpu, "cuda": _cuda}
 
 
 def register(name: str, factory) -> None:
@@ -35,15 +40,27 @@ def resolve(name: str) -> str:
             raise DslcError(f"unknown backend '{name}'", hint="backends: " + ", ".join(names()))
         return name
     for candidate in ("cuda", "cpu"):
-        if candidate in _FACTORIES and _available(candidate):
+        if candidate in _FACTORIES and _available(candidate, real=True):
             return candidate
     return "interp"
 
 
-def _available(name: str) -> bool:
+def _available(name: str, real: bool = False) -> bool:
+    """Can this backend run here? ``real``: on hardware (the CUDA simulator only
+    counts when asked for by name)."""
     cls = _FACTORIES[name]()
-    check = getattr(cls, "available", None)
+    check = getattr(cls, "real_gpu", None) if real else None
+    check = check or getattr(cls, "available", None)
     return bool(check()) if check is not None else True
+
+
+def require(name: str) -> None:
+    """A backend asked for by name that cannot run here is a clear error."""
+    if name != "auto" and not _available(name):
+        hint = ("no CUDA GPU or driver was found; use --backend cpu (or set "
+                "NUMBA_ENABLE_CUDASIM=1 to run kernels in the simulator)") if name == "cuda" \
+            else "install numba and islpy"
+        raise DslcError(f"backend '{name}' is not available on this machine", hint=hint)
 
 
 def get(name: str):

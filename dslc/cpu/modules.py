@@ -115,10 +115,9 @@ def batch_source(argnames: list[str], kinds: dict[str, str]) -> str:
             f"        out[k] = task({', '.join(call)})\n")
 
 
-def batch_function(module, argnames: list[str], tasks: list[dict], backend):
-    """A callable running every task through a generated batch loop."""
-    from dslc.cpu.backend import convert
-
+def argument_kinds(argnames: list[str], tasks: list[dict]) -> dict[str, str]:
+    """How each task argument travels: ``seq`` (packed buffer + offsets),
+    ``scalar`` (one value per task) or ``shared`` (one value for all)."""
     first = tasks[0]
     kinds = {}
     for a in argnames:
@@ -135,6 +134,15 @@ def batch_function(module, argnames: list[str], tasks: list[dict], backend):
             kinds[a] = "scalar"
         else:
             kinds[a] = "shared"
+    return kinds
+
+
+def batch_function(module, argnames: list[str], tasks: list[dict], backend):
+    """A callable running every task through a generated batch loop."""
+    from dslc.cpu.backend import convert
+
+    first = tasks[0]
+    kinds = argument_kinds(argnames, tasks)
     src = module.__dict__.get("_batch_src")
     bsrc = batch_source(argnames, kinds)
     batch_mod = load(_module_source(module) + "\n" + bsrc) if src != bsrc else module

@@ -126,7 +126,7 @@ class CpuGenerator:
         else:
             checked = [f"_dom({a}, {e})" for a, e in zip(args, ext)]
         if not g.windowed:
-            return f"T_{func}[{', '.join(checked)}]"
+            return self.cell_ref(func, checked)
         dist = dict(g.distance).get(span) if self.current in g.functions else None
         if dist is not None:
             self.slots.setdefault(func, set()).add(dist)
@@ -135,12 +135,16 @@ class CpuGenerator:
             if checked[g.eliminated] != args[g.eliminated]:
                 # the coordinate not used as an index still has its domain checked
                 slot += f" + 0 * {checked[g.eliminated]}"
-            return f"T_{func}[{', '.join([slot] + rest)}]"
+            return self.cell_ref(func, [slot] + rest)
         # the partition is computed from the checked coordinates, so the one not
         # used as an index (it follows from the partition) is checked too
         part = self._partition(g, func, checked)
         rest = [c for k, c in enumerate(checked) if k != g.eliminated]
-        return f"T_{func}[{', '.join([f'(({part}) - tmin_{func}) % W_{self._gid(g)}'] + rest)}]"
+        return self.cell_ref(func, [f"(({part}) - tmin_{func}) % W_{self._gid(g)}"] + rest)
+
+    def cell_ref(self, func: str, index: list[str]) -> str:
+        """Where a cell of ``func``'s storage lives (the CUDA generator adds the task)."""
+        return f"T_{func}[{', '.join(index)}]"
 
     def _partition(self, g: GroupPlan, func: str, args: list[str]) -> str:
         terms = [f"{c} * ({a})" for c, a in zip(g.schedule.coeffs, args) if c]
@@ -221,11 +225,11 @@ class CpuGenerator:
 
     def write(self, g: GroupPlan, func: str, xs: list[str]) -> str:
         if not g.windowed:
-            return f"T_{func}[{', '.join(xs)}]"
+            return self.cell_ref(func, xs)
         # cells are written in their own partition: the partition loop's variable
         self.slots.setdefault(func, set()).add(0)
         rest = [x for k, x in enumerate(xs) if k != g.eliminated]
-        return f"T_{func}[{', '.join([f'slot_{func}_0'] + rest)}]"
+        return self.cell_ref(func, [f"slot_{func}_0"] + rest)
 
     # ------------------------------------------------------------------ task
     def generate(self) -> tuple[str, list[str]]:
@@ -289,10 +293,13 @@ class CpuGenerator:
         if plan.kind == "cell":
             args += [f"q_{i}" for i in range(len(self.group_of[plan.entry].extents.names[
                 plan.entry]))]
+        return self.module_source(args, b), args
+
+    def module_source(self, args: list[str], body: Block) -> str:
         src = [HEADER, RUNTIME_HELPERS, DOMAIN_HELPER]
         src += [h for h in self.helpers.values()]
-        src.append(f"@numba.njit(cache=True)\ndef task({', '.join(args)}):\n{b.render(1)}\n")
-        return "\n".join(src), args
+        src.append(f"@numba.njit(cache=True)\ndef task({', '.join(args)}):\n{body.render(1)}\n")
+        return "\n".join(src)
 
     def _extent_expr(self, f: str, k: int) -> str:
         p = self.program.functions[f].rec_params[k]
@@ -314,7 +321,10 @@ class CpuGenerator:
                 b.emit(f"tmin_{f} = {' + '.join(lows) or '0'}")
             else:
                 dims = [f"{e} + 1" for e in ext]
-            b.emit(f"T_{f} = np.empty(({', '.join(dims)},), np.float64)")
+            self.allocate(b, f, dims)
+
+    def allocate(self, b: Block, func: str, dims: list[str]) -> None:
+        b.emit(f"T_{func} = np.empty(({', '.join(dims)},), np.float64)")
 
     def _loops(self, b: Block, body, cells: dict, g: GroupPlan, gi: int,
                in_partition: bool = False) -> None:
