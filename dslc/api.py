@@ -131,7 +131,7 @@ class Program:
         """Run ``name`` over the cross product of the list operands (other
         operands are broadcast), as ``map`` does in a script."""
         tf = self._function(name)
-        params = tf.calling_params if tf.is_table else tf.params
+        params = tf.map_params
         if len(operands) != len(params):
             raise DslcError(f"map({name}, ...) needs {len(params)} operands, got {len(operands)}")
         ops = [[_from_python(x) for x in o] if isinstance(o, (list, tuple)) else _from_python(o)
@@ -142,12 +142,18 @@ class Program:
             values = list(ops)
             for (k, _), item in zip(lists, combo):
                 values[k] = item
-            tasks.append(self._bind_calling(tf, values) if tf.is_table
-                         else bind_call(tf, values, self.checked, None))
+            tasks.append(self._bind_map(tf, values))
         results = self._engine().map(name, tasks, None)
         shape = tuple(len(v) for _, v in lists)
         arr = to_array(results, tf.ret.name).reshape(shape)
         return MapResult(name, tf.ret.name, arr, tuple(Axis(str(k)) for k, _ in lists))
+
+    def _bind_map(self, tf, values):
+        params = tf.map_params
+        raw = dict(zip((p.name for p in params), values))
+        return {p.name: bind_value(v, p.type, self.checked, None, raw,
+                                   what=f"operand '{p.name}' of map({tf.name}, ...)")
+                for p, v in zip(params, values)}
 
     def _bind_calling(self, tf, values):
         raw = dict(zip((p.name for p in tf.calling_params), values))

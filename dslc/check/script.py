@@ -125,9 +125,11 @@ class ScriptTyper:
         sig = self._sig(e.func, e.func_span)
         for o in e.operands:
             self.type_of(o)
-        want = len(sig.calling_names) if e.func in self.tables else len(sig.params)
+        ints = [n for n, t, r in sig.params if r and t == T.INT]
+        want = len(sig.calling_names) + len(ints) if e.func in self.tables else len(sig.params)
         if len(e.operands) != want:
-            what = "calling arguments" if e.func in self.tables else "arguments"
+            what = ("calling arguments" + (" and int recursive arguments" if ints else "")
+                    if e.func in self.tables else "arguments")
             raise DslcError(f"map({e.func}, ...) needs {want} operands (its {what}), "
                             f"got {len(e.operands)}", e.span)
         return T.ArrayT(sig.ret)

@@ -238,6 +238,16 @@ class TFunction:
     def calling_params(self) -> tuple[TParam, ...]:
         return tuple(p for p in self.params if not p.recursive)
 
+    @property
+    def map_params(self) -> tuple[TParam, ...]:
+        """What ``map`` passes: every parameter of a plain function; for a table, its
+        calling parameters and then its ``int`` recursive ones (their values are the
+        domain, and the final cell is taken at them)."""
+        if not self.is_table:
+            return self.params
+        from dslc.check.types import INT
+        return self.calling_params + tuple(p for p in self.rec_params if p.type == INT)
+
     def param(self, name: str) -> TParam | None:
         for p in self.params:
             if p.name == name:

@@ -120,8 +120,10 @@ class CpuBackend:
                 out.append(len(args[t.seq]))
             elif isinstance(t, T.SymT):
                 out.append(len(self.program.alphabets[t.alpha.name]) - 1)
+            elif t == T.INT and p.name in args:
+                out.append(int(args[p.name]))
             else:
-                raise NotCompilable("final cell of an int-parameter table")
+                raise NotCompilable(f"the final cell of {f.name}: no extent for {p.name}")
         return out
 
     def _compile(self, func, kind, scope, request):

@@ -52,12 +52,15 @@ class InterpBackend:
             out[point] = demand(table, point)
         return out
 
-    def final_cell(self, func: str, calling: dict, span, description: str = ""):
+    def final_cell(self, func: str, args: dict, span, description: str = ""):
+        """The cell with every recursive parameter at its maximum (``int`` ones at
+        the value given for them)."""
         cf = self.interp.functions[func]
         task = Task(description)
-        cenv = dict(calling)
+        cenv = {n: args[n] for n in cf.calling_names}
         cenv["$task"] = task
-        table = self.interp.table_for(task, cf, cenv, None, span)
+        rec = tuple(args.get(p.name) for p in cf.tf.rec_params)
+        table = self.interp.table_for(task, cf, cenv, rec, span)
         return demand(table, table.extents)
 
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:

@@ -92,7 +92,7 @@ class Interpreter:
                 owner = cenv[t.owner] if t.owner in cenv else self.globals[t.owner]
                 out.append(spec.size(owner) - 1)
             else:  # int: the value it is first called with
-                if rec is None:
+                if rec is None or rec[k] is None:
                     raise DslcError(f"{callee.name} has an int parameter {p.name}, whose domain "
                                     f"0..v comes from a call with a value: pass all arguments",
                                     span)

@@ -157,7 +157,7 @@ class ScriptRunner:
 
     def _map(self, e: ast.Map):
         tf = self.p.functions[e.func]
-        params = tf.calling_params if tf.is_table else tf.params
+        params = tf.map_params
         operands = [self.eval(o) for o in e.operands]
         lists = [(k, v) for k, v in enumerate(operands) if isinstance(v, list)]
         shape = tuple(len(v) for _, v in lists)

@@ -227,3 +227,14 @@ def test_full_calls_accept_contract_order_and_declaration_order(backend):
         print w("ACGT", "AGT")
     """, backend)
     assert list(out.values()) == [1, 1, 2]
+
+
+def test_map_over_a_table_with_an_int_parameter(backend):
+    prog = dslc.compile("""
+        int fib(int n)
+          | n < 2 = n
+          | otherwise = fib(n - 1) + fib(n - 2)
+        print map(fib, 10)
+    """, backend=backend)
+    assert prog.run()["map(fib, 10)"].values[()] == 55
+    assert prog.map("fib", [5, 10, 20]).values.tolist() == [5, 55, 6765]
