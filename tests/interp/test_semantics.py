@@ -238,3 +238,22 @@ def test_map_over_a_table_with_an_int_parameter(backend):
     """, backend=backend)
     assert prog.run()["map(fib, 10)"].values[()] == 55
     assert prog.map("fib", [5, 10, 20]).values.tolist() == [5, 55, 6765]
+
+
+def test_interpreter_finishes_a_2000_by_2000_edit_distance():
+    """Evaluation in dependence order on an explicit stack: no recursion limit."""
+    import random
+
+    rng = random.Random(3)
+    s = "".join(rng.choice("ACGT") for _ in range(2000))
+    t = "".join(rng.choice("ACGT") for _ in range(2000))
+    prog = dslc.compile("""
+        int d(seq[dna] s, index[s] i, seq[dna] t, index[t] j) =
+            if i == 0 then j
+            else if j == 0 then i
+            else if s[i - 1] == t[j - 1] then d(i - 1, j - 1)
+            else (d(i - 1, j) min d(i, j - 1) min d(i - 1, j - 1)) + 1
+    """, backend="interp")
+    from tests.reference import edit_distance
+
+    assert prog.call("d", s, t, 2000, 2000) == edit_distance(s, t)
