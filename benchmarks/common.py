@@ -8,19 +8,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SW_PROGRAM = """
-int h(matrix sm, const open, const ext, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
-  | i == 0 or j == 0 = 0
-  | otherwise = 0 max e(i, j) max f(i, j) max h(i - 1, j - 1) + sm[s[i - 1], t[j - 1]]
-int e(matrix sm, const open, const ext, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
-  | j == 0 = -inf
-  | otherwise = e(i, j - 1) - ext max h(i, j - 1) - open - ext
-int f(matrix sm, const open, const ext, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
-  | i == 0 = -inf
-  | otherwise = f(i - 1, j) - ext max h(i - 1, j) - open - ext
-int sw(matrix sm, const open, const ext, seq[protein] s, seq[protein] t) =
-    max(i in 0 ... len(s) : max(j in 0 ... len(t) : h(i, j)))
-"""
+def _sw_program() -> str:
+    """The standard library's Gotoh Smith-Waterman (the contract's h, e, f, sw)."""
+    from dslc.runtime.stdlib_data import stdlib_source
+
+    return stdlib_source("align")
+
+
+SW_PROGRAM = _sw_program()
 
 
 def proteome_path() -> str:

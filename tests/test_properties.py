@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dslc
+from dslc.runtime.stdlib_data import stdlib_source
 from tests import reference as ref
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[
@@ -31,19 +32,7 @@ int nw(matrix sm, const gap, seq[protein] s, index[s] i, seq[protein] t, index[t
                 max nw(i, j - 1) - gap
 """
 
-GOTOH = """
-int h(matrix sm, const open, const ext, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
-  | i == 0 or j == 0 = 0
-  | otherwise = 0 max e(i, j) max f(i, j) max h(i - 1, j - 1) + sm[s[i - 1], t[j - 1]]
-int e(matrix sm, const open, const ext, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
-  | j == 0 = -inf
-  | otherwise = e(i, j - 1) - ext max h(i, j - 1) - open - ext
-int f(matrix sm, const open, const ext, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
-  | i == 0 = -inf
-  | otherwise = f(i - 1, j) - ext max h(i - 1, j) - open - ext
-int sw(matrix sm, const open, const ext, seq[protein] s, seq[protein] t) =
-    max(i in 0 ... len(s) : max(j in 0 ... len(t) : h(i, j)))
-"""
+GOTOH = stdlib_source("align")  # the standard library's Gotoh h, e, f and sw
 
 NUSSINOV = """
 bool pairs(symbol[rna] a, symbol[rna] b) =

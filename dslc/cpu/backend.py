@@ -61,9 +61,9 @@ class CpuBackend:
         compiled = self._compile(func, kind, scope, request)
         if compiled is None:
             return self.interp.value(func, args, span, description)
-        module, argnames, plan = compiled
+        module, argnames, windows = compiled
         try:
-            raw = module.task(*self._task_args(argnames, scope, plan, request))
+            raw = module.task(*self._task_args(argnames, scope, windows, request))
             return self._result(raw, f.ret, span)
         except (IndexError, ValueError, ZeroDivisionError, _Inexact):
             return self._rerun(lambda: self.interp.value(func, args, span, description))
@@ -72,10 +72,10 @@ class CpuBackend:
         compiled = self._compile(func, "table", calling, None)
         if compiled is None:
             return self.interp.table(func, calling, span, description)
-        module, argnames, plan = compiled
+        module, argnames, windows = compiled
         ret = self.program.functions[func].ret
         try:
-            raw = module.task(*self._task_args(argnames, calling, plan, None))
+            raw = module.task(*self._task_args(argnames, calling, windows, None))
             out = np.empty(raw.shape, dtype=object)
             for idx in np.ndindex(raw.shape):
                 out[idx] = self._result(raw[idx], ret, span)
@@ -95,10 +95,10 @@ class CpuBackend:
         compiled = self._compile(func, kind, widest, request)
         if compiled is None:
             return self.interp.map(func, tasks, span, progress)
-        module, argnames, plan = compiled
+        module, argnames, windows = compiled
         try:
             batch = modules.batch_function(module, argnames, tasks, self)
-            raw = batch(tasks, plan, f)
+            raw = batch(tasks, windows, f)
         except (IndexError, ValueError, ZeroDivisionError):
             return self._rerun(lambda: self.interp.map(func, tasks, span, progress))
         if progress is not None:
@@ -154,20 +154,17 @@ class CpuBackend:
         self.generated[func] = (plan, source)
         return module, argnames, windows
 
-    def _task_args(self, argnames, scope: dict, plan, request) -> list:
-        out = []
-        for name in argnames:
-            out.append(self.arg_value(name, scope, plan, request))
-        return out
+    def _task_args(self, argnames, scope: dict, windows, request) -> list:
+        return [self.arg_value(name, scope, windows, request) for name in argnames]
 
-    def arg_value(self, name: str, scope: dict, plan, request):
+    def arg_value(self, name: str, scope: dict, windows, request):
         kind, _, rest = name.partition("_")
         if kind == "a":
             return convert(scope[rest], self.program.registry)
         if kind == "g":
             return convert(self.globals[rest], self.program.registry)
         if kind == "W":
-            return plan[int(rest)]  # the window depths of the plan's groups
+            return windows[int(rest)]  # the window depths of the plan's groups
         if kind == "q":
             return int(request[int(rest)])
         raise InternalError(f"unknown task argument {name}")

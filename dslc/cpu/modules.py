@@ -92,10 +92,10 @@ def store_plan(key: str, source: str, argnames: list[str], windows: tuple) -> No
     os.replace(tmp, path)
 
 
-def batch_source(argnames: list[str], kinds: dict[str, str]) -> str:
-    """A ``prange`` loop calling ``task`` once per task; ``kinds`` says how each
-    argument is packed: ``seq`` (one buffer + offsets), ``scalar`` (an array
-    with one value per task) or ``shared`` (the same for every task)."""
+def packed_call(argnames: list[str], kinds: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Parameters of a batch function and the arguments it passes ``task`` for
+    task ``k``; ``kinds`` says how each argument is packed: ``seq`` (one buffer +
+    offsets), ``scalar`` (an array with one value per task) or ``shared``."""
     params, call = [], []
     for a in argnames:
         k = kinds[a]
@@ -108,11 +108,42 @@ def batch_source(argnames: list[str], kinds: dict[str, str]) -> str:
         else:
             params.append(a)
             call.append(a)
+    return params, call
+
+
+def batch_source(argnames: list[str], kinds: dict[str, str]) -> str:
+    """A ``prange`` loop calling ``task`` once per task."""
+    params, call = packed_call(argnames, kinds)
     return (f"@numba.njit(parallel=True, cache=True)\n"
             f"def batch(order, {', '.join(params)}, out):\n"
             f"    for n in numba.prange(len(order)):\n"
             f"        k = order[n]\n"
             f"        out[k] = task({', '.join(call)})\n")
+
+
+def pack(argnames: list[str], kinds: dict[str, str], tasks: list[dict], backend, windows,
+         f) -> list:
+    """The host arrays of a batch of tasks of entry ``f``, in the order of
+    :func:`packed_call`'s parameters."""
+    from dslc.cpu.backend import convert
+
+    registry = backend.program.registry
+    arrays = []
+    for a in argnames:
+        kind, _, rest = a.partition("_")
+        if kinds[a] == "seq":
+            seqs = [t[rest].codes for t in tasks]
+            offs = np.zeros(len(seqs) + 1, dtype=np.int64)
+            np.cumsum([len(s) for s in seqs], out=offs[1:])
+            arrays += [np.concatenate(seqs) if seqs else np.zeros(1, np.uint8), offs]
+        elif kinds[a] == "scalar" and kind == "q":
+            arrays.append(np.array([backend._final(f, t)[int(rest)] for t in tasks],
+                                   dtype=np.int64))
+        elif kinds[a] == "scalar":
+            arrays.append(np.array([convert(t[rest], registry) for t in tasks]))
+        else:
+            arrays.append(backend.arg_value(a, tasks[0], windows, None))
+    return arrays
 
 
 def argument_kinds(argnames: list[str], tasks: list[dict]) -> dict[str, str]:
@@ -139,33 +170,14 @@ def argument_kinds(argnames: list[str], tasks: list[dict]) -> dict[str, str]:
 
 def batch_function(module, argnames: list[str], tasks: list[dict], backend):
     """A callable running every task through a generated batch loop."""
-    from dslc.cpu.backend import convert
-
-    first = tasks[0]
     kinds = argument_kinds(argnames, tasks)
     src = module.__dict__.get("_batch_src")
     bsrc = batch_source(argnames, kinds)
     batch_mod = load(_module_source(module) + "\n" + bsrc) if src != bsrc else module
 
-    def run(tasks, plan, f):
-        arrays = []
+    def run(tasks, windows, f):
+        arrays = pack(argnames, kinds, tasks, backend, windows, f)
         order = np.argsort([-_size(t) for t in tasks], kind="stable").astype(np.int64)
-        for a in argnames:
-            kind, _, rest = a.partition("_")
-            if kinds[a] == "seq":
-                seqs = [t[rest].codes for t in tasks]
-                offs = np.zeros(len(seqs) + 1, dtype=np.int64)
-                np.cumsum([len(s) for s in seqs], out=offs[1:])
-                arrays += [np.concatenate(seqs) if seqs else np.zeros(0, np.uint8), offs]
-            elif kinds[a] == "scalar":
-                if kind == "q":
-                    idx = int(rest)
-                    arrays.append(np.array([backend._final(f, t)[idx] for t in tasks],
-                                           dtype=np.int64))
-                else:
-                    arrays.append(np.array([convert(t[rest], backend.program.registry) for t in tasks]))
-            else:
-                arrays.append(backend.arg_value(a, first, plan, None))
         out = np.empty(len(tasks), dtype=np.float64)
         # tasks are ordered largest first and handed out a few at a time, so no
         # thread is left with all the long sequences

@@ -18,7 +18,7 @@ import os
 import numpy as np
 
 from dslc.cpu import modules
-from dslc.cpu.backend import CpuBackend, convert
+from dslc.cpu.backend import CpuBackend
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.emit.plan import plan_task
 from dslc.emit.pyexpr import NotCompilable
@@ -94,7 +94,6 @@ class CudaBackend(CpuBackend):
     def _launch(self, compiled, f, tasks: list[dict]) -> np.ndarray:
         cuda = _cuda()
         source, argnames, plan, storage = compiled
-        first = tasks[0]
         kinds = modules.argument_kinds(argnames, tasks)
         module = modules.load(source + "\n" + kernel_source(argnames, kinds,
                                                             [fn for fn, _ in storage]))
@@ -111,7 +110,7 @@ class CudaBackend(CpuBackend):
         for start in range(0, len(tasks), chunk):
             ids = order[start:start + chunk]
             sub = [tasks[k] for k in ids]
-            arrays = self._pack(argnames, kinds, sub, first, plan, f)
+            arrays = self._pack(argnames, kinds, sub, plan, f)
             scratch = [cuda.device_array(d + (len(sub),), dtype=np.float64) for d in dims]
             d_out = cuda.device_array(len(sub), dtype=np.float64)
             local = np.arange(len(sub), dtype=np.int64)
@@ -120,28 +119,11 @@ class CudaBackend(CpuBackend):
             out[ids] = d_out.copy_to_host()
         return out
 
-    def _pack(self, argnames, kinds, tasks, first, plan, f) -> list:
+    def _pack(self, argnames, kinds, tasks, plan, f) -> list:
         cuda = _cuda()
-        arrays = []
-        for a in argnames:
-            kind, _, rest = a.partition("_")
-            if kinds[a] == "seq":
-                seqs = [t[rest].codes for t in tasks]
-                offs = np.zeros(len(seqs) + 1, dtype=np.int64)
-                np.cumsum([len(s) for s in seqs], out=offs[1:])
-                buf = np.concatenate(seqs) if seqs else np.zeros(1, np.uint8)
-                arrays += [cuda.to_device(buf), cuda.to_device(offs)]
-            elif kinds[a] == "scalar":
-                if kind == "q":
-                    vals = [self._final(f, t)[int(rest)] for t in tasks]
-                    arrays.append(cuda.to_device(np.array(vals, dtype=np.int64)))
-                else:
-                    vals = [convert(t[rest], self.program.registry) for t in tasks]
-                    arrays.append(cuda.to_device(np.array(vals)))
-            else:
-                v = self.arg_value(a, first, tuple(g.schedule.window for g in plan.groups), None)
-                arrays.append(cuda.to_device(v) if isinstance(v, np.ndarray) else v)
-        return arrays
+        windows = tuple(g.schedule.window for g in plan.groups)
+        return [cuda.to_device(a) if isinstance(a, np.ndarray) else a
+                for a in modules.pack(argnames, kinds, tasks, self, windows, f)]
 
 
 def plan_extents(plan) -> dict[str, int]:

@@ -66,19 +66,10 @@ class CudaGenerator(CpuGenerator):
 
 
 def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str]) -> str:
-    """The launch: one thread per task, ``order`` listing tasks largest first."""
-    params, call = [], []
-    for a in argnames:
-        k = kinds[a]
-        if k == "seq":
-            params += [f"buf_{a}", f"off_{a}"]
-            call.append(f"buf_{a}[off_{a}[k]:off_{a}[k + 1]]")
-        elif k == "scalar":
-            params.append(f"arr_{a}")
-            call.append(f"arr_{a}[k]")
-        else:
-            params.append(a)
-            call.append(a)
+    """The launch: one thread per task, ``order`` listing the tasks of this launch."""
+    from dslc.cpu.modules import packed_call
+
+    params, call = packed_call(argnames, kinds)
     params += [f"T_{f}" for f in storage]
     call += [f"T_{f}" for f in storage] + ["n"]
     return (f"@cuda.jit\n"

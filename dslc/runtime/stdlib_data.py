@@ -33,3 +33,12 @@ def standard_matrices() -> dict[str, Matrix]:
     protein = standard_alphabets()["protein"]
     return {name: parse_matrix(_matrix_text(f), protein, name=name)
             for name, f in _MATRICES.items()}
+
+
+def stdlib_source(name: str) -> str:
+    """The text of ``stdlib/NAME.bio`` (routines to compile with a script)."""
+    fname = f"{name}.bio"
+    try:
+        return resources.files("dslc.stdlib").joinpath(fname).read_text()
+    except (ModuleNotFoundError, FileNotFoundError):
+        return (Path(__file__).resolve().parents[2] / "stdlib" / fname).read_text()

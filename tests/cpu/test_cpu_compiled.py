@@ -37,19 +37,7 @@ def test_random_recurrences_compile_and_match(rec, data):
     assert prog.map("f0", *[[s] for s in seqs]).values.ravel()[0] == rec.evaluate(seqs, final)
 
 
-GOTOH = """
-int h(matrix sm, const open, const ext, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
-  | i == 0 or j == 0 = 0
-  | otherwise = 0 max e(i, j) max f(i, j) max h(i - 1, j - 1) + sm[s[i - 1], t[j - 1]]
-int e(matrix sm, const open, const ext, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
-  | j == 0 = -inf
-  | otherwise = e(i, j - 1) - ext max h(i, j - 1) - open - ext
-int f(matrix sm, const open, const ext, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
-  | i == 0 = -inf
-  | otherwise = f(i - 1, j) - ext max h(i - 1, j) - open - ext
-int sw(matrix sm, const open, const ext, seq[protein] s, seq[protein] t) =
-    max(i in 0 ... len(s) : max(j in 0 ... len(t) : h(i, j)))
-"""
+from tests.test_properties import GOTOH  # noqa: E402  (the stdlib's Gotoh)
 
 protein = st.text(alphabet="ARNDCQEGHILKMFPSTWYV", min_size=0, max_size=25)
 
