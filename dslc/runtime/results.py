@@ -35,8 +35,22 @@ class Axis:
     labels: tuple[str, ...] | None = None
 
 
+class _Grid:
+    """Indexing and shape shared by tables and map results (values held raw)."""
+
+    values: np.ndarray
+    value_type: str
+
+    def __getitem__(self, index):
+        return wrap(self.values[index], self.value_type)
+
+    @property
+    def shape(self):
+        return self.values.shape
+
+
 @dataclass(frozen=True, eq=False)
-class TableResult:
+class TableResult(_Grid):
     """The whole table of a recursive function (``r = d(s, t)``)."""
 
     func: str
@@ -44,29 +58,15 @@ class TableResult:
     values: np.ndarray  # probabilities as logs
     axes: tuple[Axis, ...]
 
-    def __getitem__(self, index):
-        return wrap(self.values[index], self.value_type)
-
-    @property
-    def shape(self):
-        return self.values.shape
-
 
 @dataclass(frozen=True, eq=False)
-class MapResult:
+class MapResult(_Grid):
     """``map(f, A (*) B)``: one value per element of the cross product of the lists."""
 
     func: str
     value_type: str
     values: np.ndarray
     axes: tuple[Axis, ...]
-
-    def __getitem__(self, index):
-        return wrap(self.values[index], self.value_type)
-
-    @property
-    def shape(self):
-        return self.values.shape
 
 
 def wrap(raw, value_type: str):
