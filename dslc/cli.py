@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--plot", metavar="FILE.png",
                          help="draw a 2-D domain coloured by partition")
     explain.add_argument("--function", help="which function to plot")
+    explain.add_argument("--backend", default="cpu", choices=["cpu", "cuda"],
+                         help="cuda: also show the GPU strategy, sizes and placements")
     explain.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
 
     comp = sub.add_parser("compile", help="write the code generated for the script's entries")
@@ -89,7 +91,8 @@ def _dispatch(args) -> int:
     from dslc.runtime.render import render_json, render_text
 
     defines = _defines(args.defines)
-    prog = dslc.compile(args.file, defines, getattr(args, "backend", "auto"))
+    # explain --backend names what to report on, not where to run
+    prog = dslc.compile(args.file, defines, args.backend if args.command == "run" else "auto")
     if args.command == "explain":
         return _explain(prog, args)
     if args.command == "compile":
@@ -111,7 +114,7 @@ def _explain(prog, args) -> int:
 
     from dslc import explain
 
-    rep = explain.report(prog)
+    rep = explain.report(prog, args.backend)
     if args.plot:
         f = explain.plot(rep, args.function, args.plot)
         sys.stderr.write(f"wrote {args.plot} (domain of {f})\n")

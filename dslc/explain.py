@@ -21,6 +21,9 @@ from dslc.runtime.script import ScriptRunner
 from dslc.schedule.search import Extents, find_schedule
 
 
+_LAST_PLANS: dict = {}  # entry -> plan of the last collect()
+
+
 def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, str], set]:
     """Group plans by function, generated sources by entry, interpreter
     fallbacks, and the functions the script never ran (extents of 10 assumed)."""
@@ -29,7 +32,9 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     runner.run()
     engine = runner.backend
     by_func, sources = {}, {}
+    _LAST_PLANS.clear()
     for entry, (plan, source) in engine.generated.items():
+        _LAST_PLANS[entry] = plan
         sources[entry] = source
         for g in plan.groups:
             for f in g.functions:
@@ -49,7 +54,39 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     return by_func, sources, dict(engine.fallbacks), assumed
 
 
-def report(program) -> dict:
+def cuda_report(program, by_func: dict, entries: dict) -> dict:
+    """What the CUDA backend would do with each entry the script ran: its
+    strategy, launch sizes and storage placement, or why it stays on the CPU."""
+    import os
+
+    from dslc.emit.cuda import CudaGenerator
+    from dslc.emit.pyexpr import NotCompilable
+
+    block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
+    scratch = int(os.environ.get("DSLC_CUDA_SCRATCH_MB", "4096"))
+    out = {}
+    for entry, plan in entries.items():
+        try:
+            gen = CudaGenerator(program.checked, plan)
+            gen.generate()
+        except NotCompilable as e:
+            out[entry] = {"strategy": "cpu", "why": f"not compiled for the device: {e}"}
+            continue
+        out[entry] = {
+            "strategy": "task-per-thread",
+            "why": "map tasks are independent: one thread sweeps one task's table",
+            "block": block, "block_source": "DSLC_CUDA_BLOCK (default 128)",
+            "scratch_mb_per_launch": scratch,
+            "storage": {f: {"memory": "global",
+                            "shape": dims + ["tasks"],
+                            "why": "task innermost, so a warp's accesses coalesce"}
+                        for f, dims in gen.storage},
+            "single_calls": "run on the CPU backend (one task cannot fill a GPU)",
+        }
+    return out
+
+
+def report(program, backend: str = "cpu") -> dict:
     by_func, _, fallbacks, assumed = collect(program)
     out = {}
     for f, g in by_func.items():
@@ -73,13 +110,15 @@ def report(program) -> dict:
         }
     if fallbacks:
         out["_interpreted"] = fallbacks
+    if backend == "cuda":
+        out["_cuda"] = cuda_report(program, by_func, _LAST_PLANS)
     return out
 
 
 def render_text(rep: dict) -> str:
     lines, seen = [], set()
     for f, r in rep.items():
-        if f == "_interpreted":
+        if f.startswith("_"):
             continue
         grp = tuple(r["group"])
         if grp in seen:
@@ -103,13 +142,21 @@ def render_text(rep: dict) -> str:
         lines.extend("    " + ln for ln in r["loops"].splitlines())
     for f, why in rep.get("_interpreted", {}).items():
         lines.append(f"{f}: runs on the interpreter ({why})")
+    for entry, c in rep.get("_cuda", {}).items():
+        lines.append(f"cuda, entry {entry}: {c['strategy']} ({c['why']})")
+        if c["strategy"] != "cpu":
+            lines.append(f"  block {c['block']} threads; scratch up to {c['scratch_mb_per_launch']}"
+                         " MB per launch (tasks beyond it run in further launches)")
+            for f, st in c["storage"].items():
+                lines.append(f"  {f}: {st['memory']} memory, [{', '.join(st['shape'])}] "
+                             f"({st['why']})")
     return "\n".join(lines)
 
 
 def plot(rep: dict, func: str | None, path: str) -> str:
     """A PNG of a 2-D domain (or its slice at 0 of further dimensions) coloured by
     partition, so the chosen wavefront can be seen."""
-    cands = [f for f, r in rep.items() if f != "_interpreted" and len(r["schedule"]) >= 1]
+    cands = [f for f, r in rep.items() if not f.startswith("_") and len(r["schedule"]) >= 1]
     if not cands:
         raise ValueError("no recursive function to plot")
     f = func if func in cands else cands[0]

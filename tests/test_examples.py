@@ -72,5 +72,19 @@ def test_examples_check_and_explain(name, capsys):
     assert main(["check", str(EXAMPLES / f"{name}.bio")]) == 0
     assert main(["explain", str(EXAMPLES / f"{name}.bio"), "--format", "json"]) == 0
     rep = json.loads(capsys.readouterr().out.split("\n", 1)[1])
-    groups = [r for k, r in rep.items() if k != "_interpreted"]
+    groups = [r for k, r in rep.items() if not k.startswith("_")]
     assert groups and all(r["partitions"] >= 1 and r["loops"] for r in groups)
+
+
+def test_explain_for_cuda_shows_strategy_sizes_and_placement(capsys):
+    from dslc.cli import main
+
+    assert main(["explain", str(EXAMPLES / "smith_waterman.bio"), "--backend", "cuda",
+                 "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    sw = rep["_cuda"]["sw"]
+    assert sw["strategy"] == "task-per-thread" and sw["block"] > 0
+    assert all(st["shape"][-1] == "tasks" for st in sw["storage"].values())
+    assert main(["explain", str(EXAMPLES / "nussinov.bio"), "--backend", "cuda",
+                 "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["_cuda"]["n"]["strategy"] == "cpu"
