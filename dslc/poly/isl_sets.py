@@ -30,10 +30,13 @@ def _parse(text: str) -> isl.Set:
 
 def dependence_set(dep: Dependence, caller_params: tuple[str, ...], caller_ext: tuple[str, ...],
                    callee_ext: tuple[str, ...], coeffs: tuple[int, ...] | None,
-                   required: int | None, fixed: dict[str, int] | None = None) -> isl.Set:
+                   required: int | None, fixed: dict[str, int] | None = None,
+                   target_bounds: bool = True) -> isl.Set:
     """The points of ``dep`` (caller point ``x``, ranged values, target ``y``),
     restricted to those violating ``a.x - a.y >= required`` when coeffs is given.
-    ``fixed`` pins extent parameters to concrete values."""
+    ``fixed`` pins extent parameters to concrete values; without
+    ``target_bounds`` the target may lie anywhere (to ask whether it can leave
+    the callee's domain)."""
     xs = [f"x_{p}" for p in caller_params]
     ren = {p: f"x_{p}" for p in caller_params}
     rs = [r.name for r in dep.ranged]
@@ -50,7 +53,8 @@ def dependence_set(dep: Dependence, caller_params: tuple[str, ...], caller_ext: 
     for y, arg, e in zip(ys, dep.args, callee_ext):
         if arg is not None:
             cons.append(f"{y} = {_aff(arg, ren)}")
-        cons.append(f"0 <= {y} <= {e}")
+        if target_bounds:
+            cons.append(f"0 <= {y} <= {e}")
     if coeffs is not None:
         sx = " + ".join(f"{c}*{x}" for c, x in zip(coeffs, xs)) or "0"
         sy = " + ".join(f"{c}*{y}" for c, y in zip(coeffs, ys)) or "0"
@@ -68,10 +72,6 @@ def dependence_set(dep: Dependence, caller_params: tuple[str, ...], caller_ext: 
         return _parse(f"[{', '.join(params)}] -> {{ [{space}] : 1 = 0 }}")
     body = "; ".join(f"[{space}] : {p}" for p in pieces)
     return _parse(f"[{', '.join(params)}] -> {{ {body} }}")
-
-
-def is_empty(s: isl.Set) -> bool:
-    return s.is_empty()
 
 
 def witness(s: isl.Set, caller_params: tuple[str, ...], nargs: int) -> tuple[dict, tuple]:
@@ -113,7 +113,8 @@ def max_distance(dep: Dependence, caller_params, caller_ext, callee_ext, coeffs,
 def target_always_inside(dep: Dependence, caller_params, caller_ext, callee_ext) -> bool:
     """Is the call's target inside the callee's domain at every point where the
     call is made (for every extent)? Then generated code needs no domain check."""
-    free = _unbounded(dep, caller_params, caller_ext, callee_ext)
+    free = dependence_set(dep, caller_params, caller_ext, callee_ext, None, None,
+                          target_bounds=False)
     space = free.get_space()
     names = [space.get_dim_name(isl.dim_type.set, k) for k in range(space.dim(isl.dim_type.set))]
     params = [space.get_dim_name(isl.dim_type.param, k)
@@ -121,34 +122,6 @@ def target_always_inside(dep: Dependence, caller_params, caller_ext, callee_ext)
     outside = " or ".join(f"y{k} < 0 or y{k} > {e}" for k, e in enumerate(callee_ext))
     bad = isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(names)}] : {outside} }}")
     return free.intersect(bad).is_empty()
-
-
-def _unbounded(dep, caller_params, caller_ext, callee_ext) -> isl.Set:
-    """The dependence's points with no constraint on where the target lies."""
-    xs = [f"x_{p}" for p in caller_params]
-    ren = {p: f"x_{p}" for p in caller_params}
-    rs = [r.name for r in dep.ranged]
-    ys = [f"y{k}" for k in range(len(dep.args))]
-    params = sorted(set(caller_ext) | set(callee_ext))
-    cons = [f"0 <= {x} <= {e}" for x, e in zip(xs, caller_ext)]
-    for r in dep.ranged:
-        if r.lo is not None:
-            cons.append(f"{r.name} >= {_aff(r.lo, ren)}")
-        if r.hi is not None:
-            cons.append(f"{r.name} <= {_aff(r.hi, ren)}")
-    for y, arg in zip(ys, dep.args):
-        if arg is None:
-            return isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(xs + rs + ys)}] }}")
-        cons.append(f"{y} = {_aff(arg, ren)}")
-    cons.extend(f"{p} >= 0" for p in params)
-    base = " and ".join(cons)
-    pieces = [" and ".join([base] + [f"{_aff(c.expr, ren)} {'>=' if c.kind == 'ge' else '='} 0"
-                                     for c in conj]) for conj in dep.when]
-    space = ", ".join(xs + rs + ys)
-    if not pieces:
-        return isl.Set(f"[{', '.join(params)}] -> {{ [{space}] : 1 = 0 }}")
-    return isl.Set(f"[{', '.join(params)}] -> {{ " + "; ".join(f"[{space}] : {p}" for p in pieces)
-                   + " }")
 
 
 def index_always_inside(params: tuple[str, ...], extents: tuple[str, ...], index: Affine,
