@@ -15,6 +15,7 @@ import numpy as np
 
 from dslc import backends
 from dslc.deps.extract import dependence_graph, groups
+from dslc.errors import DslcError
 from dslc.emit.plan import GroupPlan, extent_names
 from dslc.poly.loops import loop_nest, render
 from dslc.runtime.script import ScriptRunner
@@ -39,7 +40,7 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
         for g in plan.groups:
             for f in g.functions:
                 by_func.setdefault(f, g)
-    assumed = set()
+    assumed, fallbacks = set(), dict(engine.fallbacks)
     for grp in groups(program.checked.functions):
         if grp[0] in by_func:
             continue
@@ -47,11 +48,16 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
         graph = dependence_graph(program.checked.functions, grp, program.checked.consts)
         names = {f: extent_names(program.checked, f) for f in grp}
         ext = Extents(names, {n: 10 for ns in names.values() for n in ns})
-        sched = find_schedule(graph, ext)
+        try:
+            sched = find_schedule(graph, ext)
+        except DslcError as e:  # the interpreter still runs it, in dependence order
+            for f in grp:
+                fallbacks.setdefault(f, e.message)
+            continue
         plan = GroupPlan(grp, sched, ext, False, None)
         for f in grp:
             by_func[f] = plan
-    return by_func, sources, dict(engine.fallbacks), assumed
+    return by_func, sources, fallbacks, assumed
 
 
 def cuda_report(program, by_func: dict, entries: dict) -> dict:

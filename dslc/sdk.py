@@ -29,6 +29,7 @@ from dslc.errors import DslcError, Span
 # Re-exported for extension authors: the static types an accessor may return.
 INT, FLOAT, PROB, BOOL = T.INT, T.FLOAT, T.PROB, T.BOOL
 ExtT, SymT, IterT, MapT, AlphaRef = T.ExtT, T.SymT, T.IterT, T.MapT, T.AlphaRef
+ListT = T.ListT  # what a loader returning a Python list (of columns, say) declares
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ comparisons look at the other operand first.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from dataclasses import dataclass, field
 
@@ -260,7 +261,12 @@ class ExprChecker:
         if isinstance(bt, T.ExtT):
             acc = self.s.reg.accessors.get((bt.name, e.name))
             if acc is not None:
-                return tir.ExtAttr(acc, base, acc.result(bt), e.span)
+                # A calling value (``hmm h``) owns its own elements: its accessors see
+                # the variable's name as the owner, so ``h.end`` is a ``state[h]``.
+                recv = bt
+                if bt.owner is None and isinstance(base, tir.Var):
+                    recv = dataclasses.replace(bt, owner=base.name)
+                return tir.ExtAttr(acc, base, acc.result(recv), e.span)
             names = sorted(n for (on, n) in self.s.reg.accessors if on == bt.name)
             raise DslcError(f"a {bt.name} has no '.{e.name}'", e.span,
                             hint=("it has: " + ", ".join(names)) if names else None)

@@ -183,6 +183,14 @@ class _Walker:
             return RangedVar(name, self.affine(it.lo, ranged), self.affine(it.hi, ranged))
         if isinstance(it, tir.AlphabetIter):
             return RangedVar(name, Affine.of(0), None)
+        if isinstance(it, tir.ExtAttr):
+            # the elements an accessor iterates lie where its bounds say, relative
+            # to the receiver (a post-order node's children are below it)
+            recv = self.affine(it.base, ranged)
+            b = it.accessor.bounds
+            if recv is not None:
+                return RangedVar(name, None if b.lo is None else _add(recv, Affine.of(b.lo)),
+                                 None if b.hi is None else _add(recv, Affine.of(b.hi)))
         return RangedVar(name, None, None)
 
     def _dependence(self, call: tir.Call, when, ranged) -> Dependence:

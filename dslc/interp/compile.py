@@ -202,9 +202,15 @@ class Interpreter:
         return index
 
     def _extattr(self, e, fn):
-        base, acc = self.expr(e.base, fn), e.accessor
+        base, acc, span = self.expr(e.base, fn), e.accessor, e.span
         owner = self._owner(e.base.type, e.span)
-        return lambda env: acc.evaluate(owner(env), base(env))
+
+        def attr(env):
+            try:
+                return acc.evaluate(owner(env), base(env))
+            except DslcError as err:
+                raise _located(err, span) from None
+        return attr
 
     def _owner(self, t: T.Type, span):
         if isinstance(t, T.ExtT) and t.owner:
@@ -216,14 +222,14 @@ class Interpreter:
         base = self.expr(e.base, fn)
         keys = [self.expr(k, fn) for k in e.keys]
         if e.indexer is not None:
-            ev = e.indexer.index_eval
-            if len(keys) == 1:
-                k0 = keys[0]
-                return lambda env: ev(base(env), k0(env))
-            k0, k1 = keys[0], keys[1] if len(keys) > 1 else None
-            if len(keys) == 2:
-                return lambda env: ev(base(env), k0(env), k1(env))
-            return lambda env: ev(base(env), *[k(env) for k in keys])
+            ev, span = e.indexer.index_eval, e.span
+
+            def index(env):
+                try:
+                    return ev(base(env), *[k(env) for k in keys])
+                except DslcError as err:
+                    raise _located(err, span) from None
+            return index
         conv = float if e.type in (T.FLOAT, T.PROB) else int
         if len(keys) == 1:
             k0 = keys[0]
@@ -335,6 +341,11 @@ def _binder(t: T.Type, program):
             return v if not isinstance(v, str) else as_sequence(v, t, program, None)
         return bind
     return lambda v: v
+
+
+def _located(err: DslcError, span) -> DslcError:
+    """An extension's run-time error, placed at the expression that raised it."""
+    return err if err.span is not None else DslcError(err.message, span, err.hint)
 
 
 def _hkey(v):

@@ -1,0 +1,219 @@
+"""The hidden Markov model extension, written only against :mod:`dslc.sdk`.
+
+Types
+-----
+* ``hmm`` (calling): a model, from ``define hmm NAME { ... }`` or
+  ``load(hmm, "profile.hmm")``;
+* ``state[h]`` (recursive): the states of model ``h``, numbered ``0 .. n-1``
+  with the start state first and the end state last;
+* ``transition[h]`` (recursive): the transitions of ``h``, numbered
+  ``0 .. T-1`` ordered by (from-state, to-state).
+
+Accessors (the contract's, and three more marked *)
+---------------------------------------------------
+========================  ===========================  ===========================================
+receiver                   accessor                     result
+========================  ===========================  ===========================================
+``t: transition[h]``      ``t.start``, ``t.end``       ``state[h]``: where it leaves from / goes to
+``t: transition[h]``      ``t.prob``                   ``prob``
+``s: state[h]``           ``s.isstart``, ``s.isend``   ``bool``
+``s: state[h]``           ``s.issilent`` *             ``bool``: emits nothing (start, end, silent)
+``s: state[h]``           ``s.emission[c]``            ``prob`` of emitting symbol ``c``
+``s: state[h]``           ``s.transitionsto``          iterable of the transitions into ``s``
+``s: state[h]``           ``s.transitionsfrom``        iterable of the transitions out of ``s``
+``h: hmm``                ``h.start``, ``h.end``       ``state[h]``
+``h: hmm``                ``h.states``                 iterable of every state, in number order
+``h: hmm``                ``h.transitions`` *          iterable of every transition
+``h: hmm``                ``h.nstates`` *              ``int``: the number of states
+========================  ===========================  ===========================================
+
+Choices where the contract is silent:
+
+* ``s.emission`` of a *silent* state (start, end, a ``state NAME;`` without
+  ``emits``) is a table of probability 0 for every symbol (natural logs of
+  ``-inf``): a silent state emits nothing, so reading it is harmless and
+  multiplies a path's probability by zero.
+* ``s.emission[c]`` reads single-symbol emissions. A k-mer (codon) state of a
+  model written with ``emission e = ATG : 1, * : 0;`` has no per-symbol table;
+  reading its ``emission`` is a run-time error naming the state.
+* ``load(hmm, file)`` reads a HMMER3 profile file and takes its *first*
+  profile, as the global core model described in :mod:`.hmmer3`. Its emissions
+  are laid out over the script's alphabet of the profile's kind, ``protein``
+  for amino-acid profiles (so programs read them with ``seq[protein]``
+  sequences; degenerate codes such as ``B``, ``Z`` and ``X`` emit the sum of
+  their residues' probabilities, ``*`` emits nothing), ``dna`` or ``rna``
+  otherwise. ``load(hmm[A], file)`` picks the alphabet ``A`` instead.
+* Element results of accessors make no promise to the dependence analysis
+  (``sdk.ANY``): a transition may go forwards or backwards in the numbering.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dslc import sdk
+from dslc.errors import DslcError
+
+from .define_parser import parse_hmm_block
+from .hmmer3 import profile_to_hmm, read_profiles
+from .model import HMM
+
+__all__ = ["extension", "HMM"]
+
+
+# --------------------------------------------------------------------------- types
+
+def _model_type(value: HMM) -> sdk.ExtT:
+    return sdk.ExtT("hmm", alpha=sdk.AlphaRef("named", value.alphabet.name))
+
+
+def _owner_of(t: sdk.ExtT) -> str | None:
+    """The variable holding the model: ``h`` for a ``state[h]`` receiver, and the
+    model variable itself for an ``hmm`` receiver (the checker passes a calling
+    receiver's own name as its owner)."""
+    return t.owner
+
+
+def _state_of(t: sdk.ExtT) -> sdk.ExtT:
+    return sdk.ExtT("state", owner=_owner_of(t))
+
+
+def _transition_of(t: sdk.ExtT) -> sdk.ExtT:
+    return sdk.ExtT("transition", owner=_owner_of(t))
+
+
+def _emission_type(t: sdk.ExtT) -> sdk.MapT:
+    owner = _owner_of(t)
+    alpha = sdk.AlphaRef("var", owner) if owner else sdk.AlphaRef("any")
+    return sdk.MapT((sdk.SymT(alpha),), sdk.PROB)
+
+
+# --------------------------------------------------------------------------- values
+
+_ROWS: dict[int, tuple[HMM, list]] = {}  # id(model) -> (model kept alive, per-state rows)
+
+
+def _emission_rows(h: HMM) -> list:
+    """Per state: a numpy row of natural-log emission probabilities indexed by
+    symbol code (``-inf`` everywhere for a silent state), or the name of a k-mer
+    state (whose emission is not a per-symbol table)."""
+    hit = _ROWS.get(id(h))
+    if hit is not None and hit[0] is h:
+        return hit[1]
+    a = len(h.alphabet)
+    silent = np.full(a, -np.inf)
+    silent.setflags(write=False)
+    rows: list = []
+    for s in h.states:
+        if s.emission is None:
+            rows.append(silent)
+        elif s.width != 1:
+            rows.append(s.name)
+        else:
+            with np.errstate(divide="ignore"):
+                row = np.log(np.asarray(s.emission, dtype=np.float64))
+            row.setflags(write=False)
+            rows.append(row)
+    if len(_ROWS) > 64:
+        _ROWS.clear()
+    _ROWS[id(h)] = (h, rows)
+    return rows
+
+
+def _emission(h: HMM, s: int):
+    row = _emission_rows(h)[s]
+    if isinstance(row, str):
+        raise DslcError(f"state '{row}' of model '{h.name}' emits {h.states[s].width} symbols at a "
+                        f"time; s.emission[c] reads single-symbol emissions")
+    return row
+
+
+def _trans_logprob(h: HMM, t: int) -> float:
+    return float(h.trans_logprob[t])
+
+
+def _need_model(value, what: str) -> HMM:
+    if not isinstance(value, HMM):
+        raise DslcError(f"{what} needs a hidden Markov model, got a {type(value).__name__}")
+    return value
+
+
+def _define(name, args, body, body_span, ctx: sdk.ExtContext) -> HMM:
+    if args:
+        raise DslcError(f"define hmm {name} takes no [...]; name the alphabet inside the block "
+                        f"with 'alphabet NAME;'", body_span)
+    return parse_hmm_block(name, body, body_span, ctx.alphabets, ctx.eval_number)
+
+
+_PROFILE_ALPHABET = {"amino": "protein", "dna": "dna", "rna": "rna"}
+
+
+def _load(arg, path, span, ctx: sdk.ExtContext) -> HMM:
+    profiles = read_profiles(path, span)
+    if not profiles:
+        raise DslcError(f"{path}: no HMMER3 profile in the file", span)
+    first = profiles[0]
+    if arg is not None:
+        alphabet = ctx.alphabet(arg, span)
+    else:
+        wanted = _PROFILE_ALPHABET.get(first.alphabet.name)
+        alphabet = ctx.alphabets.get(wanted) if wanted else None
+    return profile_to_hmm(first, alphabet, span)
+
+
+def _static_type(arg, alphabet):
+    return sdk.ExtT("hmm", alpha=sdk.AlphaRef("named", arg) if arg else None)
+
+
+# --------------------------------------------------------------------------- the extension
+
+def _acc(on, name, result, evaluate, doc):
+    return sdk.Accessor(on, name, result, evaluate, sdk.ANY, doc)
+
+
+extension = sdk.Extension(
+    name="hmm",
+    types=(
+        sdk.TypeSpec(name="hmm", role="calling", bracket="none",
+                     alphabet=lambda h: h.alphabet,
+                     accepts=lambda v: isinstance(v, HMM),
+                     doc="a hidden Markov model (define hmm NAME { ... } or load(hmm, file))"),
+        sdk.TypeSpec(name="state", role="recursive", bracket="owner",
+                     size=lambda h: _need_model(h, "state[...]").n_states,
+                     doc="a state of model h: 0 is the start state, n-1 the end state"),
+        sdk.TypeSpec(name="transition", role="recursive", bracket="owner",
+                     size=lambda h: _need_model(h, "transition[...]").n_transitions,
+                     doc="a transition of model h, ordered by (from-state, to-state)"),
+    ),
+    accessors=(
+        _acc("transition", "start", _state_of,
+             lambda h, t: h.transitions[t].start, "the state the transition leaves"),
+        _acc("transition", "end", _state_of,
+             lambda h, t: h.transitions[t].end, "the state the transition enters"),
+        _acc("transition", "prob", lambda t: sdk.PROB, _trans_logprob,
+             "the transition's probability"),
+        _acc("state", "isstart", lambda t: sdk.BOOL,
+             lambda h, s: s == 0, "whether this is the start state"),
+        _acc("state", "isend", lambda t: sdk.BOOL,
+             lambda h, s: s == h.n_states - 1, "whether this is the end state"),
+        _acc("state", "issilent", lambda t: sdk.BOOL,
+             lambda h, s: h.states[s].emission is None,
+             "whether the state emits nothing (start, end and silent states)"),
+        _acc("state", "emission", _emission_type, _emission,
+             "the state's emission probabilities by symbol (0 for a silent state)"),
+        _acc("state", "transitionsto", lambda t: sdk.IterT(_transition_of(t)),
+             lambda h, s: h.states[s].transitions_to, "the transitions into the state"),
+        _acc("state", "transitionsfrom", lambda t: sdk.IterT(_transition_of(t)),
+             lambda h, s: h.states[s].transitions_from, "the transitions out of the state"),
+        _acc("hmm", "start", _state_of, lambda _, h: 0, "the start state"),
+        _acc("hmm", "end", _state_of, lambda _, h: h.n_states - 1, "the end state"),
+        _acc("hmm", "states", lambda t: sdk.IterT(_state_of(t)),
+             lambda _, h: range(h.n_states), "every state, in number order"),
+        _acc("hmm", "transitions", lambda t: sdk.IterT(_transition_of(t)),
+             lambda _, h: range(h.n_transitions), "every transition, in number order"),
+        _acc("hmm", "nstates", lambda t: sdk.INT, lambda _, h: h.n_states,
+             "the number of states"),
+    ),
+    defines=(sdk.DefineSpec("hmm", _define, _model_type),),
+    loaders=(sdk.LoaderSpec("hmm", _load, _static_type),),
+)

@@ -1,0 +1,220 @@
+"""The phylogenetic-tree extension, written only against :mod:`dslc.sdk`.
+
+Types
+-----
+* ``tree`` (calling): a rooted tree, from ``load(tree, "species.nwk")`` (Newick);
+* ``node[t]`` (recursive): the nodes of tree ``t``, numbered in post-order
+  (children before their parent, siblings left to right, the root last);
+* ``column[A]`` (calling): one alignment column over alphabet ``A``; ``c[u]`` is
+  the symbol of leaf ``u`` in it. ``load(columns[A], "aln.fasta")`` gives the
+  list of every column of an aligned FASTA file, so ``map(f, t (*) cols)`` runs
+  once per column.
+
+Accessors (the contract's, and four more marked *)
+--------------------------------------------------
+==================  =====================  ==================================================
+receiver            accessor               result
+==================  =====================  ==================================================
+``u: node[t]``      ``u.isleaf``           ``bool``
+``u: node[t]``      ``u.isroot`` *         ``bool``
+``u: node[t]``      ``u.left``             ``node[t]``: the first child
+``u: node[t]``      ``u.right``            ``node[t]``: the second child
+``u: node[t]``      ``u.children``         iterable of the children, left to right
+``u: node[t]``      ``u.parent`` *         ``node[t]``
+``u: node[t]``      ``u.length``           ``float``: the branch length to the parent
+``t: tree``         ``t.root``             ``node[t]``
+``t: tree``         ``t.nodes`` *          iterable of every node, in post-order
+``t: tree``         ``t.leaves`` *         iterable of the leaves, left to right
+==================  =====================  ==================================================
+
+Choices where the contract is silent:
+
+* **Matching rows to leaves.** ``load(columns[A], file)`` matches the rows of
+  the alignment to the leaves of the tree this script loaded *most recently*
+  before the ``load`` of the columns (the contract's order: ``t = load(tree,
+  ...)`` and then ``cols = load(columns[dna], ...)``). Every leaf needs exactly
+  one row and every row a leaf (by the first word of its ``>`` line); a script
+  that loads columns before any tree is told to load the tree first. With two
+  trees, load each tree's columns right after it.
+* ``c[u]`` at an internal node is a run-time error (a column gives symbols at
+  the leaves only): guard it with ``u.isleaf``.
+* ``u.left`` and ``u.right`` need a binary node: ``u.left`` of a leaf, and
+  ``u.right`` of a leaf or of a node without exactly two children (a
+  trifurcating root, a polytomy, a single-child node) are run-time errors, not
+  a silently ignored child; ``u.children`` serves any number of children.
+* ``u.length`` is 0.0 where the Newick text gives no length (and for the root,
+  unless the text gives it one).
+* ``u.parent`` of the root is a run-time error.
+* For the dependence analysis, children lie below their parent
+  (``sdk.BELOW``), the parent above (``sdk.Bounds(1, None)``).
+"""
+
+from __future__ import annotations
+
+from dslc import sdk
+from dslc.errors import DslcError
+
+from .columns import NO_SYMBOL, Column, Columns, load_columns
+from .newick import Tree, load_newick
+
+__all__ = ["extension", "Tree", "Column", "Columns"]
+
+
+# --------------------------------------------------------------------------- the trees of a script
+
+# The trees a script has loaded, most recent last: (the script's alphabet table,
+# which identifies the running script, and the tree). Bounded: only the last
+# few scripts matter.
+_RECENT: list[tuple[dict, Tree]] = []
+_RECENT_LIMIT = 16
+
+
+def _remember(ctx: sdk.ExtContext, tree: Tree) -> None:
+    for k, (alphabets, _) in enumerate(_RECENT):
+        if alphabets is ctx.alphabets:
+            del _RECENT[k]
+            break
+    _RECENT.append((ctx.alphabets, tree))
+    del _RECENT[:-_RECENT_LIMIT]
+
+
+def _recent_tree(ctx: sdk.ExtContext) -> Tree | None:
+    for alphabets, tree in reversed(_RECENT):
+        if alphabets is ctx.alphabets:
+            return tree
+    return None
+
+
+# --------------------------------------------------------------------------- loaders
+
+def _load_tree(arg, path, span, ctx: sdk.ExtContext) -> Tree:
+    if arg is not None:
+        raise DslcError("load(tree, file) takes no [...]", span)
+    tree = load_newick(path, span)
+    _remember(ctx, tree)
+    return tree
+
+
+def _load_columns(arg, path, span, ctx: sdk.ExtContext) -> list[Column]:
+    if arg is None:
+        raise DslcError("load(columns[A], file) needs the alphabet, e.g. columns[dna]", span)
+    alphabet = ctx.alphabet(arg, span)
+    tree = _recent_tree(ctx)
+    if tree is None:
+        raise DslcError("load(columns[...]) matches alignment rows to the leaves of a tree, but "
+                        "no tree has been loaded yet", span,
+                        hint='load the tree first: t = load(tree, "species.nwk")')
+    try:
+        cols = load_columns(path, alphabet, tree, span)
+    except DslcError as e:
+        note = "the tree is the one this script loaded last"
+        if tree.source:
+            note += f", {tree.source}"
+        raise DslcError(e.message, e.span, f"{e.hint}; {note}" if e.hint else note) from None
+    return list(cols)
+
+
+# --------------------------------------------------------------------------- accessors
+
+def _node_of(t: sdk.ExtT) -> sdk.ExtT:
+    return sdk.ExtT("node", owner=t.owner)
+
+
+def _name(tree: Tree, u: int) -> str:
+    node = tree.nodes[u]
+    label = f" '{node.name}'" if node.name else ""
+    return f"node {u}{label}"
+
+
+def _left(tree: Tree, u: int) -> int:
+    node = tree.nodes[u]
+    if node.is_leaf:
+        raise DslcError(f"u.left: {_name(tree, u)} is a leaf and has no children",
+                        hint="guard with u.isleaf")
+    return node.children[0]
+
+
+def _right(tree: Tree, u: int) -> int:
+    node = tree.nodes[u]
+    if node.is_leaf:
+        raise DslcError(f"u.right: {_name(tree, u)} is a leaf and has no children",
+                        hint="guard with u.isleaf")
+    if len(node.children) != 2:
+        raise DslcError(f"u.right: {_name(tree, u)} has {len(node.children)} "
+                        f"child{'ren' if len(node.children) != 1 else ''}, and u.left/u.right "
+                        f"need exactly two", hint="iterate over u.children for any number of "
+                                                  "children, or resolve the tree to a binary one")
+    return node.children[1]
+
+
+def _parent(tree: Tree, u: int) -> int:
+    p = tree.nodes[u].parent
+    if p < 0:
+        raise DslcError(f"u.parent: {_name(tree, u)} is the root", hint="guard with u.isroot")
+    return p
+
+
+def _column_keys(t: sdk.ExtT):
+    return (sdk.ExtT("node"),)
+
+
+def _column_value(t: sdk.ExtT):
+    return sdk.SymT(t.alpha if t.alpha is not None else sdk.AlphaRef("any"))
+
+
+def _column_index(c: Column, u: int) -> int:
+    if type(u) is not int or not 0 <= u < len(c.codes):
+        raise DslcError(f"c[u]: node {u} is not a node of the tree column {c.index + 1} "
+                        f"was matched to ({len(c.codes)} nodes)")
+    code = c.codes[u]
+    if code == NO_SYMBOL:
+        raise DslcError(f"c[u]: {_name(c.tree, u)} is an internal node; a column gives "
+                        f"symbols at the leaves only", hint="guard with u.isleaf")
+    return int(code)
+
+
+def _acc(on, name, result, evaluate, doc, bounds=sdk.ANY):
+    return sdk.Accessor(on, name, result, evaluate, bounds, doc)
+
+
+extension = sdk.Extension(
+    name="tree",
+    types=(
+        sdk.TypeSpec(name="tree", role="calling", bracket="none",
+                     accepts=lambda v: isinstance(v, Tree),
+                     doc="a rooted phylogenetic tree (load(tree, file), Newick)"),
+        sdk.TypeSpec(name="node", role="recursive", bracket="owner",
+                     size=lambda t: t.n,
+                     doc="a node of tree t, numbered in post-order (the root last)"),
+        sdk.TypeSpec(name="column", role="calling", bracket="alphabet",
+                     alphabet=lambda c: c.alphabet,
+                     index_keys=_column_keys, index_value=_column_value,
+                     index_eval=_column_index,
+                     accepts=lambda v: isinstance(v, Column),
+                     doc="an alignment column; c[u] is the symbol of leaf u"),
+    ),
+    accessors=(
+        _acc("node", "isleaf", lambda t: sdk.BOOL, lambda tr, u: tr.nodes[u].is_leaf,
+             "whether the node is a leaf"),
+        _acc("node", "isroot", lambda t: sdk.BOOL, lambda tr, u: u == tr.n - 1,
+             "whether the node is the root"),
+        _acc("node", "left", _node_of, _left, "the first child", sdk.BELOW),
+        _acc("node", "right", _node_of, _right, "the second child", sdk.BELOW),
+        _acc("node", "children", lambda t: sdk.IterT(_node_of(t)),
+             lambda tr, u: tr.nodes[u].children, "the children, left to right", sdk.BELOW),
+        _acc("node", "parent", _node_of, _parent, "the parent", sdk.Bounds(1, None)),
+        _acc("node", "length", lambda t: sdk.FLOAT, lambda tr, u: tr.nodes[u].length,
+             "the branch length to the parent (0.0 when not given)"),
+        _acc("tree", "root", _node_of, lambda _, tr: tr.n - 1, "the root (the last node)"),
+        _acc("tree", "nodes", lambda t: sdk.IterT(_node_of(t)), lambda _, tr: range(tr.n),
+             "every node, in post-order"),
+        _acc("tree", "leaves", lambda t: sdk.IterT(_node_of(t)), lambda _, tr: tr.leaves,
+             "the leaves, left to right"),
+    ),
+    loaders=(
+        sdk.LoaderSpec("tree", _load_tree, lambda arg, alphabet: sdk.ExtT("tree")),
+        sdk.LoaderSpec("columns", _load_columns,
+                       lambda arg, alphabet: sdk.ListT(sdk.ExtT(
+                           "column", alpha=sdk.AlphaRef("named", arg) if arg else None))),
+    ),
+)

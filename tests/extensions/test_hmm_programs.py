@@ -1,0 +1,329 @@
+"""HMM programs: the contract's forward pass, the standard library's forward,
+backward, Viterbi and posterior (stdlib/hmm.bio), HMMER3 profiles loaded into a
+script, and the errors a user meets, all checked against the numpy reference in
+tests/hmm_reference.py on the default backend and on the interpreter."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dslc
+from dslc.errors import DslcError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference helpers
+import hmm_reference as ref  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+STDLIB_HMM = (ROOT / "stdlib" / "hmm.bio").read_text()
+BACKENDS = [None, "interp"]  # None: the default backend
+IDS = ["default", "interp"]
+
+# The contract's text ("Hidden Markov models"), verbatim, with the rolls loaded
+# from a file and the result printed.
+CASINO_ALPHABET = "define alphabet dice [1, 2, 3, 4, 5, 6]\n"
+CASINO_MODEL = """\
+define hmm casino {
+  alphabet dice;
+  startstate start;
+  state fair emits fairemission;
+  state loaded emits loadedemission;
+  endstate end;
+  start -> fair 1;
+  fair -> fair 0.94999;   fair -> loaded 0.05;   fair -> end 0.00001;
+  loaded -> loaded 0.97999; loaded -> fair 0.02; loaded -> end 0.00001;
+  emission fairemission = [1/6, 1/6, 1/6, 1/6, 1/6, 1/6];
+  emission loadedemission = [0.1, 0.1, 0.1, 0.1, 0.1, 0.5];
+}
+"""
+CONTRACT_CASINO = CASINO_ALPHABET + CASINO_MODEL + """\
+prob fwd(hmm h, state[h] s, seq[*] x, index[x] i)
+  | i == 0 = if s.isstart then 1.0 else 0.0
+  | s.isstart or s.isend = 0.0
+  | otherwise = s.emission[x[i - 1]] * sum(t in s.transitionsto : t.prob * fwd(t.start, i - 1))
+
+prob px(hmm h, seq[*] x) = sum(t in h.end.transitionsto : t.prob * fwd(t.start, len(x)))
+rolls = load(seq[dice], "rolls.fasta")
+p = map(px, casino (*) rolls)        // P(x | casino) for every sequence in rolls
+print p
+"""
+
+# A model with silent states between the emitting ones (and a path that emits nothing).
+SILENT_MODEL = """\
+define hmm sil {
+  alphabet dna;
+  startstate b;
+  state skip;
+  state m1 emits e1;
+  state m2 emits e2;
+  state d2;
+  endstate e;
+  const stay = 0.3;
+  b -> m1 0.6;  b -> skip 0.4;
+  skip -> m2 0.5;  skip -> d2 0.5;
+  m1 -> m1 stay;  m1 -> m2 0.4;  m1 -> d2 1 - stay - 0.4;
+  m2 -> m2 0.2;  m2 -> m1 0.3;  m2 -> e 0.5;
+  d2 -> e 0.2;  d2 -> m1 0.8;
+  emission e1 = A : 0.4, * : 0.2;
+  emission e2 = [0.1, 0.2, 0.3, 0.4];
+}
+"""
+
+
+def compile_program(path, backend):
+    return dslc.compile(str(path)) if backend is None else dslc.compile(str(path), backend=backend)
+
+
+def fasta(records: dict[str, str]) -> str:
+    return "".join(f">{name}\n{text}\n" for name, text in records.items())
+
+
+def logs(result) -> list[float]:
+    return [float(v) for v in np.asarray(result.values, dtype=float).ravel()]
+
+
+def close(got: float, want: float, rel: float = 1e-9) -> bool:
+    if math.isinf(want):
+        return got == want
+    return abs(got - want) <= rel * max(1.0, abs(want))
+
+
+def sample(h, rng, length: int) -> list[int]:
+    """``length`` symbol codes emitted along random paths of ``h`` (a new path
+    from the start state whenever one reaches the end state): sequences that
+    look like the model's output."""
+    a = len(h.alphabet)
+    out, s = [], 0
+    trans = {}
+    for t in h.transitions:
+        trans.setdefault(t.start, []).append((t.end, t.prob))
+    while len(out) < length:
+        ends, probs = zip(*trans[s])
+        s = int(rng.choice(ends, p=np.array(probs) / sum(probs)))
+        if s == h.n_states - 1:
+            s = 0
+            continue
+        if h.states[s].emission is not None:
+            out.append(int(rng.choice(a, p=h.states[s].emission)))
+    return out
+
+
+def dice_text(codes) -> str:
+    return "".join("123456"[c] for c in codes)
+
+
+# --------------------------------------------------------------------------- the contract's casino
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
+def test_contract_casino_forward_equals_reference(backend, write_bio):
+    rng = np.random.default_rng(20240611)
+    path = write_bio(CONTRACT_CASINO, rolls__fasta="")
+    prog = compile_program(path, backend)  # checking reads no data
+    h = prog.checked.defined["casino"]
+    seqs = {}
+    for k, n in enumerate([1, 2, 3, 17, 60, 250, 600]):
+        seqs[f"r{k}"] = rng.integers(0, 6, n) if k % 2 else np.array(sample(h, rng, n))
+    (path.parent / "rolls.fasta").write_text(fasta({n: dice_text(c) for n, c in seqs.items()}))
+    got = logs(prog.run()["p"])
+    assert len(got) == len(seqs)
+    for (name, codes), g in zip(seqs.items(), got):
+        want, _ = ref.forward(h, codes)
+        assert close(g, want), (name, g, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
+def test_contract_casino_forward_100000_rolls(backend, write_bio):
+    rng = np.random.default_rng(7)
+    path = write_bio(CONTRACT_CASINO, rolls__fasta="")
+    prog = compile_program(path, backend)
+    h = prog.checked.defined["casino"]
+    codes = np.array(sample(h, rng, 100_000))
+    text = dice_text(codes)
+    (path.parent / "rolls.fasta").write_text(
+        ">long\n" + "\n".join(text[k:k + 80] for k in range(0, len(text), 80)) + "\n")
+    (got,) = logs(prog.run()["p"])
+    want, _ = ref.forward(h, codes)
+    assert math.isfinite(got) and got < -1e5
+    assert close(got, want), (got, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
+def test_casino_example_states_its_values(backend):
+    prog = compile_program(ROOT / "examples" / "casino.bio", backend)
+    got = logs(prog.run()["p"])
+    assert [round(v, 6) for v in got] == [-119.019896, -192.231314, -344.173138, -495.723176]
+
+
+# --------------------------------------------------------------------------- the standard library
+
+def stdlib_program(write_bio, prelude: str, alphabet: str, records: dict[str, str], *maps):
+    """The standard library, ``prelude`` (alphabets, models), the records of
+    ``records`` loaded as ``xs`` and one printed ``NAME = map(FUNC, MODEL (*) xs)``
+    per entry of ``maps``."""
+    body = STDLIB_HMM + "\n" + prelude + f'xs = load(seq[{alphabet}], "xs.fasta")\n'
+    body += "".join(f"{name} = map({func}, {m} (*) xs)\nprint {name}\n" for name, func, m in maps)
+    return write_bio(body, xs__fasta=fasta(records))
+
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
+def test_stdlib_forward_backward_viterbi_casino(backend, write_bio):
+    rng = np.random.default_rng(11)
+    lengths = [1, 5, 40, 300]
+    records = {f"x{k}": dice_text(rng.integers(0, 6, n)) for k, n in enumerate(lengths)}
+    path = stdlib_program(write_bio, CASINO_ALPHABET + CASINO_MODEL, "dice", records,
+                          ("f", "hmm_forward", "casino"), ("b", "hmm_backward", "casino"),
+                          ("v", "hmm_viterbi", "casino"))
+    prog = compile_program(path, backend)
+    out = prog.run()
+    h = prog.checked.defined["casino"]
+    for k, text in enumerate(records.values()):
+        codes = np.array(["123456".index(c) for c in text])
+        lf, _ = ref.forward(h, codes)
+        lv, best = ref.viterbi(h, codes)
+        assert close(logs(out["f"])[k], lf)
+        assert close(logs(out["b"])[k], lf)
+        assert close(logs(out["v"])[k], lv)
+        assert close(lv, ref.path_logprob(h, codes, best))
+
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
+def test_stdlib_with_silent_states(backend, write_bio):
+    rng = np.random.default_rng(3)
+    records = {f"x{k}": "".join(rng.choice(list("ACGT"), n))
+               for k, n in enumerate([1, 2, 7, 30, 120])}
+    path = stdlib_program(write_bio, SILENT_MODEL, "dna", records,
+                          ("f", "hmm_forward", "sil"), ("b", "hmm_backward", "sil"),
+                          ("v", "hmm_viterbi", "sil"))
+    prog = compile_program(path, backend)
+    out = prog.run()
+    h = prog.checked.defined["sil"]
+    assert [s.name for s in h.states if s.emission is None] == ["b", "skip", "d2", "e"]
+    for k, text in enumerate(records.values()):
+        codes = np.array(["ACGT".index(c) for c in text])
+        lf, _ = ref.forward(h, codes)
+        lb, _ = ref.backward(h, codes)
+        lv, _ = ref.viterbi(h, codes)
+        assert close(lf, lb)
+        assert close(logs(out["f"])[k], lf), (k, logs(out["f"])[k], lf)
+        assert close(logs(out["b"])[k], lf)
+        assert close(logs(out["v"])[k], lv)
+
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
+def test_stdlib_posterior(backend, write_bio):
+    path = write_bio(STDLIB_HMM + SILENT_MODEL)
+    prog = compile_program(path, backend)
+    h = prog.checked.defined["sil"]
+    text = "GATTACA"
+    codes = np.array(["ACGT".index(c) for c in text])
+    lp, f = ref.forward(h, codes)
+    _, b = ref.backward(h, codes)
+    for i in range(1, len(text) + 1):
+        total = 0.0
+        for s in h.states:
+            got = prog.hmm_posterior(h, text, s.index, i).log
+            want = f[i, s.index] + b[i, s.index] - lp
+            assert close(got, want), (i, s.name, got, want)
+            if s.emission is not None:
+                total += math.exp(got)
+        assert abs(total - 1.0) < 1e-9  # x[i - 1] was emitted by exactly one emitting state
+
+
+# --------------------------------------------------------------------------- HMMER3 profiles
+
+pyhmmer = pytest.importorskip("pyhmmer")
+THIO = Path(pyhmmer.__file__).parent / "tests" / "data" / "hmms" / "txt" / "Thioesterase.hmm"
+
+
+@pytest.mark.skipif(not THIO.exists(), reason="pyhmmer's test data is not installed")
+@pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
+def test_hmmer3_profile_forward(backend, write_bio):
+    from dslc_extensions.hmm.hmmer3 import AMINO
+
+    rng = np.random.default_rng(5)
+    records = {f"p{k}": "".join(rng.choice(list(AMINO.symbols), n)) for k, n in enumerate([3, 25])}
+    body = STDLIB_HMM + f'g = load(hmm, "{THIO}")\n' + \
+        'xs = load(seq[protein], "xs.fasta")\nf = map(hmm_forward, g (*) xs)\nprint f\n'
+    prog = compile_program(write_bio(body, xs__fasta=fasta(records)), backend)
+    out = prog.run()
+    g = prog._globals["g"]
+    assert g.alphabet.name == "protein" and len(g.alphabet) == 24
+    for k, text in enumerate(records.values()):
+        want = ref.profile_forward(g.profile, np.array([AMINO.code(c) for c in text]))
+        assert close(logs(out["f"])[k], want), (k, want)
+
+
+# --------------------------------------------------------------------------- types and errors
+
+def test_model_elements_belong_to_their_model(write_bio):
+    src = STDLIB_HMM + """
+prob two(hmm g, hmm h, seq[*] x) = hmm_fwd(g.end, len(x))
+"""
+    with pytest.raises(DslcError) as e:
+        dslc.compile(src)
+    assert "a state of 'g' where one of 'h' is expected" in e.value.message
+    assert e.value.span is not None
+
+
+def test_accessor_types():
+    src = SILENT_MODEL + """
+int n(hmm h) = sum(s in h.states : 1)
+int silent(hmm h) = sum(s in h.states where s.issilent : 1)
+int edges(hmm h) = sum(s in h.states : sum(t in s.transitionsfrom : 1))
+bool ends(hmm h) = h.end.isend and h.start.isstart and not h.start.isend
+float pe(hmm h, state[h] s) = log(s.emission['A'])
+print n(sil)
+print silent(sil)
+print edges(sil)
+print ends(sil)
+print pe(sil, 2)
+print pe(sil, 0)
+"""
+    for backend in BACKENDS:
+        out = compile_program_text(src, backend).run()
+        assert out["n(sil)"] == 6 and out["silent(sil)"] == 4 and out["edges(sil)"] == 12
+        assert out["ends(sil)"] is True
+        assert out["pe(sil, 2)"] == pytest.approx(math.log(0.4))
+        assert out["pe(sil, 0)"] == -math.inf  # a silent state emits nothing
+
+
+def compile_program_text(src, backend):
+    return dslc.compile(src) if backend is None else dslc.compile(src, backend=backend)
+
+
+def test_define_error_points_into_the_script(write_bio):
+    src = CONTRACT_CASINO.replace("fair -> loaded 0.05;", "fair -> loaded 0.06;")
+    with pytest.raises(DslcError) as e:
+        dslc.compile(str(write_bio(src)))
+    assert "sum to" in e.value.message
+    line = next(k for k, ln in enumerate(src.splitlines(), 1) if "0.06" in ln)
+    assert e.value.span.line == line
+
+
+def test_missing_profile_file(write_bio):
+    path = write_bio('g = load(hmm, "nowhere.hmm")\n')
+    with pytest.raises(DslcError) as e:
+        dslc.compile(str(path)).run()
+    assert "nowhere.hmm" in e.value.message and e.value.span.line == 1
+
+
+def test_kmer_state_emission_is_a_clear_error():
+    src = """
+define hmm codons {
+  alphabet dna;
+  startstate s;
+  state c emits atg;
+  endstate e;
+  s -> c 1;  c -> e 1;
+  emission atg = ATG : 1, * : 0;
+}
+float pe(hmm h, state[h] s) = log(s.emission['A'])
+print pe(codons, 1)
+"""
+    with pytest.raises(DslcError) as e:
+        dslc.compile(src, backend="interp").run()
+    assert "emits 3 symbols" in e.value.message
