@@ -33,8 +33,8 @@ def arg_name(p: str) -> str:
 class _TaskNames(Names):
     """Names inside one task: scope parameters, the current point, tables."""
 
-    def __init__(self, gen: "CpuGenerator", func: tir.TFunction | None, fused_vars: dict):
-        self.gen, self.func, self.fused = gen, func, fused_vars
+    def __init__(self, gen: "CpuGenerator", func: tir.TFunction | None):
+        self.gen, self.func = gen, func
 
     def param(self, name, t):
         if self.func is not None and self.func.is_table:
@@ -97,7 +97,6 @@ class CpuGenerator:
         self.globals_used: set[str] = set()
         self.helpers: dict[str, str] = {}
         self.group_of = {f: g for g in plan.groups for f in g.functions}
-        self.scope_map: dict[str, str] = {}
         self.current: str | None = None  # the function whose cell is being generated
         self.slots: dict[str, set[int]] = {}  # function -> partition distances read
 
@@ -158,7 +157,7 @@ class CpuGenerator:
             return
         self.helpers[name] = ""  # reserve (recursion is impossible: non-table)
         f = self.program.functions[name]
-        names = _HelperNames(self, f, {})
+        names = _HelperNames(self, f)
         em = ExprEmitter(names, self.program.consts, set(), self.program.alphabets)
         b = Block()
         val = self._guards(f, em, b)
@@ -192,7 +191,7 @@ class CpuGenerator:
         f = self.program.functions[func]
         if f.ret not in (T.INT, T.FLOAT, T.PROB):
             raise NotCompilable(f"a table of {f.ret} values")
-        em = ExprEmitter(_TaskNames(self, f, {}), self.program.consts,
+        em = ExprEmitter(_TaskNames(self, f), self.program.consts,
                          {p.name for p in f.rec_params}, self.program.alphabets,
                          self.group_of[func].safe_indexes)
         b = Block()
@@ -246,7 +245,7 @@ class CpuGenerator:
                 b.emit(f"_dom(q_{i}, {e})")
             b.emit("res = np.nan")
         fused_by_func: dict[str, list] = {}
-        entry_names = _TaskNames(self, self.program.functions[plan.entry], {})
+        entry_names = _TaskNames(self, self.program.functions[plan.entry])
         entry_em = ExprEmitter(entry_names, self.program.consts, set(), self.program.alphabets)
         for k, fu in enumerate(plan.fused):
             for i, (lo, hi) in enumerate(fu.bounds):
@@ -283,7 +282,6 @@ class CpuGenerator:
                                fused_nodes)
             val = self._guards(f, em, b)
             b.emit(f"return {val}")
-        args = [arg_name(p) for p in plan.scope]
         if plan.kind == "value":
             args = [arg_name(p.name) for p in self.program.functions[plan.entry].params]
         else:

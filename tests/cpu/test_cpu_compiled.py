@@ -82,3 +82,17 @@ def test_prob_and_float_programs_compile():
     out = prog.run(backend="cpu")
     ref = dslc.compile(src, backend="interp").run()
     assert out["tiny(50)"].log == pytest.approx(ref["tiny(50)"].log, rel=1e-12)
+
+
+def test_piece_with_a_single_partition_is_not_a_partition_loop():
+    """A guard piece that lies in one partition (i == 0 under S = i) gets no c0 loop
+    from isl; the loop over j it gets instead must not be taken for partitions."""
+    from tests.generators import Func, Recurrence, Term
+
+    rec = Recurrence(ndim=2, funcs=(Func(base=(1, -3, 0), terms=(
+        Term(fn=0, delta=(1, 0), add=0), Term(fn=0, delta=(1, 0), add=-1)), ops=("+",),
+        match_bonus=1, extra_guard=None),), schedule=(2, -2))
+    prog, engine = compiled(rec.source())
+    for s, t in [("T", "T"), ("AC", "GT"), ("ACG", "A")]:
+        want = rec.evaluate((s, t), (len(s), len(t)))
+        assert prog.map("f0", [s], [t]).values.ravel()[0] == want
