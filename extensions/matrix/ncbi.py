@@ -1,89 +1,192 @@
 """The NCBI substitution-matrix format, for files and for ``define matrix`` blocks.
 
-A header row of column symbols, then one row per symbol: ``A 4 -1 -2 ...``.
-Lines starting with ``#`` and ``//`` comments are ignored. The matrix is
-re-ordered to the alphabet's symbol order; entries are ints unless one of them
-is written with a point or an exponent.
+A header row of column symbols, then one row per symbol::
+
+    #  comment lines start with '#'
+       A  C  G  T
+    A  2 -1 -1 -1
+    C -1  2 -1 -1
+    ...
+
+Lines starting with ``#`` and anything after ``//`` are comments; indentation
+and blank lines are ignored. Rows may come in any order, but each header
+symbol must have exactly one row and every row as many entries as the header
+has symbols. The matrix is re-ordered to the alphabet's symbol order, and its
+symbols must be exactly the alphabet's: missing and extra symbols are both
+errors. Entries are ``int64`` unless one of them is written with a point or an
+exponent (``0.5``, ``1e-3``) or is ``inf``/``-inf``; then they are all
+``float64``.
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import numpy as np
 
 from dslc.errors import DslcError, Span
 from dslc.runtime.values import Alphabet, Matrix
 
+_INT = re.compile(r"[+-]?\d+\Z")
+_FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z|[+-]?inf(inity)?\Z", re.I)
+_I64 = np.iinfo(np.int64)
 
-def _at(span: Span | None, line: int) -> Span | None:
-    """The span of line ``line`` (0-based) of a text that starts at ``span``."""
-    if span is None:
-        return None
-    return Span(span.file, span.line + line, 1 if line else span.col)
+
+class _Where:
+    """Turns a position in the parsed text into an error location.
+
+    Inline (``source`` is ``None``): text line ``k`` (0-based) is line
+    ``span.line + line_offset + k`` of the script; on the first line (when
+    ``line_offset`` is 0) columns start at ``span.col``, which is where the text
+    after a ``define`` block's ``{`` begins. From a file (``source`` given): the
+    error stays at ``span`` (the ``load`` statement) and its message names the
+    file, line and column."""
+
+    def __init__(self, span: Span | None, line_offset: int, source: str | None):
+        self.span, self.line_offset, self.source = span, line_offset, source
+
+    def error(self, message: str, k: int, col: int = 0, width: int = 1,
+              hint: str | None = None) -> DslcError:
+        if self.source is not None:
+            return DslcError(f"{self.source}:{k + 1}:{col + 1}: {message}", self.span, hint)
+        if self.span is None:
+            return DslcError(f"line {k + 1 + self.line_offset}: {message}", None, hint)
+        line = self.span.line + self.line_offset + k
+        c = self.span.col + col if k == 0 and self.line_offset == 0 else col + 1
+        return DslcError(message, Span(self.span.file, line, c, line, c + max(1, width)), hint)
+
+    def line_label(self, k: int) -> int:
+        """The line number a user sees for text line ``k``."""
+        if self.source is not None or self.span is None:
+            return k + 1 + (0 if self.source is not None else self.line_offset)
+        return self.span.line + self.line_offset + k
+
+    def whole(self, message: str, hint: str | None = None) -> DslcError:
+        if self.source is not None:
+            return DslcError(f"{self.source}: {message}", self.span, hint)
+        return DslcError(message, self.span, hint)
+
+
+def _cells(text: str) -> list[tuple[int, list[tuple[int, str]]]]:
+    """The non-comment lines as ``(line index, [(column, word), ...])``."""
+    rows = []
+    for k, raw in enumerate(text.splitlines()):
+        line = raw.split("//", 1)[0]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        rows.append((k, [(m.start(), m.group()) for m in re.finditer(r"\S+", line)]))
+    return rows
+
+
+def _listing(symbols) -> str:
+    return " ".join(f"'{s}'" for s in symbols)
 
 
 def parse_matrix(text: str, alphabet: Alphabet, name: str = "matrix",
-                 span: Span | None = None) -> Matrix:
-    rows = []
-    for k, raw in enumerate(text.splitlines()):
-        line = raw.split("//", 1)[0].strip()
-        if not line or line.startswith("#"):
-            continue
-        rows.append((k, line.split()))
+                 span: Span | None = None, line_offset: int = 0,
+                 source: str | None = None) -> Matrix:
+    """The matrix written in NCBI layout in ``text``, over ``alphabet``.
+
+    ``span`` is where ``text`` starts in the script (a ``define matrix`` body)
+    and ``line_offset`` how many lines further down it really starts, so errors
+    point at the offending line and word of the ``.bio`` file. ``source`` names
+    a file the text came from; errors then stay at ``span`` and name the file's
+    line instead (see :func:`load_matrix_file`)."""
+    where = _Where(span, line_offset, source)
+    rows = _cells(text)
     if not rows:
-        raise DslcError(f"matrix '{name}' is empty", span)
-    (hline, header), body = rows[0], rows[1:]
-    if len(set(header)) != len(header):
-        dup = sorted({s for s in header if header.count(s) > 1})
-        raise DslcError(f"matrix '{name}': symbol {dup[0]} appears twice in the header",
-                        _at(span, hline))
-    if len(body) != len(header):
-        raise DslcError(f"matrix '{name}' has {len(header)} columns but {len(body)} rows; "
-                        "it must be square", _at(span, body[-1][0] if body else hline))
-    values: dict[tuple[str, str], str] = {}
+        raise where.whole(f"matrix '{name}' is empty: it needs a header row of symbols and "
+                          "one row per symbol")
+    (hk, header), body = rows[0], rows[1:]
+    symbols = [w for _, w in header]
+    seen: dict[str, int] = {}
+    for col, sym in header:
+        if sym in seen:
+            raise where.error(f"matrix '{name}': symbol '{sym}' appears twice in the header",
+                              hk, col, len(sym))
+        seen[sym] = col
+    n = len(symbols)
+    if not body:
+        raise where.error(f"matrix '{name}' has a header of {n} symbols but no rows; it must "
+                          "be square", hk, header[0][0], len(symbols[0]))
+
+    entries: dict[str, list[str]] = {}
+    row_line: dict[str, int] = {}
     is_float = False
-    for (k, cells), want in zip(body, header):
-        sym, entries = cells[0], cells[1:]
-        if sym != want:
-            raise DslcError(f"matrix '{name}': row '{sym}' where row '{want}' was expected "
-                            "(rows must follow the header's order)", _at(span, k))
-        if len(entries) != len(header):
-            raise DslcError(f"matrix '{name}': row '{sym}' has {len(entries)} entries, "
-                            f"expected {len(header)}", _at(span, k))
-        for col, v in zip(header, entries):
-            try:
-                float(v)
-            except ValueError:
-                raise DslcError(f"matrix '{name}': entry '{v}' in row '{sym}' is not a number",
-                                _at(span, k)) from None
-            is_float = is_float or any(c in v for c in ".eE")
-            values[(sym, col)] = v
-    missing = [s for s in alphabet.symbols if s not in header]
-    extra = [s for s in header if not alphabet.has(s)]
-    if missing:
-        raise DslcError(f"matrix '{name}' lacks symbols of alphabet '{alphabet.name}': "
-                        + " ".join(missing), _at(span, hline))
-    if extra:
-        raise DslcError(f"matrix '{name}' has symbols outside alphabet '{alphabet.name}': "
-                        + " ".join(extra), _at(span, hline))
-    n = len(alphabet)
-    conv = float if is_float else int
-    arr = np.empty((n, n), dtype=np.float64 if is_float else np.int64)
-    for a, sa in enumerate(alphabet.symbols):
-        for b, sb in enumerate(alphabet.symbols):
-            arr[a, b] = conv(values[(sa, sb)])
-    return Matrix(name, alphabet, arr)
+    for k, cells in body:
+        (c0, sym), values = cells[0], cells[1:]
+        if sym in entries:
+            raise where.error(f"matrix '{name}': row '{sym}' appears twice (first on line "
+                              f"{where.line_label(row_line[sym])})",
+                              k, c0, len(sym))
+        if sym not in seen:
+            if _INT.match(sym) or _FLOAT.match(sym):
+                raise where.error(f"matrix '{name}': a row must start with its symbol, "
+                                  f"found the number '{sym}'", k, c0, len(sym))
+            raise where.error(f"matrix '{name}': row '{sym}' is not a symbol of the header "
+                              f"({' '.join(symbols)})", k, c0, len(sym))
+        if len(values) != n:
+            at = values[n] if len(values) > n else (cells[-1][0], cells[-1][1])
+            raise where.error(f"matrix '{name}': row '{sym}' has {len(values)} entries, "
+                              f"the header has {n} symbols", k, at[0], len(at[1]))
+        for col, v in values:
+            if _INT.match(v):
+                continue
+            if _FLOAT.match(v):
+                is_float = True
+                continue
+            raise where.error(f"matrix '{name}': entry '{v}' in row '{sym}' is not a number",
+                              k, col, len(v))
+        entries[sym] = [v for _, v in values]
+        row_line[sym] = k
+    if len(entries) != n:
+        lacking = [s for s in symbols if s not in entries]
+        raise where.error(f"matrix '{name}' has {n} columns but {len(entries)} rows; it must be "
+                          f"square (no row for {_listing(lacking)})", body[-1][0],
+                          body[-1][1][0][0], len(body[-1][1][0][1]))
+
+    missing = [s for s in alphabet.symbols if s not in seen]
+    extra = [s for s in symbols if not alphabet.has(s)]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"lacks {'symbol' if len(missing) == 1 else 'symbols'} "
+                         f"{_listing(missing)} of alphabet '{alphabet.name}'")
+        if extra:
+            parts.append(f"has {'symbol' if len(extra) == 1 else 'symbols'} {_listing(extra)} "
+                         f"outside alphabet '{alphabet.name}'")
+        col = seen[extra[0]] if extra else header[0][0]
+        raise where.error(f"matrix '{name}' " + " and ".join(parts), hk, col,
+                          len(extra[0]) if extra else 1,
+                          hint="a matrix needs a row and a column for each symbol of its "
+                               "alphabet, and no others")
+
+    pos = {s: j for j, s in enumerate(symbols)}
+    order = [pos[s] for s in alphabet.symbols]
+    if is_float:
+        grid = np.array([[float(v) for v in entries[s]] for s in alphabet.symbols],
+                        dtype=np.float64).reshape(len(order), n)
+    else:
+        ints = [[int(v) for v in entries[s]] for s in alphabet.symbols]
+        for s, row in zip(alphabet.symbols, ints):
+            for j, v in enumerate(row):
+                if not _I64.min <= v <= _I64.max:
+                    k = row_line[s]
+                    raise where.error(f"matrix '{name}': entry {v} in row '{s}' does not fit "
+                                      "in a 64-bit integer", k, 0, len(s))
+        grid = np.array(ints, dtype=np.int64).reshape(len(order), n)
+    return Matrix(name, alphabet, np.ascontiguousarray(grid[:, order]))
 
 
-def load_matrix_file(path: str, alphabet: Alphabet, span: Span | None = None) -> Matrix:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise DslcError(f"cannot open matrix file '{path}': no such file", span) from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError, OSError) as e:
-        raise DslcError(f"cannot read matrix file '{path}': {getattr(e, 'strerror', None) or e}",
-                        span) from None
-    try:
-        return parse_matrix(text, alphabet, name=path.rsplit("/", 1)[-1], span=None)
-    except DslcError as e:
-        raise DslcError(f"{path}: {e.message}", span) from None
+def load_matrix_file(path: str, alphabet: Alphabet, span: Span | None = None,
+                     name: str | None = None) -> Matrix:
+    """The matrix in the NCBI-format file at ``path`` (plain or gzipped), over
+    ``alphabet``. Every error, including a missing or unreadable file, is a
+    :class:`DslcError` at ``span`` (the ``load`` statement) whose message names
+    the file and, for a malformed matrix, the line and column in it."""
+    from dslc.runtime.fasta import read_text
+
+    path = str(path)
+    text = read_text(path, span, "matrix file")
+    return parse_matrix(text, alphabet, name=name or Path(path).name, span=span, source=path)
