@@ -21,7 +21,8 @@ def verify_all(program) -> None:
     decided for all extents at once, so no input is needed)."""
     from dslc.deps.extract import dependence_graph, groups
     from dslc.emit.plan import extent_names
-    from dslc.schedule.search import Extents, verify_schedule
+    from dslc.schedule.model import Extents
+    from dslc.schedule.verify import verify_schedule
 
     wanted = user_schedules(program)
     for grp in groups(program.functions):
@@ -30,8 +31,9 @@ def verify_all(program) -> None:
             continue
         graph = dependence_graph(program.functions, grp, program.consts)
         names = {f: extent_names(program, f) for f in grp}
+        # legality is decided for every extent; 10 is only where witnesses are sought first
         ext = Extents(names, {n: 10 for ns in names.values() for n in ns})
-        verify_schedule(graph, ext, wanted[mine[0]])
+        verify_schedule(graph, wanted[mine[0]], ext)
 
 
 def _coefficient(e, var: str, sd) -> int:

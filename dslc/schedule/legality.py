@@ -1,0 +1,148 @@
+"""Exact legality of one candidate schedule against every call of a group.
+
+A call ``caller(x) -> callee(y)`` must go strictly backwards: ``S(x) > S(y)``
+for every instance (thesis 5.3). Between *different* functions ``S(x) = S(y)``
+is allowed too; such a call is then a *same-partition edge* (the callee must
+run first inside the partition) and the search checks later that those edges
+order the functions without a cycle.
+
+Every answer comes from isl (``dslc.poly.isl_util``), so it holds for every
+extent. Because each refutation comes with a concrete witness instance, the
+checker remembers the witness's displacement ``x - y`` and tries it first on
+later candidates: most candidates of a search are refuted by an instance some
+earlier candidate already tripped over, in pure Python. A cached witness is a
+real instance, so this shortcut never rejects a legal schedule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from dslc.deps.ir import Dependence, DependenceGraph
+from dslc.errors import DslcError
+from dslc.poly.isl_util import DependenceSet, Witness
+from dslc.schedule.model import Extents
+
+
+def call_text(dep: Dependence) -> str:
+    """``e(i, j - 1)``: the call as written, up to affine normalisation."""
+    return f"{dep.callee}({', '.join('?' if a is None else str(a) for a in dep.args)})"
+
+
+def located(dep: Dependence) -> str:
+    where = f"{dep.span}: " if dep.span is not None else ""
+    return f"{where}{dep.caller} calls {call_text(dep)}"
+
+
+@dataclass
+class Verdict:
+    """The outcome for one candidate: legal or the index of a broken call,
+    and the indexes of calls that may stay inside one partition."""
+
+    legal: bool
+    broken: int | None = None
+    same_partition: tuple[int, ...] = ()
+
+
+@dataclass
+class _Call:
+    dep: Dependence
+    self_call: bool
+    poly: DependenceSet
+    seen: list = field(default_factory=list)  # displacements x - y of known instances
+    never: bool = False  # no instance for any extent: the call constrains nothing
+
+
+class Checker:
+    """Legality of candidate coefficient vectors for one group."""
+
+    def __init__(self, graph: DependenceGraph, ext: Extents):
+        arity = {len(f.params) for f in graph.functions}
+        if len(arity) > 1:
+            names = ", ".join(f"{f.name}({', '.join(f.params)})" for f in graph.functions)
+            raise DslcError(f"the mutually recursive functions {names} must have the same "
+                            "number of recursive parameters to share a schedule",
+                            next((d.span for d in graph.deps if d.span is not None), None))
+        self.graph, self.ext = graph, ext
+        self.n = arity.pop() if arity else 0
+        params = {f.name: f.params for f in graph.functions}
+        self.calls = []
+        for d in graph.deps:
+            poly = DependenceSet(d, params[d.caller], ext.names[d.caller], ext.names[d.callee])
+            self.calls.append(_Call(d, d.caller == d.callee, poly, never=poly.is_empty()))
+
+    # ------------------------------------------------------------------ legality
+    def check(self, coeffs: Sequence[int], only: Sequence[int] | None = None) -> Verdict:
+        """Is ``coeffs`` legal for every call (or for the calls in ``only``)?"""
+        idx = range(len(self.calls)) if only is None else only
+        live = [k for k in idx if not self.calls[k].never]
+        for k in live:  # cheap refutations first: instances seen before
+            c = self.calls[k]
+            floor = 1 if c.self_call else 0
+            if any(_dot(coeffs, d) < floor for d in c.seen):
+                return Verdict(False, k)
+        same = []
+        for k in live:
+            c = self.calls[k]
+            floor = 1 if c.self_call else 0
+            w = c.poly.violation(coeffs, coeffs, floor)
+            if w is not None:
+                self._remember(c, w)
+                return Verdict(False, k)
+            if not c.self_call and self.touches_same_partition(k, coeffs):
+                same.append(k)
+        return Verdict(True, None, tuple(same))
+
+    def touches_same_partition(self, k: int, coeffs: Sequence[int]) -> bool:
+        """Does call ``k`` (to another function) have an instance with ``S(x) = S(y)``?"""
+        c = self.calls[k]
+        if any(_dot(coeffs, d) == 0 for d in c.seen):
+            return True
+        w = c.poly.violation(coeffs, coeffs, 1)
+        if w is None:
+            return False
+        self._remember(c, w)
+        return True
+
+    def witness(self, k: int, coeffs: Sequence[int]) -> Witness:
+        """The least instance breaking call ``k``, preferably within the extents
+        the schedule is chosen for (a point the user can recognise)."""
+        c = self.calls[k]
+        floor = 1 if c.self_call else 0
+        w = c.poly.violation(coeffs, coeffs, floor, fixed=self.ext.values, least=True)
+        if w is None:
+            w = c.poly.violation(coeffs, coeffs, floor, least=True)
+        if w is None:
+            raise ValueError("the call is not broken by this schedule")
+        return w
+
+    # ------------------------------------------------------------------ window
+    def window(self, coeffs: Sequence[int]) -> int:
+        """Partitions to keep live: ``max (S(x) - S(y)) + 1`` over every
+        instance for the current extents, exactly (thesis §5.5.4.1)."""
+        depth = 0
+        for c in self.calls:
+            if c.never:
+                continue
+            m = c.poly.max_distance(coeffs, coeffs, self.ext.values)
+            if m is not None:
+                depth = max(depth, m)
+        return depth + 1
+
+    @staticmethod
+    def _remember(c: _Call, w: Witness) -> None:
+        d = tuple(a - b for a, b in zip(w.caller, w.target))
+        if d not in c.seen:
+            c.seen.append(d)
+
+
+def _dot(a: Sequence[int], b: Sequence[int]) -> int:
+    return sum(x * y for x, y in zip(a, b))
+
+
+def same_point(dep: Dependence, params: Sequence[str]) -> bool:
+    """Is the call to the very same point (``e(i, j)`` from ``h(i, j)``)?"""
+    return len(dep.args) == len(params) and all(
+        a is not None and a.coeffs == ((p, 1),) and a.const == 0
+        for a, p in zip(dep.args, params))
