@@ -32,6 +32,14 @@ ExtT, SymT, IterT, MapT, AlphaRef = T.ExtT, T.SymT, T.IterT, T.MapT, T.AlphaRef
 ListT = T.ListT  # what a loader returning a Python list (of columns, say) declares
 
 
+def read_text(path: str, span: Span | None, what: str = "file") -> str:
+    """For loaders: a text file (gunzipped if gzip), every failure a DslcError
+    at ``span`` naming ``what`` and the file."""
+    from dslc.runtime.fasta import read_text as read
+
+    return read(path, span, what)
+
+
 @dataclass(frozen=True)
 class Bounds:
     """What the dependence analysis may assume about an accessor's result, in

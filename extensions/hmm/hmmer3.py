@@ -55,12 +55,12 @@ emitted with probability 0 (``*``, ``-``).
 
 from __future__ import annotations
 
-import gzip
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from dslc import sdk
 from dslc.errors import DslcError, Span
 from dslc.runtime.values import Alphabet
 
@@ -134,27 +134,6 @@ class Profile:
 
 
 # --------------------------------------------------------------------------- reading
-
-def _open_text(path: str, span: Span | None) -> str:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise DslcError(f"no such file: {path}", span) from None
-    except IsADirectoryError:
-        raise DslcError(f"{path} is a directory, not an HMM file", span) from None
-    except OSError as e:
-        raise DslcError(f"cannot read {path}: {e.strerror or e}", span) from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except OSError as e:
-            raise DslcError(f"cannot decompress {path}: {e}", span) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
 
 class _Reader:
     def __init__(self, text: str, source: str, span: Span | None):
@@ -309,7 +288,7 @@ def _read_profile(r: _Reader) -> Profile:
 
 def read_profiles(path: str, span: Span | None = None) -> list[Profile]:
     """The profiles of a HMMER3 file (gzip-compressed files too)."""
-    return parse_hmmer3_text(_open_text(str(path), span), str(path), span)
+    return parse_hmmer3_text(sdk.read_text(str(path), span, "HMM file"), str(path), span)
 
 
 # --------------------------------------------------------------------------- conversion

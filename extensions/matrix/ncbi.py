@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dslc import sdk
 from dslc.errors import DslcError, Span
 from dslc.runtime.values import Alphabet, Matrix
 
@@ -185,8 +186,7 @@ def load_matrix_file(path: str, alphabet: Alphabet, span: Span | None = None,
     ``alphabet``. Every error, including a missing or unreadable file, is a
     :class:`DslcError` at ``span`` (the ``load`` statement) whose message names
     the file and, for a malformed matrix, the line and column in it."""
-    from dslc.runtime.fasta import read_text
 
     path = str(path)
-    text = read_text(path, span, "matrix file")
+    text = sdk.read_text(path, span, "matrix file")
     return parse_matrix(text, alphabet, name=name or Path(path).name, span=span, source=path)

@@ -27,10 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dslc import sdk
 from dslc.errors import DslcError, Span
 from dslc.runtime.values import Alphabet
 
-from .newick import Tree, read_text
+from .newick import Tree
 
 NO_SYMBOL = 255
 
@@ -175,7 +176,7 @@ def parse_columns_text(text: str, source: str, alphabet: Alphabet, tree: Tree,
 def load_columns(path: str, alphabet: Alphabet, tree: Tree, span: Span | None = None) -> Columns:
     """Read an aligned FASTA file as columns over ``tree``'s leaves."""
     path = str(path)
-    return parse_columns_text(read_text(path, span, "FASTA"), path, alphabet, tree, span)
+    return parse_columns_text(sdk.read_text(path, span, "alignment"), path, alphabet, tree, span)
 
 
 def _names(names: list[str], most: int = 5) -> str:

@@ -26,13 +26,13 @@ to right, the root last (``n - 1``).
 from __future__ import annotations
 
 import functools
-import gzip
 import math
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from dslc import sdk
 from dslc.errors import DslcError, Span, register_source
 
 NO_NODE = -1
@@ -385,33 +385,12 @@ def _number(root: _Raw, source: str) -> Tree:
     return Tree(nodes, source)
 
 
-def read_text(path: str, span: Span | None, what: str) -> str:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise DslcError(f"no such file: {path}", span) from None
-    except IsADirectoryError:
-        raise DslcError(f"{path} is a directory, not a {what} file", span) from None
-    except OSError as e:
-        raise DslcError(f"cannot read {path}: {e.strerror or e}", span) from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except OSError as e:
-            raise DslcError(f"cannot decompress {path}: {e}", span) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
 def load_newick(path: str, span: Span | None = None) -> Tree:
     """Read a Newick file (gzip-compressed too). A missing file is reported at
     ``span`` (the ``load`` statement); a malformed one at its own line and
     column."""
     path = str(path)
-    text = read_text(path, span, "Newick")
+    text = sdk.read_text(path, span, "Newick file")
     try:
         return parse_newick(text, path, None)
     except DslcError:
