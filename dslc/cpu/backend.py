@@ -87,11 +87,11 @@ class CpuBackend:
         if not tasks:
             return []
         f = self.program.functions[func]
-        kind = "cell" if f.is_table else "value"
-        widest = _widest(tasks)
-        request = None
-        if f.is_table:
-            request = tuple(self._final(f, widest))
+        try:
+            kind, widest, request = self.map_entry(f, tasks)
+        except NotCompilable as e:
+            self.fallbacks[func] = str(e)
+            return self.interp.map(func, tasks, span, progress)
         compiled = self._compile(func, kind, widest, request)
         if compiled is None:
             return self.interp.map(func, tasks, span, progress)
@@ -112,6 +112,14 @@ class CpuBackend:
         return out
 
     # ------------------------------------------------------------------ helpers
+    def map_entry(self, f, tasks: list[dict]):
+        """How a map over ``f`` is compiled: the entry kind, the binding whose
+        extents bound every task's, and for a table the cell asked for."""
+        widest = _widest(tasks)
+        if not f.is_table:
+            return "value", widest, None
+        return "cell", widest, tuple(self._final(f, widest))
+
     def _final(self, f, args: dict) -> list[int]:
         out = []
         for p in f.rec_params:

@@ -54,10 +54,8 @@ class CudaBackend(CpuBackend):
         if not tasks:
             return []
         f = self.program.functions[func]
-        kind = "cell" if f.is_table else "value"
-        widest = _widest(tasks)
         try:
-            request = tuple(self._final(f, widest)) if f.is_table else None
+            kind, widest, request = self.map_entry(f, tasks)
             compiled = self._device_compile(func, kind, widest, request)
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
@@ -131,11 +129,6 @@ def plan_extents(plan) -> dict[str, int]:
     for g in plan.groups:
         out.update(g.extents.values)
     return out
-
-
-def _widest(tasks):
-    from dslc.cpu.backend import _widest as widest
-    return widest(tasks)
 
 
 def _size(task: dict) -> int:
