@@ -130,7 +130,8 @@ class ScriptTyper:
         if len(e.operands) != want:
             what = ("calling arguments" + (" and int recursive arguments" if ints else "")
                     if e.func in self.tables else "arguments")
-            raise DslcError(f"map({e.func}, ...) needs {want} operands (its {what}), "
+            noun = "operand" if want == 1 else "operands"
+            raise DslcError(f"map({e.func}, ...) needs {want} {noun} (its {what}), "
                             f"got {len(e.operands)}", e.span)
         return T.ArrayT(sig.ret)
 
