@@ -10,8 +10,6 @@ from dslc.errors import InternalError
 from dslc.runtime.values import Alphabet, Matrix
 
 PROTEIN = "ARNDCQEGHILKMFPSTWYVBZX*"
-_MATRICES = {"blosum45": "BLOSUM45", "blosum50": "BLOSUM50", "blosum62": "BLOSUM62",
-             "blosum80": "BLOSUM80", "pam250": "PAM250"}
 
 
 @functools.cache
@@ -21,37 +19,37 @@ def standard_alphabets() -> dict[str, Alphabet]:
             "protein": Alphabet("protein", tuple(PROTEIN))}
 
 
-def _matrix_text(fname: str) -> str:
-    """The text of ``stdlib/matrices/FNAME``: package data when dslc is installed,
-    else the file next to this source tree."""
+def _stdlib_dir():
+    """``stdlib/``: the installed package data (``dslc.stdlib``), or the folder next
+    to this source tree when dslc runs uninstalled."""
     try:
-        return resources.files("dslc.stdlib").joinpath("matrices").joinpath(fname) \
-            .read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        d = resources.files("dslc.stdlib")
+        if d.joinpath("matrices").is_dir():
+            return d
+    except ModuleNotFoundError:
         pass
-    local = Path(__file__).resolve().parents[2] / "stdlib" / "matrices" / fname
-    try:
-        return local.read_text(encoding="utf-8")
-    except OSError:
-        raise InternalError(f"the standard matrix file {fname} is missing from the "
-                            "installation (looked in dslc.stdlib/matrices and "
-                            f"{local.parent})") from None
+    local = Path(__file__).resolve().parents[2] / "stdlib"
+    if not (local / "matrices").is_dir():
+        raise InternalError(f"the standard library is missing from the installation "
+                            f"(looked in dslc.stdlib and {local})")
+    return local
 
 
 @functools.cache
 def standard_matrices() -> dict[str, Matrix]:
-    """The predefined substitution matrices over ``protein``, by script name."""
+    """The predefined substitution matrices over ``protein``: every NCBI file in
+    ``stdlib/matrices`` (``BLOSUM62`` is the script name ``blosum62``), so adding a
+    matrix is adding its file."""
     from dslc_extensions.matrix.ncbi import parse_matrix
 
     protein = standard_alphabets()["protein"]
-    return {name: parse_matrix(_matrix_text(f), protein, name=name, source=f"matrices/{f}")
-            for name, f in _MATRICES.items()}
+    folder = _stdlib_dir().joinpath("matrices")
+    files = sorted(f.name for f in folder.iterdir() if "." not in f.name)
+    return {f.lower(): parse_matrix(folder.joinpath(f).read_text(encoding="utf-8"), protein,
+                                    name=f.lower(), source=f"matrices/{f}")
+            for f in files}
 
 
 def stdlib_source(name: str) -> str:
     """The text of ``stdlib/NAME.bio`` (routines to compile with a script)."""
-    fname = f"{name}.bio"
-    try:
-        return resources.files("dslc.stdlib").joinpath(fname).read_text()
-    except (ModuleNotFoundError, FileNotFoundError):
-        return (Path(__file__).resolve().parents[2] / "stdlib" / fname).read_text()
+    return _stdlib_dir().joinpath(f"{name}.bio").read_text(encoding="utf-8")

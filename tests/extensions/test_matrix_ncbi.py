@@ -96,7 +96,7 @@ def test_standard_matrices_fall_back_to_the_source_tree(monkeypatch):
         raise ModuleNotFoundError(package)
 
     monkeypatch.setattr(stdlib_data.resources, "files", absent)
-    text = stdlib_data._matrix_text("BLOSUM62")
+    text = stdlib_data._stdlib_dir().joinpath("matrices", "BLOSUM62").read_text()
     assert text.startswith("#")
     assert parse_matrix(text, PROTEIN).values.tolist() == \
         standard_matrices()["blosum62"].values.tolist()
@@ -104,7 +104,8 @@ def test_standard_matrices_fall_back_to_the_source_tree(monkeypatch):
 
 def test_stdlib_file_reordered_to_another_symbol_order():
     shuffled = Alphabet("shuffled", tuple(reversed(PROTEIN.symbols)))
-    m = parse_matrix(stdlib_data._matrix_text("BLOSUM62"), shuffled, name="b62")
+    text = stdlib_data._stdlib_dir().joinpath("matrices").joinpath("BLOSUM62").read_text()
+    m = parse_matrix(text, shuffled, name="b62")
     ref = standard_matrices()["blosum62"]
     for a, b in itertools.product(PROTEIN.symbols, repeat=2):
         assert m.values[shuffled.code(a), shuffled.code(b)] == \
