@@ -14,6 +14,7 @@ import numpy as np
 
 from dslc.check import types as T
 from dslc.cpu import modules
+from dslc.cpu.lanes import LaneMaps
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.plan import plan_task
 from dslc.emit.pyexpr import NotCompilable
@@ -49,6 +50,7 @@ class CpuBackend:
         self.interp = InterpBackend(program, globals_)
         self.fallbacks: dict[str, str] = {}  # entry -> why it runs on the interpreter
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source) last compiled
+        self.lanes = LaneMaps(self)
         self.user_schedules = user_schedules(program)
         self._memo: dict = {}
 
@@ -97,8 +99,9 @@ class CpuBackend:
             return self.interp.map(func, tasks, span, progress)
         module, argnames, windows = compiled
         try:
-            batch = modules.batch_function(module, argnames, tasks, self)
-            raw = batch(tasks, windows, f)
+            raw = self.lanes.run(f, kind, widest, request, tasks)
+            if raw is None:
+                raw = modules.batch_function(module, argnames, tasks, self)(tasks, windows, f)
         except (IndexError, ValueError, ZeroDivisionError):
             return self._rerun(lambda: self.interp.map(func, tasks, span, progress))
         if progress is not None:
@@ -176,6 +179,9 @@ class CpuBackend:
         if kind == "q":
             return int(request[int(rest)])
         raise InternalError(f"unknown task argument {name}")
+
+    def convert(self, v):
+        return convert(v, self.program.registry)
 
     def _result(self, raw, ret, span):
         v = float(raw)

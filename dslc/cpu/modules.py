@@ -75,9 +75,13 @@ def plan_key(program, func: str, kind: str, request, scope: dict) -> str:
 
 
 def cached_plan(key: str):
+    """(source, argnames, windows) stored under ``key``; an empty source records
+    that nothing could be generated."""
     path = cache_dir() / f"plan_{key}.json"
     try:
         data = json.loads(path.read_text())
+        if data["source"] == "":
+            return "", [], ()
         source = (cache_dir() / f"dslc_{data['source']}.py").read_text()
     except (OSError, ValueError, KeyError):
         return None
@@ -85,7 +89,7 @@ def cached_plan(key: str):
 
 
 def store_plan(key: str, source: str, argnames: list[str], windows: tuple) -> None:
-    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24] if source else ""
     path = cache_dir() / f"plan_{key}.json"
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps({"source": digest, "argnames": argnames, "windows": list(windows)}))
@@ -173,11 +177,11 @@ def batch_function(module, argnames: list[str], tasks: list[dict], backend):
     kinds = argument_kinds(argnames, tasks)
     src = module.__dict__.get("_batch_src")
     bsrc = batch_source(argnames, kinds)
-    batch_mod = load(_module_source(module) + "\n" + bsrc) if src != bsrc else module
+    batch_mod = load(module_text(module) + "\n" + bsrc) if src != bsrc else module
 
     def run(tasks, windows, f):
         arrays = pack(argnames, kinds, tasks, backend, windows, f)
-        order = np.argsort([-_size(t) for t in tasks], kind="stable").astype(np.int64)
+        order = np.argsort([-task_size(t) for t in tasks], kind="stable").astype(np.int64)
         out = np.empty(len(tasks), dtype=np.float64)
         # tasks are ordered largest first and handed out a few at a time, so no
         # thread is left with all the long sequences
@@ -190,9 +194,11 @@ def batch_function(module, argnames: list[str], tasks: list[dict], backend):
     return run
 
 
-def _size(task: dict) -> int:
+def task_size(task: dict) -> int:
+    """How much work a task is, for ordering: its total sequence length."""
     return sum(len(v) for v in task.values() if isinstance(v, Sequence))
 
 
-def _module_source(module) -> str:
+def module_text(module) -> str:
+    """The generated source a loaded module was made from."""
     return Path(module.__file__).read_text()

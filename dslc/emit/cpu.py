@@ -157,8 +157,8 @@ class CpuGenerator:
             return
         self.helpers[name] = ""  # reserve (recursion is impossible: non-table)
         f = self.program.functions[name]
-        names = _HelperNames(self, f)
-        em = ExprEmitter(names, self.program.consts, set(), self.program.alphabets)
+        names = self.helper_names(f)
+        em = self.emitter(names, set())
         b = Block()
         val = self._guards(f, em, b)
         params = ", ".join(f"p_{p.name}" for p in f.params)
@@ -191,9 +191,8 @@ class CpuGenerator:
         f = self.program.functions[func]
         if f.ret not in (T.INT, T.FLOAT, T.PROB):
             raise NotCompilable(f"a table of {f.ret} values")
-        em = ExprEmitter(_TaskNames(self, f), self.program.consts,
-                         {p.name for p in f.rec_params}, self.program.alphabets,
-                         self.group_of[func].safe_indexes)
+        em = self.emitter(self.task_names(f), {p.name for p in f.rec_params},
+                          self.group_of[func].safe_indexes)
         b = Block()
         self.current = func
         try:
@@ -208,19 +207,39 @@ class CpuGenerator:
         g = self.group_of[func]
         xs = [f"x_{p.name}" for p in f.rec_params]
         b.emit(f"{self.write(g, func, xs)} = {val}")
+        self.after_write(b, val)
         for k, fu in fused_for:
-            conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
-            step = (f"_logaddexp(acc{k}, {val})" if fu.type == T.PROB else
-                    f"acc{k} + {val}" if fu.op == "sum" else f"{fu.op}(acc{k}, {val})")
-            inner = b.child()
-            inner.emit(f"acc{k} = {step}")
-            b.nest(f"if {conds}:", inner)
+            self.fuse(b, k, fu, xs, val)
         if self.plan.kind == "cell" and func == self.plan.entry and g.windowed:
-            cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
-            inner = b.child()
-            inner.emit(f"res = {val}")
-            b.nest(f"if {cond}:", inner)
+            self.capture(b, xs, val)
         return b
+
+    def after_write(self, b: Block, val: str) -> None:
+        """Anything a backend does with each stored cell value (nothing here)."""
+
+    def fuse(self, b: Block, k: int, fu, xs: list[str], val: str) -> None:
+        """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
+        conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
+        inner = b.child()
+        inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val)}")
+        b.nest(f"if {conds}:", inner)
+
+    def capture(self, b: Block, xs: list[str], val: str) -> None:
+        """Keep the requested cell as the window sweeps past it."""
+        cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
+        inner = b.child()
+        inner.emit(f"res = {val}")
+        b.nest(f"if {cond}:", inner)
+
+    def task_names(self, f) -> "_TaskNames":
+        return _TaskNames(self, f)
+
+    def helper_names(self, f) -> "_HelperNames":
+        return _HelperNames(self, f)
+
+    def emitter(self, names, rec: set, safe_indexes: frozenset = frozenset()) -> ExprEmitter:
+        """The expression emitter every body of this task is generated with."""
+        return ExprEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
 
     def write(self, g: GroupPlan, func: str, xs: list[str]) -> str:
         if not g.windowed:
@@ -245,15 +264,13 @@ class CpuGenerator:
                 b.emit(f"_dom(q_{i}, {e})")
             b.emit("res = np.nan")
         fused_by_func: dict[str, list] = {}
-        entry_names = _TaskNames(self, self.program.functions[plan.entry])
-        entry_em = ExprEmitter(entry_names, self.program.consts, set(), self.program.alphabets)
+        entry_names = self.task_names(self.program.functions[plan.entry])
+        entry_em = self.emitter(entry_names, set())
         for k, fu in enumerate(plan.fused):
             for i, (lo, hi) in enumerate(fu.bounds):
                 b.emit(f"lo{k}_{i} = {entry_em.as_int(lo, b)}")
                 b.emit(f"hi{k}_{i} = {entry_em.as_int(hi, b)}")
-            init = "-np.inf" if fu.op == "max" or fu.type == T.PROB else \
-                "np.inf" if fu.op == "min" else "0.0"
-            b.emit(f"acc{k} = {init}")
+            b.emit(f"acc{k} = {fused_init(fu)}")
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         for gi, g in enumerate(plan.groups):
             self._storage(b, gi, g)
@@ -347,15 +364,34 @@ class CpuGenerator:
                     b.nest("else:", orelse)
             elif isinstance(node, LCompute):
                 f = self.program.functions[node.func.split(PIECE)[0]]
-                for p, a in zip(f.rec_params, node.args):
-                    b.emit(f"x_{p.name} = {a.to_python()}")
+                point = [f"x_{p.name} = {a.to_python()}" for p, a in zip(f.rec_params, node.args)]
+                b.lines.extend(point)
                 if g.windowed and not in_partition:
                     # a lone point outside any partition loop: its own slots
                     part = self._partition(g, f.name, [f"x_{p.name}" for p in f.rec_params])
                     for h in g.functions:
                         for d in sorted(self.slots.get(h, ())):
                             b.emit(f"slot_{h}_{d} = ({part} - {d} - tmin_{h}) % W_{gi}")
-                b.lines.extend(cells[node.func].lines)
+                self.compute(b, point, cells[node.func])
+
+    def compute(self, b: Block, point: list[str], cell: Block) -> None:
+        """Place one cell's code at its point of the loop nest (the point's
+        coordinates, ``point``, are already assigned)."""
+        b.lines.extend(cell.lines)
+
+
+def fused_step(fu, acc: str, val: str) -> str:
+    """One step of a fused reduction: ``acc`` combined with ``val``."""
+    if fu.type == T.PROB:
+        return f"_logaddexp({acc}, {val})"
+    return f"{acc} + {val}" if fu.op == "sum" else f"{fu.op}({acc}, {val})"
+
+
+def fused_init(fu) -> str:
+    """The empty reduction: the start of a fused accumulator."""
+    if fu.op == "max" or fu.type == T.PROB:
+        return "-np.inf"
+    return "np.inf" if fu.op == "min" else "0.0"
 
 
 class _FusedEmitter(ExprEmitter):

@@ -19,7 +19,7 @@ import re
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
 
-_CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_fmod_floor(", "_neg_prob(",
+CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_fmod_floor(", "_neg_prob(",
            "_log(", "_sqrt(")
 
 # Device code spells a few numpy names through ``math`` (scalars only there).
@@ -57,7 +57,7 @@ class CudaGenerator(CpuGenerator):
         task_args = args + [f"T_{f}" for f, _ in self.storage] + ["tid"]
         helpers = "\n".join(self.helpers.values())
         task = f"@numba.njit(cache=True)\ndef task({', '.join(task_args)}):\n{body.render(1)}\n"
-        if any(c in task or c in helpers for c in _CHECKS):
+        if any(c in task or c in helpers for c in CHECKS):
             raise NotCompilable("a run-time check the kernel could not report")
         if "np.empty" in task or "np.full" in task:
             raise NotCompilable("allocation inside the task")

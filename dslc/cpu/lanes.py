@@ -1,0 +1,250 @@
+"""Running a ``map`` as lane groups (see :mod:`dslc.emit.lanes`).
+
+Tasks are sorted by size and dealt into groups of ``LANES`` (the last group
+repeats its last task), so a group's tasks have similar extents and little of
+the padded sweep is wasted. Each argument is packed once for all groups:
+
+* a sequence as one ``(rows, LANES)`` uint8 buffer of padded blocks, the rows
+  of group ``g`` between ``off[g]`` and ``off[g + 1]``, and the lengths;
+* a number as a ``(groups, LANES)`` array;
+* anything shared (a matrix) as itself.
+
+Groups run in parallel with ``prange``. Each records, per lane, the largest
+finite magnitude its tables stored; a float32 run whose record reaches
+:data:`dslc.emit.precision.LEAF` is not trusted, and those tasks are recomputed
+by the float64 scalar path.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from dslc.cpu import modules
+from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
+from dslc.emit.plan import plan_task
+from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
+from dslc.emit.pyexpr import NotCompilable
+from dslc.runtime.values import Sequence
+
+
+def lanes_enabled() -> bool:
+    """Lane groups are the default for maps; ``DSLC_LANES=0`` runs one task per
+    call (for comparison, and as a way out)."""
+    return os.environ.get("DSLC_LANES", "1") != "0"
+
+
+class LaneMaps:
+    """The lane path of a CPU backend's ``map``: which variant to compile (float32
+    under the static or the checked argument, or float64), compiling it (plans
+    and code cached on disk like the scalar path's), running it."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.generated: dict[str, tuple] = {}  # entry -> (plan, source, variant)
+        self.fallbacks: dict[str, str] = {}  # entry -> why its map runs one task per call
+        self._memo: dict = {}
+
+    def run(self, f, kind, widest, request, tasks):
+        """Every task's raw result, or None where lanes do not apply; tasks whose
+        checked float32 run is not trusted are recomputed by the scalar path."""
+        if len(tasks) < LANES or not lanes_enabled():
+            return None
+        be = self.backend
+        shared = frozenset(n for n, v in tasks[0].items() if all(_same(t[n], v) for t in tasks))
+        kinds = {f"a_{p.name}": lane_kind(p, shared) for p in f.params}
+        if any(k == "shared" and a[2:] not in shared for a, k in kinds.items()):
+            return None  # a model that differs between tasks: one task per call
+        compiled = self.compiled(f.name, kind, widest, request, "auto", shared)
+        if compiled is None:
+            return None
+        module, argnames, windows, dtype = compiled
+
+        def value_of(a, task):
+            prefix, _, rest = a.partition("_")
+            if prefix == "a" and isinstance(task[rest], Sequence):
+                return task[rest].codes
+            if prefix == "n":
+                return len(task[rest])
+            if prefix == "q":
+                return be._final(f, task)[int(rest)]
+            if prefix == "a":
+                return be.convert(task[rest])
+            return be.arg_value(a, task, windows, None)
+
+        if dtype == "float32":
+            variant = self.variant(module, argnames, kinds, tasks, value_of)
+            if variant != "float32":
+                compiled = self.compiled(f.name, kind, widest, request, variant, shared)
+                if compiled is None:
+                    return None
+                module, argnames, windows, dtype = compiled
+        if dtype == "float32":
+            wide = value_of
+
+            def value_of(a, task):  # model arrays in the table type too
+                v = wide(a, task)
+                return v.astype(np.float32) if isinstance(v, np.ndarray) and v.dtype == np.float64 \
+                    else v
+        runner = LaneRunner(module, argnames, kinds, dtype)
+        raw, redo = runner.run(tasks, value_of, [modules.task_size(t) for t in tasks])
+        if redo:
+            module, argnames, windows = be._compile(f.name, kind, widest, request)
+            sub = [tasks[k] for k in redo]
+            raw[redo] = modules.batch_function(module, argnames, sub, be)(sub, windows, f)
+        return raw
+
+    def variant(self, module, argnames, kinds, tasks, value_of) -> str:
+        """Which argument for float32 holds for this run's numbers
+        (emit.precision): ``float32`` (the static bound), ``float32c`` (checked in
+        the generated code) or neither (``float64``)."""
+        info = Float32(*module.F32)
+        arrays = []
+        for a in argnames:
+            if a.startswith("a_") and kinds.get(a) == "lane":
+                arrays.append(np.array([value_of(a, t) for t in tasks], dtype=np.float64))
+            elif a.startswith("g_") or (a.startswith("a_") and kinds.get(a) == "shared"
+                                         and not isinstance(tasks[0][a[2:]], Sequence)):
+                arrays.append(value_of(a, tasks[0]))
+        values = largest(arrays)
+        if values is None:
+            return "float64"
+        extent = max(_extents(tasks))
+        if info.linear and info.static_bound(values, extent) < STATIC:
+            return "float32"
+        if values < LEAF and extent < LEAF:
+            return "float32c"
+        return "float64"
+
+    def compiled(self, func, kind, scope, request, variant: str, shared: frozenset):
+        """(module, argnames, windows, storage dtype) of an entry's lane code, or
+        None. ``auto`` is float32 where :func:`float32_info` allows it (the
+        static-bound variant), else float64."""
+        key = (func, kind, request, variant, tuple(sorted(shared)), tuple(
+            (n, len(v) if isinstance(v, Sequence) else None) for n, v in sorted(scope.items())))
+        if key not in self._memo:
+            self._memo[key] = self._compile(func, kind, scope, request, variant, shared)
+        return self._memo[key]
+
+    def _compile(self, func, kind, scope, request, variant, shared):
+        be = self.backend
+        key = modules.plan_key(be.program, func,
+                               f"{kind}/lanes/{variant}/{','.join(sorted(shared))}", request, scope)
+        hit = modules.cached_plan(key) if be.disk_cache else None
+        if hit is not None:
+            source, argnames, windows = hit
+            if not source:
+                return None
+            dtype = "float32" if "DT = np.float32" in source else "float64"
+            return modules.load(source), argnames, windows, dtype
+        try:
+            plan = plan_task(be.program, func, kind, scope, request, be.user_schedules)
+            info = float32_info(be.program, plan)
+            chosen = variant if variant != "auto" else ("float32" if info else "float64")
+            dtype = "float64" if chosen == "float64" else "float32"
+            source, argnames = LaneGenerator(be.program, plan, dtype, shared,
+                                             check=chosen == "float32c", f32=info).generate()
+        except NotCompilable as e:
+            self.fallbacks[func] = str(e)
+            modules.store_plan(key, "", [], ())
+            return None
+        windows = tuple(g.schedule.window for g in plan.groups)
+        modules.store_plan(key, source, argnames, windows)
+        self.generated[func] = (plan, source, chosen)
+        return modules.load(source), argnames, windows, dtype
+
+
+def _extents(tasks: list[dict]):
+    """Every sequence length of a map (coordinates can be values)."""
+    yield 0
+    for t in tasks:
+        for v in t.values():
+            if isinstance(v, Sequence):
+                yield len(v)
+
+
+def _same(a, b) -> bool:
+    """The same argument value (sequences by content: a query bound per task)."""
+    if a is b:
+        return True
+    if isinstance(a, Sequence) and isinstance(b, Sequence):
+        return a.alphabet is b.alphabet and np.array_equal(a.codes, b.codes)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return type(a) is type(b) and a == b
+    return False
+
+
+class LaneRunner:
+    """A compiled lane module and how to feed it."""
+
+    def __init__(self, module, argnames: list[str], kinds: dict[str, str], dtype: str):
+        self.argnames, self.kinds, self.dtype = argnames, kinds, np.dtype(dtype)
+        params, call = [], []
+        for a in argnames:
+            k = self._kind(a)
+            if k == "seq":
+                params += [f"buf_{a}", f"off_{a}"]
+                call.append(f"buf_{a}[off_{a}[g]:off_{a}[g + 1]]")
+            elif k == "lane":
+                params.append(f"arr_{a}")
+                call.append(f"arr_{a}[g]")
+            else:
+                params.append(a)
+                call.append(a)
+        scratch = ", ".join(f"sc[{k}]" for k in range(module.NSCRATCH))
+        src = (f"@numba.njit(parallel=True, cache=True)\n"
+               f"def batch(ngroups, {', '.join(params)}, out, big):\n"
+               f"    for g in numba.prange(ngroups):\n"
+               f"        sc = scratch({', '.join(call)})\n"
+               f"        lanes({', '.join(call)}, out[g], big[g]{', ' if scratch else ''}{scratch})\n")
+        self.module = modules.load(modules.module_text(module) + "\n" + src)
+
+    def _kind(self, a: str) -> str:
+        if a.startswith(("n_", "q_")):
+            return "lane"
+        return self.kinds.get(a, "shared")
+
+    def run(self, tasks: list[dict], value_of, sizes: list[int]):
+        """Results for every task (float64) and the indexes of tasks whose float32
+        run cannot be trusted. ``value_of(argname, task)`` gives an argument's
+        value as the scalar path would pass it."""
+        order = np.argsort([-s for s in sizes], kind="stable")
+        ngroups = -(-len(tasks) // LANES)
+        idx = np.empty((ngroups, LANES), dtype=np.int64)
+        for g in range(ngroups):
+            chunk = order[g * LANES:(g + 1) * LANES]
+            idx[g, :len(chunk)] = chunk
+            idx[g, len(chunk):] = chunk[-1]
+        arrays = []
+        for a in self.argnames:
+            k = self._kind(a)
+            if k == "seq":
+                arrays += _pack_seqs([[value_of(a, tasks[i]) for i in row] for row in idx])
+            elif k == "lane":
+                dt = np.int64 if a.startswith(("n_", "q_")) else self.dtype
+                arrays.append(np.array([[value_of(a, tasks[i]) for i in row] for row in idx],
+                                       dtype=dt))
+            else:
+                arrays.append(value_of(a, tasks[0]))
+        out = np.empty((ngroups, LANES), dtype=np.float64)
+        big = np.zeros((ngroups, LANES), dtype=self.dtype)
+        self.module.batch(ngroups, *arrays, out, big)
+        res = np.empty(len(tasks), dtype=np.float64)
+        res[idx.ravel()] = out.ravel()
+        redo = sorted({int(i) for i, b in zip(idx.ravel(), big.ravel()) if b >= LEAF})
+        return res, redo
+
+
+def _pack_seqs(rows: list[list[np.ndarray]]):
+    """Padded ``(length, LANES)`` blocks, one per group, stacked."""
+    lens = [max((len(s) for s in row), default=0) for row in rows]
+    off = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lens, out=off[1:])
+    buf = np.zeros((max(int(off[-1]), 1), LANES), dtype=np.uint8)
+    for g, row in enumerate(rows):
+        base = off[g]
+        for l, s in enumerate(row):
+            buf[base:base + len(s), l] = s
+    return [buf, off]
+

@@ -1,0 +1,331 @@
+"""Inter-task SIMD for the CPU: ``LANES`` tasks of a ``map`` swept in lockstep.
+
+A ``map`` runs thousands of independent tasks through the same loop nest. The
+scalar CPU code (:mod:`dslc.emit.cpu`) runs one task per call; here one call
+runs a *lane group* of tasks, with every storage array's innermost dimension
+the lane (``T_h[slot, i, l]``, the layout the CUDA backend uses for its threads,
+thesis §5.5.1.1) and every cell's code inside ``for l in range(LANES)``, a loop
+with no dependence that LLVM turns into vector instructions.
+
+The tasks of a group have different extents. The sweep runs over the group's
+largest (sequences are padded with symbol code 0 up to the longest); a cell
+outside a lane's own domain computes a value nobody inside it reads, because
+every call is proved (by isl, :mod:`dslc.emit.plan`) to stay in the caller's
+domain whatever the extents. What does depend on a lane's own extents is read
+per lane: ``len(s)`` in guards and bodies, the bounds of fused reductions, the
+cell a ``map`` over a table asks for. Guard pieces that isl split by an extent
+(``i == len(s)``) would put that boundary at the group's largest extent, so a
+group whose pieces mention an extent tests its guards per cell instead.
+
+Only plans with no run-time check compile here (as for CUDA): a padded lane
+cannot tell a real error from a padding artefact. Everything else runs on the
+scalar path, which can.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from dslc.check import tir
+from dslc.check import types as T
+from dslc.emit.cpu import HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init, fused_step
+from dslc.emit.cuda import CHECKS
+from dslc.emit.plan import TaskPlan
+from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, NotCompilable
+from dslc.poly.loops import loop_nest
+
+# Numba has a ``noalias`` compiler flag (it marks every array argument's data
+# pointer noalias) but no decorator option for it; this maps one.
+NOALIAS_HEADER = ("from dslc.cpu.options import enable_noalias\n"
+                  "enable_noalias()\n")
+
+LANES = 16  # tasks per group: one AVX-512 vector of float32, two of float64
+
+_NUMERIC = (T.INT, T.FLOAT, T.PROB, T.BOOL)
+
+
+def lane_kind(p: tir.TParam, shared: frozenset = frozenset()) -> str:
+    """How an entry argument reaches a lane group: ``seq`` (a padded
+    ``(length, LANES)`` block plus the lengths), ``lane`` (one number per lane)
+    or ``shared`` (one value for the whole map: a matrix, or the query every
+    task is aligned with). ``shared`` names the arguments that are the same
+    object in every task."""
+    if p.name in shared or not (isinstance(p.type, T.SeqT) or p.type in _NUMERIC):
+        return "shared"
+    return "seq" if isinstance(p.type, T.SeqT) else "lane"
+
+
+class _LaneNames(_TaskNames):
+    def param(self, name, t):
+        if self.func is not None and self.func.is_table:
+            p = self.func.param(name)
+            if p is not None and p.recursive:
+                return f"x_{name}"
+        scope = self.gen.scope_name(name)
+        if self.gen.kind_of(scope) == "lane":
+            return f"a_{scope}[l]"
+        return f"a_{scope}"
+
+
+class _LaneHelperNames(_HelperNames):
+    def param(self, name, t):
+        if isinstance(t, T.SeqT):
+            raise NotCompilable("a sequence passed to a helper function (lanes)")
+        return f"p_{name}"
+
+
+class LaneEmitter(ExprEmitter):
+    """Sequences are ``(length, LANES)`` blocks and their lengths per lane; fused
+    reductions of the entry read their per-lane accumulators."""
+
+    def __init__(self, *args, fused: dict | None = None, **kw):
+        super().__init__(*args, **kw)
+        self.fused = fused or {}
+
+    def _seqindex(self, e, b):
+        s = self.expr(e.seq, b)
+        if e.span not in self.safe_indexes:
+            raise NotCompilable("a sequence index not proved in range (lanes)")
+        lane = ", l" if self._lane_seq(e.seq) else ""
+        return f"np.int64({s}[{self.as_int(e.index, b)}{lane}])"
+
+    def _builtin(self, e, b):
+        x = e.args[0]
+        if e.name == "len" and self._lane_seq(x):
+            return f"n_{x.name}[l]"
+        return super()._builtin(e, b)
+
+    def _lane_seq(self, x) -> bool:
+        """A sequence argument that differs between lanes."""
+        if not (isinstance(x, tir.Var) and x.scope == "param"):
+            return False
+        gen = self.names.gen
+        return gen.kind_of(gen.scope_name(x.name)) == "seq"
+
+    def _reduce(self, e, b):
+        if id(e) in self.fused:
+            return self.fused[id(e)]
+        return super()._reduce(e, b)
+
+
+class LaneGenerator(CpuGenerator):
+    """One lane group per call: ``lanes(<arguments>, out, big)``."""
+
+    def __init__(self, program, plan: TaskPlan, dtype: str = "float64",
+                 shared: frozenset = frozenset(), check: bool = False, f32=None):
+        if plan.kind not in ("cell", "value"):
+            raise NotCompilable("lanes run map entries only")
+        super().__init__(program, _without_extent_pieces(program, plan))
+        self.dtype = dtype  # the storage and arithmetic type of table values
+        self.check = check  # record stored magnitudes (the checked float32 argument)
+        self.f32 = f32  # emit.precision.Float32 facts, kept in the module for the host
+        self.shared = shared  # entry arguments identical in every task
+        self.scratch: list[tuple[str, str, str]] = []  # (name, shape, dtype) made by the caller
+        self.lane_bounds: set[str] = set()  # fused-reduction bounds that differ per lane
+        self.trivial_bounds: set[str] = set()  # bounds the sweep cannot pass
+        self._last_loop: dict[int, tuple] = {}  # block -> (its length after a lane loop, point)
+
+    # hooks of CpuGenerator -------------------------------------------------
+    def task_names(self, f):
+        return _LaneNames(self, f)
+
+    def helper_names(self, f):
+        return _LaneHelperNames(self, f)
+
+    def emitter(self, names, rec, safe_indexes=frozenset()):
+        return LaneEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
+
+    def cell_ref(self, func, index):
+        return f"T_{func}[{', '.join(index + ['l'])}]"
+
+    def kind_of(self, name: str) -> str:
+        return lane_kind(self.plan.scope[name], self.shared)
+
+    def allocate(self, b, func, dims):
+        # storage comes from the caller: arrays the function receives are
+        # marked noalias, which is what lets LLVM vectorise the lane loops
+        self.scratch.append((f"T_{func}", f"({', '.join(dims)}, LANES)", "DT"))
+
+    def compute(self, b, point, cell):
+        # the cells of one point (e, f, h of a Gotoh sweep) share one lane loop:
+        # a point's coordinates are emitted just before its cells, so the loop
+        # ends the block exactly when the previous statement was this point's
+        n = len(point)
+        prev = self._last_loop.get(id(b))
+        if prev is not None and prev[0] == len(b.lines) - n and b.lines[-n:] == prev[1]:
+            del b.lines[-n:]
+            b.lines.extend("    " + ln for ln in cell.lines)
+            self._last_loop[id(b)] = (len(b.lines), point)
+            return
+        b.nest("for l in range(LANES):", cell)
+        self._last_loop[id(b)] = (len(b.lines), point)
+
+    def fuse(self, b, k, fu, xs, val):
+        tests = []
+        for i, x in enumerate(xs):
+            for side, op in (("lo", ">="), ("hi", "<=")):
+                name = f"{side}{k}_{i}"
+                if name in self.lane_bounds:  # compared as DT: one vector compare
+                    tests.append(f"(DT({x}) {op} {name}[l])")
+                elif name not in self.trivial_bounds:
+                    tests.append(f"({x} {op} {name})")
+        if tests:
+            # a select, not a branch, so the lane loop stays vectorisable
+            val = f"({val} if {' & '.join(tests)} else {fused_init(fu)})"
+        b.emit(f"acc{k}[l] = {fused_step(fu, f'acc{k}[l]', val)}")
+
+    def capture(self, b, xs, val):
+        cond = " and ".join(f"{x} == q_{i}[l]" for i, x in enumerate(xs))
+        b.emit(f"res[l] = {val} if {cond} else res[l]")
+
+    def after_write(self, b, val):
+        if self.check:
+            # the largest finite magnitude stored, per lane (see emit.precision)
+            b.emit(f"_m = abs({val})")
+            b.emit("big[l] = max(big[l], _m if _m != np.inf else DT(0))")
+
+    def _extent_expr(self, f, k):
+        p = self.program.functions[f].rec_params[k]
+        t = p.type
+        if isinstance(t, T.IndexT):
+            seq = self.scope_name(t.seq)
+            return f"len(a_{seq})" if self.kind_of(seq) == "shared" else f"a_{seq}.shape[0]"
+        if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
+            return f"q_{k}.max()"
+        return super()._extent_expr(f, k)
+
+    # the task ----------------------------------------------------------------
+    def generate(self) -> tuple[str, list[str]]:
+        plan = self.plan
+        entry = self.program.functions[plan.entry]
+        extents = Block()
+        for g in plan.groups:
+            for f in g.functions:
+                for k, name in enumerate(g.extents.names[f]):
+                    line = f"{name} = {self._extent_expr(f, k)}"
+                    if line not in extents.lines:
+                        extents.emit(line)
+        b = Block(list(extents.lines), extents.counter)
+        init = Block([], b.counter)
+        if plan.kind == "cell":
+            self.scratch.append(("res", "LANES", "DT"))
+            init.emit("res[l] = np.nan")
+        fused_by_func: dict[str, list] = {}
+        entry_em = self.emitter(self.task_names(entry), set())
+        for k, fu in enumerate(plan.fused):
+            for i, (lo, hi) in enumerate(fu.bounds):
+                for side, e in (("lo", lo), ("hi", hi)):
+                    self._bound(b, init, f"{side}{k}_{i}", e, entry_em, fu.func, i, side)
+            self.scratch.append((f"acc{k}", "LANES", "DT"))
+            init.emit(f"acc{k}[l] = {fused_init(fu)}")
+            fused_by_func.setdefault(fu.func, []).append((k, fu))
+        if init.lines:
+            b.nest("for l in range(LANES):", init)
+        for gi, g in enumerate(plan.groups):
+            self._storage(b, gi, g)
+            pieces = dict(g.pieces)
+            cells = {}
+            for f in g.functions:
+                if f in pieces:
+                    for k, _ in pieces[f]:
+                        cells[f"{f}__{k}"] = self._cell(f, fused_by_func.get(f, []), k)
+                else:
+                    cells[f] = self._cell(f, fused_by_func.get(f, []))
+            self._loops(b, loop_nest(g.schedule, g.extents, pieces).body, cells, g, gi)
+        tail = Block([], b.counter)
+        if plan.kind == "cell":
+            ent_g = self.group_of[plan.entry]
+            if ent_g.windowed:
+                tail.emit("out[l] = res[l]")
+            else:
+                qs = [f"q_{i}[l]" for i in range(len(ent_g.extents.names[plan.entry]))]
+                tail.emit(f"out[l] = T_{plan.entry}[{', '.join(qs + ['l'])}]")
+        else:
+            fused_nodes = {id(fu.node): f"acc{k}[l]" for k, fu in enumerate(plan.fused)}
+            em = LaneEmitter(self.task_names(entry), self.program.consts, set(),
+                             self.program.alphabets, fused=fused_nodes)
+            tail.emit(f"out[l] = {self._guards(entry, em, tail)}")
+        b.nest("for l in range(LANES):", tail)
+        args = self.lane_args()
+        return self.module_source(args, b, extents), args
+
+    def _bound(self, b, init, name, e, em, func, dim, side):
+        """A fused reduction's bound: per lane where it differs between lanes;
+        left out where the sweep can never pass it (0 below, the extent above)."""
+        blk = Block([], b.counter)
+        text = em.as_int(e, blk)
+        if "[l]" in text or blk.lines:
+            self.lane_bounds.add(name)
+            self.scratch.append((name, "LANES", "DT"))
+            init.lines.extend(blk.lines)
+            init.emit(f"{name}[l] = {text}")
+            return
+        if (side == "lo" and text == "0") or (side == "hi" and text == self._extent_text(func, dim)):
+            self.trivial_bounds.add(name)
+            return
+        b.emit(f"{name} = {text}")
+
+    def _extent_text(self, func, dim) -> str:
+        try:
+            return self._extent_expr(func, dim)
+        except NotCompilable:
+            return ""
+
+    def lane_args(self) -> list[str]:
+        plan = self.plan
+        entry = self.program.functions[plan.entry]
+        params = entry.params if plan.kind == "value" else entry.calling_params
+        args = []
+        for p in params:
+            args.append(f"a_{p.name}")
+            if self.kind_of(p.name) == "seq":
+                args.append(f"n_{p.name}")
+        args += [f"g_{n}" for n in sorted(self.globals_used)]
+        args += [f"W_{gi}" for gi, g in enumerate(plan.groups) if g.windowed]
+        if plan.kind == "cell":
+            args += [f"q_{i}" for i in range(len(self.group_of[plan.entry].extents.names[
+                plan.entry]))]
+        return args
+
+    def module_source(self, args, body, extents=None):
+        helpers = "\n".join(self.helpers.values())
+        names = [n for n, _, _ in self.scratch]
+        task = (f"@numba.njit(cache=True, noalias=True)\n"
+                f"def lanes({', '.join(args + ['out', 'big'] + names)}):\n{body.render(1)}\n")
+        if any(c in task or c in helpers for c in CHECKS):
+            raise NotCompilable("a run-time check a padded lane could not report")
+        if self.dtype != "float64":
+            # literals in the table type, or every float32 operation widens to float64
+            task = re.sub(r"\bfloat\(", "DT(", task)
+            task = re.sub(r"\bnp\.inf\b", "INF", task)
+        arrays = ", ".join(f"np.empty({shape}, {dt})" for _, shape, dt in self.scratch)
+        scratch = (f"@numba.njit(cache=True)\n"
+                   f"def scratch({', '.join(args)}):\n{(extents or Block()).render(1)}\n"
+                   f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})\n")
+        consts = (f"LANES = {LANES}\nDT = np.{self.dtype}\nINF = DT(np.inf)\n"
+                  f"NSCRATCH = {len(self.scratch)}\n"
+                  f"F32 = {_f32_tuple(self.f32)}\n")
+        return "\n".join([NOALIAS_HEADER, HEADER, consts, RUNTIME_HELPERS, helpers, scratch, task])
+
+
+def _f32_tuple(info) -> str:
+    if info is None:
+        return "None"
+    return repr((info.linear, info.leaves, info.literal, info.coords, info.chain))
+
+
+def _without_extent_pieces(program, plan: TaskPlan) -> TaskPlan:
+    """Drop guard pieces whose conditions mention anything but the function's own
+    recursive parameters (an extent, most often): per-lane extents differ."""
+    groups = []
+    for g in plan.groups:
+        keep = []
+        for func, pieces in g.pieces:
+            own = {p.name for p in program.functions[func].rec_params}
+            names = {v for _, dnf in pieces for conj in dnf for c in conj for v, _ in c.expr.coeffs}
+            if names <= own:
+                keep.append((func, pieces))
+        groups.append(replace(g, pieces=tuple(keep)))
+    return replace(plan, groups=tuple(groups))
+
