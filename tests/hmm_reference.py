@@ -174,6 +174,88 @@ def viterbi(hmm, x) -> tuple[float, list[int]]:
     return score, path[::-1]
 
 
+def viterbi_traceback(hmm, x) -> tuple[float, list[int]]:
+    """An independent Viterbi with traceback, in numpy over a dense log
+    transition matrix: ``(log probability of the best path, the path as state
+    numbers from the start state to the end state, silent states included)``;
+    ``(-inf, [])`` when no path emits ``x``. Ties go to the lowest-numbered
+    predecessor (``np.argmax`` takes the first maximum), the rule stdlib/hmm.bio
+    documents. Single-symbol emissions only."""
+    x = np.asarray(x, dtype=np.int64)
+    n, L = len(hmm.states), len(x)
+    start, end = 0, n - 1
+    with np.errstate(divide="ignore"):
+        logt = np.full((n, n), NEG)
+        for t in hmm.transitions:
+            logt[t.start, t.end] = np.log(t.prob)
+        loge = [None if s.emission is None else np.log(np.asarray(s.emission, dtype=np.float64))
+                for s in hmm.states]
+    emitting = [k for k in range(n) if loge[k] is not None]
+    silent = _silent_topo(hmm)
+    v = np.full((L + 1, n), NEG)
+    back = np.full((L + 1, n), -1, dtype=np.int64)  # the predecessor state of (i, s)
+    for i in range(L + 1):
+        if i > 0:
+            for s in emitting:
+                cand = v[i - 1] + logt[:, s]
+                p = int(np.argmax(cand))
+                if cand[p] > NEG:
+                    v[i, s] = loge[s][x[i - 1]] + cand[p]
+                    back[i, s] = p
+        for s in silent:  # silent predecessors first: their column-i values are final
+            if s == start:
+                v[i, s] = 0.0 if i == 0 else NEG
+                continue
+            cand = v[i] + logt[:, s]
+            p = int(np.argmax(cand))
+            if cand[p] > NEG:
+                v[i, s] = cand[p]
+                back[i, s] = p
+    score = float(v[L, end])
+    if score == NEG:
+        return score, []
+    path, i, s = [end], L, end
+    while not (s == start and i == 0):
+        p = int(back[i, s])
+        if loge[s] is not None:
+            i -= 1
+        s = p
+        path.append(s)
+    return score, path[::-1]
+
+
+def path_cells(hmm, path) -> list[tuple[int, int]]:
+    """The ``(state, position)`` cells a path (start .. end) visits: an emitting
+    state at the position just after the symbol it emitted, a silent state at
+    the position its predecessor reached."""
+    cells, i = [], 0
+    for s in path:
+        if hmm.states[s].emission is not None:
+            i += hmm.states[s].width
+        cells.append((s, i))
+    return cells
+
+
+def posterior_decode(hmm, x) -> list[int]:
+    """Posterior decoding from :func:`forward` and :func:`backward`: for each
+    symbol, the emitting state with the largest ``f + b`` (the posterior up to
+    the constant ``P(x)``); on a tie the state decoded for the previous symbol
+    if it is among the best, else the lowest-numbered. ``[]`` when ``P(x) = 0``."""
+    lp, f = forward(hmm, x)
+    _, b = backward(hmm, x)
+    if lp == NEG:
+        return []
+    emitting = [s.index for s in hmm.states if s.emission is not None]
+    out, prev = [], hmm.states[0].index
+    for i in range(1, len(x) + 1):
+        scores = {s: f[i, s] + b[i, s] for s in emitting}
+        best = max(scores.values())
+        ties = [s for s in emitting if scores[s] == best]
+        prev = prev if prev in ties else min(ties)
+        out.append(prev)
+    return out
+
+
 def path_logprob(hmm, x, path) -> float:
     """Log probability of emitting ``x`` along ``path`` (start .. end)."""
     x = np.asarray(x, dtype=np.int64)

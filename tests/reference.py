@@ -292,6 +292,88 @@ def casino_forward_log(rolls: str) -> float:
     return hmm_forward_log(rolls, **CASINO)
 
 
+def hmm_viterbi_states(x, start: dict, trans: dict, emit: dict, end: dict) -> list[str]:
+    """The most probable state path ``q1 .. qL`` of the HMM of
+    :func:`hmm_forward_log` (its emitting states only; ``[]`` when ``x`` is empty
+    or has no path). Ties go to the state listed first in ``emit``."""
+
+    def lg(p):
+        return math.log(p) if p > 0 else NEG
+
+    states = list(emit)
+    if len(x) == 0:
+        return []
+    v = {q: lg(start.get(q, 0.0)) + lg(emit[q][x[0]]) for q in states}
+    back = []
+    for sym in x[1:]:
+        ptr, nv = {}, {}
+        for r in states:
+            best, arg = NEG, None
+            for q in states:
+                val = v[q] + lg(trans.get((q, r), 0.0))
+                if arg is None or val > best:
+                    best, arg = val, q
+            nv[r], ptr[r] = lg(emit[r][sym]) + best, arg
+        back.append(ptr)
+        v = nv
+    finals = [v[q] + lg(end.get(q, 0.0)) for q in states]
+    if max(finals) == NEG:
+        return []
+    path = [states[finals.index(max(finals))]]
+    for ptr in reversed(back):
+        path.append(ptr[path[-1]])
+    return path[::-1]
+
+
+def hmm_posterior_states(x, start: dict, trans: dict, emit: dict, end: dict) -> list[str]:
+    """Posterior decoding for the HMM of :func:`hmm_forward_log`: per symbol the
+    state with the largest forward x backward; on a tie the state chosen for the
+    previous symbol if it is among the best, else the one listed first in ``emit``."""
+
+    def lse(vals):
+        vals = [v for v in vals if v != NEG]
+        if not vals:
+            return NEG
+        top = max(vals)
+        return top + math.log(math.fsum(math.exp(v - top) for v in vals))
+
+    def lg(p):
+        return math.log(p) if p > 0 else NEG
+
+    states, n = list(emit), len(x)
+    if n == 0:
+        return []
+    f = [{q: lg(start.get(q, 0.0)) + lg(emit[q][x[0]]) for q in states}]
+    for sym in x[1:]:
+        f.append({r: lg(emit[r][sym]) + lse([f[-1][q] + lg(trans.get((q, r), 0.0)) for q in states])
+                  for r in states})
+    b = [None] * n
+    b[n - 1] = {q: lg(end.get(q, 0.0)) for q in states}
+    for k in range(n - 2, -1, -1):
+        b[k] = {q: lse([lg(trans.get((q, r), 0.0)) + lg(emit[r][x[k + 1]]) + b[k + 1][r]
+                        for r in states]) for q in states}
+    if lse([f[n - 1][q] + b[n - 1][q] for q in states]) == NEG:
+        return []
+    out, prev = [], None
+    for k in range(n):
+        score = {q: f[k][q] + b[k][q] for q in states}
+        top = max(score.values())
+        ties = [q for q in states if score[q] == top]
+        prev = prev if prev in ties else ties[0]
+        out.append(prev)
+    return out
+
+
+def casino_viterbi_states(rolls: str) -> list[str]:
+    """The Viterbi path of ``rolls`` under the casino: ``"fair"``/``"loaded"`` per roll."""
+    return hmm_viterbi_states(rolls, **CASINO)
+
+
+def casino_posterior_states(rolls: str) -> list[str]:
+    """Posterior decoding of ``rolls`` under the casino, per roll."""
+    return hmm_posterior_states(rolls, **CASINO)
+
+
 # --------------------------------------------------------------------------- matrices and files
 
 

@@ -117,12 +117,24 @@ def expected_three_way() -> dict:
     return {m.group(1): ref.three_way(a, b, c, match, mismatch, gap)}
 
 
+def expected_casino_decode() -> dict:
+    # The casino's states are numbered start 0, fair 1, loaded 2, end 3; the tables
+    # hold the start state at position 0 and then one state per roll.
+    name = "casino_decode.bio"
+    text = _source(name)
+    rolls = _one(r'^rolls\s*=\s*"([1-6]+)"', text, name).group(1)
+    number = {"fair": 1, "loaded": 2}
+    return {"path": [0] + [number[q] for q in ref.casino_viterbi_states(rolls)],
+            "dec": [0] + [number[q] for q in ref.casino_posterior_states(rolls)]}
+
+
 BUILDERS = {
     "edit_distance.bio": expected_edit_distance,
     "needleman_wunsch.bio": expected_needleman_wunsch,
     "smith_waterman.bio": expected_smith_waterman,
     "nussinov.bio": expected_nussinov,
     "three_way.bio": expected_three_way,
+    "casino_decode.bio": expected_casino_decode,
 }
 
 

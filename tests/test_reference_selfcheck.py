@@ -387,6 +387,32 @@ def test_casino_forward_brute_force(x):
     assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
+def brute_paths(x, start, trans, emit, end):
+    """``{path: probability}`` for every state path of ``x``."""
+    out = {}
+    for path in itertools.product(list(emit), repeat=len(x)):
+        p = start.get(path[0], 0.0) * emit[path[0]][x[0]]
+        for q, r, sym in zip(path, path[1:], x[1:]):
+            p *= trans.get((q, r), 0.0) * emit[r][sym]
+        out[path] = p * end.get(path[-1], 0.0)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text("123456", min_size=1, max_size=8))
+def test_casino_viterbi_and_posterior_brute_force(x):
+    paths = brute_paths(x, **ref.CASINO)
+    best = max(paths.values())
+    got = tuple(ref.casino_viterbi_states(x))
+    assert paths[got] == pytest.approx(best, rel=1e-12)
+    total = sum(paths.values())
+    decoded = ref.casino_posterior_states(x)
+    for k, q in enumerate(decoded):
+        post = {r: sum(p for path, p in paths.items() if path[k] == r) / total
+                for r in ("fair", "loaded")}
+        assert post[q] >= max(post.values()) * (1 - 1e-9)
+
+
 # --------------------------------------------------------------------------- matrices and files
 
 

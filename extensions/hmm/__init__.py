@@ -9,7 +9,7 @@ Types
 * ``transition[h]`` (recursive): the transitions of ``h``, numbered
   ``0 .. T-1`` ordered by (from-state, to-state).
 
-Accessors (the contract's, and three more marked *)
+Accessors (the contract's, and four more marked *)
 ---------------------------------------------------
 ========================  ===========================  ===========================================
 receiver                   accessor                     result
@@ -18,6 +18,7 @@ receiver                   accessor                     result
 ``t: transition[h]``      ``t.prob``                   ``prob``
 ``s: state[h]``           ``s.isstart``, ``s.isend``   ``bool``
 ``s: state[h]``           ``s.issilent`` *             ``bool``: emits nothing (start, end, silent)
+``s: state[h]``           ``s.number`` *               ``int``: the state's number (start 0, end n-1)
 ``s: state[h]``           ``s.emission[c]``            ``prob`` of emitting symbol ``c``
 ``s: state[h]``           ``s.transitionsto``          iterable of the transitions into ``s``
 ``s: state[h]``           ``s.transitionsfrom``        iterable of the transitions out of ``s``
@@ -43,6 +44,9 @@ Choices where the contract is silent:
   sequences; degenerate codes such as ``B``, ``Z`` and ``X`` emit the sum of
   their residues' probabilities, ``*`` emits nothing), ``dna`` or ``rna``
   otherwise. ``load(hmm[A], file)`` picks the alphabet ``A`` instead.
+* Decoding from Python: :func:`viterbi_path` and :func:`posterior_decoding`
+  (module :mod:`.decode`) run the standard library's ``hmm_vtrace`` and
+  ``hmm_pstate`` and give state names.
 * Element results of accessors make no promise to the dependence analysis
   (``sdk.ANY``): a transition may go forwards or backwards in the numbering.
 """
@@ -54,11 +58,12 @@ import numpy as np
 from dslc import sdk
 from dslc.errors import DslcError
 
+from .decode import ViterbiPath, posterior_decoding, viterbi_path
 from .define_parser import parse_hmm_block
 from .hmmer3 import profile_to_hmm, read_profiles
 from .model import HMM
 
-__all__ = ["extension", "HMM"]
+__all__ = ["extension", "HMM", "ViterbiPath", "viterbi_path", "posterior_decoding"]
 
 
 # --------------------------------------------------------------------------- types
@@ -199,6 +204,8 @@ extension = sdk.Extension(
         _acc("state", "issilent", lambda t: sdk.BOOL,
              lambda h, s: h.states[s].emission is None,
              "whether the state emits nothing (start, end and silent states)"),
+        _acc("state", "number", lambda t: sdk.INT, lambda h, s: s,
+             "the state's number: 0 for the start state, h.nstates - 1 for the end state"),
         _acc("state", "emission", _emission_type, _emission,
              "the state's emission probabilities by symbol (0 for a silent state)"),
         _acc("state", "transitionsto", lambda t: sdk.IterT(_transition_of(t)),
