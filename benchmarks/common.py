@@ -26,11 +26,41 @@ def proteome_path() -> str:
                         "938293.PRJEB85.HG003687.faa")
 
 
-def load_proteome():
+def load_proteome(path: str | None = None):
+    """The proteome's records over the protein alphabet, read by dslc's own FASTA
+    reader; ``path`` defaults to :func:`proteome_path` (pyhmmer's copy). Needs only
+    numpy, so it also runs where pyhmmer and Numba are absent."""
     from dslc.runtime.fasta import read_fasta
     from dslc.runtime.stdlib_data import standard_alphabets
 
-    return read_fasta(proteome_path(), standard_alphabets()["protein"])
+    return read_fasta(path or proteome_path(), standard_alphabets()["protein"])
+
+
+# The GPU Smith-Waterman benchmark's data (benchmarks/sw_gpu.py and, for the same
+# proteins, benchmarks/cudasw_gpu.py): a database of N proteins drawn with replacement
+# from the proteome, and queries picked from the proteome by length.
+SW_GPU_SEED = 1
+SW_GPU_QUERY_LENGTHS = (144, 375, 1000)
+
+
+def database_picks(proteome_size: int, n: int, seed: int = SW_GPU_SEED):
+    """Indices into the proteome of the database's N proteins, in database order:
+    ``numpy.random.default_rng(seed).integers(0, proteome_size, size=n)``."""
+    import numpy as np
+
+    return np.random.default_rng(seed).integers(0, proteome_size, size=n)
+
+
+def sample_database(proteome, n: int, seed: int = SW_GPU_SEED) -> list:
+    """The database: N proteins drawn with replacement from ``proteome`` (so lengths
+    and composition follow the real proteome), in the order of :func:`database_picks`."""
+    return [proteome[k] for k in database_picks(len(proteome), n, seed)]
+
+
+def pick_query(proteome, length: int):
+    """The query of about ``length`` residues: the protein whose length is nearest,
+    ties broken by record name."""
+    return min(proteome, key=lambda s: (abs(len(s) - length), s.name))
 
 
 def best_of(fn, repeat: int = 3) -> float:
