@@ -6,7 +6,8 @@ test proteome (so lengths and composition follow the real proteome); queries are
 proteins of that proteome of length 144, 375 and 1000 (the nearest length when
 none is exact). BLOSUM62, gaps 10 + 1 (parasail/CUDASW++ open 11, extend 1).
 GCUPS = query length x database residues / seconds of the map (kernel launches,
-transfers and packing included; compilation excluded by a warm-up call).
+transfers and packing included; compilation excluded by a warm-up call); kernel
+GCUPS count the kernels' time alone. --tiles compares register tile heights.
 Scores of the CPU run (on a subset) must equal the GPU's for the same proteins.
 
     python benchmarks/sw_gpu.py --proteome FILE --n 1000000 --cpu-n 20000 --json out.json
@@ -31,27 +32,21 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--cpu-n", type=int, default=20_000)
     ap.add_argument("--queries", default="144,375,1000")
+    ap.add_argument("--tiles", help="register tile rows to compare, e.g. 8,16,32")
     ap.add_argument("--json")
     args = ap.parse_args()
-
-    import numpy as np
 
     import dslc
     from dslc.cuda.backend import CudaBackend
     from dslc.runtime.binding import bind_call
-    from dslc.runtime.fasta import read_fasta
     from dslc.runtime.script import backend_globals
-    from dslc.runtime.stdlib_data import standard_alphabets
     from dslc.cpu.backend import CpuBackend
 
-    path = args.proteome
-    if path is None:
-        from benchmarks.common import proteome_path
-        path = proteome_path()
-    proteome = read_fasta(path, standard_alphabets()["protein"])
-    rng = np.random.default_rng(1)
-    picks = rng.integers(0, len(proteome), size=args.n)
-    db = [proteome[k] for k in picks]
+    from benchmarks.common import load_proteome, pick_query, proteome_path, sample_database
+
+    path = args.proteome or proteome_path()
+    proteome = load_proteome(path)
+    db = sample_database(proteome, args.n)
     residues = sum(len(s) for s in db)
     prog = dslc.compile(SW_PROGRAM, backend="interp")
     checked = prog.checked
@@ -62,22 +57,35 @@ def main() -> None:
 
     report = {"proteins": args.n, "residues": residues, "proteome": os.path.basename(path),
               "queries": {}}
+    tiles = [int(x) for x in args.tiles.split(",")] if args.tiles else [None]
     for qlen in (int(x) for x in args.queries.split(",")):
-        query = min(proteome, key=lambda s: (abs(len(s) - qlen), s.name))
+        query = pick_query(proteome, qlen)
         tasks = [bind_call(sw, [blosum, 10, 1, query, t], checked, None) for t in db]
-        gpu.map("sw", tasks[:256], None)  # compile
-        assert not gpu.device_fallbacks, gpu.device_fallbacks
-        t0 = time.perf_counter()
-        scores = gpu.map("sw", tasks, None)
-        t_gpu = time.perf_counter() - t0
+        by_tile = {}
+        for rows in tiles:
+            if rows is not None:
+                os.environ["DSLC_CUDA_TILE"] = str(rows)
+            gpu.map("sw", tasks[:256], None)  # compile
+            assert not gpu.device_fallbacks, gpu.device_fallbacks
+            gpu.kernel_seconds = 0.0
+            t0 = time.perf_counter()
+            scores = gpu.map("sw", tasks, None)
+            t_gpu = time.perf_counter() - t0
+            by_tile[str(rows or "default")] = {
+                "seconds": t_gpu, "gcups": len(query) * residues / t_gpu / 1e9,
+                "kernel_seconds": gpu.kernel_seconds,
+                "kernel_gcups": len(query) * residues / gpu.kernel_seconds / 1e9,
+                "strategy": gpu.strategy.get("sw")}
+            print(json.dumps({qlen: by_tile}), flush=True)
         sub = tasks[: args.cpu_n]
         cpu.map("sw", sub[:16], None)
         t0 = time.perf_counter()
         cpu_scores = cpu.map("sw", sub, None)
         t_cpu = time.perf_counter() - t0
         sub_res = sum(len(t["t"]) for t in sub)
-        entry = {"query": query.name, "length": len(query),
+        entry = {"query": query.name, "length": len(query), "gpu_by_tile": by_tile,
                  "gpu_seconds": t_gpu, "gpu_gcups": len(query) * residues / t_gpu / 1e9,
+                 "gpu_kernel_gcups": len(query) * residues / gpu.kernel_seconds / 1e9,
                  "cpu_proteins": len(sub), "cpu_seconds": t_cpu,
                  "cpu_gcups": len(query) * sub_res / t_cpu / 1e9,
                  "cpu_threads": _threads(),

@@ -66,26 +66,46 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
     import os
 
     from dslc.emit.cuda import CudaGenerator
+    from dslc.emit.precision import float32_info
     from dslc.emit.pyexpr import NotCompilable
+    from dslc.emit.tiles import TiledGenerator
 
     block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
     scratch = int(os.environ.get("DSLC_CUDA_SCRATCH_MB", "4096"))
     out = {}
     for entry, plan in entries.items():
+        tile = None
         try:
-            gen = CudaGenerator(program.checked, plan)
+            gen = tile = TiledGenerator(program.checked, plan)
             gen.generate()
         except NotCompilable as e:
-            out[entry] = {"strategy": "cpu", "why": f"not compiled for the device: {e}"}
-            continue
+            untiled = str(e)
+            try:
+                gen = CudaGenerator(program.checked, plan)
+                gen.generate()
+            except NotCompilable as e:
+                out[entry] = {"strategy": "cpu", "why": f"not compiled for the device: {e}"}
+                continue
+        info = float32_info(program.checked, plan)
         out[entry] = {
             "strategy": "task-per-thread",
             "why": "map tasks are independent: one thread sweeps one task's table",
+            "register_tile": ({"rows": tile.rows, "rows_source": "DSLC_CUDA_TILE (default 16)",
+                               "tiled_dimension": tile.tdim,
+                               "why": "dependences are uniform steps back in two dimensions: "
+                                      "rows of a tile live in registers, only its last rows "
+                                      "go to memory (the dimension shared by every task "
+                                      "is tiled)"}
+                              if tile is not None else {"rows": None, "why": untiled}),
+            "values": ("float32 where the static bound holds for the map's numbers, else float64"
+                       if info is not None and info.linear else "float64"),
             "block": block, "block_source": "DSLC_CUDA_BLOCK (default 128)",
             "scratch_mb_per_launch": scratch,
             "storage": {f: {"memory": "global",
                             "shape": dims + ["tasks"],
-                            "why": "task innermost, so a warp's accesses coalesce"}
+                            "why": ("the tile's boundary rows (double-buffered); "
+                                    if tile is not None else "") +
+                                   "task innermost, so a warp's accesses coalesce"}
                         for f, dims in gen.storage},
             "single_calls": "run on the CPU backend (one task cannot fill a GPU)",
         }
@@ -153,6 +173,10 @@ def render_text(rep: dict) -> str:
         if c["strategy"] != "cpu":
             lines.append(f"  block {c['block']} threads; scratch up to {c['scratch_mb_per_launch']}"
                          " MB per launch (tasks beyond it run in further launches)")
+            t = c["register_tile"]
+            lines.append(f"  register tile: {t['rows']} rows ({t['why']})" if t["rows"] else
+                         f"  register tile: none ({t['why']})")
+            lines.append(f"  values: {c['values']}")
             for f, st in c["storage"].items():
                 lines.append(f"  {f}: {st['memory']} memory, [{', '.join(st['shape'])}] "
                              f"({st['why']})")

@@ -10,7 +10,12 @@ entry-point group ``dslc.extensions``. It contributes
   the static result type and, for the dependence analysis, the range of
   elements the result can take relative to the receiver;
 * ``define KIND NAME { ... }`` blocks (:class:`DefineSpec`) and
-  ``load(KIND, file)`` loaders (:class:`LoaderSpec`).
+  ``load(KIND, file)`` loaders (:class:`LoaderSpec`);
+* optionally, compiled forms: a device :class:`Layout` (named numpy arrays built
+  from a model value) and, for accessors and indexing, small backend-neutral
+  expression templates over those arrays (the builder below: :func:`arr`,
+  :data:`RECV`, :func:`key`, :class:`Each` ...). Without them programs using the
+  extension run on the interpreter.
 
 The built-in extensions use nothing but this module (and the public value
 classes in :mod:`dslc.runtime.values`); so can anyone else's.
@@ -19,6 +24,7 @@ classes in :mod:`dslc.runtime.values`); so can anyone else's.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Callable
@@ -38,6 +44,185 @@ def read_text(path: str, span: Span | None, what: str = "file") -> str:
     from dslc.runtime.fasta import read_text as read
 
     return read(path, span, what)
+
+
+# --------------------------------------------------------------------------- compiled forms
+#
+# A compiled form is an expression *template*: a small tree built with the
+# functions below, which every compiled backend turns into its own code. It may
+# read the arrays of the model's device layout (``arr("name")[...]``), the
+# receiver (``RECV``: the element number of a recursive receiver), the keys of
+# an index (``key(0)``: ``c`` in ``s.emission[c]``), the value's own
+# ``device_array`` (``VALUE``) and, in an iterable's element, the loop position
+# (``ITEM``). Arithmetic (``+ - * // %``), comparisons, ``&``, ``|`` and ``~``
+# (logical and/or/not) build larger templates; Python ints, floats and bools
+# are literals.
+
+
+class Code:
+    """A node of a compiled-form template (build them with the helpers below)."""
+
+    __slots__ = ()
+
+    def _op(self, op, other, swap=False):
+        a, b = (lift(other), self) if swap else (self, lift(other))
+        return Op(op, (a, b))
+
+    def __add__(self, o): return self._op("+", o)
+    def __radd__(self, o): return self._op("+", o, True)
+    def __sub__(self, o): return self._op("-", o)
+    def __rsub__(self, o): return self._op("-", o, True)
+    def __mul__(self, o): return self._op("*", o)
+    def __rmul__(self, o): return self._op("*", o, True)
+    def __floordiv__(self, o): return self._op("//", o)
+    def __mod__(self, o): return self._op("%", o)
+    def __eq__(self, o): return self._op("==", o)  # noqa: D105 (a template, not a test)
+    def __ne__(self, o): return self._op("!=", o)
+    def __lt__(self, o): return self._op("<", o)
+    def __le__(self, o): return self._op("<=", o)
+    def __gt__(self, o): return self._op(">", o)
+    def __ge__(self, o): return self._op(">=", o)
+    def __and__(self, o): return self._op("and", o)
+    def __or__(self, o): return self._op("or", o)
+    def __invert__(self): return Op("not", (self,))
+    __hash__ = object.__hash__
+
+
+@dataclass(frozen=True, eq=False)
+class Lit(Code):
+    value: int | float | bool
+
+
+@dataclass(frozen=True, eq=False)
+class Op(Code):
+    op: str
+    args: tuple
+
+
+@dataclass(frozen=True, eq=False)
+class Load(Code):
+    array: str  # a layout array's name, or "" for the value's own device_array
+    index: tuple
+
+
+@dataclass(frozen=True, eq=False)
+class Length(Code):
+    array: str
+
+
+@dataclass(frozen=True, eq=False)
+class Slot(Code):
+    """``recv``, ``item`` or ``key`` number ``k``."""
+
+    kind: str
+    k: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class Select(Code):
+    cond: Code
+    then: Code
+    orelse: Code
+
+
+@dataclass(frozen=True, eq=False)
+class Checked(Code):
+    """``index``, a run-time error unless ``0 <= index < limit`` (the compiled run
+    stops and the interpreter re-runs the call, reporting the extension's error)."""
+
+    index: Code
+    limit: Code
+
+
+def lift(v) -> Code:
+    if isinstance(v, Code):
+        return v
+    if isinstance(v, (bool, int, float)):
+        return Lit(v)
+    raise TypeError(f"not a compiled-form template: {v!r}")
+
+
+class arr:
+    """``arr("name")[i, ...]`` reads layout array ``name``; ``arr("name").len`` is its
+    length (first dimension)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __getitem__(self, index) -> Code:
+        index = index if isinstance(index, tuple) else (index,)
+        return Load(self.name, tuple(lift(i) for i in index))
+
+    @property
+    def len(self) -> Code:
+        return Length(self.name)
+
+
+RECV = Slot("recv")  # the receiver: an element number (s in s.transitionsto)
+ITEM = Slot("item")  # in Each.item: the position lo <= k < hi being visited
+VALUE = arr("")  # the value's own device_array (VALUE[key(0)] for c[u])
+
+
+def key(k: int) -> Code:
+    """Key number ``k`` of an index: ``key(0)`` is ``c`` in ``s.emission[c]``."""
+    return Slot("key", k)
+
+
+def select(cond, then, orelse) -> Code:
+    return Select(lift(cond), lift(then), lift(orelse))
+
+
+def checked(index, limit) -> Code:
+    return Checked(lift(index), lift(limit))
+
+
+@dataclass(frozen=True)
+class Each:
+    """The compiled form of an iterable accessor: positions ``lo <= k < hi`` (``ITEM``),
+    each yielding the element ``item`` (``ITEM`` itself by default): the transitions
+    into ``s`` are ``Each(arr("inoff")[RECV], arr("inoff")[RECV + 1], arr("intrans")[ITEM])``."""
+
+    lo: Code | int
+    hi: Code | int
+    item: Code = ITEM
+
+
+_ARRAY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
+LOCATIONS = ("auto", "shared", "constant", "global")
+
+
+@dataclass(frozen=True)
+class DeviceArray:
+    """One named array of a layout. ``where`` pins it for GPU backends (``shared``:
+    copied to on-chip shared memory per block; ``constant``: constant memory;
+    ``global``; ``auto``: the backend decides); CPU backends ignore it."""
+
+    name: str
+    where: str = "auto"
+    doc: str = ""
+
+    def __post_init__(self):
+        if not _ARRAY_NAME.match(self.name):
+            raise ValueError(f"layout array name {self.name!r}: letters and digits only")
+        if self.where not in LOCATIONS:
+            raise ValueError(f"layout array {self.name!r}: where must be one of {LOCATIONS}")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a model value travels to compiled code: ``build(value)`` returns a dict
+    of numeric numpy arrays, one per declared array (probabilities as natural
+    logs, element numbers as int64). It is built once per value and shared by
+    every task that uses the value."""
+
+    arrays: tuple[DeviceArray, ...]
+    build: Callable[[Any], dict]
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.arrays)
+
+    def array(self, name: str) -> DeviceArray | None:
+        return next((a for a in self.arrays if a.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -79,9 +264,17 @@ class TypeSpec:
     accepts: Callable[[Any], bool] | None = None
     device_array: Callable[[Any], Any] | None = None
     doc: str = ""
+    layout: Layout | None = None
+    device_size: Code | None = None
+    device_index: Code | None = None
     # ``device_array(value)`` lays a calling value out for the compiled backends: a
     # numeric numpy array that generated code indexes as ``a[k1, ...]`` exactly where the
-    # language writes ``x[k1, ...]`` (probabilities as natural logs).
+    # language writes ``x[k1, ...]`` (probabilities as natural logs). It travels per task
+    # (a value that differs between the tasks of a map is stacked).
+    # ``layout`` lays a model value out as named arrays (shared by the tasks of a map)
+    # that compiled forms of accessors read. For a recursive type, ``device_size`` is
+    # the number of elements as a template over its owner's layout. ``device_index``
+    # is the compiled ``x[k1, ...]`` (over ``VALUE`` or the layout, with ``key(i)``).
 
 
 @dataclass(frozen=True)
@@ -102,6 +295,10 @@ class Accessor:
     evaluate: Callable[[Any, Any], Any]
     bounds: Bounds = ANY
     doc: str = ""
+    device: Code | Each | None = None
+    # ``device``: the compiled form, a template over the layout of the model the
+    # receiver belongs to (the owner's for an element, the value's own for a calling
+    # receiver); an ``Each`` for an iterable; ``key(i)`` for a ``MapT`` result's keys.
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,13 @@ class CpuBackend:
         if not tasks:
             return []
         f = self.program.functions[func]
+        parts = _by_model(tasks, self.program.registry)
+        if parts is not None:  # layouts are shared by a map's tasks: one map per model
+            out = [None] * len(tasks)
+            for ids in parts:
+                for k, v in zip(ids, self.map(func, [tasks[k] for k in ids], span, progress)):
+                    out[k] = v
+            return out
         try:
             kind, widest, request = self.map_entry(f, tasks)
         except NotCompilable as e:
@@ -102,7 +109,8 @@ class CpuBackend:
             raw = self.lanes.run(f, kind, widest, request, tasks)
             if raw is None:
                 raw = modules.batch_function(module, argnames, tasks, self)(tasks, windows, f)
-        except (IndexError, ValueError, ZeroDivisionError):
+        except (IndexError, ValueError, ZeroDivisionError, SystemError):
+            # (an error raised inside a parallel batch surfaces as a SystemError)
             return self._rerun(lambda: self.interp.map(func, tasks, span, progress))
         if progress is not None:
             progress(len(tasks))
@@ -118,9 +126,15 @@ class CpuBackend:
     def map_entry(self, f, tasks: list[dict]):
         """How a map over ``f`` is compiled: the entry kind, the binding whose
         extents bound every task's, and for a table the cell asked for."""
+        if _by_model(tasks, self.program.registry) is not None:
+            # model layouts are shared by all the tasks of one compiled run
+            raise NotCompilable("a map over several models (run once per model)")
         widest = _widest(tasks)
         if not f.is_table:
             return "value", widest, None
+        for p in f.rec_params:  # an int dimension's extent is the cell asked for
+            if p.type == T.INT and p.name in widest:
+                widest[p.name] = max(int(t[p.name]) for t in tasks)
         return "cell", widest, tuple(self._final(f, widest))
 
     def _final(self, f, args: dict) -> list[int]:
@@ -140,7 +154,7 @@ class CpuBackend:
     def _compile(self, func, kind, scope, request):
         """Plan and generate (memoised on the shapes that decide the plan: the
         sequence lengths and the requested cell)."""
-        key = (func, kind, request, tuple((n, len(v) if isinstance(v, Sequence) else None)
+        key = (func, kind, request, tuple((n, _shape(v, self.program.registry))
                                           for n, v in sorted(scope.items())))
         if key in self._memo:
             return self._memo[key]
@@ -148,7 +162,9 @@ class CpuBackend:
         return result
 
     def _compile_uncached(self, func, kind, scope, request):
-        key = modules.plan_key(self.program, func, kind, request, scope)
+        sizes = tuple(_shape(v, self.program.registry) for _, v in sorted(scope.items())
+                      if not isinstance(v, Sequence))
+        key = modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope)
         hit = modules.cached_plan(key) if self.disk_cache else None
         if hit is not None:
             source, argnames, windows = hit
@@ -172,6 +188,11 @@ class CpuBackend:
         kind, _, rest = name.partition("_")
         if kind == "a":
             return convert(scope[rest], self.program.registry)
+        if kind == "g" and rest.startswith("_") and rest not in self.globals:
+            # g__ARRAY_MODEL: array ARRAY of the device layout of MODEL (emit.cpu)
+            _, array, model = rest.split("_", 2)
+            value = scope[model] if model in scope else self.globals[model]
+            return layout_arrays(value, self.program.registry)[array]
         if kind == "g":
             return convert(self.globals[rest], self.program.registry)
         if kind == "W":
@@ -219,10 +240,75 @@ def convert(v, registry):
             if arr is None:
                 arr = _LAYOUTS[id(v)] = (v, spec.device_array(v))
             return arr[1]
+    if _layout_spec(v, registry) is not None:
+        return _PLACEHOLDER  # travels as its layout's arrays (layout_arrays)
     raise NotCompilable(f"argument of type {type(v).__name__}")
 
 
 _LAYOUTS: dict[int, tuple] = {}  # id -> (value kept alive, its array)
+_PLACEHOLDER = np.zeros(1, np.int8)
+
+
+def _layout_spec(v, registry):
+    for spec in registry.types.values():
+        if spec.layout is not None and spec.accepts is not None and spec.accepts(v):
+            return spec
+    return None
+
+
+_MODEL_LAYOUTS: dict[int, tuple] = {}  # id -> (value kept alive, {name: array})
+
+
+def layout_arrays(v, registry) -> dict:
+    """The named arrays of a model value's device layout (sdk.Layout), built once."""
+    hit = _MODEL_LAYOUTS.get(id(v))
+    if hit is not None and hit[0] is v:
+        return hit[1]
+    spec = _layout_spec(v, registry)
+    if spec is None:
+        raise NotCompilable(f"no device layout for a {type(v).__name__}")
+    built = spec.layout.build(v)
+    missing = set(spec.layout.names()) - set(built)
+    if missing:
+        raise InternalError(f"layout of {spec.name} lacks {sorted(missing)}")
+    arrays = {n: np.ascontiguousarray(a) for n, a in built.items()}
+    if len(_MODEL_LAYOUTS) > 64:
+        _MODEL_LAYOUTS.clear()
+    _MODEL_LAYOUTS[id(v)] = (v, arrays)
+    return arrays
+
+
+def _shape(v, registry):
+    """What of an argument decides a plan: a sequence's length, a model's element
+    counts (the domains of its element types)."""
+    if isinstance(v, Sequence):
+        return len(v)
+    spec = _layout_spec(v, registry)
+    if spec is None:
+        return None
+    return tuple(sorted((t.name, t.size(v)) for t in registry.types.values()
+                        if t.role == "recursive" and t.size is not None
+                        and _owned_by(t, v)))
+
+
+def _owned_by(t, v) -> bool:
+    try:
+        t.size(v)
+    except Exception:  # an element type of another kind of model
+        return False
+    return True
+
+
+def _by_model(tasks: list[dict], registry):
+    """Task indexes grouped by the models (values with a device layout) they use,
+    or None when every task uses the same ones."""
+    names = [n for n, v in tasks[0].items() if _layout_spec(v, registry) is not None]
+    if not names:
+        return None
+    groups: dict[tuple, list[int]] = {}
+    for k, t in enumerate(tasks):
+        groups.setdefault(tuple(id(t[n]) for n in names), []).append(k)
+    return list(groups.values()) if len(groups) > 1 else None
 
 
 def _widest(tasks: list[dict]) -> dict:

@@ -52,8 +52,9 @@ class LaneMaps:
         if len(tasks) < LANES or not lanes_enabled():
             return None
         be = self.backend
-        shared = frozenset(n for n, v in tasks[0].items() if all(_same(t[n], v) for t in tasks))
-        kinds = {f"a_{p.name}": lane_kind(p, shared) for p in f.params}
+        shared = frozenset(n for n, v in tasks[0].items() if all(modules.same_value(t[n], v) for t in tasks))
+        params = f.calling_params if f.is_table else f.params
+        kinds = {f"a_{p.name}": lane_kind(p, shared) for p in params}
         if any(k == "shared" and a[2:] not in shared for a, k in kinds.items()):
             return None  # a model that differs between tasks: one task per call
         compiled = self.compiled(f.name, kind, widest, request, "auto", shared)
@@ -74,7 +75,7 @@ class LaneMaps:
             return be.arg_value(a, task, windows, None)
 
         if dtype == "float32":
-            variant = self.variant(module, argnames, kinds, tasks, value_of)
+            variant = self.variant(module, argnames, kinds, tasks, value_of, request)
             if variant != "float32":
                 compiled = self.compiled(f.name, kind, widest, request, variant, shared)
                 if compiled is None:
@@ -95,7 +96,7 @@ class LaneMaps:
             raw[redo] = modules.batch_function(module, argnames, sub, be)(sub, windows, f)
         return raw
 
-    def variant(self, module, argnames, kinds, tasks, value_of) -> str:
+    def variant(self, module, argnames, kinds, tasks, value_of, request=None) -> str:
         """Which argument for float32 holds for this run's numbers
         (emit.precision): ``float32`` (the static bound), ``float32c`` (checked in
         the generated code) or neither (``float64``)."""
@@ -110,7 +111,7 @@ class LaneMaps:
         values = largest(arrays)
         if values is None:
             return "float64"
-        extent = max(_extents(tasks))
+        extent = max(max(_extents(tasks)), max(request or (0,)), module.SYM_EXTENT)
         if info.linear and info.static_bound(values, extent) < STATIC:
             return "float32"
         if values < LEAF and extent < LEAF:
@@ -162,17 +163,6 @@ def _extents(tasks: list[dict]):
         for v in t.values():
             if isinstance(v, Sequence):
                 yield len(v)
-
-
-def _same(a, b) -> bool:
-    """The same argument value (sequences by content: a query bound per task)."""
-    if a is b:
-        return True
-    if isinstance(a, Sequence) and isinstance(b, Sequence):
-        return a.alphabet is b.alphabet and np.array_equal(a.codes, b.codes)
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return type(a) is type(b) and a == b
-    return False
 
 
 class LaneRunner:

@@ -103,7 +103,18 @@ def packed_call(argnames: list[str], kinds: dict[str, str]) -> tuple[list[str], 
     params, call = [], []
     for a in argnames:
         k = kinds[a]
-        if k == "seq":
+        if k == "iseq":  # interleaved by block (emit.tiles): the whole buffer
+            params.append(f"buf_{a}")
+            call.append(f"buf_{a}")
+        elif k == "ibase":
+            params.append(f"arr_{a}")
+            call.append(f"arr_{a}[n // BLOCK]")
+        elif k == "ilen":
+            params.append(f"arr_{a}")
+            call.append(f"arr_{a}[n]")
+        elif k == "lane":
+            call.append("n % BLOCK")
+        elif k == "seq":
             params += [f"buf_{a}", f"off_{a}"]
             call.append(f"buf_{a}[off_{a}[k]:off_{a}[k + 1]]")
         elif k == "scalar":
@@ -159,10 +170,10 @@ def argument_kinds(argnames: list[str], tasks: list[dict]) -> dict[str, str]:
         kind, _, rest = a.partition("_")
         if kind == "a":
             v = first[rest]
-            if isinstance(v, Sequence):
+            if all(t[rest] is v for t in tasks) or all(same_value(t[rest], v) for t in tasks):
+                kinds[a] = "shared"  # the query of a database search, say: passed once
+            elif isinstance(v, Sequence):
                 kinds[a] = "seq"
-            elif all(t[rest] is v for t in tasks):
-                kinds[a] = "shared"
             else:
                 kinds[a] = "scalar"
         elif kind == "q":
@@ -170,6 +181,17 @@ def argument_kinds(argnames: list[str], tasks: list[dict]) -> dict[str, str]:
         else:
             kinds[a] = "shared"
     return kinds
+
+
+def same_value(a, b) -> bool:
+    """The same argument value (sequences by content: a query bound per task)."""
+    if a is b:
+        return True
+    if isinstance(a, Sequence) and isinstance(b, Sequence):
+        return a.alphabet is b.alphabet and np.array_equal(a.codes, b.codes)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return type(a) is type(b) and a == b
+    return False
 
 
 def batch_function(module, argnames: list[str], tasks: list[dict], backend):

@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import math
 import os
+import time
 
+import numba
 import numpy as np
 
 from dslc.cpu import modules
-from dslc.cpu.backend import CpuBackend
+from dslc.check import types as T
+from dslc.cpu.backend import EXACT, CpuBackend
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.emit.plan import plan_task
+from dslc.emit.precision import STATIC, float32_info, largest
+from dslc.emit.tiles import TiledGenerator
 from dslc.emit.pyexpr import NotCompilable
 from dslc.runtime.values import Sequence
 
@@ -48,7 +53,10 @@ class CudaBackend(CpuBackend):
     def __init__(self, program, globals_: dict):
         super().__init__(program, globals_)
         self.device_fallbacks: dict[str, str] = {}
+        self.strategy: dict[str, str] = {}  # entry -> the kernel strategy chosen, and why
+        self.kernel_seconds = 0.0  # time spent in kernels (for benchmarks)
         self._kernels: dict = {}
+        self._plans: dict = {}
 
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
         if not tasks:
@@ -56,72 +64,205 @@ class CudaBackend(CpuBackend):
         f = self.program.functions[func]
         try:
             kind, widest, request = self.map_entry(f, tasks)
-            compiled = self._device_compile(func, kind, widest, request)
+            compiled = self._device_compile(func, kind, widest, request, tasks)
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             compiled = None
         if compiled is None:
             return super().map(func, tasks, span, progress)
         values = self._launch(compiled, f, tasks)
-        bad = [k for k, v in enumerate(values) if v != v]
-        out = []
-        for k, v in enumerate(values):
-            if k in bad:  # a task the kernel could not finish: the CPU reports why
-                out.append(super().map(func, [tasks[k]], span)[0])
-            else:
-                out.append(self._result(v, f.ret, span))
+        # a task the kernel could not finish (NaN), or an int beyond 2^53: the CPU
+        # backend gives the exact value or reports why
+        redo = (values != values) | (np.abs(values) >= EXACT) & np.isfinite(values)
+        if f.ret == T.INT:
+            fin = np.isfinite(values).tolist()
+            out = [int(v) if ok else v for v, ok in zip(values.tolist(), fin)]
+        else:
+            out = values.tolist()
+        for k in np.flatnonzero(redo):
+            out[k] = super().map(func, [tasks[k]], span)[0]
         if progress is not None:
             progress(len(tasks))
         return out
 
     # ------------------------------------------------------------------ compile
-    def _device_compile(self, func, kind, scope, request):
-        key = (func, kind, request, tuple((n, len(v) if isinstance(v, Sequence) else None)
-                                          for n, v in sorted(scope.items())))
+    def _device_compile(self, func, kind, scope, request, tasks):
+        """The kernel for a map: register-tiled (emit.tiles) where the group's
+        dependences allow, float32 where emit.precision's static bound holds for
+        these tasks, else the general task-per-thread kernel in float64."""
+        shared = frozenset(n for n, v in tasks[0].items()
+                           if all(modules.same_value(t[n], v) for t in tasks))
+        key = (func, kind, request, shared, tuple(
+            (n, len(v) if isinstance(v, Sequence) else None) for n, v in sorted(scope.items())))
+        if key not in self._plans:
+            self._plans[key] = plan_task(self.program, func, kind, scope, request,
+                                         self.user_schedules)
+        plan = self._plans[key]
+        dtype = self._dtype(plan, tasks)
+        key += (dtype, os.environ.get("DSLC_CUDA_TILE"), os.environ.get("DSLC_CUDA_BLOCK"))
         if key in self._kernels:
             return self._kernels[key]
-        plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
-        gen = CudaGenerator(self.program, plan)
-        source, argnames = gen.generate()
-        result = (source, argnames, plan, gen.storage)
+        shared_seqs = frozenset(n for n in shared if isinstance(tasks[0][n], Sequence))
+        try:
+            gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
+            source, argnames = gen.generate()
+            self.strategy[func] = f"task-per-thread, register tile of {gen.rows} rows, {dtype}"
+        except NotCompilable as e:
+            gen = CudaGenerator(self.program, plan)
+            source, argnames = gen.generate()
+            self.strategy[func] = f"task-per-thread ({e}), float64"
+        result = (source, argnames, plan, gen.storage, gen.dtype)
         self._kernels[key] = result
         self.generated[func] = (plan, source)
         return result
 
+    def _dtype(self, plan, tasks) -> str:
+        """float32 where the static argument of emit.precision holds (a kernel
+        cannot re-run a task whose checked magnitudes went too far)."""
+        info = float32_info(self.program, plan)
+        if info is None or not info.linear:
+            return "float64"
+        arrays, extent = [], 0
+        for n, first in tasks[0].items():
+            column = [t[n] for t in tasks]
+            if isinstance(first, Sequence):
+                extent = max(extent, max(map(len, column)))
+                continue
+            column = [first] if all(v is first for v in column) else \
+                list({id(v): v for v in column}.values())
+            try:
+                arrays += [np.asarray(self.convert(v), dtype=np.float64) for v in column]
+            except (NotCompilable, TypeError, ValueError):
+                return "float64"
+        for name in self.globals:
+            try:
+                arrays.append(np.asarray(self.convert(self.globals[name]), dtype=np.float64))
+            except (NotCompilable, TypeError, ValueError):
+                pass
+        values = largest(arrays)
+        extent = max([extent] + list(plan_extents(plan).values()))
+        if values is None or info.static_bound(values, extent) >= STATIC:
+            return "float64"
+        return "float32"
+
     # ------------------------------------------------------------------ launch
     def _launch(self, compiled, f, tasks: list[dict]) -> np.ndarray:
         cuda = _cuda()
-        source, argnames, plan, storage = compiled
-        kinds = modules.argument_kinds(argnames, tasks)
+        source, argnames, plan, storage, dtype = compiled
+        kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks))
         module = modules.load(source + "\n" + kernel_source(argnames, kinds,
                                                             [fn for fn, _ in storage]))
-        env = dict(plan_extents(plan))
-        env.update({f"W_{gi}": g.schedule.window for gi, g in enumerate(plan.groups)
-                    if g.windowed})
-        dims = [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in storage]
-        per_task = sum(8 * math.prod(d) for d in dims) or 8
         budget = int(os.environ.get("DSLC_CUDA_SCRATCH_MB", "4096")) * 2**20
-        chunk = max(1, min(len(tasks), budget // per_task))
         block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
-        order = np.argsort([-_size(t) for t in tasks], kind="stable").astype(np.int64)
+        order = np.argsort(-_sizes(tasks), kind="stable").astype(np.int64)
         out = np.empty(len(tasks), dtype=np.float64)
-        for start in range(0, len(tasks), chunk):
+        start = 0
+        while start < len(tasks):
+            # tasks run longest first, so the first task of a launch bounds the
+            # storage of every task in it: launches grow as tasks shrink
+            dims = self._dims(plan, storage, tasks[order[start]])
+            per_task = sum(np.dtype(dtype).itemsize * math.prod(d) for d in dims) or 8
+            chunk = max(1, min(len(tasks) - start, budget // per_task))
             ids = order[start:start + chunk]
+            start += chunk
             sub = [tasks[k] for k in ids]
-            arrays = self._pack(argnames, kinds, sub, plan, f)
-            scratch = [cuda.device_array(d + (len(sub),), dtype=np.float64) for d in dims]
+            arrays = self._pack(argnames, kinds, sub, plan, f, dtype)
+            scratch = [cuda.device_array(d + (len(sub),), dtype=dtype) for d in dims]
             d_out = cuda.device_array(len(sub), dtype=np.float64)
             local = np.arange(len(sub), dtype=np.int64)
             grid = (len(sub) + block - 1) // block
+            cuda.synchronize()
+            t0 = time.perf_counter()
             module.batch[grid, block](cuda.to_device(local), *arrays, *scratch, d_out)
+            cuda.synchronize()
+            self.kernel_seconds += time.perf_counter() - t0
             out[ids] = d_out.copy_to_host()
         return out
 
-    def _pack(self, argnames, kinds, tasks, plan, f) -> list:
+    def _dims(self, plan, storage, task: dict) -> list[tuple[int, ...]]:
+        """Storage shapes (without the task) for tasks no larger than ``task``."""
+        env = {}
+        for g in plan.groups:
+            for func in g.functions:
+                for k, name in enumerate(g.extents.names[func]):
+                    p = self.program.functions[func].rec_params[k].type
+                    seq = getattr(p, "seq", None)
+                    env[name] = len(task[seq]) if seq in task else g.extents.values[name]
+        env.update({f"W_{gi}": g.schedule.window for gi, g in enumerate(plan.groups)
+                    if g.windowed})
+        return [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in storage]
+
+    def _pack(self, argnames, kinds, tasks, plan, f, dtype) -> list:
         cuda = _cuda()
         windows = tuple(g.schedule.window for g in plan.groups)
-        return [cuda.to_device(a) if isinstance(a, np.ndarray) else a
-                for a in modules.pack(argnames, kinds, tasks, self, windows, f)]
+        plain = [a for a in argnames if kinds[a] in ("seq", "scalar", "shared")]
+        packed = iter(modules.pack(plain, kinds, tasks, self, windows, f))
+        host, bases = [], {}
+        block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
+        for a in argnames:
+            k = kinds[a]
+            if k == "seq":
+                host += [next(packed), next(packed)]
+            elif k in ("scalar", "shared"):
+                host.append(next(packed))
+            elif k == "iseq":
+                buf, bases[a[2:]] = interleave([t[a[2:]].codes for t in tasks], block)
+                host.append(buf)
+            elif k == "ibase":
+                host.append(bases[a[3:]])
+            elif k == "ilen":
+                host.append(np.array([len(t[a[2:]]) for t in tasks], dtype=np.int64))
+        out = []
+        for a in host:
+            if isinstance(a, np.ndarray):
+                if a.dtype == np.float64 and dtype != "float64":
+                    a = a.astype(dtype)  # model arrays in the table type
+                a = cuda.to_device(a)
+            out.append(a)
+        return out
+
+
+def _interleaved_kinds(argnames: list[str], kinds: dict) -> dict:
+    """Arguments of a register-tiled kernel (emit.tiles): a sequence ``a_x``
+    with a block base ``ib_x`` is interleaved by block, ``n_x`` its lengths,
+    ``ln`` the thread's lane in its block."""
+    out = dict(kinds)
+    for a in argnames:
+        if a.startswith("ib_"):
+            out[a], out["a_" + a[3:]] = "ibase", "iseq"
+        elif a.startswith("n_"):
+            out[a] = "ilen"
+        elif a == "ln":
+            out[a] = "lane"
+    return out
+
+
+def interleave(seqs: list, block: int):
+    """Sequences interleaved by block of ``block`` tasks: residue ``j`` of task
+    ``k`` at ``base[k // block] + j * block + k % block`` (each block padded to
+    its longest sequence), so a warp's reads of residue ``j`` are one line."""
+    n = len(seqs)
+    lens = np.array([len(s) for s in seqs], dtype=np.int64)
+    nb = -(-n // block)
+    padded = np.zeros(nb * block, dtype=np.int64)
+    padded[:n] = lens
+    longest = padded.reshape(nb, block).max(axis=1)
+    base = np.zeros(nb + 1, dtype=np.int64)
+    np.cumsum(longest * block, out=base[1:])
+    buf = np.zeros(max(int(base[-1]), 1), dtype=np.uint8)
+    offs = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lens, out=offs[1:])
+    if n and offs[-1]:
+        _scatter(np.concatenate(seqs), offs, base, block, buf)
+    return buf, base[:-1]
+
+
+@numba.njit(cache=True)
+def _scatter(cat, offs, base, block, buf):
+    for k in range(len(offs) - 1):
+        at = base[k // block] + k % block
+        for j in range(offs[k + 1] - offs[k]):
+            buf[at + j * block] = cat[offs[k] + j]
 
 
 def plan_extents(plan) -> dict[str, int]:
@@ -131,5 +272,10 @@ def plan_extents(plan) -> dict[str, int]:
     return out
 
 
-def _size(task: dict) -> int:
-    return sum(len(v) for v in task.values() if isinstance(v, Sequence))
+def _sizes(tasks: list[dict]) -> np.ndarray:
+    """Each task's total sequence length (the work, for ordering)."""
+    out = np.zeros(len(tasks), dtype=np.int64)
+    for n, v in tasks[0].items():
+        if isinstance(v, Sequence):
+            out += np.fromiter((len(t[n]) for t in tasks), dtype=np.int64, count=len(tasks))
+    return out

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.emit.plan import GroupPlan, TaskPlan
-from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable
+from dslc.emit.pyexpr import (RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable,
+                               render_code)
 from dslc.poly.loops import PIECE, LCompute, LFor, LIf, loop_nest
 
 HEADER = "import numpy as np\nimport numba\n"
@@ -23,6 +24,12 @@ def _dom(v, e):
     if v < 0 or v > e:
         raise IndexError("recursive argument outside its domain")
     return v
+
+
+@numba.njit(inline="always")
+def _missing(m):
+    m[0] = 1
+    return 0.0
 '''
 
 
@@ -41,6 +48,10 @@ class _TaskNames(Names):
             p = self.func.param(name)
             if p is not None and p.recursive:
                 return f"x_{name}"
+        if isinstance(t, T.IndexT) or (isinstance(t, T.ExtT) and t.owner):
+            # a position or an element passed to a plain entry: an int64 index
+            # (numbers travel as floats, see cpu.backend.convert)
+            return f"np.int64({arg_name(self.gen.scope_name(name))})"
         return arg_name(self.gen.scope_name(name))
 
     def local(self, name):
@@ -66,6 +77,9 @@ class _TaskNames(Names):
         self.gen.need_helper(call.func)
         return f"fn_{call.func}({', '.join(args)})"
 
+    def layout_array(self, model, array):
+        return self.gen.layout_arg(model, array)
+
     def ext_index(self, e, base, keys):
         if e.indexer is not None and e.indexer.device_array is not None:
             return f"{base}[{', '.join(keys)}]"
@@ -90,6 +104,9 @@ class _HelperNames(_TaskNames):
         self.gen.need_helper(call.func)
         return f"fn_{call.func}({', '.join(args)})"
 
+    def layout_array(self, model, array):
+        raise NotCompilable("a model's device layout read inside a helper function")
+
 
 class CpuGenerator:
     def __init__(self, program, plan: TaskPlan):
@@ -105,6 +122,26 @@ class CpuGenerator:
         """Does an extension lay values of ``t`` out as an array (sdk.TypeSpec.device_array)?"""
         spec = self.program.registry.types.get(t.name) if isinstance(t, T.ExtT) else None
         return spec is not None and spec.device_array is not None
+
+    def layout_arg(self, model: str, array: str) -> str:
+        """The task argument carrying array ``array`` of the device layout
+        (sdk.Layout) of the model in variable ``model`` (an argument of the entry
+        or a global): ``g__ARRAY_MODEL``, resolved by the backend like a global,
+        one value shared by every task of a map."""
+        if model in self.plan.scope:
+            t = self.plan.scope[model].type
+        elif model in self.program.global_types:
+            t = self.program.global_types[model]
+        else:
+            raise NotCompilable(f"'{model}' is not an argument of the entry")
+        spec = self.program.registry.types.get(t.name) if isinstance(t, T.ExtT) else None
+        if spec is None or spec.layout is None or spec.layout.array(array) is None:
+            raise NotCompilable(f"no layout array '{array}' for '{model}'")
+        name = f"_{array}_{model}"
+        if name in self.program.global_types:
+            raise NotCompilable(f"global '{name}' clashes with a layout argument")
+        self.globals_used.add(name)
+        return f"g_{name}"
 
     def scope_name(self, name: str) -> str:
         if name in self.plan.scope:
@@ -125,6 +162,10 @@ class CpuGenerator:
         else:
             checked = [f"_dom({a}, {e})" for a, e in zip(args, ext)]
         if not g.windowed:
+            if span in g.runtime_order and self.current in g.functions:
+                # a same-partition read resolved at run time: not ready yet -> retry
+                done = f"D_{func}[{', '.join(checked)}]"
+                return f"({self.cell_ref(func, checked)} if {done} else _missing(_miss))"
             return self.cell_ref(func, checked)
         dist = dict(g.distance).get(span) if self.current in g.functions else None
         if dist is not None:
@@ -206,13 +247,32 @@ class CpuGenerator:
             self.current = None
         g = self.group_of[func]
         xs = [f"x_{p.name}" for p in f.rec_params]
-        b.emit(f"{self.write(g, func, xs)} = {val}")
-        self.after_write(b, val)
+        store = b.child() if g.runtime_order else b
+        store.emit(f"{self.write(g, func, xs)} = {val}")
+        self.after_write(store, val)
         for k, fu in fused_for:
-            self.fuse(b, k, fu, xs, val)
+            self.fuse(store, k, fu, xs, val)
         if self.plan.kind == "cell" and func == self.plan.entry and g.windowed:
-            self.capture(b, xs, val)
+            self.capture(store, xs, val)
+        if g.runtime_order:
+            return self._retried_cell(b, store, func, xs)
         return b
+
+    def _retried_cell(self, value: Block, store: Block, func: str, xs: list[str]) -> Block:
+        """A cell of a group whose same-partition order is found at run time: computed
+        when every same-partition cell it reads is done, else left for the next pass."""
+        done = f"D_{func}[{', '.join(xs)}]"
+        store.emit(f"{done} = 1")
+        body = value.child()
+        body.emit("_miss[0] = 0")
+        body.lines.extend(value.lines)
+        later = body.child()
+        later.emit("_left += 1")
+        body.nest("if _miss[0] == 0:", store)
+        body.nest("else:", later)
+        out = value.child()
+        out.nest(f"if {done} == 0:", body)
+        return out
 
     def after_write(self, b: Block, val: str) -> None:
         """Anything a backend does with each stored cell value (nothing here)."""
@@ -325,6 +385,12 @@ class CpuGenerator:
             return str(len(self.program.alphabets[t.alpha.name]) - 1)
         if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
             return f"q_{k}"
+        if isinstance(t, T.ExtT) and t.owner:
+            spec = self.program.registry.types.get(t.name)
+            if spec is not None and spec.device_size is not None:
+                names = self.task_names(self.program.functions[f])
+                size = render_code(spec.device_size, lambda a: names.layout_array(t.owner, a))
+                return f"({size} - 1)"
         raise NotCompilable(f"the extent of {f}'s parameter {p.name}")
 
     def _storage(self, b: Block, gi: int, g: GroupPlan) -> None:
@@ -337,6 +403,10 @@ class CpuGenerator:
             else:
                 dims = [f"{e} + 1" for e in ext]
             self.allocate(b, f, dims)
+            if g.runtime_order:
+                b.emit(f"D_{f} = np.zeros(({', '.join(dims)},), np.uint8)")
+        if g.runtime_order:
+            b.emit("_miss = np.zeros(1, np.int64)")
 
     def allocate(self, b: Block, func: str, dims: list[str]) -> None:
         b.emit(f"T_{func} = np.empty(({', '.join(dims)},), np.float64)")
@@ -353,6 +423,8 @@ class CpuGenerator:
                             inner.emit(f"slot_{f}_{d} = ({node.var} - {d} - tmin_{f}) % W_{gi}")
                 self._loops(inner, node.body, cells, g, gi,
                             in_partition or node.kind == "partition")
+                if g.runtime_order and node.kind == "partition":
+                    inner = self._retry(inner)
                 b.nest(f"for {node.var} in range({node.lower.to_python()}, "
                        f"{node.upper.to_python()} + 1, {node.step}):", inner)
             elif isinstance(node, LIf):
@@ -372,7 +444,28 @@ class CpuGenerator:
                     for h in g.functions:
                         for d in sorted(self.slots.get(h, ())):
                             b.emit(f"slot_{h}_{d} = ({part} - {d} - tmin_{h}) % W_{gi}")
-                self.compute(b, point, cells[node.func])
+                if g.runtime_order and not in_partition:
+                    lone = b.child()
+                    self.compute(lone, point, cells[node.func])
+                    b.lines.extend(self._retry(lone).lines)
+                else:
+                    self.compute(b, point, cells[node.func])
+
+    def _retry(self, sweep: Block) -> Block:
+        """Repeat one partition's sweep until every cell is done (cells read in the
+        same partition through accessors: their order is known only at run time);
+        a pass that finishes no cell means a cycle, reported by the interpreter."""
+        loop = sweep.child()
+        loop.emit("_prev = _left")
+        loop.emit("_left = 0")
+        loop.lines.extend(sweep.lines)
+        stuck = sweep.child()
+        stuck.emit("_chk(-1, 0)")
+        loop.nest("if _left != 0 and _left == _prev:", stuck)
+        out = sweep.child()
+        out.emit("_left = -1")
+        out.nest("while _left != 0:", loop)
+        return out
 
     def compute(self, b: Block, point: list[str], cell: Block) -> None:
         """Place one cell's code at its point of the loop nest (the point's

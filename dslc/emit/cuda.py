@@ -46,6 +46,7 @@ class CudaGenerator(CpuGenerator):
     def __init__(self, program, plan):
         super().__init__(program, plan)
         self.storage: list[tuple[str, list[str]]] = []  # (function, dims without the task)
+        self.dtype = "float64"  # of the storage and the table values
 
     def cell_ref(self, func: str, index: list[str]) -> str:
         return f"T_{func}[{', '.join(index + ['tid'])}]"

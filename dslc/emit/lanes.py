@@ -272,6 +272,15 @@ class LaneGenerator(CpuGenerator):
         except NotCompilable:
             return ""
 
+    def _symbol_extent(self) -> int:
+        """The largest extent that is not a sequence length (alphabet sizes),
+        for the host's float32 bound."""
+        return max([0] + [self.program.functions[f].rec_params and
+                          len(self.program.alphabets[p.type.alpha.name]) - 1
+                          for g in self.plan.groups for f in g.functions
+                          for p in self.program.functions[f].rec_params
+                          if isinstance(p.type, T.SymT)])
+
     def lane_args(self) -> list[str]:
         plan = self.plan
         entry = self.program.functions[plan.entry]
@@ -305,14 +314,15 @@ class LaneGenerator(CpuGenerator):
                    f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})\n")
         consts = (f"LANES = {LANES}\nDT = np.{self.dtype}\nINF = DT(np.inf)\n"
                   f"NSCRATCH = {len(self.scratch)}\n"
-                  f"F32 = {_f32_tuple(self.f32)}\n")
+                  f"F32 = {_f32_tuple(self.f32)}\n"
+                  f"SYM_EXTENT = {self._symbol_extent()}\n")
         return "\n".join([NOALIAS_HEADER, HEADER, consts, RUNTIME_HELPERS, helpers, scratch, task])
 
 
 def _f32_tuple(info) -> str:
     if info is None:
         return "None"
-    return repr((info.linear, info.leaves, info.literal, info.coords, info.chain))
+    return repr((info.linear, info.leaves, info.literal, info.coords, info.groups))
 
 
 def _without_extent_pieces(program, plan: TaskPlan) -> TaskPlan:

@@ -16,12 +16,13 @@ Otherwise the whole table is kept.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.deps.extract import dependence_graph, groups, guard_pieces, sequence_indexes
 from dslc.emit.pyexpr import NotCompilable
+from dslc.errors import DslcError
 from dslc.schedule.search import Extents, Schedule, find_schedule, verify_schedule
 
 
@@ -48,6 +49,10 @@ class GroupPlan:
     distance: tuple = ()  # (call span, partition distance) of uniform calls
     pieces: tuple = ()  # (function, ((guard index, DNF), ...)) for guard-split functions
     safe_indexes: frozenset = frozenset()  # spans of s[e] proved inside s
+    # spans of same-partition calls through extension accessors (an element any
+    # number away, e.g. a silent HMM state's predecessors at the same position),
+    # whose order inside the partition is found at run time (see emit.cpu)
+    runtime_order: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,11 @@ def extent_value(program, func: str, k: int, args: dict, request: tuple | None) 
         return len(program.alphabets[t.alpha.name]) - 1
     if t == T.INT and request is not None:
         return int(request[k])
+    if isinstance(t, T.ExtT) and t.owner:
+        spec = program.registry.types.get(t.name)
+        if t.owner in args and spec is not None and spec.size is not None \
+                and spec.device_size is not None:
+            return spec.size(args[t.owner]) - 1
     raise NotCompilable(f"the domain of {func}'s parameter {p.name}")
 
 
@@ -173,11 +183,18 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
             for k, n in enumerate(names[g]):
                 values[n] = extent_value(program, g, k, args, request if g == entry else None)
         ext = Extents(names, values)
+        runtime = frozenset()
         if grp[0] in user_schedules or any(g in user_schedules for g in grp):
             coeffs = next(user_schedules[g] for g in grp if g in user_schedules)
             sched = verify_schedule(graph, ext, coeffs)
         else:
-            sched = find_schedule(graph, ext)
+            try:
+                sched = find_schedule(graph, ext)
+            except DslcError as err:
+                if not any(isinstance(p.type, T.ExtT) for g in grp
+                           for p in program.functions[g].rec_params):
+                    raise  # the program's own error, reported as before
+                sched, runtime = _runtime_ordered(graph, ext, err)
         read_outside = any(g in other for g in grp) or kind == "table" or any(
             _called_from_outside(program, g, grp, entry) for g in grp)
         affine = all(a is not None for d in graph.deps for a in d.args)
@@ -191,9 +208,40 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
         pieces = tuple((g, p) for g in grp
                        if (p := guard_pieces(program.functions[g], program.consts)) is not None)
         plans.append(GroupPlan(grp, sched, ext, windowed, elim if windowed else None,
-                               safe, distance, pieces, _safe_indexes(program, grp, ext)))
+                               safe, distance, pieces, _safe_indexes(program, grp, ext),
+                               runtime))
     scope = {p.name: p for p in f.params}
     return TaskPlan(entry, kind, tuple(plans), tuple(fused), scope)
+
+
+def _runtime_ordered(graph, ext: Extents, err: Exception):
+    """A schedule for a group no affine schedule orders because some calls reach,
+    in the same partition, an element anywhere in an extension dimension (``?``:
+    ``hmm_fwd(t.start, i)`` from a silent state). Those calls are left out of the
+    search; the schedule must then keep every such dimension inside a partition
+    (coefficient 0), and the generated code finds the order within a partition at
+    run time (cells wait for the cells they read; see emit.cpu)."""
+    params = {f.name: f.params for f in graph.functions}
+
+    def same_partition_any(d) -> bool:
+        mine = params[d.caller]
+        if not any(a is None for a in d.args):
+            return False
+        return all(a is None or (k < len(mine) and a.coeffs == ((mine[k], 1),) and a.const == 0)
+                   for k, a in enumerate(d.args))
+
+    opaque = [d for d in graph.deps if same_partition_any(d)]
+    if not opaque:
+        raise NotCompilable(str(err)) from None
+    rest = replace(graph, deps=tuple(d for d in graph.deps if not same_partition_any(d)))
+    try:
+        sched = find_schedule(rest, ext)
+    except DslcError as e2:
+        raise NotCompilable(str(e2)) from None
+    for d in opaque:
+        if any(a is None and sched.coeffs[k] != 0 for k, a in enumerate(d.args)):
+            raise NotCompilable(str(err)) from None
+    return sched, frozenset(d.span for d in opaque)
 
 
 def _call_facts(graph, ext: Extents, sched: Schedule):

@@ -20,8 +20,9 @@ below 2^24. Two ways to know that it does:
   ``M`` bounds their magnitude (literals here; arguments, matrices and, if
   coordinates are used as values, extents on the host). Every chain of reads
   goes back through at most ``CHAIN`` cells (partitions times functions, summed
-  over the groups), so every magnitude is below ``(CHAIN + 1) * k * M``, which
-  the host checks against 2^23 before choosing float32.
+  over the groups; partitions from the schedule's coefficients and the largest
+  extent), so every magnitude is below ``(CHAIN + 1) * k * M``, which the host
+  checks against 2^23 before choosing float32.
 * **A check in the generated code** otherwise (Nussinov's ``n(i, k) + n(k+1, j)``
   reads two cells, so values could double along a chain): every stored value's
   finite magnitude is recorded per task, every leaf is below ``LEAF = 2^20`` and a
@@ -59,13 +60,19 @@ class Float32:
     leaves: int
     literal: int
     coords: bool
-    chain: int  # cells a chain of reads can pass through, for the planned extents
+    groups: tuple[tuple[int, int], ...]  # per group: functions, sum of |schedule coefficients|
+
+    def chain(self, extent: int) -> int:
+        """Cells a chain of reads can pass through when no extent exceeds
+        ``extent``: partitions (at most ``sum |a_k| * extent + 1``) times
+        functions, summed over the groups."""
+        return sum(nf * (cs * extent + 1) for nf, cs in self.groups)
 
     def static_bound(self, values: float, extent: int) -> float:
         """The largest magnitude any value can reach (``values``: the largest
         finite argument or model value; ``extent``: the largest extent)."""
         m = max(self.literal, values, extent if self.coords else 0)
-        return (self.chain + 1) * self.leaves * m
+        return (self.chain(extent) + 1) * self.leaves * m
 
 
 class _Wide(Exception):
@@ -97,7 +104,10 @@ class _Count:
 
 
 def float32_info(program, plan: TaskPlan) -> Float32 | None:
-    """The float32 facts of ``plan``'s tables, or None where float32 is out."""
+    """The float32 facts of ``plan``'s tables, or None where float32 is out
+    (a fused ``sum`` would accumulate in the table type: no bound covers it)."""
+    if any(fu.op == "sum" for fu in plan.fused):
+        return None
     total = _Count(0, 0)
     for g in plan.groups:
         for name in g.functions:
@@ -115,8 +125,8 @@ def float32_info(program, plan: TaskPlan) -> Float32 | None:
                     total = total.join(c)
             except _Wide:
                 return None
-    chain = sum(g.schedule.partitions * len(g.functions) for g in plan.groups)
-    return Float32(total.reads <= 1, max(total.other, 1), total.literal, total.coords, chain)
+    groups = tuple((len(g.functions), sum(abs(c) for c in g.schedule.coeffs)) for g in plan.groups)
+    return Float32(total.reads <= 1, max(total.other, 1), total.literal, total.coords, groups)
 
 
 def largest(arrays) -> float | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from dslc import sdk
 from dslc.check import tir
 from dslc.check import types as T
 
@@ -86,6 +87,11 @@ class Names:
     def ext_attr(self, e: tir.ExtAttr, block: Block) -> str:
         raise NotCompilable(f"accessor .{e.accessor.name}")
 
+    def layout_array(self, model: str, array: str) -> str:
+        """Array ``array`` of the device layout (sdk.Layout) of the model held by
+        variable ``model``: one value shared by every task (never per lane)."""
+        raise NotCompilable(f"the device layout of '{model}'")
+
     def alphabet_size(self, alpha: T.AlphaRef) -> str:
         raise NotCompilable(f"alphabet of {alpha}")
 
@@ -103,6 +109,9 @@ def is_index(e: tir.TExpr, consts: dict) -> bool:
             return type(consts.get(n)) is int
         case tir.Builtin(name="len"):
             return True
+        case tir.ExtAttr(type=t, accessor=acc):
+            # compiled forms of int accessors are int64 (element numbers, counts)
+            return t == T.INT and isinstance(getattr(acc, "device", None), sdk.Code)
         case tir.Neg(operand=x):
             return is_index(x, consts)
         case tir.Arith(op="+" | "-" | "*" | "%", left=a, right=b):
@@ -260,12 +269,87 @@ class ExprEmitter:
         return f"np.int64({s}[_chk({i}, len({s}))])"
 
     def _extindex(self, e, b):
+        if e.indexer is None and isinstance(e.base, tir.ExtAttr) \
+                and isinstance(e.base.accessor.device, sdk.Code):
+            # s.emission[c]: the accessor's compiled form with its keys
+            return self._ext_code(e.base, e.base.accessor.device, self._keys(e, b), b, e.type)
+        if e.indexer is not None and e.indexer.device_index is not None:
+            base = self.expr(e.base, b) if e.indexer.device_array is not None else None
+            model = e.base.name if isinstance(e.base, tir.Var) else None
+            return self._render_typed(e.indexer.device_index, model, None, self._keys(e, b),
+                                      base, b, e.type)
         base = self.expr(e.base, b)
         keys = [self.expr(k, b) for k in e.keys]
         return self.names.ext_index(e, base, keys)
 
+    def _keys(self, e, b) -> list[str]:
+        return [self.as_int(k, b) if k.type == T.INT else self.expr(k, b) for k in e.keys]
+
     def _extattr(self, e, b):
+        dev = e.accessor.device
+        if isinstance(dev, sdk.Code) and not isinstance(e.type, (T.MapT, T.IterT)):
+            return self._ext_code(e, dev, [], b, e.type)
         return self.names.ext_attr(e, b)
+
+    # ------------------------------------------------------------------ compiled forms
+    def _model(self, base: tir.TExpr) -> str:
+        """The variable holding the model whose layout an accessor on ``base`` reads:
+        the owner of an element (``h`` for ``s: state[h]``), else the value itself."""
+        t = base.type
+        if isinstance(t, T.ExtT) and t.owner:
+            return t.owner
+        if isinstance(base, tir.Var):
+            return base.name
+        raise NotCompilable("an accessor on a computed extension value")
+
+    def _receiver(self, base: tir.TExpr, b: Block) -> str | None:
+        """The receiver's element number (hoisted into a local), or None for a
+        calling receiver (a model: only its arrays can be read)."""
+        t = base.type
+        if not (isinstance(t, T.ExtT) and t.owner):
+            return None
+        return self._hoist(self.expr(base, b), b)
+
+    def _hoist(self, text: str, b: Block) -> str:
+        if text.isidentifier():
+            return text
+        tmp = b.fresh("r")
+        b.emit(f"{tmp} = {text}")
+        return tmp
+
+    def _ext_code(self, e: tir.ExtAttr, code, keys: list[str], b: Block, t: T.Type) -> str:
+        recv = self._receiver(e.base, b)
+        return self._render_typed(code, self._model(e.base), recv, keys, None, b, t)
+
+    def _render_typed(self, code, model, recv, keys, value, b, t) -> str:
+        keys = [self._hoist(k, b) for k in keys]
+        text = render_code(code, self._array(model, value), recv=recv, keys=keys)
+        if isinstance(t, T.SymT) or t == T.INT:
+            return f"np.int64({text})"
+        return text
+
+    def _array(self, model, value):
+        def array(name: str) -> str:
+            if name == "":
+                if value is None:
+                    raise NotCompilable("VALUE in a compiled form of a type without device_array")
+                return value
+            if model is None:
+                raise NotCompilable("a layout array of a computed extension value")
+            return self.names.layout_array(model, name)
+        return array
+
+    def _ext_iter(self, it: tir.ExtAttr, b: Block):
+        """``(lo, hi, item)`` of an iterable accessor's compiled form (sdk.Each):
+        ``item`` renders the element at position ``{k}``."""
+        each = it.accessor.device
+        if not isinstance(each, sdk.Each):
+            raise NotCompilable(f"iteration over .{it.accessor.name} (no compiled form)")
+        recv = self._receiver(it.base, b)
+        array = self._array(self._model(it.base), None)
+        lo = render_code(sdk.lift(each.lo), array, recv=recv)
+        hi = render_code(sdk.lift(each.hi), array, recv=recv)
+        return lo, hi, lambda k: render_code(each.item, array, recv=recv, item=k)
 
     def _call(self, e, b):
         args = []
@@ -293,9 +377,16 @@ class ExprEmitter:
             header = f"for {var} in range({self.as_int(it.lo, b)}, {self.as_int(it.hi, b)} + 1):"
         elif isinstance(it, tir.AlphabetIter):
             header = f"for {var} in range({self.names.alphabet_size(it.alpha)}):"
+        elif isinstance(it, tir.ExtAttr):
+            lo, hi, item = self._ext_iter(it, b)
+            k = b.fresh("k")
+            header = f"for {k} in range({lo}, {hi}):"
+            pre = f"{var} = {item(k)}"
         else:
             raise NotCompilable("iteration over an extension iterable")
         body = b.child()
+        if isinstance(it, tir.ExtAttr):
+            body.emit(pre)
         target = body
         if e.where is not None:
             cond = self.expr(e.where, body)
@@ -311,6 +402,45 @@ class ExprEmitter:
             body.nest(f"if {cond}:", inner)
         b.nest(header, body)
         return acc
+
+
+def render_code(code, array, recv: str | None = None, keys=(), item: str | None = None) -> str:
+    """A compiled-form template (sdk.Code) as a Python/Numba expression; ``array(name)``
+    spells a layout array (``""``: the value's own device_array)."""
+    def go(c) -> str:
+        match c:
+            case sdk.Lit(value=v):
+                if isinstance(v, bool):
+                    return "True" if v else "False"
+                if isinstance(v, float):
+                    return ("np.inf" if v > 0 else "-np.inf") if math.isinf(v) else repr(v)
+                return str(int(v))
+            case sdk.Op(op="not", args=(a,)):
+                return f"(not {go(a)})"
+            case sdk.Op(op=op, args=(a, x)):
+                return f"({go(a)} {op} {go(x)})"
+            case sdk.Load(array=name, index=idx):
+                return f"{array(name)}[{', '.join(go(i) for i in idx)}]"
+            case sdk.Length(array=name):
+                return f"len({array(name)})"
+            case sdk.Slot(kind="recv"):
+                if recv is None:
+                    raise NotCompilable("RECV in a compiled form of a calling value's accessor")
+                return recv
+            case sdk.Slot(kind="item"):
+                if item is None:
+                    raise NotCompilable("ITEM outside an iterable's element")
+                return item
+            case sdk.Slot(kind="key", k=k):
+                if k >= len(keys):
+                    raise NotCompilable(f"key({k}) of an index with {len(keys)} keys")
+                return keys[k]
+            case sdk.Select(cond=cnd, then=a, orelse=x):
+                return f"({go(a)} if {go(cnd)} else {go(x)})"
+            case sdk.Checked(index=i, limit=n):
+                return f"_chk({go(i)}, {go(n)})"
+        raise NotCompilable(f"compiled form {c!r}")
+    return go(code)
 
 
 RUNTIME_HELPERS = '''

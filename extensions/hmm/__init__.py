@@ -170,10 +170,65 @@ def _static_type(arg, alphabet):
     return sdk.ExtT("hmm", alpha=sdk.AlphaRef("named", arg) if arg else None)
 
 
+# --------------------------------------------------------------------------- compiled forms
+
+def _layout(h: HMM) -> dict:
+    """The model as the compiled backends read it (see LAYOUT)."""
+    rows = _emission_rows(h)
+    a = len(h.alphabet)
+    erow = np.array([s if not isinstance(r, str) else -1 for s, r in enumerate(rows)],
+                    dtype=np.int64)
+    emit = np.array([r if not isinstance(r, str) else np.full(a, -np.inf) for r in rows],
+                    dtype=np.float64).reshape(h.n_states, a)
+    outoff = h.out_offsets
+    return {
+        "silent": np.array([s.issilent for s in h.states], dtype=np.bool_),
+        "inoff": h.in_offsets, "intrans": h.in_transition.astype(np.int64),
+        "outoff": outoff,
+        "tstart": h.trans_start, "tend": h.trans_end, "tprob": h.trans_logprob,
+        "emit": emit, "erow": erow,
+    }
+
+
+LAYOUT = sdk.Layout(arrays=(
+    sdk.DeviceArray("silent", doc="bool[n]: the state emits nothing"),
+    sdk.DeviceArray("inoff", doc="int64[n+1]: in-edges of s are intrans[inoff[s] .. inoff[s+1]-1]"),
+    sdk.DeviceArray("intrans", doc="int64[T]: transition numbers, grouped by to-state"),
+    sdk.DeviceArray("outoff", doc="int64[n+1]: the transitions out of s are outoff[s] .. -1"),
+    sdk.DeviceArray("tstart", doc="int64[T]: from-state of each transition"),
+    sdk.DeviceArray("tend", doc="int64[T]: to-state of each transition"),
+    sdk.DeviceArray("tprob", doc="float64[T]: natural log of each transition's probability"),
+    sdk.DeviceArray("emit", where="shared", doc="float64[n, |A|]: log emission by symbol"),
+    sdk.DeviceArray("erow", doc="int64[n]: s, or -1 for a k-mer state (no per-symbol row)"),
+), build=_layout)
+
+_silent, _inoff, _outoff = sdk.arr("silent"), sdk.arr("inoff"), sdk.arr("outoff")
+_tprob, _emit, _erow = sdk.arr("tprob"), sdk.arr("emit"), sdk.arr("erow")
+R = sdk.RECV
+DEVICE = {
+    ("transition", "start"): sdk.arr("tstart")[R],
+    ("transition", "end"): sdk.arr("tend")[R],
+    ("transition", "prob"): _tprob[R],
+    ("state", "isstart"): R == 0,
+    ("state", "isend"): R == _silent.len - 1,
+    ("state", "issilent"): _silent[R],
+    ("state", "number"): R,
+    # a k-mer state has no per-symbol row: a run-time error, reported by the interpreter
+    ("state", "emission"): _emit[sdk.checked(_erow[R], _erow.len), sdk.key(0)],
+    ("state", "transitionsto"): sdk.Each(_inoff[R], _inoff[R + 1], sdk.arr("intrans")[sdk.ITEM]),
+    ("state", "transitionsfrom"): sdk.Each(_outoff[R], _outoff[R + 1]),
+    ("hmm", "start"): sdk.lift(0),
+    ("hmm", "end"): _silent.len - 1,
+    ("hmm", "states"): sdk.Each(0, _silent.len),
+    ("hmm", "transitions"): sdk.Each(0, _tprob.len),
+    ("hmm", "nstates"): _silent.len,
+}
+
+
 # --------------------------------------------------------------------------- the extension
 
 def _acc(on, name, result, evaluate, doc):
-    return sdk.Accessor(on, name, result, evaluate, sdk.ANY, doc)
+    return sdk.Accessor(on, name, result, evaluate, sdk.ANY, doc, device=DEVICE[(on, name)])
 
 
 extension = sdk.Extension(
@@ -181,13 +236,15 @@ extension = sdk.Extension(
     types=(
         sdk.TypeSpec(name="hmm", role="calling", bracket="none",
                      alphabet=lambda h: h.alphabet,
-                     accepts=lambda v: isinstance(v, HMM),
+                     accepts=lambda v: isinstance(v, HMM), layout=LAYOUT,
                      doc="a hidden Markov model (define hmm NAME { ... } or load(hmm, file))"),
         sdk.TypeSpec(name="state", role="recursive", bracket="owner",
                      size=lambda h: _need_model(h, "state[...]").n_states,
+                     device_size=_silent.len,
                      doc="a state of model h: 0 is the start state, n-1 the end state"),
         sdk.TypeSpec(name="transition", role="recursive", bracket="owner",
                      size=lambda h: _need_model(h, "transition[...]").n_transitions,
+                     device_size=_tprob.len,
                      doc="a transition of model h, ordered by (from-state, to-state)"),
     ),
     accessors=(

@@ -51,6 +51,8 @@ Choices where the contract is silent:
 
 from __future__ import annotations
 
+import numpy as np
+
 from dslc import sdk
 from dslc.errors import DslcError
 
@@ -173,24 +175,71 @@ def _column_index(c: Column, u: int) -> int:
     return int(code)
 
 
+# --------------------------------------------------------------------------- compiled forms
+
+def _layout(tree: Tree) -> dict:
+    """The tree as the compiled backends read it (see LAYOUT)."""
+    off = np.zeros(tree.n + 1, dtype=np.int64)
+    kids = []
+    for u, node in enumerate(tree.nodes):
+        kids.extend(node.children)
+        off[u + 1] = len(kids)
+    return {
+        "kidoff": off, "kids": np.array(kids, dtype=np.int64),
+        "parent": np.array([node.parent for node in tree.nodes], dtype=np.int64),
+        "length": np.array([node.length for node in tree.nodes], dtype=np.float64),
+        "leaves": np.array(tree.leaves, dtype=np.int64),
+    }
+
+
+LAYOUT = sdk.Layout(arrays=(
+    sdk.DeviceArray("kidoff", doc="int64[n+1]: the children of u are kids[kidoff[u] .. -1]"),
+    sdk.DeviceArray("kids", doc="int64[n-1]: children, left to right, grouped by parent"),
+    sdk.DeviceArray("parent", doc="int64[n]: the parent (-1 for the root)"),
+    sdk.DeviceArray("length", doc="float64[n]: the branch length to the parent"),
+    sdk.DeviceArray("leaves", doc="int64[leaves]: the leaves, left to right"),
+), build=_layout)
+
+_OFF, _KIDS, _PARENT = sdk.arr("kidoff"), sdk.arr("kids"), sdk.arr("parent")
+R = sdk.RECV
+_NKIDS = _OFF[R + 1] - _OFF[R]
+DEVICE = {
+    ("node", "isleaf"): _NKIDS == 0,
+    ("node", "isroot"): R == _PARENT.len - 1,
+    # a leaf has no left child, only a binary node a right one: run-time errors
+    ("node", "left"): _KIDS[_OFF[R] + sdk.checked(0, _NKIDS)],
+    ("node", "right"): _KIDS[_OFF[R] + 1 + sdk.checked(_NKIDS - 2, 1)],
+    ("node", "children"): sdk.Each(_OFF[R], _OFF[R + 1], _KIDS[sdk.ITEM]),
+    ("node", "parent"): sdk.checked(_PARENT[R], _PARENT.len),
+    ("node", "length"): sdk.arr("length")[R],
+    ("tree", "root"): _PARENT.len - 1,
+    ("tree", "nodes"): sdk.Each(0, _PARENT.len),
+    ("tree", "leaves"): sdk.Each(0, sdk.arr("leaves").len, sdk.arr("leaves")[sdk.ITEM]),
+}
+
+
 def _acc(on, name, result, evaluate, doc, bounds=sdk.ANY):
-    return sdk.Accessor(on, name, result, evaluate, bounds, doc)
+    return sdk.Accessor(on, name, result, evaluate, bounds, doc, device=DEVICE[(on, name)])
 
 
 extension = sdk.Extension(
     name="tree",
     types=(
         sdk.TypeSpec(name="tree", role="calling", bracket="none",
-                     accepts=lambda v: isinstance(v, Tree),
+                     accepts=lambda v: isinstance(v, Tree), layout=LAYOUT,
                      doc="a rooted phylogenetic tree (load(tree, file), Newick)"),
         sdk.TypeSpec(name="node", role="recursive", bracket="owner",
                      size=lambda t: t.n,
+                     device_size=_PARENT.len,
                      doc="a node of tree t, numbered in post-order (the root last)"),
         sdk.TypeSpec(name="column", role="calling", bracket="alphabet",
                      alphabet=lambda c: c.alphabet,
                      index_keys=_column_keys, index_value=_column_value,
                      index_eval=_column_index,
                      accepts=lambda v: isinstance(v, Column),
+                     device_array=lambda c: c.codes,
+                     # an internal node holds NO_SYMBOL: a run-time error (guard with u.isleaf)
+                     device_index=sdk.checked(sdk.VALUE[sdk.key(0)], NO_SYMBOL),
                      doc="an alignment column; c[u] is the symbol of leaf u"),
     ),
     accessors=(

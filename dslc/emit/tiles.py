@@ -1,0 +1,282 @@
+"""Register tiling for task-per-thread kernels (issue: "several cells of the
+inner dimension per thread per step, held in registers").
+
+A thread runs its task alone, so it need not follow the wavefront: any order in
+which every cell's reads come first will do. When a group's dependences are
+*uniform and non-negative* in two dimensions (every call reads
+``f(x_t - d_t, x_u - d_u)`` with constant ``d_t, d_u >= 0``: a fully
+permutable band, like Gotoh's ``h, e, f``), the sweep can be strip-mined along
+one dimension ``t`` into tiles of ``R`` rows and stream along the other, ``u``:
+
+    for t0 in 0, R, 2R, ...:           # a tile of R rows
+        for u in 0 .. E_u:             # stream the other dimension
+            for r in 0 .. R-1:         # unrolled: row t0 + r, in registers
+                cells of every function at (t0 + r, u), callees first
+
+A read of ``f(x_t - d_t, x_u - d_u)`` is then a register: row ``r - d_t`` of this
+tile, ``d_u`` columns back (registers shift by one column per step, only as far
+back as some call reads), or, for a row of the previous tile, a boundary buffer
+in global memory holding that tile's last ``max d_t`` rows for every ``u``
+(double-buffered by tile parity, task innermost so it coalesces). Only those
+boundary rows touch memory: everything else is registers, which is what makes
+hand-written Smith-Waterman kernels fast; here it follows from the dependence
+distances alone.
+
+``t`` is the dimension whose extent is shared by every task where there is one
+(the query of a database search: no divergence at the tile's last rows), else
+the first. ``R`` defaults to :data:`ROWS` (``DSLC_CUDA_TILE`` overrides).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from dslc.check import tir
+from dslc.check import types as T
+from dslc.deps.extract import dependence_graph
+from dslc.emit.cpu import _FusedEmitter, fused_init, fused_step
+from dslc.emit.cuda import CudaGenerator
+from dslc.emit.plan import GroupPlan, TaskPlan
+from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
+
+ROWS = 16
+
+
+def tile_rows() -> int:
+    return int(os.environ.get("DSLC_CUDA_TILE", ROWS))
+
+
+def uniform_deltas(program, g: GroupPlan) -> dict:
+    """Call span -> per-dimension distance of every call in the group, or raise
+    NotCompilable when some call is not a uniform, non-negative step back."""
+    graph = dependence_graph(program.functions, g.functions, program.consts)
+    params = {f.name: f.params for f in graph.functions}
+    out = {}
+    for d in graph.deps:
+        mine = params[d.caller]
+        if len(mine) != 2 or len(params[d.callee]) != 2:
+            raise NotCompilable("register tiles need two recursive dimensions")
+        deltas = []
+        for k, a in enumerate(d.args):
+            if a is None or a.coeffs != ((mine[k], 1),) or a.const > 0:
+                raise NotCompilable(f"call to {d.callee} is not a uniform step back")
+            deltas.append(-a.const)
+        out[d.span] = tuple(deltas)
+    return out
+
+
+def block_size() -> int:
+    return int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
+
+
+class _TileEmitter(ExprEmitter):
+    """Sequences that differ between tasks are interleaved by block: residue
+    ``j`` of the task in lane ``ln`` of a block lies at ``base + j * BLOCK + ln``,
+    so the threads of a warp reading their ``j``-th residues read one line."""
+
+    def _seqindex(self, e, b):
+        name = self._interleaved(e.seq)
+        if name is None:
+            return super()._seqindex(e, b)
+        if e.span not in self.safe_indexes:
+            raise NotCompilable("a sequence index not proved in range")
+        return f"np.int64(a_{name}[ib_{name} + ({self.as_int(e.index, b)}) * BLOCK + ln])"
+
+    def _builtin(self, e, b):
+        name = self._interleaved(e.args[0]) if e.name == "len" else None
+        return f"n_{name}" if name is not None else super()._builtin(e, b)
+
+    def _interleaved(self, x) -> str | None:
+        if isinstance(x, tir.Var) and x.scope == "param":
+            gen = self.names.gen
+            name = gen.scope_name(x.name)
+            if name in gen.interleaved:
+                return name
+        return None
+
+
+class TiledGenerator(CudaGenerator):
+    """Task-per-thread with a register tile (see the module docstring)."""
+
+    def __init__(self, program, plan: TaskPlan, shared_dims: frozenset = frozenset(),
+                 rows: int | None = None, dtype: str = "float64"):
+        super().__init__(program, plan)
+        if len(plan.groups) != 1:
+            raise NotCompilable("register tiles for one group of tables")
+        self.g = g = plan.groups[0]
+        if plan.kind == "table" or not g.windowed:
+            raise NotCompilable("the whole table is needed")
+        self.deltas = uniform_deltas(program, g)
+        f0 = program.functions[g.functions[0]]
+        if any([p.type for p in program.functions[f].rec_params] != [p.type for p in f0.rec_params]
+               for f in g.functions):
+            raise NotCompilable("functions of the group over different domains")
+        self.tdim = next((k for k, p in enumerate(f0.rec_params)
+                          if isinstance(p.type, T.IndexT) and p.type.seq in shared_dims), 0)
+        self.udim = 1 - self.tdim
+        self.rows = rows or tile_rows()
+        self.dtype = dtype
+        self.interleaved = frozenset(n for n, p in plan.scope.items()
+                                     if isinstance(p.type, T.SeqT) and n not in shared_dims)
+        self.dt = max([d[self.tdim] for d in self.deltas.values()] + [1])
+        self.back: dict[str, int] = {f: 0 for f in g.functions}  # columns read back, per function
+        callee = self._callee_of_spans()
+        for span, d in self.deltas.items():
+            self.back[callee[span]] = max(self.back[callee[span]], d[self.udim])
+        self.row = 0  # the tile row being generated
+        self.trivial: set[str] = set()  # fused-reduction bounds the sweep never passes
+
+    def _callee_of_spans(self) -> dict:
+        graph = dependence_graph(self.program.functions, self.g.functions, self.program.consts)
+        return {d.span: d.callee for d in graph.deps}
+
+    # ------------------------------------------------------------------ names
+    def emitter(self, names, rec, safe_indexes=frozenset()):
+        return _TileEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
+
+    def _extent_expr(self, f, k):
+        t = self.program.functions[f].rec_params[k].type
+        if isinstance(t, T.IndexT) and self.scope_name(t.seq) in self.interleaved:
+            return f"n_{self.scope_name(t.seq)}"
+        return super()._extent_expr(f, k)
+
+    def reg(self, func: str, row: int, back: int) -> str:
+        return f"r_{func}_{row}_{back}"
+
+    def read(self, func, args, span=None):
+        if func not in self.g.functions or span not in self.deltas:
+            raise NotCompilable(f"a read of {func} outside the tiled group")
+        if span not in self.g.safe:  # a kernel cannot report a call outside the domain
+            raise NotCompilable(f"a call to {func} not proved inside its domain")
+        d = self.deltas[span]
+        rr, du = self.row - d[self.tdim], d[self.udim]
+        if rr >= 0:
+            return self.reg(func, rr, du)
+        # a row of the previous tile, kept in the boundary buffer
+        col = f"x_{self._u_name(func)} - {du}" if du else f"x_{self._u_name(func)}"
+        return self.cell_ref(func, ["old", str(self.dt + rr), col])
+
+    def write(self, g, func, xs):
+        return self.reg(func, self.row, 0)
+
+    def _u_name(self, func: str) -> str:
+        return self.program.functions[func].rec_params[self.udim].name
+
+    def _t_name(self, func: str) -> str:
+        return self.program.functions[func].rec_params[self.tdim].name
+
+    # ------------------------------------------------------------------ task
+    def generate(self):
+        plan, g = self.plan, self.g
+        b = Block()
+        for f in g.functions:
+            for k, name in enumerate(g.extents.names[f]):
+                line = f"{name} = {self._extent_expr(f, k)}"
+                if line not in b.lines:
+                    b.emit(line)
+        fused_by_func = self._prologue(b)
+        f0 = g.functions[0]
+        e_t = g.extents.names[f0][self.tdim]
+        e_u = g.extents.names[f0][self.udim]
+        for f in g.functions:
+            self.storage.append((f, ["2", str(self.dt), f"{e_u} + 1"]))
+        zero = "0.0"
+        for f in g.functions:
+            for r in range(self.rows):
+                for c in range(self.back[f] + 1):
+                    b.emit(f"{self.reg(f, r, c)} = {zero}")
+        order = [f for f in g.schedule.order if f in g.functions]
+        tile = b.child()
+        tile.emit(f"new = (t0 // {self.rows}) % 2")
+        tile.emit("old = 1 - new")
+        col = tile.child()
+        for name in dict.fromkeys(self._u_name(f) for f in g.functions):
+            col.emit(f"x_{name} = u")
+        for f in g.functions:  # registers move one column back
+            for r in range(self.rows):
+                for c in range(self.back[f], 0, -1):
+                    col.emit(f"{self.reg(f, r, c)} = {self.reg(f, r, c - 1)}")
+        for r in range(self.rows):
+            self.row = r
+            cell = col.child()
+            for name in dict.fromkeys(self._t_name(f) for f in g.functions):
+                cell.emit(f"x_{name} = t0 + {r}")
+            for f in order:
+                cell.lines.extend(self._cell(f, fused_by_func.get(f, [])).lines)
+            col.nest(f"if t0 + {r} <= {e_t}:", cell)
+        for f in g.functions:  # the tile's last rows, for the next tile
+            for k in range(self.dt):
+                r = self.rows - self.dt + k
+                col.emit(f"{self.cell_ref(f, ['new', str(k), 'u'])} = {self.reg(f, r, 0)}")
+        tile.nest(f"for u in range(0, {e_u} + 1):", col)
+        b.nest(f"for t0 in range(0, {e_t} + 1, {self.rows}):", tile)
+        self._epilogue(b)
+        return self.module_source(self._args(), b), self._args()
+
+    def _prologue(self, b: Block) -> dict:
+        """Requested cell and fused reductions, as in the wavefront task."""
+        plan = self.plan
+        if plan.kind == "cell":
+            b.emit("res = np.nan")
+        fused_by_func: dict[str, list] = {}
+        entry_em = self.emitter(self.task_names(self.program.functions[plan.entry]), set())
+        for k, fu in enumerate(plan.fused):
+            for i, (lo, hi) in enumerate(fu.bounds):
+                for side, e in (("lo", lo), ("hi", hi)):
+                    text = entry_em.as_int(e, b)
+                    if text == ("0" if side == "lo" else self._extent_expr(fu.func, i)):
+                        self.trivial.add(f"{side}{k}_{i}")  # the sweep never passes it
+                    b.emit(f"{side}{k}_{i} = {text}")
+            b.emit(f"acc{k} = {fused_init(fu)}")
+            fused_by_func.setdefault(fu.func, []).append((k, fu))
+        return fused_by_func
+
+    def fuse(self, b, k, fu, xs, val):
+        tests = [f"{x} {op} {side}{k}_{i}" for i, x in enumerate(xs)
+                 for side, op in (("lo", ">="), ("hi", "<="))
+                 if f"{side}{k}_{i}" not in self.trivial]
+        if not tests:
+            b.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val)}")
+            return
+        inner = b.child()
+        inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val)}")
+        b.nest(f"if {' and '.join(tests)}:", inner)
+
+    def _epilogue(self, b: Block) -> None:
+        plan = self.plan
+        if plan.kind == "cell":
+            b.emit("return res")
+            return
+        f = self.program.functions[plan.entry]
+        fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
+        em = _FusedEmitter(self.task_names(f), self.program.consts, set(),
+                           self.program.alphabets, fused_nodes)
+        b.emit(f"return {self._guards(f, em, b)}")
+
+    def module_source(self, args, body):
+        src = super().module_source(args, body)
+        if self.dtype == "float64":
+            return src.replace("from numba import cuda\n", f"from numba import cuda\nBLOCK = {block_size()}\n", 1)
+        head, task = src.split("def task(", 1)
+        # literals in the table type, or every float32 operation widens to float64
+        task = re.sub(r"\bfloat\(", "DT(", task)
+        task = re.sub(r"\bmath\.inf\b", "INF", task)
+        task = re.sub(r"= 0\.0$", "= DT(0)", task, flags=re.M)
+        consts = f"DT = np.{self.dtype}\nINF = DT(math.inf)\nBLOCK = {block_size()}\n"
+        return head.replace("from numba import cuda\n", "from numba import cuda\n" + consts, 1) \
+            + "def task(" + task
+
+    def _args(self) -> list[str]:
+        plan = self.plan
+        entry = self.program.functions[plan.entry]
+        params = entry.params if plan.kind == "value" else entry.calling_params
+        args = []
+        for p in params:
+            args.append(f"a_{p.name}")
+            if p.name in self.interleaved:
+                args += [f"ib_{p.name}", f"n_{p.name}"]
+        args += [f"g_{n}" for n in sorted(self.globals_used)]
+        if plan.kind == "cell":
+            args += [f"q_{i}" for i in range(len(self.g.extents.names[plan.entry]))]
+        return args + ["ln"]

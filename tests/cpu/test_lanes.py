@@ -1,0 +1,578 @@
+"""CPU maps as lane groups (dslc/emit/lanes.py, dslc/cpu/lanes.py,
+dslc/emit/precision.py) against the interpreter, the language's specification.
+
+A ``map`` of at least ``LANES`` (16) tasks runs 16 tasks in lockstep, with int
+tables in float32 where emit.precision proves it exact (variant ``float32``:
+a static bound; ``float32c``: a per-cell magnitude check, tasks reaching LEAF
+recomputed by the float64 scalar path) and float64 otherwise. Every test here
+compares task by task with the interpreter and, where it matters, asserts that
+the lane path really ran (``engine.lanes.generated[entry]`` is set when lane
+code is compiled; ``engine.disk_cache`` is turned off so it always is) and which
+variant it chose.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dslc
+from dslc.emit.lanes import LANES
+from dslc.emit.precision import LEAF
+from dslc.runtime.stdlib_data import stdlib_source
+from tests.generators import DIMS, SEQS, dna, recurrences
+
+pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
+                                reason="numba/islpy not installed")
+
+GOTOH = stdlib_source("align")  # h, e, f and the fused entry sw
+NUSSINOV_FILE = "examples/nussinov.bio"
+PROTEIN = "ARNDCQEGHILKMFPSTWYV"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def lane_program(src: str):
+    """A fresh CPU program and its engine, plans never taken from the disk cache
+    (so ``engine.lanes.generated`` records what this run compiled)."""
+    prog = dslc.compile(src, backend="cpu")
+    engine = prog._engine()
+    engine.disk_cache = False
+    return prog, engine
+
+
+@functools.lru_cache(maxsize=64)
+def interp_program(src: str):
+    return dslc.compile(src, backend="interp")
+
+
+def values(result) -> list:
+    return result.values.ravel().tolist()
+
+
+def run_both(src: str, entry: str, *operands):
+    """(cpu results, interpreter results, cpu engine) of ``map(entry, operands)``."""
+    prog, engine = lane_program(src)
+    got = values(prog.map(entry, *operands))
+    want = values(interp_program(src).map(entry, *operands))
+    return got, want, engine
+
+
+def variant(engine, entry: str):
+    """The lane variant the map compiled (None: the lane path did not run)."""
+    gen = engine.lanes.generated.get(entry)
+    return None if gen is None else gen[2]
+
+
+def lane_signature(engine, entry: str) -> str:
+    """The ``def lanes(...)`` line of the entry's generated lane code."""
+    source = engine.lanes.generated[entry][1]
+    return next(ln for ln in source.splitlines() if ln.startswith("def lanes("))
+
+
+def assert_same(got, want, context=""):
+    bad = [(k, g, w) for k, (g, w) in enumerate(zip(got, want)) if g != w]
+    assert len(got) == len(want) and not bad, f"{context}: (task, cpu, interp) {bad[:6]}"
+
+
+def proteins(n: int, seed: int, lo: int = 0, hi: int = 30) -> list[str]:
+    """``n`` protein sequences of assorted lengths, always including an empty one
+    and one of length 1."""
+    rnd = random.Random(seed)
+    out = ["", rnd.choice(PROTEIN)]
+    while len(out) < n:
+        out.append("".join(rnd.choice(PROTEIN) for _ in range(rnd.randint(lo, hi))))
+    rnd.shuffle(out)
+    return out
+
+
+def blosum(prog):
+    return prog.checked.defined["blosum62"]
+
+
+# --------------------------------------------------------------------------- 1. random recurrences
+
+
+def _reduction(dims_ranges: list[tuple[str, str, str]], body: str, op: str = "max") -> str:
+    for d, lo, hi in reversed(dims_ranges):
+        body = f"{op}({d} in {lo} ... {hi} : {body})"
+    return body
+
+
+def entries_for(ndim: int) -> dict[str, str]:
+    """Value entries over the generated table ``f0``: fused reductions (the form
+    the lane path compiles) whose bounds are per lane. ``final`` is the final
+    cell; ``whole`` the maximum over the whole domain; ``inner`` a minimum over
+    bounds that are not the domain's (empty for short sequences)."""
+    dims, seqs = DIMS[:ndim], SEQS[:ndim]
+    call = f"f0({', '.join(dims)})"
+    params = ", ".join(f"seq[dna] {s}" for s in seqs)
+    final = _reduction([(d, f"len({s})", f"len({s})") for d, s in zip(dims, seqs)], call)
+    whole = _reduction([(d, "0", f"len({s})") for d, s in zip(dims, seqs)], call)
+    inner = _reduction([(d, "1", f"len({s}) - 1") if n == 0 else (d, "0", f"len({s})")
+                        for n, (d, s) in enumerate(zip(dims, seqs))], call, "min")
+    return {name: f"int {name}({params}) = {body}"
+            for name, body in (("final", final), ("whole", whole), ("inner", inner))}
+
+
+def _operands(ndim: int, draw) -> list[list[str]]:
+    """Lists whose cross product has at least 17 tasks, with sequences of
+    different lengths, an empty one and one of length 1 in the first list."""
+    counts = {1: [17], 2: [6, 3], 3: [3, 3, 2]}[ndim]
+    ops = []
+    for k, n in enumerate(counts):
+        fixed = ["", "G"] if k == 0 else [""]
+        ops.append(fixed + draw(st.lists(dna(5), min_size=n - len(fixed), max_size=n - len(fixed))))
+    return ops
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rec=recurrences(), data=st.data())
+def test_random_recurrences_in_lanes_equal_the_interpreter(rec, data):
+    entries = entries_for(rec.ndim)
+    name = data.draw(st.sampled_from(sorted(entries)))
+    src = rec.source() + "\n" + entries[name] + "\n"
+    ops = _operands(rec.ndim, data.draw)
+    got, want, engine = run_both(src, name, *ops)
+    assert_same(got, want, src)
+    # the lane path was taken, or refused for a recorded reason: never skipped silently
+    assert name in engine.lanes.generated or name in engine.lanes.fallbacks, src
+    if name == "final":  # and the generator's own meaning of the final cell
+        oracle = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in itertools.product(*ops)]
+        assert got == oracle, src
+
+
+def test_a_fixed_random_recurrence_runs_in_lanes():
+    """One generated 2-D recurrence with two mutually recursive functions and
+    the match bonus: the lane path must compile it (the hypothesis test above
+    accepts a recorded refusal)."""
+    from tests.generators import Func, Recurrence, Term
+
+    rec = Recurrence(ndim=2, funcs=(
+        Func(base=(1, -1, 2), terms=(Term(1, (1, 0), 2), Term(0, (1, 1), -1)), ops=("max",),
+             match_bonus=2, extra_guard=None),
+        Func(base=(0, 1, 0), terms=(Term(0, (0, 1), 1), Term(1, (0, 1), 0)), ops=("min",),
+             match_bonus=0, extra_guard=(1, 2))), schedule=(1, 1))
+    for name, entry in entries_for(2).items():
+        src = rec.source() + "\n" + entry + "\n"
+        ss = ["", "A", "ACGTAC", "GG", "TTAC", "CAT"]
+        ts = ["", "C", "GATTACA"]
+        got, want, engine = run_both(src, name, ss, ts)
+        assert_same(got, want, name)
+        assert variant(engine, name) is not None, engine.lanes.fallbacks
+        if name == "final":
+            assert got == [rec.evaluate((s, t), (len(s), len(t))) for s, t in
+                           itertools.product(ss, ts)]
+
+
+# --------------------------------------------------------------------------- 2. the variants
+
+
+def test_smith_waterman_is_float32_by_the_static_bound():
+    from tests.reference import blosum62_dict, gotoh_local
+
+    db = proteins(37, seed=1)
+    q = "HEAGAWGHEE"
+    prog, engine = lane_program(GOTOH)
+    got = values(prog.map("sw", blosum(prog), 10, 1, q, db))
+    assert variant(engine, "sw") == "float32", engine.lanes.fallbacks
+    assert "DT = np.float32" in engine.lanes.generated["sw"][1]
+    assert got == [gotoh_local(q, t, blosum62_dict(), 10, 1) for t in db]
+    assert_same(got, values(interp_program(GOTOH).map("sw", blosum(prog), 10, 1, q, db)))
+
+
+def test_smith_waterman_with_a_huge_gap_open_is_float64_and_exact():
+    """open = 3,000,000 is beyond LEAF: neither float32 argument holds."""
+    db = proteins(20, seed=2)
+    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 3_000_000, 1,
+                                 "HEAGAWGHEE", db)
+    assert variant(engine, "sw") == "float64"
+    assert_same(got, want)
+
+
+def test_smith_waterman_past_the_static_bound_is_checked_and_exact():
+    """open = 500,000 < LEAF: the static bound fails (chain x leaves x 500,000 is
+    far above 2^23) but the checked argument holds, and no value reaches LEAF."""
+    db = proteins(18, seed=3)
+    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 500_000, 1,
+                                 "HEAGAWGHEE", db)
+    assert variant(engine, "sw") == "float32c"
+    assert_same(got, want)
+
+
+def test_checked_run_recomputes_tasks_that_reach_leaf():
+    """open = 1,000,000 and ext = 50,000: every argument is below LEAF (float32c is
+    chosen), but opening a gap stores -1,050,000, beyond LEAF: those tasks are
+    recomputed by the scalar path, and every result must be exact."""
+    db = proteins(20, seed=4, lo=5, hi=60) + ["W" * 200]
+    prog = interp_program(GOTOH)
+    src = GOTOH + """
+int e_min(matrix sm, const open, const ext, seq[protein] s, seq[protein] t) =
+    min(i in len(s) ... len(s) : min(j in 1 ... len(t) : e(i, j)))
+"""
+    ops = (blosum(prog), 1_000_000, 50_000, "HEAGAWGHEEKL", db)
+    got, want, engine = run_both(src, "e_min", *ops)
+    assert variant(engine, "e_min") == "float32c"
+    assert min(w for w in want if abs(w) != math.inf) < -LEAF  # the check fires
+    assert_same(got, want)
+    got, want, engine = run_both(src, "sw", *ops)
+    assert variant(engine, "sw") == "float32c"
+    assert_same(got, want)
+
+
+LARGE_STEP = """
+int g(seq[dna] s, index[s] i)
+  | i == 0 = 1
+  | otherwise = g(i - 1) + 1000003
+int last(seq[dna] s) = max(i in len(s) ... len(s) : g(i))
+int low(seq[dna] s) = max(i in 1 ... len(s) - 1 : g(i))
+"""
+
+
+@pytest.mark.parametrize("entry", ["last", "low"])
+def test_int_recurrence_beyond_2_to_24_is_exact(entry):
+    """A linear recurrence adding a large odd constant per step: values pass 2^24
+    (where float32 loses odd integers) for sequences longer than 16."""
+    seqs = ["A" * n for n in range(0, 40, 2)] + ["", "C"]
+    got, want, engine = run_both(LARGE_STEP, entry, seqs)
+    assert variant(engine, entry) in ("float32c", "float64")
+    assert max(abs(w) for w in want if abs(w) != math.inf) > 2 ** 24 + 1
+    assert_same(got, want)
+
+
+DOUBLING = """
+int g(seq[dna] s, index[s] i)
+  | i == 0 = 1
+  | otherwise = g(i - 1) + g(i - 1) + 1
+int last(seq[dna] s) = max(i in len(s) ... len(s) : g(i))
+"""
+
+
+def test_a_term_reading_two_cells_is_checked_and_exact():
+    """Two reads in one term (values double along the chain, as in Nussinov): the
+    checked variant, and tasks passing LEAF (lengths >= 20) recomputed."""
+    seqs = ["T" * n for n in range(0, 34)]
+    got, want, engine = run_both(DOUBLING, "last", seqs)
+    assert variant(engine, "last") == "float32c"
+    assert want[-1] == 2 ** 34 - 1  # well beyond float32's exact integers
+    assert_same(got, want)
+
+
+def _nussinov_src() -> str:
+    from tests.conftest import ROOT
+
+    text = (ROOT / NUSSINOV_FILE).read_text()
+    funcs = text.split("\nr = n(")[0]
+    return funcs + "\nint fold(seq[rna] x) = max(i in 0 ... 0 : n(i, len(x)))\n"
+
+
+def _rna(n: int, seed: int) -> list[str]:
+    rnd = random.Random(seed)
+    out = ["", "G"] + ["".join(rnd.choice("ACGU") for _ in range(rnd.randint(0, 45)))
+                       for _ in range(n - 2)]
+    return out
+
+
+def test_nussinov_float32_facts_are_the_checked_kind():
+    """precision.py's docstring: Nussinov's ``n(i + 1, k) + n(k + 1, j)`` reads
+    two cells, so there is no static bound (not linear) but the checked argument
+    applies (float32_info is not None)."""
+    from dslc.emit.plan import plan_task
+    from dslc.emit.precision import float32_info
+    from dslc.runtime.binding import bind_call
+
+    prog = interp_program(_nussinov_src())
+    args = bind_call(prog.checked.functions["fold"], ["GGGAAAUCCGGGAAAUCC"], prog.checked, None)
+    plan = plan_task(prog.checked, "fold", "value", args, None, {})
+    info = float32_info(prog.checked, plan)
+    assert info is not None and not info.linear
+
+
+def test_nussinov_map_equals_the_interpreter():
+    xs = _rna(20, seed=5)
+    got, want, engine = run_both(_nussinov_src(), "fold", xs)
+    assert_same(got, want)
+    from tests.reference import nussinov
+
+    assert got == [nussinov(x) for x in xs]
+
+
+def test_nussinov_in_lanes_is_checked_float32_or_says_why_not():
+    """Nussinov reads two cells per term, so only the checked float32 variant can
+    apply; its sequence indexes x[i], x[k] are not proved in range by isl, and a
+    padded lane cannot report a bad index, so the map runs one task per call and
+    the reason is recorded. Either way the results are the interpreter's."""
+    xs = _rna(20, seed=6)
+    got, want, engine = run_both(_nussinov_src(), "fold", xs)
+    assert_same(got, want)
+    if "fold" in engine.lanes.generated:
+        assert variant(engine, "fold") == "float32c"
+    else:
+        assert "sequence index" in engine.lanes.fallbacks["fold"]
+
+
+FLOAT_TABLE = """
+float g(seq[dna] s, index[s] i)
+  | i == 0 = 0.5
+  | otherwise = g(i - 1) * 0.75 + (if s[i - 1] == 'A' then 0.1 else 0.3)
+float best(seq[dna] s) = max(i in 0 ... len(s) : g(i))
+"""
+
+PROB_TABLE = """
+prob p(seq[dna] s, index[s] i)
+  | i == 0 = 1.0
+  | otherwise = p(i - 1) * (if s[i - 1] == 'A' then 0.3 else 0.1) + p(i - 1) * 0.25
+prob best(seq[dna] s) = max(i in len(s) ... len(s) : p(i))
+"""
+
+
+@pytest.mark.parametrize("src", [FLOAT_TABLE, PROB_TABLE], ids=["float", "prob"])
+def test_float_and_prob_tables_are_float64(src):
+    rnd = random.Random(7)
+    seqs = ["", "A"] + ["".join(rnd.choice("ACGT") for _ in range(rnd.randint(0, 30)))
+                        for _ in range(17)]
+    got, want, engine = run_both(src, "best", seqs)
+    if src is FLOAT_TABLE:
+        assert variant(engine, "best") == "float64", engine.lanes.fallbacks
+        assert got == pytest.approx(want, rel=1e-12, abs=0)
+    else:  # prob code has run-time checks (_to_log): lanes may refuse it, never float32
+        assert variant(engine, "best") in (None, "float64"), engine.lanes.fallbacks
+        assert got == pytest.approx(want, rel=1e-12, abs=0)
+
+
+TRIANGLE = """
+int g(int n)
+  | n == 0 = 0
+  | otherwise = g(n - 1) + n
+"""
+
+
+def test_coordinates_as_values_over_an_int_domain_are_exact():
+    """BUG at ff93954: ``g(n) = g(n - 1) + n`` over an int domain uses a coordinate
+    as a value, but the static bound takes the extent from sequence lengths only
+    (cpu/lanes.py ``_extents``), so it sees extent 0, proves nothing is large and
+    picks float32; g(6000) = 18,003,000 > 2^24 comes out as 18,002,896."""
+    ns = list(range(6000, 6017))
+    got, want, engine = run_both(TRIANGLE, "g", ns)
+    assert want == [n * (n + 1) // 2 for n in ns]
+    assert_same(got, want)
+
+
+SUM_ENTRY = """
+int g(seq[dna] s, index[s] i)
+  | i == 0 = 0
+  | otherwise = g(i - 1) + 99999
+int total(seq[dna] s) = sum(i in 0 ... len(s) : g(i))
+"""
+
+
+def test_a_fused_sum_in_a_float32_run_is_exact():
+    """BUG at ff93954: every cell of g is below 2^23 (the static bound holds,
+    float32 is chosen) but the entry's fused ``sum`` accumulator is float32 too
+    (DT), and the sum passes 2^24: 99999 * 60 * 61 / 2 = 182,997,170 comes out
+    as 182,998,176. precision.py checks only the tables, not the entry's
+    reductions."""
+    seqs = ["A" * n for n in range(60, 77)]
+    got, want, engine = run_both(SUM_ENTRY, "total", seqs)
+    assert want[0] == 99999 * 60 * 61 // 2
+    assert_same(got, want)
+
+
+# --------------------------------------------------------------------------- 3. shared vs per lane
+
+
+def test_query_shared_by_every_task_is_passed_once():
+    db = proteins(17, seed=8)
+    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 10, 1,
+                                 "HEAGAWGHEE", db)
+    assert_same(got, want)
+    sig = lane_signature(engine, "sw")
+    assert "n_t" in sig and "n_s" not in sig, sig  # t per lane, the query s shared
+
+
+def test_query_differing_per_task():
+    """Two lists: the query and the subject both vary (3 x 6 = 18 tasks)."""
+    queries = ["HEAGAWGHEE", "", "W"]
+    db = proteins(6, seed=9)
+    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 10, 1, queries, db)
+    assert variant(engine, "sw") == "float32"
+    sig = lane_signature(engine, "sw")
+    assert "n_s" in sig and "n_t" in sig, sig
+    assert_same(got, want)
+
+
+def test_cross_product_of_one_list_with_itself():
+    """``db (*) db``: every pair, the diagonal included (5 x 5 = 25 tasks)."""
+    db = proteins(5, seed=10)
+    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 10, 1, db, db)
+    assert variant(engine, "sw") is not None
+    assert_same(got, want)
+
+
+def test_numeric_arguments_per_task():
+    """Gap costs mapped over (3 x 2 x 3 = 18 tasks): per-lane numbers."""
+    db = ["HEAGAWGHEE", "", "PAWHEAE"]
+    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), [0, 5, 11], [1, 3],
+                                 "PAWHEAEWWA", db)
+    assert variant(engine, "sw") == "float32"
+    sig = lane_signature(engine, "sw")
+    assert "a_open" in sig and "a_ext" in sig
+    src = engine.lanes.generated["sw"][1]
+    assert "a_open[l]" in src and "a_ext[l]" in src  # read per lane
+    assert_same(got, want)
+
+
+def test_numeric_arguments_per_task_one_beyond_leaf():
+    """One task's gap open is beyond LEAF: the whole map must still be exact."""
+    db = ["HEAGAWGHEE", "", "PAWHEAE", "M"]
+    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)),
+                                 [3, 4_000_000, 11, 2], [1, 2], "PAWHEAEWWA", db)
+    assert variant(engine, "sw") == "float64"
+    assert_same(got, want)
+
+
+def test_every_argument_identical_in_every_task():
+    """17 copies of one task: every argument is shared (no per-lane sequence)."""
+    db = ["PAWHEAEWWA"] * 17
+    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 10, 1,
+                                 "HEAGAWGHEE", db)
+    assert variant(engine, "sw") is not None
+    assert_same(got, want)
+    assert len(set(got)) == 1
+
+
+PER_LANE_COMPARE = """
+int g(const cut, seq[dna] s, index[s] i)
+  | i == 0 = 0
+  | otherwise = g(i - 1) + (if g(i - 1) > cut then 1 else 2)
+int last(const cut, seq[dna] s) = max(i in len(s) ... len(s) : g(i))
+"""
+
+
+def test_a_numeric_argument_compared_with_cell_values_per_lane():
+    seqs = ["", "A", "ACGTACGTAC", "ACGTACGTACGTACGTACGT", "AC"]
+    got, want, engine = run_both(PER_LANE_COMPARE, "last", [0, 3, 7, 11], seqs)
+    assert variant(engine, "last") is not None, engine.lanes.fallbacks
+    assert_same(got, want)
+
+
+# --------------------------------------------------------------------------- 4. cells and bounds
+
+
+def test_map_over_a_table_function_gives_each_tasks_final_cell():
+    """``map(h, ...)``: kind "cell", the final cell of every task, per lane."""
+    db = proteins(19, seed=11)
+    prog = interp_program(GOTOH)
+    got, want, engine = run_both(GOTOH, "h", blosum(prog), 10, 1, "HEAGAWGHEE", db)
+    assert_same(got, want)
+
+
+def test_map_over_a_table_function_runs_in_lanes():
+    """BUG at ff93954: LaneMaps.run classifies every parameter of the entry
+    (``f.params``), so the recursive ``index[s] i`` of a table is taken for a
+    ``shared`` model argument missing from the tasks, and ``run`` returns None:
+    a ``map`` over a table whose domain is indexed by sequences never runs in
+    lanes (silently; nothing is recorded in lanes.fallbacks)."""
+    db = proteins(19, seed=12)
+    got, want, engine = run_both(GOTOH, "h", blosum(interp_program(GOTOH)), 10, 1,
+                                 "HEAGAWGHEE", db)
+    assert_same(got, want)
+    assert variant(engine, "h") is not None, engine.lanes.fallbacks
+
+
+INT_CELL = """
+int c(int n, int k)
+  | k == 0 or k == n = 1
+  | k > n = 0
+  | otherwise = c(n - 1, k - 1) max c(n - 1, k) + 1
+"""
+
+
+def test_map_over_a_table_with_int_domain_in_lanes():
+    """A table over int parameters: each task's own final cell (n, k).
+    BUG at ff93954 (not only the lanes: DSLC_LANES=0 too): the map is planned
+    for the first task's request (n, k) = (0, 0) (``_widest`` widens sequences
+    only), so tasks asking for a larger k get wrong cells: c(5, 3) = 5, the
+    interpreter says 3. Minimal: ``dslc.compile(INT_CELL, backend="cpu")
+    .map("c", [5], [0, 3])`` gives [1, 5], the interpreter [1, 3]."""
+    ns, ks = [0, 1, 5, 9, 30, 2], [0, 1, 3]
+    got, want, engine = run_both(INT_CELL, "c", ns, ks)
+    assert variant(engine, "c") is not None, engine.lanes.fallbacks
+    assert_same(got, want)
+
+
+PARTIAL = GOTOH + """
+int inner(matrix sm, const open, const ext, seq[protein] s, seq[protein] t) =
+    max(i in 1 ... len(s) - 1 : max(j in 2 ... len(t) - 1 : h(i, j)))
+int col(matrix sm, const open, const ext, seq[protein] s, seq[protein] t) =
+    max(j in 0 ... len(t) : h(len(s) - 1, j))
+int corner(matrix sm, const open, const ext, seq[protein] s, seq[protein] t) =
+    min(i in 1 ... len(s) : min(j in len(t) ... len(t) : f(i, j)))
+"""
+
+
+@pytest.mark.parametrize("ntasks", [17, 33])
+@pytest.mark.parametrize("entry", ["inner", "corner"])
+def test_fused_reductions_with_bounds_inside_the_domain(entry, ntasks):
+    """Bounds per lane that are not the domain's (empty ranges for short
+    sequences give -inf), lane counts not a multiple of 16."""
+    db = proteins(ntasks, seed=13 + ntasks, hi=25)
+    got, want, engine = run_both(PARTIAL, entry, blosum(interp_program(PARTIAL)), 10, 1,
+                                 "HEAGAWGHEE", db)
+    assert variant(engine, entry) is not None, engine.lanes.fallbacks
+    assert_same(got, want)
+    if entry == "inner":  # both an empty range (short subjects) and a real maximum
+        assert -math.inf in want and any(abs(w) != math.inf for w in want)
+
+
+@pytest.mark.parametrize("ntasks", [16, 17, 31, 33, 48])
+def test_lane_counts_around_multiples_of_16(ntasks):
+    from tests.reference import blosum62_dict, gotoh_local
+
+    db = proteins(ntasks, seed=ntasks, hi=40)
+    prog, engine = lane_program(GOTOH)
+    got = values(prog.map("sw", blosum(prog), 10, 1, "HEAGAWGHEE", db))
+    assert variant(engine, "sw") == "float32"
+    assert got == [gotoh_local("HEAGAWGHEE", t, blosum62_dict(), 10, 1) for t in db]
+
+
+def test_fewer_tasks_than_lanes_take_the_scalar_path():
+    db = proteins(LANES - 1, seed=14)
+    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 10, 1,
+                                 "HEAGAWGHEE", db)
+    assert variant(engine, "sw") is None
+    assert_same(got, want)
+
+
+# --------------------------------------------------------------------------- 5. DSLC_LANES=0
+
+
+@pytest.mark.parametrize("src,entry,ops", [
+    (GOTOH, "sw", lambda p: (blosum(p), [0, 10], 1, ["HEAGAWGHEE", "W"], proteins(9, seed=15))),
+    (GOTOH, "sw", lambda p: (blosum(p), 1_000_000, 50_000, "HEAGAWGHEE", proteins(17, seed=16))),
+    (PARTIAL, "inner", lambda p: (blosum(p), 10, 1, "HEAGAWGHEE", proteins(33, seed=17))),
+    (LARGE_STEP, "last", lambda p: (["A" * n for n in range(30)],)),
+], ids=["sw-float32", "sw-checked", "inner-bounds", "large-step"])
+def test_lanes_off_gives_identical_results(monkeypatch, src, entry, ops):
+    operands = ops(interp_program(src))
+    prog, engine = lane_program(src)
+    with_lanes = values(prog.map(entry, *operands))
+    assert variant(engine, entry) is not None
+    monkeypatch.setenv("DSLC_LANES", "0")
+    prog, engine = lane_program(src)
+    without = values(prog.map(entry, *operands))
+    assert variant(engine, entry) is None  # really off
+    assert with_lanes == without
+    assert_same(with_lanes, values(interp_program(src).map(entry, *operands)))
+
+
+def test_leaf_is_what_the_docstring_says():
+    assert LEAF == 2.0 ** 20 and LANES == 16
