@@ -236,21 +236,46 @@ def path_cells(hmm, path) -> list[tuple[int, int]]:
     return cells
 
 
-def posterior_decode(hmm, x) -> list[int]:
-    """Posterior decoding from :func:`forward` and :func:`backward`: for each
-    symbol, the emitting state with the largest ``f + b`` (the posterior up to
-    the constant ``P(x)``); on a tie the state decoded for the previous symbol
-    if it is among the best, else the lowest-numbered. ``[]`` when ``P(x) = 0``."""
+# Relative tolerance under which two log-space scores count as tied. Values that
+# are equal in exact arithmetic come out of different summation orders (this
+# module's log-sum-exp against the compiler's pairwise log-add, (a + b) + c
+# against a + (b + c)) a few ulps apart, so an exact tie cannot be decided with
+# ``==`` on floats; anything more than this below the best is not a tie.
+TIE_REL = 1e-12
+
+
+def near_best(scores: dict[int, float], rel: float = TIE_REL) -> list[int]:
+    """The keys of ``scores`` (log values) within ``rel`` (relative to
+    ``max(1, |best|)``) of the largest, in increasing order."""
+    best = max(scores.values())
+    if best == NEG:
+        return sorted(scores)
+    tol = rel * max(1.0, abs(best))
+    return sorted(s for s, v in scores.items() if v >= best - tol)
+
+
+def posterior_ties(hmm, x, rel: float = TIE_REL) -> list[list[int]]:
+    """For each symbol, the emitting states whose unnormalised posterior
+    ``f + b`` is the largest up to the tie tolerance (:func:`near_best`): the
+    states a posterior decoder may choose there. ``[]`` when ``P(x) = 0``."""
     lp, f = forward(hmm, x)
     _, b = backward(hmm, x)
     if lp == NEG:
         return []
     emitting = [s.index for s in hmm.states if s.emission is not None]
+    return [near_best({s: f[i, s] + b[i, s] for s in emitting}, rel)
+            for i in range(1, len(x) + 1)]
+
+
+def posterior_decode(hmm, x, rel: float = TIE_REL) -> list[int]:
+    """Posterior decoding from :func:`forward` and :func:`backward`: for each
+    symbol, the emitting state with the largest ``f + b`` (the posterior up to
+    the constant ``P(x)``); on a tie the state decoded for the previous symbol
+    if it is among the best, else the lowest-numbered (the rule stdlib/hmm.bio
+    documents). Ties are taken up to the relative tolerance ``rel`` (see
+    :data:`TIE_REL`, :func:`posterior_ties`). ``[]`` when ``P(x) = 0``."""
     out, prev = [], hmm.states[0].index
-    for i in range(1, len(x) + 1):
-        scores = {s: f[i, s] + b[i, s] for s in emitting}
-        best = max(scores.values())
-        ties = [s for s in emitting if scores[s] == best]
+    for ties in posterior_ties(hmm, x, rel):
         prev = prev if prev in ties else min(ties)
         out.append(prev)
     return out

@@ -26,6 +26,7 @@ from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.emit.plan import plan_task
 from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.tiles import TiledGenerator
+from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
 from dslc.runtime.values import Sequence
 
@@ -57,6 +58,86 @@ class CudaBackend(CpuBackend):
         self.kernel_seconds = 0.0  # time spent in kernels (for benchmarks)
         self._kernels: dict = {}
         self._plans: dict = {}
+
+    # ------------------------------------------------------------------ one big problem
+    def value(self, func: str, args: dict, span, description: str = ""):
+        f = self.program.functions[func]
+        kind = "cell" if f.is_table else "value"
+        request = tuple(args[p.name] for p in f.rec_params) if f.is_table else None
+        scope = {p.name: args[p.name] for p in (f.calling_params if f.is_table else f.params)}
+        raw = self._whole(func, kind, scope, request)
+        if raw is not None:
+            v = float(raw)
+            if f.ret != T.INT or not math.isfinite(v) or abs(v) < EXACT:
+                return self._result(v, f.ret, span)
+        return super().value(func, args, span, description)
+
+    def table(self, func: str, calling: dict, span, description: str = ""):
+        raw = self._whole(func, "table", calling, None)
+        ret = self.program.functions[func].ret
+        if raw is None or (ret == T.INT and (np.abs(raw[np.isfinite(raw)]) >= EXACT).any()):
+            return super().table(func, calling, span, description)
+        out = np.empty(raw.shape, dtype=object)
+        for idx in np.ndindex(raw.shape):
+            out[idx] = self._result(raw[idx], ret, span)
+        return out
+
+    def _whole(self, func, kind, scope, request):
+        """A single problem on the whole GPU (emit.wavefront) when it is at least
+        ``DSLC_CUDA_WHOLE`` cells (default 1,000,000; smaller ones run on the
+        CPU, where a launch per partition would cost more than it saves)."""
+        try:
+            plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
+        except NotCompilable:
+            return None  # the CPU backend plans it again and says why
+        cells = sum(math.prod(v + 1 for v in (g.extents.values[n] for n in g.extents.names[fn]))
+                    for g in plan.groups for fn in g.functions)
+        if cells < int(os.environ.get("DSLC_CUDA_WHOLE", "1000000")):
+            return None
+        try:
+            gen = WavefrontGenerator(self.program, plan)
+            device_src, host_src, argnames = gen.generate()
+        except NotCompilable as e:
+            self.device_fallbacks[func] = str(e)
+            return None
+        self.strategy[func] = "whole problem: one partition per launch, points over all threads"
+        self.generated[func] = (plan, device_src)
+        return self._run_whole(gen, plan, device_src, host_src, argnames, scope, request)
+
+    def _run_whole(self, gen, plan, device_src, host_src, argnames, scope, request):
+        cuda = _cuda()
+        dev, host = modules.load(device_src), modules.load(host_src)
+        windows = tuple(g.schedule.window for g in plan.groups)
+        hargs = [self.arg_value(a, scope, windows, request) for a in argnames]
+        dargs = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in hargs]
+        env = dict(plan_extents(plan))
+        env.update({f"W_{gi}": g.schedule.window for gi, g in enumerate(plan.groups)
+                    if g.windowed})
+        dims = [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in gen.storage]
+        store = [cuda.device_array(d, dtype=np.float64) for d in dims]
+        accs = [cuda.to_device(np.array([gen.initial(k)])) for k in range(len(plan.fused))]
+        res = cuda.to_device(np.array([np.nan]))
+        block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
+        cuda.synchronize()
+        t0 = time.perf_counter()
+        for gi, g in enumerate(plan.groups):
+            kernel = getattr(dev, f"part_{gi}")
+            points = int(eval(gen.points(gi), {"__builtins__": {}}, env))
+            grid = max(1, min(-(-points // block), 4096))
+            for c0 in range(g.schedule.first, g.schedule.first + g.schedule.partitions):
+                kernel[grid, block](*dargs, *store, *accs, res, c0)
+        cuda.synchronize()
+        self.kernel_seconds += time.perf_counter() - t0
+        names = [f for f, _ in gen.storage]
+        if plan.kind == "cell":
+            entry_group = next(g for g in plan.groups if plan.entry in g.functions)
+            if entry_group.windowed:  # captured as the sweep passed it
+                return res.copy_to_host()[0]
+            return store[names.index(plan.entry)][tuple(int(q) for q in request)]
+        tables = [t.copy_to_host() for t in store]
+        if plan.kind == "table":
+            return tables[names.index(plan.entry)]
+        return host.final(*hargs, *tables, *[a.copy_to_host() for a in accs])
 
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
         if not tasks:

@@ -97,37 +97,55 @@ def guard_pieces(f: tir.TFunction, consts) -> list[tuple[int, tuple]] | None:
 
 def sequence_indexes(f: tir.TFunction, consts) -> list[tuple[tir.SeqIndex, Affine, tuple]]:
     """Every ``s[e]`` in ``f`` whose index is affine, with the DNF of conditions
-    under which it is evaluated (guards and enclosing ``if``s), so a backend can
-    prove it inside the sequence and drop the run-time check."""
+    under which it is evaluated (guards, enclosing ``if``s, and the ranges of
+    enclosing reductions, whose variables then appear in the constraints), so a
+    backend can prove it inside the sequence and drop the run-time check."""
     walker = _Walker(f, set(), {}, consts)
     out = []
 
-    def visit(e, when):
+    def visit(e, when, ranged):
         match e:
             case tir.Cond(cond=c, then=a, orelse=b):
-                visit(c, when)
-                visit(a, _and(when, walker.condition(c)))
-                visit(b, _and(when, walker.condition(c, negate=True)))
+                visit(c, when, ranged)
+                visit(a, _and(when, walker.condition(c, ranged=ranged)), ranged)
+                visit(b, _and(when, walker.condition(c, negate=True, ranged=ranged)), ranged)
                 return
             case tir.Logic(op=op, left=a, right=b):
-                visit(a, when)
-                visit(b, _and(when, walker.condition(a, negate=(op == "or"))))
+                visit(a, when, ranged)
+                visit(b, _and(when, walker.condition(a, negate=(op == "or"), ranged=ranged)),
+                      ranged)
                 return
             case tir.SeqIndex(index=ix):
-                aff = walker.affine(ix)
+                aff = walker.affine(ix, ranged)
                 if aff is not None:
                     out.append((e, aff, when))
+            case tir.Reduce(var=v, iterable=tir.RangeIter(lo=lo, hi=hi), where=w, body=body):
+                visit(lo, when, ranged)
+                visit(hi, when, ranged)
+                a, b = walker.affine(lo, ranged), walker.affine(hi, ranged)
+                if a is None or b is None:
+                    return  # indexes by this variable: left to the run-time check
+                rv = RangedVar(f"_r{next(walker.fresh)}", a, b)
+                inner = ranged + ((v, rv.name, rv),)
+                x = Affine.of(0, **{rv.name: 1})
+                inside = _and(when, ((Constraint(_add(x, _scale(a, -1))),
+                                      Constraint(_add(b, _scale(x, -1)))),))
+                if w is not None:
+                    visit(w, inside, inner)
+                    inside = _and(inside, walker.condition(w, ranged=inner))
+                visit(body, inside, inner)
+                return
             case tir.Reduce():
                 return  # indexes by reduction variables: left to the run-time check
         for c in tir.children(e):
-            visit(c, when)
+            visit(c, when, ranged)
 
     before = ALWAYS
     for g in f.guards:
         here = before if g.cond is None else _and(before, walker.condition(g.cond))
         if g.cond is not None:
-            visit(g.cond, before)
-        visit(g.body, here)
+            visit(g.cond, before, ())
+        visit(g.body, here, ())
         if g.cond is not None:
             before = _and(before, walker.condition(g.cond, negate=True))
     return out

@@ -34,6 +34,13 @@ def index_always_inside(params: tuple[str, ...], extents: tuple[str, ...], index
     ``when`` (a DNF of constraints) holds, for every extent?"""
     xs = [f"x{k}" for k in range(len(params))]
     env = dict(zip(params, xs))
+    # reduction variables (deps.extract.sequence_indexes) are further dimensions,
+    # bounded by the constraints in ``when``
+    free = sorted({v for v, _ in index.coeffs} | {v for conj in when for c in conj
+                                                  for v, _ in c.expr.coeffs})
+    for k, v in enumerate(n for n in free if n not in env):
+        env[v] = f"r{k}"
+        xs.append(f"r{k}")
     names = sorted(set(extents) | {length})
     box = [f"0 <= {x} <= {e}" for x, e in zip(xs, extents)] + [f"{n} >= 0" for n in names]
     ix = affine_text(index, env)

@@ -1,0 +1,80 @@
+"""One big problem on the whole GPU (dslc.emit.wavefront): a single call or a
+whole table, partition after partition, checked against the interpreter. The
+size threshold is lowered so that small problems take this path (in CI they run
+in Numba's CUDA simulator)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import dslc
+from dslc.interp.backend import InterpBackend
+from dslc.runtime.script import ScriptRunner
+from tests.conftest import ROOT
+
+cuda = pytest.importorskip("dslc.cuda.backend")
+if not cuda.CudaBackend.available():
+    pytest.skip("no CUDA device or simulator", allow_module_level=True)
+
+EXAMPLES = ROOT / "examples"
+
+
+def _run(path_or_src, backend_factory):
+    p = dslc.compile(path_or_src, backend="interp")
+    holder = {}
+
+    def make(prog, g):
+        holder["b"] = backend_factory(prog, g)
+        return holder["b"]
+
+    out = dict(ScriptRunner(p.checked, make, p.base_dir, quiet=True).run())
+    return out, holder["b"]
+
+
+def _values(v):
+    return v.values.tolist() if hasattr(v, "values") else v
+
+
+@pytest.fixture(autouse=True)
+def whole_for_every_size(monkeypatch):
+    monkeypatch.setenv("DSLC_CUDA_WHOLE", "0")
+    monkeypatch.setenv("DSLC_CUDA_BLOCK", "32")
+
+
+@pytest.mark.parametrize("name", ["nussinov.bio", "needleman_wunsch.bio", "three_way.bio"])
+def test_examples_on_the_whole_gpu_equal_the_interpreter(name):
+    got, be = _run(str(EXAMPLES / name), cuda.CudaBackend)
+    want, _ = _run(str(EXAMPLES / name), InterpBackend)
+    assert {k: _values(v) for k, v in got.items()} == {k: _values(v) for k, v in want.items()}
+    assert any(s.startswith("whole problem") for s in be.strategy.values()), be.device_fallbacks
+
+
+NW = """
+int nw(matrix sm, const gap, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
+  | i == 0 = -gap * j
+  | j == 0 = -gap * i
+  | otherwise = nw(i - 1, j - 1) + sm[s[i - 1], t[j - 1]] max nw(i - 1, j) - gap
+                max nw(i, j - 1) - gap
+int best(matrix sm, const gap, seq[protein] s, seq[protein] t) =
+    max(i in 0 ... len(s) : max(j in 0 ... len(t) : nw(i, j)))
+"""
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_alignments_cell_table_and_fused_value(seed):
+    rnd = random.Random(seed)
+    aa = "ACDEFGHIKLMNPQRSTVWY"
+    s = "".join(rnd.choice(aa) for _ in range(rnd.randint(1, 9)))
+    t = "".join(rnd.choice(aa) for _ in range(rnd.randint(1, 9)))
+    src = NW + f'''
+print nw(blosum62, 4, "{s}", "{t}", {len(s)}, {len(t)})
+print best(blosum62, 4, "{s}", "{t}")
+r = nw(blosum62, 4, "{s}", "{t}")
+print r
+'''
+    got, be = _run(src, cuda.CudaBackend)
+    want, _ = _run(src, InterpBackend)
+    assert {k: _values(v) for k, v in got.items()} == {k: _values(v) for k, v in want.items()}
+    assert be.strategy and all(v.startswith("whole problem") for v in be.strategy.values())
