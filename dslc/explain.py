@@ -107,7 +107,10 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
                                     if tile is not None else "") +
                                    "task innermost, so a warp's accesses coalesce"}
                         for f, dims in gen.storage},
-            "single_calls": "run on the CPU backend (one task cannot fill a GPU)",
+            "single_calls": ("a call or table of at least DSLC_CUDA_WHOLE cells (default "
+                             "1,000,000) runs as one problem on the whole GPU: partitions in "
+                             "order (one cooperative launch with grid sync on a real GPU), the "
+                             "points of a partition over all threads; smaller ones on the CPU"),
         }
     return out
 
@@ -177,6 +180,7 @@ def render_text(rep: dict) -> str:
             lines.append(f"  register tile: {t['rows']} rows ({t['why']})" if t["rows"] else
                          f"  register tile: none ({t['why']})")
             lines.append(f"  values: {c['values']}")
+            lines.append(f"  single calls: {c['single_calls']}")
             for f, st in c["storage"].items():
                 lines.append(f"  {f}: {st['memory']} memory, [{', '.join(st['shape'])}] "
                              f"({st['why']})")

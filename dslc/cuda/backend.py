@@ -121,11 +121,16 @@ class CudaBackend(CpuBackend):
         cuda.synchronize()
         t0 = time.perf_counter()
         for gi, g in enumerate(plan.groups):
-            kernel = getattr(dev, f"part_{gi}")
             points = int(eval(gen.points(gi), {"__builtins__": {}}, env))
             grid = max(1, min(-(-points // block), 4096))
-            for c0 in range(g.schedule.first, g.schedule.first + g.schedule.partitions):
-                kernel[grid, block](*dargs, *store, *accs, res, c0)
+            if self._cooperative(dev, gi, grid, block, (*dargs, *store, *accs, res),
+                                 g.schedule.first, g.schedule.partitions):
+                self.strategy[plan.entry] = ("whole problem: every partition in one "
+                                             "cooperative launch, points over all threads")
+            else:
+                kernel = getattr(dev, f"part_{gi}")
+                for c0 in range(g.schedule.first, g.schedule.first + g.schedule.partitions):
+                    kernel[grid, block](*dargs, *store, *accs, res, c0)
         cuda.synchronize()
         self.kernel_seconds += time.perf_counter() - t0
         names = [f for f, _ in gen.storage]
@@ -138,6 +143,24 @@ class CudaBackend(CpuBackend):
         if plan.kind == "table":
             return tables[names.index(plan.entry)]
         return host.final(*hargs, *tables, *[a.copy_to_host() for a in accs])
+
+    def _cooperative(self, dev, gi, grid, block, args, first, count) -> bool:
+        """Every partition in one cooperative launch, the grid synchronised
+        between partitions (no launch per partition). Not in the simulator, and
+        not where the device cannot hold the grid at once (``DSLC_CUDA_COOP=0``
+        turns it off)."""
+        if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or \
+                os.environ.get("DSLC_CUDA_COOP", "1") == "0":
+            return False
+        kernel = getattr(dev, f"all_{gi}")
+        try:
+            kernel.compile(tuple(_typeof(a) for a in args) + (_typeof(first), _typeof(count)))
+            fit = kernel.overloads[next(iter(kernel.overloads))].max_cooperative_grid_blocks(block)
+            kernel[max(1, min(grid, fit)), block](*args, first, count)
+            return True
+        except Exception as e:  # an older driver or toolkit: a launch per partition
+            self.device_fallbacks.setdefault("_cooperative", str(e))
+            return False
 
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
         if not tasks:
@@ -301,6 +324,12 @@ class CudaBackend(CpuBackend):
                 a = cuda.to_device(a)
             out.append(a)
         return out
+
+
+def _typeof(v):
+    from numba import typeof
+
+    return typeof(v)
 
 
 def _interleaved_kinds(argnames: list[str], kinds: dict) -> dict:

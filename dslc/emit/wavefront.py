@@ -117,24 +117,31 @@ class WavefrontGenerator(CpuGenerator):
                 point.emit(f"x_{p.name} = p{m}")
             point.lines.extend(self._cell(f, fused_by_func.get(f, [])).lines)
         body.nest(f"if 0 <= p{k} <= {ext[k]}:", point)
-        kb = Block(list(head.lines), head.counter)
-        kb.lines.extend(store.lines)
-        for f in g.functions:
-            for d in sorted(self.slots.get(f, ())):
-                kb.emit(f"slot_{f}_{d} = (c0 - {d} - tmin_{f}) % W_{gi}")
+        slots = [f"slot_{f}_{d} = (c0 - {d} - tmin_{f}) % W_{gi}"
+                 for f in g.functions for d in sorted(self.slots.get(f, ()))]
         span = " * ".join(f"({ext[m]} + 1)" for m in others) or "1"
-        loop = Block([], head.counter)
-        loop.emit("idx0 = cuda.grid(1)")
-        loop.emit("nth = cuda.gridsize(1)")
-        loop.lines.extend(kb.lines)
-        inner = loop.child()
+        sweep = Block([], head.counter)  # one partition's points over the grid
+        sweep.lines.extend(slots)
+        inner = sweep.child()
         inner.emit("idx = it")
         inner.lines.extend(body.lines)
-        loop.nest(f"for it in range(idx0, {span}, nth):", inner)
+        sweep.nest(f"for it in range(idx0, {span}, nth):", inner)
+        start = ["idx0 = cuda.grid(1)", "nth = cuda.gridsize(1)", *head.lines, *store.lines]
         params = self._argnames() + [f"T_{f}" for f, _ in self.storage] + \
-            [f"acc{k}" for k in range(len(self.plan.fused))] + ["res", "c0"]
-        src = f"@cuda.jit\ndef part_{gi}({', '.join(params)}):\n{loop.render(1)}\n"
-        return to_device(src)
+            [f"acc{k}" for k in range(len(self.plan.fused))] + ["res"]
+        one = Block(list(start), head.counter)
+        one.lines.extend(sweep.lines)
+        # every partition in one launch, the grid synchronised between them
+        # (a cooperative launch: real GPUs only, the simulator has no grid sync)
+        every = Block(["grid = cuda.cg.this_grid()", *start], head.counter)
+        step = every.child()
+        step.lines.extend(sweep.lines)
+        step.emit("grid.sync()")
+        every.nest("for c0 in range(first, first + count):", step)
+        return to_device(
+            f"@cuda.jit\ndef part_{gi}({', '.join(params + ['c0'])}):\n{one.render(1)}\n\n\n"
+            f"@cuda.jit\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
+            f"{every.render(1)}\n")
 
     def points(self, gi: int) -> str:
         """How many coordinate tuples a partition kernel of group ``gi`` walks."""
