@@ -35,6 +35,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--columns", type=int, default=20_000)
     ap.add_argument("--leaves", type=int, default=17)
+    ap.add_argument("--backends", help="comma-separated (default: every backend present)")
     ap.add_argument("--json")
     args = ap.parse_args()
 
@@ -65,8 +66,9 @@ print total
     path.write_text(script)
     report = {"leaves": args.leaves, "columns": args.columns, "backends": {}}
     results = {}
+    wanted = args.backends.split(",") if args.backends else None
     for name in [b for b in backends.names() if b != "auto"]:
-        if not backends._available(name):
+        if not backends._available(name) or (wanted and name not in wanted):
             continue
         prog = dslc.compile(str(path), backend=name)
         t0 = time.perf_counter()

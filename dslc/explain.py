@@ -90,7 +90,7 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
         out[entry] = {
             "strategy": "task-per-thread",
             "why": "map tasks are independent: one thread sweeps one task's table",
-            "register_tile": ({"rows": tile.rows, "rows_source": "DSLC_CUDA_TILE (default 16)",
+            "register_tile": ({"rows": tile.rows, "rows_source": "DSLC_CUDA_TILE (default 32)",
                                "tiled_dimension": tile.tdim,
                                "why": "dependences are uniform steps back in two dimensions: "
                                       "rows of a tile live in registers, only its last rows "

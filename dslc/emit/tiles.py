@@ -40,7 +40,7 @@ from dslc.emit.cuda import CudaGenerator
 from dslc.emit.plan import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 
-ROWS = 16
+ROWS = 32
 
 
 def tile_rows() -> int:
@@ -78,8 +78,7 @@ class _TileEmitter(ExprEmitter):
     def _seqindex(self, e, b):
         name = self._interleaved(e.seq)
         if name is None:
-            hoisted = self.names.gen.hoist(e, self)
-            return hoisted if hoisted is not None else super()._seqindex(e, b)
+            return super()._seqindex(e, b)
         if e.span not in self.safe_indexes:
             raise NotCompilable("a sequence index not proved in range")
         return f"np.int64(a_{name}[ib_{name} + ({self.as_int(e.index, b)}) * BLOCK + ln])"
@@ -127,35 +126,12 @@ class TiledGenerator(CudaGenerator):
             self.back[callee[span]] = max(self.back[callee[span]], d[self.udim])
         self.row = 0  # the tile row being generated
         self.trivial: set[str] = set()  # fused-reduction bounds the sweep never passes
-        self.hoisted: dict[tuple[str, str], str] = {}  # (sequence, index at row) -> register
 
     def _callee_of_spans(self) -> dict:
         graph = dependence_graph(self.program.functions, self.g.functions, self.program.consts)
         return {d.span: d.callee for d in graph.deps}
 
     # ------------------------------------------------------------------ names
-    def hoist(self, e, em) -> str | None:
-        """A read of a shared sequence whose index depends on the tiled
-        coordinate alone is the same at every step of the streaming loop: it is
-        read once per tile into a register (its index checked there, since the
-        tile's rows may run past the sequence)."""
-        t = self._t_name(self.g.functions[0])
-        if e.span not in em.safe_indexes or not all(
-                isinstance(x, (tir.Lit, tir.Arith, tir.Neg)) or
-                isinstance(x, tir.Var) and x.scope == "param" and x.name in (t, e.seq.name)
-                for x in tir.walk(e.index)) or not isinstance(e.seq, tir.Var):
-            return None
-        scratch = Block()
-        index = em.as_int(e.index, scratch)
-        if scratch.lines:
-            return None
-        seq = em.expr(e.seq, scratch)
-        at = re.sub(rf"\bx_{t}\b", f"(t0 + {self.row})", index)
-        key = (seq, at)
-        if key not in self.hoisted:
-            self.hoisted[key] = f"hs{len(self.hoisted)}"
-        return self.hoisted[key]
-
     def emitter(self, names, rec, safe_indexes=frozenset()):
         return _TileEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
 
@@ -214,7 +190,6 @@ class TiledGenerator(CudaGenerator):
         tile = b.child()
         tile.emit(f"new = (t0 // {self.rows}) % 2")
         tile.emit("old = 1 - new")
-        hoist_at = len(tile.lines)
         col = tile.child()
         for name in dict.fromkeys(self._u_name(f) for f in g.functions):
             col.emit(f"x_{name} = u")
@@ -234,9 +209,6 @@ class TiledGenerator(CudaGenerator):
             for k in range(self.dt):
                 r = self.rows - self.dt + k
                 col.emit(f"{self.cell_ref(f, ['new', str(k), 'u'])} = {self.reg(f, r, 0)}")
-        tile.lines[hoist_at:hoist_at] = [
-            f"{name} = np.int64({seq}[{at}]) if 0 <= {at} < len({seq}) else 0"
-            for (seq, at), name in self.hoisted.items()]
         tile.nest(f"for u in range(0, {e_u} + 1):", col)
         b.nest(f"for t0 in range(0, {e_t} + 1, {self.rows}):", tile)
         self._epilogue(b)
