@@ -34,7 +34,9 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     engine = runner.backend
     by_func, sources = {}, {}
     _LAST_PLANS.clear()
-    for entry, (plan, source) in engine.generated.items():
+    compiled = {e: (plan, source) for e, (plan, source, _) in engine.lanes.generated.items()}
+    compiled.update(engine.generated)  # the scalar task's source where both exist
+    for entry, (plan, source) in compiled.items():
         _LAST_PLANS[entry] = plan
         sources[entry] = source
         for g in plan.groups:

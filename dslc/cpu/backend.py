@@ -101,13 +101,13 @@ class CpuBackend:
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return self.interp.map(func, tasks, span, progress)
-        compiled = self._compile(func, kind, widest, request)
-        if compiled is None:
-            return self.interp.map(func, tasks, span, progress)
-        module, argnames, windows = compiled
         try:
             raw = self.lanes.run(f, kind, widest, request, tasks)
-            if raw is None:
+            if raw is None:  # one task per call (compiled only when needed)
+                compiled = self._compile(func, kind, widest, request)
+                if compiled is None:
+                    return self.interp.map(func, tasks, span, progress)
+                module, argnames, windows = compiled
                 raw = modules.batch_function(module, argnames, tasks, self)(tasks, windows, f)
         except (IndexError, ValueError, ZeroDivisionError, SystemError):
             # (an error raised inside a parallel batch surfaces as a SystemError)
