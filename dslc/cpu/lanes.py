@@ -9,10 +9,11 @@ the padded sweep is wasted. Each argument is packed once for all groups:
 * a number as a ``(groups, LANES)`` array;
 * anything shared (a matrix) as itself.
 
-Groups run in parallel with ``prange``. Each records, per lane, the largest
-finite magnitude its tables stored; a float32 run whose record reaches
-:data:`dslc.emit.precision.LEAF` is not trusted, and those tasks are recomputed
-by the float64 scalar path.
+Groups run in parallel with ``prange``. The variant compiled follows
+:mod:`dslc.emit.precision`: float32 where the static bound holds for the run's
+numbers; else float32 with a per-lane record of the largest finite magnitude
+stored (tasks whose record reaches :data:`~dslc.emit.precision.LEAF` are
+recomputed by the float64 scalar path); else float64.
 """
 
 from __future__ import annotations

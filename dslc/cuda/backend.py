@@ -259,16 +259,23 @@ class CudaBackend(CpuBackend):
         budget = int(os.environ.get("DSLC_CUDA_SCRATCH_MB", "4096")) * 2**20
         block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
         order = np.argsort(-_sizes(tasks), kind="stable").astype(np.int64)
+        lens = {n: np.fromiter((len(t[n]) for t in tasks), dtype=np.int64, count=len(tasks))
+                for n, v in tasks[0].items() if isinstance(v, Sequence)}
         out = np.empty(len(tasks), dtype=np.float64)
         start = 0
         while start < len(tasks):
-            # tasks run longest first, so the first task of a launch bounds the
-            # storage of every task in it: launches grow as tasks shrink
-            dims = self._dims(plan, storage, tasks[order[start]])
-            per_task = sum(np.dtype(dtype).itemsize * math.prod(d) for d in dims) or 8
-            chunk = max(1, min(len(tasks) - start, budget // per_task))
-            ids = order[start:start + chunk]
-            start += chunk
+            # tasks run longest first, so the first task of a launch roughly bounds
+            # the storage of every task in it (launches grow as tasks shrink); the
+            # exact bound is the launch's largest extent of every dimension
+            chunk = len(tasks) - start
+            while True:
+                ids = order[start:start + chunk]
+                dims = self._dims(plan, storage, {n: int(v[ids].max()) for n, v in lens.items()})
+                per_task = sum(np.dtype(dtype).itemsize * math.prod(d) for d in dims) or 8
+                if per_task * len(ids) <= budget or chunk == 1:
+                    break
+                chunk = max(1, min(chunk // 2, budget // per_task))
+            start += len(ids)
             sub = [tasks[k] for k in ids]
             arrays = self._pack(argnames, kinds, sub, plan, f, dtype)
             scratch = [cuda.device_array(d + (len(sub),), dtype=dtype) for d in dims]
@@ -283,15 +290,16 @@ class CudaBackend(CpuBackend):
             out[ids] = d_out.copy_to_host()
         return out
 
-    def _dims(self, plan, storage, task: dict) -> list[tuple[int, ...]]:
-        """Storage shapes (without the task) for tasks no larger than ``task``."""
+    def _dims(self, plan, storage, longest: dict) -> list[tuple[int, ...]]:
+        """Storage shapes (without the task) for tasks whose sequences are no
+        longer than ``longest`` (sequence name -> length)."""
         env = {}
         for g in plan.groups:
             for func in g.functions:
                 for k, name in enumerate(g.extents.names[func]):
                     p = self.program.functions[func].rec_params[k].type
                     seq = getattr(p, "seq", None)
-                    env[name] = len(task[seq]) if seq in task else g.extents.values[name]
+                    env[name] = longest[seq] if seq in longest else g.extents.values[name]
         env.update({f"W_{gi}": g.schedule.window for gi, g in enumerate(plan.groups)
                     if g.windowed})
         return [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in storage]

@@ -313,11 +313,7 @@ class CpuGenerator:
     def generate(self) -> tuple[str, list[str]]:
         """The module source and the task's argument names, in order."""
         plan = self.plan
-        b = Block()
-        for g in plan.groups:
-            for f in g.functions:
-                for k, name in enumerate(g.extents.names[f]):
-                    b.emit(f"{name} = {self._extent_expr(f, k)}")
+        b = Block(self.extent_lines())
         if plan.kind == "cell":
             names = self.group_of[plan.entry].extents.names[plan.entry]
             for i, e in enumerate(names):
@@ -332,18 +328,7 @@ class CpuGenerator:
                 b.emit(f"hi{k}_{i} = {entry_em.as_int(hi, b)}")
             b.emit(f"acc{k} = {fused_init(fu)}")
             fused_by_func.setdefault(fu.func, []).append((k, fu))
-        for gi, g in enumerate(plan.groups):
-            self._storage(b, gi, g)
-            pieces = dict(g.pieces)
-            cells = {}
-            for f in g.functions:
-                if f in pieces:
-                    for k, _ in pieces[f]:
-                        cells[f"{f}{PIECE}{k}"] = self._cell(f, fused_by_func.get(f, []), k)
-                else:
-                    cells[f] = self._cell(f, fused_by_func.get(f, []))
-            nest = loop_nest(g.schedule, g.extents, pieces)
-            self._loops(b, nest.body, cells, g, gi)
+        self.sweep(b, fused_by_func)
         if plan.kind == "cell":
             ent_g = self.group_of[plan.entry]
             if not ent_g.windowed:
@@ -369,6 +354,27 @@ class CpuGenerator:
             args += [f"q_{i}" for i in range(len(self.group_of[plan.entry].extents.names[
                 plan.entry]))]
         return self.module_source(args, b), args
+
+    def extent_lines(self) -> list[str]:
+        """``E_... = ...``: every extent the plan's groups use, each once."""
+        lines = [f"{name} = {self._extent_expr(f, k)}" for g in self.plan.groups
+                 for f in g.functions for k, name in enumerate(g.extents.names[f])]
+        return list(dict.fromkeys(lines))
+
+    def sweep(self, b: Block, fused_by_func: dict) -> None:
+        """Every group's storage and its loop nest, callees' groups first (the
+        task's body between its prologue and its result)."""
+        for gi, g in enumerate(self.plan.groups):
+            self._storage(b, gi, g)
+            pieces = dict(g.pieces)
+            cells = {}
+            for f in g.functions:
+                if f in pieces:
+                    for k, _ in pieces[f]:
+                        cells[f"{f}{PIECE}{k}"] = self._cell(f, fused_by_func.get(f, []), k)
+                else:
+                    cells[f] = self._cell(f, fused_by_func.get(f, []))
+            self._loops(b, loop_nest(g.schedule, g.extents, pieces).body, cells, g, gi)
 
     def module_source(self, args: list[str], body: Block) -> str:
         src = [HEADER, RUNTIME_HELPERS, DOMAIN_HELPER]

@@ -33,7 +33,6 @@ from dslc.emit.cpu import HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_
 from dslc.emit.cuda import CHECKS
 from dslc.emit.plan import TaskPlan
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, NotCompilable
-from dslc.poly.loops import loop_nest
 
 # Numba has a ``noalias`` compiler flag (it marks every array argument's data
 # pointer noalias) but no decorator option for it; this maps one.
@@ -110,7 +109,9 @@ class LaneEmitter(ExprEmitter):
 
 
 class LaneGenerator(CpuGenerator):
-    """One lane group per call: ``lanes(<arguments>, out, big)``."""
+    """One lane group per call: ``lanes(<arguments>, out, big, <storage>)``, its
+    storage (windows, accumulators, per-lane bounds) allocated by the caller
+    through the generated ``scratch(<arguments>)``."""
 
     def __init__(self, program, plan: TaskPlan, dtype: str = "float64",
                  shared: frozenset = frozenset(), check: bool = False, f32=None):
@@ -199,13 +200,7 @@ class LaneGenerator(CpuGenerator):
     def generate(self) -> tuple[str, list[str]]:
         plan = self.plan
         entry = self.program.functions[plan.entry]
-        extents = Block()
-        for g in plan.groups:
-            for f in g.functions:
-                for k, name in enumerate(g.extents.names[f]):
-                    line = f"{name} = {self._extent_expr(f, k)}"
-                    if line not in extents.lines:
-                        extents.emit(line)
+        extents = Block(self.extent_lines())
         b = Block(list(extents.lines), extents.counter)
         init = Block([], b.counter)
         if plan.kind == "cell":
@@ -222,17 +217,7 @@ class LaneGenerator(CpuGenerator):
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         if init.lines:
             b.nest("for l in range(LANES):", init)
-        for gi, g in enumerate(plan.groups):
-            self._storage(b, gi, g)
-            pieces = dict(g.pieces)
-            cells = {}
-            for f in g.functions:
-                if f in pieces:
-                    for k, _ in pieces[f]:
-                        cells[f"{f}__{k}"] = self._cell(f, fused_by_func.get(f, []), k)
-                else:
-                    cells[f] = self._cell(f, fused_by_func.get(f, []))
-            self._loops(b, loop_nest(g.schedule, g.extents, pieces).body, cells, g, gi)
+        self.sweep(b, fused_by_func)
         tail = Block([], b.counter)
         if plan.kind == "cell":
             ent_g = self.group_of[plan.entry]

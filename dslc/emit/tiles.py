@@ -168,13 +168,8 @@ class TiledGenerator(CudaGenerator):
 
     # ------------------------------------------------------------------ task
     def generate(self):
-        plan, g = self.plan, self.g
-        b = Block()
-        for f in g.functions:
-            for k, name in enumerate(g.extents.names[f]):
-                line = f"{name} = {self._extent_expr(f, k)}"
-                if line not in b.lines:
-                    b.emit(line)
+        g = self.g
+        b = Block(self.extent_lines())
         fused_by_func = self._prologue(b)
         f0 = g.functions[0]
         e_t = g.extents.names[f0][self.tdim]

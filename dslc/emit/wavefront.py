@@ -69,13 +69,7 @@ class WavefrontGenerator(CpuGenerator):
     def generate(self) -> tuple[str, str, list[str]]:
         """(device module source, host module source, argument names)."""
         plan = self.plan
-        head = Block()
-        for g in plan.groups:
-            for f in g.functions:
-                for k, name in enumerate(g.extents.names[f]):
-                    line = f"{name} = {self._extent_expr(f, k)}"
-                    if line not in head.lines:
-                        head.emit(line)
+        head = Block(self.extent_lines())
         fused_by_func: dict[str, list] = {}
         entry_em = self.emitter(self.task_names(self.program.functions[plan.entry]), set())
         for k, fu in enumerate(plan.fused):
