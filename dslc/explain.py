@@ -17,12 +17,17 @@ from dslc import backends
 from dslc.deps.extract import dependence_graph, groups
 from dslc.errors import DslcError
 from dslc.emit.plan import GroupPlan, extent_names
+from dslc.emit.lanes import LANES
 from dslc.poly.loops import loop_nest, render
 from dslc.runtime.script import ScriptRunner
 from dslc.schedule.search import Extents, find_schedule
 
 
 _LAST_PLANS: dict = {}  # entry -> plan of the last collect()
+_LAST_LANES: dict = {}  # map entry -> how its map ran on the CPU (lanes or why not)
+
+_VARIANTS = {"float32": "float32 (static bound)", "float32c": "float32 (checked per cell)",
+             "float64": "float64"}
 
 
 def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, str], set]:
@@ -34,6 +39,11 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     engine = runner.backend
     by_func, sources = {}, {}
     _LAST_PLANS.clear()
+    _LAST_LANES.clear()
+    for e, (_, _, variant) in engine.lanes.generated.items():
+        _LAST_LANES[e] = {"strategy": f"lane groups of {LANES}", "values": _VARIANTS[variant]}
+    for e, why in engine.lanes.fallbacks.items():
+        _LAST_LANES.setdefault(e, {"strategy": "one task per call", "why": why})
     compiled = {e: (plan, source) for e, (plan, source, _) in engine.lanes.generated.items()}
     compiled.update(engine.generated)  # the scalar task's source where both exist
     for entry, (plan, source) in compiled.items():
@@ -93,14 +103,15 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
             "strategy": "task-per-thread",
             "why": "map tasks are independent: one thread sweeps one task's table",
             "register_tile": ({"rows": tile.rows, "rows_source": "DSLC_CUDA_TILE (default 32)",
-                               "tiled_dimension": tile.tdim,
+                               "tiled_dimension": "a dimension whose sequence every task "
+                                                  "shares (the query), else the first",
                                "why": "dependences are uniform steps back in two dimensions: "
                                       "rows of a tile live in registers, only its last rows "
                                       "go to memory (the dimension shared by every task "
                                       "is tiled)"}
                               if tile is not None else {"rows": None, "why": untiled}),
             "values": ("float32 where the static bound holds for the map's numbers, else float64"
-                       if info is not None and info.linear else "float64"),
+                       if tile is not None and info is not None and info.linear else "float64"),
             "block": block, "block_source": "DSLC_CUDA_BLOCK (default 128)",
             "scratch_mb_per_launch": scratch,
             "storage": {f: {"memory": "global",
@@ -141,6 +152,8 @@ def report(program, backend: str = "cpu") -> dict:
         }
     if fallbacks:
         out["_interpreted"] = fallbacks
+    if _LAST_LANES:
+        out["_maps"] = dict(_LAST_LANES)
     if backend == "cuda":
         out["_cuda"] = cuda_report(program, by_func, _LAST_PLANS)
     return out
@@ -173,6 +186,9 @@ def render_text(rep: dict) -> str:
         lines.extend("    " + ln for ln in r["loops"].splitlines())
     for f, why in rep.get("_interpreted", {}).items():
         lines.append(f"{f}: runs on the interpreter ({why})")
+    for entry, m in rep.get("_maps", {}).items():
+        detail = m.get("values") or m.get("why")
+        lines.append(f"map over {entry} on the CPU: {m['strategy']} ({detail})")
     for entry, c in rep.get("_cuda", {}).items():
         lines.append(f"cuda, entry {entry}: {c['strategy']} ({c['why']})")
         if c["strategy"] != "cpu":

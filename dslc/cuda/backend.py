@@ -1,13 +1,16 @@
-"""The CUDA backend: the tasks of a ``map`` as GPU threads (task-per-thread).
+"""The CUDA backend.
 
-Single calls and whole tables run on the CPU backend (one task cannot fill a
-GPU with this strategy); a ``map`` whose plan compiles for the device runs one
-thread per task, tasks ordered longest first so the threads of a warp do
-similar work, in launches sized to a scratch-memory budget (inputs larger than
-the device are processed in chunks with the same results). Set
-``DSLC_CUDA_BLOCK`` (threads per block, default 128) and
-``DSLC_CUDA_SCRATCH_MB`` (window/table storage per launch, default 4096) to
-override the defaults.
+A ``map`` whose plan compiles for the device runs one thread per task
+(register-tiled where the dependences allow, :mod:`dslc.emit.tiles`), tasks
+ordered longest first so the threads of a warp do similar work, in launches
+sized to a scratch-memory budget (inputs larger than the device are processed
+in chunks with the same results). A single call or whole table of at least
+``DSLC_CUDA_WHOLE`` cells (default 1,000,000) runs as one problem on the whole
+GPU (:mod:`dslc.emit.wavefront`); smaller ones, and anything the device cannot
+take, run on the CPU backend. ``DSLC_CUDA_BLOCK`` (threads per block, default
+128), ``DSLC_CUDA_SCRATCH_MB`` (storage per launch, default 4096),
+``DSLC_CUDA_TILE`` (tile rows, default 32) and ``DSLC_CUDA_COOP=0`` (no
+cooperative launch) override the defaults.
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ class CudaBackend(CpuBackend):
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             return None
-        self.strategy[func] = "whole problem: one partition per launch, points over all threads"
+        self.strategy[func] = "whole problem: a launch per partition, points over all threads"
         self.generated[func] = (plan, device_src)
         return self._run_whole(gen, plan, device_src, host_src, argnames, scope, request)
 

@@ -8,8 +8,10 @@ kernel launch computes one partition: thread ``t`` of ``T`` takes the flattened
 other coordinates ``t, t + T, ...``, keeps those whose ``x_k`` lies in the
 domain, and computes every function of the group at that point, callees first.
 Points of one partition never read each other (the schedule is legal), so the
-only synchronisation needed is the end of a launch; the host launches the
-partitions in order. Storage (whole tables, or the rotating window) lives in
+only synchronisation needed is between partitions: on a real GPU one
+cooperative launch runs every partition with a grid-wide barrier between them
+(``all_<group>``); in the simulator, or where a cooperative launch is refused,
+the host launches the partitions in order (``part_<group>``). Storage (whole tables, or the rotating window) lives in
 global memory; fused reductions of the entry accumulate with atomics (``max``,
 ``min``, ``sum`` of ints and floats), the requested cell is captured by the
 thread that computes it. The entry's own body then runs on the host over the
@@ -40,8 +42,10 @@ def eliminated(coeffs) -> int:
 
 
 class WavefrontGenerator(CpuGenerator):
-    """Kernels ``part_<group>(<args>, <storage>, <accumulators>, res, c0)`` and a
-    host function ``final(<args>, <storage>, <accumulators>)``."""
+    """Kernels ``part_<group>(<args>, <storage>, <accumulators>, res, c0)`` (one
+    partition) and ``all_<group>(..., first, count)`` (every partition, grid
+    sync between them), and a host function ``final(<args>, <storage>,
+    <accumulators>)``."""
 
     def __init__(self, program, plan: TaskPlan):
         super().__init__(program, plan)
