@@ -89,7 +89,10 @@ class LaneMaps:
                 v = wide(a, task)
                 return v.astype(np.float32) if isinstance(v, np.ndarray) and v.dtype == np.float64 \
                     else v
-        runner = LaneRunner(module, argnames, kinds, dtype)
+        # a map of a group or two gains nothing from threads, and a parallel
+        # driver costs about a second more to compile
+        runner = LaneRunner(module, argnames, kinds, dtype,
+                            parallel=len(tasks) > 2 * LANES)
         raw, redo = runner.run(tasks, value_of, [modules.task_size(t) for t in tasks])
         if redo:
             module, argnames, windows = be._compile(f.name, kind, widest, request)
@@ -169,7 +172,8 @@ def _extents(tasks: list[dict]):
 class LaneRunner:
     """A compiled lane module and how to feed it."""
 
-    def __init__(self, module, argnames: list[str], kinds: dict[str, str], dtype: str):
+    def __init__(self, module, argnames: list[str], kinds: dict[str, str], dtype: str,
+                 parallel: bool = True):
         self.argnames, self.kinds, self.dtype = argnames, kinds, np.dtype(dtype)
         params, call = [], []
         for a in argnames:
@@ -184,9 +188,9 @@ class LaneRunner:
                 params.append(a)
                 call.append(a)
         scratch = ", ".join(f"sc[{k}]" for k in range(module.NSCRATCH))
-        src = (f"@numba.njit(parallel=True, cache=True)\n"
+        src = (f"@numba.njit(parallel={parallel}, cache=True)\n"
                f"def batch(ngroups, {', '.join(params)}, out, big):\n"
-               f"    for g in numba.prange(ngroups):\n"
+               f"    for g in {'numba.prange' if parallel else 'range'}(ngroups):\n"
                f"        sc = scratch({', '.join(call)})\n"
                f"        lanes({', '.join(call)}, out[g], big[g]{', ' if scratch else ''}{scratch})\n")
         self.module = modules.load(modules.module_text(module) + "\n" + src)
