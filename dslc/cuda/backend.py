@@ -68,7 +68,10 @@ class CudaBackend(CpuBackend):
         kind = "cell" if f.is_table else "value"
         request = tuple(args[p.name] for p in f.rec_params) if f.is_table else None
         scope = {p.name: args[p.name] for p in (f.calling_params if f.is_table else f.params)}
-        raw = self._whole(func, kind, scope, request)
+        try:
+            raw = self._whole(func, kind, scope, request)
+        except (IndexError, ValueError, ZeroDivisionError):
+            raw = None  # the entry's own body stopped on the host: the CPU says why
         if raw is not None:
             v = float(raw)
             if f.ret != T.INT or not math.isfinite(v) or abs(v) < EXACT:
@@ -76,7 +79,10 @@ class CudaBackend(CpuBackend):
         return super().value(func, args, span, description)
 
     def table(self, func: str, calling: dict, span, description: str = ""):
-        raw = self._whole(func, "table", calling, None)
+        try:
+            raw = self._whole(func, "table", calling, None)
+        except (IndexError, ValueError, ZeroDivisionError):
+            raw = None
         ret = self.program.functions[func].ret
         if raw is None or (ret == T.INT and (np.abs(raw[np.isfinite(raw)]) >= EXACT).any()):
             return super().table(func, calling, span, description)
