@@ -78,3 +78,26 @@ print r
     want, _ = _run(src, InterpBackend)
     assert {k: _values(v) for k, v in got.items()} == {k: _values(v) for k, v in want.items()}
     assert be.strategy and all(v.startswith("whole problem") for v in be.strategy.values())
+
+
+def test_an_error_in_the_entry_is_reported_by_position(tmp_path):
+    """The whole-GPU path cannot report a bad call itself: the CPU backend re-runs
+    it and gives the usual file:line:col message and exit status 2."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "bad.bio"
+    path.write_text(
+        "int d(seq[dna] s, index[s] i, seq[dna] t, index[t] j)\n"
+        "  | i == 0 = j\n"
+        "  | j == 0 = i\n"
+        "  | otherwise = d(i - 1, j - 1) + 1 min d(i - 1, j) + 1 min d(i, j - 1) + 1\n"
+        "int bad(seq[dna] s, seq[dna] t) = d(len(s) + 1, len(t))\n"
+        'print bad("ACGT", "ACG")\n')
+    env = dict(os.environ, DSLC_CUDA_WHOLE="0")
+    r = subprocess.run([sys.executable, "-m", "dslc.cli", "run", str(path), "--backend", "cuda"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 2, r.stderr
+    assert f"{path}:5:35: error: recursive argument i = 5 is outside its domain" in r.stderr
+    assert "Traceback" not in r.stderr
