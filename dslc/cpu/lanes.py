@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+import numba
 import numpy as np
 
 from dslc.cpu import modules
@@ -224,7 +225,13 @@ class LaneRunner:
                 arrays.append(value_of(a, tasks[0]))
         out = np.empty((ngroups, LANES), dtype=np.float64)
         big = np.zeros((ngroups, LANES), dtype=self.dtype)
-        self.module.batch(ngroups, *arrays, out, big)
+        # groups are ordered largest first and handed out one at a time, so no
+        # thread is left with all the long sequences
+        previous = numba.set_parallel_chunksize(1)
+        try:
+            self.module.batch(ngroups, *arrays, out, big)
+        finally:
+            numba.set_parallel_chunksize(previous)
         res = np.empty(len(tasks), dtype=np.float64)
         res[idx.ravel()] = out.ravel()
         redo = sorted({int(i) for i, b in zip(idx.ravel(), big.ravel()) if b >= LEAF})
