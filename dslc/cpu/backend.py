@@ -57,9 +57,7 @@ class CpuBackend:
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
-        kind = "cell" if f.is_table else "value"
-        request = tuple(args[p.name] for p in f.rec_params) if f.is_table else None
-        scope = {p.name: args[p.name] for p in (f.calling_params if f.is_table else f.params)}
+        kind, request, scope = self.call_entry(f, args)
         compiled = self._compile(func, kind, scope, request)
         if compiled is None:
             return self.interp.value(func, args, span, description)
@@ -123,6 +121,14 @@ class CpuBackend:
         return out
 
     # ------------------------------------------------------------------ helpers
+    def call_entry(self, f, args: dict):
+        """How a single call is compiled: the entry kind (a table's ``cell`` or a
+        plain ``value``), the cell asked for, and the arguments the task takes."""
+        if f.is_table:
+            return ("cell", tuple(args[p.name] for p in f.rec_params),
+                    {p.name: args[p.name] for p in f.calling_params})
+        return "value", None, {p.name: args[p.name] for p in f.params}
+
     def map_entry(self, f, tasks: list[dict]):
         """How a map over ``f`` is compiled: the entry kind, the binding whose
         extents bound every task's, and for a table the cell asked for."""

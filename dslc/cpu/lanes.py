@@ -176,18 +176,9 @@ class LaneRunner:
     def __init__(self, module, argnames: list[str], kinds: dict[str, str], dtype: str,
                  parallel: bool = True):
         self.argnames, self.kinds, self.dtype = argnames, kinds, np.dtype(dtype)
-        params, call = [], []
-        for a in argnames:
-            k = self._kind(a)
-            if k == "seq":
-                params += [f"buf_{a}", f"off_{a}"]
-                call.append(f"buf_{a}[off_{a}[g]:off_{a}[g + 1]]")
-            elif k == "lane":
-                params.append(f"arr_{a}")
-                call.append(f"arr_{a}[g]")
-            else:
-                params.append(a)
-                call.append(a)
+        as_batch = {"seq": "seq", "lane": "scalar", "shared": "shared"}
+        params, call = modules.packed_call(
+            argnames, {a: as_batch[self._kind(a)] for a in argnames}, at="g")
         scratch = ", ".join(f"sc[{k}]" for k in range(module.NSCRATCH))
         src = (f"@numba.njit(parallel={parallel}, cache=True)\n"
                f"def batch(ngroups, {', '.join(params)}, out, big):\n"

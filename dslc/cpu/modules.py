@@ -96,10 +96,12 @@ def store_plan(key: str, source: str, argnames: list[str], windows: tuple) -> No
     os.replace(tmp, path)
 
 
-def packed_call(argnames: list[str], kinds: dict[str, str]) -> tuple[list[str], list[str]]:
+def packed_call(argnames: list[str], kinds: dict[str, str],
+                at: str = "k") -> tuple[list[str], list[str]]:
     """Parameters of a batch function and the arguments it passes ``task`` for
-    task ``k``; ``kinds`` says how each argument is packed: ``seq`` (one buffer +
-    offsets), ``scalar`` (an array with one value per task) or ``shared``."""
+    task (or lane group) ``at``; ``kinds`` says how each argument is packed:
+    ``seq`` (one buffer + offsets), ``scalar`` (an array with one value per task),
+    ``shared``, or one of the block-interleaved kinds of emit.tiles."""
     params, call = [], []
     for a in argnames:
         k = kinds[a]
@@ -116,10 +118,10 @@ def packed_call(argnames: list[str], kinds: dict[str, str]) -> tuple[list[str], 
             call.append("n % BLOCK")
         elif k == "seq":
             params += [f"buf_{a}", f"off_{a}"]
-            call.append(f"buf_{a}[off_{a}[k]:off_{a}[k + 1]]")
+            call.append(f"buf_{a}[off_{a}[{at}]:off_{a}[{at} + 1]]")
         elif k == "scalar":
             params.append(f"arr_{a}")
-            call.append(f"arr_{a}[k]")
+            call.append(f"arr_{a}[{at}]")
         else:
             params.append(a)
             call.append(a)

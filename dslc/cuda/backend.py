@@ -65,9 +65,7 @@ class CudaBackend(CpuBackend):
     # ------------------------------------------------------------------ one big problem
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
-        kind = "cell" if f.is_table else "value"
-        request = tuple(args[p.name] for p in f.rec_params) if f.is_table else None
-        scope = {p.name: args[p.name] for p in (f.calling_params if f.is_table else f.params)}
+        kind, request, scope = self.call_entry(f, args)
         try:
             raw = self._whole(func, kind, scope, request)
         except (IndexError, ValueError, ZeroDivisionError):

@@ -344,16 +344,25 @@ class CpuGenerator:
                                fused_nodes)
             val = self._guards(f, em, b)
             b.emit(f"return {val}")
-        if plan.kind == "value":
-            args = [arg_name(p.name) for p in self.program.functions[plan.entry].params]
-        else:
-            args = [arg_name(p.name) for p in self.program.functions[plan.entry].calling_params]
+        args = self.argnames()
+        return self.module_source(args, b), args
+
+    def argnames(self, per_argument=lambda name: [], windows: bool = True) -> list[str]:
+        """The task's arguments, in order: the entry's (each followed by what a
+        backend adds for it, ``per_argument(name)``), the globals its code reads,
+        the window depths (``windows``) and, for a cell, the cell asked for."""
+        plan = self.plan
+        entry = self.program.functions[plan.entry]
+        args = []
+        for p in entry.params if plan.kind == "value" else entry.calling_params:
+            args += [arg_name(p.name), *per_argument(p.name)]
         args += [f"g_{n}" for n in sorted(self.globals_used)]
-        args += [f"W_{gi}" for gi, g in enumerate(plan.groups) if g.windowed]
+        if windows:
+            args += [f"W_{gi}" for gi, g in enumerate(plan.groups) if g.windowed]
         if plan.kind == "cell":
             args += [f"q_{i}" for i in range(len(self.group_of[plan.entry].extents.names[
                 plan.entry]))]
-        return self.module_source(args, b), args
+        return args
 
     def extent_lines(self) -> list[str]:
         """``E_... = ...``: every extent the plan's groups use, each once."""

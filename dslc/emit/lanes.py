@@ -267,20 +267,7 @@ class LaneGenerator(CpuGenerator):
                           if isinstance(p.type, T.SymT)])
 
     def lane_args(self) -> list[str]:
-        plan = self.plan
-        entry = self.program.functions[plan.entry]
-        params = entry.params if plan.kind == "value" else entry.calling_params
-        args = []
-        for p in params:
-            args.append(f"a_{p.name}")
-            if self.kind_of(p.name) == "seq":
-                args.append(f"n_{p.name}")
-        args += [f"g_{n}" for n in sorted(self.globals_used)]
-        args += [f"W_{gi}" for gi, g in enumerate(plan.groups) if g.windowed]
-        if plan.kind == "cell":
-            args += [f"q_{i}" for i in range(len(self.group_of[plan.entry].extents.names[
-                plan.entry]))]
-        return args
+        return self.argnames(lambda n: [f"n_{n}"] if self.kind_of(n) == "seq" else [])
 
     def module_source(self, args, body, extents=None):
         helpers = "\n".join(self.helpers.values())

@@ -263,15 +263,8 @@ class TiledGenerator(CudaGenerator):
             + "def task(" + task
 
     def _args(self) -> list[str]:
-        plan = self.plan
-        entry = self.program.functions[plan.entry]
-        params = entry.params if plan.kind == "value" else entry.calling_params
-        args = []
-        for p in params:
-            args.append(f"a_{p.name}")
-            if p.name in self.interleaved:
-                args += [f"ib_{p.name}", f"n_{p.name}"]
-        args += [f"g_{n}" for n in sorted(self.globals_used)]
-        if plan.kind == "cell":
-            args += [f"q_{i}" for i in range(len(self.g.extents.names[plan.entry]))]
-        return args + ["ln"]
+        """An interleaved sequence also takes its block's base and its length;
+        the thread's lane in its block comes last (no window depths: no windows)."""
+        def per_argument(name):
+            return [f"ib_{name}", f"n_{name}"] if name in self.interleaved else []
+        return self.argnames(per_argument, windows=False) + ["ln"]

@@ -87,7 +87,7 @@ class WavefrontGenerator(CpuGenerator):
             self._storage(stores[-1], gi, g)
         kernels = [self._kernel(gi, g, head, stores[gi], fused_by_func)
                    for gi, g in enumerate(plan.groups)]
-        args = self._argnames()
+        args = self.argnames()
         own = "\n".join([*self.helpers.values(), *kernels])
         if any(c in own for c in CHECKS):
             raise NotCompilable("a run-time check the kernel could not report")
@@ -125,7 +125,7 @@ class WavefrontGenerator(CpuGenerator):
         inner.lines.extend(body.lines)
         sweep.nest(f"for it in range(idx0, {span}, nth):", inner)
         start = ["idx0 = cuda.grid(1)", "nth = cuda.gridsize(1)", *head.lines, *store.lines]
-        params = self._argnames() + [f"T_{f}" for f, _ in self.storage] + \
+        params = self.argnames() + [f"T_{f}" for f, _ in self.storage] + \
             [f"acc{k}" for k in range(len(self.plan.fused))] + ["res"]
         one = Block(list(start), head.counter)
         one.lines.extend(sweep.lines)
@@ -147,18 +147,6 @@ class WavefrontGenerator(CpuGenerator):
         k = eliminated(g.schedule.coeffs)
         ext = g.extents.names[g.functions[0]]
         return " * ".join(f"({ext[m]} + 1)" for m in range(len(ext)) if m != k) or "1"
-
-    def _argnames(self) -> list[str]:
-        plan = self.plan
-        entry = self.program.functions[plan.entry]
-        params = entry.params if plan.kind == "value" else entry.calling_params
-        args = [f"a_{p.name}" for p in params]
-        args += [f"g_{n}" for n in sorted(self.globals_used)]
-        args += [f"W_{gi}" for gi, g in enumerate(plan.groups) if g.windowed]
-        if plan.kind == "cell":
-            args += [f"q_{i}" for i in range(len(self.group_of[plan.entry].extents.names[
-                plan.entry]))]
-        return args
 
     def _final(self, args: list[str], head: Block) -> str:
         """The host side after the sweep: the entry's value from the accumulators
