@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,27 +14,16 @@ import pytest
 import dslc
 from dslc import sdk
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: shared HMM texts
+from hmm_models import CASINO_ALPHABET, CASINO_MODEL, SILENT_MODEL, STDLIB_HMM  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-STDLIB_HMM = (ROOT / "stdlib" / "hmm.bio").read_text()
 STDLIB_PHYLO = (ROOT / "stdlib" / "phylo.bio").read_text()
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
                                 reason="numba/islpy not installed")
 
-CASINO = """\
-define alphabet dice [1, 2, 3, 4, 5, 6]
-define hmm casino {
-  alphabet dice;
-  startstate start;
-  state fair emits fairemission;
-  state loaded emits loadedemission;
-  endstate end;
-  start -> fair 1;
-  fair -> fair 0.94999;   fair -> loaded 0.05;   fair -> end 0.00001;
-  loaded -> loaded 0.97999; loaded -> fair 0.02; loaded -> end 0.00001;
-  emission fairemission = [1/6, 1/6, 1/6, 1/6, 1/6, 1/6];
-  emission loadedemission = [0.1, 0.1, 0.1, 0.1, 0.1, 0.5];
-}
+CASINO = CASINO_ALPHABET + CASINO_MODEL + """\
 define hmm casino2 {
   alphabet dice;
   startstate start;
@@ -48,27 +38,6 @@ define hmm casino2 {
 }
 """
 
-# silent states between the emitting ones, numbered so that d2 (silent) is read
-# by m1 and reads m1 and skip: the order inside a column is found at run time
-SILENT = """\
-define hmm sil {
-  alphabet dna;
-  startstate b;
-  state skip;
-  state m1 emits e1;
-  state m2 emits e2;
-  state d2;
-  endstate e;
-  const stay = 0.3;
-  b -> m1 0.6;  b -> skip 0.4;
-  skip -> m2 0.5;  skip -> d2 0.5;
-  m1 -> m1 stay;  m1 -> m2 0.4;  m1 -> d2 1 - stay - 0.4;
-  m2 -> m2 0.2;  m2 -> m1 0.3;  m2 -> e 0.5;
-  d2 -> e 0.2;  d2 -> m1 0.8;
-  emission e1 = A : 0.4, * : 0.2;
-  emission e2 = [0.1, 0.2, 0.3, 0.4];
-}
-"""
 
 
 def close(a, b, rel=1e-9) -> bool:
@@ -96,7 +65,7 @@ def rand_texts(rng, symbols: str, n: int, longest: int) -> list[str]:
 @pytest.mark.parametrize("func", ["hmm_forward", "hmm_backward", "hmm_viterbi"])
 @pytest.mark.parametrize("model,symbols", [("casino", "123456"), ("sil", "ACGT")])
 def test_hmm_map_compiled_equals_interpreter(func, model, symbols):
-    cpu, engine, interp = both(CASINO + SILENT + STDLIB_HMM)
+    cpu, engine, interp = both(CASINO + SILENT_MODEL + STDLIB_HMM)
     rng = np.random.default_rng(7)
     texts = rand_texts(rng, symbols, 40, 60) + ["", symbols[0]]  # 42 tasks: the lane path too
     got = cpu.map(func, cpu._globals[model], texts).values.ravel()
@@ -108,7 +77,7 @@ def test_hmm_map_compiled_equals_interpreter(func, model, symbols):
 
 
 def test_hmm_tables_and_posterior_compiled():
-    cpu, engine, interp = both(SILENT + STDLIB_HMM)
+    cpu, engine, interp = both(SILENT_MODEL + STDLIB_HMM)
     h1, h2 = cpu._globals["sil"], interp._globals["sil"]
     text = "ACGTTGCAAC"
     got = cpu.call("hmm_fwd", h1, text).values
@@ -135,7 +104,7 @@ def test_models_differing_between_tasks():
 
 
 def test_accessors_on_the_model_compiled():
-    src = SILENT + """
+    src = SILENT_MODEL + """
 int n(hmm h) = sum(s in h.states : 1)
 int silent(hmm h) = sum(s in h.states where s.issilent : 1)
 int edges(hmm h) = sum(s in h.states : sum(t in s.transitionsfrom : 1))
@@ -262,7 +231,7 @@ def test_hmm_and_tree_maps_on_every_backend(backend, write_bio):
     cleanly; results are the interpreter's."""
     rng = np.random.default_rng(3)
     texts = rand_texts(rng, "ACGT", 20, 15)
-    src = SILENT + STDLIB_HMM
+    src = SILENT_MODEL + STDLIB_HMM
     prog = dslc.compile(src, backend=backend)
     prog.run()
     ref = dslc.compile(src, backend="interp")

@@ -19,23 +19,12 @@ from dslc_extensions.hmm.model import EMITTING, END, SILENT, START, build_hmm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference helpers
 import hmm_reference as ref  # noqa: E402
+from hmm_models import CASINO_BODY  # noqa: E402
 
 DICE = Alphabet("dice", tuple("123456"))
 DNA = Alphabet("dna", tuple("ACGT"))
 ALPHABETS = {"dice": DICE, "dna": DNA}
 
-CASINO_BODY = """
-  alphabet dice;
-  startstate start;
-  state fair emits fairemission;
-  state loaded emits loadedemission;
-  endstate end;
-  start -> fair 1;
-  fair -> fair 0.94999;   fair -> loaded 0.05;   fair -> end 0.00001;
-  loaded -> loaded 0.97999; loaded -> fair 0.02; loaded -> end 0.00001;
-  emission fairemission = [1/6, 1/6, 1/6, 1/6, 1/6, 1/6];
-  emission loadedemission = [0.1, 0.1, 0.1, 0.1, 0.1, 0.5];
-"""
 
 GENEFINDER_BODY = """
     alphabet dna;

@@ -22,47 +22,13 @@ from dslc_extensions.hmm import ViterbiPath, posterior_decoding, viterbi_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference helpers
 import hmm_reference as ref  # noqa: E402
+from hmm_models import CASINO, SILENT_MODEL, STDLIB_HMM  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-STDLIB_HMM = (ROOT / "stdlib" / "hmm.bio").read_text()
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
-CASINO = """\
-define alphabet dice [1, 2, 3, 4, 5, 6]
-define hmm casino {
-  alphabet dice;
-  startstate start;
-  state fair emits fairemission;
-  state loaded emits loadedemission;
-  endstate end;
-  start -> fair 1;
-  fair -> fair 0.94999;   fair -> loaded 0.05;   fair -> end 0.00001;
-  loaded -> loaded 0.97999; loaded -> fair 0.02; loaded -> end 0.00001;
-  emission fairemission = [1/6, 1/6, 1/6, 1/6, 1/6, 1/6];
-  emission loadedemission = [0.1, 0.1, 0.1, 0.1, 0.1, 0.5];
-}
-"""
 
-# Silent states between emitting ones: skip (from the start), d2 (between m1 and m2).
-SILENT = """\
-define hmm sil {
-  alphabet dna;
-  startstate b;
-  state skip;
-  state m1 emits e1;
-  state m2 emits e2;
-  state d2;
-  endstate e;
-  b -> m1 0.6;  b -> skip 0.4;
-  skip -> m2 0.5;  skip -> d2 0.5;
-  m1 -> m1 0.3;  m1 -> m2 0.4;  m1 -> d2 0.3;
-  m2 -> m2 0.2;  m2 -> m1 0.3;  m2 -> e 0.5;
-  d2 -> e 0.2;  d2 -> m1 0.8;
-  emission e1 = A : 0.4, * : 0.2;
-  emission e2 = [0.1, 0.2, 0.3, 0.4];
-}
-"""
 
 # A small profile: match, delete and insert states node by node; the all-delete
 # path b d1 d2 d3 e emits nothing, so even the empty sequence has a path.
@@ -110,7 +76,7 @@ define hmm ties {
 }
 """
 
-MODELS = {"casino": CASINO, "sil": SILENT, "prof": PROFILE, "ties": TIES}
+MODELS = {"casino": CASINO, "sil": SILENT_MODEL, "prof": PROFILE, "ties": TIES}
 
 
 @functools.cache

@@ -17,29 +17,12 @@ from dslc.errors import DslcError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference helpers
 import hmm_reference as ref  # noqa: E402
+from hmm_models import CASINO_ALPHABET, CASINO_MODEL, SILENT_MODEL, STDLIB_HMM  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-STDLIB_HMM = (ROOT / "stdlib" / "hmm.bio").read_text()
 BACKENDS = [None, "interp"]  # None: the default backend
 IDS = ["default", "interp"]
 
-# The contract's text ("Hidden Markov models"), verbatim, with the rolls loaded
-# from a file and the result printed.
-CASINO_ALPHABET = "define alphabet dice [1, 2, 3, 4, 5, 6]\n"
-CASINO_MODEL = """\
-define hmm casino {
-  alphabet dice;
-  startstate start;
-  state fair emits fairemission;
-  state loaded emits loadedemission;
-  endstate end;
-  start -> fair 1;
-  fair -> fair 0.94999;   fair -> loaded 0.05;   fair -> end 0.00001;
-  loaded -> loaded 0.97999; loaded -> fair 0.02; loaded -> end 0.00001;
-  emission fairemission = [1/6, 1/6, 1/6, 1/6, 1/6, 1/6];
-  emission loadedemission = [0.1, 0.1, 0.1, 0.1, 0.1, 0.5];
-}
-"""
 CONTRACT_CASINO = CASINO_ALPHABET + CASINO_MODEL + """\
 prob fwd(hmm h, state[h] s, seq[*] x, index[x] i)
   | i == 0 = if s.isstart then 1.0 else 0.0
@@ -52,26 +35,6 @@ p = map(px, casino (*) rolls)        // P(x | casino) for every sequence in roll
 print p
 """
 
-# A model with silent states between the emitting ones (and a path that emits nothing).
-SILENT_MODEL = """\
-define hmm sil {
-  alphabet dna;
-  startstate b;
-  state skip;
-  state m1 emits e1;
-  state m2 emits e2;
-  state d2;
-  endstate e;
-  const stay = 0.3;
-  b -> m1 0.6;  b -> skip 0.4;
-  skip -> m2 0.5;  skip -> d2 0.5;
-  m1 -> m1 stay;  m1 -> m2 0.4;  m1 -> d2 1 - stay - 0.4;
-  m2 -> m2 0.2;  m2 -> m1 0.3;  m2 -> e 0.5;
-  d2 -> e 0.2;  d2 -> m1 0.8;
-  emission e1 = A : 0.4, * : 0.2;
-  emission e2 = [0.1, 0.2, 0.3, 0.4];
-}
-"""
 
 
 def compile_program(path, backend):
