@@ -35,12 +35,25 @@ import re
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.deps.extract import dependence_graph
-from dslc.emit.cpu import _FusedEmitter, fused_init, fused_step
+from dslc.emit.cpu import _FusedEmitter, arg_name, fused_init, fused_step
 from dslc.emit.cuda import CudaGenerator
 from dslc.emit.plan import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
+from dslc.emit.ranges import INF, constants, live_guards
 
 ROWS = 32
+
+# float32 min/max of a register-tiled kernel. NaN is where Python's max and
+# IEEE fmax differ; an integer table only meets NaN after inf - inf, which the
+# language makes an error, and the compiled sweeps do not detect it either
+# way. The simulator has no libdevice: Python's own min and max there.
+FMAX = """import os
+if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+    _fmax, _fmin = max, min
+else:
+    from numba.cuda import libdevice
+    _fmax, _fmin = libdevice.fmaxf, libdevice.fminf
+"""
 
 
 def tile_rows() -> int:
@@ -66,6 +79,29 @@ def uniform_deltas(program, g: GroupPlan) -> dict:
     return out
 
 
+def param_vars(e: tir.TExpr) -> set[str] | None:
+    """Parameters read by index expression ``e``; None where it reads a local
+    (a reduction variable: not invariant anywhere outside its reduction)."""
+    out: set[str] = set()
+    for x in _subexprs(e):
+        if isinstance(x, tir.Var):
+            if x.scope == "local":
+                return None
+            if x.scope == "param":
+                out.add(x.name)
+        elif not isinstance(x, (tir.Lit, tir.Neg, tir.Arith, tir.Builtin, tir.Coerce)):
+            return None
+    return out
+
+
+def _subexprs(e):
+    yield e
+    for v in vars(e).values():
+        for x in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(x, tir.TExpr):
+                yield from _subexprs(x)
+
+
 def block_size() -> int:
     return int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
 
@@ -76,12 +112,26 @@ class _TileEmitter(ExprEmitter):
     so the threads of a warp reading their ``j``-th residues read one line."""
 
     def _seqindex(self, e, b):
+        n = len(b.lines)
+        text = self._read(e, b)
+        if len(b.lines) == n and e.span in self.safe_indexes:
+            return self.names.gen.hoist_read(e, text) or text
+        return text
+
+    def _read(self, e, b):
         name = self._interleaved(e.seq)
         if name is None:
             return super()._seqindex(e, b)
         if e.span not in self.safe_indexes:
             raise NotCompilable("a sequence index not proved in range")
         return f"np.int64(a_{name}[ib_{name} + ({self.as_int(e.index, b)}) * BLOCK + ln])"
+
+    def _minmax(self, e, b):
+        """float32 values: one max.f32 instruction rather than a compare and a
+        select (they differ only for NaN, see FMAX)."""
+        text = super()._minmax(e, b)
+        ints = e.type == T.INT and self.index(e.left) and self.index(e.right)
+        return text if ints or self.names.gen.dtype != "float32" else "_f" + text
 
     def _builtin(self, e, b):
         name = self._interleaved(e.args[0]) if e.name == "len" else None
@@ -124,7 +174,15 @@ class TiledGenerator(CudaGenerator):
         callee = self._callee_of_spans()
         for span, d in self.deltas.items():
             self.back[callee[span]] = max(self.back[callee[span]], d[self.udim])
+        # functions read a row back across a tile edge: only their last rows are stored
+        self.crossing = [f for f in g.functions
+                         if any(callee[s] == f and d[self.tdim] > 0 for s, d in self.deltas.items())]
+        self.bback = {f: max(d[self.udim] for s, d in self.deltas.items()
+                             if callee[s] == f and d[self.tdim] > 0) for f in self.crossing}
         self.row = 0  # the tile row being generated
+        self.box = None  # (t, u) ranges of the code being generated (emit.ranges)
+        self.column_hoist = self.tile_hoist = None  # invariant reads: pending list, tile block
+        self.hoisted: dict = {}
         self.trivial: set[str] = set()  # fused-reduction bounds the sweep never passes
 
     def _callee_of_spans(self) -> dict:
@@ -153,12 +211,56 @@ class TiledGenerator(CudaGenerator):
         rr, du = self.row - d[self.tdim], d[self.udim]
         if rr >= 0:
             return self.reg(func, rr, du)
-        # a row of the previous tile, kept in the boundary buffer
-        col = f"x_{self._u_name(func)} - {du}" if du else f"x_{self._u_name(func)}"
-        return self.cell_ref(func, ["old", str(self.dt + rr), col])
+        # a row of the previous tile: its boundary value, loaded a column ahead
+        return self.breg(func, self.dt + rr, du)
+
+    def breg(self, func: str, k: int, back) -> str:
+        """Row ``k`` of the previous tile's boundary, ``back`` columns back
+        (``n``: the next column's, being loaded)."""
+        return f"b_{func}_{k}_{back}"
 
     def write(self, g, func, xs):
         return self.reg(func, self.row, 0)
+
+    def _guards(self, f, em, b):
+        """Only the guards the current box leaves undecided are tested."""
+        if self.box is None or f.name not in self.g.functions:
+            return super()._guards(f, em, b)
+        names = [p.name for p in f.rec_params]
+        live = live_guards(f.guards, {names[self.tdim]: self.box[0], names[self.udim]: self.box[1]})
+        if not live:
+            return super()._guards(f, em, b)
+        out = b.fresh("val")
+        self._guard_chain(tuple(live), 0, em, b, out, f.ret)
+        return out
+
+    def hoist_read(self, e, text: str) -> str | None:
+        """A sequence read ``text`` (of ``e``, proved in range) whose index
+        does not change along the stream is read once: per column when it
+        depends on ``u`` alone, per tile row when on ``t`` alone. Only in the
+        interior, where every cell's body runs unconditionally."""
+        if self.column_hoist is None or self.current is None:
+            return None
+        used = param_vars(e.index)
+        f = self.program.functions[self.current]
+        if used is None:
+            return None
+        used &= {p.name for p in f.rec_params}
+        t, u = self._t_name(f.name), self._u_name(f.name)
+        if used <= {u}:
+            key = ("u", text)
+            if key not in self.hoisted:  # fetched a column ahead (see _column)
+                self.hoisted[key] = f"hv{len(self.hoisted)}"
+                self.column_hoist.append((self.hoisted[key], text))
+        elif used == {t}:
+            key = ("t", text, self.row)
+            if key not in self.hoisted:
+                self.hoisted[key] = f"hv{len(self.hoisted)}"
+                self.tile_hoist.emit(f"x_{t} = t0 + {self.row}")
+                self.tile_hoist.emit(f"{self.hoisted[key]} = {text}")
+        else:
+            return None
+        return self.hoisted[key]
 
     def _u_name(self, func: str) -> str:
         return self.program.functions[func].rec_params[self.udim].name
@@ -168,46 +270,130 @@ class TiledGenerator(CudaGenerator):
 
     # ------------------------------------------------------------------ task
     def generate(self):
+        """Full tiles past the boundary rows run specialised code: no row test,
+        guards decided by the box they lie in (emit.ranges), the boundary
+        columns peeled, and sequence reads that do not change along the stream
+        hoisted out of it. The first tile and a partial last one keep every test."""
         g = self.g
         b = Block(self.extent_lines())
+        entry = self.program.functions[self.plan.entry]
+        for p in entry.params:  # numbers in the table type: float32 stays float32
+            if p.type in (T.INT, T.FLOAT) and arg_name(p.name) in self._args():
+                b.emit(f"{arg_name(p.name)} = float({arg_name(p.name)})")
         fused_by_func = self._prologue(b)
         f0 = g.functions[0]
         e_t = g.extents.names[f0][self.tdim]
         e_u = g.extents.names[f0][self.udim]
-        for f in g.functions:
-            self.storage.append((f, ["2", str(self.dt), f"{e_u} + 1"]))
-        zero = "0.0"
+        for f in self.crossing:  # one column more: the stream loads a column ahead
+            self.storage.append((f, ["2", str(self.dt), f"{e_u} + 2"]))
         for f in g.functions:
             for r in range(self.rows):
                 for c in range(self.back[f] + 1):
-                    b.emit(f"{self.reg(f, r, c)} = {zero}")
-        order = [f for f in g.schedule.order if f in g.functions]
+                    b.emit(f"{self.reg(f, r, c)} = 0.0")
+        for f in self.crossing:
+            for k in range(self.dt):
+                for c in ["n"] + list(range(self.bback[f] + 1)):
+                    b.emit(f"{self.breg(f, k, c)} = 0.0")
+        kt, ku = self._corner()
         tile = b.child()
         tile.emit(f"new = (t0 // {self.rows}) % 2")
         tile.emit("old = 1 - new")
-        col = tile.child()
+        full, hoisted = tile.child(), tile.child()
+        self.hoisted = {}
+        if ku:
+            pre, edge = self._column(fused_by_func, ((kt, INF), (0, ku - 1)), False, 0)
+            full.lines.extend(pre.lines)
+            full.nest(f"for u in range(0, {ku} if {ku} <= {e_u} else {e_u} + 1):", edge)
+        pre, inner = self._column(fused_by_func, ((kt, INF), (ku, INF)), False, ku, hoisted)
+        full.lines.extend(pre.lines)
+        full.nest(f"for u in range({ku}, {e_u} + 1):", inner)
+        hoisted.lines.extend(full.lines)
+        rest = tile.child()
+        pre, col = self._column(fused_by_func, ((0, INF), (0, INF)), True, 0)
+        rest.lines.extend(pre.lines)
+        rest.nest(f"for u in range(0, {e_u} + 1):", col)
+        tile.nest(f"if t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}:", hoisted)
+        tile.nest("else:", rest)
+        b.nest(f"for t0 in range(0, {e_t} + 1, {self.rows}):", tile)
+        self._epilogue(b)
+        return self.module_source(self._args(), b), self._args()
+
+    def _corner(self) -> tuple[int, int]:
+        """Where the interior starts in each dimension: one past the largest
+        constant any guard of the group compares with (``i == 0`` gives 1),
+        at most one tile."""
+        consts = [c for f in self.g.functions for gd in self.program.functions[f].guards
+                  if gd.cond is not None for c in constants(gd.cond)]
+        k = min(max(consts, default=-1) + 1, self.rows)
+        return k, k
+
+    def _column(self, fused_by_func, box, guarded: bool, first: int,
+                hoist: Block | None = None) -> tuple[Block, Block]:
+        """One step of the stream (``u`` from ``first``) and what goes before
+        its loop: registers shift a column back, then the tile's rows, callees
+        first. ``box`` bounds (t, u) there; ``guarded`` tests each row against
+        the extent (the last tile may be partial).
+
+        Loads are issued a column ahead (software pipelining): the previous
+        tile's boundary values and the hoisted reads of column ``u + 1`` are
+        fetched while column ``u`` computes, because row 0 needs them at once
+        and everything below row 0 waits for row 0."""
+        g = self.g
+        e_t = g.extents.names[g.functions[0]][self.tdim]
+        e_u = g.extents.names[g.functions[0]][self.udim]
+        pre, col = Block(), Block()
         for name in dict.fromkeys(self._u_name(f) for f in g.functions):
             col.emit(f"x_{name} = u")
+        self.column_hoist = [] if hoist is not None else None
+        self.tile_hoist, self.hoisted = hoist, {}
         for f in g.functions:  # registers move one column back
             for r in range(self.rows):
                 for c in range(self.back[f], 0, -1):
                     col.emit(f"{self.reg(f, r, c)} = {self.reg(f, r, c - 1)}")
+        for f in self.crossing:  # so do the previous tile's boundary values
+            for k in range(self.dt):
+                for c in range(self.bback[f], 0, -1):
+                    col.emit(f"{self.breg(f, k, c)} = {self.breg(f, k, c - 1)}")
+                    pre.emit(f"{self.breg(f, k, c - 1)} = "
+                             f"{self.cell_ref(f, ['old', str(k), str(max(first - c, 0))])}")
+                col.emit(f"{self.breg(f, k, 0)} = {self.breg(f, k, 'n')}")
+                pre.emit(f"{self.breg(f, k, 'n')} = {self.cell_ref(f, ['old', str(k), str(first)])}")
+                col.emit(f"{self.breg(f, k, 'n')} = {self.cell_ref(f, ['old', str(k), 'u + 1'])}")
+        order = [f for f in g.schedule.order if f in g.functions]
+        body = Block()
         for r in range(self.rows):
             self.row = r
-            cell = col.child()
+            cell = Block()
             for name in dict.fromkeys(self._t_name(f) for f in g.functions):
                 cell.emit(f"x_{name} = t0 + {r}")
+            self.box = box
             for f in order:
                 cell.lines.extend(self._cell(f, fused_by_func.get(f, [])).lines)
-            col.nest(f"if t0 + {r} <= {e_t}:", cell)
-        for f in g.functions:  # the tile's last rows, for the next tile
+            if guarded:
+                body.nest(f"if t0 + {r} <= {e_t}:", cell)
+            else:
+                body.lines.extend(cell.lines)
+        self.box = None
+        if self.column_hoist is not None:  # reads of u alone: fetched a column ahead
+            uname = [self._u_name(f) for f in g.functions]
+            for name, text in self.column_hoist:
+                col.emit(f"{name} = {name}n")
+                for n in dict.fromkeys(uname):
+                    pre.emit(f"x_{n} = {first}")
+                pre.emit(f"{name}n = ({text}) if {first} <= {e_u} else 0")
+            col.lines.extend(body.lines)
+            for n in dict.fromkeys(uname):
+                col.emit(f"x_{n} = u + 1")
+            for name, text in self.column_hoist:
+                col.emit(f"{name}n = ({text}) if u < {e_u} else 0")
+        else:
+            col.lines.extend(body.lines)
+        self.column_hoist = self.tile_hoist = None
+        for f in self.crossing:  # the tile's last rows, for the next tile
             for k in range(self.dt):
                 r = self.rows - self.dt + k
                 col.emit(f"{self.cell_ref(f, ['new', str(k), 'u'])} = {self.reg(f, r, 0)}")
-        tile.nest(f"for u in range(0, {e_u} + 1):", col)
-        b.nest(f"for t0 in range(0, {e_t} + 1, {self.rows}):", tile)
-        self._epilogue(b)
-        return self.module_source(self._args(), b), self._args()
+        return pre, col
 
     def _prologue(self, b: Block) -> dict:
         """Requested cell and fused reductions, as in the wavefront task."""
@@ -231,11 +417,14 @@ class TiledGenerator(CudaGenerator):
         tests = [f"{x} {op} {side}{k}_{i}" for i, x in enumerate(xs)
                  for side, op in (("lo", ">="), ("hi", "<="))
                  if f"{side}{k}_{i}" not in self.trivial]
+        step = fused_step(fu, f"acc{k}", val)
+        if self.dtype == "float32" and step.startswith(("max(", "min(")):
+            step = "_f" + step
         if not tests:
-            b.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val)}")
+            b.emit(f"acc{k} = {step}")
             return
         inner = b.child()
-        inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val)}")
+        inner.emit(f"acc{k} = {step}")
         b.nest(f"if {' and '.join(tests)}:", inner)
 
     def _epilogue(self, b: Block) -> None:
@@ -259,6 +448,7 @@ class TiledGenerator(CudaGenerator):
         task = re.sub(r"\bmath\.inf\b", "INF", task)
         task = re.sub(r"= 0\.0$", "= DT(0)", task, flags=re.M)
         consts = f"DT = np.{self.dtype}\nINF = DT(math.inf)\nBLOCK = {block_size()}\n"
+        consts += FMAX
         return head.replace("from numba import cuda\n", "from numba import cuda\n" + consts, 1) \
             + "def task(" + task
 

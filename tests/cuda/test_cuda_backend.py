@@ -57,6 +57,66 @@ def test_random_recurrences_on_the_device(rec, data):
     assert got == want, rec.source()
 
 
+@pytest.fixture
+def tile_rows():
+    """Small register tiles, so that short sequences have full tiles and a
+    partial one: the specialised interior code (emit.ranges) runs too."""
+    import os
+
+    old = os.environ.get("DSLC_CUDA_TILE")
+
+    def use(rows: int):
+        os.environ["DSLC_CUDA_TILE"] = str(rows)
+    yield use
+    if old is None:
+        os.environ.pop("DSLC_CUDA_TILE", None)
+    else:
+        os.environ["DSLC_CUDA_TILE"] = old
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3])
+def test_gotoh_in_small_register_tiles(rows, tile_rows):
+    from dslc.runtime.binding import bind_call
+    from tests.reference import blosum62_dict, gotoh_local
+
+    tile_rows(rows)
+    prog = dslc.compile(GOTOH, backend="interp")
+    engine = engine_of(prog)
+    blosum = prog.checked.defined["blosum62"]
+
+    @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(q=protein, db=st.lists(protein, min_size=1, max_size=5))
+    def check(q, db):
+        tasks = [bind_call(prog.checked.functions["sw"], [blosum, 10, 1, q, t], prog.checked,
+                           None) for t in db]
+        got = engine.map("sw", tasks, None)
+        assert not engine.device_fallbacks, engine.device_fallbacks
+        assert "register tile of %d rows" % rows in engine.strategy["sw"]
+        assert got == [gotoh_local(q, t, blosum62_dict(), 10, 1) for t in db]
+    check()
+
+
+@pytest.mark.parametrize("rows", [2, 3])
+def test_random_recurrences_in_small_register_tiles(rows, tile_rows):
+    from dslc.runtime.binding import bind_value
+
+    tile_rows(rows)
+
+    @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(rec=recurrences(max_dim=2), data=st.data())
+    def check(rec, data):
+        prog = dslc.compile(rec.source(), backend="interp")
+        engine = engine_of(prog)
+        f = prog.checked.functions["f0"]
+        batches = [tuple(data.draw(dna(9)) for _ in range(rec.ndim)) for _ in range(3)]
+        tasks = [{p.name: bind_value(s, p.type, prog.checked, None) for p, s in
+                  zip(f.calling_params, seqs)} for seqs in batches]
+        got = engine.map("f0", tasks, None)
+        want = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches]
+        assert got == want, rec.source()
+    check()
+
+
 def test_storage_is_laid_out_with_the_task_innermost():
     from dslc.emit.cuda import CudaGenerator
     from dslc.emit.plan import plan_task
