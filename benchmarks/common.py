@@ -63,6 +63,34 @@ def pick_query(proteome, length: int):
     return min(proteome, key=lambda s: (abs(len(s) - length), s.name))
 
 
+def run_with_engine(prog, backend: str):
+    """Run a compiled script (``dslc.compile``) on ``backend``: its printed values
+    and the backend object that ran them, so that a benchmark can say how it ran."""
+    from dslc import backends
+    from dslc.runtime.script import ScriptRunner
+
+    holder = {}
+
+    def make(program, globals_):
+        holder["engine"] = backends.get(backend)(program, globals_)
+        return holder["engine"]
+
+    printed = ScriptRunner(prog.checked, make, prog.base_dir, quiet=True).run()
+    return dict(printed), holder["engine"]
+
+
+def device_report(engine, entry: str) -> dict | None:
+    """How the CUDA backend ran the maps over ``entry``: the kernel it chose (or
+    why the map stayed on the CPU), how many tasks it left to the CPU, and the
+    seconds spent inside kernels so far; None for the other backends."""
+    if not hasattr(engine, "device_fallbacks"):
+        return None
+    return {"strategy": engine.strategy.get(entry),
+            "not_on_the_device": engine.device_fallbacks.get(entry),
+            "tasks_rerun_on_cpu": engine.reruns.get(entry, 0),
+            "kernel_seconds": engine.kernel_seconds}
+
+
 def best_of(fn, repeat: int = 3) -> float:
     times = []
     for _ in range(repeat):

@@ -77,13 +77,13 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
     strategy, launch sizes and storage placement, or why it stays on the CPU."""
     import os
 
-    from dslc.emit.cuda import CudaGenerator
+    from dslc.emit.cuda import CudaGenerator, storage_role
     from dslc.emit.precision import float32_info
     from dslc.emit.pyexpr import NotCompilable
     from dslc.emit.tiles import TiledGenerator
 
     block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
-    scratch = int(os.environ.get("DSLC_CUDA_SCRATCH_MB", "4096"))
+    scratch = os.environ.get("DSLC_CUDA_SCRATCH_MB", "half the device's free memory, at least 4096")
     out = {}
     for entry, plan in entries.items():
         tile = None
@@ -117,9 +117,19 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
             "storage": {f: {"memory": "global",
                             "shape": dims + ["tasks"],
                             "why": ("the tile's boundary rows (double-buffered); "
-                                    if tile is not None else "") +
+                                    if tile is not None and storage_role(f) is None else
+                                    f"{storage_role(f)}; " if storage_role(f) else "") +
                                    "task innermost, so a warp's accesses coalesce"}
                         for f, dims in gen.storage},
+            "placement": ("model arrays every task shares (a substitution matrix, HMM "
+                          "tables): shared memory when they fit (16 KiB each, 32 KiB per "
+                          "block), copied there once per block; else global. Sequences: "
+                          "global, interleaved by block so a warp's reads coalesce. "
+                          "DSLC_CUDA_PLACE=name:shared|global overrides"),
+            "specialised": ("tiles run code specialised to where they lie: guards decided "
+                            "by each row's box, the first columns peeled, stream-invariant "
+                            "sequence reads hoisted, the next column's loads issued early"
+                            if tile is not None else None),
             "single_calls": ("a call or table of at least DSLC_CUDA_WHOLE cells (default "
                              "1,000,000) runs as one problem on the whole GPU: partitions in "
                              "order (one cooperative launch with grid sync on a real GPU), the "
@@ -141,6 +151,7 @@ def report(program, backend: str = "cpu") -> dict:
         out[f] = {
             "group": list(g.functions),
             "schedule": g.schedule.of(f),
+            "padded": _padded_point(g.schedule, f),
             "partitions": g.schedule.partitions,
             "window": g.schedule.window if g.windowed else None,
             "storage": "window" if g.windowed else "table",
@@ -159,6 +170,17 @@ def report(program, backend: str = "cpu") -> dict:
     return out
 
 
+def _padded_point(sched, f: str) -> str | None:
+    """``(0, j)``: where a function with fewer recursive parameters than its
+    group has positions sits in the group's space (None for the others)."""
+    emb = sched.embedding
+    own = emb.of(f)
+    if len(own) == emb.n:
+        return None
+    names = dict(zip(own, sched.param_names(f)))
+    return f"({', '.join(names.get(k, '0') for k in range(emb.n))})"
+
+
 def render_text(rep: dict) -> str:
     lines, seen = [], set()
     for f, r in rep.items():
@@ -172,7 +194,9 @@ def render_text(rep: dict) -> str:
         for g in grp:
             rg = rep[g]
             sched = " + ".join(f"{c}*{p}" if c != 1 else p for p, c in rg["schedule"].items() if c)
-            lines.append(f"  {g}: S = {sched or '0'}")
+            pad = (f"  (padded to {g}{rg['padded']}: its other dimensions are 0)"
+                   if rg.get("padded") else "")
+            lines.append(f"  {g}: S = {sched or '0'}{pad}")
             for d in rg["dependences"]:
                 rng = "".join(f", {x['var']} in {x['lo']} .. {x['hi']}" for x in d["ranged"])
                 lines.append(f"    -> {d['callee']}({', '.join(d['args'])}){rng}")
@@ -198,6 +222,9 @@ def render_text(rep: dict) -> str:
             lines.append(f"  register tile: {t['rows']} rows ({t['why']})" if t["rows"] else
                          f"  register tile: none ({t['why']})")
             lines.append(f"  values: {c['values']}")
+            lines.append(f"  placement: {c['placement']}")
+            if c.get("specialised"):
+                lines.append(f"  specialised: {c['specialised']}")
             lines.append(f"  single calls: {c['single_calls']}")
             for f, st in c["storage"].items():
                 lines.append(f"  {f}: {st['memory']} memory, [{', '.join(st['shape'])}] "

@@ -19,7 +19,7 @@ from dslc.emit.cpu import CpuGenerator
 from dslc.emit.plan import plan_task
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import InternalError
-from dslc.interp.backend import InterpBackend
+from dslc.interp.backend import InterpBackend, in_map
 from dslc.runtime.values import Sequence
 from dslc.schedule.user import user_schedules
 
@@ -27,8 +27,8 @@ EXACT = 2.0**53
 
 
 class _Inexact(Exception):
-    """A compiled int result beyond 2^53: the interpreter recomputes it exactly
-    (or reports the overflow)."""
+    """A compiled int result beyond 2^53, or a map task with no value: the
+    interpreter recomputes it exactly (or reports the overflow or the error)."""
 
 
 class CpuBackend:
@@ -87,12 +87,8 @@ class CpuBackend:
         if not tasks:
             return []
         f = self.program.functions[func]
-        parts = _by_model(tasks, self.program.registry)
-        if parts is not None:  # layouts are shared by a map's tasks: one map per model
-            out = [None] * len(tasks)
-            for ids in parts:
-                for k, v in zip(ids, self.map(func, [tasks[k] for k in ids], span, progress)):
-                    out[k] = v
+        out = self.map_per_model(func, tasks, span, progress)
+        if out is not None:
             return out
         try:
             kind, widest, request = self.map_entry(f, tasks)
@@ -115,9 +111,26 @@ class CpuBackend:
         out = []
         for k, v in enumerate(raw):
             try:
+                if v != v:  # no value (a task stopped on a check, modules.batch_function)
+                    raise _Inexact()
                 out.append(self._result(v, f.ret, span))
             except _Inexact:
-                out.append(self._rerun(lambda: self.interp.map(func, [tasks[k]], span)[0]))
+                out.append(self._rerun(lambda: in_map(
+                    lambda: self.interp.map(func, [tasks[k]], span), [k])[0]))
+        return out
+
+    def map_per_model(self, func: str, tasks: list[dict], span, progress=None):
+        """A map whose tasks use different models, run as one map per model (a
+        model's layout is shared by the tasks of one compiled run); None when
+        every task uses the same ones."""
+        parts = _by_model(tasks, self.program.registry)
+        if parts is None:
+            return None
+        out = [None] * len(tasks)
+        for ids in parts:
+            part = in_map(lambda: self.map(func, [tasks[k] for k in ids], span, progress), ids)
+            for k, v in zip(ids, part):
+                out[k] = v
         return out
 
     # ------------------------------------------------------------------ helpers
@@ -144,10 +157,14 @@ class CpuBackend:
         return "cell", widest, tuple(self._final(f, widest))
 
     def _final(self, f, args: dict) -> list[int]:
+        """The cell a call of table function ``f`` asks for: its own index
+        arguments where it has them, else the table's last cell."""
         out = []
         for p in f.rec_params:
             t = p.type
-            if isinstance(t, T.IndexT):
+            if isinstance(t, T.IndexT) and args.get(p.name) is not None:
+                out.append(int(args[p.name]))
+            elif isinstance(t, T.IndexT):
                 out.append(len(args[t.seq]))
             elif isinstance(t, T.SymT):
                 out.append(len(self.program.alphabets[t.alpha.name]) - 1)

@@ -206,7 +206,10 @@ def batch_function(module, argnames: list[str], tasks: list[dict], backend):
     def run(tasks, windows, f):
         arrays = pack(argnames, kinds, tasks, backend, windows, f)
         order = np.argsort([-task_size(t) for t in tasks], kind="stable").astype(np.int64)
-        out = np.empty(len(tasks), dtype=np.float64)
+        # a task that stops on a check leaves its slot NaN: with a chunk size set,
+        # Numba does not always re-raise an exception from a worker thread, so the
+        # backend re-runs NaN tasks on the interpreter (which reports the error)
+        out = np.full(len(tasks), np.nan)
         # tasks are ordered largest first and handed out a few at a time, so no
         # thread is left with all the long sequences
         previous = numba.set_parallel_chunksize(2)

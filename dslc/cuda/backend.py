@@ -8,7 +8,7 @@ in chunks with the same results). A single call or whole table of at least
 ``DSLC_CUDA_WHOLE`` cells (default 1,000,000) runs as one problem on the whole
 GPU (:mod:`dslc.emit.wavefront`); smaller ones, and anything the device cannot
 take, run on the CPU backend. ``DSLC_CUDA_BLOCK`` (threads per block, default
-128), ``DSLC_CUDA_SCRATCH_MB`` (storage per launch, default 4096),
+128), ``DSLC_CUDA_SCRATCH_MB`` (storage per launch, default half the free memory),
 ``DSLC_CUDA_TILE`` (tile rows, default 32) and ``DSLC_CUDA_COOP=0`` (no
 cooperative launch) override the defaults.
 """
@@ -24,18 +24,25 @@ import numpy as np
 
 from dslc.cpu import modules
 from dslc.check import types as T
-from dslc.cpu.backend import EXACT, CpuBackend
+from dslc.cpu.backend import EXACT, CpuBackend, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.emit.plan import plan_task
 from dslc.emit.precision import STATIC, float32_info, largest
+from dslc.emit.blocks import BlockGenerator, block_kernel_source
 from dslc.emit.tiles import TiledGenerator
+from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
+from dslc.interp.backend import in_map
 from dslc.runtime.values import Sequence
 
 
 def _cuda():
+    import numba
     from numba import cuda
+
+    # a small map is a small grid by design: no under-utilisation warning on stderr
+    numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
     return cuda
 
 
@@ -58,7 +65,9 @@ class CudaBackend(CpuBackend):
         super().__init__(program, globals_)
         self.device_fallbacks: dict[str, str] = {}
         self.strategy: dict[str, str] = {}  # entry -> the kernel strategy chosen, and why
+        self.placement: dict[str, dict] = {}  # entry -> argument -> (memory, why)
         self.kernel_seconds = 0.0  # time spent in kernels (for benchmarks)
+        self.reruns: dict[str, int] = {}  # entry -> map tasks the device left to the CPU
         self._kernels: dict = {}
         self._plans: dict = {}
 
@@ -172,6 +181,9 @@ class CudaBackend(CpuBackend):
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
         if not tasks:
             return []
+        out = self.map_per_model(func, tasks, span, progress)
+        if out is not None:
+            return out
         f = self.program.functions[func]
         try:
             kind, widest, request = self.map_entry(f, tasks)
@@ -191,38 +203,52 @@ class CudaBackend(CpuBackend):
         else:
             out = values.tolist()
         for k in np.flatnonzero(redo):
-            out[k] = super().map(func, [tasks[k]], span)[0]
+            self.reruns[func] = self.reruns.get(func, 0) + 1
+            out[k] = in_map(lambda: super(CudaBackend, self).map(func, [tasks[k]], span), [k])[0]
         if progress is not None:
             progress(len(tasks))
         return out
 
     # ------------------------------------------------------------------ compile
     def _device_compile(self, func, kind, scope, request, tasks):
-        """The kernel for a map: register-tiled (emit.tiles) where the group's
-        dependences allow, float32 where emit.precision's static bound holds for
-        these tasks, else the general task-per-thread kernel in float64."""
+        """The kernel for a map: task-per-block (emit.blocks) where ``hybrid``
+        picks it, else task-per-thread: register-tiled (emit.tiles) where the
+        group's dependences allow, float32 where emit.precision's static bound
+        holds for these tasks, else the general kernel in float64."""
         shared = frozenset(n for n, v in tasks[0].items()
                            if all(modules.same_value(t[n], v) for t in tasks))
         key = (func, kind, request, shared, tuple(
-            (n, len(v) if isinstance(v, Sequence) else None) for n, v in sorted(scope.items())))
+            (n, _shape(v, self.program.registry)) for n, v in sorted(scope.items())))
         if key not in self._plans:
             self._plans[key] = plan_task(self.program, func, kind, scope, request,
                                          self.user_schedules)
         plan = self._plans[key]
         dtype = self._dtype(plan, tasks)
-        key += (dtype, os.environ.get("DSLC_CUDA_TILE"), os.environ.get("DSLC_CUDA_BLOCK"))
+        per_block, why = hybrid(plan, len(tasks))
+        key += (dtype, per_block, os.environ.get("DSLC_CUDA_TILE"),
+                os.environ.get("DSLC_CUDA_BLOCK"))
         if key in self._kernels:
             return self._kernels[key]
         shared_seqs = frozenset(n for n in shared if isinstance(tasks[0][n], Sequence))
-        try:
-            gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
-            source, argnames = gen.generate()
-            self.strategy[func] = f"task-per-thread, register tile of {gen.rows} rows, {dtype}"
-        except NotCompilable as e:
-            gen = CudaGenerator(self.program, plan)
-            source, argnames = gen.generate()
-            self.strategy[func] = f"task-per-thread ({e}), float64"
-        result = (source, argnames, plan, gen.storage, gen.dtype)
+        gen = None
+        if per_block:
+            try:
+                gen = BlockGenerator(self.program, plan, block_size())
+                source, argnames = gen.generate()
+                self.strategy[func] = f"task-per-block ({why}), float64"
+            except NotCompilable as e:
+                gen, why = None, f"{why}, but {e}"
+        if gen is None:
+            try:
+                gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
+                source, argnames = gen.generate()
+                self.strategy[func] = (f"task-per-thread ({why}), register tile of {gen.rows} "
+                                       f"rows, {dtype}")
+            except NotCompilable as e:
+                gen = CudaGenerator(self.program, plan)
+                source, argnames = gen.generate()
+                self.strategy[func] = f"task-per-thread ({why}; {e}), float64"
+        result = (source, argnames, plan, gen.storage, gen.dtype, isinstance(gen, BlockGenerator))
         self._kernels[key] = result
         self.generated[func] = (plan, source)
         return result
@@ -259,12 +285,14 @@ class CudaBackend(CpuBackend):
     # ------------------------------------------------------------------ launch
     def _launch(self, compiled, f, tasks: list[dict]) -> np.ndarray:
         cuda = _cuda()
-        source, argnames, plan, storage, dtype = compiled
+        source, argnames, plan, storage, dtype, per_block = compiled
         kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks))
-        module = modules.load(source + "\n" + kernel_source(argnames, kinds,
-                                                            [fn for fn, _ in storage]))
-        budget = int(os.environ.get("DSLC_CUDA_SCRATCH_MB", "4096")) * 2**20
-        block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
+        placed = self._placements(f.name, argnames, kinds, tasks[0], plan, dtype)
+        launch = block_kernel_source if per_block else kernel_source
+        module = modules.load(source + "\n" + launch(argnames, kinds,
+                                                     [fn for fn, _ in storage], placed))
+        budget = scratch_budget()
+        block = block_size()
         order = np.argsort(-_sizes(tasks), kind="stable").astype(np.int64)
         lens = {n: np.fromiter((len(t[n]) for t in tasks), dtype=np.int64, count=len(tasks))
                 for n, v in tasks[0].items() if isinstance(v, Sequence)}
@@ -285,10 +313,11 @@ class CudaBackend(CpuBackend):
             start += len(ids)
             sub = [tasks[k] for k in ids]
             arrays = self._pack(argnames, kinds, sub, plan, f, dtype)
-            scratch = [cuda.device_array(d + (len(sub),), dtype=dtype) for d in dims]
+            scratch = [cuda.device_array((len(sub),) + d if per_block else d + (len(sub),),
+                                         dtype=dtype) for d in dims]
             d_out = cuda.device_array(len(sub), dtype=np.float64)
             local = np.arange(len(sub), dtype=np.int64)
-            grid = (len(sub) + block - 1) // block
+            grid = len(sub) if per_block else (len(sub) + block - 1) // block
             cuda.synchronize()
             t0 = time.perf_counter()
             module.batch[grid, block](cuda.to_device(local), *arrays, *scratch, d_out)
@@ -296,6 +325,34 @@ class CudaBackend(CpuBackend):
             self.kernel_seconds += time.perf_counter() - t0
             out[ids] = d_out.copy_to_host()
         return out
+
+    def _placements(self, func, argnames, kinds, task, plan, dtype) -> dict:
+        """Memory for the model arrays every task shares (dslc.cuda.placement),
+        recorded in ``self.placement`` for reports."""
+        windows = tuple(g.schedule.window for g in plan.groups)
+        arrays = {}
+        for a in argnames:
+            if kinds[a] != "shared" or not a.startswith(("a_", "g_")):
+                continue
+            if a.startswith("a_") and isinstance(task.get(a[2:]), Sequence):
+                continue  # sequences stay in global memory, interleaved
+            v = self.arg_value(a, task, windows, None)
+            if isinstance(v, np.ndarray) and v.dtype.kind in "fiub":
+                arrays[a] = v.astype(dtype) if v.dtype == np.float64 else v
+        placed = place(arrays, {a: self._where(a, task) for a in arrays})
+        self.placement[func] = {a[2:].lstrip("_"): (p.memory, p.why) for a, p in placed.items()}
+        return placed
+
+    def _where(self, arg: str, task: dict) -> str:
+        """Where an extension pinned a layout array (``sdk.DeviceArray.where``;
+        ``g__ARRAY_MODEL`` names array ARRAY of the layout of model MODEL)."""
+        if not arg.startswith("g__"):
+            return "auto"
+        _, array, model = arg[2:].split("_", 2)
+        value = task[model] if model in task else self.globals.get(model)
+        spec = _layout_spec(value, self.program.registry)
+        found = spec.layout.array(array) if spec is not None else None
+        return found.where if found is not None else "auto"
 
     def _dims(self, plan, storage, longest: dict) -> list[tuple[int, ...]]:
         """Storage shapes (without the task) for tasks whose sequences are no
@@ -339,6 +396,56 @@ class CudaBackend(CpuBackend):
                 a = cuda.to_device(a)
             out.append(a)
         return out
+
+
+HYBRID_TASKS = 16384  # fewer map tasks than this leave a large GPU's threads idle
+WIDE = 32  # points per partition that keep a block's warp busy
+
+
+def hybrid(plan, tasks: int) -> tuple[bool, str]:
+    """Task-per-block or task-per-thread for a map of ``tasks`` tasks
+    (``DSLC_CUDA_STRATEGY=block|thread`` forces one). One task per thread needs
+    many tasks to fill the GPU (an H100 runs over 100,000 threads at once);
+    below ``DSLC_CUDA_HYBRID_TASKS`` tasks (default 16,384), a block per task
+    wins when its partitions are wide enough to keep a warp busy: on average
+    at least ``WIDE`` points at the plan's extents."""
+    forced = os.environ.get("DSLC_CUDA_STRATEGY", "auto")
+    if forced in ("block", "thread"):
+        return forced == "block", f"DSLC_CUDA_STRATEGY={forced}"
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        # the simulator runs every thread of a block in Python: a block per task
+        # only where asked for
+        return False, "the CUDA simulator (DSLC_CUDA_STRATEGY=block to choose blocks)"
+    limit = int(os.environ.get("DSLC_CUDA_HYBRID_TASKS", str(HYBRID_TASKS)))
+    if tasks >= limit:
+        return False, f"{tasks} tasks, at least DSLC_CUDA_HYBRID_TASKS={limit}"
+    if not plan.groups:
+        return False, "no table to sweep"
+    g = max(plan.groups, key=lambda g: g.schedule.partitions)
+    cells = sum(math.prod(g.extents.values[n] + 1 for n in g.extents.names[f])
+                for f in g.functions)
+    width = cells / max(1, g.schedule.partitions)
+    if width < WIDE:
+        return False, f"partitions of {width:.0f} points on average, fewer than {WIDE}"
+    return True, (f"{tasks} tasks, fewer than DSLC_CUDA_HYBRID_TASKS={limit}, partitions of "
+                  f"{width:.0f} points on average")
+
+
+def scratch_budget() -> int:
+    """Bytes of task storage per launch: ``DSLC_CUDA_SCRATCH_MB``, else half the
+    device's free memory (fewer, fuller launches: each launch ends in a partly
+    idle last wave), at least 4 GiB where the device cannot say."""
+    if "DSLC_CUDA_SCRATCH_MB" in os.environ:
+        return int(os.environ["DSLC_CUDA_SCRATCH_MB"]) * 2**20
+    try:
+        free, _ = _cuda().current_context().get_memory_info()
+        return max(int(free) // 2, 4096 * 2**20)
+    except Exception:  # the simulator, or a driver that cannot tell
+        return 4096 * 2**20
+
+
+def block_size() -> int:
+    return int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
 
 
 def _typeof(v):

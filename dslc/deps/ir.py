@@ -88,7 +88,10 @@ class RecFunction:
 
 @dataclass(frozen=True)
 class DependenceGraph:
-    """A group of mutually recursive functions sharing recursive parameters."""
+    """A group of mutually recursive functions and their calls. The functions
+    may differ in their number of recursive parameters: each call is stated in
+    its caller's and its callee's own parameters, and the schedule places them
+    in one space (dslc.schedule.embed)."""
 
     functions: tuple[RecFunction, ...]
     deps: tuple[Dependence, ...]

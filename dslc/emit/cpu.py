@@ -5,6 +5,13 @@ binding of its arguments: every table swept partition by partition along the
 isl loop nest) and one ``batch`` function that runs many tasks in parallel with
 ``prange``. Nothing in here knows any particular algorithm: it only reads the
 typed IR, the schedule and the loop nest.
+
+A group's functions may have fewer recursive parameters than the group has
+positions (padded with 0 by the schedule's embedding): each function's cells
+are indexed by its own parameters, its partition is ``S`` on its own
+positions, and the loop nest places its statements. Only the loop nest's sweep
+knows where a padded function's points are, so a generator placing cells by
+another route (one partition's points over GPU threads) refuses such a group.
 """
 
 from __future__ import annotations
@@ -31,6 +38,9 @@ def _missing(m):
     m[0] = 1
     return 0.0
 '''
+
+
+_STORED = (T.INT, T.FLOAT, T.PROB)  # table values kept as they are (bools become 0/1)
 
 
 def arg_name(p: str) -> str:
@@ -80,6 +90,9 @@ class _TaskNames(Names):
     def layout_array(self, model, array):
         return self.gen.layout_arg(model, array)
 
+    def guarded_load(self, array, index):
+        return self.gen.guarded_load(array, index)
+
     def ext_index(self, e, base, keys):
         if e.indexer is not None and e.indexer.device_array is not None:
             return f"{base}[{', '.join(keys)}]"
@@ -116,6 +129,12 @@ class CpuGenerator:
         self.group_of = {f: g for g in plan.groups for f in g.functions}
         self.current: str | None = None  # the function whose cell is being generated
         self.slots: dict[str, set[int]] = {}  # function -> partition distances read
+        self.sweeping = False  # cells are being placed by the loop nest (see _cell)
+        if plan.kind != "value" and program.functions[plan.entry].ret not in _STORED:
+            # a bool table is stored as 0/1, read back as a bool inside the task;
+            # its cells as results would come back as numbers
+            raise NotCompilable(f"a table of {program.functions[plan.entry].ret} values "
+                                "as the result")
 
     # ------------------------------------------------------------------ names
     def has_layout(self, t: T.Type) -> bool:
@@ -160,34 +179,79 @@ class CpuGenerator:
         if span is not None and span in g.safe and self.current in g.functions:
             checked = list(args)
         else:
-            checked = [f"_dom({a}, {e})" for a, e in zip(args, ext)]
+            checked = [a if self._own_coordinate(a, e) else f"_dom({a}, {e})"
+                       for a, e in zip(args, ext)]
+        ref = self._stored(g, func, args, checked, span)
+        if self.program.functions[func].ret == T.BOOL:
+            return f"({ref} != 0)"  # stored as 0/1
+        return ref
+
+    def _stored(self, g: GroupPlan, func: str, args: list[str], checked: list[str],
+                span) -> str:
+        """Where the cell ``args`` (domain-checked as ``checked``) of ``func`` is read."""
         if not g.windowed:
             if span in g.runtime_order and self.current in g.functions:
                 # a same-partition read resolved at run time: not ready yet -> retry
-                done = f"D_{func}[{', '.join(checked)}]"
-                return f"({self.cell_ref(func, checked)} if {done} else _missing(_miss))"
+                done = self.done_ref(func, checked)
+                return f"({self.cell_ref(func, checked)} if {done} else {self.missing()})"
             return self.cell_ref(func, checked)
         dist = dict(g.distance).get(span) if self.current in g.functions else None
+        elim = g.eliminated_in(func)
+        rest = [c for k, c in enumerate(checked) if k != elim]
         if dist is not None:
             self.slots.setdefault(func, set()).add(dist)
-            rest = [c for k, c in enumerate(checked) if k != g.eliminated]
             slot = f"slot_{func}_{dist}"
-            if checked[g.eliminated] != args[g.eliminated]:
+            if elim is not None and checked[elim] != args[elim]:
                 # the coordinate not used as an index still has its domain checked
-                slot += f" + 0 * {checked[g.eliminated]}"
+                slot += f" + 0 * {checked[elim]}"
             return self.cell_ref(func, [slot] + rest)
         # the partition is computed from the checked coordinates, so the one not
         # used as an index (it follows from the partition) is checked too
         part = self._partition(g, func, checked)
-        rest = [c for k, c in enumerate(checked) if k != g.eliminated]
         return self.cell_ref(func, [f"(({part}) - tmin_{func}) % W_{self._gid(g)}"] + rest)
+
+    def _own_coordinate(self, arg: str, extent: str) -> bool:
+        """Is ``arg`` a coordinate of the cell being computed, over the same extent
+        (so inside the domain: ``w(v, b)`` from ``v``'s own cell, whatever isl
+        could prove about the call's other arguments)?"""
+        if self.current is None:
+            return False
+        f = self.program.functions[self.current]
+        names = self.group_of[self.current].extents.names[self.current]
+        return any(arg == f"x_{p.name}" and n == extent for p, n in zip(f.rec_params, names))
 
     def cell_ref(self, func: str, index: list[str]) -> str:
         """Where a cell of ``func``'s storage lives (the CUDA generator adds the task)."""
         return f"T_{func}[{', '.join(index)}]"
 
+    def guarded_load(self, array: str, index: list[str]) -> str:
+        """A read behind a run-time check: plain, since a failed check stops the task."""
+        return f"{array}[{', '.join(index)}]"
+
+    # the repeat-until-done sweep's state (see _retried_cell); the CUDA generator
+    # keeps it in per-task storage from the launch
+    def done_ref(self, func: str, index: list[str]) -> str:
+        """The done flag of a cell of a group ordered at run time."""
+        return f"D_{func}[{', '.join(index)}]"
+
+    def miss_ref(self) -> str:
+        """Set while a cell is computed when it read a cell not done yet."""
+        return "_miss[0]"
+
+    def missing(self) -> str:
+        """The value of a read of a cell not done yet (it records the miss)."""
+        return "_missing(_miss)"
+
+    def allocate_done(self, b: Block, func: str, dims: list[str]) -> None:
+        """Done flags for every cell of ``func``, all clear."""
+        b.emit(f"D_{func} = np.zeros(({', '.join(dims)},), np.uint8)")
+
+    def allocate_miss(self, b: Block) -> None:
+        b.emit("_miss = np.zeros(1, np.int64)")
+
     def _partition(self, g: GroupPlan, func: str, args: list[str]) -> str:
-        terms = [f"{c} * ({a})" for c, a in zip(g.schedule.coeffs, args) if c]
+        """``S`` of ``func``'s point ``args`` (its own parameters' coefficients)."""
+        terms = [f"{c} * ({a})" for c, a in zip(g.schedule.own(func), args) if c]
         return " + ".join(terms) or "0"
 
     def _gid(self, g: GroupPlan) -> int:
@@ -230,8 +294,11 @@ class CpuGenerator:
         """The code computing one cell of ``func``: all its guards, or only guard
         ``guard`` when the domain was split into guard pieces."""
         f = self.program.functions[func]
-        if f.ret not in (T.INT, T.FLOAT, T.PROB):
+        if f.ret not in _STORED + (T.BOOL,):
             raise NotCompilable(f"a table of {f.ret} values")
+        if not self.sweeping and self.group_of[func].schedule.embedding.padded:
+            raise NotCompilable(f"{func}'s group has functions with different numbers of "
+                                "recursive parameters: only the loop nest places them")
         em = self.emitter(self.task_names(f), {p.name for p in f.rec_params},
                           self.group_of[func].safe_indexes)
         b = Block()
@@ -245,6 +312,10 @@ class CpuGenerator:
                 b.emit(f"{val} = {em.as_value(body, b) if f.ret == T.INT else em.expr(body, b)}")
         finally:
             self.current = None
+        if f.ret == T.BOOL:
+            stored = b.fresh("val")
+            b.emit(f"{stored} = 1.0 if {val} else 0.0")
+            val = stored
         g = self.group_of[func]
         xs = [f"x_{p.name}" for p in f.rec_params]
         store = b.child() if g.runtime_order else b
@@ -261,14 +332,14 @@ class CpuGenerator:
     def _retried_cell(self, value: Block, store: Block, func: str, xs: list[str]) -> Block:
         """A cell of a group whose same-partition order is found at run time: computed
         when every same-partition cell it reads is done, else left for the next pass."""
-        done = f"D_{func}[{', '.join(xs)}]"
+        done = self.done_ref(func, xs)
         store.emit(f"{done} = 1")
         body = value.child()
-        body.emit("_miss[0] = 0")
+        body.emit(f"{self.miss_ref()} = 0")
         body.lines.extend(value.lines)
         later = body.child()
         later.emit("_left += 1")
-        body.nest("if _miss[0] == 0:", store)
+        body.nest(f"if {self.miss_ref()} == 0:", store)
         body.nest("else:", later)
         out = value.child()
         out.nest(f"if {done} == 0:", body)
@@ -306,7 +377,7 @@ class CpuGenerator:
             return self.cell_ref(func, xs)
         # cells are written in their own partition: the partition loop's variable
         self.slots.setdefault(func, set()).add(0)
-        rest = [x for k, x in enumerate(xs) if k != g.eliminated]
+        rest = [x for k, x in enumerate(xs) if k != g.eliminated_in(func)]
         return self.cell_ref(func, [f"slot_{func}_0"] + rest)
 
     # ------------------------------------------------------------------ task
@@ -329,11 +400,12 @@ class CpuGenerator:
             b.emit(f"acc{k} = {fused_init(fu)}")
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         self.sweep(b, fused_by_func)
+        self.after_sweep(b)
         if plan.kind == "cell":
             ent_g = self.group_of[plan.entry]
             if not ent_g.windowed:
                 qs = [f"q_{i}" for i in range(len(ent_g.extents.names[plan.entry]))]
-                b.emit(f"res = T_{plan.entry}[{', '.join(qs)}]")
+                b.emit(f"res = {self.cell_ref(plan.entry, qs)}")
             b.emit("return res")
         elif plan.kind == "table":
             b.emit(f"return T_{plan.entry}")
@@ -377,12 +449,16 @@ class CpuGenerator:
             self._storage(b, gi, g)
             pieces = dict(g.pieces)
             cells = {}
-            for f in g.functions:
-                if f in pieces:
-                    for k, _ in pieces[f]:
-                        cells[f"{f}{PIECE}{k}"] = self._cell(f, fused_by_func.get(f, []), k)
-                else:
-                    cells[f] = self._cell(f, fused_by_func.get(f, []))
+            self.sweeping = True
+            try:
+                for f in g.functions:
+                    if f in pieces:
+                        for k, _ in pieces[f]:
+                            cells[f"{f}{PIECE}{k}"] = self._cell(f, fused_by_func.get(f, []), k)
+                    else:
+                        cells[f] = self._cell(f, fused_by_func.get(f, []))
+            finally:
+                self.sweeping = False
             self._loops(b, loop_nest(g.schedule, g.extents, pieces).body, cells, g, gi)
 
     def module_source(self, args: list[str], body: Block) -> str:
@@ -412,16 +488,17 @@ class CpuGenerator:
         for f in g.functions:
             ext = g.extents.names[f]
             if g.windowed:
-                dims = [f"W_{gi}"] + [f"{e} + 1" for k, e in enumerate(ext) if k != g.eliminated]
-                lows = [f"min(0, {c}) * {e}" for c, e in zip(g.schedule.coeffs, ext) if c]
+                elim = g.eliminated_in(f)
+                dims = [f"W_{gi}"] + [f"{e} + 1" for k, e in enumerate(ext) if k != elim]
+                lows = [f"min(0, {c}) * {e}" for c, e in zip(g.schedule.own(f), ext) if c]
                 b.emit(f"tmin_{f} = {' + '.join(lows) or '0'}")
             else:
                 dims = [f"{e} + 1" for e in ext]
             self.allocate(b, f, dims)
             if g.runtime_order:
-                b.emit(f"D_{f} = np.zeros(({', '.join(dims)},), np.uint8)")
+                self.allocate_done(b, f, dims)
         if g.runtime_order:
-            b.emit("_miss = np.zeros(1, np.int64)")
+            self.allocate_miss(b)
 
     def allocate(self, b: Block, func: str, dims: list[str]) -> None:
         b.emit(f"T_{func} = np.empty(({', '.join(dims)},), np.float64)")
@@ -440,8 +517,9 @@ class CpuGenerator:
                             in_partition or node.kind == "partition")
                 if g.runtime_order and node.kind == "partition":
                     inner = self._retry(inner)
-                b.nest(f"for {node.var} in range({node.lower.to_python()}, "
-                       f"{node.upper.to_python()} + 1, {node.step}):", inner)
+                if node.kind == "partition":
+                    self.after_partition(inner)
+                b.nest(self.loop_header(node, in_partition), inner)
             elif isinstance(node, LIf):
                 then, orelse = b.child(), b.child()
                 self._loops(then, node.then, cells, g, gi, in_partition)
@@ -466,6 +544,20 @@ class CpuGenerator:
                 else:
                     self.compute(b, point, cells[node.func])
 
+    def after_sweep(self, b: Block) -> None:
+        """Code between the sweep and the task's result (a backend whose threads
+        share a task combines their partial reductions here; nothing here)."""
+
+    def loop_header(self, node, in_partition: bool) -> str:
+        """The ``for`` line of loop ``node`` (a backend spreading a partition's
+        points over threads strides its first parallel loop)."""
+        return (f"for {node.var} in range({node.lower.to_python()}, "
+                f"{node.upper.to_python()} + 1, {node.step}):")
+
+    def after_partition(self, b: Block) -> None:
+        """Code closing one partition's iteration (a barrier, on a backend whose
+        threads share a partition; nothing here)."""
+
     def _retry(self, sweep: Block) -> Block:
         """Repeat one partition's sweep until every cell is done (cells read in the
         same partition through accessors: their order is known only at run time);
@@ -476,6 +568,7 @@ class CpuGenerator:
         loop.lines.extend(sweep.lines)
         stuck = sweep.child()
         stuck.emit("_chk(-1, 0)")
+        stuck.emit("break")  # where a failed check does not stop the task (a GPU kernel)
         loop.nest("if _left != 0 and _left == _prev:", stuck)
         out = sweep.child()
         out.emit("_left = -1")

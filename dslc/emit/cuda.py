@@ -6,10 +6,19 @@ for the whole launch with the task as the innermost dimension
 (``T[slot, i, task]``), so neighbouring threads touch neighbouring words and
 every window access coalesces.
 
-Only plans whose checks were all proved away compile here (no domain check,
-no sequence-index check, no run-time coercion that can fail): a kernel cannot
-report which call went wrong, so anything that might fail runs on the CPU
-backend, which can.
+Checks isl could not prove away stay (a recursive argument from an extension
+accessor, a ``checked`` compiled form, a coercion that can fail), but a kernel
+cannot raise: on the device each check helper takes the task's failure flag
+(``_F[tid]``, per-task storage from the launch) and, when it fails, sets the
+flag and returns a harmless value (index 0, NaN) so the thread runs on without
+leaving its arrays; reads behind a check are guarded (``_ld``). A flagged task
+returns NaN, and the backend re-runs exactly those tasks on the CPU, which
+reports the error by position. The flag is never inferred from the value (NaN
+does not survive ``max`` or comparisons).
+
+Groups ordered inside a partition at run time (silent HMM states) keep the CPU
+generator's repeat-until-done sweep; its done flags and miss flag are per-task
+storage too, cleared by the task itself.
 """
 
 from __future__ import annotations
@@ -30,6 +39,160 @@ _DEVICE_NAMES = [(r"\bnp\.inf\b", "math.inf"), (r"\bnp\.nan\b", "math.nan"),
 
 HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 
+# The check helpers; on the device each becomes ``NAME_f(_F, tid, ...)``.
+FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_fmod_floor", "_neg_prob", "_log",
+           "_sqrt", "_ld", "_ld2", "_ld3")
+
+# Device variants (host-flavoured; to_device makes them device functions): a
+# failure sets the task's flag and returns a value that keeps the thread inside
+# its arrays (index 0) or marks the value unusable (NaN), never raises.
+DEVICE_CHECKS = '''
+@numba.njit(inline="always")
+def _dom_f(F, tid, v, e):
+    if v < 0 or v > e:
+        F[tid] = 1
+        return 0
+    return v
+
+
+@numba.njit(inline="always")
+def _chk_f(F, tid, i, n):
+    if i < 0 or i >= n:
+        F[tid] = 1
+        return 0
+    return i
+
+
+@numba.njit(inline="always")
+def _ld_f(F, tid, a, i):
+    if i < 0 or i >= a.shape[0]:
+        F[tid] = 1
+        return a.dtype.type(0)
+    return a[i]
+
+
+@numba.njit(inline="always")
+def _ld2_f(F, tid, a, i, j):
+    if i < 0 or i >= a.shape[0] or j < 0 or j >= a.shape[1]:
+        F[tid] = 1
+        return a.dtype.type(0)
+    return a[i, j]
+
+
+@numba.njit(inline="always")
+def _ld3_f(F, tid, a, i, j, k):
+    if i < 0 or i >= a.shape[0] or j < 0 or j >= a.shape[1] or k < 0 or k >= a.shape[2]:
+        F[tid] = 1
+        return a.dtype.type(0)
+    return a[i, j, k]
+
+
+@numba.njit(inline="always")
+def _to_index_f(F, tid, x):
+    if x != x or x == np.inf or x == -np.inf:
+        F[tid] = 1
+        return np.int64(0)
+    return np.int64(x)
+
+
+@numba.njit(inline="always")
+def _to_log_f(F, tid, x):
+    if x < 0.0:
+        F[tid] = 1
+        return np.nan
+    if x == 0.0:
+        return -np.inf
+    return np.log(x)
+
+
+@numba.njit(inline="always")
+def _neg_prob_f(F, tid):
+    F[tid] = 1
+    return np.nan
+
+
+@numba.njit(inline="always")
+def _fmod_floor_f(F, tid, a, b):
+    if b == 0:
+        F[tid] = 1
+        return np.nan
+    return a - b * np.floor(a / b)
+
+
+@numba.njit(inline="always")
+def _div_f(F, tid, a, b):
+    if b == 0:
+        F[tid] = 1
+        return np.nan
+    return a / b
+
+
+@numba.njit(inline="always")
+def _log_f(F, tid, x):
+    if x < 0.0:
+        F[tid] = 1
+        return np.nan
+    if x == 0.0:
+        return -np.inf
+    return np.log(x)
+
+
+@numba.njit(inline="always")
+def _sqrt_f(F, tid, x):
+    if x < 0.0:
+        F[tid] = 1
+        return np.nan
+    return np.sqrt(x)
+
+
+@numba.njit(inline="always")
+def _missing_at(m, tid):
+    m[tid] = 1
+    return 0.0
+
+
+@numba.njit(inline="always")
+def _result_f(F, tid, v):
+    if F[tid] != 0:
+        return np.nan
+    return v
+'''
+
+# Per-task storage the generator adds to the tables (name -> the task's parameter).
+FAIL, MISS, DONE = "_fail", "_miss", "_done_"
+
+
+def storage_param(name: str) -> str:
+    """The task's parameter for storage ``name``: a table ``T_f``, the failure
+    flag ``_F``, the miss flag ``_M`` or the done flags ``D_f`` of table ``f``."""
+    if name == FAIL:
+        return "_F"
+    if name == MISS:
+        return "_M"
+    if name.startswith(DONE):
+        return "D_" + name[len(DONE):]
+    return f"T_{name}"
+
+
+def storage_role(name: str) -> str | None:
+    """What a storage array that is not a table is for (explain), or None."""
+    if name == FAIL:
+        return "the task's failure flag: a check that fails sets it, the task is re-run on the CPU"
+    if name == MISS:
+        return "set when a cell read a same-partition cell not done yet (repeat-until-done)"
+    if name.startswith(DONE):
+        return f"done flags of {name[len(DONE):]}'s cells (repeat-until-done sweep)"
+    return None
+
+
+def with_flags(src: str) -> str:
+    """Generated task and helper code with every check helper taking the task's
+    failure flag (``_chk(i, n)`` -> ``_chk_f(_F, tid, i, n)``); helper functions
+    take and pass it too."""
+    for name in FLAGGED:
+        src = re.sub(rf"(?<![\w.]){name}\(", f"{name}_f(_F, tid, ", src)
+    return re.sub(r"(?<![\w.])(fn_\w+)\(", r"\1(_F, tid, ", src)
+
 
 def to_device(src: str) -> str:
     """Host-flavoured generated code as device code: decorators and math names."""
@@ -47,6 +210,10 @@ class CudaGenerator(CpuGenerator):
         super().__init__(program, plan)
         self.storage: list[tuple[str, list[str]]] = []  # (function, dims without the task)
         self.dtype = "float64"  # of the storage and the table values
+        clash = [f for g in plan.groups for f in g.functions
+                 if f in (FAIL, MISS) or f.startswith(DONE)]
+        if clash:
+            raise NotCompilable(f"a table named {clash[0]} (a name the kernel's storage uses)")
 
     def cell_ref(self, func: str, index: list[str]) -> str:
         return f"T_{func}[{', '.join(index + ['tid'])}]"
@@ -54,27 +221,93 @@ class CudaGenerator(CpuGenerator):
     def allocate(self, b: Block, func: str, dims: list[str]) -> None:
         self.storage.append((func, dims))
 
+    # ------------------------------------------------------------------ checks
+    def guarded_load(self, array: str, index: list[str]) -> str:
+        """A read behind a check, bounds-tested against the array itself: after a
+        failed check the thread runs on, and must not leave the array (an empty
+        sequence has no element 0)."""
+        if not 1 <= len(index) <= 3:
+            raise NotCompilable(f"a checked read of {len(index)} dimensions")
+        name = "_ld" if len(index) == 1 else f"_ld{len(index)}"
+        return f"{name}({array}, {', '.join(index)})"
+
+    def done_ref(self, func: str, index: list[str]) -> str:
+        return f"D_{func}[{', '.join(index + ['tid'])}]"
+
+    def miss_ref(self) -> str:
+        return "_M[tid]"
+
+    def missing(self) -> str:
+        return "_missing_at(_M, tid)"
+
+    def allocate_done(self, b: Block, func: str, dims: list[str]) -> None:
+        """Done flags in per-task storage, cleared by the task (launch storage
+        is not initialised)."""
+        self.storage.append((DONE + func, dims))
+        zs = [b.fresh("z") for _ in dims]
+        inner = b.child()
+        inner.emit(f"{self.done_ref(func, zs)} = 0")
+        for z, d in reversed(list(zip(zs, dims))):
+            outer = b.child()
+            outer.nest(f"for {z} in range({d}):", inner)
+            inner = outer
+        b.lines.extend(inner.lines)
+
+    def allocate_miss(self, b: Block) -> None:
+        if all(name != MISS for name, _ in self.storage):
+            self.storage.append((MISS, []))
+
+    def _flag_failures(self, body: Block) -> None:
+        """The task clears its failure flag first and returns NaN when set."""
+        last = body.lines[-1] if body.lines else None
+        if not (isinstance(last, str) and last.startswith("return ")):
+            raise NotCompilable("a task without a final return")
+        body.lines[-1] = f"return _result_f(_F, tid, {last[len('return '):]})"
+        body.lines.insert(0, "_F[tid] = 0")
+        self.storage.append((FAIL, []))
+
     def module_source(self, args: list[str], body: Block) -> str:
-        task_args = args + [f"T_{f}" for f, _ in self.storage] + ["tid"]
         helpers = "\n".join(self.helpers.values())
+        rendered = body.render(1)
+        checks = any(c in rendered or c in helpers for c in CHECKS + ("_ld(", "_ld2(", "_ld3("))
+        if checks:
+            self._flag_failures(body)
+        task_args = args + [storage_param(f) for f, _ in self.storage] + ["tid"]
         task = f"@numba.njit(cache=True)\ndef task({', '.join(task_args)}):\n{body.render(1)}\n"
-        if any(c in task or c in helpers for c in CHECKS):
-            raise NotCompilable("a run-time check the kernel could not report")
-        if "np.empty" in task or "np.full" in task:
+        if "np.empty" in task or "np.full" in task or "np.zeros" in task:
             raise NotCompilable("allocation inside the task")
-        return "\n".join([HEADER, to_device(RUNTIME_HELPERS), to_device(helpers),
-                          to_device(task)])
+        src = [HEADER, to_device(RUNTIME_HELPERS)]
+        if checks:
+            src.append(to_device(DEVICE_CHECKS))
+            helpers, task = with_flags(helpers), with_flags(task)
+        return "\n".join(src + [to_device(helpers), to_device(task)])
 
 
-def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str]) -> str:
-    """The launch: one thread per task, ``order`` listing the tasks of this launch."""
+def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str],
+                  placed: dict | None = None) -> str:
+    """The launch: one thread per task, ``order`` listing the tasks of this launch.
+    Arguments ``placed`` in shared memory (dslc.cuda.placement) are copied there
+    by the block first; the task reads the copy."""
     from dslc.cpu.modules import packed_call
+    from dslc.cuda.placement import constant_lines, copy_lines
 
     params, call = packed_call(argnames, kinds)
+    placed = placed or {}
+    shared = {a: p for a, p in placed.items() if p.memory == "shared"}
+    const = {a: constant_lines(a, p) for a, p in placed.items() if p.memory == "constant"}
+    call = [f"s_{a}" if a in shared else f"c_{a}" if a in const else a for a in call]
     params += [f"T_{f}" for f in storage]
     call += [f"T_{f}" for f in storage] + ["n"]
-    return (f"@cuda.jit\n"
+    copies = [ln for a, p in shared.items() for ln in copy_lines(a, p)]
+    if copies:
+        copies.append("cuda.syncthreads()")
+    copies += [kernel_line for _, kernel_line in const.values()]
+    prologue = "".join(f"    {ln}\n" for ln in copies)
+    values = "".join(f"{module_line}\n" for module_line, _ in const.values())
+    return values + (
+            f"@cuda.jit\n"
             f"def batch(order, {', '.join(params)}, out):\n"
+            f"{prologue}"
             f"    n = cuda.grid(1)\n"
             f"    if n < order.shape[0]:\n"
             f"        k = order[n]\n"

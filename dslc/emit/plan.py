@@ -12,6 +12,12 @@ stay within the window, and the entry reads it only through
 * the single cell that is asked for, captured as the sweep passes it.
 
 Otherwise the whole table is kept.
+
+The functions of a group may have fewer recursive parameters than the group has
+positions (the schedule's embedding pads them with 0): a window then drops from
+such a function's cells the eliminated coordinate only where it is one of its
+own (:meth:`GroupPlan.eliminated_in`), and every other fact here is stated in
+each function's own parameters.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dataclasses import dataclass, replace
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.deps.extract import dependence_graph, groups, guard_pieces, sequence_indexes
+from dslc.deps.ir import Affine
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError
 from dslc.schedule.search import Extents, Schedule, find_schedule, verify_schedule
@@ -53,6 +60,15 @@ class GroupPlan:
     # number away, e.g. a silent HMM state's predecessors at the same position),
     # whose order inside the partition is found at run time (see emit.cpu)
     runtime_order: frozenset = frozenset()
+
+    def eliminated_in(self, func: str) -> int | None:
+        """The parameter of ``func`` whose coordinate window storage recomputes
+        from the partition: ``eliminated`` is a position of the group, and a
+        function padded there keeps all of its coordinates."""
+        if self.eliminated is None:
+            return None
+        own = self.schedule.embedding.of(func)
+        return own.index(self.eliminated) if self.eliminated in own else None
 
 
 @dataclass(frozen=True)
@@ -184,9 +200,8 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                 values[n] = extent_value(program, g, k, args, request if g == entry else None)
         ext = Extents(names, values)
         runtime = frozenset()
-        if grp[0] in user_schedules or any(g in user_schedules for g in grp):
-            coeffs = next(user_schedules[g] for g in grp if g in user_schedules)
-            sched = verify_schedule(graph, ext, coeffs)
+        if any(g in user_schedules for g in grp):
+            sched = verify_schedule(graph, ext, group_schedule(program, grp, user_schedules))
         else:
             try:
                 sched = find_schedule(graph, ext)
@@ -214,6 +229,15 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
     return TaskPlan(entry, kind, tuple(plans), tuple(fused), scope)
 
 
+def group_schedule(program, grp: tuple[str, ...], user_schedules: dict) -> tuple[int, ...]:
+    """The coefficients of the user schedule a group follows: the one written
+    for a function with the most recursive parameters where there is one (it
+    names every position of the group), else the first."""
+    written = [g for g in grp if g in user_schedules]
+    widest = max(written, key=lambda g: len(program.functions[g].rec_params))
+    return user_schedules[widest]
+
+
 def _runtime_ordered(graph, ext: Extents, err: Exception):
     """A schedule for a group no affine schedule orders because some calls reach,
     in the same partition, an element anywhere in an extension dimension (``?``:
@@ -222,6 +246,10 @@ def _runtime_ordered(graph, ext: Extents, err: Exception):
     (coefficient 0), and the generated code finds the order within a partition at
     run time (cells wait for the cells they read; see emit.cpu)."""
     params = {f.name: f.params for f in graph.functions}
+    if len({len(ps) for ps in params.values()}) > 1:
+        # the calls left out are matched position by position: not across padding
+        raise NotCompilable(f"{err} (a run-time order inside a partition for functions "
+                            "with different numbers of recursive parameters)") from None
 
     def same_partition_any(d) -> bool:
         mine = params[d.caller]
@@ -254,15 +282,27 @@ def _call_facts(graph, ext: Extents, sched: Schedule):
     for d in graph.deps:
         if target_always_inside(d, params[d.caller], ext.names[d.caller], ext.names[d.callee]):
             safe.add(d.span)
-        mine = params[d.caller]
-        deltas = []
-        for k, a in enumerate(d.args):
-            if a is None or a.coeffs != ((mine[k], 1),):
-                break
-            deltas.append(-a.const)
-        else:
-            distance.append((d.span, sum(c * x for c, x in zip(sched.coeffs, deltas))))
+        dist = _uniform_distance(d, params[d.caller], sched)
+        if dist is not None:
+            distance.append((d.span, dist))
     return frozenset(safe), tuple(distance)
+
+
+def _uniform_distance(d, mine: tuple[str, ...], sched: Schedule) -> int | None:
+    """``S(x) - S(target)`` of a call that moves every position by a constant
+    (``f(i - 1, j)``; a padding position stays 0, so a smaller callee's missing
+    positions must be padding of the caller too), else None."""
+    emb = sched.embedding
+    at_x = dict(zip(emb.of(d.caller), mine))
+    at_y = dict(zip(emb.of(d.callee), d.args))
+    total = 0
+    for k, c in enumerate(sched.coeffs):
+        x = Affine.of(0, **{at_x[k]: 1}) if k in at_x else Affine.of(0)
+        y = at_y.get(k, Affine.of(0))
+        if y is None or y.coeffs != x.coeffs:
+            return None
+        total += c * (x.const - y.const)
+    return total
 
 
 def _safe_indexes(program, grp, ext: Extents) -> frozenset:

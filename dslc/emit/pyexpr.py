@@ -92,6 +92,12 @@ class Names:
         variable ``model``: one value shared by every task (never per lane)."""
         raise NotCompilable(f"the device layout of '{model}'")
 
+    def guarded_load(self, array: str, index: list[str]) -> str:
+        """A read whose index went through a run-time check (``_chk``). Where a
+        failed check stops the run (the CPU) it is a plain read; a GPU kernel
+        keeps running after one, so it guards the read itself (emit.cuda)."""
+        return f"{array}[{', '.join(index)}]"
+
     def alphabet_size(self, alpha: T.AlphaRef) -> str:
         raise NotCompilable(f"alphabet of {alpha}")
 
@@ -187,10 +193,29 @@ class ExprEmitter:
             return f"float({self.expr(src, b)})"
         if src.type == T.PROB:
             return self.expr(src, b)
-        if isinstance(src, tir.Lit) and not isinstance(src.value, bool):
-            v = float(src.value)
-            return "-np.inf" if v == 0 else repr(math.log(v)) if v > 0 else "_neg_prob()"
+        logs = self._literal_logs(src, b)
+        if logs is not None:
+            return logs
         return f"_to_log(float({self.expr(src, b)}))"
+
+    def _literal_logs(self, e, b) -> str | None:
+        """A probability written as literals chosen by conditions (``if s.isstart
+        then 1.0 else 0.0``) as their logs: no run-time check is left to fail
+        (a negative literal keeps its error, ``_neg_prob``). None otherwise."""
+        if isinstance(e, tir.Coerce) and e.type == T.FLOAT:
+            return self._literal_logs(e.expr, b)
+        if isinstance(e, tir.Lit) and not isinstance(e.value, bool):
+            v = float(e.value)
+            if v == 0 or math.isinf(v):
+                return "-np.inf" if v == 0 else "np.inf" if v > 0 else "_neg_prob()"
+            return repr(math.log(v)) if v > 0 else "_neg_prob()"
+        if not isinstance(e, tir.Cond):
+            return None
+        probe = b.child()
+        then, orelse = self._literal_logs(e.then, probe), self._literal_logs(e.orelse, probe)
+        if then is None or orelse is None or probe.lines:
+            return None
+        return f"({then} if {self.expr(e.cond, b)} else {orelse})"
 
     def _neg(self, e, b):
         return f"(-{self.expr(e.operand, b)})"
@@ -209,6 +234,8 @@ class ExprEmitter:
         x, y = self.as_value(e.left, b), self.as_value(e.right, b)
         if op == "%":
             return f"_fmod_floor({x}, {y})"
+        if op == "/" and _nonzero_literal(e.right):
+            return f"({x} / {y})"  # nothing to check
         if op == "/":
             return f"_div({x}, {y})"
         return f"({x} {op} {y})"
@@ -266,7 +293,7 @@ class ExprEmitter:
         i = self.as_int(e.index, b)
         if e.span in self.safe_indexes:  # proved inside the sequence (see emit.plan)
             return f"np.int64({s}[{i}])"
-        return f"np.int64({s}[_chk({i}, len({s}))])"
+        return f"np.int64({self.names.guarded_load(s, [f'_chk({i}, len({s}))'])})"
 
     def _extindex(self, e, b):
         if e.indexer is None and isinstance(e.base, tir.ExtAttr) \
@@ -323,7 +350,8 @@ class ExprEmitter:
 
     def _render_typed(self, code, model, recv, keys, value, b, t) -> str:
         keys = [self._hoist(k, b) for k in keys]
-        text = render_code(code, self._array(model, value), recv=recv, keys=keys)
+        text = render_code(code, self._array(model, value), recv=recv, keys=keys,
+                           guarded=self.names.guarded_load)
         if isinstance(t, T.SymT) or t == T.INT:
             return f"np.int64({text})"
         return text
@@ -347,9 +375,10 @@ class ExprEmitter:
             raise NotCompilable(f"iteration over .{it.accessor.name} (no compiled form)")
         recv = self._receiver(it.base, b)
         array = self._array(self._model(it.base), None)
-        lo = render_code(sdk.lift(each.lo), array, recv=recv)
-        hi = render_code(sdk.lift(each.hi), array, recv=recv)
-        return lo, hi, lambda k: render_code(each.item, array, recv=recv, item=k)
+        guarded = self.names.guarded_load
+        lo = render_code(sdk.lift(each.lo), array, recv=recv, guarded=guarded)
+        hi = render_code(sdk.lift(each.hi), array, recv=recv, guarded=guarded)
+        return lo, hi, lambda k: render_code(each.item, array, recv=recv, item=k, guarded=guarded)
 
     def _call(self, e, b):
         args = []
@@ -404,9 +433,20 @@ class ExprEmitter:
         return acc
 
 
-def render_code(code, array, recv: str | None = None, keys=(), item: str | None = None) -> str:
+def _nonzero_literal(e: tir.TExpr) -> bool:
+    """A number literal other than 0 (dividing by it needs no check)."""
+    while isinstance(e, tir.Coerce) and e.type in (T.INT, T.FLOAT):
+        e = e.expr
+    return isinstance(e, tir.Lit) and not isinstance(e.value, bool) \
+        and isinstance(e.value, (int, float)) and e.value != 0
+
+
+def render_code(code, array, recv: str | None = None, keys=(), item: str | None = None,
+                guarded=None) -> str:
     """A compiled-form template (sdk.Code) as a Python/Numba expression; ``array(name)``
-    spells a layout array (``""``: the value's own device_array)."""
+    spells a layout array (``""``: the value's own device_array). ``guarded(array,
+    index)`` spells a load whose index holds a ``checked`` (Names.guarded_load);
+    without it such loads are plain reads."""
     def go(c) -> str:
         match c:
             case sdk.Lit(value=v):
@@ -420,7 +460,10 @@ def render_code(code, array, recv: str | None = None, keys=(), item: str | None 
             case sdk.Op(op=op, args=(a, x)):
                 return f"({go(a)} {op} {go(x)})"
             case sdk.Load(array=name, index=idx):
-                return f"{array(name)}[{', '.join(go(i) for i in idx)}]"
+                index = [go(i) for i in idx]
+                if guarded is not None and any(_has_check(i) for i in idx):
+                    return guarded(array(name), index)
+                return f"{array(name)}[{', '.join(index)}]"
             case sdk.Length(array=name):
                 return f"len({array(name)})"
             case sdk.Slot(kind="recv"):
@@ -441,6 +484,20 @@ def render_code(code, array, recv: str | None = None, keys=(), item: str | None 
                 return f"_chk({go(i)}, {go(n)})"
         raise NotCompilable(f"compiled form {c!r}")
     return go(code)
+
+
+def _has_check(c) -> bool:
+    """Does a compiled-form template hold a ``checked`` anywhere?"""
+    match c:
+        case sdk.Checked():
+            return True
+        case sdk.Op(args=args):
+            return any(_has_check(a) for a in args)
+        case sdk.Load(index=idx):
+            return any(_has_check(i) for i in idx)
+        case sdk.Select(cond=cnd, then=a, orelse=x):
+            return _has_check(cnd) or _has_check(a) or _has_check(x)
+    return False
 
 
 RUNTIME_HELPERS = '''

@@ -79,6 +79,34 @@ def uniform_deltas(program, g: GroupPlan) -> dict:
     return out
 
 
+# a register of a cell computed earlier in the current column (emit.tiles names)
+_CURRENT = re.compile(r"\br_\w+_\d+_0\b")
+
+
+def _flatten(e, kind: str, op: str) -> list:
+    """Operands of a chain of the same min or max."""
+    if isinstance(e, tir.MinMax) and e.op == op:
+        return _flatten(e.left, kind, op) + _flatten(e.right, kind, op)
+    return [e]
+
+
+def _signed_terms(e, sign: int = 1):
+    """``a - b + c`` as (+1, a), (-1, b), (+1, c)."""
+    if isinstance(e, tir.Arith) and e.op in "+-" and e.type == T.INT:
+        yield from _signed_terms(e.left, sign)
+        yield from _signed_terms(e.right, sign if e.op == "+" else -sign)
+    else:
+        yield sign, e
+
+
+def _join(terms, value, b) -> str:
+    out = ""
+    for sg, x in terms:
+        v = value(x, b)
+        out = (f"-{v}" if sg < 0 else v) if not out else f"{out} {'-' if sg < 0 else '+'} {v}"
+    return f"({out})"
+
+
 def param_vars(e: tir.TExpr) -> set[str] | None:
     """Parameters read by index expression ``e``; None where it reads a local
     (a reduction variable: not invariant anywhere outside its reduction)."""
@@ -126,12 +154,47 @@ class _TileEmitter(ExprEmitter):
             raise NotCompilable("a sequence index not proved in range")
         return f"np.int64(a_{name}[ib_{name} + ({self.as_int(e.index, b)}) * BLOCK + ln])"
 
+    def _exact(self) -> bool:
+        """Values are float32 integers under the static bound (emit.precision):
+        every sum and max below is exact, so their operands may be regrouped
+        and reordered without changing a bit (no NaN: see FMAX)."""
+        return self.names.gen.dtype == "float32"
+
     def _minmax(self, e, b):
-        """float32 values: one max.f32 instruction rather than a compare and a
-        select (they differ only for NaN, see FMAX)."""
-        text = super()._minmax(e, b)
+        """float32 values: one max.f32 instruction per operand rather than a
+        compare and a select. A chain ``max(max(a, b), c)`` is flattened and
+        the operands computed in this column's earlier rows go last, so the
+        row-to-row dependence passes through one max, not several."""
         ints = e.type == T.INT and self.index(e.left) and self.index(e.right)
-        return text if ints or self.names.gen.dtype != "float32" else "_f" + text
+        if ints or not self._exact():
+            return super()._minmax(e, b)
+        texts = [self.as_value(x, b) for x in _flatten(e, "minmax", e.op)]
+        texts.sort(key=lambda x: bool(_CURRENT.search(x)))  # stable: others keep their order
+        out = texts[0]
+        for x in texts[1:]:
+            out = f"_f{e.op}({out}, {x})"
+        return out
+
+    def _arith(self, e, b):
+        """A sum whose terms include several run-invariant ones (``h - open -
+        ext``) adds their total once: one addition on the dependence chain."""
+        if e.type != T.INT or e.op not in "+-" or self.index(e) or not self._exact():
+            return super()._arith(e, b)
+        terms = list(_signed_terms(e))
+        fixed = [(sg, x) for sg, x in terms if self._invariant(x)]
+        moving = [(sg, x) for sg, x in terms if not self._invariant(x)]
+        if len(fixed) < 2 or not moving:
+            return super()._arith(e, b)
+        return f"({_join(moving, self.as_value, b)} + {_join(fixed, self.as_value, b)})"
+
+    def _invariant(self, x) -> bool:
+        """A finite literal or a number argument: the same all through a task."""
+        while isinstance(x, tir.Coerce):
+            x = x.expr
+        if isinstance(x, tir.Lit):
+            return isinstance(x.value, int) and not isinstance(x.value, bool)
+        return isinstance(x, tir.Var) and x.scope == "param" and x.name not in self.rec \
+            and x.type in (T.INT, T.FLOAT)
 
     def _builtin(self, e, b):
         name = self._interleaved(e.args[0]) if e.name == "len" else None
@@ -175,14 +238,15 @@ class TiledGenerator(CudaGenerator):
         for span, d in self.deltas.items():
             self.back[callee[span]] = max(self.back[callee[span]], d[self.udim])
         # functions read a row back across a tile edge: only their last rows are stored
-        self.crossing = [f for f in g.functions
-                         if any(callee[s] == f and d[self.tdim] > 0 for s, d in self.deltas.items())]
+        self.crossing = [f for f in g.functions if any(
+            callee[s] == f and d[self.tdim] > 0 for s, d in self.deltas.items())]
         self.bback = {f: max(d[self.udim] for s, d in self.deltas.items()
                              if callee[s] == f and d[self.tdim] > 0) for f in self.crossing}
         self.row = 0  # the tile row being generated
         self.box = None  # (t, u) ranges of the code being generated (emit.ranges)
         self.column_hoist = self.tile_hoist = None  # invariant reads: pending list, tile block
         self.hoisted: dict = {}
+        self.row_guarded = False  # the tile being generated may be cut short
         self.trivial: set[str] = set()  # fused-reduction bounds the sweep never passes
 
     def _callee_of_spans(self) -> dict:
@@ -257,7 +321,9 @@ class TiledGenerator(CudaGenerator):
             if key not in self.hoisted:
                 self.hoisted[key] = f"hv{len(self.hoisted)}"
                 self.tile_hoist.emit(f"x_{t} = t0 + {self.row}")
-                self.tile_hoist.emit(f"{self.hoisted[key]} = {text}")
+                e_t = self.g.extents.names[self.g.functions[0]][self.tdim]
+                guard = f" if t0 + {self.row} <= {e_t} else 0" if self.row_guarded else ""
+                self.tile_hoist.emit(f"{self.hoisted[key]} = ({text}){guard}")
         else:
             return None
         return self.hoisted[key]
@@ -270,10 +336,12 @@ class TiledGenerator(CudaGenerator):
 
     # ------------------------------------------------------------------ task
     def generate(self):
-        """Full tiles past the boundary rows run specialised code: no row test,
-        guards decided by the box they lie in (emit.ranges), the boundary
-        columns peeled, and sequence reads that do not change along the stream
-        hoisted out of it. The first tile and a partial last one keep every test."""
+        """Every tile runs code specialised to where it lies: guards decided by
+        the box of each row (emit.ranges; in the first tile row ``r`` is
+        ``x_t = r`` exactly), the first columns peeled off where ``u`` guards
+        bite, and sequence reads that do not change along the stream hoisted
+        out of it. Full tiles past the first need no row test; the first and a
+        partial last tile test each row against the extent."""
         g = self.g
         b = Block(self.extent_lines())
         entry = self.program.functions[self.plan.entry]
@@ -298,25 +366,32 @@ class TiledGenerator(CudaGenerator):
         tile = b.child()
         tile.emit(f"new = (t0 // {self.rows}) % 2")
         tile.emit("old = 1 - new")
-        full, hoisted = tile.child(), tile.child()
-        self.hoisted = {}
-        if ku:
-            pre, edge = self._column(fused_by_func, ((kt, INF), (0, ku - 1)), False, 0)
-            full.lines.extend(pre.lines)
-            full.nest(f"for u in range(0, {ku} if {ku} <= {e_u} else {e_u} + 1):", edge)
-        pre, inner = self._column(fused_by_func, ((kt, INF), (ku, INF)), False, ku, hoisted)
-        full.lines.extend(pre.lines)
-        full.nest(f"for u in range({ku}, {e_u} + 1):", inner)
-        hoisted.lines.extend(full.lines)
-        rest = tile.child()
-        pre, col = self._column(fused_by_func, ((0, INF), (0, INF)), True, 0)
-        rest.lines.extend(pre.lines)
-        rest.nest(f"for u in range(0, {e_u} + 1):", col)
-        tile.nest(f"if t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}:", hoisted)
-        tile.nest("else:", rest)
+        tile.nest(f"if t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}:",
+                  self._tile(fused_by_func, lambda r: (kt, INF), ku, False))
+        # the first tile: row r is x_t = r exactly, so each row's guards are decided
+        tile.nest("elif t0 == 0:", self._tile(fused_by_func, lambda r: (r, r), ku, True))
+        tile.nest("else:", self._tile(fused_by_func, lambda r: (kt, INF), ku, True))
         b.nest(f"for t0 in range(0, {e_t} + 1, {self.rows}):", tile)
         self._epilogue(b)
         return self.module_source(self._args(), b), self._args()
+
+    def _tile(self, fused_by_func, t_range, ku: int, guarded: bool) -> Block:
+        """One tile's code: reads of ``t`` alone hoisted to its top, the first
+        ``ku`` columns (where the ``u`` guards still bite), then the interior
+        columns. ``t_range(r)`` bounds ``x_t`` in row ``r``; ``guarded`` tiles
+        may be cut short by the extent (each row tested, hoisted reads too)."""
+        e_u = self.g.extents.names[self.g.functions[0]][self.udim]
+        out, body = Block(), Block()
+        self.row_guarded = guarded
+        if ku:
+            pre, edge = self._column(fused_by_func, t_range, (0, ku - 1), guarded, 0)
+            body.lines.extend(pre.lines)
+            body.nest(f"for u in range(0, {ku} if {ku} <= {e_u} else {e_u} + 1):", edge)
+        pre, inner = self._column(fused_by_func, t_range, (ku, INF), guarded, ku, out)
+        body.lines.extend(pre.lines)
+        body.nest(f"for u in range({ku}, {e_u} + 1):", inner)
+        out.lines.extend(body.lines)
+        return out
 
     def _corner(self) -> tuple[int, int]:
         """Where the interior starts in each dimension: one past the largest
@@ -327,7 +402,7 @@ class TiledGenerator(CudaGenerator):
         k = min(max(consts, default=-1) + 1, self.rows)
         return k, k
 
-    def _column(self, fused_by_func, box, guarded: bool, first: int,
+    def _column(self, fused_by_func, t_range, u_range, guarded: bool, first: int,
                 hoist: Block | None = None) -> tuple[Block, Block]:
         """One step of the stream (``u`` from ``first``) and what goes before
         its loop: registers shift a column back, then the tile's rows, callees
@@ -357,7 +432,8 @@ class TiledGenerator(CudaGenerator):
                     pre.emit(f"{self.breg(f, k, c - 1)} = "
                              f"{self.cell_ref(f, ['old', str(k), str(max(first - c, 0))])}")
                 col.emit(f"{self.breg(f, k, 0)} = {self.breg(f, k, 'n')}")
-                pre.emit(f"{self.breg(f, k, 'n')} = {self.cell_ref(f, ['old', str(k), str(first)])}")
+                first_col = self.cell_ref(f, ['old', str(k), str(first)])
+                pre.emit(f"{self.breg(f, k, 'n')} = {first_col}")
                 col.emit(f"{self.breg(f, k, 'n')} = {self.cell_ref(f, ['old', str(k), 'u + 1'])}")
         order = [f for f in g.schedule.order if f in g.functions]
         body = Block()
@@ -366,7 +442,7 @@ class TiledGenerator(CudaGenerator):
             cell = Block()
             for name in dict.fromkeys(self._t_name(f) for f in g.functions):
                 cell.emit(f"x_{name} = t0 + {r}")
-            self.box = box
+            self.box = (t_range(r), u_range)
             for f in order:
                 cell.lines.extend(self._cell(f, fused_by_func.get(f, [])).lines)
             if guarded:
@@ -441,7 +517,8 @@ class TiledGenerator(CudaGenerator):
     def module_source(self, args, body):
         src = super().module_source(args, body)
         if self.dtype == "float64":
-            return src.replace("from numba import cuda\n", f"from numba import cuda\nBLOCK = {block_size()}\n", 1)
+            return src.replace("from numba import cuda\n",
+                               f"from numba import cuda\nBLOCK = {block_size()}\n", 1)
         head, task = src.split("def task(", 1)
         # literals in the table type, or every float32 operation widens to float64
         task = re.sub(r"\bfloat\(", "DT(", task)

@@ -17,7 +17,8 @@ global memory; fused reductions of the entry accumulate with atomics (``max``,
 thread that computes it. The entry's own body then runs on the host over the
 accumulators and any tables it reads.
 
-Only plans whose checks were all proved away compile here (as for every kernel).
+Only plans whose checks were all proved away compile here (a task-per-thread kernel
+flags a failed check and the CPU re-runs that task; here there is no task to re-run).
 """
 
 from __future__ import annotations

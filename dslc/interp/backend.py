@@ -73,14 +73,30 @@ class InterpBackend:
                 else:
                     out.append(self.value(func, args, span, f"task {k + 1}"))
             except DslcError as e:
-                raise _in_task(e, k, args) from None
+                raise TaskError(e, k, args) from None
             if progress is not None:
                 progress(k + 1)
         return out
 
 
-def _in_task(e: DslcError, k: int, args: dict) -> DslcError:
-    names = [f"{n}={getattr(v, 'name', v)!s}" for n, v in args.items()
-             if not n.startswith("$") and (hasattr(v, "name") or isinstance(v, (int, float)))]
-    where = f"in map task {k + 1}" + (f" ({', '.join(names[:4])})" if names else "")
-    return DslcError(f"{e.message} [{where}]", e.span, e.hint)
+class TaskError(DslcError):
+    """An error in task ``k`` (from 0) of a map, named in the message by its
+    number and arguments. A backend that re-runs only some tasks of a map (one
+    model's, or those a GPU kernel left) renumbers it (:func:`in_map`), so the
+    message is the one a run of the whole map gives."""
+
+    def __init__(self, error: DslcError, k: int, args: dict):
+        names = [f"{n}={getattr(v, 'name', v)!s}" for n, v in args.items()
+                 if not n.startswith("$") and (hasattr(v, "name") or isinstance(v, (int, float)))]
+        where = f"in map task {k + 1}" + (f" ({', '.join(names[:4])})" if names else "")
+        super().__init__(f"{error.message} [{where}]", error.span, error.hint)
+        self.error, self.k, self.task_args = error, k, args
+
+
+def in_map(run, numbers):
+    """``run()``, a map over some tasks of a larger map, whose errors name each
+    task by its number in the larger map (``numbers[k]`` for task ``k``)."""
+    try:
+        return run()
+    except TaskError as e:
+        raise TaskError(e.error, int(numbers[e.k]), e.task_args) from None

@@ -19,6 +19,11 @@ maps a function to ``((k, DNF), ...)``, the exact DNF of "guard ``k`` holds and
 no earlier one does"): each piece is a statement of its own, and isl's
 ``separate`` option then peels base cases into loops of their own instead of
 testing the guards in every cell.
+
+A function with fewer recursive parameters than the group has positions is a
+statement over all of them, its padding positions fixed at 0 (the schedule's
+embedding), so the one ``t = a . x`` orders it with the others; its statement
+instances (``loopir.Call``) carry its own parameters only.
 """
 
 from __future__ import annotations
@@ -50,14 +55,17 @@ def build_loop_nest(schedule: Schedule,
     n = len(schedule.coeffs)
     xs = [f"x{k}" for k in range(n)]
     t = " + ".join(f"{c}*{x}" for c, x in zip(schedule.coeffs, xs)) or "0"
+    embedding = schedule.embedding
     domains, maps, stmts = [], [], {}
     for pos, f in enumerate(schedule.order):
-        box = [f"0 <= {x} <= {e}" for x, e in zip(xs, names[f])]
+        own = embedding.of(f)
+        box = [f"0 <= {xs[k]} <= {e}" for k, e in zip(own, names[f])]
+        box += [f"{x} = 0" for k, x in enumerate(xs) if k not in own]  # padding
         inner = xs + [str(pos)] if schedule.same_point_order else [str(pos)] + xs
-        env = dict(zip(schedule.param_names(f), xs))
+        env = dict(zip(schedule.param_names(f), (xs[k] for k in own)))
         for piece, dnf in _pieces(f, pieces):
-            name = f"S{len(stmts)}"  # isl-safe; mapped back to (function, piece)
-            stmts[name] = (f, piece)
+            name = f"S{len(stmts)}"  # isl-safe; mapped back to (function, piece, positions)
+            stmts[name] = (f, piece, own)
             for conj in dnf:
                 cons = box + [constraint_text(c, env) for c in conj]
                 domains.append(f"{name}[{', '.join(xs)}] : {' and '.join(cons)}")
@@ -118,8 +126,8 @@ def _node(node: isl.AstNode, stmts: dict) -> list:
         return [L.Guard(cond, then, orelse)]
     if t == isl.ast_node_type.user:
         call = node.user_get_expr()
-        func, piece = stmts[call.get_op_arg(0).get_id().get_name()]
-        args = tuple(_expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg()))
+        func, piece, own = stmts[call.get_op_arg(0).get_id().get_name()]
+        args = tuple(_expr(call.get_op_arg(k + 1)) for k in own)  # padding left out
         return [L.Call(func, args, piece)]
     if t == isl.ast_node_type.mark:
         return _node(node.mark_get_node(), stmts)

@@ -6,11 +6,11 @@ and what a schedule implies (partitions, order inside a partition, window).
 isl (through ``dslc.poly.isl_util``) for every extent at once.
 """
 
-from dslc.schedule.model import Extents, Schedule, extents_for, partition_range
+from dslc.schedule.model import Embedding, Extents, Schedule, extents_for, partition_range
 from dslc.schedule.problems import InvalidScheduleError, NoScheduleError, PartitionCycleError
 from dslc.schedule.solve import find_schedule
 from dslc.schedule.verify import checked_schedule, verify_schedule
 
-__all__ = ["Extents", "InvalidScheduleError", "NoScheduleError", "PartitionCycleError",
-           "Schedule", "checked_schedule", "extents_for", "find_schedule", "partition_range",
-           "verify_schedule"]
+__all__ = ["Embedding", "Extents", "InvalidScheduleError", "NoScheduleError",
+           "PartitionCycleError", "Schedule", "checked_schedule", "extents_for", "find_schedule",
+           "partition_range", "verify_schedule"]

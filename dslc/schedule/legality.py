@@ -12,6 +12,11 @@ checker remembers the witness's displacement ``x - y`` and tries it first on
 later candidates: most candidates of a search are refuted by an instance some
 earlier candidate already tripped over, in pure Python. A cached witness is a
 real instance, so this shortcut never rejects a legal schedule.
+
+Functions with fewer recursive parameters than the group has positions are
+padded (:class:`dslc.schedule.model.Embedding`): each side of a call is
+checked with the coefficients of its own positions, which is ``S`` of the
+padded points, and displacements are remembered between padded points.
 """
 
 from __future__ import annotations
@@ -20,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from dslc.deps.ir import Dependence, DependenceGraph
-from dslc.errors import DslcError
 from dslc.poly.isl_util import DependenceSet, Witness
-from dslc.schedule.model import Extents
+from dslc.schedule.embed import embeddings
+from dslc.schedule.model import Embedding, Extents
 
 
 def call_text(dep: Dependence) -> str:
@@ -50,27 +55,39 @@ class _Call:
     dep: Dependence
     self_call: bool
     poly: DependenceSet
+    src: tuple[int, ...]  # the group positions of the caller's parameters
+    dst: tuple[int, ...]  # ... and of the callee's
     seen: list = field(default_factory=list)  # displacements x - y of known instances
     never: bool = False  # no instance for any extent: the call constrains nothing
 
+    def sides(self, coeffs: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The coefficients of the caller's and of the callee's own parameters."""
+        return tuple(coeffs[p] for p in self.src), tuple(coeffs[p] for p in self.dst)
+
+
+def dependence_sets(graph: DependenceGraph, ext: Extents) -> list[DependenceSet]:
+    """Every call's instances as an isl set (built once, shared by the checkers
+    of several embeddings: the sets do not depend on it)."""
+    params = {f.name: f.params for f in graph.functions}
+    return [DependenceSet(d, params[d.caller], ext.names[d.caller], ext.names[d.callee])
+            for d in graph.deps]
+
 
 class Checker:
-    """Legality of candidate coefficient vectors for one group."""
+    """Legality of candidate coefficient vectors for one group, its functions
+    placed by ``embedding`` (by default the most natural one)."""
 
-    def __init__(self, graph: DependenceGraph, ext: Extents):
-        arity = {len(f.params) for f in graph.functions}
-        if len(arity) > 1:
-            names = ", ".join(f"{f.name}({', '.join(f.params)})" for f in graph.functions)
-            raise DslcError(f"the mutually recursive functions {names} must have the same "
-                            "number of recursive parameters to share a schedule",
-                            next((d.span for d in graph.deps if d.span is not None), None))
-        self.graph, self.ext = graph, ext
-        self.n = arity.pop() if arity else 0
-        params = {f.name: f.params for f in graph.functions}
+    def __init__(self, graph: DependenceGraph, ext: Extents, embedding: Embedding | None = None,
+                 sets: Sequence[DependenceSet] | None = None):
+        if embedding is None:
+            embedding = embeddings(graph, ext)[0]
+        self.graph, self.ext, self.embedding = graph, ext, embedding
+        self.n = embedding.n
+        sets = dependence_sets(graph, ext) if sets is None else sets
         self.calls = []
-        for d in graph.deps:
-            poly = DependenceSet(d, params[d.caller], ext.names[d.caller], ext.names[d.callee])
-            self.calls.append(_Call(d, d.caller == d.callee, poly, never=poly.is_empty()))
+        for d, poly in zip(graph.deps, sets):
+            self.calls.append(_Call(d, d.caller == d.callee, poly, embedding.of(d.caller),
+                                    embedding.of(d.callee), never=poly.is_empty()))
 
     # ------------------------------------------------------------------ legality
     def check(self, coeffs: Sequence[int], only: Sequence[int] | None = None) -> Verdict:
@@ -86,7 +103,7 @@ class Checker:
         for k in live:
             c = self.calls[k]
             floor = 1 if c.self_call else 0
-            w = c.poly.violation(coeffs, coeffs, floor)
+            w = c.poly.violation(*c.sides(coeffs), floor)
             if w is not None:
                 self._remember(c, w)
                 return Verdict(False, k)
@@ -99,7 +116,7 @@ class Checker:
         c = self.calls[k]
         if any(_dot(coeffs, d) == 0 for d in c.seen):
             return True
-        w = c.poly.violation(coeffs, coeffs, 1)
+        w = c.poly.violation(*c.sides(coeffs), 1)
         if w is None:
             return False
         self._remember(c, w)
@@ -110,9 +127,9 @@ class Checker:
         the schedule is chosen for (a point the user can recognise)."""
         c = self.calls[k]
         floor = 1 if c.self_call else 0
-        w = c.poly.violation(coeffs, coeffs, floor, fixed=self.ext.values, least=True)
+        w = c.poly.violation(*c.sides(coeffs), floor, fixed=self.ext.values, least=True)
         if w is None:
-            w = c.poly.violation(coeffs, coeffs, floor, least=True)
+            w = c.poly.violation(*c.sides(coeffs), floor, least=True)
         if w is None:
             raise ValueError("the call is not broken by this schedule")
         return w
@@ -125,14 +142,16 @@ class Checker:
         for c in self.calls:
             if c.never:
                 continue
-            m = c.poly.max_distance(coeffs, coeffs, self.ext.values)
+            m = c.poly.max_distance(*c.sides(coeffs), self.ext.values)
             if m is not None:
                 depth = max(depth, m)
         return depth + 1
 
-    @staticmethod
-    def _remember(c: _Call, w: Witness) -> None:
-        d = tuple(a - b for a, b in zip(w.caller, w.target))
+    def _remember(self, c: _Call, w: Witness) -> None:
+        """Keep the instance as the displacement between the padded points."""
+        x = self.embedding.pad(w.caller, c.dep.caller)
+        y = self.embedding.pad(w.target, c.dep.callee)
+        d = tuple(a - b for a, b in zip(x, y))
         if d not in c.seen:
             c.seen.append(d)
 
@@ -141,8 +160,11 @@ def _dot(a: Sequence[int], b: Sequence[int]) -> int:
     return sum(x * y for x, y in zip(a, b))
 
 
-def same_point(dep: Dependence, params: Sequence[str]) -> bool:
-    """Is the call to the very same point (``e(i, j)`` from ``h(i, j)``)?"""
+def same_point(dep: Dependence, params: Sequence[str], embedding: Embedding | None = None) -> bool:
+    """Is the call to the very same point (``e(i, j)`` from ``h(i, j)``)? Two
+    padded functions share points only where they take the same positions."""
+    if embedding is not None and embedding.of(dep.caller) != embedding.of(dep.callee):
+        return False
     return len(dep.args) == len(params) and all(
         a is not None and a.coeffs == ((p, 1),) and a.const == 0
         for a, p in zip(dep.args, params))

@@ -13,6 +13,13 @@ group may call the same position by different names (``h(i, j)`` and
 ``e(a, b)``). Each position of each function is also an isl parameter name:
 functions whose boxes are the same (``index[s]`` of the same sequence) should
 share names so that generated loops cover them together.
+
+The functions of a group need not have the same number of recursive
+parameters (Fitch's ``set(u, a)`` and ``best(u)``). The group then has as many
+positions as its largest function, and an :class:`Embedding` places each
+smaller function's parameters at some of them, the others fixed at 0 (thesis
+§5.3: padding with dimensions of extent ``0 .. 0``). ``S`` of a padded point is
+then ``a`` restricted to the function's own positions, times its point.
 """
 
 from __future__ import annotations
@@ -95,13 +102,58 @@ def extents_for(graph: DependenceGraph, extents: ExtentsLike,
     return Extents(out_names, values)
 
 
-def partition_range(coeffs: Sequence[int], ext: Extents) -> tuple[int, int]:
+@dataclass(frozen=True)
+class Embedding:
+    """Where each function's recursive parameters sit among a group's ``n``
+    positions: ``positions[f][k]`` is the position of ``f``'s parameter ``k``
+    (increasing). A position a function has no parameter at is *padding*,
+    always 0, so it adds nothing to ``S``; a group whose functions all have
+    ``n`` parameters has the identity embedding."""
+
+    n: int
+    positions: tuple[tuple[str, tuple[int, ...]], ...]
+
+    @staticmethod
+    def identity(graph: DependenceGraph) -> "Embedding":
+        """Each function's parameters at the first positions (the only
+        embedding when every function has as many parameters as the largest)."""
+        n = max((len(f.params) for f in graph.functions), default=0)
+        return Embedding(n, tuple((f.name, tuple(range(len(f.params))))
+                                  for f in graph.functions))
+
+    def of(self, func: str) -> tuple[int, ...]:
+        for f, ps in self.positions:
+            if f == func:
+                return ps
+        raise KeyError(func)
+
+    @property
+    def padded(self) -> bool:
+        """Does some function have fewer parameters than the group has positions?"""
+        return any(len(ps) < self.n for _, ps in self.positions)
+
+    def project(self, coeffs: Sequence[int], func: str) -> tuple[int, ...]:
+        """The coefficients of ``func``'s own parameters: ``S`` on its points."""
+        return tuple(coeffs[p] for p in self.of(func))
+
+    def pad(self, point: Sequence[int], func: str) -> tuple[int, ...]:
+        """A point of ``func`` as a point of the group (padding positions 0)."""
+        out = [0] * self.n
+        for p, v in zip(self.of(func), point):
+            out[p] = v
+        return tuple(out)
+
+
+def partition_range(coeffs: Sequence[int], ext: Extents,
+                    embedding: Embedding | None = None) -> tuple[int, int]:
     """Smallest and largest ``S`` over the union of the group's boxes: a linear
-    function on a box reaches its extremes at corners, so no solver is needed."""
+    function on a box reaches its extremes at corners, so no solver is needed.
+    Without ``embedding`` every function's parameters are the first positions."""
     lows, highs = [], []
-    for sizes in (ext.of(f) for f in ext.names):
-        lows.append(sum(min(c, 0) * e for c, e in zip(coeffs, sizes)))
-        highs.append(sum(max(c, 0) * e for c, e in zip(coeffs, sizes)))
+    for f in ext.names:
+        own = coeffs if embedding is None else embedding.project(coeffs, f)
+        lows.append(sum(min(c, 0) * e for c, e in zip(own, ext.of(f))))
+        highs.append(sum(max(c, 0) * e for c, e in zip(own, ext.of(f))))
     return min(lows), max(highs)
 
 
@@ -119,7 +171,9 @@ class Schedule:
     the caller asked for a limit and the window exceeds it.
     ``same_point_order``: every same-partition call is to the very same point
     (``e(i, j)`` from ``h(i, j)``), so the functions can run point by point
-    instead of function by function.
+    instead of function by function. ``positions``: where each function's
+    parameters sit among the positions (see :class:`Embedding`); empty when
+    every function has one parameter per position, in order.
     """
 
     coeffs: tuple[int, ...]
@@ -129,10 +183,18 @@ class Schedule:
     window: int | None
     same_point_order: bool = False
     first: int = 0
+    positions: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @property
     def functions(self) -> tuple[str, ...]:
         return tuple(f for f, _ in self.params)
+
+    @property
+    def embedding(self) -> Embedding:
+        if self.positions:
+            return Embedding(len(self.coeffs), self.positions)
+        return Embedding(len(self.coeffs), tuple((f, tuple(range(len(ps))))
+                                                 for f, ps in self.params))
 
     def param_names(self, func: str) -> tuple[str, ...]:
         for f, ps in self.params:
@@ -140,19 +202,25 @@ class Schedule:
                 return ps
         raise KeyError(func)
 
+    def own(self, func: str) -> tuple[int, ...]:
+        """The coefficients of ``func``'s parameters, in order."""
+        return self.embedding.project(self.coeffs, func)
+
     def of(self, func: str) -> dict[str, int]:
         """The coefficients of ``func``'s schedule by parameter name."""
-        return dict(zip(self.param_names(func), self.coeffs))
+        return dict(zip(self.param_names(func), self.own(func)))
 
     coefficients = of
 
-    def at(self, point: Sequence[int]) -> int:
-        """The partition of a point (any function of the group)."""
-        return sum(c * v for c, v in zip(self.coeffs, point))
+    def at(self, point: Sequence[int], func: str | None = None) -> int:
+        """The partition of a point: of ``func`` where given (its own
+        parameters), else of the group (one value per position)."""
+        coeffs = self.coeffs if func is None else self.own(func)
+        return sum(c * v for c, v in zip(coeffs, point))
 
     def expr(self, func: str) -> str:
         """``S`` as source text in ``func``'s parameter names, e.g. ``i + j``."""
-        return schedule_text(self.coeffs, self.param_names(func))
+        return schedule_text(self.own(func), self.param_names(func))
 
 
 def schedule_text(coeffs: Sequence[int], params: Sequence[str]) -> str:

@@ -20,20 +20,19 @@ def verify_all(program) -> None:
     """Check every user schedule against its group's dependences (legality is
     decided for all extents at once, so no input is needed)."""
     from dslc.deps.extract import dependence_graph, groups
-    from dslc.emit.plan import extent_names
+    from dslc.emit.plan import extent_names, group_schedule
     from dslc.schedule.model import Extents
     from dslc.schedule.verify import verify_schedule
 
     wanted = user_schedules(program)
     for grp in groups(program.functions):
-        mine = [f for f in grp if f in wanted]
-        if not mine:
+        if not any(f in wanted for f in grp):
             continue
         graph = dependence_graph(program.functions, grp, program.consts)
         names = {f: extent_names(program, f) for f in grp}
         # legality is decided for every extent; 10 is only where witnesses are sought first
         ext = Extents(names, {n: 10 for ns in names.values() for n in ns})
-        verify_schedule(graph, wanted[mine[0]], ext)
+        verify_schedule(graph, group_schedule(program, grp, wanted), ext)
 
 
 def _coefficient(e, var: str, sd) -> int:

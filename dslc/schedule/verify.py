@@ -5,6 +5,11 @@ decide whether it is legal for every extent. An illegal schedule is reported
 at the call it breaks, with a concrete instance - the caller's point, the
 target and both partitions - preferably within the extents at hand, so the
 mistake can be checked by hand.
+
+In a group whose functions differ in their number of recursive parameters,
+the schedule is written for one of the largest (it names every position); the
+smaller functions take its coefficients at the positions they are embedded at
+(:mod:`dslc.schedule.embed`), the first embedding under which it is legal.
 """
 
 from __future__ import annotations
@@ -14,11 +19,12 @@ from typing import Sequence
 from dslc.deps.ir import DependenceGraph
 from dslc.errors import DslcError
 from dslc.poly.isl_util import Witness
-from dslc.schedule.legality import Checker, call_text
-from dslc.schedule.model import ExtentsLike, Schedule, extents_for, schedule_text
+from dslc.schedule.embed import embeddings
+from dslc.schedule.legality import Checker, call_text, dependence_sets
+from dslc.schedule.model import Embedding, ExtentsLike, Schedule, extents_for, schedule_text
 from dslc.schedule.order import partition_order
 from dslc.schedule.problems import InvalidScheduleError
-from dslc.schedule.solve import cycle_error, make_schedule
+from dslc.schedule.solve import cycle_error, make_schedule, widest_function
 
 
 def verify_schedule(graph: DependenceGraph, coeffs: Sequence[int],
@@ -37,34 +43,59 @@ def checked_schedule(graph: DependenceGraph, coeffs: Sequence[int],
     if extents is None:
         extents = {f.name: [0] * len(f.params) for f in graph.functions}
     ext = extents_for(graph, extents)
-    checker = Checker(graph, ext)
+    sets = dependence_sets(graph, ext)
     coeffs = tuple(int(c) for c in coeffs)
-    if len(coeffs) != checker.n:
-        f = graph.functions[0]
+    _check_length(graph, coeffs)
+    first = None
+    for embedding in embeddings(graph, ext):
+        checker = Checker(graph, ext, embedding, sets)
+        verdict = checker.check(coeffs)
+        if not verdict.legal:
+            first = first or (checker, verdict)
+            continue
+        order, cycle = partition_order(tuple(f.name for f in graph.functions),
+                                       [checker.calls[k].dep for k in verdict.same_partition])
+        if order is None:
+            first = first or (checker, verdict, cycle)
+            continue
+        return make_schedule(graph, ext, checker, coeffs, order, verdict.same_partition,
+                             window_limit)
+    checker, verdict, *cycle = first  # reported for the most natural embedding
+    if cycle:
+        raise cycle_error(coeffs, cycle[0], graph, checker.embedding)
+    k = verdict.broken
+    raise violation_error(graph, coeffs, k, checker.witness(k, coeffs), ext.values,
+                          checker.embedding)
+
+
+def _check_length(graph: DependenceGraph, coeffs: Sequence[int]) -> None:
+    """One coefficient per position: the parameters of the group's largest functions."""
+    f = widest_function(graph)
+    if len(coeffs) == len(f.params):
+        return
+    span = next((d.span for d in graph.deps if d.span is not None), None)
+    if all(len(g.params) == len(f.params) for g in graph.functions):
         raise DslcError(f"the schedule has {len(coeffs)} coefficients but {f.name} has "
-                        f"{checker.n} recursive parameters",
-                        next((d.span for d in graph.deps if d.span is not None), None))
-    verdict = checker.check(coeffs)
-    if not verdict.legal:
-        k = verdict.broken
-        raise violation_error(graph, coeffs, k, checker.witness(k, coeffs), ext.values)
-    order, cycle = partition_order(tuple(f.name for f in graph.functions),
-                                   [checker.calls[k].dep for k in verdict.same_partition])
-    if order is None:
-        raise cycle_error(coeffs, cycle, graph)
-    return make_schedule(graph, ext, checker, coeffs, order, verdict.same_partition,
-                         window_limit)
+                        f"{len(f.params)} recursive parameters", span)
+    raise DslcError(f"the schedule has {len(coeffs)} coefficients but the group of "
+                    f"{f.name} has {len(f.params)} dimensions (its functions with fewer "
+                    f"recursive parameters are padded with 0)", span,
+                    hint=f"write the schedule for {f.name}({', '.join(f.params)})")
 
 
 def violation_error(graph: DependenceGraph, coeffs: Sequence[int], k: int, w: Witness,
-                    values) -> InvalidScheduleError:
+                    values, embedding: Embedding | None = None) -> InvalidScheduleError:
     dep = graph.deps[k]
     params = {f.name: f.params for f in graph.functions}
-    s_x = sum(c * v for c, v in zip(coeffs, w.caller))
-    s_y = sum(c * v for c, v in zip(coeffs, w.target))
+
+    def own(f: str) -> Sequence[int]:
+        return coeffs if embedding is None else embedding.project(coeffs, f)
+
+    s_x = sum(c * v for c, v in zip(own(dep.caller), w.caller))
+    s_y = sum(c * v for c, v in zip(own(dep.callee), w.target))
     at = ", ".join(f"{p}={v}" for p, v in zip(params[dep.caller], w.caller))
     to = ", ".join(map(str, w.target))
-    expr = schedule_text(coeffs, params[dep.caller])
+    expr = schedule_text(own(dep.caller), params[dep.caller])
     sizes = ""
     if any(values.get(n) != v for n, v in w.extents):
         sizes = " (with extents " + ", ".join(f"{n}={v}" for n, v in w.extents) + ")"

@@ -190,14 +190,21 @@ def _layout(h: HMM) -> dict:
     }
 
 
+# The forward, backward and Viterbi sweeps visit the states in the same order in
+# every task, so the transition structure is read one address per warp at a
+# time (constant memory broadcasts it); emissions are indexed by each task's
+# own symbol (shared memory).
 LAYOUT = sdk.Layout(arrays=(
     sdk.DeviceArray("silent", doc="bool[n]: the state emits nothing"),
-    sdk.DeviceArray("inoff", doc="int64[n+1]: in-edges of s are intrans[inoff[s] .. inoff[s+1]-1]"),
-    sdk.DeviceArray("intrans", doc="int64[T]: transition numbers, grouped by to-state"),
+    sdk.DeviceArray("inoff", where="constant",
+                    doc="int64[n+1]: in-edges of s are intrans[inoff[s] .. inoff[s+1]-1]"),
+    sdk.DeviceArray("intrans", where="constant",
+                    doc="int64[T]: transition numbers, grouped by to-state"),
     sdk.DeviceArray("outoff", doc="int64[n+1]: the transitions out of s are outoff[s] .. -1"),
-    sdk.DeviceArray("tstart", doc="int64[T]: from-state of each transition"),
+    sdk.DeviceArray("tstart", where="constant", doc="int64[T]: from-state of each transition"),
     sdk.DeviceArray("tend", doc="int64[T]: to-state of each transition"),
-    sdk.DeviceArray("tprob", doc="float64[T]: natural log of each transition's probability"),
+    sdk.DeviceArray("tprob", where="constant",
+                    doc="float64[T]: natural log of each transition's probability"),
     sdk.DeviceArray("emit", where="shared", doc="float64[n, |A|]: log emission by symbol"),
     sdk.DeviceArray("erow", doc="int64[n]: s, or -1 for a k-mer state (no per-symbol row)"),
 ), build=_layout)

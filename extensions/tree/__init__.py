@@ -192,11 +192,15 @@ def _layout(tree: Tree) -> dict:
     }
 
 
+# Every task (an alignment column) walks the same tree node by node, in
+# lockstep: a warp reads one address at a time, which constant memory broadcasts.
 LAYOUT = sdk.Layout(arrays=(
-    sdk.DeviceArray("kidoff", doc="int64[n+1]: the children of u are kids[kidoff[u] .. -1]"),
-    sdk.DeviceArray("kids", doc="int64[n-1]: children, left to right, grouped by parent"),
-    sdk.DeviceArray("parent", doc="int64[n]: the parent (-1 for the root)"),
-    sdk.DeviceArray("length", doc="float64[n]: the branch length to the parent"),
+    sdk.DeviceArray("kidoff", where="constant",
+                    doc="int64[n+1]: the children of u are kids[kidoff[u] .. -1]"),
+    sdk.DeviceArray("kids", where="constant",
+                    doc="int64[n-1]: children, left to right, grouped by parent"),
+    sdk.DeviceArray("parent", where="constant", doc="int64[n]: the parent (-1 for the root)"),
+    sdk.DeviceArray("length", where="constant", doc="float64[n]: the branch length to the parent"),
     sdk.DeviceArray("leaves", doc="int64[leaves]: the leaves, left to right"),
 ), build=_layout)
 

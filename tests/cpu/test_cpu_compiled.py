@@ -96,3 +96,26 @@ def test_piece_with_a_single_partition_is_not_a_partition_loop():
     for s, t in [("T", "T"), ("AC", "GT"), ("ACG", "A")]:
         want = rec.evaluate((s, t), (len(s), len(t)))
         assert prog.map("f0", [s], [t]).values.ravel()[0] == want
+
+
+@pytest.mark.parametrize("lanes", ["1", "0"])
+def test_map_over_a_table_function_asks_each_task_its_own_cell(lanes, monkeypatch):
+    """``map(n, ...)`` with index arguments: each task's result is the cell its
+    own arguments name, not the table's last cell."""
+    from dslc.runtime.binding import bind_call
+    from tests.test_properties import NUSSINOV
+
+    monkeypatch.setenv("DSLC_LANES", lanes)
+    prog, engine = compiled(NUSSINOV)
+    n = prog.checked.functions["n"]
+    rng = __import__("random").Random(5)
+    calls = []
+    for k in range(40):
+        x = "".join(rng.choice("ACGU") for _ in range(rng.randint(0, 14)))
+        i = rng.randint(0, len(x))
+        calls.append((x, i, rng.randint(i, len(x))))
+    tasks = [bind_call(n, list(c), prog.checked, None) for c in calls]
+    got = engine.map("n", tasks, None)
+    assert "n" not in engine.fallbacks, engine.fallbacks
+    interp = dslc.compile(NUSSINOV, backend="interp")
+    assert got == [interp.call("n", *c) for c in calls]

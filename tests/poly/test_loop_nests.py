@@ -31,7 +31,7 @@ def run(nest: L.LoopNest, sched, names: dict, sizes: dict) -> list:
 
     def visit(call: L.Call, point):
         if "c0" in env:  # inside a partition loop: the point is in that partition
-            assert sched.at(point) == env["c0"], (call, point, env["c0"])
+            assert sched.at(point, call.function) == env["c0"], (call, point, env["c0"])
         out.append((call.function, point, call.piece))
 
     L.execute(nest.body, env, visit)

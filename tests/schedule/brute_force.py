@@ -4,6 +4,12 @@ Every instance of every call of a :class:`DependenceGraph` is enumerated on a
 concrete (small) domain straight from the IR's definition: caller point in its
 box, ranged values within their bounds, the ``when`` DNF, target inside the
 callee's box, ``None`` arguments ranging over the whole callee box.
+
+A group whose functions differ in their number of recursive parameters shares
+one schedule over the positions of its largest functions: ``positions`` maps a
+smaller function to the positions its parameters take (the others are 0), the
+placement the schedule under test chose (``Schedule.positions``); by default
+each function's parameters take the first positions.
 """
 
 from __future__ import annotations
@@ -62,12 +68,31 @@ def S(coeffs, p) -> int:
     return sum(c * v for c, v in zip(coeffs, p))
 
 
-def legal(graph: DependenceGraph, sizes: Sizes, coeffs: Sequence[int]) -> bool:
+Positions = Mapping[str, Sequence[int]] | Sequence[tuple[str, Sequence[int]]] | None
+
+
+def padded(coeffs: Sequence[int], positions: Positions = None):
+    """``pad(f, point)``: a function's point among the group's positions,
+    every position it has no parameter at being 0."""
+    where = dict(positions or ())
+
+    def pad(f: str, point: Sequence[int]) -> tuple[int, ...]:
+        out = [0] * len(coeffs)
+        for k, v in zip(where.get(f, range(len(point))), point):
+            out[k] = v
+        return tuple(out)
+
+    return pad
+
+
+def legal(graph: DependenceGraph, sizes: Sizes, coeffs: Sequence[int],
+          positions: Positions = None) -> bool:
     """Strictly backwards within a function, not forwards across functions,
     and the same-partition calls between functions order them without a cycle."""
+    pad = padded(coeffs, positions)
     same = set()
     for _, f, x, g, y in instances(graph, sizes):
-        d = S(coeffs, x) - S(coeffs, y)
+        d = S(coeffs, pad(f, x)) - S(coeffs, pad(g, y))
         if d >= 1:
             continue
         if d == 0 and f != g:
@@ -87,11 +112,14 @@ def _acyclic(nodes, edges) -> bool:
     return True
 
 
-def partitions(sizes: Sizes, coeffs: Sequence[int]) -> int:
-    values = [S(coeffs, p) for s in sizes.values() for p in box(s)]
+def partitions(sizes: Sizes, coeffs: Sequence[int], positions: Positions = None) -> int:
+    pad = padded(coeffs, positions)
+    values = [S(coeffs, pad(f, p)) for f, s in sizes.items() for p in box(s)]
     return max(values) - min(values) + 1
 
 
-def window(graph: DependenceGraph, sizes: Sizes, coeffs: Sequence[int]) -> int:
-    return 1 + max([0] + [S(coeffs, x) - S(coeffs, y)
-                          for _, _, x, _, y in instances(graph, sizes)])
+def window(graph: DependenceGraph, sizes: Sizes, coeffs: Sequence[int],
+           positions: Positions = None) -> int:
+    pad = padded(coeffs, positions)
+    return 1 + max([0] + [S(coeffs, pad(f, x)) - S(coeffs, pad(g, y))
+                          for _, f, x, g, y in instances(graph, sizes)])

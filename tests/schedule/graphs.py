@@ -78,3 +78,48 @@ def staggered() -> DependenceGraph:
     deps = (call("f", "f", ps, (1, 0), 1), call("g", "g", ps, (1, 0), 2),
             call("f", "g", ps, (0, -1), 1), call("g", "f", ps, (1, 0), 2))
     return DependenceGraph((RecFunction("f", ps), RecFunction("g", ps)), deps)
+
+
+def row_best() -> DependenceGraph:
+    """Functions of different arity: ``g(i) = max_j f(i, j)`` and ``f(i, j)``
+    reading ``g(i - 1)`` and ``f(i - 1, j + 1)``. ``g`` is padded to ``(i, 0)``
+    and ``S = i``: ``g`` runs after the row of ``f`` it reads."""
+    j_any = RangedVar("r", A(0), None)
+    deps = (
+        Dependence("g", "f", (A(0, i=1), A(0, r=1)), (j_any,), span=Span("t.bio", 2, 5)),
+        Dependence("f", "g", (A(-1, i=1),), when=((Constraint(A(-1, i=1)),),),
+                   span=Span("t.bio", 4, 5)),
+        Dependence("f", "f", (A(-1, i=1), A(1, j=1)), when=((Constraint(A(-1, i=1)),),),
+                   span=Span("t.bio", 4, 9)),
+    )
+    return DependenceGraph((RecFunction("f", ("i", "j")), RecFunction("g", ("i",))), deps)
+
+
+def column_best() -> DependenceGraph:
+    """``h(j) = max_i f(i, j - 1)`` read by ``f(i, j)`` beside ``f(i, j - 1)``:
+    ``h`` must take ``f``'s *second* position, ``(0, j)``, for ``S = j``."""
+    i_any = RangedVar("r", A(0), None)
+    step = (Constraint(A(-1, j=1)),)  # j >= 1
+    deps = (
+        Dependence("h", "f", (A(0, r=1), A(-1, j=1)), (i_any,), when=(step,),
+                   span=Span("t.bio", 2, 5)),
+        Dependence("f", "h", (A(0, j=1),), span=Span("t.bio", 4, 5)),
+        Dependence("f", "f", (A(0, i=1), A(-1, j=1)), when=(step,), span=Span("t.bio", 4, 9)),
+    )
+    return DependenceGraph((RecFunction("f", ("i", "j")), RecFunction("h", ("j",))), deps)
+
+
+def fitch() -> DependenceGraph:
+    """Fitch's sets in Hartigan's form over post-order nodes: ``set(u, a)``
+    reads ``count(u, a)`` and ``best(u)``; ``count(u, a)`` reads ``set(v, a)``
+    of children ``v < u``; ``best(u)`` reads ``count(u, b)`` for every ``b``."""
+    child = RangedVar("v", None, A(-1, u=1))
+    any_b = RangedVar("b", A(0), None)
+    deps = (
+        Dependence("count", "set", (A(0, v=1), A(0, a=1)), (child,), span=Span("t.bio", 1, 5)),
+        Dependence("best", "count", (A(0, u=1), A(0, b=1)), (any_b,), span=Span("t.bio", 2, 5)),
+        Dependence("set", "count", (A(0, u=1), A(0, a=1)), span=Span("t.bio", 3, 5)),
+        Dependence("set", "best", (A(0, u=1),), span=Span("t.bio", 3, 9)),
+    )
+    return DependenceGraph((RecFunction("best", ("u",)), RecFunction("count", ("u", "a")),
+                            RecFunction("set", ("u", "a"))), deps)

@@ -1,0 +1,132 @@
+"""Task-per-block (emit.blocks) and the hybrid choice between it and
+task-per-thread. In CI under NUMBA_ENABLE_CUDASIM=1; unchanged on a GPU."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dslc
+from dslc.cuda.backend import CudaBackend, hybrid
+from dslc.emit.plan import plan_task
+from dslc.runtime.binding import bind_call, bind_value
+from tests.generators import dna, recurrences
+from tests.test_properties import GOTOH, NUSSINOV
+
+pytestmark = pytest.mark.skipif(not CudaBackend.available(),
+                                reason="no CUDA device and NUMBA_ENABLE_CUDASIM not set")
+
+
+@pytest.fixture
+def strategy():
+    old = os.environ.get("DSLC_CUDA_STRATEGY")
+
+    def use(name: str):
+        os.environ["DSLC_CUDA_STRATEGY"] = name
+    yield use
+    if old is None:
+        os.environ.pop("DSLC_CUDA_STRATEGY", None)
+    else:
+        os.environ["DSLC_CUDA_STRATEGY"] = old
+
+
+def engine_of(prog):
+    from dslc.runtime.script import backend_globals
+
+    return CudaBackend(prog.checked, backend_globals(prog.checked))
+
+
+def test_gotoh_task_per_block_matches(strategy):
+    from tests.reference import blosum62_dict, gotoh_local
+
+    strategy("block")
+    prog = dslc.compile(GOTOH, backend="interp")
+    engine = engine_of(prog)
+    blosum = prog.checked.defined["blosum62"]
+    q, db = "HEAGAWGHEE", ["PAWHEAE", "", "HEAGAWGHEEPAW", "A"]
+    tasks = [bind_call(prog.checked.functions["sw"], [blosum, 10, 1, q, t], prog.checked, None)
+             for t in db]
+    assert engine.map("sw", tasks, None) == [gotoh_local(q, t, blosum62_dict(), 10, 1)
+                                             for t in db]
+    assert engine.strategy["sw"].startswith("task-per-block"), engine.strategy
+
+
+def test_nussinov_cells_task_per_block(strategy):
+    """A requested cell (kind ``cell``) and a reduction inside the cell."""
+    from tests import reference as ref
+
+    strategy("block")
+    prog = dslc.compile(NUSSINOV, backend="interp")
+    engine = engine_of(prog)
+    n = prog.checked.functions["n"]
+    xs = ["GGGAAAUCC", "GCGGAUUUAGCUCAGUUGG", "ACGU", "GGGGAAAACCCCUUUUGG"]
+    tasks = [bind_call(n, [x, 0, len(x)], prog.checked, None) for x in xs]
+    assert engine.map("n", tasks, None) == [ref.nussinov(x) for x in xs]
+    assert engine.strategy["n"].startswith("task-per-block"), engine.strategy
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rec=recurrences(max_dim=3), data=st.data())
+def test_random_recurrences_task_per_block(rec, data):
+    os.environ["DSLC_CUDA_STRATEGY"] = "block"
+    try:
+        prog = dslc.compile(rec.source(), backend="interp")
+        engine = engine_of(prog)
+        f = prog.checked.functions["f0"]
+        batches = [tuple(data.draw(dna(6)) for _ in range(rec.ndim)) for _ in range(3)]
+        tasks = [{p.name: bind_value(s, p.type, prog.checked, None) for p, s in
+                  zip(f.calling_params, seqs)} for seqs in batches]
+        got = engine.map("f0", tasks, None)
+    finally:
+        os.environ.pop("DSLC_CUDA_STRATEGY", None)
+    want = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches]
+    assert got == want, rec.source()
+
+
+SUM = """
+int f(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i == 0 or j == 0 = i + j
+  | otherwise = f(i - 1, j - 1) + (if s[i - 1] == t[j - 1] then 1 else 0)
+int total(seq[dna] s, seq[dna] t) = sum(i in 0 ... len(s) : sum(j in 0 ... len(t) : f(i, j)))
+"""
+
+
+def test_fused_sums_combine_across_threads(strategy):
+    strategy("block")
+    prog = dslc.compile(SUM, backend="interp")
+    engine = engine_of(prog)
+    pairs = [("ACGTACGTAC", "ACGGTAC"), ("", "ACG"), ("AAAA", "AAAAAAAA")]
+    tasks = [bind_call(prog.checked.functions["total"], [s, t], prog.checked, None)
+             for s, t in pairs]
+    want = [prog.call("total", s, t) for s, t in pairs]
+    assert engine.map("total", tasks, None) == want
+    assert engine.strategy["total"].startswith("task-per-block"), engine.strategy
+
+
+def test_hybrid_picks_by_tasks_and_partition_width(strategy):
+    prog = dslc.compile(GOTOH, backend="interp")
+    blosum = prog.checked.defined["blosum62"]
+    sw = prog.checked.functions["sw"]
+
+    def plan_for(n):
+        args = bind_call(sw, [blosum, 10, 1, "A" * n, "C" * n], prog.checked, None)
+        return plan_task(prog.checked, "sw", "value", args, None, {})
+
+    strategy("auto")
+    sim = os.environ.pop("NUMBA_ENABLE_CUDASIM", None)  # the choice a real GPU gets
+    try:
+        assert hybrid(plan_for(400), 100)[0]  # few tasks, partitions of ~200 points
+        assert not hybrid(plan_for(400), 100_000)[0]  # enough tasks for a thread each
+        assert not hybrid(plan_for(3), 100)[0]  # partitions too narrow for a warp
+    finally:
+        if sim is not None:
+            os.environ["NUMBA_ENABLE_CUDASIM"] = sim
+    if sim is not None:
+        assert not hybrid(plan_for(400), 100)[0]  # the simulator keeps a thread per task
+    strategy("thread")
+    assert not hybrid(plan_for(400), 100)[0]
+    strategy("block")
+    assert hybrid(plan_for(3), 100_000)[0]

@@ -1,0 +1,63 @@
+"""Where model arrays live in a kernel (dslc.cuda.placement): the rules, the
+overrides, and the same values whichever memory holds them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dslc
+from dslc.cuda.placement import SHARED_BYTES, place
+from dslc.interp.backend import InterpBackend
+from tests.conftest import EXAMPLES
+
+cuda = pytest.importorskip("dslc.cuda.backend")
+
+
+def test_small_arrays_go_to_shared_memory_large_ones_stay_global():
+    got = place({"a_sm": np.zeros((24, 24), np.float32),
+                 "a_big": np.zeros(SHARED_BYTES // 8 + 1, np.float64),
+                 "a_cube": np.zeros((2, 2, 2), np.float64)})
+    assert got["a_sm"].memory == "shared"
+    assert got["a_big"].memory == "global" and "budget" in got["a_big"].why
+    assert got["a_cube"].memory == "global"
+
+
+def test_layout_pins_and_overrides(monkeypatch):
+    arrays = {"g__tprob_h": np.arange(6, dtype=np.float64), "a_sm": np.zeros((4, 4))}
+    got = place(arrays, {"g__tprob_h": "constant", "a_sm": "auto"})
+    assert got["g__tprob_h"].memory == "constant"
+    assert got["g__tprob_h"].value is not None
+    monkeypatch.setenv("DSLC_CUDA_PLACE", "sm:global,tprob_h:shared")
+    got = place(arrays, {"g__tprob_h": "constant"})
+    assert got["a_sm"].memory == "global" and got["g__tprob_h"].memory == "shared"
+    monkeypatch.setenv("DSLC_CUDA_PLACE", "sm:somewhere")
+    with pytest.raises(ValueError, match="DSLC_CUDA_PLACE"):
+        place(arrays)
+
+
+@pytest.mark.skipif(not cuda.CudaBackend.available(), reason="no CUDA device or simulator")
+@pytest.mark.parametrize("override", ["", "tprob_h:global,emit_h:global"])
+def test_casino_placements_give_the_interpreters_values(override, monkeypatch):
+    from dslc.runtime.script import ScriptRunner
+
+    if override:
+        monkeypatch.setenv("DSLC_CUDA_PLACE", override)
+    prog = dslc.compile(str(EXAMPLES / "casino.bio"), backend="interp")
+    holder = {}
+
+    def make(p, g):
+        holder["b"] = cuda.CudaBackend(p, g)
+        return holder["b"]
+
+    got = dict(ScriptRunner(prog.checked, make, prog.base_dir, quiet=True).run())["p"]
+    want = dict(ScriptRunner(prog.checked, InterpBackend, prog.base_dir, quiet=True).run())["p"]
+    assert np.allclose(got.values.ravel().astype(float), want.values.ravel().astype(float),
+                       rtol=1e-12)
+    placed = holder["b"].placement["px"]
+    if override:
+        assert placed["tprob_h"][0] == "global"
+        assert placed["emit_h"][0] == "global"
+    else:
+        assert placed["tprob_h"][0] == "constant", placed  # pinned by the hmm layout
+        assert placed["emit_h"][0] == "shared"
