@@ -65,7 +65,11 @@ def main() -> None:
         for rows in tiles:
             if rows is not None:
                 os.environ["DSLC_CUDA_TILE"] = str(rows)
-            gpu.map("sw", tasks[:256], None)  # compile
+            # compile the kernel the whole map will use: a small warm-up map would
+            # get task-per-block from the hybrid choice, a different kernel
+            os.environ["DSLC_CUDA_STRATEGY"] = "thread"
+            gpu.map("sw", tasks[:256], None)
+            del os.environ["DSLC_CUDA_STRATEGY"]
             assert not gpu.device_fallbacks, gpu.device_fallbacks
             gpu.kernel_seconds = 0.0
             t0 = time.perf_counter()
