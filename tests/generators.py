@@ -149,3 +149,20 @@ def recurrences(draw, max_dim: int = 3, mutual: bool = True) -> Recurrence:
 
 def dna(max_len: int = 6, min_len: int = 0):
     return st.text(alphabet="ACGT", min_size=min_len, max_size=max_len)
+
+
+def check_map(engine_of, rec: Recurrence, data, max_len: int, tasks: int = 3) -> None:
+    """A map of ``f0`` over ``tasks`` random sequence tuples on the engine
+    ``engine_of(program)`` builds equals the recurrence's own meaning."""
+    import dslc
+    from dslc.runtime.binding import bind_value
+
+    prog = dslc.compile(rec.source(), backend="interp")
+    engine = engine_of(prog)
+    f = prog.checked.functions["f0"]
+    batches = [tuple(data.draw(dna(max_len)) for _ in range(rec.ndim)) for _ in range(tasks)]
+    bound = [{p.name: bind_value(s, p.type, prog.checked, None)
+              for p, s in zip(f.calling_params, seqs)} for seqs in batches]
+    got = engine.map("f0", bound, None)
+    want = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches]
+    assert got == want, rec.source()

@@ -24,6 +24,22 @@ CASINO_BODY = """
 CASINO_MODEL = "define hmm casino {" + CASINO_BODY + "}\n"
 CASINO = CASINO_ALPHABET + CASINO_MODEL
 
+# A second dice model over the same alphabet (a map can run over two models).
+CASINO2_MODEL = """
+define hmm casino2 {
+  alphabet dice;
+  startstate start;
+  state fair emits fairemission;
+  state loaded emits loadedemission;
+  endstate end;
+  start -> fair 0.5; start -> loaded 0.5;
+  fair -> fair 0.9;   fair -> loaded 0.09;   fair -> end 0.01;
+  loaded -> loaded 0.8; loaded -> fair 0.19; loaded -> end 0.01;
+  emission fairemission = [1/6, 1/6, 1/6, 1/6, 1/6, 1/6];
+  emission loadedemission = [0.5, 0.1, 0.1, 0.1, 0.1, 0.1];
+}
+"""
+
 # Silent states between the emitting ones (skip from the start, d2 between m1 and
 # m2), numbered so that d2 is read by m1 and reads m1 and skip, and a path that
 # emits nothing.

@@ -96,16 +96,6 @@ def _to_index_f(F, tid, x):
 
 
 @numba.njit(inline="always")
-def _to_log_f(F, tid, x):
-    if x < 0.0:
-        F[tid] = 1
-        return np.nan
-    if x == 0.0:
-        return -np.inf
-    return np.log(x)
-
-
-@numba.njit(inline="always")
 def _neg_prob_f(F, tid):
     F[tid] = 1
     return np.nan
@@ -135,6 +125,9 @@ def _log_f(F, tid, x):
     if x == 0.0:
         return -np.inf
     return np.log(x)
+
+
+_to_log_f = _log_f  # a number coerced to prob: the same test and value
 
 
 @numba.njit(inline="always")

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import dslc
 from dslc.cuda.backend import CudaBackend, hybrid
 from dslc.emit.plan import plan_task
-from dslc.runtime.binding import bind_call, bind_value
-from tests.generators import dna, recurrences
+from dslc.runtime.binding import bind_call
+from tests.generators import check_map, recurrences
 from tests.test_properties import GOTOH, NUSSINOV
 
 pytestmark = pytest.mark.skipif(not CudaBackend.available(),
@@ -73,17 +73,9 @@ def test_nussinov_cells_task_per_block(strategy):
 def test_random_recurrences_task_per_block(rec, data):
     os.environ["DSLC_CUDA_STRATEGY"] = "block"
     try:
-        prog = dslc.compile(rec.source(), backend="interp")
-        engine = engine_of(prog)
-        f = prog.checked.functions["f0"]
-        batches = [tuple(data.draw(dna(6)) for _ in range(rec.ndim)) for _ in range(3)]
-        tasks = [{p.name: bind_value(s, p.type, prog.checked, None) for p, s in
-                  zip(f.calling_params, seqs)} for seqs in batches]
-        got = engine.map("f0", tasks, None)
+        check_map(engine_of, rec, data, 6)
     finally:
         os.environ.pop("DSLC_CUDA_STRATEGY", None)
-    want = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches]
-    assert got == want, rec.source()
 
 
 SUM = """

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import dslc
 from dslc.cuda.backend import CudaBackend
-from tests.generators import dna, recurrences
+from tests.generators import check_map, recurrences
 from tests.test_properties import GOTOH
 
 pytestmark = pytest.mark.skipif(not CudaBackend.available(),
@@ -44,17 +44,7 @@ def test_gotoh_map_runs_on_the_device_and_matches(q, db):
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rec=recurrences(max_dim=2), data=st.data())
 def test_random_recurrences_on_the_device(rec, data):
-    from dslc.runtime.binding import bind_value
-
-    prog = dslc.compile(rec.source(), backend="interp")
-    engine = engine_of(prog)
-    f = prog.checked.functions["f0"]
-    batches = [tuple(data.draw(dna(4)) for _ in range(rec.ndim)) for _ in range(3)]
-    tasks = [{p.name: bind_value(s, p.type, prog.checked, None) for p, s in
-              zip(f.calling_params, seqs)} for seqs in batches]
-    got = engine.map("f0", tasks, None)
-    want = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches]
-    assert got == want, rec.source()
+    check_map(engine_of, rec, data, 4)
 
 
 @pytest.fixture
@@ -98,22 +88,12 @@ def test_gotoh_in_small_register_tiles(rows, tile_rows):
 
 @pytest.mark.parametrize("rows", [2, 3])
 def test_random_recurrences_in_small_register_tiles(rows, tile_rows):
-    from dslc.runtime.binding import bind_value
-
     tile_rows(rows)
 
     @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(rec=recurrences(max_dim=2), data=st.data())
     def check(rec, data):
-        prog = dslc.compile(rec.source(), backend="interp")
-        engine = engine_of(prog)
-        f = prog.checked.functions["f0"]
-        batches = [tuple(data.draw(dna(9)) for _ in range(rec.ndim)) for _ in range(3)]
-        tasks = [{p.name: bind_value(s, p.type, prog.checked, None) for p, s in
-                  zip(f.calling_params, seqs)} for seqs in batches]
-        got = engine.map("f0", tasks, None)
-        want = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches]
-        assert got == want, rec.source()
+        check_map(engine_of, rec, data, 9)
     check()
 
 

@@ -20,7 +20,7 @@ import dslc
 from dslc.interp.backend import InterpBackend
 from dslc.runtime.script import ScriptRunner
 from tests.conftest import EXAMPLES, ROOT
-from tests.hmm_models import CASINO, SILENT_MODEL, STDLIB_HMM
+from tests.hmm_models import CASINO, CASINO2_MODEL as CASINO2, SILENT_MODEL, STDLIB_HMM
 
 cuda = pytest.importorskip("dslc.cuda.backend")
 if not cuda.CudaBackend.available():
@@ -67,21 +67,6 @@ def test_examples_run_as_kernels_and_equal_the_interpreter(name, entry):
     on_the_device(be, entry)
 
 
-# a second dice model, so that a map can run over two models
-CASINO2 = """
-define hmm casino2 {
-  alphabet dice;
-  startstate start;
-  state fair emits fairemission;
-  state loaded emits loadedemission;
-  endstate end;
-  start -> fair 0.5; start -> loaded 0.5;
-  fair -> fair 0.9;   fair -> loaded 0.09;   fair -> end 0.01;
-  loaded -> loaded 0.8; loaded -> fair 0.19; loaded -> end 0.01;
-  emission fairemission = [1/6, 1/6, 1/6, 1/6, 1/6, 1/6];
-  emission loadedemission = [0.5, 0.1, 0.1, 0.1, 0.1, 0.1];
-}
-"""
 HMMS = CASINO + CASINO2 + SILENT_MODEL + STDLIB_HMM
 
 

@@ -15,7 +15,8 @@ import dslc
 from dslc import sdk
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: shared HMM texts
-from hmm_models import CASINO_ALPHABET, CASINO_MODEL, SILENT_MODEL, STDLIB_HMM  # noqa: E402
+from hmm_models import (CASINO2_MODEL, CASINO_ALPHABET, CASINO_MODEL, SILENT_MODEL,  # noqa: E402
+                        STDLIB_HMM)
 
 ROOT = Path(__file__).resolve().parents[2]
 STDLIB_PHYLO = (ROOT / "stdlib" / "phylo.bio").read_text()
@@ -23,21 +24,7 @@ STDLIB_PHYLO = (ROOT / "stdlib" / "phylo.bio").read_text()
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
                                 reason="numba/islpy not installed")
 
-CASINO = CASINO_ALPHABET + CASINO_MODEL + """\
-define hmm casino2 {
-  alphabet dice;
-  startstate start;
-  state fair emits fairemission;
-  state loaded emits loadedemission;
-  endstate end;
-  start -> fair 0.5; start -> loaded 0.5;
-  fair -> fair 0.9;   fair -> loaded 0.09;   fair -> end 0.01;
-  loaded -> loaded 0.8; loaded -> fair 0.19; loaded -> end 0.01;
-  emission fairemission = [1/6, 1/6, 1/6, 1/6, 1/6, 1/6];
-  emission loadedemission = [0.5, 0.1, 0.1, 0.1, 0.1, 0.1];
-}
-"""
-
+CASINO = CASINO_ALPHABET + CASINO_MODEL + CASINO2_MODEL
 
 
 def close(a, b, rel=1e-9) -> bool:
