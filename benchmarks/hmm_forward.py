@@ -12,7 +12,7 @@ model nodes x residues per second. Note the models differ: dslc runs the file's
 core model as a global HMM (docs/language.md), pyhmmer its local search model with
 null-model scoring; the figure compares the cost of a forward pass, not scores.
 
-    python benchmarks/hmm_forward.py [--n 5] [--backend cpu] [--json out.json]
+    python benchmarks/hmm_forward.py [--n 2100] [--backend cpu] [--json out.json]
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from benchmarks.common import device_report, proteome_path  # noqa: E402
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=5)
+    ap.add_argument("--n", type=int, default=2100,
+                    help="proteins of the proteome to run (all 2,100 by default)")
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--json")
     args = ap.parse_args()
