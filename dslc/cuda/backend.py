@@ -28,8 +28,8 @@ from dslc.cpu.backend import EXACT, CpuBackend, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.emit.plan import plan_task
 from dslc.emit.precision import STATIC, float32_info, largest
-from dslc.emit.blocks import BlockGenerator, block_kernel_source
-from dslc.emit.tiles import TiledGenerator
+from dslc.emit.blocks import BlockGenerator
+from dslc.emit.tiles import TiledGenerator, block_size
 from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
@@ -133,7 +133,7 @@ class CudaBackend(CpuBackend):
         store = [cuda.device_array(d, dtype=np.float64) for d in dims]
         accs = [cuda.to_device(np.array([gen.initial(k)])) for k in range(len(plan.fused))]
         res = cuda.to_device(np.array([np.nan]))
-        block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
+        block = block_size()
         cuda.synchronize()
         t0 = time.perf_counter()
         for gi, g in enumerate(plan.groups):
@@ -288,9 +288,8 @@ class CudaBackend(CpuBackend):
         source, argnames, plan, storage, dtype, per_block = compiled
         kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks))
         placed = self._placements(f.name, argnames, kinds, tasks[0], plan, dtype)
-        launch = block_kernel_source if per_block else kernel_source
-        module = modules.load(source + "\n" + launch(argnames, kinds,
-                                                     [fn for fn, _ in storage], placed))
+        module = modules.load(source + "\n" + kernel_source(
+            argnames, kinds, [fn for fn, _ in storage], placed, per_block))
         budget = scratch_budget()
         block = block_size()
         order = np.argsort(-_sizes(tasks), kind="stable").astype(np.int64)
@@ -374,7 +373,7 @@ class CudaBackend(CpuBackend):
         plain = [a for a in argnames if kinds[a] in ("seq", "scalar", "shared")]
         packed = iter(modules.pack(plain, kinds, tasks, self, windows, f))
         host, bases = [], {}
-        block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
+        block = block_size()
         for a in argnames:
             k = kinds[a]
             if k == "seq":
@@ -442,10 +441,6 @@ def scratch_budget() -> int:
         return max(int(free) // 2, 4096 * 2**20)
     except Exception:  # the simulator, or a driver that cannot tell
         return 4096 * 2**20
-
-
-def block_size() -> int:
-    return int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
 
 
 def _typeof(v):

@@ -34,9 +34,8 @@ from dslc.poly.loops import LFor
 
 
 class BlockGenerator(CudaGenerator):
-    """Task-per-block: ``task(..., tid)`` run by every thread of block ``tid``."""
-
-    task_first = True  # storage is [task, ...]
+    """Task-per-block: ``task(..., tid)`` run by every thread of block ``tid``
+    (the launch: ``emit.cuda.kernel_source(..., per_block=True)``)."""
 
     def __init__(self, program, plan, block: int):
         super().__init__(program, plan)
@@ -120,14 +119,3 @@ class BlockGenerator(CudaGenerator):
         if self.plan.kind == "table":
             raise NotCompilable("a whole table as a task's result")
 
-
-def block_kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str],
-                        placed: dict | None = None) -> str:
-    """The launch: block ``n`` runs task ``order[n]``, thread 0 keeps its value."""
-    from dslc.emit.cuda import kernel_source
-
-    src = kernel_source(argnames, kinds, storage, placed)
-    src = src.replace("    n = cuda.grid(1)\n", "    n = cuda.blockIdx.x\n")
-    head, call = src.rsplit("        out[k] = ", 1)
-    keep = "        if cuda.threadIdx.x == 0:\n            out[k] = v\n"
-    return head + "        v = " + call + keep

@@ -277,10 +277,12 @@ class CudaGenerator(CpuGenerator):
 
 
 def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str],
-                  placed: dict | None = None) -> str:
-    """The launch: one thread per task, ``order`` listing the tasks of this launch.
+                  placed: dict | None = None, per_block: bool = False) -> str:
+    """The launch: thread ``n`` runs task ``order[n]`` (``per_block``: every
+    thread of block ``n`` runs it, emit.blocks, and thread 0 keeps the value).
     Arguments ``placed`` in shared memory (dslc.cuda.placement) are copied there
-    by the block first; the task reads the copy."""
+    by the block first, those in constant memory are compiled in; the task reads
+    the copy."""
     from dslc.cpu.modules import packed_call
     from dslc.cuda.placement import constant_lines, copy_lines
 
@@ -297,11 +299,14 @@ def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str]
     copies += [kernel_line for _, kernel_line in const.values()]
     prologue = "".join(f"    {ln}\n" for ln in copies)
     values = "".join(f"{module_line}\n" for module_line, _ in const.values())
+    task = f"task({', '.join(call)})"
+    result = (f"        v = {task}\n        if cuda.threadIdx.x == 0:\n            out[k] = v\n"
+              if per_block else f"        out[k] = {task}\n")
     return values + (
-            f"@cuda.jit\n"
-            f"def batch(order, {', '.join(params)}, out):\n"
-            f"{prologue}"
-            f"    n = cuda.grid(1)\n"
-            f"    if n < order.shape[0]:\n"
-            f"        k = order[n]\n"
-            f"        out[k] = task({', '.join(call)})\n")
+        f"@cuda.jit\n"
+        f"def batch(order, {', '.join(params)}, out):\n"
+        f"{prologue}"
+        f"    n = {'cuda.blockIdx.x' if per_block else 'cuda.grid(1)'}\n"
+        f"    if n < order.shape[0]:\n"
+        f"        k = order[n]\n"
+        f"{result}")

@@ -83,10 +83,10 @@ def uniform_deltas(program, g: GroupPlan) -> dict:
 _CURRENT = re.compile(r"\br_\w+_\d+_0\b")
 
 
-def _flatten(e, kind: str, op: str) -> list:
+def _flatten(e, op: str) -> list:
     """Operands of a chain of the same min or max."""
     if isinstance(e, tir.MinMax) and e.op == op:
-        return _flatten(e.left, kind, op) + _flatten(e.right, kind, op)
+        return _flatten(e.left, op) + _flatten(e.right, op)
     return [e]
 
 
@@ -124,10 +124,8 @@ def param_vars(e: tir.TExpr) -> set[str] | None:
 
 def _subexprs(e):
     yield e
-    for v in vars(e).values():
-        for x in (v if isinstance(v, tuple) else (v,)):
-            if isinstance(x, tir.TExpr):
-                yield from _subexprs(x)
+    for x in tir.children(e):
+        yield from _subexprs(x)
 
 
 def block_size() -> int:
@@ -168,7 +166,7 @@ class _TileEmitter(ExprEmitter):
         ints = e.type == T.INT and self.index(e.left) and self.index(e.right)
         if ints or not self._exact():
             return super()._minmax(e, b)
-        texts = [self.as_value(x, b) for x in _flatten(e, "minmax", e.op)]
+        texts = [self.as_value(x, b) for x in _flatten(e, e.op)]
         texts.sort(key=lambda x: bool(_CURRENT.search(x)))  # stable: others keep their order
         out = texts[0]
         for x in texts[1:]:
