@@ -130,12 +130,32 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
                             "by each row's box, the first columns peeled, stream-invariant "
                             "sequence reads hoisted, the next column's loads issued early"
                             if tile is not None else None),
+            "hybrid": _hybrid_text(program, plan),
             "single_calls": ("a call or table of at least DSLC_CUDA_WHOLE cells (default "
                              "1,000,000) runs as one problem on the whole GPU: partitions in "
                              "order (one cooperative launch with grid sync on a real GPU), the "
                              "points of a partition over all threads; smaller ones on the CPU"),
         }
     return out
+
+
+def _hybrid_text(program, plan) -> str:
+    """When a map of this entry would run one block per task instead."""
+    from dslc.cuda.backend import HYBRID_TASKS, WIDE, partition_width
+    from dslc.emit.blocks import BlockGenerator
+    from dslc.emit.pyexpr import NotCompilable
+
+    width = partition_width(plan)
+    if width is None or width < WIDE:
+        return (f"one thread per task at any count (partitions average "
+                f"{0 if width is None else width:.0f} points, fewer than {WIDE})")
+    try:
+        BlockGenerator(program.checked, plan, 128).generate()
+    except NotCompilable as e:
+        return f"one thread per task at any count (no task-per-block: {e})"
+    return (f"one block per task for maps of fewer than DSLC_CUDA_HYBRID_TASKS (default "
+            f"{HYBRID_TASKS:,}) tasks on a GPU (partitions average {width:.0f} points at "
+            f"these extents); DSLC_CUDA_STRATEGY=block|thread forces one")
 
 
 def report(program, backend: str = "cpu") -> dict:
@@ -223,6 +243,7 @@ def render_text(rep: dict) -> str:
                          f"  register tile: none ({t['why']})")
             lines.append(f"  values: {c['values']}")
             lines.append(f"  placement: {c['placement']}")
+            lines.append(f"  hybrid: {c['hybrid']}")
             if c.get("specialised"):
                 lines.append(f"  specialised: {c['specialised']}")
             lines.append(f"  single calls: {c['single_calls']}")

@@ -76,6 +76,13 @@ def test_examples_check_and_explain(name, capsys):
     assert groups and all(r["partitions"] >= 1 and r["loops"] for r in groups)
 
 
+def explain_report(path, capsys) -> dict:
+    from dslc.cli import main
+
+    assert main(["explain", str(path), "--backend", "cuda", "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
 def test_explain_for_cuda_shows_strategy_sizes_and_placement(capsys):
     from dslc.cli import main
 
@@ -85,10 +92,14 @@ def test_explain_for_cuda_shows_strategy_sizes_and_placement(capsys):
     sw = rep["_cuda"]["sw"]
     assert sw["strategy"] == "task-per-thread" and sw["block"] > 0
     assert all(st["shape"][-1] == "tasks" for st in sw["storage"].values())
+    assert "shared memory" in sw["placement"] and "float32" in sw["values"]
+    assert sw["hybrid"].startswith("one block per task for maps of fewer than")
     assert main(["explain", str(EXAMPLES / "nussinov.bio"), "--backend", "cuda",
                  "--format", "json"]) == 0
     # its one run-time check (the cell asked for) flags the task on the device
     n = json.loads(capsys.readouterr().out)["_cuda"]["n"]
     assert n["strategy"] == "task-per-thread"
     assert n["storage"]["_fail"]["shape"] == ["tasks"]
+    rep = explain_report(EXAMPLES / "casino.bio", capsys)
+    assert rep["_cuda"]["px"]["hybrid"].startswith("one thread per task at any count")
     assert "failure flag" in n["storage"]["_fail"]["why"]

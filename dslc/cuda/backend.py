@@ -418,16 +418,24 @@ def hybrid(plan, tasks: int) -> tuple[bool, str]:
     limit = int(os.environ.get("DSLC_CUDA_HYBRID_TASKS", str(HYBRID_TASKS)))
     if tasks >= limit:
         return False, f"{tasks} tasks, at least DSLC_CUDA_HYBRID_TASKS={limit}"
-    if not plan.groups:
+    width = partition_width(plan)
+    if width is None:
         return False, "no table to sweep"
-    g = max(plan.groups, key=lambda g: g.schedule.partitions)
-    cells = sum(math.prod(g.extents.values[n] + 1 for n in g.extents.names[f])
-                for f in g.functions)
-    width = cells / max(1, g.schedule.partitions)
     if width < WIDE:
         return False, f"partitions of {width:.0f} points on average, fewer than {WIDE}"
     return True, (f"{tasks} tasks, fewer than DSLC_CUDA_HYBRID_TASKS={limit}, partitions of "
                   f"{width:.0f} points on average")
+
+
+def partition_width(plan) -> float | None:
+    """Points per partition on average, at the plan's extents, in the group
+    with the most partitions (None: the plan sweeps no table)."""
+    if not plan.groups:
+        return None
+    g = max(plan.groups, key=lambda g: g.schedule.partitions)
+    cells = sum(math.prod(g.extents.values[n] + 1 for n in g.extents.names[f])
+                for f in g.functions)
+    return cells / max(1, g.schedule.partitions)
 
 
 def scratch_budget() -> int:
