@@ -340,5 +340,7 @@ def _widest(tasks: list[dict]) -> dict:
     out = dict(tasks[0])
     for name, v in tasks[0].items():
         if isinstance(v, Sequence):
-            out[name] = max((t[name] for t in tasks), key=len)
+            lens = np.fromiter((t[name].codes.shape[0] for t in tasks), dtype=np.int64,
+                               count=len(tasks))
+            out[name] = tasks[int(lens.argmax())][name]
     return out

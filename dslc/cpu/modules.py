@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import operator
 import os
 import sys
 from pathlib import Path
@@ -163,6 +164,17 @@ def pack(argnames: list[str], kinds: dict[str, str], tasks: list[dict], backend,
     return arrays
 
 
+def shared_by_all(tasks: list[dict], name: str) -> bool:
+    """Whether argument ``name`` has the same value in every task (the query of
+    a database search, say). A million tasks are checked in C where the values
+    are one object or equal numbers of one type."""
+    column = list(map(operator.itemgetter(name), tasks))
+    first = column[0]
+    if column.count(first) == len(column) and len(set(map(type, column))) == 1:
+        return True  # Sequence has identity equality; numbers compare by value
+    return all(same_value(x, first) for x in column)
+
+
 def argument_kinds(argnames: list[str], tasks: list[dict]) -> dict[str, str]:
     """How each task argument travels: ``seq`` (packed buffer + offsets),
     ``scalar`` (one value per task) or ``shared`` (one value for all)."""
@@ -172,7 +184,7 @@ def argument_kinds(argnames: list[str], tasks: list[dict]) -> dict[str, str]:
         kind, _, rest = a.partition("_")
         if kind == "a":
             v = first[rest]
-            if all(t[rest] is v for t in tasks) or all(same_value(t[rest], v) for t in tasks):
+            if shared_by_all(tasks, rest):
                 kinds[a] = "shared"  # the query of a database search, say: passed once
             elif isinstance(v, Sequence):
                 kinds[a] = "seq"

@@ -185,15 +185,16 @@ class CudaBackend(CpuBackend):
         if out is not None:
             return out
         f = self.program.functions[func]
+        lens = _lengths(tasks)
         try:
             kind, widest, request = self.map_entry(f, tasks)
-            compiled = self._device_compile(func, kind, widest, request, tasks)
+            compiled = self._device_compile(func, kind, widest, request, tasks, lens)
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             compiled = None
         if compiled is None:
             return super().map(func, tasks, span, progress)
-        values = self._launch(compiled, f, tasks)
+        values = self._launch(compiled, f, tasks, lens)
         # a task the kernel could not finish (NaN), or an int beyond 2^53: the CPU
         # backend gives the exact value or reports why
         redo = (values != values) | (np.abs(values) >= EXACT) & np.isfinite(values)
@@ -210,20 +211,19 @@ class CudaBackend(CpuBackend):
         return out
 
     # ------------------------------------------------------------------ compile
-    def _device_compile(self, func, kind, scope, request, tasks):
+    def _device_compile(self, func, kind, scope, request, tasks, lens):
         """The kernel for a map: task-per-block (emit.blocks) where ``hybrid``
         picks it, else task-per-thread: register-tiled (emit.tiles) where the
         group's dependences allow, float32 where emit.precision's static bound
         holds for these tasks, else the general kernel in float64."""
-        shared = frozenset(n for n, v in tasks[0].items()
-                           if all(modules.same_value(t[n], v) for t in tasks))
+        shared = frozenset(n for n in tasks[0] if modules.shared_by_all(tasks, n))
         key = (func, kind, request, shared, tuple(
             (n, _shape(v, self.program.registry)) for n, v in sorted(scope.items())))
         if key not in self._plans:
             self._plans[key] = plan_task(self.program, func, kind, scope, request,
                                          self.user_schedules)
         plan = self._plans[key]
-        dtype = self._dtype(plan, tasks)
+        dtype = self._dtype(plan, tasks, lens)
         per_block, why = hybrid(plan, len(tasks))
         key += (dtype, per_block, os.environ.get("DSLC_CUDA_TILE"),
                 os.environ.get("DSLC_CUDA_BLOCK"))
@@ -253,18 +253,18 @@ class CudaBackend(CpuBackend):
         self.generated[func] = (plan, source)
         return result
 
-    def _dtype(self, plan, tasks) -> str:
+    def _dtype(self, plan, tasks, lens) -> str:
         """float32 where the static argument of emit.precision holds (a kernel
         cannot re-run a task whose checked magnitudes went too far)."""
         info = float32_info(self.program, plan)
         if info is None or not info.linear:
             return "float64"
-        arrays, extent = [], 0
+        arrays = []
+        extent = max([int(v.max()) for v in lens.values()] + [0])
         for n, first in tasks[0].items():
-            column = [t[n] for t in tasks]
-            if isinstance(first, Sequence):
-                extent = max(extent, max(map(len, column)))
+            if n in lens:
                 continue
+            column = [t[n] for t in tasks]
             column = [first] if all(v is first for v in column) else \
                 list({id(v): v for v in column}.values())
             try:
@@ -283,7 +283,7 @@ class CudaBackend(CpuBackend):
         return "float32"
 
     # ------------------------------------------------------------------ launch
-    def _launch(self, compiled, f, tasks: list[dict]) -> np.ndarray:
+    def _launch(self, compiled, f, tasks: list[dict], lens: dict) -> np.ndarray:
         cuda = _cuda()
         source, argnames, plan, storage, dtype, per_block = compiled
         kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks))
@@ -292,9 +292,8 @@ class CudaBackend(CpuBackend):
             argnames, kinds, [fn for fn, _ in storage], placed, per_block))
         budget = scratch_budget()
         block = block_size()
-        order = np.argsort(-_sizes(tasks), kind="stable").astype(np.int64)
-        lens = {n: np.fromiter((len(t[n]) for t in tasks), dtype=np.int64, count=len(tasks))
-                for n, v in tasks[0].items() if isinstance(v, Sequence)}
+        sizes = sum(lens.values(), np.zeros(len(tasks), dtype=np.int64))
+        order = np.argsort(-sizes, kind="stable").astype(np.int64)
         out = np.empty(len(tasks), dtype=np.float64)
         start = 0
         while start < len(tasks):
@@ -311,7 +310,8 @@ class CudaBackend(CpuBackend):
                 chunk = max(1, min(chunk // 2, budget // per_task))
             start += len(ids)
             sub = [tasks[k] for k in ids]
-            arrays = self._pack(argnames, kinds, sub, plan, f, dtype)
+            arrays = self._pack(argnames, kinds, sub, plan, f, dtype,
+                                {n: v[ids] for n, v in lens.items()})
             scratch = [cuda.device_array((len(sub),) + d if per_block else d + (len(sub),),
                                          dtype=dtype) for d in dims]
             d_out = cuda.device_array(len(sub), dtype=np.float64)
@@ -367,7 +367,7 @@ class CudaBackend(CpuBackend):
                     if g.windowed})
         return [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in storage]
 
-    def _pack(self, argnames, kinds, tasks, plan, f, dtype) -> list:
+    def _pack(self, argnames, kinds, tasks, plan, f, dtype, lens) -> list:
         cuda = _cuda()
         windows = tuple(g.schedule.window for g in plan.groups)
         plain = [a for a in argnames if kinds[a] in ("seq", "scalar", "shared")]
@@ -381,12 +381,13 @@ class CudaBackend(CpuBackend):
             elif k in ("scalar", "shared"):
                 host.append(next(packed))
             elif k == "iseq":
-                buf, bases[a[2:]] = interleave([t[a[2:]].codes for t in tasks], block)
+                buf, bases[a[2:]] = interleave([t[a[2:]].codes for t in tasks], block,
+                                               lens[a[2:]])
                 host.append(buf)
             elif k == "ibase":
                 host.append(bases[a[3:]])
             elif k == "ilen":
-                host.append(np.array([len(t[a[2:]]) for t in tasks], dtype=np.int64))
+                host.append(lens[a[2:]])
         out = []
         for a in host:
             if isinstance(a, np.ndarray):
@@ -472,12 +473,13 @@ def _interleaved_kinds(argnames: list[str], kinds: dict) -> dict:
     return out
 
 
-def interleave(seqs: list, block: int):
+def interleave(seqs: list, block: int, lens: np.ndarray | None = None):
     """Sequences interleaved by block of ``block`` tasks: residue ``j`` of task
     ``k`` at ``base[k // block] + j * block + k % block`` (each block padded to
     its longest sequence), so a warp's reads of residue ``j`` are one line."""
     n = len(seqs)
-    lens = np.array([len(s) for s in seqs], dtype=np.int64)
+    if lens is None:
+        lens = np.array([len(s) for s in seqs], dtype=np.int64)
     nb = -(-n // block)
     padded = np.zeros(nb * block, dtype=np.int64)
     padded[:n] = lens
@@ -507,10 +509,9 @@ def plan_extents(plan) -> dict[str, int]:
     return out
 
 
-def _sizes(tasks: list[dict]) -> np.ndarray:
-    """Each task's total sequence length (the work, for ordering)."""
-    out = np.zeros(len(tasks), dtype=np.int64)
-    for n, v in tasks[0].items():
-        if isinstance(v, Sequence):
-            out += np.fromiter((len(t[n]) for t in tasks), dtype=np.int64, count=len(tasks))
-    return out
+def _lengths(tasks: list[dict]) -> dict[str, np.ndarray]:
+    """Each sequence argument's length in every task, computed once per map
+    (the work, for ordering; the extents, for storage and launches)."""
+    return {n: np.fromiter((t[n].codes.shape[0] for t in tasks), dtype=np.int64,
+                           count=len(tasks))
+            for n, v in tasks[0].items() if isinstance(v, Sequence)}
