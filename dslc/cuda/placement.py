@@ -33,6 +33,7 @@ import numpy as np
 
 SHARED_BYTES = 16 * 1024
 SHARED_TOTAL = 32 * 1024
+SHARED_LIMIT = 48 * 1024  # static shared memory a block may have: a pin cannot exceed it
 CONSTANT_TOTAL = 64 * 1024
 
 
@@ -76,6 +77,10 @@ def place(arrays: dict[str, np.ndarray], pinned: dict[str, str] | None = None
             why = source if want == "global" else "over the 64 KiB of constant memory" \
                 if want == "constant" else "not an array of one or two dimensions"
             out[arg] = Placement("global", a.shape, a.dtype.name, why)
+        elif want == "shared" and used + a.nbytes > SHARED_LIMIT:
+            out[arg] = Placement("global", a.shape, a.dtype.name,
+                                 f"{source} asked for shared memory, but {a.nbytes} bytes do "
+                                 f"not fit a block's {SHARED_LIMIT}")
         elif want == "shared" or (a.nbytes <= SHARED_BYTES and used + a.nbytes <= SHARED_TOTAL):
             used += a.nbytes
             why = source if want == "shared" else (

@@ -55,6 +55,11 @@ def _reachable(start: str, edges: dict[str, set[str]]) -> set[str]:
     return seen
 
 
+def _offset(b: Bounds) -> bool:
+    """Bounds that name one element: the receiver plus a constant."""
+    return b.lo is not None and b.lo == b.hi
+
+
 def dependence_graph(functions: dict[str, tir.TFunction], group: tuple[str, ...],
                      consts: dict[str, int | float]) -> DependenceGraph:
     rec_fns = tuple(RecFunction(n, tuple(p.name for p in functions[n].rec_params)) for n in group)
@@ -252,6 +257,11 @@ class _Walker:
                     if not a.coeffs:
                         return _scale(b, a.const)
                 return None
+            case tir.ExtAttr(accessor=acc, base=base) if _offset(acc.bounds):
+                # an exact offset from the receiver (a profile node's ``k.prev``,
+                # an element's ``number``): affine wherever the receiver is
+                recv = self.affine(base, ranged, extra)
+                return None if recv is None else _add(recv, Affine.of(acc.bounds.lo))
             case tir.ExtAttr(accessor=acc, base=base) if extra is not None:
                 return self._accessor(acc.bounds, base, ranged, extra)
         return None

@@ -113,7 +113,10 @@ def extent_value(program, func: str, k: int, args: dict, request: tuple | None) 
         spec = program.registry.types.get(t.name)
         if t.owner in args and spec is not None and spec.size is not None \
                 and spec.device_size is not None:
-            return spec.size(args[t.owner]) - 1
+            try:
+                return spec.size(args[t.owner]) - 1
+            except DslcError as e:  # no such elements in this model: the interpreter says where
+                raise NotCompilable(e.message) from None
     raise NotCompilable(f"the domain of {func}'s parameter {p.name}")
 
 

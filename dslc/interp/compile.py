@@ -90,7 +90,10 @@ class Interpreter:
             elif isinstance(t, T.ExtT):
                 spec = self.program.registry.types[t.name]
                 owner = cenv[t.owner] if t.owner in cenv else self.globals[t.owner]
-                out.append(spec.size(owner) - 1)
+                try:
+                    out.append(spec.size(owner) - 1)
+                except DslcError as err:  # the model has no such elements: the call says where
+                    raise _located(err, span) from None
             else:  # int: the value it is first called with
                 if rec is None or rec[k] is None:
                     raise DslcError(f"{callee.name} has an int parameter {p.name}, whose domain "

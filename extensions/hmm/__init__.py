@@ -26,7 +26,24 @@ receiver                   accessor                     result
 ``h: hmm``                ``h.states``                 iterable of every state, in number order
 ``h: hmm``                ``h.transitions`` *          iterable of every transition
 ``h: hmm``                ``h.nstates`` *              ``int``: the number of states
+``s: state[h]``           ``s.to[b]`` *                ``prob`` of the transition from ``s`` to
+                                                        state ``b`` (0 where there is none)
+``h: hmm``                ``h.lastnode`` *             ``pnode[h]``: a profile's last node ``M``
+``k: pnode[h]``           ``k.number`` *, ``k.prev`` *  ``int`` ``k``; ``pnode[h]`` node ``k - 1``
+``k: pnode[h]``           ``k.isfirst`` *, ``k.islast`` *  ``bool``: ``k == 0``, ``k == M``
+``k: pnode[h]``           ``k.match`` *, ``k.insert`` *, ``state[h]``: the node's match, insert and
+                          ``k.delete`` *               delete states (see below)
 ========================  ===========================  ===========================================
+
+Profile nodes (``pnode[h]``, recursive, numbered ``0 .. M``) exist for a model
+loaded from a HMMER3 file, so that a profile's algorithms can be written over
+(node, position) and scheduled as a wavefront over both (the standard library's
+``profile_forward``): ``k.prev`` is exactly ``k - 1`` to the dependence
+analysis, and ``k.number`` exactly ``k``, so guards on it are affine. Node 0's
+match state is the begin state ``B`` and its insert state ``I0``; node 0 has no
+delete state and node ``M`` no insert state: there ``k.delete`` / ``k.insert``
+is the end state, which no transition leaves (so reading through it is
+probability 0). A model not loaded from a HMMER3 file has no nodes.
 
 Choices where the contract is silent:
 
@@ -47,8 +64,9 @@ Choices where the contract is silent:
 * Decoding from Python: :func:`viterbi_path` and :func:`posterior_decoding`
   (module :mod:`.decode`) run the standard library's ``hmm_vtrace`` and
   ``hmm_pstate`` and give state names.
-* Element results of accessors make no promise to the dependence analysis
-  (``sdk.ANY``): a transition may go forwards or backwards in the numbering.
+* Element results of accessors on states and transitions make no promise to
+  the dependence analysis (``sdk.ANY``): a transition may go forwards or
+  backwards in the numbering.
 """
 
 from __future__ import annotations
@@ -85,6 +103,14 @@ def _state_of(t: sdk.ExtT) -> sdk.ExtT:
 
 def _transition_of(t: sdk.ExtT) -> sdk.ExtT:
     return sdk.ExtT("transition", owner=_owner_of(t))
+
+
+def _pnode_of(t: sdk.ExtT) -> sdk.ExtT:
+    return sdk.ExtT("pnode", owner=_owner_of(t))
+
+
+def _to_type(t: sdk.ExtT) -> sdk.MapT:
+    return sdk.MapT((_state_of(t),), sdk.PROB)
 
 
 def _emission_type(t: sdk.ExtT) -> sdk.MapT:
@@ -131,6 +157,80 @@ def _emission(h: HMM, s: int):
         raise DslcError(f"state '{row}' of model '{h.name}' emits {h.states[s].width} symbols at a "
                         f"time; s.emission[c] reads single-symbol emissions")
     return row
+
+
+_TO: dict[int, tuple[HMM, dict]] = {}  # id(model) -> (model kept alive, {state: row})
+
+
+def _to_row(h: HMM, s: int) -> np.ndarray:
+    """Natural logs of the probability of going from state ``s`` to each state
+    in one step (``-inf`` where no transition goes)."""
+    hit = _TO.get(id(h))
+    if hit is None or hit[0] is not h:
+        hit = _TO[id(h)] = (h, {})
+    rows = hit[1]
+    if s not in rows:
+        row = np.full(h.n_states, -np.inf)
+        for t in h.states[s].transitions_from:
+            row[h.transitions[t].end] = np.logaddexp(row[h.transitions[t].end],
+                                                     h.trans_logprob[t])
+        rows[s] = row
+    return rows[s]
+
+
+def _profile(h, what: str):
+    """The HMMER3 profile behind model ``h`` (its nodes), or an error."""
+    model = _need_model(h, what)
+    if model.profile is None:
+        raise DslcError(f"{what} needs a profile HMM (one loaded from a HMMER3 file); "
+                        f"model '{model.name}' has no nodes")
+    return model.profile
+
+
+def _node_states(h: HMM) -> dict[str, np.ndarray]:
+    """Per node ``0 .. M``: its match, insert and delete state numbers (the end
+    state where the node has none), or empty arrays for a model with no nodes."""
+    if h.profile is None:
+        empty = np.zeros(0, dtype=np.int64)
+        return {"pmatch": empty, "pinsert": empty, "pdelete": empty}
+    p, end = h.profile, h.n_states - 1
+    nodes = range(p.M + 1)
+    return {"pmatch": np.array([0 if k == 0 else p.match_state(k) for k in nodes], dtype=np.int64),
+            "pinsert": np.array([p.insert_state(k) if k < p.M else end for k in nodes],
+                                dtype=np.int64),
+            "pdelete": np.array([p.delete_state(k) if k > 0 else end for k in nodes],
+                                dtype=np.int64)}
+
+
+_NODES: dict[int, tuple[HMM, dict]] = {}  # id(model) -> (model kept alive, _node_states)
+
+
+def _node_state(kind: str):
+    def evaluate(h, k):
+        _profile(h, f"k.{kind[1:]}")
+        hit = _NODES.get(id(h))
+        if hit is None or hit[0] is not h:
+            hit = _NODES[id(h)] = (h, _node_states(h))
+        return int(hit[1][kind][k])
+    return evaluate
+
+
+def _prev(h, k: int) -> int:
+    if k == 0:
+        raise DslcError("node 0 has no previous node (test k.isfirst first)")
+    return k - 1
+
+
+def _band(h: HMM) -> dict[str, np.ndarray]:
+    """Transition probabilities as a band: ``band[a, b - a - lo]`` for ``b - a``
+    in ``[lo, hi]`` (``bandlo = [lo, hi]``), ``-inf`` where no transition goes.
+    A profile's band is 6 wide whatever its length."""
+    d = h.trans_end - h.trans_start
+    lo, hi = (int(d.min()), int(d.max())) if len(d) else (0, 0)
+    band = np.full((h.n_states, hi - lo + 1), -np.inf)
+    for a, b, lp in zip(h.trans_start, h.trans_end, h.trans_logprob):
+        band[a, b - a - lo] = np.logaddexp(band[a, b - a - lo], lp)
+    return {"band": band, "bandlo": np.array([lo, hi], dtype=np.int64)}
 
 
 def _trans_logprob(h: HMM, t: int) -> float:
@@ -187,6 +287,7 @@ def _layout(h: HMM) -> dict:
         "outoff": outoff,
         "tstart": h.trans_start, "tend": h.trans_end, "tprob": h.trans_logprob,
         "emit": emit, "erow": erow,
+        **_band(h), **_node_states(h),
     }
 
 
@@ -207,6 +308,11 @@ LAYOUT = sdk.Layout(arrays=(
                     doc="float64[T]: natural log of each transition's probability"),
     sdk.DeviceArray("emit", where="shared", doc="float64[n, |A|]: log emission by symbol"),
     sdk.DeviceArray("erow", doc="int64[n]: s, or -1 for a k-mer state (no per-symbol row)"),
+    sdk.DeviceArray("band", doc="float64[n, hi-lo+1]: log prob of a -> a + lo + d at [a, d]"),
+    sdk.DeviceArray("bandlo", doc="int64[2]: lo and hi of the band"),
+    sdk.DeviceArray("pmatch", where="constant", doc="int64[M+1]: node k's match state"),
+    sdk.DeviceArray("pinsert", where="constant", doc="int64[M+1]: node k's insert state"),
+    sdk.DeviceArray("pdelete", where="constant", doc="int64[M+1]: node k's delete state"),
 ), build=_layout)
 
 _silent, _inoff, _outoff = sdk.arr("silent"), sdk.arr("inoff"), sdk.arr("outoff")
@@ -229,13 +335,24 @@ DEVICE = {
     ("hmm", "states"): sdk.Each(0, _silent.len),
     ("hmm", "transitions"): sdk.Each(0, _tprob.len),
     ("hmm", "nstates"): _silent.len,
+    ("state", "to"): sdk.select(
+        (sdk.key(0) - R >= sdk.arr("bandlo")[0]) & (sdk.key(0) - R <= sdk.arr("bandlo")[1]),
+        sdk.arr("band")[R, sdk.key(0) - R - sdk.arr("bandlo")[0]], -np.inf),
+    ("hmm", "lastnode"): sdk.arr("pmatch").len - 1,
+    ("pnode", "number"): R,
+    ("pnode", "prev"): R - 1,
+    ("pnode", "isfirst"): R == 0,
+    ("pnode", "islast"): R == sdk.arr("pmatch").len - 1,
+    ("pnode", "match"): sdk.arr("pmatch")[R],
+    ("pnode", "insert"): sdk.arr("pinsert")[R],
+    ("pnode", "delete"): sdk.arr("pdelete")[R],
 }
 
 
 # --------------------------------------------------------------------------- the extension
 
-def _acc(on, name, result, evaluate, doc):
-    return sdk.Accessor(on, name, result, evaluate, sdk.ANY, doc, device=DEVICE[(on, name)])
+def _acc(on, name, result, evaluate, doc, bounds=sdk.ANY):
+    return sdk.Accessor(on, name, result, evaluate, bounds, doc, device=DEVICE[(on, name)])
 
 
 extension = sdk.Extension(
@@ -249,6 +366,10 @@ extension = sdk.Extension(
                      size=lambda h: _need_model(h, "state[...]").n_states,
                      device_size=_silent.len,
                      doc="a state of model h: 0 is the start state, n-1 the end state"),
+        sdk.TypeSpec(name="pnode", role="recursive", bracket="owner",
+                     size=lambda h: _profile(h, "pnode[...]").M + 1,
+                     device_size=sdk.arr("pmatch").len,
+                     doc="a node of a profile HMM (loaded from a HMMER3 file), 0 .. M"),
         sdk.TypeSpec(name="transition", role="recursive", bracket="owner",
                      size=lambda h: _need_model(h, "transition[...]").n_transitions,
                      device_size=_tprob.len,
@@ -284,6 +405,22 @@ extension = sdk.Extension(
              lambda _, h: range(h.n_transitions), "every transition, in number order"),
         _acc("hmm", "nstates", lambda t: sdk.INT, lambda _, h: h.n_states,
              "the number of states"),
+        _acc("state", "to", _to_type, _to_row,
+             "the probability of the transition from this state to each state (0 if none)"),
+        _acc("hmm", "lastnode", _pnode_of, lambda _, h: _profile(h, "h.lastnode").M,
+             "a profile's last node M"),
+        _acc("pnode", "number", lambda t: sdk.INT, lambda h, k: k, "the node's number k",
+             sdk.Bounds(0, 0)),
+        _acc("pnode", "prev", _pnode_of, _prev, "node k - 1", sdk.Bounds(-1, -1)),
+        _acc("pnode", "isfirst", lambda t: sdk.BOOL, lambda h, k: k == 0, "k == 0"),
+        _acc("pnode", "islast", lambda t: sdk.BOOL,
+             lambda h, k: k == _profile(h, "k.islast").M, "k == M"),
+        _acc("pnode", "match", _state_of, _node_state("pmatch"),
+             "the node's match state (node 0: the begin state)"),
+        _acc("pnode", "insert", _state_of, _node_state("pinsert"),
+             "the node's insert state (node M: the end state, which has none)"),
+        _acc("pnode", "delete", _state_of, _node_state("pdelete"),
+             "the node's delete state (node 0: the end state, which has none)"),
     ),
     defines=(sdk.DefineSpec("hmm", _define, _model_type),),
     loaders=(sdk.LoaderSpec("hmm", _load, _static_type),),

@@ -31,6 +31,8 @@ def test_layout_pins_and_overrides(monkeypatch):
     monkeypatch.setenv("DSLC_CUDA_PLACE", "sm:global,tprob_h:shared")
     got = place(arrays, {"g__tprob_h": "constant"})
     assert got["a_sm"].memory == "global" and got["g__tprob_h"].memory == "shared"
+    big = {"g__emit_h": np.zeros((731, 24))}  # a profile's emissions: 140 KB
+    assert place(big, {"g__emit_h": "shared"})["g__emit_h"].memory == "global"
     monkeypatch.setenv("DSLC_CUDA_PLACE", "sm:somewhere")
     with pytest.raises(ValueError, match="DSLC_CUDA_PLACE"):
         place(arrays)

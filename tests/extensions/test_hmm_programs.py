@@ -220,6 +220,42 @@ def test_hmmer3_profile_forward(backend, write_bio):
         assert close(logs(out["f"])[k], want), (k, want)
 
 
+@pytest.mark.skipif(not THIO.exists(), reason="pyhmmer's test data is not installed")
+@pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
+def test_profile_forward_is_a_node_position_wavefront(backend, write_bio):
+    """The standard library's profile_forward, written over (node, position):
+    the same P(x | h) as the independent numpy forward, scheduled S = k + i."""
+    from dslc.explain import report
+    from dslc_extensions.hmm.hmmer3 import AMINO
+
+    rng = np.random.default_rng(9)
+    records = {f"p{k}": "".join(rng.choice(list(AMINO.symbols), n)) for k, n in enumerate([0, 4, 30])}
+    body = STDLIB_HMM + f'g = load(hmm, "{THIO}")\n' + \
+        'xs = load(seq[protein], "xs.fasta")\nf = map(profile_forward, g (*) xs)\nprint f\n'
+    prog = compile_program(write_bio(body, xs__fasta=fasta(records)), backend)
+    out = prog.run()
+    g = prog._globals["g"]
+    for k, text in enumerate(records.values()):
+        want = ref.profile_forward(g.profile, np.array([AMINO.code(c) for c in text], dtype=int))
+        assert close(logs(out["f"])[k], want), (k, want)
+    if backend is None and dslc.backends.resolve("auto") == "cpu":
+        assert "profile_forward" not in prog._engine().fallbacks
+        rep = report(prog)
+        assert rep["pf_m"]["schedule"] == {"k": 1, "i": 1}, rep["pf_m"]["schedule"]
+        assert rep["pf_d"]["dependences"][0]["args"] == ["k - 1", "i"]
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_profile_nodes_need_a_profile(backend, write_bio, capsys):
+    from dslc.cli import main
+
+    body = CASINO_ALPHABET + CASINO_MODEL + STDLIB_HMM + 'print profile_forward(casino, "1234")\n'
+    path = write_bio(body)
+    assert main(["run", "--backend", backend, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:") and "needs a profile HMM" in err and "^" in err
+
+
 # --------------------------------------------------------------------------- types and errors
 
 def test_model_elements_belong_to_their_model(write_bio):
