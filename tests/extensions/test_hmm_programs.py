@@ -231,13 +231,16 @@ def test_profile_forward_is_a_node_position_wavefront(backend, write_bio):
     rng = np.random.default_rng(9)
     records = {f"p{k}": "".join(rng.choice(list(AMINO.symbols), n)) for k, n in enumerate([0, 4, 30])}
     body = STDLIB_HMM + f'g = load(hmm, "{THIO}")\n' + \
-        'xs = load(seq[protein], "xs.fasta")\nf = map(profile_forward, g (*) xs)\nprint f\n'
+        'xs = load(seq[protein], "xs.fasta")\nf = map(profile_forward, g (*) xs)\nprint f\n' + \
+        'v = map(profile_viterbi, g (*) xs)\nprint v\nw = map(hmm_viterbi, g (*) xs)\nprint w\n'
     prog = compile_program(write_bio(body, xs__fasta=fasta(records)), backend)
     out = prog.run()
     g = prog._globals["g"]
     for k, text in enumerate(records.values()):
         want = ref.profile_forward(g.profile, np.array([AMINO.code(c) for c in text], dtype=int))
         assert close(logs(out["f"])[k], want), (k, want)
+        assert close(logs(out["v"])[k], logs(out["w"])[k]), k  # the node-level Viterbi
+    assert logs(out["v"])[2] <= logs(out["f"])[2]
     if backend is None and dslc.backends.resolve("auto") == "cpu":
         assert "profile_forward" not in prog._engine().fallbacks
         rep = report(prog)
