@@ -121,16 +121,30 @@ def _emission_type(t: sdk.ExtT) -> sdk.MapT:
 
 # --------------------------------------------------------------------------- values
 
-_ROWS: dict[int, tuple[HMM, list]] = {}  # id(model) -> (model kept alive, per-state rows)
+def _per_model(cache: dict, h: HMM, build):
+    """``build(h)``, computed once per model value (``cache``: id -> (the model,
+    kept alive so its id is not reused, the value); at most 64 models kept)."""
+    hit = cache.get(id(h))
+    if hit is None or hit[0] is not h:
+        if len(cache) > 64:
+            cache.clear()
+        hit = cache[id(h)] = (h, build(h))
+    return hit[1]
+
+
+_ROWS: dict[int, tuple[HMM, list]] = {}  # per-state emission rows
+_TO: dict[int, tuple[HMM, dict]] = {}  # {state: row of s.to}, filled as states are read
+_NODES: dict[int, tuple[HMM, dict]] = {}  # _node_states
 
 
 def _emission_rows(h: HMM) -> list:
     """Per state: a numpy row of natural-log emission probabilities indexed by
     symbol code (``-inf`` everywhere for a silent state), or the name of a k-mer
     state (whose emission is not a per-symbol table)."""
-    hit = _ROWS.get(id(h))
-    if hit is not None and hit[0] is h:
-        return hit[1]
+    return _per_model(_ROWS, h, _build_emission_rows)
+
+
+def _build_emission_rows(h: HMM) -> list:
     a = len(h.alphabet)
     silent = np.full(a, -np.inf)
     silent.setflags(write=False)
@@ -145,9 +159,6 @@ def _emission_rows(h: HMM) -> list:
                 row = np.log(np.asarray(s.emission, dtype=np.float64))
             row.setflags(write=False)
             rows.append(row)
-    if len(_ROWS) > 64:
-        _ROWS.clear()
-    _ROWS[id(h)] = (h, rows)
     return rows
 
 
@@ -159,16 +170,10 @@ def _emission(h: HMM, s: int):
     return row
 
 
-_TO: dict[int, tuple[HMM, dict]] = {}  # id(model) -> (model kept alive, {state: row})
-
-
 def _to_row(h: HMM, s: int) -> np.ndarray:
     """Natural logs of the probability of going from state ``s`` to each state
     in one step (``-inf`` where no transition goes)."""
-    hit = _TO.get(id(h))
-    if hit is None or hit[0] is not h:
-        hit = _TO[id(h)] = (h, {})
-    rows = hit[1]
+    rows = _per_model(_TO, h, lambda _: {})
     if s not in rows:
         row = np.full(h.n_states, -np.inf)
         for t in h.states[s].transitions_from:
@@ -202,16 +207,10 @@ def _node_states(h: HMM) -> dict[str, np.ndarray]:
                                 dtype=np.int64)}
 
 
-_NODES: dict[int, tuple[HMM, dict]] = {}  # id(model) -> (model kept alive, _node_states)
-
-
 def _node_state(kind: str):
     def evaluate(h, k):
         _profile(h, f"k.{kind[1:]}")
-        hit = _NODES.get(id(h))
-        if hit is None or hit[0] is not h:
-            hit = _NODES[id(h)] = (h, _node_states(h))
-        return int(hit[1][kind][k])
+        return int(_per_model(_NODES, h, _node_states)[kind][k])
     return evaluate
 
 
