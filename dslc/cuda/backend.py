@@ -336,7 +336,7 @@ class CudaBackend(CpuBackend):
             if a.startswith("a_") and isinstance(task.get(a[2:]), Sequence):
                 continue  # sequences stay in global memory, interleaved
             v = self.arg_value(a, task, windows, None)
-            if isinstance(v, np.ndarray) and v.dtype.kind in "fiub":
+            if isinstance(v, np.ndarray) and v.dtype.kind in "fiu":  # bool arrays stay global
                 arrays[a] = v.astype(dtype) if v.dtype == np.float64 else v
         placed = place(arrays, {a: self._where(a, task) for a in arrays})
         self.placement[func] = {a[2:].lstrip("_"): (p.memory, p.why) for a, p in placed.items()}
