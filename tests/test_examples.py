@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from tests import reference as ref
@@ -64,8 +65,23 @@ def test_three_way(backend):
     assert value == ref.three_way(a, b, c, 2, -1, 2)
 
 
+def test_profile_forward(backend):
+    """A Pfam profile as a (node, position) wavefront: P(x | profile) equals the
+    independent numpy forward over the same profile's numbers."""
+    from tests.hmm_reference import profile_forward
+    from dslc.runtime.fasta import read_fasta
+    from dslc_extensions.hmm.hmmer3 import AMINO, read_profiles
+
+    out = run_json(EXAMPLES / "profile_forward.bio", backend)
+    (profile,) = read_profiles(str(EXAMPLES / "data" / "PF02826.hmm"))[:1]
+    xs = read_fasta(str(EXAMPLES / "data" / "profile_db.fasta"), AMINO)
+    want = [profile_forward(profile, np.array([AMINO.code(c) for c in x.text])) for x in xs]
+    got = [v["log"] for v in out["p"]]
+    assert np.allclose(got, want, rtol=1e-9, atol=0), (got, want)
+
+
 @pytest.mark.parametrize("name", ["edit_distance", "needleman_wunsch", "smith_waterman",
-                                  "nussinov", "three_way"])
+                                  "nussinov", "three_way", "profile_forward"])
 def test_examples_check_and_explain(name, capsys):
     from dslc.cli import main
 
