@@ -240,6 +240,19 @@ three_way_alignment = three_way
 # --------------------------------------------------------------------------- HMM forward
 
 
+def _lse(vals):
+    """log(sum(exp(v))) of log-space values, -inf for none."""
+    vals = [v for v in vals if v != NEG]
+    if not vals:
+        return NEG
+    top = max(vals)
+    return top + math.log(math.fsum(math.exp(v - top) for v in vals))
+
+
+def _lg(p):
+    return math.log(p) if p > 0 else NEG
+
+
 def hmm_forward_log(x, start: dict, trans: dict, emit: dict, end: dict) -> float:
     """Natural log of P(x) for an HMM whose emitting states are the keys of
     ``emit`` (``emit[q][symbol]``), entered from the start state with
@@ -248,26 +261,16 @@ def hmm_forward_log(x, start: dict, trans: dict, emit: dict, end: dict) -> float
     ``start[q1] * emit[q1][x1] * trans[(q1, q2)] * ... * emit[qL][xL] * end[qL]``.
     Computed in log space (log-sum-exp), so long sequences do not underflow."""
 
-    def lse(vals):
-        vals = [v for v in vals if v != NEG]
-        if not vals:
-            return NEG
-        top = max(vals)
-        return top + math.log(math.fsum(math.exp(v - top) for v in vals))
-
-    def lg(p):
-        return math.log(p) if p > 0 else NEG
-
     states = list(emit)
     if len(x) == 0:
         return NEG
-    f = {q: lg(start.get(q, 0.0)) + lg(emit[q][x[0]]) for q in states}
+    f = {q: _lg(start.get(q, 0.0)) + _lg(emit[q][x[0]]) for q in states}
     for sym in x[1:]:
         f = {
-            r: lg(emit[r][sym]) + lse([f[q] + lg(trans.get((q, r), 0.0)) for q in states])
+            r: _lg(emit[r][sym]) + _lse([f[q] + _lg(trans.get((q, r), 0.0)) for q in states])
             for r in states
         }
-    return lse([f[q] + lg(end.get(q, 0.0)) for q in states])
+    return _lse([f[q] + _lg(end.get(q, 0.0)) for q in states])
 
 
 # The dishonest casino of LANGUAGE.md (the thesis's Figure 6.2).
@@ -297,26 +300,26 @@ def hmm_viterbi_states(x, start: dict, trans: dict, emit: dict, end: dict) -> li
     :func:`hmm_forward_log` (its emitting states only; ``[]`` when ``x`` is empty
     or has no path). Ties go to the state listed first in ``emit``."""
 
-    def lg(p):
+    def _lg(p):
         return math.log(p) if p > 0 else NEG
 
     states = list(emit)
     if len(x) == 0:
         return []
-    v = {q: lg(start.get(q, 0.0)) + lg(emit[q][x[0]]) for q in states}
+    v = {q: _lg(start.get(q, 0.0)) + _lg(emit[q][x[0]]) for q in states}
     back = []
     for sym in x[1:]:
         ptr, nv = {}, {}
         for r in states:
             best, arg = NEG, None
             for q in states:
-                val = v[q] + lg(trans.get((q, r), 0.0))
+                val = v[q] + _lg(trans.get((q, r), 0.0))
                 if arg is None or val > best:
                     best, arg = val, q
-            nv[r], ptr[r] = lg(emit[r][sym]) + best, arg
+            nv[r], ptr[r] = _lg(emit[r][sym]) + best, arg
         back.append(ptr)
         v = nv
-    finals = [v[q] + lg(end.get(q, 0.0)) for q in states]
+    finals = [v[q] + _lg(end.get(q, 0.0)) for q in states]
     if max(finals) == NEG:
         return []
     path = [states[finals.index(max(finals))]]
@@ -330,29 +333,19 @@ def hmm_posterior_states(x, start: dict, trans: dict, emit: dict, end: dict) -> 
     state with the largest forward x backward; on a tie the state chosen for the
     previous symbol if it is among the best, else the one listed first in ``emit``."""
 
-    def lse(vals):
-        vals = [v for v in vals if v != NEG]
-        if not vals:
-            return NEG
-        top = max(vals)
-        return top + math.log(math.fsum(math.exp(v - top) for v in vals))
-
-    def lg(p):
-        return math.log(p) if p > 0 else NEG
-
     states, n = list(emit), len(x)
     if n == 0:
         return []
-    f = [{q: lg(start.get(q, 0.0)) + lg(emit[q][x[0]]) for q in states}]
+    f = [{q: _lg(start.get(q, 0.0)) + _lg(emit[q][x[0]]) for q in states}]
     for sym in x[1:]:
-        f.append({r: lg(emit[r][sym]) + lse([f[-1][q] + lg(trans.get((q, r), 0.0)) for q in states])
+        f.append({r: _lg(emit[r][sym]) + _lse([f[-1][q] + _lg(trans.get((q, r), 0.0)) for q in states])
                   for r in states})
     b = [None] * n
-    b[n - 1] = {q: lg(end.get(q, 0.0)) for q in states}
+    b[n - 1] = {q: _lg(end.get(q, 0.0)) for q in states}
     for k in range(n - 2, -1, -1):
-        b[k] = {q: lse([lg(trans.get((q, r), 0.0)) + lg(emit[r][x[k + 1]]) + b[k + 1][r]
+        b[k] = {q: _lse([_lg(trans.get((q, r), 0.0)) + _lg(emit[r][x[k + 1]]) + b[k + 1][r]
                         for r in states]) for q in states}
-    if lse([f[n - 1][q] + b[n - 1][q] for q in states]) == NEG:
+    if _lse([f[n - 1][q] + b[n - 1][q] for q in states]) == NEG:
         return []
     out, prev = [], None
     for k in range(n):

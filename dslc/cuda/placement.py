@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dslc.errors import DslcError
+
 SHARED_BYTES = 16 * 1024
 SHARED_TOTAL = 32 * 1024
 SHARED_LIMIT = 48 * 1024  # static shared memory a block may have: a pin cannot exceed it
@@ -52,8 +54,8 @@ def overrides() -> dict[str, str]:
     for item in filter(None, (x.strip() for x in text.split(","))):
         name, _, memory = item.partition(":")
         if memory not in ("shared", "constant", "global"):
-            raise ValueError(f"DSLC_CUDA_PLACE: {item!r} is not name:shared, name:constant "
-                             "or name:global")
+            raise DslcError(f"DSLC_CUDA_PLACE: {item!r} is not name:shared, name:constant "
+                            "or name:global")
         out[name] = memory
     return out
 

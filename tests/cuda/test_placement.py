@@ -8,6 +8,7 @@ import pytest
 
 import dslc
 from dslc.cuda.placement import SHARED_BYTES, place
+from dslc.errors import DslcError
 from dslc.interp.backend import InterpBackend
 from tests.conftest import EXAMPLES
 
@@ -34,7 +35,7 @@ def test_layout_pins_and_overrides(monkeypatch):
     big = {"g__emit_h": np.zeros((731, 24))}  # a profile's emissions: 140 KB
     assert place(big, {"g__emit_h": "shared"})["g__emit_h"].memory == "global"
     monkeypatch.setenv("DSLC_CUDA_PLACE", "sm:somewhere")
-    with pytest.raises(ValueError, match="DSLC_CUDA_PLACE"):
+    with pytest.raises(DslcError, match="DSLC_CUDA_PLACE"):
         place(arrays)
 
 

@@ -13,6 +13,7 @@ import dslc
 from dslc.interp.backend import InterpBackend
 from dslc.runtime.script import ScriptRunner
 from tests.conftest import ROOT
+from tests.test_properties import NW as NW_TABLE
 
 cuda = pytest.importorskip("dslc.cuda.backend")
 if not cuda.CudaBackend.available():
@@ -51,12 +52,7 @@ def test_examples_on_the_whole_gpu_equal_the_interpreter(name):
     assert any(s.startswith("whole problem") for s in be.strategy.values()), be.device_fallbacks
 
 
-NW = """
-int nw(matrix sm, const gap, seq[protein] s, index[s] i, seq[protein] t, index[t] j)
-  | i == 0 = -gap * j
-  | j == 0 = -gap * i
-  | otherwise = nw(i - 1, j - 1) + sm[s[i - 1], t[j - 1]] max nw(i - 1, j) - gap
-                max nw(i, j - 1) - gap
+NW = NW_TABLE + """
 int best(matrix sm, const gap, seq[protein] s, seq[protein] t) =
     max(i in 0 ... len(s) : max(j in 0 ... len(t) : nw(i, j)))
 """
