@@ -276,6 +276,12 @@ class TiledGenerator(CudaGenerator):
         # a row of the previous tile: its boundary value, loaded a column ahead
         return self.breg(func, self.dt + rr, du)
 
+    def _kept_inside(self, x: int) -> str:
+        """Column ``x`` of the boundary buffer, clamped into it: a stream shorter
+        than where a column loop starts never uses what was loaded there."""
+        e_u = self.g.extents.names[self.g.functions[0]][self.udim]
+        return f"min({max(x, 0)}, {e_u} + 1)"
+
     def breg(self, func: str, k: int, back) -> str:
         """Row ``k`` of the previous tile's boundary, ``back`` columns back
         (``n``: the next column's, being loaded)."""
@@ -423,14 +429,15 @@ class TiledGenerator(CudaGenerator):
             for r in range(self.rows):
                 for c in range(self.back[f], 0, -1):
                     col.emit(f"{self.reg(f, r, c)} = {self.reg(f, r, c - 1)}")
+        column = self._kept_inside
         for f in self.crossing:  # so do the previous tile's boundary values
             for k in range(self.dt):
                 for c in range(self.bback[f], 0, -1):
                     col.emit(f"{self.breg(f, k, c)} = {self.breg(f, k, c - 1)}")
                     pre.emit(f"{self.breg(f, k, c - 1)} = "
-                             f"{self.cell_ref(f, ['old', str(k), str(max(first - c, 0))])}")
+                             f"{self.cell_ref(f, ['old', str(k), column(first - c)])}")
                 col.emit(f"{self.breg(f, k, 0)} = {self.breg(f, k, 'n')}")
-                first_col = self.cell_ref(f, ['old', str(k), str(first)])
+                first_col = self.cell_ref(f, ['old', str(k), column(first)])
                 pre.emit(f"{self.breg(f, k, 'n')} = {first_col}")
                 col.emit(f"{self.breg(f, k, 'n')} = {self.cell_ref(f, ['old', str(k), 'u + 1'])}")
         order = [f for f in g.schedule.order if f in g.functions]

@@ -86,6 +86,34 @@ def test_gotoh_in_small_register_tiles(rows, tile_rows):
     check()
 
 
+CORNER = """
+int f0(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i < 2 or j < 2 = i + j
+  | otherwise = f0(i - 1, j - 1) + 1 max f0(i - 1, j) max f0(i, j - 1) - 1
+int top(seq[dna] s, seq[dna] t) = max(i in 0 ... len(s) : max(j in 0 ... len(t) : f0(i, j)))
+"""
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3])
+def test_tiles_with_streams_shorter_than_the_peeled_columns(rows, tile_rows):
+    """Guards decided from column 2 on, and streams of 0 or 1 columns: the
+    loads issued ahead must stay inside the boundary buffer."""
+    from dslc.runtime.binding import bind_call
+
+    tile_rows(rows)
+    prog = dslc.compile(CORNER, backend="interp")
+    engine = engine_of(prog)
+    # s is every task's (the tiled dimension), t the stream; one launch each: its
+    # storage is as wide as its longest stream
+    for pairs in ([("ACGTACGTAC", ""), ("ACGTACGTAC", "A")],
+                  [("ACGTACGTAC", "AC"), ("ACGTACGTAC", "")],
+                  [("ACG", "ACGTA"), ("ACG", "C")]):
+        tasks = [bind_call(prog.checked.functions["top"], [s, t], prog.checked, None)
+                 for s, t in pairs]
+        assert engine.map("top", tasks, None) == [prog.call("top", s, t) for s, t in pairs]
+        assert "register tile" in engine.strategy["top"], engine.strategy
+
+
 @pytest.mark.parametrize("rows", [2, 3])
 def test_random_recurrences_in_small_register_tiles(rows, tile_rows):
     tile_rows(rows)
