@@ -142,13 +142,14 @@ class CpuBackend:
                     {p.name: args[p.name] for p in f.calling_params})
         return "value", None, {p.name: args[p.name] for p in f.params}
 
-    def map_entry(self, f, tasks: list[dict]):
+    def map_entry(self, f, tasks: list[dict], lens: dict | None = None):
         """How a map over ``f`` is compiled: the entry kind, the binding whose
-        extents bound every task's, and for a table the cell asked for."""
+        extents bound every task's, and for a table the cell asked for
+        (``lens``: each sequence argument's lengths, where the caller has them)."""
         if _by_model(tasks, self.program.registry) is not None:
             # model layouts are shared by all the tasks of one compiled run
             raise NotCompilable("a map over several models (run once per model)")
-        widest = _widest(tasks)
+        widest = _widest(tasks, lens)
         if not f.is_table:
             return "value", widest, None
         for p in f.rec_params:  # an int dimension's extent is the cell asked for
@@ -334,13 +335,14 @@ def _by_model(tasks: list[dict], registry):
     return list(groups.values()) if len(groups) > 1 else None
 
 
-def _widest(tasks: list[dict]) -> dict:
+def _widest(tasks: list[dict], lens: dict | None = None) -> dict:
     """One binding with the longest sequence of every parameter: its extents
-    bound every task's, so its schedule window serves them all."""
+    bound every task's, so its schedule window serves them all (``lens``: the
+    lengths by argument, when known, to save a pass over a million tasks)."""
     out = dict(tasks[0])
     for name, v in tasks[0].items():
         if isinstance(v, Sequence):
-            lens = np.fromiter((t[name].codes.shape[0] for t in tasks), dtype=np.int64,
-                               count=len(tasks))
-            out[name] = tasks[int(lens.argmax())][name]
+            n = lens[name] if lens is not None and name in lens else np.fromiter(
+                (t[name].codes.shape[0] for t in tasks), dtype=np.int64, count=len(tasks))
+            out[name] = tasks[int(n.argmax())][name]
     return out

@@ -175,16 +175,18 @@ def shared_by_all(tasks: list[dict], name: str) -> bool:
     return all(same_value(x, first) for x in column)
 
 
-def argument_kinds(argnames: list[str], tasks: list[dict]) -> dict[str, str]:
+def argument_kinds(argnames: list[str], tasks: list[dict],
+                   shared: frozenset | None = None) -> dict[str, str]:
     """How each task argument travels: ``seq`` (packed buffer + offsets),
-    ``scalar`` (one value per task) or ``shared`` (one value for all)."""
+    ``scalar`` (one value per task) or ``shared`` (one value for all;
+    ``shared`` names them where the caller has already looked)."""
     first = tasks[0]
     kinds = {}
     for a in argnames:
         kind, _, rest = a.partition("_")
         if kind == "a":
             v = first[rest]
-            if shared_by_all(tasks, rest):
+            if (rest in shared) if shared is not None else shared_by_all(tasks, rest):
                 kinds[a] = "shared"  # the query of a database search, say: passed once
             elif isinstance(v, Sequence):
                 kinds[a] = "seq"

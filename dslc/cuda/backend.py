@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import warnings
 
 import numba
 import numpy as np
@@ -67,6 +68,7 @@ class CudaBackend(CpuBackend):
         self.strategy: dict[str, str] = {}  # entry -> the kernel strategy chosen, and why
         self.placement: dict[str, dict] = {}  # entry -> argument -> (memory, why)
         self.kernel_seconds = 0.0  # time spent in kernels (for benchmarks)
+        self.launches = 0  # kernel launches of the last map (for benchmarks)
         self.reruns: dict[str, int] = {}  # entry -> map tasks the device left to the CPU
         self._kernels: dict = {}
         self._plans: dict = {}
@@ -185,16 +187,18 @@ class CudaBackend(CpuBackend):
         if out is not None:
             return out
         f = self.program.functions[func]
-        lens = _lengths(tasks)
+        # one pass over the tasks per question, however many stages ask it
+        shared = frozenset(n for n in tasks[0] if modules.shared_by_all(tasks, n))
+        lens = _lengths(tasks, shared)
         try:
-            kind, widest, request = self.map_entry(f, tasks)
-            compiled = self._device_compile(func, kind, widest, request, tasks, lens)
+            kind, widest, request = self.map_entry(f, tasks, lens)
+            compiled = self._device_compile(func, kind, widest, request, tasks, lens, shared)
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             compiled = None
         if compiled is None:
             return super().map(func, tasks, span, progress)
-        values = self._launch(compiled, f, tasks, lens)
+        values = self._launch(compiled, f, tasks, lens, shared)
         # a task the kernel could not finish (NaN), or an int beyond 2^53: the CPU
         # backend gives the exact value or reports why
         redo = (values != values) | (np.abs(values) >= EXACT) & np.isfinite(values)
@@ -211,19 +215,18 @@ class CudaBackend(CpuBackend):
         return out
 
     # ------------------------------------------------------------------ compile
-    def _device_compile(self, func, kind, scope, request, tasks, lens):
+    def _device_compile(self, func, kind, scope, request, tasks, lens, shared):
         """The kernel for a map: task-per-block (emit.blocks) where ``hybrid``
         picks it, else task-per-thread: register-tiled (emit.tiles) where the
         group's dependences allow, float32 where emit.precision's static bound
         holds for these tasks, else the general kernel in float64."""
-        shared = frozenset(n for n in tasks[0] if modules.shared_by_all(tasks, n))
         key = (func, kind, request, shared, tuple(
             (n, _shape(v, self.program.registry)) for n, v in sorted(scope.items())))
         if key not in self._plans:
             self._plans[key] = plan_task(self.program, func, kind, scope, request,
                                          self.user_schedules)
         plan = self._plans[key]
-        dtype = self._dtype(plan, tasks, lens)
+        dtype = self._dtype(plan, tasks, lens, shared)
         per_block, why = hybrid(plan, len(tasks))
         key += (dtype, per_block, os.environ.get("DSLC_CUDA_TILE"),
                 os.environ.get("DSLC_CUDA_BLOCK"))
@@ -253,7 +256,7 @@ class CudaBackend(CpuBackend):
         self.generated[func] = (plan, source)
         return result
 
-    def _dtype(self, plan, tasks, lens) -> str:
+    def _dtype(self, plan, tasks, lens, shared) -> str:
         """float32 where the static argument of emit.precision holds (a kernel
         cannot re-run a task whose checked magnitudes went too far)."""
         info = float32_info(self.program, plan)
@@ -264,9 +267,8 @@ class CudaBackend(CpuBackend):
         for n, first in tasks[0].items():
             if n in lens:
                 continue
-            column = [t[n] for t in tasks]
-            column = [first] if all(v is first for v in column) else \
-                list({id(v): v for v in column}.values())
+            column = [first] if n in shared else \
+                list({id(t[n]): t[n] for t in tasks}.values())
             try:
                 arrays += [np.asarray(self.convert(v), dtype=np.float64) for v in column]
             except (NotCompilable, TypeError, ValueError):
@@ -283,24 +285,76 @@ class CudaBackend(CpuBackend):
         return "float32"
 
     # ------------------------------------------------------------------ launch
-    def _launch(self, compiled, f, tasks: list[dict], lens: dict) -> np.ndarray:
+    def _launch(self, compiled, f, tasks: list[dict], lens: dict, shared) -> np.ndarray:
+        """Every task's value. Tasks run longest first (a warp's threads do
+        similar work) in launches that fit the scratch budget; where there are
+        several, they alternate between two streams, so the host packs launch
+        ``n + 1`` while the device runs launch ``n``, and each launch's values
+        come back asynchronously into page-locked memory."""
         cuda = _cuda()
         source, argnames, plan, storage, dtype, per_block = compiled
-        kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks))
+        kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks, shared))
         placed = self._placements(f.name, argnames, kinds, tasks[0], plan, dtype)
         module = modules.load(source + "\n" + kernel_source(
             argnames, kinds, [fn for fn, _ in storage], placed, per_block))
-        budget = scratch_budget()
         block = block_size()
         sizes = sum(lens.values(), np.zeros(len(tasks), dtype=np.int64))
         order = np.argsort(-sizes, kind="stable").astype(np.int64)
+        launches = self._launches(order, plan, storage, dtype, lens)
+        streams = [cuda.stream(), cuda.stream()]
+        held: list = [None, None]  # a stream's previous launch: alive until it is done
+        results, timers = [], []
+        for n, ids in enumerate(launches):
+            sub = [tasks[k] for k in ids]
+            host = self._pack(argnames, kinds, sub, plan, f, dtype,
+                              {m: v[ids] for m, v in lens.items()})
+            stream = streams[n % 2]
+            stream.synchronize()  # launch n - 2 has finished: its memory may go
+            held[n % 2] = None
+            arrays = [cuda.to_device(a, stream=stream) if isinstance(a, np.ndarray) else a
+                      for a in host]
+            dims = self._dims(plan, storage, {m: int(v[ids].max()) for m, v in lens.items()})
+            scratch = [cuda.device_array((len(sub),) + d if per_block else d + (len(sub),),
+                                         dtype=dtype, stream=stream) for d in dims]
+            d_out = cuda.device_array(len(sub), dtype=np.float64, stream=stream)
+            local = cuda.to_device(np.arange(len(sub), dtype=np.int64), stream=stream)
+            grid = len(sub) if per_block else (len(sub) + block - 1) // block
+            began, ended = cuda.event(), cuda.event()
+            began.record(stream)
+            module.batch[grid, block, stream](local, *arrays, *scratch, d_out)
+            ended.record(stream)
+            values = cuda.pinned_array(len(sub), dtype=np.float64)
+            d_out.copy_to_host(values, stream=stream)
+            held[n % 2] = (arrays, scratch, d_out, local)
+            results.append((ids, values))
+            timers.append((began, ended))
+        cuda.synchronize()
+        with warnings.catch_warnings():  # the simulator's timings are not kernel times
+            warnings.simplefilter("ignore")
+            self.kernel_seconds += sum(a.elapsed_time(b) for a, b in timers) / 1e3
+        self.launches = len(launches)
         out = np.empty(len(tasks), dtype=np.float64)
-        start = 0
-        while start < len(tasks):
-            # tasks run longest first, so the first task of a launch roughly bounds
-            # the storage of every task in it (launches grow as tasks shrink); the
-            # exact bound is the launch's largest extent of every dimension
-            chunk = len(tasks) - start
+        for ids, values in results:
+            out[ids] = values
+        return out
+
+    def _launches(self, order, plan, storage, dtype, lens) -> list[np.ndarray]:
+        """The tasks of each launch, in ``order``. A launch's storage fits the
+        scratch budget (half of it when there are several, since two are in
+        flight). Tasks run longest first, so a launch's first task roughly
+        bounds every task's storage (launches grow as tasks shrink); the exact
+        bound is the launch's largest extent of every dimension. Beyond
+        ``pipeline_tasks()`` tasks a map is cut into launches of about that
+        many, so that packing overlaps the kernels."""
+        budget = scratch_budget()
+        piece = pipeline_tasks()
+        if piece and len(order) > piece:
+            budget //= 2
+        else:
+            piece = len(order)
+        out, start = [], 0
+        while start < len(order):
+            chunk = min(piece, len(order) - start)
             while True:
                 ids = order[start:start + chunk]
                 dims = self._dims(plan, storage, {n: int(v[ids].max()) for n, v in lens.items()})
@@ -308,21 +362,8 @@ class CudaBackend(CpuBackend):
                 if per_task * len(ids) <= budget or chunk == 1:
                     break
                 chunk = max(1, min(chunk // 2, budget // per_task))
+            out.append(ids)
             start += len(ids)
-            sub = [tasks[k] for k in ids]
-            arrays = self._pack(argnames, kinds, sub, plan, f, dtype,
-                                {n: v[ids] for n, v in lens.items()})
-            scratch = [cuda.device_array((len(sub),) + d if per_block else d + (len(sub),),
-                                         dtype=dtype) for d in dims]
-            d_out = cuda.device_array(len(sub), dtype=np.float64)
-            local = np.arange(len(sub), dtype=np.int64)
-            grid = len(sub) if per_block else (len(sub) + block - 1) // block
-            cuda.synchronize()
-            t0 = time.perf_counter()
-            module.batch[grid, block](cuda.to_device(local), *arrays, *scratch, d_out)
-            cuda.synchronize()
-            self.kernel_seconds += time.perf_counter() - t0
-            out[ids] = d_out.copy_to_host()
         return out
 
     def _placements(self, func, argnames, kinds, task, plan, dtype) -> dict:
@@ -368,7 +409,7 @@ class CudaBackend(CpuBackend):
         return [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in storage]
 
     def _pack(self, argnames, kinds, tasks, plan, f, dtype, lens) -> list:
-        cuda = _cuda()
+        """The host arrays of one launch, in the kernel's argument order."""
         windows = tuple(g.schedule.window for g in plan.groups)
         plain = [a for a in argnames if kinds[a] in ("seq", "scalar", "shared")]
         packed = iter(modules.pack(plain, kinds, tasks, self, windows, f))
@@ -388,14 +429,9 @@ class CudaBackend(CpuBackend):
                 host.append(bases[a[3:]])
             elif k == "ilen":
                 host.append(lens[a[2:]])
-        out = []
-        for a in host:
-            if isinstance(a, np.ndarray):
-                if a.dtype == np.float64 and dtype != "float64":
-                    a = a.astype(dtype)  # model arrays in the table type
-                a = cuda.to_device(a)
-            out.append(a)
-        return out
+        # model arrays in the table type
+        return [a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype == np.float64
+                and dtype != "float64" else a for a in host]
 
 
 HYBRID_TASKS = 16384  # fewer map tasks than this leave a large GPU's threads idle
@@ -437,6 +473,20 @@ def partition_width(plan) -> float | None:
     cells = sum(math.prod(g.extents.values[n] + 1 for n in g.extents.names[f])
                 for f in g.functions)
     return cells / max(1, g.schedule.partitions)
+
+
+def pipeline_tasks() -> int:
+    """Tasks per launch when a map is cut up so that packing overlaps the
+    kernels (``DSLC_CUDA_PIPELINE``; 0: one launch where memory allows).
+    The default is eight waves of the threads the device holds at once, so the
+    partly idle last wave of each launch costs at most an eighth of it."""
+    if "DSLC_CUDA_PIPELINE" in os.environ:
+        return int(os.environ["DSLC_CUDA_PIPELINE"])
+    try:
+        dev = _cuda().get_current_device()
+        return 8 * dev.MULTIPROCESSOR_COUNT * dev.MAX_THREADS_PER_MULTI_PROCESSOR
+    except Exception:  # the simulator, or a driver that cannot tell
+        return 1 << 20
 
 
 def scratch_budget() -> int:
@@ -494,12 +544,15 @@ def interleave(seqs: list, block: int, lens: np.ndarray | None = None):
     return buf, base[:-1]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def _scatter(cat, offs, base, block, buf):
-    for k in range(len(offs) - 1):
-        at = base[k // block] + k % block
-        for j in range(offs[k + 1] - offs[k]):
-            buf[at + j * block] = cat[offs[k] + j]
+    """Each block of tasks on its own core (blocks write disjoint ranges)."""
+    n = len(offs) - 1
+    for b in numba.prange((n + block - 1) // block):
+        for k in range(b * block, min(n, (b + 1) * block)):
+            at = base[b] + k - b * block
+            for j in range(offs[k + 1] - offs[k]):
+                buf[at + j * block] = cat[offs[k] + j]
 
 
 def plan_extents(plan) -> dict[str, int]:
@@ -509,9 +562,10 @@ def plan_extents(plan) -> dict[str, int]:
     return out
 
 
-def _lengths(tasks: list[dict]) -> dict[str, np.ndarray]:
+def _lengths(tasks: list[dict], shared: frozenset = frozenset()) -> dict[str, np.ndarray]:
     """Each sequence argument's length in every task, computed once per map
-    (the work, for ordering; the extents, for storage and launches)."""
-    return {n: np.fromiter((t[n].codes.shape[0] for t in tasks), dtype=np.int64,
-                           count=len(tasks))
+    (the work, for ordering; the extents, for storage and launches); a
+    sequence every task shares (the query) has one length."""
+    return {n: np.full(len(tasks), len(v), dtype=np.int64) if n in shared else
+            np.fromiter((t[n].codes.shape[0] for t in tasks), dtype=np.int64, count=len(tasks))
             for n, v in tasks[0].items() if isinstance(v, Sequence)}

@@ -152,3 +152,26 @@ def test_cuda_by_name_without_a_device_is_a_clear_error(monkeypatch, tmp_path, c
     assert main(["run", "--backend", "cuda", str(p)]) == 2
     assert "not available" in capsys.readouterr().err
     assert backends.resolve("auto") in ("cpu", "interp", "cuda")
+
+
+@pytest.mark.parametrize("env", [{"DSLC_CUDA_PIPELINE": "4"}, {"DSLC_CUDA_SCRATCH_MB": "0"}])
+def test_a_map_cut_into_launches_gives_the_values_of_one(monkeypatch, env):
+    """Launches on two alternating streams (a map cut up so that packing
+    overlaps the kernels, or a scratch budget smaller than the whole map)
+    return every task's value in its own place, as one launch does."""
+    from dslc.runtime.binding import bind_call
+
+    prog = dslc.compile(GOTOH, backend="interp")
+    blosum = prog.checked.defined["blosum62"]
+    aa = "ARNDCQEGHILKMFPSTWYV"
+    db = [(aa * 3)[k % 7: k % 7 + 1 + (k * 5) % 13] for k in range(11)]
+    tasks = [bind_call(prog.checked.functions["sw"], [blosum, 10, 1, "HEAGAWGHEE", t],
+                       prog.checked, None) for t in db]
+    one = engine_of(prog)
+    want = one.map("sw", tasks, None)
+    assert one.launches == 1
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    cut = engine_of(prog)
+    assert cut.map("sw", tasks, None) == want
+    assert cut.launches > 2 and not cut.device_fallbacks
