@@ -79,7 +79,8 @@ def main() -> None:
                 "seconds": t_gpu, "gcups": len(query) * residues / t_gpu / 1e9,
                 "kernel_seconds": gpu.kernel_seconds,
                 "kernel_gcups": len(query) * residues / gpu.kernel_seconds / 1e9,
-                "strategy": gpu.strategy.get("sw")}
+                "strategy": gpu.strategy.get("sw"), "launches": gpu.launches,
+                "pipeline": os.environ.get("DSLC_CUDA_PIPELINE", "default")}
             print(json.dumps({qlen: by_tile}), flush=True)
         sub = tasks[: args.cpu_n]
         cpu.map("sw", sub[:16], None)
