@@ -82,7 +82,9 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
     from dslc.emit.pyexpr import NotCompilable
     from dslc.emit.tiles import TiledGenerator
 
-    block = int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
+    from dslc.cuda.launch import block_threads
+
+    block, block_why = block_threads(False, None)
     scratch = os.environ.get("DSLC_CUDA_SCRATCH_MB", "half the device's free memory, at least 4096")
     out = {}
     for entry, plan in entries.items():
@@ -112,7 +114,11 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
                               if tile is not None else {"rows": None, "why": untiled}),
             "values": ("float32 where the static bound holds for the map's numbers, else float64"
                        if tile is not None and info is not None and info.linear else "float64"),
-            "block": block, "block_source": "DSLC_CUDA_BLOCK (default 128)",
+            "block": block, "block_source": f"{block_why}; DSLC_CUDA_BLOCK overrides",
+            "grid": ("one thread per task, every task of a launch in one grid (no cap: "
+                     "larger grids were never slower; launches are cut only to fit the "
+                     "scratch memory and, beyond DSLC_CUDA_PIPELINE tasks, so that packing "
+                     "overlaps the kernels)"),
             "scratch_mb_per_launch": scratch,
             "storage": {f: {"memory": "global",
                             "shape": dims + ["tasks"],
@@ -142,6 +148,7 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
 def _hybrid_text(program, plan) -> str:
     """When a map of this entry would run one block per task instead."""
     from dslc.cuda.backend import HYBRID_TASKS, WIDE, partition_width
+    from dslc.cuda.launch import block_threads
     from dslc.emit.blocks import BlockGenerator
     from dslc.emit.pyexpr import NotCompilable
 
@@ -153,9 +160,11 @@ def _hybrid_text(program, plan) -> str:
         BlockGenerator(program.checked, plan, 128).generate()
     except NotCompilable as e:
         return f"one thread per task at any count (no task-per-block: {e})"
+    threads, why = block_threads(True, width)
     return (f"one block per task for maps of fewer than DSLC_CUDA_HYBRID_TASKS (default "
             f"{HYBRID_TASKS:,}) tasks on a GPU (partitions average {width:.0f} points at "
-            f"these extents); DSLC_CUDA_STRATEGY=block|thread forces one")
+            f"these extents), {threads} threads per block ({why}); "
+            f"DSLC_CUDA_STRATEGY=block|thread forces one")
 
 
 def report(program, backend: str = "cpu") -> dict:
@@ -236,8 +245,10 @@ def render_text(rep: dict) -> str:
     for entry, c in rep.get("_cuda", {}).items():
         lines.append(f"cuda, entry {entry}: {c['strategy']} ({c['why']})")
         if c["strategy"] != "cpu":
-            lines.append(f"  block {c['block']} threads; scratch up to {c['scratch_mb_per_launch']}"
-                         " MB per launch (tasks beyond it run in further launches)")
+            lines.append(f"  block {c['block']} threads ({c['block_source']}); scratch up to "
+                         f"{c['scratch_mb_per_launch']} MB per launch (tasks beyond it run in "
+                         "further launches)")
+            lines.append(f"  grid: {c['grid']}")
             t = c["register_tile"]
             lines.append(f"  register tile: {t['rows']} rows ({t['why']})" if t["rows"] else
                          f"  register tile: none ({t['why']})")

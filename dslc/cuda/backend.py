@@ -31,6 +31,7 @@ from dslc.emit.plan import plan_task
 from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
+from dslc.cuda.launch import block_threads
 from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
@@ -228,20 +229,21 @@ class CudaBackend(CpuBackend):
         plan = self._plans[key]
         dtype = self._dtype(plan, tasks, lens, shared)
         per_block, why = hybrid(plan, len(tasks))
-        key += (dtype, per_block, os.environ.get("DSLC_CUDA_TILE"),
-                os.environ.get("DSLC_CUDA_BLOCK"))
+        block, sized = block_threads(per_block, partition_width(plan))
+        key += (dtype, per_block, block, os.environ.get("DSLC_CUDA_TILE"))
         if key in self._kernels:
             return self._kernels[key]
         shared_seqs = frozenset(n for n in shared if isinstance(tasks[0][n], Sequence))
         gen = None
         if per_block:
             try:
-                gen = BlockGenerator(self.program, plan, block_size())
+                gen = BlockGenerator(self.program, plan, block)
                 source, argnames = gen.generate()
-                self.strategy[func] = f"task-per-block ({why}), float64"
+                self.strategy[func] = f"task-per-block ({why}; {block} threads: {sized}), float64"
             except NotCompilable as e:
                 gen, why = None, f"{why}, but {e}"
         if gen is None:
+            block = block_size()
             try:
                 gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
                 source, argnames = gen.generate()
@@ -251,7 +253,8 @@ class CudaBackend(CpuBackend):
                 gen = CudaGenerator(self.program, plan)
                 source, argnames = gen.generate()
                 self.strategy[func] = f"task-per-thread ({why}; {e}), float64"
-        result = (source, argnames, plan, gen.storage, gen.dtype, isinstance(gen, BlockGenerator))
+        result = (source, argnames, plan, gen.storage, gen.dtype,
+                  isinstance(gen, BlockGenerator), block)
         self._kernels[key] = result
         self.generated[func] = (plan, source)
         return result
@@ -292,12 +295,11 @@ class CudaBackend(CpuBackend):
         ``n + 1`` while the device runs launch ``n``, and each launch's values
         come back asynchronously into page-locked memory."""
         cuda = _cuda()
-        source, argnames, plan, storage, dtype, per_block = compiled
+        source, argnames, plan, storage, dtype, per_block, block = compiled
         kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks, shared))
         placed = self._placements(f.name, argnames, kinds, tasks[0], plan, dtype)
         module = modules.load(source + "\n" + kernel_source(
             argnames, kinds, [fn for fn, _ in storage], placed, per_block))
-        block = block_size()
         sizes = sum(lens.values(), np.zeros(len(tasks), dtype=np.int64))
         order = np.argsort(-sizes, kind="stable").astype(np.int64)
         launches = self._launches(order, plan, storage, dtype, lens)
@@ -307,7 +309,7 @@ class CudaBackend(CpuBackend):
         for n, ids in enumerate(launches):
             sub = [tasks[k] for k in ids]
             host = self._pack(argnames, kinds, sub, plan, f, dtype,
-                              {m: v[ids] for m, v in lens.items()})
+                              {m: v[ids] for m, v in lens.items()}, block)
             stream = streams[n % 2]
             stream.synchronize()  # launch n - 2 has finished: its memory may go
             held[n % 2] = None
@@ -408,13 +410,12 @@ class CudaBackend(CpuBackend):
                     if g.windowed})
         return [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in storage]
 
-    def _pack(self, argnames, kinds, tasks, plan, f, dtype, lens) -> list:
+    def _pack(self, argnames, kinds, tasks, plan, f, dtype, lens, block) -> list:
         """The host arrays of one launch, in the kernel's argument order."""
         windows = tuple(g.schedule.window for g in plan.groups)
         plain = [a for a in argnames if kinds[a] in ("seq", "scalar", "shared")]
         packed = iter(modules.pack(plain, kinds, tasks, self, windows, f))
         host, bases = [], {}
-        block = block_size()
         for a in argnames:
             k = kinds[a]
             if k == "seq":

@@ -128,8 +128,13 @@ def _subexprs(e):
         yield from _subexprs(x)
 
 
+THREAD_BLOCK = 128  # task-per-thread threads per block (dslc.cuda.launch says why)
+
+
 def block_size() -> int:
-    return int(os.environ.get("DSLC_CUDA_BLOCK", "128"))
+    """Threads per block of task-per-thread kernels (and the interleaving of
+    their sequences): ``DSLC_CUDA_BLOCK``, else ``THREAD_BLOCK``."""
+    return int(os.environ.get("DSLC_CUDA_BLOCK", str(THREAD_BLOCK)))
 
 
 class _TileEmitter(ExprEmitter):

@@ -13,6 +13,7 @@ import dslc
 from dslc.cuda.backend import CudaBackend, hybrid
 from dslc.emit.plan import plan_task
 from dslc.runtime.binding import bind_call
+from dslc.runtime.script import backend_globals
 from tests.generators import check_map, recurrences
 from tests.test_properties import GOTOH, NUSSINOV
 
@@ -122,3 +123,37 @@ def test_hybrid_picks_by_tasks_and_partition_width(strategy):
     assert not hybrid(plan_for(400), 100)[0]
     strategy("block")
     assert hybrid(plan_for(3), 100_000)[0]
+
+
+def test_block_size_follows_the_partition_width(monkeypatch):
+    """Thesis §5.5.2: below 500 points per partition, the most resident blocks
+    (a warp to 64 threads, no wider than a partition); from 500 on, the widest
+    block any kernel can launch; task-per-thread keeps its fixed block; the
+    environment overrides every choice."""
+    from dslc.cuda.launch import block_threads
+
+    monkeypatch.delenv("DSLC_CUDA_BLOCK", raising=False)
+    assert [block_threads(True, w)[0] for w in (3, 32, 33, 129, 499, 500, 20_000)] == \
+        [32, 32, 64, 64, 64, 256, 256]
+    assert block_threads(False, 20_000)[0] == 128
+    monkeypatch.setenv("DSLC_CUDA_BLOCK", "96")
+    assert block_threads(True, 20_000) == (96, "DSLC_CUDA_BLOCK")
+    assert block_threads(False, None)[0] == 96
+
+
+def test_task_per_block_launches_blocks_of_the_chosen_size(monkeypatch):
+    """A map given task-per-block runs blocks as wide as the heuristic says
+    (one warp for these narrow partitions) and equals the interpreter."""
+    from tests.reference import blosum62_dict, gotoh_local
+
+    monkeypatch.setenv("DSLC_CUDA_STRATEGY", "block")
+    monkeypatch.delenv("DSLC_CUDA_BLOCK", raising=False)
+    prog = dslc.compile(GOTOH, backend="interp")
+    blosum = prog.checked.defined["blosum62"]
+    db = ["HEAGAWGHEE", "PAWHEAE", "W"]
+    tasks = [bind_call(prog.checked.functions["sw"], [blosum, 10, 1, "AWGHE", t], prog.checked,
+                       None) for t in db]
+    engine = CudaBackend(prog.checked, backend_globals(prog.checked))
+    assert engine.map("sw", tasks, None) == [gotoh_local("AWGHE", t, blosum62_dict(), 10, 1)
+                                            for t in db]
+    assert "32 threads" in engine.strategy["sw"], engine.strategy
