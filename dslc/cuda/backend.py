@@ -113,17 +113,24 @@ class CudaBackend(CpuBackend):
                     for g in plan.groups for fn in g.functions)
         if cells < int(os.environ.get("DSLC_CUDA_WHOLE", "1000000")):
             return None
+        from dslc.emit.wavefront import choose_lanes
+
+        # a warp per point where cells reduce over ranges (real GPU), else a thread
+        lanes = choose_lanes(self.program, plan, self.real_gpu(), block_size())
         try:
-            gen = WavefrontGenerator(self.program, plan)
+            gen = WavefrontGenerator(self.program, plan, lanes,
+                                     simulated=os.environ.get("NUMBA_ENABLE_CUDASIM") == "1")
             device_src, host_src, argnames = gen.generate()
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             return None
-        self.strategy[func] = "whole problem: a launch per partition, points over all threads"
+        self.strategy[func] = f"whole problem: a launch per partition, {gen.describe()}"
         self.generated[func] = (plan, device_src)
         return self._run_whole(gen, plan, device_src, host_src, argnames, scope, request)
 
     def _run_whole(self, gen, plan, device_src, host_src, argnames, scope, request):
+        from dslc.emit.wavefront import simulated_shuffles
+
         cuda = _cuda()
         dev, host = modules.load(device_src), modules.load(host_src)
         windows = tuple(g.schedule.window for g in plan.groups)
@@ -140,16 +147,21 @@ class CudaBackend(CpuBackend):
         cuda.synchronize()
         t0 = time.perf_counter()
         for gi, g in enumerate(plan.groups):
+            # each point takes gen.lanes[gi].width threads (a warp where split)
+            width = gen.lanes[gi].width
             points = int(eval(gen.points(gi), {"__builtins__": {}}, env))
-            grid = max(1, min(-(-points // block), 4096))
+            grid = max(1, min(-(-points * width // block), 4096))
+            if gen.simulated and width > 1:
+                grid = min(grid, 2)  # each simulated lane is a Python thread: few, striding
             if self._cooperative(dev, gi, grid, block, (*dargs, *store, *accs, res),
                                  g.schedule.first, g.schedule.partitions):
                 self.strategy[plan.entry] = ("whole problem: every partition in one "
-                                             "cooperative launch, points over all threads")
+                                             f"cooperative launch, {gen.describe()}")
             else:
                 kernel = getattr(dev, f"part_{gi}")
-                for c0 in range(g.schedule.first, g.schedule.first + g.schedule.partitions):
-                    kernel[grid, block](*dargs, *store, *accs, res, c0)
+                with simulated_shuffles(gen.simulated and width > 1):
+                    for c0 in range(g.schedule.first, g.schedule.first + g.schedule.partitions):
+                        kernel[grid, block](*dargs, *store, *accs, res, c0)
         cuda.synchronize()
         self.kernel_seconds += time.perf_counter() - t0
         names = [f for f, _ in gen.storage]

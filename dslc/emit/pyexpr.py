@@ -403,7 +403,7 @@ class ExprEmitter:
         var = self.names.local(e.var)
         it = e.iterable
         if isinstance(it, tir.RangeIter):
-            header = f"for {var} in range({self.as_int(it.lo, b)}, {self.as_int(it.hi, b)} + 1):"
+            header = self._range_header(e, var, self.as_int(it.lo, b), self.as_int(it.hi, b))
         elif isinstance(it, tir.AlphabetIter):
             header = f"for {var} in range({self.names.alphabet_size(it.alpha)}):"
         elif isinstance(it, tir.ExtAttr):
@@ -431,6 +431,12 @@ class ExprEmitter:
             body.nest(f"if {cond}:", inner)
         b.nest(header, body)
         return acc
+
+    def _range_header(self, e: tir.Reduce, var: str, lo: str, hi: str) -> str:
+        """The loop of reduction ``e`` over ``lo .. hi``: every value in order
+        (a GPU kernel whose threads share a point strides it over them,
+        emit.wavefront)."""
+        return f"for {var} in range({lo}, {hi} + 1):"
 
 
 def _nonzero_literal(e: tir.TExpr) -> bool:

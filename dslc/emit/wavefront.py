@@ -17,6 +17,22 @@ global memory; fused reductions of the entry accumulate with atomics (``max``,
 thread that computes it. The entry's own body then runs on the host over the
 accumulators and any tables it reads.
 
+A point's cell may hold an O(n) reduction (Nussinov's ``max(k in i + 4 ...
+j - 1 ...)``) while a partition has only O(n) points, too few to fill a GPU one
+thread per point. So a group whose cells reduce over a range may give each
+point a whole warp (``G = 32`` lanes, see :func:`choose_lanes`): every lane
+computes the same point, the outermost ``max``/``min``/int ``sum`` over a range
+of each cell strides over the lanes (``range(lo + _lane, hi + 1, G)``) and a
+butterfly of warp shuffles combines the lanes' parts so that every lane holds
+the whole value; the rest of the cell runs identically on every lane (they
+write the same value: benign), fused updates and the captured cell on lane 0
+only. Those three reductions are exact however their values are grouped;
+float and prob sums would round differently and stay whole on each lane. All
+lanes of a warp share one point, hence one control flow, which is what a
+full-mask ``shfl_xor_sync`` needs. The simulator has no warp shuffles: there
+the same butterfly calls :func:`simulated_shfl_xor`, which pairs the Python
+threads of a warp through a per-block exchange.
+
 Only plans whose checks were all proved away compile here (a task-per-thread kernel
 flags a failed check and the CPU re-runs that task; here there is no task to re-run).
 """
@@ -24,14 +40,146 @@ flags a failed check and the CPU re-runs that task; here there is no task to re-
 from __future__ import annotations
 
 import math
+import os
+import sys
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
 
+from dslc.check import tir
 from dslc.check import types as T
-from dslc.emit.cpu import CpuGenerator, _FusedEmitter, fused_init
+from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_init
 from dslc.emit.cuda import CHECKS, HEADER, to_device
-from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
-from dslc.emit.plan import TaskPlan
+from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, NotCompilable
+from dslc.emit.plan import GroupPlan, TaskPlan
+from dslc.errors import DslcError
 
 _ATOMIC = {"max": "cuda.atomic.max", "min": "cuda.atomic.min", "sum": "cuda.atomic.add"}
+
+WARP = 32  # lanes per point when reductions are split: a whole warp (full-mask shuffles)
+
+
+@dataclass(frozen=True)
+class Lanes:
+    """How many threads (lanes) share each point of one group's kernel, and why."""
+
+    width: int
+    why: str
+
+    def describe(self) -> str:
+        if self.width == 1:
+            return f"points over all threads, one thread per point ({self.why})"
+        return f"a warp ({self.width} lanes) per point, reductions split over the lanes " \
+            f"({self.why})"
+
+
+def splittable(e: tir.Reduce) -> bool:
+    """A reduction over an integer range whose value does not depend on how its
+    terms are grouped (``max``, ``min``, ``sum`` of ints: float sums round)."""
+    return isinstance(e.iterable, tir.RangeIter) and (
+        e.op in ("max", "min") or (e.op == "sum" and e.type == T.INT))
+
+
+def outermost_reductions(e: tir.TExpr):
+    """The reductions of ``e`` not inside another reduction (the ones split)."""
+    if isinstance(e, tir.Reduce):
+        yield e
+        return
+    for c in tir.children(e):
+        yield from outermost_reductions(c)
+
+
+def splits(program, g: GroupPlan) -> bool:
+    """Does some cell body of group ``g`` hold a reduction worth splitting?"""
+    return any(splittable(r) for f in g.functions for gd in program.functions[f].guards
+               for x in (gd.cond, gd.body) if x is not None for r in outermost_reductions(x))
+
+
+def forced_lanes() -> int | None:
+    """``DSLC_CUDA_LANES`` (1 or 32), or None where unset."""
+    text = os.environ.get("DSLC_CUDA_LANES", "").strip()
+    if not text:
+        return None
+    if text not in ("1", str(WARP)):
+        raise DslcError(f"DSLC_CUDA_LANES: {text!r} is not 1 (a thread per point) or "
+                        f"{WARP} (a warp per point)")
+    return int(text)
+
+
+def choose_lanes(program, plan: TaskPlan, real_gpu: bool, block: int) -> tuple[Lanes, ...]:
+    """Lanes per point of each group: a warp where a cell has a reduction to split
+    on a real GPU (a thread per point leaves most of it idle when the partitions
+    are narrow and the cells long), one thread otherwise: in the simulator each
+    lane is a Python thread (``DSLC_CUDA_LANES`` forces either everywhere).
+    Blocks must hold whole warps, and cells ordered at run time (done flags set
+    by one lane while another tests them) keep a thread per point."""
+    forced = forced_lanes()
+    out = []
+    for g in plan.groups:
+        if g.runtime_order:
+            out.append(Lanes(1, "cells ordered at run time"))
+        elif block % WARP:
+            out.append(Lanes(1, f"blocks of {block} threads are not whole warps"))
+        elif forced is not None:
+            out.append(Lanes(forced, f"DSLC_CUDA_LANES={forced}"))
+        elif not splits(program, g):
+            out.append(Lanes(1, "no max, min or int sum over a range in a cell"))
+        elif not real_gpu:
+            out.append(Lanes(1, f"the CUDA simulator; DSLC_CUDA_LANES={WARP} to split"))
+        else:
+            out.append(Lanes(WARP, "a cell reduces over a range"))
+    return tuple(out)
+
+
+class _LaneEmitter(ExprEmitter):
+    """Cell bodies of a kernel whose ``width`` lanes share a point: each outermost
+    splittable reduction strides over the lanes and is combined across them
+    (``_lanes_OP``); reductions inside it, and others, run whole on every lane."""
+
+    def __init__(self, *args, width: int):
+        super().__init__(*args)
+        self.width, self.depth = width, 0
+        self.split: set[int] = set()  # ids of the reductions being split
+
+    def _reduce(self, e, b):
+        split = self.depth == 0 and splittable(e)
+        if split:
+            self.split.add(id(e))
+        self.depth += 1  # whatever it holds (its bounds included) runs whole
+        try:
+            acc = super()._reduce(e, b)
+        finally:
+            self.depth -= 1
+            self.split.discard(id(e))
+        if split:
+            b.emit(f"{acc} = _lanes_{e.op}({acc})")
+        return acc
+
+    def _range_header(self, e, var, lo, hi):
+        if id(e) not in self.split:
+            return super()._range_header(e, var, lo, hi)
+        return f"for {var} in range({lo} + _lane, {hi} + 1, {self.width}):"
+
+
+def lane_helpers(width: int, simulated: bool) -> str:
+    """``_lanes_max``, ``_lanes_min``, ``_lanes_sum``: a butterfly over ``width``
+    lanes, after which every lane holds the whole reduction. On a GPU each step
+    is a full-mask ``cuda.shfl_xor_sync`` (the lanes are a whole warp); the
+    simulator has none, so there each step is :func:`simulated_shfl_xor`."""
+    steps = []
+    m = width // 2
+    while m:
+        steps.append(m)
+        m //= 2
+    shfl = "_shfl_xor({v}, {m})" if simulated else "cuda.shfl_xor_sync(0xffffffff, {v}, {m})"
+    combine = {"max": "max(v, {o})", "min": "min(v, {o})", "sum": "v + {o}"}
+    out = ["from dslc.emit.wavefront import simulated_shfl_xor as _shfl_xor\n"] \
+        if simulated else []
+    for op, step in combine.items():
+        body = "".join(f"    v = {step.format(o=shfl.format(v='v', m=m))}\n" for m in steps)
+        out.append(f"@cuda.jit(device=True, inline=True)\ndef _lanes_{op}(v):\n{body}"
+                   "    return v\n")
+    return "\n\n".join(out)
 
 
 def eliminated(coeffs) -> int:
@@ -48,9 +196,15 @@ class WavefrontGenerator(CpuGenerator):
     sync between them), and a host function ``final(<args>, <storage>,
     <accumulators>)``."""
 
-    def __init__(self, program, plan: TaskPlan):
+    def __init__(self, program, plan: TaskPlan, lanes: tuple[Lanes, ...] | None = None,
+                 simulated: bool = False):
+        """``lanes``: per group (choose_lanes; default a thread per point);
+        ``simulated``: the warp shuffles are the simulator's stand-in."""
         super().__init__(program, plan)
         self.storage: list[tuple[str, list[str]]] = []
+        self.lanes = lanes or tuple(Lanes(1, "the default") for _ in plan.groups)
+        self.simulated = simulated
+        self.width = 1  # lanes of the point whose cells are being generated
         for fu in plan.fused:
             if fu.type == T.PROB or fu.op not in _ATOMIC:
                 raise NotCompilable("a fused reduction with no atomic update")
@@ -58,17 +212,34 @@ class WavefrontGenerator(CpuGenerator):
     def allocate(self, b, func, dims):
         self.storage.append((func, dims))
 
+    def describe(self) -> str:
+        """How the points of the groups meet threads (CudaBackend.strategy)."""
+        return "; ".join(dict.fromkeys(ln.describe() for ln in self.lanes)) or \
+            "points over all threads"
+
+    def emitter(self, names, rec, safe_indexes=frozenset()):
+        """Cell bodies of a point shared by lanes split their reductions; helper
+        functions (called from anywhere, lanes diverged or not) never do."""
+        if self.width == 1 or isinstance(names, _HelperNames):
+            return super().emitter(names, rec, safe_indexes)
+        return _LaneEmitter(names, self.program.consts, rec, self.program.alphabets,
+                            safe_indexes, width=self.width)
+
+    def _once(self, cond: str) -> str:
+        """``cond`` for work done once per point: by lane 0 where lanes share it."""
+        return cond if self.width == 1 else f"_lane == 0 and {cond}"
+
     def fuse(self, b, k, fu, xs, val):
         conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.emit(f"{_ATOMIC[fu.op]}(acc{k}, 0, {val})")
-        b.nest(f"if {conds}:", inner)
+        b.nest(f"if {self._once(conds)}:", inner)
 
     def capture(self, b, xs, val):
         cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.emit(f"res[0] = {val}")
-        b.nest(f"if {cond}:", inner)
+        b.nest(f"if {self._once(cond)}:", inner)
 
     # ------------------------------------------------------------------ source
     def generate(self) -> tuple[str, str, list[str]]:
@@ -92,8 +263,10 @@ class WavefrontGenerator(CpuGenerator):
         own = "\n".join([*self.helpers.values(), *kernels])
         if any(c in own for c in CHECKS):
             raise NotCompilable("a run-time check the kernel could not report")
+        split = [lane_helpers(w, self.simulated) for w in sorted(
+            {ln.width for ln in self.lanes if ln.width > 1})]
         device = "\n".join([HEADER, to_device(RUNTIME_HELPERS), to_device(
-            "\n".join(self.helpers.values()))] + kernels)
+            "\n".join(self.helpers.values()))] + split + kernels)
         return device, self._final(args, head), args
 
     def _kernel(self, gi, g, head: Block, store: Block, fused_by_func) -> str:
@@ -111,10 +284,15 @@ class WavefrontGenerator(CpuGenerator):
         body.emit(f"p{k} = {coeffs[k]} * ({total})")
         point = body.child()
         order = [f for f in g.schedule.order if f in g.functions]
+        width = self.lanes[gi].width
         for f in order:
             for m, p in enumerate(self.program.functions[f].rec_params):
                 point.emit(f"x_{p.name} = p{m}")
-            point.lines.extend(self._cell(f, fused_by_func.get(f, [])).lines)
+            self.width = width
+            try:
+                point.lines.extend(self._cell(f, fused_by_func.get(f, [])).lines)
+            finally:
+                self.width = 1
         body.nest(f"if 0 <= p{k} <= {ext[k]}:", point)
         slots = [f"slot_{f}_{d} = (c0 - {d} - tmin_{f}) % W_{gi}"
                  for f in g.functions for d in sorted(self.slots.get(f, ()))]
@@ -125,7 +303,12 @@ class WavefrontGenerator(CpuGenerator):
         inner.emit("idx = it")
         inner.lines.extend(body.lines)
         sweep.nest(f"for it in range(idx0, {span}, nth):", inner)
-        start = ["idx0 = cuda.grid(1)", "nth = cuda.gridsize(1)", *head.lines, *store.lines]
+        if width == 1:
+            threads = ["idx0 = cuda.grid(1)", "nth = cuda.gridsize(1)"]
+        else:  # lanes of one point are consecutive threads: one warp
+            threads = ["_gid = cuda.grid(1)", f"_lane = _gid % {width}",
+                       f"idx0 = _gid // {width}", f"nth = cuda.gridsize(1) // {width}"]
+        start = [*threads, *head.lines, *store.lines]
         params = self.argnames() + [f"T_{f}" for f, _ in self.storage] + \
             [f"acc{k}" for k in range(len(self.plan.fused))] + ["res"]
         one = Block(list(start), head.counter)
@@ -143,7 +326,8 @@ class WavefrontGenerator(CpuGenerator):
             f"{every.render(1)}\n")
 
     def points(self, gi: int) -> str:
-        """How many coordinate tuples a partition kernel of group ``gi`` walks."""
+        """How many coordinate tuples a partition kernel of group ``gi`` walks
+        (each takes ``self.lanes[gi].width`` threads)."""
         g = self.plan.groups[gi]
         k = eliminated(g.schedule.coeffs)
         ext = g.extents.names[g.functions[0]]
@@ -176,3 +360,80 @@ class WavefrontGenerator(CpuGenerator):
         """The start value of accumulator ``k``."""
         v = fused_init(self.plan.fused[k])
         return {"-np.inf": -math.inf, "np.inf": math.inf}.get(v, 0.0)
+
+
+# ---------------------------------------------------------------- the simulator
+# Numba's CUDA simulator has no warp shuffles (no cuda.shfl_xor_sync). It runs
+# the threads of one block as Python threads (numba/cuda/simulator/kernel.py:
+# a BlockThread per thread, a BlockManager per block, blocks one after the
+# other), so a shuffle is an exchange between those threads. Every lane of a
+# warp makes the same sequence of shuffles (they share a point), so the n-th
+# shuffle of each lane of a warp belongs to one butterfly step: lane ``l``
+# leaves its value under (warp, n, l) and takes its partner's from
+# (warp, n, l ^ m). Each value is taken exactly once (by its partner), so the
+# exchange empties itself; it lives on the block's manager and goes with it.
+
+_EXCHANGE_LOCK = threading.Lock()
+_QUICK_SWITCH = 1e-4  # seconds: the GIL switch interval while simulated lanes shuffle
+
+
+@contextmanager
+def simulated_shuffles(active: bool):
+    """Run simulated kernels whose lanes shuffle (``active``) with a short GIL
+    switch interval. The simulator's block manager polls its threads without
+    ever sleeping, so a lane woken by its partner can wait a whole interval
+    (5 ms by default) for the interpreter at every shuffle; the interval is
+    restored afterwards."""
+    if not active:
+        yield
+        return
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(min(before, _QUICK_SWITCH))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+class _Exchange:
+    """Values in flight between the simulated threads of one block, by
+    (warp, shuffle number, lane): each a slot that only its reader waits on
+    (one condition for all would wake every lane at every value)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.slots: dict[tuple[int, int, int], list] = {}
+
+    def slot(self, key) -> list:
+        """``[ready event, value]`` under ``key``, made by whichever lane comes first."""
+        with self.lock:
+            found = self.slots.get(key)
+            if found is None:
+                found = self.slots[key] = [threading.Event(), None]
+            return found
+
+    def drop(self, key) -> None:
+        with self.lock:
+            del self.slots[key]
+
+
+def simulated_shfl_xor(v, m: int):
+    """``cuda.shfl_xor_sync(0xffffffff, v, m)`` for the simulator's threads."""
+    t = threading.current_thread()
+    manager = t._manager  # the simulator's BlockManager of this block
+    with _EXCHANGE_LOCK:
+        ex = getattr(manager, "_dslc_exchange", None)
+        if ex is None:
+            ex = manager._dslc_exchange = _Exchange()
+    step = getattr(t, "_dslc_shuffles", 0)
+    t._dslc_shuffles = step + 1
+    warp, lane = divmod(t.thread_id, WARP)
+    mine = ex.slot((warp, step, lane))
+    mine[1] = v
+    mine[0].set()
+    theirs = ex.slot((warp, step, lane ^ m))
+    while not theirs[0].wait(0.05):
+        if t.abort:  # another thread of the block failed: no partner will come
+            raise RuntimeError("a simulated thread of this block failed")
+    ex.drop((warp, step, lane ^ m))
+    return theirs[1]

@@ -97,3 +97,101 @@ def test_an_error_in_the_entry_is_reported_by_position(tmp_path):
     assert r.returncode == 2, r.stderr
     assert f"{path}:5:35: error: recursive argument i = 5 is outside its domain" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+# --------------------------------------------------------------- lane-split reductions
+# A warp per point (emit.wavefront.choose_lanes): forced with DSLC_CUDA_LANES=32
+# here, since the simulator defaults to a thread per point. The simulator has no
+# warp shuffles; emit.wavefront.simulated_shfl_xor stands in for them, so the
+# generated butterfly itself runs. Each simulated lane is a Python thread: the
+# problems stay small.
+
+def _same_as_interpreter(src):
+    got, be = _run(src, cuda.CudaBackend)
+    want, _ = _run(src, InterpBackend)
+    assert {k: _values(v) for k, v in got.items()} == {k: _values(v) for k, v in want.items()}
+    return be
+
+
+def _split_everywhere(be):
+    assert be.strategy and all("a warp (32 lanes) per point" in s for s in be.strategy.values()), \
+        (be.strategy, be.device_fallbacks)
+
+
+@pytest.fixture
+def warp_per_point(monkeypatch):
+    monkeypatch.setenv("DSLC_CUDA_LANES", "32")
+
+
+def test_nussinov_example_with_a_warp_per_point(warp_per_point):
+    be = _same_as_interpreter(str(EXAMPLES / "nussinov.bio"))
+    _split_everywhere(be)
+    _, src = be.generated["n"]
+    assert "+ _lane, " in src and "_lanes_max(" in src and "_shfl_xor(" in src
+
+
+NUSSINOV = (EXAMPLES / "nussinov.bio").read_text().split("r = n(")[0]
+
+
+@pytest.mark.parametrize("seed,block", [(0, 32), (1, 64), (2, 32)])
+def test_random_rna_folds_with_a_warp_per_point(seed, block, warp_per_point, monkeypatch):
+    monkeypatch.setenv("DSLC_CUDA_BLOCK", str(block))
+    rnd = random.Random(seed)
+    x = "".join(rnd.choice("ACGU") for _ in range(rnd.randint(6, 25)))
+    src = NUSSINOV + f'print n("{x}", 0, {len(x)})\nprint n("{x}", 1, {len(x) - 1})\n'
+    _split_everywhere(_same_as_interpreter(src))
+
+
+FUSED_AND_MIN = """
+int d(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i == 0 = j
+  | j == 0 = i
+  | otherwise = min(k in 0 ... i - 1 : d(k, j - 1) + i - k)
+        min d(i - 1, j - 1) + (if s[i - 1] == t[j - 1] then 0 else 1)
+int total(seq[dna] s, seq[dna] t) = sum(i in 0 ... len(s) : sum(j in 0 ... len(t) : d(i, j)))
+print total("ACGTTGCAAGTACGATTAC", "ACGTTACGAGCATG")
+print d("ACGTTGCAAGTACGATTAC", "ACGTTACGAGCATG", 19, 14)
+"""
+
+
+def test_fused_sum_counts_each_point_once(warp_per_point):
+    """The entry's fused int sum adds each cell once (lane 0), the cell's min is split."""
+    be = _same_as_interpreter(FUSED_AND_MIN)
+    _split_everywhere(be)
+    _, src = be.generated["total"]
+    assert "_lanes_min(" in src and "if _lane == 0 and lo0_0" in src
+
+
+FLOAT_SUM = """
+float f(seq[dna] s, index[s] i, index[s] j)
+  | j <= i = 1.0
+  | otherwise = sum(k in i ... j - 1 : f(i, k) * 0.3 + 0.1) / 3.0
+        + float(sum(k in i ... j - 1 : sum(l in k ... j - 1 : len(s) - l)))
+print f("ACGTTGCAAGTACGATTACGA", 0, 21)
+"""
+
+
+def test_float_sums_stay_whole_on_each_lane(warp_per_point):
+    """A float sum would round differently regrouped: it runs whole on each lane;
+    the int sum beside it is split, the one inside that runs whole on each lane."""
+    be = _same_as_interpreter(FLOAT_SUM)
+    _split_everywhere(be)
+    _, src = be.generated["f"]
+    part = src[src.index("def part_0"):src.index("def all_0")]
+    assert part.count("+ _lane, ") == 1 and part.count("_lanes_sum(") == 1
+    assert "for v_k in range(x_i, (x_j - 1) + 1):" in part  # the float sum, sequential
+    assert "for v_l in range(v_k, (x_j - 1) + 1):" in part  # nested in the split one
+
+
+def test_a_thread_per_point_by_default_in_the_simulator():
+    be = _same_as_interpreter(FLOAT_SUM)
+    assert all("one thread per point (the CUDA simulator" in s for s in be.strategy.values())
+    assert "_lane" not in be.generated["f"][1]
+
+
+def test_a_malformed_lane_count_is_one_clear_error(monkeypatch):
+    from dslc.errors import DslcError
+
+    monkeypatch.setenv("DSLC_CUDA_LANES", "16")
+    with pytest.raises(DslcError, match=r"DSLC_CUDA_LANES: '16' is not 1 .* or 32"):
+        _run(str(EXAMPLES / "nussinov.bio"), cuda.CudaBackend)
