@@ -5,6 +5,7 @@ in Numba's CUDA simulator)."""
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -20,6 +21,7 @@ if not cuda.CudaBackend.available():
     pytest.skip("no CUDA device or simulator", allow_module_level=True)
 
 EXAMPLES = ROOT / "examples"
+SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
 
 def _run(path_or_src, backend_factory):
@@ -127,7 +129,8 @@ def test_nussinov_example_with_a_warp_per_point(warp_per_point):
     be = _same_as_interpreter(str(EXAMPLES / "nussinov.bio"))
     _split_everywhere(be)
     _, src = be.generated["n"]
-    assert "+ _lane, " in src and "_lanes_max(" in src and "_shfl_xor(" in src
+    shuffle = "_shfl_xor(" if SIMULATED else "cuda.shfl_xor_sync(0xffffffff"
+    assert "+ _lane, " in src and "_lanes_max(" in src and shuffle in src
 
 
 NUSSINOV = (EXAMPLES / "nussinov.bio").read_text().split("r = n(")[0]
@@ -183,10 +186,18 @@ def test_float_sums_stay_whole_on_each_lane(warp_per_point):
     assert "for v_l in range(v_k, (x_j - 1) + 1):" in part  # nested in the split one
 
 
+@pytest.mark.skipif(not SIMULATED, reason="the simulator's default")
 def test_a_thread_per_point_by_default_in_the_simulator():
     be = _same_as_interpreter(FLOAT_SUM)
     assert all("one thread per point (the CUDA simulator" in s for s in be.strategy.values())
     assert "_lane" not in be.generated["f"][1]
+
+
+@pytest.mark.skipif(SIMULATED, reason="a real GPU's default")
+def test_a_warp_per_point_by_default_on_a_gpu():
+    be = _same_as_interpreter(FLOAT_SUM)
+    _split_everywhere(be)
+    assert "cuda.shfl_xor_sync(0xffffffff" in be.generated["f"][1]
 
 
 def test_a_malformed_lane_count_is_one_clear_error(monkeypatch):
