@@ -447,7 +447,10 @@ class CudaBackend(CpuBackend):
                 and dtype != "float64" else a for a in host]
 
 
-HYBRID_TASKS = 16384  # fewer map tasks than this leave a large GPU's threads idle
+# fewer map tasks than this leave a large GPU's threads idle: on an H200, Smith-Waterman
+# (q = 375) ran faster one block per task at 4,096 tasks (1.55x) and one thread per
+# task at 16,384 (2.4x); docs/benchmarks.md, "Task-per-block or task-per-thread"
+HYBRID_TASKS = 8192
 WIDE = 32  # points per partition that keep a block's warp busy
 
 
@@ -455,7 +458,7 @@ def hybrid(plan, tasks: int) -> tuple[bool, str]:
     """Task-per-block or task-per-thread for a map of ``tasks`` tasks
     (``DSLC_CUDA_STRATEGY=block|thread`` forces one). One task per thread needs
     many tasks to fill the GPU (an H100 runs over 100,000 threads at once);
-    below ``DSLC_CUDA_HYBRID_TASKS`` tasks (default 16,384), a block per task
+    below ``DSLC_CUDA_HYBRID_TASKS`` tasks (default 8,192), a block per task
     wins when its partitions are wide enough to keep a warp busy: on average
     at least ``WIDE`` points at the plan's extents."""
     forced = os.environ.get("DSLC_CUDA_STRATEGY", "auto")
