@@ -31,7 +31,7 @@ from dslc.emit.plan import plan_task
 from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
-from dslc.cuda.launch import block_threads
+from dslc.cuda.launch import block_threads, resident_threads
 from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
@@ -116,7 +116,8 @@ class CudaBackend(CpuBackend):
         from dslc.emit.wavefront import choose_lanes
 
         # a warp per point where cells reduce over ranges (real GPU), else a thread
-        lanes = choose_lanes(self.program, plan, self.real_gpu(), block_size())
+        lanes = choose_lanes(self.program, plan, self.real_gpu(), block_size(),
+                             resident_threads())
         try:
             gen = WavefrontGenerator(self.program, plan, lanes,
                                      simulated=os.environ.get("NUMBA_ENABLE_CUDASIM") == "1")
@@ -485,10 +486,7 @@ def partition_width(plan) -> float | None:
     with the most partitions (None: the plan sweeps no table)."""
     if not plan.groups:
         return None
-    g = max(plan.groups, key=lambda g: g.schedule.partitions)
-    cells = sum(math.prod(g.extents.values[n] + 1 for n in g.extents.names[f])
-                for f in g.functions)
-    return cells / max(1, g.schedule.partitions)
+    return max(plan.groups, key=lambda g: g.schedule.partitions).width()
 
 
 def pipeline_tasks() -> int:
@@ -498,11 +496,8 @@ def pipeline_tasks() -> int:
     partly idle last wave of each launch costs at most an eighth of it."""
     if "DSLC_CUDA_PIPELINE" in os.environ:
         return int(os.environ["DSLC_CUDA_PIPELINE"])
-    try:
-        dev = _cuda().get_current_device()
-        return 8 * dev.MULTIPROCESSOR_COUNT * dev.MAX_THREADS_PER_MULTI_PROCESSOR
-    except Exception:  # the simulator, or a driver that cannot tell
-        return 1 << 20
+    resident = resident_threads()
+    return 8 * resident if resident else 1 << 20
 
 
 def scratch_budget() -> int:

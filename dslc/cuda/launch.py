@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 
-from dslc.emit.tiles import THREAD_BLOCK, block_size
+from dslc.emit.tiles import block_size
 
 WARP = 32
 SHORT_MAX = 64
@@ -49,3 +49,15 @@ def block_threads(per_block: bool, width: float | None) -> tuple[int, str]:
     threads = min(SHORT_MAX, max(WARP, -(-int(w) // WARP) * WARP))
     return threads, (f"partitions of {w:.0f} points, fewer than {LONG}: the most resident "
                      "blocks, no wider than a partition")
+
+
+def resident_threads() -> int | None:
+    """Threads the device holds at once (multiprocessors x threads each), or
+    None in the simulator or where the driver cannot tell."""
+    try:
+        from numba import cuda
+
+        dev = cuda.get_current_device()
+        return int(dev.MULTIPROCESSOR_COUNT * dev.MAX_THREADS_PER_MULTI_PROCESSOR)
+    except Exception:  # the simulator has no such attributes
+        return None

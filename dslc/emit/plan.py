@@ -22,6 +22,8 @@ each function's own parameters.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, replace
 
 from dslc.check import tir
@@ -60,6 +62,13 @@ class GroupPlan:
     # number away, e.g. a silent HMM state's predecessors at the same position),
     # whose order inside the partition is found at run time (see emit.cpu)
     runtime_order: frozenset = frozenset()
+
+    def width(self) -> float:
+        """Points per partition on average at the plan's extents: the
+        parallelism a partition offers one point per thread."""
+        cells = sum(math.prod(self.extents.values[n] + 1 for n in self.extents.names[f])
+                    for f in self.functions)
+        return cells / max(1, self.schedule.partitions)
 
     def eliminated_in(self, func: str) -> int | None:
         """The parameter of ``func`` whose coordinate window storage recomputes

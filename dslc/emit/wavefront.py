@@ -106,13 +106,16 @@ def forced_lanes() -> int | None:
     return int(text)
 
 
-def choose_lanes(program, plan: TaskPlan, real_gpu: bool, block: int) -> tuple[Lanes, ...]:
+def choose_lanes(program, plan: TaskPlan, real_gpu: bool, block: int,
+                 resident: int | None = None) -> tuple[Lanes, ...]:
     """Lanes per point of each group: a warp where a cell has a reduction to split
-    on a real GPU (a thread per point leaves most of it idle when the partitions
-    are narrow and the cells long), one thread otherwise: in the simulator each
-    lane is a Python thread (``DSLC_CUDA_LANES`` forces either everywhere).
-    Blocks must hold whole warps, and cells ordered at run time (done flags set
-    by one lane while another tests them) keep a thread per point."""
+    on a real GPU whose ``resident`` threads a partition's points, one thread
+    each, would not fill (the partitions are narrow and the cells long), one
+    thread otherwise: a full GPU gains nothing from idle lanes, and in the
+    simulator each lane is a Python thread (``DSLC_CUDA_LANES`` forces either
+    everywhere). Blocks must hold whole warps, and cells ordered at run time
+    (done flags set by one lane while another tests them) keep a thread per
+    point."""
     forced = forced_lanes()
     out = []
     for g in plan.groups:
@@ -126,6 +129,9 @@ def choose_lanes(program, plan: TaskPlan, real_gpu: bool, block: int) -> tuple[L
             out.append(Lanes(1, "no max, min or int sum over a range in a cell"))
         elif not real_gpu:
             out.append(Lanes(1, f"the CUDA simulator; DSLC_CUDA_LANES={WARP} to split"))
+        elif resident is not None and g.width() >= resident:
+            out.append(Lanes(1, f"partitions of {g.width():.0f} points fill the {resident} "
+                                "threads the device holds"))
         else:
             out.append(Lanes(WARP, "a cell reduces over a range"))
     return tuple(out)

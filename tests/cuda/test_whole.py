@@ -206,3 +206,22 @@ def test_a_malformed_lane_count_is_one_clear_error(monkeypatch):
     monkeypatch.setenv("DSLC_CUDA_LANES", "16")
     with pytest.raises(DslcError, match=r"DSLC_CUDA_LANES: '16' is not 1 .* or 32"):
         _run(str(EXAMPLES / "nussinov.bio"), cuda.CudaBackend)
+
+
+def test_a_warp_per_point_only_where_a_thread_per_point_leaves_the_gpu_idle(monkeypatch):
+    """On a real GPU a group whose cells reduce over a range gets a warp per
+    point unless its partitions already offer the device's resident threads."""
+    from dslc.emit.plan import plan_task
+    from dslc.emit.wavefront import choose_lanes
+    from dslc.runtime.binding import bind_call
+
+    monkeypatch.delenv("DSLC_CUDA_LANES", raising=False)
+    p = dslc.compile(NUSSINOV, backend="interp")
+    x = "GGGAAAUCCGGGAAAUCC"
+    args = bind_call(p.checked.functions["n"], [x, 0, len(x)], p.checked, None)
+    plan = plan_task(p.checked, "n", "cell", {"x": args["x"]}, (0, len(x)), {})
+    (g,) = plan.groups
+    assert [ln.width for ln in choose_lanes(p.checked, plan, True, 128, 270_336)] == [32]
+    wide = choose_lanes(p.checked, plan, True, 128, int(g.width()))
+    assert [ln.width for ln in wide] == [1] and "fill the" in wide[0].why
+    assert [ln.width for ln in choose_lanes(p.checked, plan, False, 128, None)] == [1]
