@@ -140,7 +140,9 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
             "single_calls": ("a call or table of at least DSLC_CUDA_WHOLE cells (default "
                              "1,000,000) runs as one problem on the whole GPU: partitions in "
                              "order (one cooperative launch with grid sync on a real GPU), the "
-                             "points of a partition over all threads; smaller ones on the CPU"),
+                             "points of a partition over all threads (a warp per point where a "
+                             "cell reduces over a range and a thread per point would leave the "
+                             "GPU idle; DSLC_CUDA_LANES=1|32); smaller ones on the CPU"),
         }
     return out
 

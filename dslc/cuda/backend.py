@@ -9,8 +9,11 @@ in chunks with the same results). A single call or whole table of at least
 GPU (:mod:`dslc.emit.wavefront`); smaller ones, and anything the device cannot
 take, run on the CPU backend. ``DSLC_CUDA_BLOCK`` (threads per block, default
 128), ``DSLC_CUDA_SCRATCH_MB`` (storage per launch, default half the free memory),
-``DSLC_CUDA_TILE`` (tile rows, default 32) and ``DSLC_CUDA_COOP=0`` (no
-cooperative launch) override the defaults.
+``DSLC_CUDA_TILE`` (tile rows, default 32), ``DSLC_CUDA_PIPELINE`` (tasks per
+launch when a large map is cut so packing overlaps kernels), ``DSLC_CUDA_LANES``
+(1 or 32 threads per point of a whole problem) and ``DSLC_CUDA_COOP=0`` (no
+cooperative launch) override the defaults (:mod:`dslc.cuda.launch` for block
+sizes).
 """
 
 from __future__ import annotations
