@@ -161,15 +161,24 @@ class ScriptRunner:
         operands = [self.eval(o) for o in e.operands]
         lists = [(k, v) for k, v in enumerate(operands) if isinstance(v, list)]
         shape = tuple(len(v) for _, v in lists)
+        listed = {k for k, _ in lists}
+        fixed: dict[int, object] = {}  # operands every task shares, bound once
         tasks = []
         for combo in itertools.product(*(v for _, v in lists)):
             values = list(operands)
             for (k, _), item in zip(lists, combo):
                 values[k] = item
             raw = dict(zip((p.name for p in params), values))
-            tasks.append({p.name: bind_value(v, p.type, self.p, e.operands[i].span, raw,
-                                             what=f"operand {i + 1} of map({e.func}, ...)")
-                          for i, (p, v) in enumerate(zip(params, values))})
+            task = {}
+            for i, (p, v) in enumerate(zip(params, values)):
+                if i in fixed:
+                    task[p.name] = fixed[i]
+                    continue
+                task[p.name] = bind_value(v, p.type, self.p, e.operands[i].span, raw,
+                                          what=f"operand {i + 1} of map({e.func}, ...)")
+                if i not in listed and _binds_alone(p.type):
+                    fixed[i] = task[p.name]
+            tasks.append(task)
         results = self.backend.map(e.func, tasks, e.span, self._progress(len(tasks)))
         self._progress_done()
         values = to_array(results, tf.ret.name).reshape(shape) if shape else to_array(
@@ -244,3 +253,13 @@ def _label(x) -> str:
 def _typed(raw, value_type: str):
     flat = list(raw.ravel())
     return to_array(flat, value_type).reshape(raw.shape)
+
+
+def _binds_alone(t) -> bool:
+    """Whether binding a value to type ``t`` depends on nothing but the value,
+    so that an operand shared by every task of a map is bound once: one object
+    for all (a query given as a string is encoded once, and the backends see
+    at a glance that every task shares it). A ``seq[*]`` given as a string
+    takes its alphabet from a model among the other operands, which may differ
+    from task to task."""
+    return not (isinstance(t, T.SeqT) and t.alpha.kind != "named")
