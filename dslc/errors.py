@@ -96,3 +96,21 @@ def _quote(span: Span) -> list[str] | None:
     width = max(1, min(width, len(line) - span.col + 1))
     prefix = "".join(c if c == "\t" else " " for c in line[: span.col - 1])
     return [f"  {line}", f"  {prefix}^{'~' * (width - 1)}"]
+
+
+def env_int(name: str, default: int, least: int = 0) -> int:
+    """A whole-number setting from the environment (``DSLC_CUDA_TILE``, say),
+    ``default`` where unset; anything else is the user's mistake, reported as
+    one line (exit status 2), not a traceback."""
+    import os
+
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < least:
+        raise DslcError(f"{name}: {text!r} is not a whole number of at least {least}")
+    return value

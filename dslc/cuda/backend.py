@@ -27,6 +27,7 @@ import numba
 import numpy as np
 
 from dslc.cpu import modules
+from dslc.errors import env_int
 from dslc.check import types as T
 from dslc.cpu.backend import EXACT, CpuBackend, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
@@ -114,7 +115,7 @@ class CudaBackend(CpuBackend):
             return None  # the CPU backend plans it again and says why
         cells = sum(math.prod(v + 1 for v in (g.extents.values[n] for n in g.extents.names[fn]))
                     for g in plan.groups for fn in g.functions)
-        if cells < int(os.environ.get("DSLC_CUDA_WHOLE", "1000000")):
+        if cells < env_int("DSLC_CUDA_WHOLE", 1_000_000):
             return None
         from dslc.emit.wavefront import choose_lanes
 
@@ -465,6 +466,7 @@ def hybrid(plan, tasks: int) -> tuple[bool, str]:
     below ``DSLC_CUDA_HYBRID_TASKS`` tasks (default 8,192), a block per task
     wins when its partitions are wide enough to keep a warp busy: on average
     at least ``WIDE`` points at the plan's extents."""
+    limit = env_int("DSLC_CUDA_HYBRID_TASKS", HYBRID_TASKS)  # checked whatever decides
     forced = os.environ.get("DSLC_CUDA_STRATEGY", "auto")
     if forced in ("block", "thread"):
         return forced == "block", f"DSLC_CUDA_STRATEGY={forced}"
@@ -472,7 +474,6 @@ def hybrid(plan, tasks: int) -> tuple[bool, str]:
         # the simulator runs every thread of a block in Python: a block per task
         # only where asked for
         return False, "the CUDA simulator (DSLC_CUDA_STRATEGY=block to choose blocks)"
-    limit = int(os.environ.get("DSLC_CUDA_HYBRID_TASKS", str(HYBRID_TASKS)))
     if tasks >= limit:
         return False, f"{tasks} tasks, at least DSLC_CUDA_HYBRID_TASKS={limit}"
     width = partition_width(plan)
@@ -497,10 +498,8 @@ def pipeline_tasks() -> int:
     kernels (``DSLC_CUDA_PIPELINE``; 0: one launch where memory allows).
     The default is eight waves of the threads the device holds at once, so the
     partly idle last wave of each launch costs at most an eighth of it."""
-    if "DSLC_CUDA_PIPELINE" in os.environ:
-        return int(os.environ["DSLC_CUDA_PIPELINE"])
     resident = resident_threads()
-    return 8 * resident if resident else 1 << 20
+    return env_int("DSLC_CUDA_PIPELINE", 8 * resident if resident else 1 << 20)
 
 
 def scratch_budget() -> int:
@@ -508,7 +507,7 @@ def scratch_budget() -> int:
     device's free memory (fewer, fuller launches: each launch ends in a partly
     idle last wave), at least 4 GiB where the device cannot say."""
     if "DSLC_CUDA_SCRATCH_MB" in os.environ:
-        return int(os.environ["DSLC_CUDA_SCRATCH_MB"]) * 2**20
+        return env_int("DSLC_CUDA_SCRATCH_MB", 0) * 2**20
     try:
         free, _ = _cuda().current_context().get_memory_info()
         return max(int(free) // 2, 4096 * 2**20)

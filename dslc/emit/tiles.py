@@ -29,7 +29,6 @@ the first. ``R`` defaults to :data:`ROWS` (``DSLC_CUDA_TILE`` overrides).
 
 from __future__ import annotations
 
-import os
 import re
 
 from dslc.check import tir
@@ -40,6 +39,7 @@ from dslc.emit.cuda import CudaGenerator
 from dslc.emit.plan import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.emit.ranges import INF, constants, live_guards
+from dslc.errors import env_int
 
 ROWS = 32
 
@@ -57,7 +57,7 @@ else:
 
 
 def tile_rows() -> int:
-    return int(os.environ.get("DSLC_CUDA_TILE", ROWS))
+    return env_int("DSLC_CUDA_TILE", ROWS, 1)
 
 
 def uniform_deltas(program, g: GroupPlan) -> dict:
@@ -134,7 +134,7 @@ THREAD_BLOCK = 128  # task-per-thread threads per block (dslc.cuda.launch says w
 def block_size() -> int:
     """Threads per block of task-per-thread kernels (and the interleaving of
     their sequences): ``DSLC_CUDA_BLOCK``, else ``THREAD_BLOCK``."""
-    return int(os.environ.get("DSLC_CUDA_BLOCK", str(THREAD_BLOCK)))
+    return env_int("DSLC_CUDA_BLOCK", THREAD_BLOCK, 1)
 
 
 class _TileEmitter(ExprEmitter):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import dslc
 from dslc.cuda.backend import CudaBackend
 from tests.generators import check_map, recurrences
+from tests.conftest import ROOT
 from tests.test_properties import GOTOH
 
 pytestmark = pytest.mark.skipif(not CudaBackend.available(),
@@ -175,3 +176,19 @@ def test_a_map_cut_into_launches_gives_the_values_of_one(monkeypatch, env):
     cut = engine_of(prog)
     assert cut.map("sw", tasks, None) == want
     assert cut.launches > 2 and not cut.device_fallbacks
+
+
+@pytest.mark.parametrize("name,value", [
+    ("DSLC_CUDA_PIPELINE", "abc"), ("DSLC_CUDA_TILE", "0"), ("DSLC_CUDA_BLOCK", "1.5"),
+    ("DSLC_CUDA_SCRATCH_MB", "-3"), ("DSLC_CUDA_HYBRID_TASKS", "many")])
+def test_a_malformed_number_setting_is_one_clear_error(monkeypatch, capsys, name, value):
+    """Settings read from the environment are the user's input: a bad one is one
+    line naming it, exit status 2, no traceback."""
+    from dslc.cli import main
+
+    monkeypatch.setenv(name, value)
+    monkeypatch.setenv("DSLC_CUDA_STRATEGY", "thread")
+    assert main(["run", "--backend", "cuda", str(ROOT / "examples" / "smith_waterman.bio")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {name}: {value!r} is not a whole number") and \
+        "Traceback" not in err, err
