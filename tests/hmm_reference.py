@@ -342,3 +342,67 @@ def profile_forward(profile, x) -> float:
         Bprev = NEG
         Dv = deletes(Mv, NEG)
     return float(np.logaddexp(Mv[M] + t[M, MM], Dv[M] + t[M, DM]))
+
+
+def _profile_logs(profile):
+    with np.errstate(divide="ignore"):
+        return (np.log(profile.transitions),       # (M + 1, 7)
+                np.log(profile.match_emissions),   # (M, K): node k at row k - 1
+                np.log(profile.insert_emissions))  # (M + 1, K)
+
+
+def profile_forward_tables(profile, x):
+    """The forward tables of a HMMER3 profile's global core model over
+    (node, position), cell by cell: ``(log P(x), fm, fi, fd)`` with ``fm[k, i]``
+    the log probability of emitting ``x[:i]`` along paths ending in node ``k``'s
+    match state (node 0: the begin state, at ``i = 0`` only), ``fi`` likewise
+    for the insert states (nodes ``0 .. M-1``) and ``fd`` for the delete states
+    (nodes ``1 .. M``); ``-inf`` where a node has no such state."""
+    from dslc_extensions.hmm.hmmer3 import DD, DM, II, IM, MD, MI, MM
+
+    x = np.asarray(x, dtype=np.int64)
+    L, M = len(x), profile.M
+    t, em, ei = _profile_logs(profile)
+    fm, fi, fd = (np.full((M + 1, L + 1), NEG) for _ in range(3))
+    fm[0, 0] = 0.0
+    for k in range(M + 1):
+        for i in range(L + 1):
+            if k > 0:
+                fd[k, i] = _lse([fm[k - 1, i] + t[k - 1, MD], fd[k - 1, i] + t[k - 1, DD]])
+                if i > 0:
+                    fm[k, i] = em[k - 1, x[i - 1]] + _lse([fm[k - 1, i - 1] + t[k - 1, MM],
+                                                           fi[k - 1, i - 1] + t[k - 1, IM],
+                                                           fd[k - 1, i - 1] + t[k - 1, DM]])
+            if k < M and i > 0:
+                fi[k, i] = ei[k, x[i - 1]] + _lse([fm[k, i - 1] + t[k, MI],
+                                                   fi[k, i - 1] + t[k, II]])
+    return _lse([fm[M, L] + t[M, MM], fd[M, L] + t[M, DM]]), fm, fi, fd
+
+
+def profile_backward(profile, x):
+    """The backward tables over (node, position), cell by cell from node ``M``
+    and position ``len(x)`` down: ``(log P(x), bm, bi, bd)`` with ``bm[k, i]``
+    the log probability of emitting ``x[i:]`` and reaching the end state from
+    node ``k``'s match state having emitted ``x[:i]`` (the state's own emission
+    left out), ``bi`` and ``bd`` likewise for the insert and delete states
+    (``-inf`` where a node has no such state). ``P(x) = bm[0, 0]``, from the
+    begin state; node ``M``'s match and delete states go to the end state with
+    ``t[M][m->m]`` and ``t[M][d->m]``, as in :func:`profile_forward`."""
+    from dslc_extensions.hmm.hmmer3 import DD, DM, II, IM, MD, MI, MM
+
+    x = np.asarray(x, dtype=np.int64)
+    L, M = len(x), profile.M
+    t, em, ei = _profile_logs(profile)
+    bm, bi, bd = (np.full((M + 1, L + 1), NEG) for _ in range(3))
+    bm[M, L] = t[M, MM]
+    bd[M, L] = t[M, DM]
+    for k in range(M - 1, -1, -1):
+        for i in range(L, -1, -1):
+            # node k + 1's match state emits x[i] (match emissions: row k for node k + 1)
+            nm = em[k, x[i]] + bm[k + 1, i + 1] if i < L else NEG
+            ins = ei[k, x[i]] + bi[k, i + 1] if i < L else NEG
+            bm[k, i] = _lse([t[k, MM] + nm, t[k, MI] + ins, t[k, MD] + bd[k + 1, i]])
+            bi[k, i] = _lse([t[k, IM] + nm, t[k, II] + ins])
+            if k > 0:
+                bd[k, i] = _lse([t[k, DM] + nm, t[k, DD] + bd[k + 1, i]])
+    return float(bm[0, 0]), bm, bi, bd

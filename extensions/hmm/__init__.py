@@ -9,7 +9,7 @@ Types
 * ``transition[h]`` (recursive): the transitions of ``h``, numbered
   ``0 .. T-1`` ordered by (from-state, to-state).
 
-Accessors (the contract's, and four more marked *)
+Accessors (the contract's, and more marked *)
 ---------------------------------------------------
 ========================  ===========================  ===========================================
 receiver                   accessor                     result
@@ -28,8 +28,10 @@ receiver                   accessor                     result
 ``h: hmm``                ``h.nstates`` *              ``int``: the number of states
 ``s: state[h]``           ``s.to[b]`` *                ``prob`` of the transition from ``s`` to
                                                         state ``b`` (0 where there is none)
+``h: hmm``                ``h.firstnode`` *            ``pnode[h]``: a profile's first node ``0``
 ``h: hmm``                ``h.lastnode`` *             ``pnode[h]``: a profile's last node ``M``
 ``k: pnode[h]``           ``k.number`` *, ``k.prev`` *  ``int`` ``k``; ``pnode[h]`` node ``k - 1``
+``k: pnode[h]``           ``k.next`` *                 ``pnode[h]``: node ``k + 1``
 ``k: pnode[h]``           ``k.isfirst`` *, ``k.islast`` *  ``bool``: ``k == 0``, ``k == M``
 ``k: pnode[h]``           ``k.match`` *, ``k.insert`` *, ``state[h]``: the node's match, insert and
                           ``k.delete`` *               delete states (see below)
@@ -38,11 +40,15 @@ receiver                   accessor                     result
 Profile nodes (``pnode[h]``, recursive, numbered ``0 .. M``) exist for a model
 loaded from a HMMER3 file, so that a profile's algorithms can be written over
 (node, position) and scheduled as a wavefront over both (the standard library's
-``profile_forward``): ``k.prev`` is exactly ``k - 1`` to the dependence
-analysis, and ``k.number`` exactly ``k``, so guards on it are affine. Node 0's
-match state is the begin state ``B`` and its insert state ``I0``; node 0 has no
-delete state and node ``M`` no insert state: there ``k.delete`` / ``k.insert``
-is the end state, which no transition leaves (so reading through it is
+``profile_forward``, and ``profile_backward`` the other way): ``k.prev`` is
+exactly ``k - 1`` to the dependence analysis, ``k.next`` exactly ``k + 1``, and
+``k.number`` exactly ``k``, so guards on it are affine. Test ``k.isfirst`` /
+``k.islast`` before reading ``k.prev`` / ``k.next``: ``k.next`` at node ``M`` is
+a run-time error on every backend (its compiled form is checked), ``k.prev`` at
+node 0 one on the interpreter (its compiled form is not). Node 0's match state
+is the begin state ``B`` and its insert state ``I0``; node 0 has no delete state
+and node ``M`` no insert state: there ``k.delete`` / ``k.insert`` is the end
+state, which no transition leaves (so reading through it is
 probability 0). A model not loaded from a HMMER3 file has no nodes.
 
 Choices where the contract is silent:
@@ -214,10 +220,21 @@ def _node_state(kind: str):
     return evaluate
 
 
+def _first(_, h) -> int:
+    _profile(h, "h.firstnode")
+    return 0
+
+
 def _prev(h, k: int) -> int:
     if k == 0:
         raise DslcError("node 0 has no previous node (test k.isfirst first)")
     return k - 1
+
+
+def _next(h, k: int) -> int:
+    if k == _profile(h, "k.next").M:
+        raise DslcError("node M has no next node (test k.islast first)")
+    return k + 1
 
 
 def _band(h: HMM) -> dict[str, np.ndarray]:
@@ -337,9 +354,11 @@ DEVICE = {
     ("state", "to"): sdk.select(
         (sdk.key(0) - R >= sdk.arr("bandlo")[0]) & (sdk.key(0) - R <= sdk.arr("bandlo")[1]),
         sdk.arr("band")[R, sdk.key(0) - R - sdk.arr("bandlo")[0]], -np.inf),
+    ("hmm", "firstnode"): sdk.lift(0),
     ("hmm", "lastnode"): sdk.arr("pmatch").len - 1,
     ("pnode", "number"): R,
     ("pnode", "prev"): R - 1,
+    ("pnode", "next"): sdk.checked(R + 1, sdk.arr("pmatch").len),
     ("pnode", "isfirst"): R == 0,
     ("pnode", "islast"): R == sdk.arr("pmatch").len - 1,
     ("pnode", "match"): sdk.arr("pmatch")[R],
@@ -406,11 +425,14 @@ extension = sdk.Extension(
              "the number of states"),
         _acc("state", "to", _to_type, _to_row,
              "the probability of the transition from this state to each state (0 if none)"),
+        _acc("hmm", "firstnode", _pnode_of, _first,
+             "a profile's first node 0 (its match state is the begin state)"),
         _acc("hmm", "lastnode", _pnode_of, lambda _, h: _profile(h, "h.lastnode").M,
              "a profile's last node M"),
         _acc("pnode", "number", lambda t: sdk.INT, lambda h, k: k, "the node's number k",
              sdk.Bounds(0, 0)),
         _acc("pnode", "prev", _pnode_of, _prev, "node k - 1", sdk.Bounds(-1, -1)),
+        _acc("pnode", "next", _pnode_of, _next, "node k + 1", sdk.Bounds(1, 1)),
         _acc("pnode", "isfirst", lambda t: sdk.BOOL, lambda h, k: k == 0, "k == 0"),
         _acc("pnode", "islast", lambda t: sdk.BOOL,
              lambda h, k: k == _profile(h, "k.islast").M, "k == M"),

@@ -248,6 +248,101 @@ def test_profile_forward_is_a_node_position_wavefront(backend, write_bio):
         assert rep["pf_d"]["dependences"][0]["args"] == ["k - 1", "i"]
 
 
+def profile_records(seed: int, lengths) -> dict[str, str]:
+    from dslc_extensions.hmm.hmmer3 import AMINO
+
+    rng = np.random.default_rng(seed)
+    return {f"p{k}": "".join(rng.choice(list(AMINO.symbols), n)) for k, n in enumerate(lengths)}
+
+
+def amino_codes(text: str) -> np.ndarray:
+    from dslc_extensions.hmm.hmmer3 import AMINO
+
+    return np.array([AMINO.code(c) for c in text], dtype=int)
+
+
+@pytest.mark.skipif(not THIO.exists(), reason="pyhmmer's test data is not installed")
+def test_profile_backward_on_every_backend(backend, write_bio):
+    """profile_backward, the backward pass over (node, position) (k.next, i + 1),
+    gives P(x | h): profile_forward's value and the numpy forward's, on the
+    interpreter, the CPU backend and the CUDA backend (or its simulator: short
+    sequences there); the CPU backend compiles it, scheduled S = -k - i."""
+    from dslc.explain import report
+
+    lengths = [0, 3, 9] if backend == "cuda" else [0, 4, 30]
+    records = profile_records(9, lengths)
+    body = STDLIB_HMM + f'g = load(hmm, "{THIO}")\n' + \
+        'xs = load(seq[protein], "xs.fasta")\nf = map(profile_forward, g (*) xs)\nprint f\n' + \
+        'b = map(profile_backward, g (*) xs)\nprint b\n'
+    prog = dslc.compile(str(write_bio(body, xs__fasta=fasta(records))), backend=backend)
+    out = prog.run()
+    g = prog._globals["g"]
+    for k, text in enumerate(records.values()):
+        want = ref.profile_forward(g.profile, amino_codes(text))
+        assert close(logs(out["b"])[k], want), (k, logs(out["b"])[k], want)
+        assert close(logs(out["b"])[k], logs(out["f"])[k]), k
+    if backend == "cpu":
+        assert "profile_backward" not in prog._engine().fallbacks, prog._engine().fallbacks
+        rep = report(prog)
+        for func in ("pb_m", "pb_i", "pb_d"):
+            assert rep[func]["schedule"] == {"k": -1, "i": -1}, (func, rep[func]["schedule"])
+        assert {tuple(d["args"]) for d in rep["pb_d"]["dependences"]} == \
+            {("k + 1", "i"), ("k + 1", "i + 1")}
+    if backend == "cuda":  # the map through the API: a kernel, no task left to the CPU
+        engine = prog._engine()
+        got = logs(prog.map("profile_backward", g, list(records.values())))
+        assert all(close(a, b) for a, b in zip(got, logs(out["b"]))), got
+        assert "profile_backward" not in engine.device_fallbacks, engine.device_fallbacks
+        assert "profile_backward" in engine.strategy and not engine.reruns, engine.reruns
+
+
+@pytest.mark.skipif(not THIO.exists(), reason="pyhmmer's test data is not installed")
+@pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
+def test_profile_backward_tables_and_posterior(backend, write_bio):
+    """pb_m, pb_i, pb_d cell by cell against the independent numpy backward, and
+    profile_posterior_match against numpy forward * backward / P(x)."""
+    text = profile_records(13, [12])["p0"]
+    prog = compile_program(write_bio(STDLIB_HMM + f'g = load(hmm, "{THIO}")\n'), backend)
+    prog.run()
+    g = prog._globals["g"]
+    M, L = g.profile.M, len(text)
+    lp, bm, bi, bd = ref.profile_backward(g.profile, amino_codes(text))
+    lf, fm, _, _ = ref.profile_forward_tables(g.profile, amino_codes(text))
+    assert close(lp, lf) and close(lp, ref.profile_forward(g.profile, amino_codes(text)))
+    cells = [(0, 0), (0, 5), (1, 1), (7, 4), (M // 2, L // 2), (M - 3, L - 1), (M - 1, L),
+             (M, L), (M, L - 1)]
+    for k, i in cells:
+        for func, table in (("pb_m", bm), ("pb_i", bi), ("pb_d", bd)):
+            got = getattr(prog, func)(g, k, text, i).log
+            assert close(got, table[k, i]), (func, k, i, got, table[k, i])
+    assert close(prog.profile_backward(g, text).log, lp)
+    for k, i in [(0, 0), (0, 3), (1, 1), (5, 3), (M // 2, L // 2), (M - 2, L - 1), (M, L)]:
+        got = prog.profile_posterior_match(g, text, k, i).log
+        want = fm[k, i] + bm[k, i] - lp
+        assert close(got, want), (k, i, got, want)
+    assert prog.profile_posterior_match(g, text, 0, 0).log == pytest.approx(0.0, abs=1e-9)
+    if backend is None and dslc.backends.resolve("auto") == "cpu":
+        fallbacks = prog._engine().fallbacks
+        assert not {"pb_m", "pb_i", "pb_d", "profile_posterior_match"} & set(fallbacks), fallbacks
+
+
+def test_next_node_of_the_last_node_is_an_error(backend, write_bio, capsys):
+    """k.next at node M: the extension's message at the accessor, on every backend
+    (the compiled form is checked, so the compiled run hands it to the interpreter)."""
+    from dslc.cli import main
+
+    body = (f'g = load(hmm, "{ROOT / "examples" / "data" / "PF02826.hmm"}")\n'
+            'prob step(hmm h, pnode[h] k) = k.match.to[k.next.match]\n'
+            'prob atlast(hmm h) = step(h, h.lastnode)\n'
+            'print atlast(g)\n')
+    path = write_bio(body)
+    assert main(["run", "--backend", backend, str(path)]) == 2
+    err = capsys.readouterr().err
+    col = body.splitlines()[1].index("k.next") + 1
+    assert err.startswith(f"{path}:2:{col}: error: "), err
+    assert "node M has no next node (test k.islast first)" in err and "^" in err
+
+
 @pytest.mark.parametrize("backend", ["interp", "cpu"])
 def test_profile_nodes_need_a_profile(backend, write_bio, capsys):
     from dslc.cli import main
