@@ -43,6 +43,8 @@ def main() -> None:
     ap.add_argument("--nussinov", default="2000,10000")
     ap.add_argument("--align", type=int, default=20000)
     ap.add_argument("--cpu-max", type=float, default=2e10, help="largest work run on the CPU")
+    ap.add_argument("--cpu-only", action="store_true",
+                    help="the CPU backend alone, every size (for a machine without a GPU)")
     ap.add_argument("--json")
     args = ap.parse_args()
 
@@ -66,13 +68,20 @@ def main() -> None:
 
     def both(src, func, call_args, small, work, key, label):
         prog = dslc.compile(src, backend="interp")
-        gpu = CudaBackend(prog.checked, backend_globals(prog.checked))
         cpu = CpuBackend(prog.checked, backend_globals(prog.checked))
-        timed(gpu, func, call_args, prog)  # plan and compile once
-        v_gpu, t_gpu = timed(gpu, func, call_args, prog)
-        entry = {"gpu_seconds": t_gpu, "gpu_value": v_gpu, "strategy": gpu.strategy.get(func),
-                 "gpu_fallback": gpu.device_fallbacks.get(func)}
-        if work <= args.cpu_max:
+        if args.cpu_only:
+            entry = {}
+        else:
+            gpu = CudaBackend(prog.checked, backend_globals(prog.checked))
+            timed(gpu, func, call_args, prog)  # plan and compile once
+            v_gpu, t_gpu = timed(gpu, func, call_args, prog)
+            entry = {"gpu_seconds": t_gpu, "gpu_value": v_gpu,
+                     "strategy": gpu.strategy.get(func),
+                     "gpu_fallback": gpu.device_fallbacks.get(func)}
+        if args.cpu_only:
+            timed(cpu, func, small, prog)
+            entry["cpu_value"], entry["cpu_seconds"] = timed(cpu, func, call_args, prog)
+        elif work <= args.cpu_max:
             timed(cpu, func, small, prog)
             v_cpu, t_cpu = timed(cpu, func, call_args, prog)
             entry.update(cpu_seconds=t_cpu, cpu_value=v_cpu, speedup=t_cpu / t_gpu,
