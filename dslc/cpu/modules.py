@@ -71,8 +71,22 @@ def plan_key(program, func: str, kind: str, request, scope: dict) -> str:
     shapes = tuple((n, len(v) if isinstance(v, Sequence) else type(v).__name__)
                    for n, v in sorted(scope.items()))
     text = repr((program.ast, sorted(program.consts.items()), func, kind, request, shapes,
-                 _codegen_hash()))
+                 _codegen_hash(), extensions_digest(program.registry)))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def extensions_digest(registry) -> str:
+    """What of the installed extensions shapes generated code: each accessor's
+    compiled form and bounds, each type's role, layout arrays (names, placement)
+    and compiled size and index. An extension author who edits a compiled form
+    gets new code, not a plan cached from the old one."""
+    parts = [("accessor", key, repr(a.device), repr(a.bounds))
+             for key, a in sorted(registry.accessors.items(), key=lambda kv: str(kv[0]))]
+    parts += [("type", name, t.role, t.bracket, t.size is not None,
+               repr(t.layout.arrays) if t.layout is not None else None,
+               repr(t.device_size), repr(t.device_index), t.device_array is not None)
+              for name, t in sorted(registry.types.items())]
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
 def cached_plan(key: str):

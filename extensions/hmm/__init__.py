@@ -43,9 +43,10 @@ loaded from a HMMER3 file, so that a profile's algorithms can be written over
 ``profile_forward``, and ``profile_backward`` the other way): ``k.prev`` is
 exactly ``k - 1`` to the dependence analysis, ``k.next`` exactly ``k + 1``, and
 ``k.number`` exactly ``k``, so guards on it are affine. Test ``k.isfirst`` /
-``k.islast`` before reading ``k.prev`` / ``k.next``: ``k.next`` at node ``M`` is
-a run-time error on every backend (its compiled form is checked), ``k.prev`` at
-node 0 one on the interpreter (its compiled form is not). Node 0's match state
+``k.islast`` before reading ``k.prev`` / ``k.next``: ``k.prev`` at node 0 and
+``k.next`` at node ``M`` are run-time errors on every backend (their compiled
+forms are checked; on the CPU the check costs nothing measurable in
+``profile_forward``). Node 0's match state
 is the begin state ``B`` and its insert state ``I0``; node 0 has no delete state
 and node ``M`` no insert state: there ``k.delete`` / ``k.insert`` is the end
 state, which no transition leaves (so reading through it is
@@ -357,7 +358,7 @@ DEVICE = {
     ("hmm", "firstnode"): sdk.lift(0),
     ("hmm", "lastnode"): sdk.arr("pmatch").len - 1,
     ("pnode", "number"): R,
-    ("pnode", "prev"): R - 1,
+    ("pnode", "prev"): sdk.checked(R - 1, sdk.arr("pmatch").len),
     ("pnode", "next"): sdk.checked(R + 1, sdk.arr("pmatch").len),
     ("pnode", "isfirst"): R == 0,
     ("pnode", "islast"): R == sdk.arr("pmatch").len - 1,

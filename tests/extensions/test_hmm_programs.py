@@ -326,21 +326,25 @@ def test_profile_backward_tables_and_posterior(backend, write_bio):
         assert not {"pb_m", "pb_i", "pb_d", "profile_posterior_match"} & set(fallbacks), fallbacks
 
 
-def test_next_node_of_the_last_node_is_an_error(backend, write_bio, capsys):
-    """k.next at node M: the extension's message at the accessor, on every backend
-    (the compiled form is checked, so the compiled run hands it to the interpreter)."""
+@pytest.mark.parametrize("step,node,message", [
+    ("k.next", "h.lastnode", "node M has no next node (test k.islast first)"),
+    ("k.prev", "h.firstnode", "node 0 has no previous node (test k.isfirst first)")])
+def test_stepping_off_the_profile_is_an_error(backend, write_bio, capsys, step, node, message):
+    """k.next at node M, k.prev at node 0: the extension's message at the accessor,
+    on every backend (the compiled forms are checked, so a compiled run hands the
+    call to the interpreter, which says why)."""
     from dslc.cli import main
 
     body = (f'g = load(hmm, "{ROOT / "examples" / "data" / "PF02826.hmm"}")\n'
-            'prob step(hmm h, pnode[h] k) = k.match.to[k.next.match]\n'
-            'prob atlast(hmm h) = step(h, h.lastnode)\n'
-            'print atlast(g)\n')
+            f'prob step(hmm h, pnode[h] k) = k.match.to[{step}.match]\n'
+            f'prob atend(hmm h) = step(h, {node})\n'
+            'print atend(g)\n')
     path = write_bio(body)
     assert main(["run", "--backend", backend, str(path)]) == 2
     err = capsys.readouterr().err
-    col = body.splitlines()[1].index("k.next") + 1
+    col = body.splitlines()[1].index(step) + 1
     assert err.startswith(f"{path}:2:{col}: error: "), err
-    assert "node M has no next node (test k.islast first)" in err and "^" in err
+    assert message in err and "^" in err
 
 
 @pytest.mark.parametrize("backend", ["interp", "cpu"])
@@ -424,3 +428,21 @@ print pe(codons, 1)
     with pytest.raises(DslcError) as e:
         dslc.compile(src, backend="interp").run()
     assert "emits 3 symbols" in e.value.message
+
+
+@pytest.mark.parametrize("walk,start,message", [
+    ("int walk(hmm h, pnode[h] k)\n  | k.isfirst = k.prev.number\n"
+     "  | otherwise = walk(k.prev) + 1\n", 3, "node 0 has no previous node"),
+    ("int walk(hmm h, pnode[h] k)\n  | k.islast = k.next.number\n"
+     "  | otherwise = walk(k.next) + 1\n", 175, "node M has no next node")])
+def test_a_compiled_step_off_the_profile_stops_as_on_the_interpreter(
+        backend, write_bio, walk, start, message):
+    """A recursion that steps off node 0 or node M only in a value it returns
+    (no call, no array read there): the compiled forms of k.prev and k.next are
+    checked, so a compiled run stops and the interpreter says why, at the accessor."""
+    path = write_bio(f'g = load(hmm, "{ROOT / "examples" / "data" / "PF02826.hmm"}")\n' + walk)
+    prog = dslc.compile(str(path), backend=backend)
+    prog.run()
+    with pytest.raises(DslcError, match=message) as e:
+        prog.walk(prog._globals["g"], start)
+    assert e.value.span is not None and e.value.span.line == 3
