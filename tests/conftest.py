@@ -6,12 +6,25 @@ backend under NUMBA_ENABLE_CUDASIM=1)."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from dslc import backends
+
+def _no_cuda_device() -> bool:
+    """No NVIDIA driver on this machine: the CUDA tests then run in Numba's simulator."""
+    return not (Path("/dev/nvidiactl").exists() or Path("/proc/driver/nvidia").exists())
+
+
+# Decided before anything imports numba, so the README's plain pytest command runs the CUDA
+# tests everywhere: on the simulator without a GPU, on the device where there is one. An
+# explicit NUMBA_ENABLE_CUDASIM in the environment always wins.
+if "NUMBA_ENABLE_CUDASIM" not in os.environ and _no_cuda_device():
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+
+from dslc import backends  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
