@@ -40,6 +40,12 @@ _DEVICE_NAMES = [(r"\bnp\.inf\b", "math.inf"), (r"\bnp\.nan\b", "math.nan"),
 HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 
 # The check helpers; on the device each becomes ``NAME_f(_F, tid, ...)``.
+# Every kernel is cached on disk by Numba-CUDA beside its generated module (one entry per
+# signature and compute capability), so a second process that loads the same module launches
+# the kernels it compiled before instead of compiling them again. Generated modules are named by
+# the hash of their text, so a cached kernel can only belong to the code that made it.
+KERNEL_DECORATOR = "@cuda.jit(cache=True)"
+
 FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_fmod_floor", "_neg_prob", "_log",
            "_sqrt", "_ld", "_ld2", "_ld3")
 
@@ -303,7 +309,7 @@ def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str]
     result = (f"        v = {task}\n        if cuda.threadIdx.x == 0:\n            out[k] = v\n"
               if per_block else f"        out[k] = {task}\n")
     return values + (
-        f"@cuda.jit\n"
+        f"{KERNEL_DECORATOR}\n"
         f"def batch(order, {', '.join(params)}, out):\n"
         f"{prologue}"
         f"    n = {'cuda.blockIdx.x' if per_block else 'cuda.grid(1)'}\n"

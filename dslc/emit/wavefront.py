@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_init
-from dslc.emit.cuda import CHECKS, HEADER, to_device
+from dslc.emit.cuda import CHECKS, HEADER, KERNEL_DECORATOR, to_device
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, NotCompilable
 from dslc.emit.plan import GroupPlan, TaskPlan
 from dslc.errors import DslcError
@@ -327,8 +327,8 @@ class WavefrontGenerator(CpuGenerator):
         step.emit("grid.sync()")
         every.nest("for c0 in range(first, first + count):", step)
         return to_device(
-            f"@cuda.jit\ndef part_{gi}({', '.join(params + ['c0'])}):\n{one.render(1)}\n\n\n"
-            f"@cuda.jit\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
+            f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0'])}):\n{one.render(1)}\n\n\n"
+            f"{KERNEL_DECORATOR}\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
             f"{every.render(1)}\n")
 
     def points(self, gi: int) -> str:
