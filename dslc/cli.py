@@ -12,7 +12,7 @@ import sys
 
 import dslc
 from dslc import backends
-from dslc.errors import DslcError
+from dslc.errors import DslcError, write_user_file
 
 
 class _Parser(argparse.ArgumentParser):
@@ -130,8 +130,7 @@ def _compile(prog, args) -> int:
     for name, why in fallbacks.items():
         text += f"\n# {name}: not compiled, runs on the interpreter ({why})\n"
     if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
+        write_user_file(args.output, text)
     else:
         print(text)
     return 0

@@ -114,3 +114,14 @@ def env_int(name: str, default: int, least: int = 0) -> int:
     if value is None or value < least:
         raise DslcError(f"{name}: {text!r} is not a whole number of at least {least}")
     return value
+
+
+def write_user_file(path: str, data: str | bytes) -> None:
+    """Write a file the user named (``compile -o``, ``explain --plot``). A path
+    that cannot be written (a missing folder, a folder, no permission) is the
+    user's mistake: one line naming it, not a traceback."""
+    try:
+        with open(path, "wb" if isinstance(data, bytes) else "w") as fh:
+            fh.write(data)
+    except OSError as e:
+        raise DslcError(f"cannot write {path}: {e.strerror or e}") from None

@@ -15,7 +15,7 @@ import numpy as np
 
 from dslc import backends
 from dslc.deps.extract import dependence_graph, groups
-from dslc.errors import DslcError
+from dslc.errors import DslcError, write_user_file
 from dslc.emit.plan import GroupPlan, extent_names
 from dslc.emit.lanes import LANES
 from dslc.poly.loops import loop_nest, render
@@ -271,7 +271,7 @@ def plot(rep: dict, func: str | None, path: str) -> str:
     partition, so the chosen wavefront can be seen."""
     cands = [f for f, r in rep.items() if not f.startswith("_") and len(r["schedule"]) >= 1]
     if not cands:
-        raise ValueError("no recursive function to plot")
+        raise DslcError("nothing to plot: the script ran no recursive function")
     f = func if func in cands else cands[0]
     r = rep[f]
     params = list(r["schedule"])
@@ -302,5 +302,4 @@ def _write_png(path: str, rgb: np.ndarray) -> None:
         return c + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
     png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
     png += chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
-    with open(path, "wb") as fh:
-        fh.write(png)
+    write_user_file(path, png)

@@ -1,50 +1,50 @@
 """Loading generated code, cached on disk, and running batches of tasks.
 
-Generated source is written to ``$DSLC_CACHE_DIR`` (default ``~/.cache/dslc``)
-under the hash of its text and imported from there, so Numba's own on-disk
-cache (``cache=True``) applies: a second run of the same script finds both the
-source and the machine code and compiles nothing.
+Generated source is written to the cache directory (``$DSLC_CACHE_DIR``, default
+``~/.cache/dslc``; dslc.cpu.cache) under the hash of its text and imported from
+there, so Numba's own on-disk cache (``cache=True``) applies: a second run of
+the same script finds both the source and the machine code and compiles nothing.
+What runs is always the text dslc generated or verified, never what a file says.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import operator
-import os
 import sys
+import types
 from pathlib import Path
 
 import numba
 import numpy as np
 
+from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, read_module,
+                            write_entry)
 from dslc.runtime.values import Sequence
 
 _LOADED: dict[str, object] = {}
 
 
-def cache_dir() -> Path:
-    d = Path(os.environ.get("DSLC_CACHE_DIR") or Path.home() / ".cache" / "dslc")
-    d.mkdir(parents=True, exist_ok=True)
-    return d
-
-
 def load(source: str):
-    key = hashlib.sha256(source.encode()).hexdigest()[:24]
+    """The module of generated ``source``. It is compiled from ``source`` itself
+    (the file is only where Numba keeps its cache), after making sure the entry
+    holds exactly that text."""
+    key = digest(source)
     mod = _LOADED.get(key)
     if mod is not None:
         return mod
-    path = cache_dir() / f"dslc_{key}.py"
-    if not path.exists() or path.read_text() != source:
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(source)
-        os.replace(tmp, path)
+    if read_module(key) != source:  # absent or damaged: written afresh
+        path = write_entry(f"dslc_{key}.py", source)
+    else:
+        path = cache_dir() / f"dslc_{key}.py"
     name = f"dslc_generated_{key}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
+    mod = types.ModuleType(name)
+    mod.__file__ = str(path)
+    mod._dslc_source = source
     sys.modules[name] = mod
-    spec.loader.exec_module(mod)
+    exec(compile(source, str(path), "exec"), mod.__dict__)
+    guard_numba_caches(mod.__dict__)
     _LOADED[key] = mod
     return mod
 
@@ -91,24 +91,43 @@ def extensions_digest(registry) -> str:
 
 def cached_plan(key: str):
     """(source, argnames, windows) stored under ``key``; an empty source records
-    that nothing could be generated."""
-    path = cache_dir() / f"plan_{key}.json"
+    that nothing could be generated. None where there is no plan or it fails a
+    check: its checksum (an edited plan, swapped argnames), its fields' forms
+    (a module is named by a digest, never a path) or its module's hash."""
     try:
-        data = json.loads(path.read_text())
-        if data["source"] == "":
-            return "", [], ()
-        source = (cache_dir() / f"dslc_{data['source']}.py").read_text()
-    except (OSError, ValueError, KeyError):
+        data = json.loads((cache_dir() / f"plan_{key}.json").read_text())
+        plan = data["plan"]
+        if data["check"] != _plan_check(key, plan) or not _well_formed(plan):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    return source, data["argnames"], tuple(data["windows"])
+    if plan["source"] == "":
+        return "", [], ()
+    source = read_module(plan["source"])
+    if source is None:
+        return None
+    return source, plan["argnames"], tuple(plan["windows"])
 
 
 def store_plan(key: str, source: str, argnames: list[str], windows: tuple) -> None:
-    digest = hashlib.sha256(source.encode()).hexdigest()[:24] if source else ""
-    path = cache_dir() / f"plan_{key}.json"
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps({"source": digest, "argnames": argnames, "windows": list(windows)}))
-    os.replace(tmp, path)
+    plan = {"source": digest(source) if source else "", "argnames": list(argnames),
+            "windows": list(windows)}
+    write_entry(f"plan_{key}.json",
+                json.dumps({"plan": plan, "check": _plan_check(key, plan)}))
+
+
+def _plan_check(key: str, plan: dict) -> str:
+    """A digest binding a plan to its key, so a plan edited or moved to another
+    key's name is found out."""
+    return hashlib.sha256(json.dumps([key, plan], sort_keys=True).encode()).hexdigest()
+
+
+def _well_formed(plan: dict) -> bool:
+    return ((plan["source"] == "" or is_digest(plan["source"]))
+            and isinstance(plan["argnames"], list)
+            and all(isinstance(a, str) and a.isidentifier() for a in plan["argnames"])
+            and isinstance(plan["windows"], list)
+            and all(w is None or type(w) is int for w in plan["windows"]))
 
 
 def packed_call(argnames: list[str], kinds: dict[str, str],
@@ -255,5 +274,6 @@ def task_size(task: dict) -> int:
 
 
 def module_text(module) -> str:
-    """The generated source a loaded module was made from."""
-    return Path(module.__file__).read_text()
+    """The generated source a loaded module was made from (kept in memory: the
+    file could have changed since)."""
+    return module._dslc_source

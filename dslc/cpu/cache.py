@@ -1,0 +1,181 @@
+"""The on-disk cache directory and its entries (docs/robustness.md, "The cache").
+
+Whoever can write the cache directory can run code as its user: generated
+modules are Python and Numba's index files are pickles. So the directory must
+be the user's alone (created 0700; one that others can write is refused), and
+within it nothing is trusted that can be checked: a module entry is named by
+the hash of its text and used only when its text still hashes to its name; an
+entry is written through a fresh, exclusively created temporary file and an
+atomic rename, so a planted link is never followed; a Numba entry that cannot
+be loaded is dropped and compiled again.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+from dslc.errors import DslcError
+
+ENV = "DSLC_CACHE_DIR"
+DIGEST = 24  # hex digits of SHA-256 naming a module entry
+_DIGEST_RE = re.compile(f"[0-9a-f]{{{DIGEST}}}")
+_FALLBACK: list[Path] = []
+
+
+def digest(text: str) -> str:
+    """The name of an entry holding ``text``."""
+    return hashlib.sha256(text.encode()).hexdigest()[:DIGEST]
+
+
+def is_digest(value) -> bool:
+    """Whether ``value`` (read from a cache file) can name an entry: hex digits
+    only, so it can never be a path."""
+    return isinstance(value, str) and _DIGEST_RE.fullmatch(value) is not None
+
+
+def cache_dir() -> Path:
+    """The cache directory, checked on every use (it may be removed or changed
+    between runs). ``$DSLC_CACHE_DIR`` that cannot be used is the user's mistake;
+    an unusable default (a read-only home, say) leaves the process a private
+    temporary cache, with a warning."""
+    chosen = os.environ.get(ENV)
+    if chosen:
+        return _usable(Path(chosen), ours=False)
+    default = Path.home() / ".cache" / "dslc"
+    try:
+        return _usable(default, ours=True)
+    except DslcError as e:
+        return _fallback(e)
+
+
+def _usable(d: Path, ours: bool) -> Path:
+    """``d``, created private to the user if absent. ``ours`` (the default
+    directory, which earlier versions created readable by all) is made private
+    again; a directory the user named is refused, never changed."""
+    name = f"the cache directory {d}" if ours else f"{ENV} ({d})"
+    try:
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.stat(d)
+    except FileExistsError:
+        raise _unusable(name, "is not a directory") from None
+    except OSError as e:
+        raise _unusable(name, f"cannot be created: {e.strerror or e}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise _unusable(name, "is not a directory")
+    if st.st_uid != os.geteuid():
+        raise _unusable(name, "is owned by another user")
+    mode = stat.S_IMODE(st.st_mode)
+    if ours and mode & 0o077:
+        _tighten(d, name)
+    elif mode & 0o022:
+        raise _unusable(name, "is writable by other users, who could run code as you through "
+                              "it (chmod go-w, or choose another)")
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise _unusable(name, "is not writable")
+    return d
+
+
+def _tighten(d: Path, name: str) -> None:
+    try:
+        d.chmod(0o700)
+    except OSError as e:
+        raise _unusable(name, f"cannot be made private: {e.strerror or e}") from None
+
+
+def _unusable(name: str, why: str) -> DslcError:
+    return DslcError(f"{name} {why}",
+                     hint=f"point {ENV} at a directory of your own (dslc creates it, "
+                          "private to you), or unset it")
+
+
+def _fallback(problem: DslcError) -> Path:
+    """A private directory for this process only, removed at exit."""
+    if not _FALLBACK:
+        d = Path(tempfile.mkdtemp(prefix="dslc-cache-"))
+        atexit.register(shutil.rmtree, d, ignore_errors=True)
+        sys.stderr.write(f"warning: {problem.message}; running without a disk cache "
+                         f"(set {ENV} to a directory of your own)\n")
+        _FALLBACK.append(d)
+    return _FALLBACK[0]
+
+
+def read_module(key: str) -> str | None:
+    """The text of module entry ``key`` if it still hashes to its name, else
+    None (absent, truncated, edited: the caller rebuilds it)."""
+    if not is_digest(key):
+        return None
+    try:
+        data = (cache_dir() / f"dslc_{key}.py").read_bytes()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest()[:DIGEST] != key:
+        return None
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def write_entry(name: str, text: str) -> Path:
+    """Write entry ``name`` whole: into a temporary file created exclusively
+    (mkstemp: O_EXCL, mode 0600, an unpredictable name) and renamed over the
+    entry, so readers see the old entry or the new one and a link planted in
+    the directory is replaced, not written through."""
+    d = cache_dir()
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, d / name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return d / name
+
+
+class _Guarded:
+    """A Numba function cache whose unreadable entries are cache misses.
+
+    Numba unpickles its index and data files without a check, so a truncated or
+    garbled one raises from deep inside a call (``UnpicklingError``,
+    ``EOFError``, or whatever a damaged pickle produces). Any failure to load is
+    taken as a miss: the index is emptied and the function compiled again; a
+    failure to save leaves the function compiled but uncached."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def load_overload(self, sig, target_context):
+        try:
+            return self._inner.load_overload(sig, target_context)
+        except Exception:
+            with contextlib.suppress(Exception):
+                self._inner.flush()
+            return None
+
+    def save_overload(self, sig, data):
+        with contextlib.suppress(Exception):
+            self._inner.save_overload(sig, data)
+
+
+def guard_numba_caches(namespace: dict) -> None:
+    """Wrap the disk cache of every Numba function defined in ``namespace``."""
+    from numba.core.caching import Cache
+
+    for obj in list(namespace.values()):
+        inner = getattr(obj, "_cache", None)
+        if isinstance(inner, Cache):
+            obj._cache = _Guarded(inner)

@@ -1,0 +1,198 @@
+"""The on-disk cache under hostile or broken contents (docs/robustness.md, "The cache").
+
+Every entry is checked before use; an entry that fails its check is rebuilt, and
+nothing a cache file says can make dslc run code other than what it generated.
+One warm cache is made per module (one Numba compile) and each test gets a copy,
+as a later process would find it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+
+import numpy as np
+import pytest
+
+import dslc
+from dslc.cpu import modules
+
+pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
+                                reason="numba/islpy not installed")
+
+# insertions and deletions cost differently, so swapping s and t changes the table
+SRC = """\
+define alphabet en "ab"
+int d(seq[en] s, index[s] i, seq[en] t, index[t] j) =
+    if i == 0 then 2 * j
+    else if j == 0 then i
+    else ((d(i - 1, j) + 1) min (d(i, j - 1) + 2))
+         min (d(i - 1, j - 1) + (if s[i - 1] == t[j - 1] then 0 else 3))
+"""
+ARGS = ("aab", "b")
+
+
+def _table(backend: str) -> np.ndarray:
+    return dslc.compile(SRC, backend=backend).call("d", *ARGS).values
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """A cache holding the program's plan, its module and Numba's index and data."""
+    d = tmp_path_factory.mktemp("warm") / "cache"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DSLC_CACHE_DIR", str(d))
+        mp.setattr(modules, "_LOADED", {})
+        _table("cpu")
+    return d
+
+
+@pytest.fixture
+def cache(warm, tmp_path, monkeypatch):
+    """A copy of the warm cache (mtimes kept, so Numba's entries stay valid), seen
+    by a process that has loaded nothing yet."""
+    d = tmp_path / "cache"
+    shutil.copytree(warm, d, symlinks=True)
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(d))
+    monkeypatch.setattr(modules, "_LOADED", {})
+    return d
+
+
+def _plan(cache) -> tuple:
+    [path] = cache.glob("plan_*.json")
+    return path, json.loads(path.read_text())
+
+
+def _edit_plan(cache, field: str, value) -> None:
+    """Change one field of the stored plan, wherever the format keeps it."""
+    path, data = _plan(cache)
+    fields = data.get("plan", data)
+    fields[field] = value(fields[field]) if callable(value) else value
+    path.write_text(json.dumps(data))
+
+
+def _module(cache):
+    [path] = cache.glob("dslc_*.py")
+    return path
+
+
+def _marker_code(marker) -> str:
+    return f"\nopen({str(marker)!r}, 'w').close()\n"
+
+
+def _assert_correct_and_clean(cache, marker=None):
+    assert np.array_equal(_table("cpu"), _table("interp"))
+    if marker is not None:
+        assert not marker.exists(), "code planted in the cache was run"
+    for path in cache.glob("dslc_*.py"):  # every module left is named by its content
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        assert path.name == f"dslc_{digest[:len(path.stem) - 5]}.py"
+
+
+def test_code_appended_to_a_cached_module_is_not_run(cache, tmp_path):
+    marker = tmp_path / "ran"
+    with open(_module(cache), "a") as fh:
+        fh.write(_marker_code(marker))
+    _assert_correct_and_clean(cache, marker)
+
+
+def test_a_plan_naming_a_path_outside_the_cache_is_refused(cache, tmp_path):
+    marker = tmp_path / "ran"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "evil.py").write_text(_module(cache).read_text() + _marker_code(marker))
+    (cache / "dslc_x").mkdir()
+    _edit_plan(cache, "source", "x/../../elsewhere/evil")
+    _assert_correct_and_clean(cache, marker)
+
+
+def test_a_plan_naming_a_path_is_refused_even_with_a_matching_check(cache, tmp_path):
+    """The checksum finds edits; a plan's fields are also checked for form, so a
+    path never reaches the file system whatever wrote the plan."""
+    path, data = _plan(cache)
+    key = path.stem.removeprefix("plan_")
+    (cache / "dslc_x").mkdir()
+    data["plan"]["source"] = "x/../" + data["plan"]["source"]
+    data["check"] = modules._plan_check(key, data["plan"])
+    path.write_text(json.dumps(data))
+    assert modules.cached_plan(key) is None
+
+
+def test_swapped_argnames_in_a_plan_are_detected(cache):
+    def swap(argnames):
+        assert argnames == ["a_s", "a_t"]
+        return argnames[::-1]
+    _edit_plan(cache, "argnames", swap)
+    _assert_correct_and_clean(cache)
+
+
+@pytest.mark.parametrize("keep", [0.5, 0], ids=["truncated", "empty"])
+def test_a_broken_module_is_rebuilt(cache, keep):
+    path = _module(cache)
+    text = path.read_text()
+    path.write_text(text[:int(len(text) * keep)])
+    _assert_correct_and_clean(cache)
+
+
+@pytest.mark.parametrize("suffix", ["nbi", "nbc"], ids=["index", "data"])
+def test_a_truncated_numba_file_is_rebuilt(cache, suffix):
+    files = list((cache / "__pycache__").glob(f"*.{suffix}"))
+    assert files
+    for f in files:
+        data = f.read_bytes()
+        f.write_bytes(data[:len(data) // 2])
+    _assert_correct_and_clean(cache)
+
+
+def test_a_garbled_plan_is_rebuilt(cache):
+    path, _ = _plan(cache)
+    path.write_text('{"source": ')
+    _assert_correct_and_clean(cache)
+
+
+@pytest.mark.parametrize("write", [
+    lambda: modules.load("X = 1\n"),
+    lambda: modules.store_plan("0" * 32, "X = 1\n", ["a_s"], (1,)),
+], ids=["module", "plan"])
+def test_a_planted_link_at_a_temporary_name_is_not_followed(tmp_path, monkeypatch, write):
+    """The temporary names of earlier versions (``<entry>.tmp<pid>``) are
+    predictable; an entry is written through a fresh, exclusively created file."""
+    d = tmp_path / "cache"
+    d.mkdir(mode=0o700)
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(d))
+    monkeypatch.setattr(modules, "_LOADED", {})
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    key = hashlib.sha256(b"X = 1\n").hexdigest()[:24]
+    for stem in (f"dslc_{key}", "plan_" + "0" * 32):
+        os.symlink(victim, d / f"{stem}.tmp{os.getpid()}")
+    write()
+    assert victim.read_text() == "precious\n"
+
+
+def _mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_a_new_cache_is_private(tmp_path, monkeypatch):
+    d = tmp_path / "a" / "cache"
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(d))
+    monkeypatch.setattr(modules, "_LOADED", {})
+    modules.load("X = 1\n")
+    modules.store_plan("0" * 32, "X = 1\n", ["a_s"], (1,))
+    assert _mode(d) == 0o700
+    for entry in d.iterdir():
+        assert _mode(entry) == 0o600, entry
+
+
+def test_the_default_cache_left_readable_by_others_is_made_private(tmp_path, monkeypatch):
+    """Earlier versions created ``~/.cache/dslc`` readable by everyone."""
+    monkeypatch.delenv("DSLC_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    d = tmp_path / ".cache" / "dslc"
+    d.mkdir(parents=True)
+    d.chmod(0o755)
+    assert modules.cache_dir() == d
+    assert _mode(d) == 0o700
