@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 LCS = """\
 int lcs(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
@@ -72,7 +73,9 @@ def make_jobs(scratch: Path, proteome: str | None) -> dict[str, Path]:
         (sw / "proteome.faa").write_text(text)
         records = [r for r in text.split(">")[1:]][:10]
         (sw / "queries.fasta").write_text("".join(">" + r for r in records))
-        (sw / "sw.bio").write_text(SW_QUERIES)
+        from benchmarks.common import SW_PROGRAM
+
+        (sw / "sw.bio").write_text(SW_PROGRAM + "\n" + SW_QUERIES)
         jobs["sw 10 x proteome"] = sw / "sw.bio"
     return jobs
 
