@@ -8,8 +8,9 @@ Accepted::
   are kept as they are, not turned into blanks, so names match FASTA records)
   or quoted with ``'...'`` (``''`` inside for a quote);
 * labels on internal nodes (kept as their ``name``; often support values);
-* branch lengths ``:0.1``, finite and not negative (optional anywhere; a missing one reads as 0.0 and
-  ``has_length`` says whether it was given; the root may have one too);
+* branch lengths ``:0.1``, finite and not negative (optional anywhere; a
+  missing one reads as 0.0 and ``has_length`` says whether it was given; the
+  root may have one too);
 * comments ``[ ... ]`` anywhere between tokens (also ``[&&NHX...]``);
 * any number of children per node (a trifurcating root, polytomies, and
   single-child nodes);
