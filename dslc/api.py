@@ -26,6 +26,7 @@ from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.frontend.parser import parse
 from dslc.runtime.binding import bind_call, bind_value, check_index_args
+from dslc.runtime.limits import check_map
 from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
 from dslc.runtime.script import ScriptRunner, backend_globals
 
@@ -137,6 +138,7 @@ class Program:
         ops = [[_from_python(x) for x in o] if isinstance(o, (list, tuple)) else _from_python(o)
                for o in operands]
         lists = [(k, v) for k, v in enumerate(ops) if isinstance(v, list)]
+        check_map(tuple(len(v) for _, v in lists), name, None)
         tasks = []
         for combo in itertools.product(*(v for _, v in lists)):
             values = list(ops)

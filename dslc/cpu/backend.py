@@ -69,6 +69,7 @@ class CpuBackend:
             return self._rerun(lambda: self.interp.value(func, args, span, description))
 
     def table(self, func: str, calling: dict, span, description: str = ""):
+        self.interp.check_table_fits(func, calling, span)
         compiled = self._compile(func, "table", calling, None)
         if compiled is None:
             return self.interp.table(func, calling, span, description)

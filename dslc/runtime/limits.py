@@ -70,3 +70,13 @@ def check_fits(needed: int, what: str, span: Span | None, hint: str) -> None:
         raise DslcError(f"{what} needs about {size_text(needed)}, more than the "
                         f"{size_text(limit)} allowed ({MEMORY_SETTING}, by default the "
                         "machine's physical memory)", span, hint)
+
+
+def check_map(shape: tuple[int, ...], func: str, span: Span | None) -> None:
+    """Refuse a map whose tasks alone (their arguments and results, before any
+    runs) exceed :func:`max_table_bytes`, before the tasks are built."""
+    tasks = 1
+    for n in shape:
+        tasks *= n
+    check_fits(tasks * MAP_TASK_BYTES, f"map({func}, ...) over {tasks:,} tasks", span,
+               "split its lists and run smaller maps")

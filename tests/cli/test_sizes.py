@@ -33,3 +33,45 @@ def test_index_argument_in_a_map(capsys, write_bio, backend):
         """, xs__fa=">long\nACGTACGT\n>short\nAC\n")
     expect_error(capsys, p, line=3, args=("run", "--backend", backend),
                  contains=("index argument i = 3 is outside its domain 0..2", "short"))
+
+
+EDIT = """\
+    int d(seq[dna] s, seq[dna] t, index[s] i, index[t] j)
+      | i == 0 = j
+      | j == 0 = i
+      | otherwise = min(d(i - 1, j) + 1, d(i, j - 1) + 1,
+                        d(i - 1, j - 1) + (if s[i - 1] == t[j - 1] then 0 else 1))
+    s = "ACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTAC"
+    t = "ACGTTCGTACGTACGAACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACCTACGTACGTAC"
+    """
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_table_too_large_is_refused_before_allocating(capsys, write_bio, monkeypatch, backend):
+    """A full table of two 5 Mb sequences once asked for 182 TiB; the limit is
+    lowered here so that an 83 x 83 table stands for it."""
+    monkeypatch.setenv("DSLC_MAX_TABLE_BYTES", "100000")
+    p = write_bio(EDIT + "r = d(s, t)\nprint r[1, 1]\n")
+    err = expect_error(capsys, p, line=8, args=("run", "--backend", backend),
+                       contains=("the whole table of d (83 x 83 cells)", "DSLC_MAX_TABLE_BYTES",
+                                 "d(s, t, 82, 82)", "d(s, t, len(s), len(t))", "r = d(s, t)"))
+    assert "97.7 KiB allowed" in err
+
+
+@pytest.mark.parametrize("backend", ("interp", "cpu"))
+def test_the_final_cell_runs_where_the_table_would_not_fit(capsys, write_bio, monkeypatch,
+                                                           backend):
+    monkeypatch.setenv("DSLC_MAX_TABLE_BYTES", "100000")
+    from dslc.cli import main
+    p = write_bio(EDIT + "print d(s, t, 82, 82)\n")
+    assert main(["run", "--backend", backend, str(p)]) == 0
+    assert capsys.readouterr().out.strip().endswith("= 3")
+
+
+def test_a_map_with_too_many_tasks_is_refused_before_building_them(capsys, write_bio,
+                                                                  monkeypatch):
+    monkeypatch.setenv("DSLC_MAX_TABLE_BYTES", "100000")
+    p = write_bio(EDIT + 'xs = load(seq[dna], "xs.fa")\nprint map(d, xs (*) xs)\n',
+                  xs__fa="".join(f">r{k}\nACGT\n" for k in range(20)))
+    expect_error(capsys, p, line=9, contains=("map(d, ...) over 400 tasks",
+                                              "DSLC_MAX_TABLE_BYTES"))
