@@ -75,3 +75,15 @@ def test_a_map_with_too_many_tasks_is_refused_before_building_them(capsys, write
                   xs__fa="".join(f">r{k}\nACGT\n" for k in range(20)))
     expect_error(capsys, p, line=9, contains=("map(d, ...) over 400 tasks",
                                               "DSLC_MAX_TABLE_BYTES"))
+
+
+def test_compiled_storage_the_machine_cannot_hold_is_one_error(capsys, write_bio):
+    """Reading two cells of ``d`` keeps its whole table (no window): 2 Mb x 2 Mb
+    cannot be allocated, which is one error rather than a MemoryError's traceback."""
+    p = write_bio(EDIT + """\
+    int g(seq[dna] s, seq[dna] t) = d(s, t, len(s), len(t)) + d(s, t, 1, 1)
+    xs = load(seq[dna], "big.fa")
+    print g(xs[0], xs[0])
+    """, big__fa=">chr\n" + "ACGT" * 500_000 + "\n")
+    expect_error(capsys, p, line=10, args=("run", "--backend", "cpu"),
+                 contains=("the compiled code of g could not allocate",))
