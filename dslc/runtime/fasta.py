@@ -105,13 +105,23 @@ def _chunks(stream, path: str, what: str, span: Span | None) -> Iterator[bytes]:
 
 def _lines(chunks: Iterable[bytes], limit: int, max_line, path: str, what: str,
            span: Span | None) -> Iterator[tuple[int, str]]:
+    """The numbered lines of decoded chunks. A line still open at the end of a
+    chunk waits as a list of pieces, joined once when it ends: an unwrapped
+    chromosome is one line of hundreds of megabytes, read in linear time."""
     decoder = codecs.getincrementaldecoder("utf-8-sig")()
-    total, lineno, carry = 0, 0, ""
+    total, lineno = 0, 0
+    pending: list[str] = []  # the start of a line not ended yet
+    pending_len = 0
 
     def not_text(chunk: bytes, at: int, why: str) -> DslcError:
         line = lineno + chunk.count(b"\n", 0, at) + 1
         return DslcError(f"{what} '{path}' is not a text file: line {line} {why}", span,
                          "is it a binary or compressed file of another kind?")
+
+    def check_open_line() -> None:
+        if max_line is not None and pending_len > max_line[0]:
+            raise DslcError(f"{what} '{path}': line {lineno + 1} is longer than {max_line[0]:,} "
+                            f"characters ({max_line[1]})", span)
 
     for chunk in chunks:
         total += len(chunk)
@@ -124,27 +134,35 @@ def _lines(chunks: Iterable[bytes], limit: int, max_line, path: str, what: str,
             raise not_text(chunk, bad.start(), f"holds the byte 0x{chunk[bad.start()]:02x}"
                            + (" (NUL)" if chunk[bad.start()] == 0 else ""))
         try:
-            text = carry + decoder.decode(chunk)
+            text = decoder.decode(chunk)
         except UnicodeDecodeError as e:
             raise not_text(chunk, e.start, "holds bytes that are not UTF-8") from None
         pieces = text.splitlines()
-        carry = ""
+        if len(pieces) <= 1 and not text.endswith(_BREAKS) and not (
+                pending and pending[-1].endswith("\r")):  # no line ends in this chunk
+            pending.append(text)
+            pending_len += len(text)
+            check_open_line()
+            continue
+        if pending:
+            text = "".join(pending) + text
+            pieces = text.splitlines()
+        pending, pending_len = [], 0
         if text.endswith("\r"):  # maybe the first half of a "\r\n"
-            carry = pieces.pop() + "\r"
+            pending.append(pieces.pop() + "\r")
         elif pieces and not text.endswith(_BREAKS):
-            carry = pieces.pop()
+            pending.append(pieces.pop())
         for piece in pieces:
             lineno += 1
             yield lineno, piece
-        if max_line is not None and len(carry) > max_line[0]:
-            raise DslcError(f"{what} '{path}': line {lineno + 1} is longer than {max_line[0]:,} "
-                            f"characters ({max_line[1]})", span)
+        pending_len = len(pending[0]) if pending else 0
+        check_open_line()
     try:
-        carry += decoder.decode(b"", final=True)
+        pending.append(decoder.decode(b"", final=True))
     except UnicodeDecodeError:
         raise DslcError(f"{what} '{path}' is not a text file: line {lineno + 1} ends in the "
                         "middle of a UTF-8 character", span) from None
-    for piece in carry.splitlines():
+    for piece in "".join(pending).splitlines():
         lineno += 1
         yield lineno, piece
 

@@ -122,12 +122,12 @@ def test_every_loader_reads_through_the_same_limits(tmp_path, monkeypatch):
 
 
 def test_line_numbers_survive_chunk_boundaries(tmp_path, monkeypatch):
-    """A CRLF or a UTF-8 character cut by a chunk boundary still reads right."""
+    """A CRLF, a UTF-8 character or a line cut by chunk boundaries still reads right."""
     monkeypatch.setattr("dslc.runtime.fasta._CHUNK", 7)
     p = tmp_path / "crlf.fa"
-    p.write_bytes(">a é\r\nACGT\r\nAC\r\rGT\r\n>b\r\nNN\r\n".encode())
+    p.write_bytes(">a é\r\nACGTACGTACGTACGTAC\r\nAC\r\rGT\r\n>b\r\nNN\r\n".encode())
     with pytest.raises(DslcError) as e:
         read_fasta(str(p), DNA, SPAN)
     assert "line 7" in e.value.message and "'N'" in e.value.message
-    p.write_bytes(">a é\r\nACGT\r\nAC\r\rGT\r\n>b\r\nCC\r\n".encode())
-    assert [r.text for r in read_fasta(str(p), DNA)] == ["ACGTACGT", "CC"]
+    p.write_bytes(">a é\r\nACGTACGTACGTACGTAC\r\nAC\r\rGT\r\n>b\r\nCC".encode())
+    assert [r.text for r in read_fasta(str(p), DNA)] == ["ACGTACGTACGTACGTAC" + "ACGT", "CC"]
