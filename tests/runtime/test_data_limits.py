@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import gzip
 import os
+import tempfile
 import tracemalloc
 import zlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dslc.errors import DslcError, Span
-from dslc.runtime.fasta import read_fasta, read_text
+from dslc.runtime.fasta import read_fasta, read_text, text_lines
 from dslc.runtime.stdlib_data import standard_alphabets
 
 DNA = standard_alphabets()["dna"]
@@ -131,3 +134,18 @@ def test_line_numbers_survive_chunk_boundaries(tmp_path, monkeypatch):
     assert "line 7" in e.value.message and "'N'" in e.value.message
     p.write_bytes(">a é\r\nACGTACGTACGTACGTAC\r\nAC\r\rGT\r\n>b\r\nCC".encode())
     assert [r.text for r in read_fasta(str(p), DNA)] == ["ACGTACGTACGTACGTAC" + "ACGT", "CC"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="A\r\n é>\x0c\u2028", max_size=60), st.integers(1, 9))
+def test_streamed_lines_are_those_of_splitlines(text, chunk):
+    """Whatever the chunk size, the streamed lines (and their numbers) are those
+    of reading the whole text at once."""
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "t.txt")
+        with open(p, "wb") as fh:
+            fh.write(text.encode())
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("dslc.runtime.fasta._CHUNK", chunk)
+            got = list(text_lines(p, SPAN))
+    assert got == list(enumerate(text.splitlines(), 1))
