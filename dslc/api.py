@@ -25,7 +25,8 @@ from dslc.check.program import CheckedProgram, check_program
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.frontend.parser import parse
-from dslc.runtime.binding import bind_call, bind_value
+from dslc.runtime.binding import bind_call, bind_value, check_index_args
+from dslc.runtime.limits import check_map
 from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
 from dslc.runtime.script import ScriptRunner, backend_globals
 
@@ -137,6 +138,7 @@ class Program:
         ops = [[_from_python(x) for x in o] if isinstance(o, (list, tuple)) else _from_python(o)
                for o in operands]
         lists = [(k, v) for k, v in enumerate(ops) if isinstance(v, list)]
+        check_map(tuple(len(v) for _, v in lists), name, None)
         tasks = []
         for combo in itertools.product(*(v for _, v in lists)):
             values = list(ops)
@@ -151,9 +153,11 @@ class Program:
     def _bind_map(self, tf, values):
         params = tf.map_params
         raw = dict(zip((p.name for p in params), values))
-        return {p.name: bind_value(v, p.type, self.checked, None, raw,
+        task = {p.name: bind_value(v, p.type, self.checked, None, raw,
                                    what=f"operand '{p.name}' of map({tf.name}, ...)")
                 for p, v in zip(params, values)}
+        check_index_args(tf, task, None)
+        return task
 
     def _bind_calling(self, tf, values):
         raw = dict(zip((p.name for p in tf.calling_params), values))

@@ -18,7 +18,7 @@ from dslc.cpu.lanes import LaneMaps
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.plan import plan_task
 from dslc.emit.pyexpr import NotCompilable
-from dslc.errors import InternalError
+from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
 from dslc.runtime.values import Sequence
 from dslc.schedule.user import user_schedules
@@ -65,10 +65,13 @@ class CpuBackend:
         try:
             raw = module.task(*self._task_args(argnames, scope, windows, request))
             return self._result(raw, f.ret, span)
+        except MemoryError:
+            raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, _Inexact):
             return self._rerun(lambda: self.interp.value(func, args, span, description))
 
     def table(self, func: str, calling: dict, span, description: str = ""):
+        self.interp.check_table_fits(func, calling, span)
         compiled = self._compile(func, "table", calling, None)
         if compiled is None:
             return self.interp.table(func, calling, span, description)
@@ -80,6 +83,8 @@ class CpuBackend:
             for idx in np.ndindex(raw.shape):
                 out[idx] = self._result(raw[idx], ret, span)
             return out
+        except MemoryError:
+            raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, _Inexact):
             return self._rerun(lambda: self.interp.table(func, calling, span, description))
 
@@ -103,6 +108,8 @@ class CpuBackend:
                     return self.interp.map(func, tasks, span, progress)
                 module, argnames, windows = compiled
                 raw = modules.batch_function(module, argnames, tasks, self)(tasks, windows, f)
+        except MemoryError:
+            raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, SystemError):
             # (an error raised inside a parallel batch surfaces as a SystemError)
             return self._rerun(lambda: self.interp.map(func, tasks, span, progress))
@@ -247,6 +254,17 @@ class CpuBackend:
 
     def explain(self) -> dict:
         return dict(self.fallbacks)
+
+
+def out_of_memory(func: str, span) -> DslcError:
+    """What a compiled task that could not allocate its storage says: the
+    storage a call needs is estimated before allocating only for whole tables
+    and maps (dslc.runtime.limits); a single call's working storage is its
+    plan's, a window where the plan allows, else whole tables."""
+    return DslcError(f"the compiled code of {func} could not allocate its working storage: "
+                     "this call needs more memory than the machine has", span,
+                     "'dslc explain' shows which tables it keeps whole; ask for a cell "
+                     "whose table can be kept as a window, or give shorter sequences")
 
 
 def convert(v, registry):

@@ -93,6 +93,7 @@ class CudaBackend(CpuBackend):
         return super().value(func, args, span, description)
 
     def table(self, func: str, calling: dict, span, description: str = ""):
+        self.interp.check_table_fits(func, calling, span)
         try:
             raw = self._whole(func, "table", calling, None)
         except (IndexError, ValueError, ZeroDivisionError):

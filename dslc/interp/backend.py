@@ -12,12 +12,15 @@ already bound by :mod:`dslc.runtime.binding`:
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
+from dslc.check import types as T
 from dslc.errors import DslcError
 from dslc.interp.compile import Interpreter
 from dslc.interp.tables import Task, demand
+from dslc.runtime.limits import TABLE_CELL_BYTES, check_fits
 
 
 class InterpBackend:
@@ -42,6 +45,7 @@ class InterpBackend:
         return demand(table, rec)
 
     def table(self, func: str, calling: dict, span, description: str = "") -> np.ndarray:
+        self.check_table_fits(func, calling, span)
         cf = self.interp.functions[func]
         task = Task(description)
         cenv = dict(calling)
@@ -51,6 +55,19 @@ class InterpBackend:
         for point in itertools.product(*(range(e + 1) for e in table.extents)):
             out[point] = demand(table, point)
         return out
+
+    def check_table_fits(self, func: str, calling: dict, span) -> None:
+        """Refuse a whole table the machine cannot hold before any backend
+        allocates it (``DSLC_MAX_TABLE_BYTES``), saying how to ask for its final
+        cell instead: a single call runs in window storage where it can."""
+        cf = self.interp.functions[func]
+        extents = self.interp.extents(cf, calling, None, span)
+        shape = " x ".join(f"{e + 1:,}" for e in extents)
+        check_fits(math.prod(e + 1 for e in extents) * TABLE_CELL_BYTES,
+                   f"the whole table of {func} ({shape} cells)", span,
+                   f"ask for the final cell alone, {final_call(cf.tf, self.program, extents)} "
+                   f"(in a function: {final_call(cf.tf, self.program)}), which keeps only a "
+                   "window of the table")
 
     def final_cell(self, func: str, args: dict, span, description: str = ""):
         """The cell with every recursive parameter at its maximum (``int`` ones at
@@ -77,6 +94,25 @@ class InterpBackend:
             if progress is not None:
                 progress(k + 1)
         return out
+
+
+def final_call(tf, program, extents: tuple | None = None) -> str:
+    """``f(s, t, len(s), len(t))``: the call of ``tf`` asking for its final
+    cell; with the table's ``extents``, as a script writes it: ``f(s, t, 9, 7)``."""
+    args = []
+    for p in tf.params:
+        t = p.type
+        if not p.recursive:
+            args.append(p.name)
+        elif extents is not None:
+            args.append(str(extents[tf.rec_params.index(p)]))
+        elif isinstance(t, T.IndexT):
+            args.append(f"len({t.seq})")
+        elif isinstance(t, T.SymT) and t.alpha.kind == "named":
+            args.append(f"'{program.alphabets[t.alpha.name].symbols[-1]}'")
+        else:
+            args.append(f"<last {p.name}>")
+    return f"{tf.name}({', '.join(args)})"
 
 
 class TaskError(DslcError):

@@ -55,12 +55,7 @@ class Table:
             self._dense, self._sparse = None, {}
 
     def check_domain(self, rec: tuple, span, call: str) -> None:
-        for k, (v, e) in enumerate(zip(rec, self.extents)):
-            if not (type(v) is int and 0 <= v <= e):
-                names = self.func.rec_names
-                raise DslcError(
-                    f"recursive argument {names[k]} = {_fmt(v)} is outside its domain 0..{e} "
-                    f"in the call {call} (arguments {', '.join(_fmt(x) for x in rec)})", span)
+        check_point("recursive argument", self.func.rec_names, rec, self.extents, span, call)
 
     def get(self, rec: tuple):
         if self._dense is not None:
@@ -73,6 +68,19 @@ class Table:
             self._dense[rec] = value
         else:
             self._sparse[rec] = value
+
+
+def check_point(kind: str, names, values: tuple, extents: tuple, span, call: str,
+                shown: tuple | None = None) -> None:
+    """Each value (``kind`` ``names[k]``) inside its domain ``0..extents[k]``,
+    else one error naming the call, the argument and its value: what a
+    recursive call checks on every backend, and the script's index arguments
+    (:func:`dslc.runtime.binding.check_index_args`) too."""
+    for k, (v, e) in enumerate(zip(values, extents)):
+        if not (type(v) is int and 0 <= v <= e):
+            args = ", ".join(_fmt(x) for x in (values if shown is None else shown))
+            raise DslcError(f"{kind} {names[k]} = {_fmt(v)} is outside its domain 0..{e} "
+                            f"in the call {call} (arguments {args})", span)
 
 
 def _fmt(v) -> str:

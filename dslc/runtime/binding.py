@@ -16,6 +16,7 @@ import numpy as np
 from dslc.check import types as T
 from dslc.errors import DslcError, Span
 from dslc.interp.arith import to_log
+from dslc.interp.tables import check_point
 from dslc.runtime.results import Prob
 from dslc.runtime.values import Alphabet, Sequence
 
@@ -125,4 +126,31 @@ def bind_call(tf, values: list, program, span) -> dict:
     for p, v in zip(tf.params, values):
         out[p.name] = bind_value(v, p.type, program, span, raw,
                                  what=f"argument '{p.name}' of {tf.name}")
+    check_index_args(tf, out, span)
     return out
+
+
+def check_index_args(tf, bound: dict, span) -> None:
+    """Every ``index[s]`` argument the script gives a function that has no
+    table lies in ``0..len(s)``, on every backend since all bind here: checked
+    as a recursive call's arguments are (a table function's own are checked by
+    its table, which knows its extents)."""
+    params = [p for p in tf.params if isinstance(p.type, T.IndexT)
+              and not (tf.is_table and p.recursive)
+              and p.name in bound and isinstance(bound.get(p.type.seq), Sequence)]
+    if not params:
+        return
+    shown = tuple(_shown(bound[p.name], p.type) for p in tf.params if p.name in bound)
+    check_point("index argument", [p.name for p in params], tuple(bound[p.name] for p in params),
+                tuple(len(bound[p.type.seq]) for p in params), span,
+                f"{tf.name}(...)", shown)
+
+
+def _shown(v, t: T.Type):
+    """An argument as an error message shows it: a sequence by its name, a
+    number as given (a ``prob`` is bound in log space: not shown)."""
+    if isinstance(v, Sequence):
+        return v.name
+    if t == T.INT or t == T.FLOAT or isinstance(t, T.IndexT):
+        return v
+    return "..."

@@ -17,48 +17,154 @@ Records are validated against the alphabet as they are encoded; the first
 symbol outside it is reported with the file, the record name, its 1-based
 position in the record and the line of the file it sits on. Every problem with
 the file (missing, a directory, unreadable, bad gzip, no records, sequence data
-before the first header) is a :class:`DslcError` at the ``span`` given: the
-``load`` statement of the script.
+before the first header, not text, too large) is a :class:`DslcError` at the
+``span`` given: the ``load`` statement of the script.
+
+Files are read a chunk at a time and records encoded as they are read, so a
+file's whole text is never held: ``DSLC_MAX_LOAD_BYTES`` bounds what one load
+reads (after decompression, so a gzip bomb stops early),
+``DSLC_MAX_RECORD_RESIDUES`` what one record holds (:mod:`dslc.runtime.limits`).
 """
 
 from __future__ import annotations
 
+import codecs
 import gzip
+import re
 import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from dslc.errors import DslcError, Span
+from dslc.runtime.limits import (LOAD_SETTING, RECORD_SETTING, max_load_bytes,
+                                 max_record_residues)
 from dslc.runtime.values import Alphabet, Sequence
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 20  # bytes read at a time
+_BATCH = 1 << 20  # characters of a record encoded at a time
+_HEADER_ROOM = 1 << 16  # what a line may hold beyond a record's residues
+# control codes no text file holds (tab, line breaks, form feed excepted)
+_NOT_TEXT = re.compile(rb"[\x00-\x08\x0e-\x1f]")
+_CONTROL = bytes(range(0, 9)) + bytes(range(0x0e, 0x20))  # the same, to delete (faster)
+# what str.splitlines breaks at
+_BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
 def read_text(path: str, span: Span | None, what: str = "file") -> str:
-    """A text file's contents (gunzipped if it starts with the gzip magic)."""
+    """A text file's contents (gunzipped if it starts with the gzip magic), read
+    through :func:`text_lines`: its limits and checks hold for every loader."""
+    return "\n".join(line for _, line in text_lines(path, span, what))
+
+
+def text_lines(path: str, span: Span | None, what: str = "file",
+               max_line: tuple[int, str] | None = None) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a text file, plain or gzipped, read a chunk at a
+    time so that nothing larger than a line is held: reading stops with a
+    :class:`DslcError` at ``span`` past ``DSLC_MAX_LOAD_BYTES`` (counted after
+    decompression), at a byte no text file holds (NUL, other control codes,
+    bytes that are not UTF-8), and at a line longer than ``max_line``
+    (``(limit, why)``). Line numbers are those of ``str.splitlines``."""
     path = str(path)
+    limit = max_load_bytes()
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
-        raise DslcError(f"cannot open {what} '{path}': no such file", span) from None
-    except IsADirectoryError:
-        raise DslcError(f"cannot read {what} '{path}': it is a directory", span) from None
-    except PermissionError:
-        raise DslcError(f"cannot read {what} '{path}': permission denied", span) from None
+        fh = open(path, "rb")
     except OSError as e:
-        raise DslcError(f"cannot read {what} '{path}': {e.strerror or e}", span) from None
-    if data[:2] == _GZIP_MAGIC:
+        raise _open_error(e, path, what, span) from None
+    with fh:
+        stream = gzip.GzipFile(fileobj=fh) if fh.peek(2)[:2] == _GZIP_MAGIC else fh
+        yield from _lines(_chunks(stream, path, what, span), limit, max_line, path, what, span)
+
+
+def _open_error(e: OSError, path: str, what: str, span: Span | None) -> DslcError:
+    if isinstance(e, FileNotFoundError):
+        return DslcError(f"cannot open {what} '{path}': no such file", span)
+    if isinstance(e, IsADirectoryError):
+        return DslcError(f"cannot read {what} '{path}': it is a directory", span)
+    if isinstance(e, PermissionError):
+        return DslcError(f"cannot read {what} '{path}': permission denied", span)
+    return DslcError(f"cannot read {what} '{path}': {e.strerror or e}", span)
+
+
+def _chunks(stream, path: str, what: str, span: Span | None) -> Iterator[bytes]:
+    """The (decompressed) bytes of ``stream`` a chunk at a time."""
+    while True:
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as e:
-            raise DslcError(f"{what} '{path}' looks gzipped but cannot be decompressed: {e}",
-                            span) from None
+            chunk = stream.read(_CHUNK)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+            raise DslcError(f"{what} '{path}' looks gzipped but cannot be decompressed: "
+                            f"{e or 'the file ends too early'}", span) from None
+        except OSError as e:
+            raise _open_error(e, path, what, span) from None
+        if not chunk:
+            return
+        yield chunk
+
+
+def _lines(chunks: Iterable[bytes], limit: int, max_line, path: str, what: str,
+           span: Span | None) -> Iterator[tuple[int, str]]:
+    """The numbered lines of decoded chunks. A line still open at the end of a
+    chunk waits as a list of pieces, joined once when it ends: an unwrapped
+    chromosome is one line of hundreds of megabytes, read in linear time."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    total, lineno = 0, 0
+    pending: list[str] = []  # the start of a line not ended yet
+    pending_len = 0
+
+    def not_text(chunk: bytes, at: int, why: str) -> DslcError:
+        line = lineno + chunk.count(b"\n", 0, at) + 1
+        return DslcError(f"{what} '{path}' is not a text file: line {line} {why}", span,
+                         "is it a binary or compressed file of another kind?")
+
+    def check_open_line() -> None:
+        if max_line is not None and pending_len > max_line[0]:
+            raise DslcError(f"{what} '{path}': line {lineno + 1} is longer than {max_line[0]:,} "
+                            f"characters ({max_line[1]})", span)
+
+    for chunk in chunks:
+        total += len(chunk)
+        if total > limit:
+            raise DslcError(f"{what} '{path}' holds more than {LOAD_SETTING} = {limit:,} bytes "
+                            f"(uncompressed); reading stopped near line {lineno + 1}", span,
+                            f"set {LOAD_SETTING} higher to read it")
+        bad = len(chunk.translate(None, _CONTROL)) < len(chunk) and _NOT_TEXT.search(chunk)
+        if bad:
+            raise not_text(chunk, bad.start(), f"holds the byte 0x{chunk[bad.start()]:02x}"
+                           + (" (NUL)" if chunk[bad.start()] == 0 else ""))
+        try:
+            text = decoder.decode(chunk)
+        except UnicodeDecodeError as e:
+            raise not_text(chunk, e.start, "holds bytes that are not UTF-8") from None
+        pieces = text.splitlines()
+        if len(pieces) <= 1 and not text.endswith(_BREAKS) and not (
+                pending and pending[-1].endswith("\r")):  # no line ends in this chunk
+            pending.append(text)
+            pending_len += len(text)
+            check_open_line()
+            continue
+        if pending:
+            text = "".join(pending) + text
+            pieces = text.splitlines()
+        pending, pending_len = [], 0
+        if text.endswith("\r"):  # maybe the first half of a "\r\n"
+            pending.append(pieces.pop() + "\r")
+        elif pieces and not text.endswith(_BREAKS):
+            pending.append(pieces.pop())
+        for piece in pieces:
+            lineno += 1
+            yield lineno, piece
+        pending_len = len(pending[0]) if pending else 0
+        check_open_line()
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise DslcError(f"{what} '{path}' is not a text file (byte {e.start + 1} is not UTF-8)",
-                        span) from None
+        pending.append(decoder.decode(b"", final=True))
+    except UnicodeDecodeError:
+        raise DslcError(f"{what} '{path}' is not a text file: line {lineno + 1} ends in the "
+                        "middle of a UTF-8 character", span) from None
+    for piece in "".join(pending).splitlines():
+        lineno += 1
+        yield lineno, piece
 
 
 def _case_fold(alphabet: Alphabet) -> dict[str, str] | None:
@@ -81,27 +187,95 @@ def parse_fasta_text(text: str, alphabet: Alphabet, source_name: str = "<fasta>"
 
     ``source_name`` names the text in error messages (the file's path);
     ``span`` is where errors are reported (the script's ``load`` statement)."""
-    records: list[tuple[str, list[tuple[int, str]]]] = []
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    return parse_fasta_lines(enumerate(text.splitlines(), 1), alphabet, source_name, span)
+
+
+def parse_fasta_lines(lines: Iterable[tuple[int, str]], alphabet: Alphabet,
+                      source_name: str = "<fasta>", span: Span | None = None) -> list[Sequence]:
+    """The records of numbered FASTA lines, each record encoded as it is read
+    (see :class:`_Record`) and refused past ``DSLC_MAX_RECORD_RESIDUES``."""
+    if len(alphabet) > 255:
+        raise DslcError(f"alphabet '{alphabet.name}' has {len(alphabet)} symbols; sequences "
+                        "can be read over at most 255", span)
+    ctx = _Context(alphabet, _case_fold(alphabet), source_name, span, max_record_residues())
+    records: list[Sequence] = []
+    current: _Record | None = None
+    for lineno, raw in lines:
         line = raw.strip()
         if not line or line.startswith(";"):
             continue
         if line.startswith(">"):
+            if current is not None:
+                records.append(current.finish())
             words = line[1:].split(None, 1)
-            name = words[0] if words else f"record{len(records) + 1}"
-            records.append((name, []))
+            current = _Record(words[0] if words else f"record{len(records) + 1}", ctx)
             continue
-        if not records:
+        if current is None:
             raise DslcError(f"{source_name}:{lineno}: sequence data before the first '>' header "
                             "(is this a FASTA file?)", span)
-        records[-1][1].append((lineno, line))
-    if not records:
+        current.add(lineno, line)
+    if current is None:
         raise DslcError(f"{source_name} holds no FASTA records (no line starts with '>')", span)
-    if len(alphabet) > 255:
-        raise DslcError(f"alphabet '{alphabet.name}' has {len(alphabet)} symbols; sequences "
-                        "can be read over at most 255", span)
-    fold = _case_fold(alphabet)
-    return [_encode(name, lines, alphabet, fold, source_name, span) for name, lines in records]
+    records.append(current.finish())
+    return records
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What encoding a record needs to know about the file being read."""
+
+    alphabet: Alphabet
+    fold: dict[str, str] | None
+    source: str
+    span: Span | None
+    limit: int  # residues a record may hold
+
+
+class _Record:
+    """One record as it is read: its lines are encoded a batch at a time (a
+    batch being what one numpy call encodes cheaply), so the text of a long
+    record is never held whole, and a record past the limit stops the reading
+    at the line that crosses it."""
+
+    def __init__(self, name: str, ctx: _Context):
+        self.name, self.ctx = name, ctx
+        self.batch: list[tuple[int, str]] = []
+        self.batch_chars = 0
+        self.parts: list[np.ndarray] = []
+        self.count = 0
+
+    def add(self, lineno: int, line: str) -> None:
+        self.batch.append((lineno, line))
+        self.batch_chars += len(line)
+        if self.batch_chars >= _BATCH or self.batch_chars > self.ctx.limit:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.batch:
+            return
+        ctx = self.ctx
+        codes = _encode(self.name, self.batch, ctx, self.count)
+        if self.count + len(codes) > ctx.limit:
+            raise self._too_long()
+        self.count += len(codes)
+        self.parts.append(codes)
+        self.batch, self.batch_chars = [], 0
+
+    def _too_long(self) -> DslcError:
+        ctx, seen, lineno = self.ctx, self.count, self.batch[-1][0]
+        for lineno, line in self.batch:
+            seen += len(line.split()) if not ctx.alphabet.single_chars else \
+                sum(not c.isspace() for c in line)
+            if seen > ctx.limit:
+                break
+        return DslcError(f"{ctx.source}: record '{self.name}' holds more than {RECORD_SETTING} = "
+                         f"{ctx.limit:,} residues (line {lineno})", ctx.span,
+                         f"set {RECORD_SETTING} higher to read it")
+
+    def finish(self) -> Sequence:
+        self.flush()
+        codes = np.concatenate(self.parts) if self.parts else np.zeros(0, np.uint8)
+        return Sequence(self.name, self.ctx.alphabet, codes)
 
 
 def _symbols_text(alphabet: Alphabet) -> str:
@@ -116,31 +290,33 @@ def _stranger(what: str, sym: str, pos: int, lineno: int, alphabet: Alphabet,
         f"'{alphabet.name}' ({_symbols_text(alphabet)})", span)
 
 
-def _encode(name: str, lines: list[tuple[int, str]], alphabet: Alphabet,
-            fold: dict[str, str] | None, source_name: str, span: Span | None) -> Sequence:
-    what = f"{source_name}: record '{name}'"
+def _encode(name: str, lines: list[tuple[int, str]], ctx: _Context, before: int) -> np.ndarray:
+    """Codes of some lines of record ``name``, whose ``before`` residues came
+    earlier; the first stranger is reported with its position in the record."""
+    alphabet, fold, span = ctx.alphabet, ctx.fold, ctx.span
+    what = f"{ctx.source}: record '{name}'"
     if alphabet.single_chars:
         pieces = ["".join(ln.split()) for _, ln in lines]
         body = "".join(pieces)
         folded = body.translate(str.maketrans(fold)) if fold else body
         codes = _encode_chars(folded, alphabet)
         if codes is None:  # find the first stranger, as written in the file
-            pos = 0
+            pos = before
             for (lineno, _), piece in zip(lines, pieces):
                 for c in piece:
                     pos += 1
                     if not alphabet.has(fold.get(c, c) if fold else c):
                         raise _stranger(what, c, pos, lineno, alphabet, span)
             raise AssertionError("unreachable: a stranger was seen but not found")
-        return Sequence(name, alphabet, codes)
+        return codes
     out: list[int] = []
     for lineno, ln in lines:
         for tok in ln.split():
             sym = tok.upper() if fold is not None else tok
             if not alphabet.has(sym):
-                raise _stranger(what, tok, len(out) + 1, lineno, alphabet, span)
+                raise _stranger(what, tok, before + len(out) + 1, lineno, alphabet, span)
             out.append(alphabet.code(sym))
-    return Sequence(name, alphabet, np.asarray(out, dtype=np.uint8))
+    return np.asarray(out, dtype=np.uint8)
 
 
 def _encode_chars(text: str, alphabet: Alphabet) -> np.ndarray | None:
@@ -165,4 +341,7 @@ def read_fasta(path: str, alphabet: Alphabet, span: Span | None = None) -> list[
     ``alphabet``; see the module's docstring for the format and case rules.
     Errors are :class:`DslcError` reported at ``span``."""
     path = str(path)
-    return parse_fasta_text(read_text(path, span, "FASTA file"), alphabet, path, span)
+    limit = max_record_residues()
+    why = f"a record holds at most {RECORD_SETTING} = {limit:,} residues"
+    lines = text_lines(path, span, "FASTA file", (limit + _HEADER_ROOM, why))
+    return parse_fasta_lines(lines, alphabet, path, span)

@@ -19,7 +19,8 @@ from dslc.check.calls import arrange, value_fits
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
-from dslc.runtime.binding import bind_call, bind_value, describe
+from dslc.runtime.binding import bind_call, bind_value, check_index_args, describe
+from dslc.runtime.limits import check_map
 from dslc.runtime.results import Axis, MapResult, Prob, TableResult, to_array, wrap
 from dslc.runtime.values import Sequence
 
@@ -161,6 +162,7 @@ class ScriptRunner:
         operands = [self.eval(o) for o in e.operands]
         lists = [(k, v) for k, v in enumerate(operands) if isinstance(v, list)]
         shape = tuple(len(v) for _, v in lists)
+        check_map(shape, e.func, e.span)
         listed = {k for k, _ in lists}
         fixed: dict[int, object] = {}  # operands every task shares, bound once
         tasks = []
@@ -178,6 +180,7 @@ class ScriptRunner:
                                           what=f"operand {i + 1} of map({e.func}, ...)")
                 if i not in listed and _binds_alone(p.type):
                     fixed[i] = task[p.name]
+            check_index_args(tf, task, e.span)
             tasks.append(task)
         results = self.backend.map(e.func, tasks, e.span, self._progress(len(tasks)))
         self._progress_done()

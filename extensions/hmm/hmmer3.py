@@ -55,6 +55,7 @@ emitted with probability 0 (``*``, ``-``).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -154,6 +155,17 @@ class _Reader:
                 return self.i, line
         raise self.error(f"the file ends where {what} was expected", len(self.lines))
 
+    def nodes_ahead(self) -> int:
+        """How many nodes the lines up to the profile's ``//`` can hold (node 0's
+        transitions, then three lines a node): what LENG is checked against
+        before any array of LENG rows is allocated."""
+        lines = 0
+        for line in itertools.islice(self.lines, self.i, None):
+            if line.strip() == "//":
+                break
+            lines += bool(line.strip())
+        return max(0, (lines - 1) // 3)
+
     def number(self, field_text: str, lineno: int, what: str) -> float:
         """A probability from a ``-ln p`` field."""
         if field_text == "*":
@@ -198,6 +210,7 @@ def _read_profile(r: _Reader) -> Profile:
     if not head.startswith("HMMER3/"):
         raise r.error(f"expected a line starting 'HMMER3/f', found '{line.strip()[:40]}'", lineno)
     tags: dict[str, str] = {}
+    tag_lines: dict[str, int] = {}
     while True:
         lineno, line = r.next_line("the 'HMM' line")
         fields = line.split()
@@ -210,6 +223,7 @@ def _read_profile(r: _Reader) -> Profile:
             raise r.error(f"expected a header tag (NAME, LENG, ALPH, ...) or the 'HMM' line, "
                           f"found '{line.strip()[:40]}'", lineno)
         value = line[len(line) - len(line.lstrip()) + len(tag):].strip()
+        tag_lines[tag] = lineno
         if tag in ("COM", "STATS"):
             tags[tag] = (tags.get(tag, "") + "\n" + value).strip()
         else:
@@ -256,6 +270,11 @@ def _read_profile(r: _Reader) -> Profile:
         ln, fs = fields_of("node 0 insert emissions", K)
     elif len(fs) != K:
         raise r.error(f"node 0 insert emissions: expected {K} fields, found {len(fs)}", ln)
+    present = r.nodes_ahead()
+    if M > present:
+        raise r.error(f"LENG is {M}, but the profile has {present} node(s): no node "
+                      f"{present + 1} before its '//'",
+                      tag_lines["LENG"], hint="LENG must be the number of nodes in the file")
     match = np.zeros((M, K))
     insert = np.zeros((M + 1, K))
     trans = np.zeros((M + 1, 7))

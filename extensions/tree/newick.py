@@ -8,8 +8,9 @@ Accepted::
   are kept as they are, not turned into blanks, so names match FASTA records)
   or quoted with ``'...'`` (``''`` inside for a quote);
 * labels on internal nodes (kept as their ``name``; often support values);
-* branch lengths ``:0.1`` (optional anywhere; a missing one reads as 0.0 and
-  ``has_length`` says whether it was given; the root may have one too);
+* branch lengths ``:0.1``, finite and not negative (optional anywhere; a
+  missing one reads as 0.0 and ``has_length`` says whether it was given; the
+  root may have one too);
 * comments ``[ ... ]`` anywhere between tokens (also ``[&&NHX...]``);
 * any number of children per node (a trifurcating root, polytomies, and
   single-child nodes);
@@ -283,7 +284,10 @@ def parse_newick(text: str, source_name: str = "<newick>", span: Span | None = N
             except ValueError:
                 raise err(f"bad branch length '{tok}'", start, i) from None
             if math.isnan(v) or math.isinf(v):
-                raise err(f"bad branch length '{tok}'", start, i)
+                raise err(f"bad branch length '{tok}': not a finite number", start, i)
+            if v < 0:
+                raise err(f"bad branch length '{tok}': a branch length cannot be negative",
+                          start, i)
             node.length, node.has_length = v, True
 
     skip()

@@ -289,6 +289,16 @@ def test_error_leng_too_large():
     assert "node 3" in e.message
 
 
+def test_error_huge_leng_is_checked_against_the_nodes_before_allocating():
+    """LENG 999999999 once asked for arrays of that many rows (149 GiB for an
+    amino-acid profile) before finding the file has two nodes."""
+    e = error(TINY.replace("LENG  2", "LENG  999999999"))
+    assert "bad.hmm, line 3" in e.message and "LENG is 999999999" in e.message
+    assert "2 node(s)" in e.message
+    e = error(TINY.replace("LENG  2", "LENG  3").replace("//\n", "\n\n//\n"))
+    assert "bad.hmm, line 3" in e.message and "no node 3" in e.message
+
+
 def test_error_missing_terminator():
     e = error(TINY.replace("//\n", "garbage\n"))
     assert "expected '//'" in e.message and "line 15" in e.message

@@ -175,6 +175,12 @@ def err(text: str) -> DslcError:
     ("(A,\n  B,\n  A);", "two leaves named 'A'", 3, 3),
     ("(A:x,B);", "bad branch length 'x'", 1, 4),
     ("(A:,B);", "missing branch length", 1, 3),
+    ("(A:-0.5,B);", "'-0.5': a branch length cannot be negative", 1, 4),
+    ("(A:1,\n B:-1e-3)C:2;", "cannot be negative", 2, 4),
+    ("(A,B):-1;", "cannot be negative", 1, 7),
+    ("(A:nan,B);", "'nan': not a finite number", 1, 4),
+    ("(A:1,B:-inf);", "'-inf': not a finite number", 1, 8),
+    ("(A:1e999,B);", "not a finite number", 1, 4),
     ("(A,B);(C,D);", "text after the end", 1, 7),
     ("A,B;", "',' outside parentheses", 1, 2),
     ("", "empty", 1, 1),
@@ -223,6 +229,16 @@ def test_load_newick(tmp_path):
     g = tmp_path / "species.nwk.gz"
     g.write_bytes(gzip.compress(p.read_bytes()))
     assert names(load_newick(g)) == names(t)
+
+
+def test_load_newick_refuses_a_negative_length_at_its_line_and_column(tmp_path):
+    p = tmp_path / "neg.nwk"
+    p.write_text("((human:0.1,chimp:0.2):0.3,\n gorilla:-0.4);\n")
+    with pytest.raises(DslcError) as info:
+        load_newick(p, Span("prog.bio", 2, 5))
+    e = info.value
+    assert (e.span.file, e.span.line, e.span.col) == (str(p), 2, 10)
+    assert "cannot be negative" in e.message and "gorilla:-0.4" in e.render()
 
 
 def test_load_newick_errors(tmp_path):
