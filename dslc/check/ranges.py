@@ -1,0 +1,184 @@
+"""Declared ranges of ``int`` parameters: ``int i in lo ... hi``.
+
+An undeclared ``int`` parameter takes its domain ``0 .. v`` from the first call;
+a declared one has the domain ``max(0, lo) .. hi``, where ``lo`` and ``hi`` are
+int expressions of numbers, script constants, ``len(s)`` of sequence
+parameters and parameters declared before it (calling ``const`` ones and
+recursive ones, so ``int c in 0 ... r`` makes a triangle). ``int`` dimensions
+are never negative, as with undeclared ones, so tables stay 0-based boxes.
+
+One module serves every stage, so the interpreter and the compiler agree:
+
+* :func:`check_bound` (checker): which expressions a bound may be;
+* :func:`bound_value` / :func:`outside` (interpreter and hosts): the value of a
+  bound and the first parameter a call's arguments leave;
+* :func:`box_extent`: the largest value a parameter can take (interval
+  arithmetic over the earlier parameters' boxes), the table's extent;
+* :func:`domain_constraints` (dependences, isl): the bounds as affine
+  constraints over the recursive parameters.
+"""
+
+from __future__ import annotations
+
+from dslc.check import tir
+from dslc.check import types as T
+from dslc.deps.ir import Affine, Constraint
+from dslc.errors import DslcError
+
+
+def check_bound(e: tir.TExpr, earlier: dict[str, T.Type]) -> None:
+    """A bound uses only numbers, constants, earlier ``int``/``const``/``index``
+    parameters, ``len`` of earlier sequences, ``+ - *`` and negation."""
+    for x in tir.walk(e):
+        match x:
+            case tir.Lit(value=v) if isinstance(v, int) and not isinstance(v, bool):
+                continue
+            case tir.Var(scope="global", type=t) if t == T.INT:
+                continue
+            case tir.Var(scope="param", name=n) if n in earlier and (
+                    earlier[n] == T.INT or isinstance(earlier[n], T.IndexT)):
+                continue
+            case tir.Var(scope="param", name=n) if n in earlier and isinstance(earlier[n], T.SeqT):
+                continue  # only as len(s): checked by the parent Builtin
+            case tir.Arith(op="+" | "-" | "*") | tir.Neg():
+                continue
+            case tir.Builtin(name="len"):
+                continue
+        raise DslcError("a declared range may use numbers, constants, len(s) and the int, "
+                        "const and index parameters declared before it, with + - *", x.span,
+                        hint="e.g. int i in 1 ... n, int j in i ... len(s)")
+    if any(isinstance(x, tir.Var) and isinstance(x.type, T.SeqT) for x in _non_len(e)):
+        raise DslcError("a sequence is used in a range only through len(s)", e.span)
+
+
+def _non_len(e: tir.TExpr):
+    if isinstance(e, tir.Builtin) and e.name == "len":
+        return
+    yield e
+    for c in tir.children(e):
+        yield from _non_len(c)
+
+
+def bound_value(e: tir.TExpr, env: dict, consts: dict) -> int:
+    """The value of a bound with the parameters in ``env`` (script constants from
+    ``consts``; sequences have a length)."""
+    match e:
+        case tir.Lit(value=v):
+            return v
+        case tir.Var(scope="global", name=n):
+            return consts[n]
+        case tir.Var(name=n):
+            return env[n]
+        case tir.Neg(operand=a):
+            return -bound_value(a, env, consts)
+        case tir.Builtin(name="len", args=(s,)):
+            return len(env[s.name])
+        case tir.Arith(op=op, left=a, right=b):
+            x, y = bound_value(a, env, consts), bound_value(b, env, consts)
+            return x + y if op == "+" else x - y if op == "-" else x * y
+    raise TypeError(f"not a bound: {e}")
+
+
+def declared(f: tir.TFunction) -> bool:
+    """Has ``f`` a recursive parameter with a declared range?"""
+    return any(p.range is not None for p in f.rec_params)
+
+
+def outside(f: tir.TFunction, rec: tuple, env: dict, consts: dict):
+    """The first declared parameter the point ``rec`` leaves, as
+    ``(k, lo, hi)``; None when it is inside every declared range. ``env`` holds the
+    calling arguments."""
+    scope = dict(env)
+    for k, (p, v) in enumerate(zip(f.rec_params, rec)):
+        scope[p.name] = v
+        if p.range is None:
+            continue
+        lo = max(0, bound_value(p.range[0], scope, consts))
+        hi = bound_value(p.range[1], scope, consts)
+        if not (type(v) is int and lo <= v <= hi):
+            return k, lo, hi
+    return None
+
+
+def box_extent(f: tir.TFunction, k: int, env: dict, boxes: dict, consts: dict) -> int:
+    """The largest value parameter ``k`` can take: ``hi`` maximised over the
+    boxes ``0 .. boxes[q]`` of the parameters before it (interval arithmetic,
+    exact for bounds where each parameter appears once). Negative when empty."""
+    return _interval(f.rec_params[k].range[1], env, boxes, consts)[1]
+
+
+def _interval(e: tir.TExpr, env: dict, boxes: dict, consts: dict) -> tuple[int, int]:
+    match e:
+        case tir.Var(scope="param", name=n) if n in boxes:
+            return 0, boxes[n]
+        case tir.Neg(operand=a):
+            lo, hi = _interval(a, env, boxes, consts)
+            return -hi, -lo
+        case tir.Arith(op=op, left=a, right=b):
+            (a0, a1), (b0, b1) = (_interval(a, env, boxes, consts),
+                                  _interval(b, env, boxes, consts))
+            if op == "+":
+                return a0 + b0, a1 + b1
+            if op == "-":
+                return a0 - b1, a1 - b0
+            prods = [a0 * b0, a0 * b1, a1 * b0, a1 * b1]
+            return min(prods), max(prods)
+    v = bound_value(e, env, consts)
+    return v, v
+
+
+def domain_constraints(f: tir.TFunction, consts: dict) -> tuple[Constraint, ...] | None:
+    """The declared ranges as ``>= 0`` constraints over ``f``'s recursive
+    parameters. A lower bound must be affine in them and numbers; an upper
+    bound too, or free of them (a calling expression is the table's extent, which
+    the box ``0 .. E`` states already). None where a bound is neither: the
+    compiler then leaves the function to the interpreter."""
+    rec = {p.name for p in f.rec_params}
+    out = []
+    for p in f.rec_params:
+        if p.range is None:
+            continue
+        lo, hi = (_affine(b, rec, consts) for b in p.range)
+        if lo is None:
+            return None
+        out.append(Constraint(_sub(Affine.of(0, **{p.name: 1}), lo)))
+        if hi is None:
+            if any(isinstance(x, tir.Var) and x.name in rec for x in tir.walk(p.range[1])):
+                return None
+            continue  # the extent
+        out.append(Constraint(_sub(hi, Affine.of(0, **{p.name: 1}))))
+    return tuple(out)
+
+
+def _sub(a: Affine, b: Affine) -> Affine:
+    c = dict(a.coeffs)
+    for v, k in b.coeffs:
+        c[v] = c.get(v, 0) - k
+    return Affine.of(a.const - b.const, **c)
+
+
+def _affine(e: tir.TExpr, rec: set, consts: dict) -> Affine | None:
+    """``e`` as an affine expression of recursive parameters; None when it uses a
+    calling value or is not affine."""
+    match e:
+        case tir.Lit(value=v):
+            return Affine.of(v)
+        case tir.Var(scope="global", name=n) if isinstance(consts.get(n), int):
+            return Affine.of(consts[n])
+        case tir.Var(scope="param", name=n) if n in rec:
+            return Affine.of(0, **{n: 1})
+        case tir.Neg(operand=a):
+            x = _affine(a, rec, consts)
+            return None if x is None else _sub(Affine.of(0), x)
+        case tir.Arith(op="+" | "-" as op, left=a, right=b):
+            x, y = _affine(a, rec, consts), _affine(b, rec, consts)
+            if x is None or y is None:
+                return None
+            return _sub(x, y) if op == "-" else _sub(x, _sub(Affine.of(0), y))
+        case tir.Arith(op="*", left=a, right=b):
+            x, y = _affine(a, rec, consts), _affine(b, rec, consts)
+            if x is None or y is None or (x.coeffs and y.coeffs):
+                return None
+            k, other = (x.const, y) if not x.coeffs else (y.const, x)
+            return Affine.of(k * other.const, **{v: k * c for v, c in other.coeffs})
+    return None
