@@ -59,6 +59,64 @@ def _non_len(e: tir.TExpr):
         yield from _non_len(c)
 
 
+def extent_name(f: tir.TFunction, p: tir.TParam) -> str:
+    """The isl parameter of an ``int`` parameter's extent (shared by every stage).
+    A declared range whose upper bound is a calling expression is named after
+    that expression (``E_n`` for ``... n``, ``E_len_s`` for ``... len(s)``), so
+    parameters bounded by the same expression share one extent, as ``index[s]``
+    parameters of the same ``s`` do."""
+    if p.range is not None and _calling_only(f, p.range[1]):
+        return "E_" + _name_of(p.range[1])
+    return f"E_int_{f.name}_{p.name}"
+
+
+def _calling_only(f: tir.TFunction, e: tir.TExpr) -> bool:
+    rec = {p.name for p in f.rec_params}
+    return not any(isinstance(x, tir.Var) and x.name in rec for x in tir.walk(e))
+
+
+_OPS = {"+": "plus", "-": "minus", "*": "times"}
+
+
+def _name_of(e: tir.TExpr) -> str:
+    match e:
+        case tir.Lit(value=v):
+            return str(v)
+        case tir.Var(name=n):
+            return n
+        case tir.Neg(operand=a):
+            return f"neg_{_name_of(a)}"
+        case tir.Builtin(name="len", args=(s,)):
+            return f"len_{s.name}"
+        case tir.Arith(op=op, left=a, right=b):
+            return f"{_name_of(a)}_{_OPS[op]}_{_name_of(b)}"
+    raise TypeError(f"not a bound: {e}")
+
+
+def calling_extents(f: tir.TFunction) -> list[tuple[tir.TExpr, str]]:
+    """``(hi, extent name)`` of each declared parameter whose upper bound is a
+    calling expression (``int i in 1 ... n``): that expression *is* the extent, so
+    a guard ``i == n`` is the affine ``i == E_n``."""
+    return [(p.range[1], extent_name(f, p)) for p in f.rec_params
+            if p.range is not None and _calling_only(f, p.range[1])]
+
+
+def same_expr(a: tir.TExpr, b: tir.TExpr) -> bool:
+    """Structural equality, spans aside."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tir.Var):
+        return a.name == b.name and a.scope == b.scope
+    if isinstance(a, tir.Lit):
+        return a.value == b.value
+    if isinstance(a, (tir.Arith, tir.Builtin)) and getattr(a, "op", None) != getattr(b, "op", None):
+        return False
+    if isinstance(a, tir.Builtin) and a.name != b.name:
+        return False
+    ca, cb = tir.children(a), tir.children(b)
+    return bool(ca) and len(ca) == len(cb) and all(same_expr(x, y) for x, y in zip(ca, cb))
+
+
 def bound_value(e: tir.TExpr, env: dict, consts: dict) -> int:
     """The value of a bound with the parameters in ``env`` (script constants from
     ``consts``; sequences have a length)."""
@@ -105,6 +163,32 @@ def box_extent(f: tir.TFunction, k: int, env: dict, boxes: dict, consts: dict) -
     boxes ``0 .. boxes[q]`` of the parameters before it (interval arithmetic,
     exact for bounds where each parameter appears once). Negative when empty."""
     return _interval(f.rec_params[k].range[1], env, boxes, consts)[1]
+
+
+def box_code(f: tir.TFunction, k: int, atom, boxes: dict) -> str:
+    """:func:`box_extent` as Python source for generated code: ``atom(e)`` renders
+    a calling value (a name, ``len(s)``), ``boxes`` the earlier parameters' extent
+    names."""
+    def iv(e) -> tuple[str, str]:
+        match e:
+            case tir.Lit(value=v):
+                return str(v), str(v)
+            case tir.Var(scope="param", name=n) if n in boxes:
+                return "0", boxes[n]
+            case tir.Neg(operand=a):
+                lo, hi = iv(a)
+                return f"(-{hi})", f"(-{lo})"
+            case tir.Arith(op="+" | "-" as op, left=a, right=b):
+                (a0, a1), (b0, b1) = iv(a), iv(b)
+                return (f"({a0} + {b0})", f"({a1} + {b1})") if op == "+" else \
+                    (f"({a0} - {b1})", f"({a1} - {b0})")
+            case tir.Arith(op="*", left=a, right=b):
+                (a0, a1), (b0, b1) = iv(a), iv(b)
+                ps = f"{a0} * {b0}, {a0} * {b1}, {a1} * {b0}, {a1} * {b1}"
+                return f"min({ps})", f"max({ps})"
+        v = atom(e)
+        return v, v
+    return iv(f.rec_params[k].range[1])[1]
 
 
 def _interval(e: tir.TExpr, env: dict, boxes: dict, consts: dict) -> tuple[int, int]:

@@ -13,10 +13,11 @@ import math
 import numpy as np
 
 from dslc.check import types as T
+from dslc.check.ranges import declared, outside
 from dslc.cpu import modules
 from dslc.cpu.lanes import LaneMaps
 from dslc.emit.cpu import CpuGenerator
-from dslc.emit.plan import plan_task
+from dslc.emit.plan import plan_task, request_outside
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import InternalError
 from dslc.interp.backend import InterpBackend, in_map
@@ -57,6 +58,8 @@ class CpuBackend:
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
+        if request_outside(self.program, func, args):  # the interpreter reports it
+            return self.interp.value(func, args, span, description)
         kind, request, scope = self.call_entry(f, args)
         compiled = self._compile(func, kind, scope, request)
         if compiled is None:
@@ -76,10 +79,7 @@ class CpuBackend:
         ret = self.program.functions[func].ret
         try:
             raw = module.task(*self._task_args(argnames, calling, windows, None))
-            out = np.empty(raw.shape, dtype=object)
-            for idx in np.ndindex(raw.shape):
-                out[idx] = self._result(raw[idx], ret, span)
-            return out
+            return self.table_values(func, calling, raw, span)
         except (IndexError, ValueError, ZeroDivisionError, _Inexact):
             return self._rerun(lambda: self.interp.table(func, calling, span, description))
 
@@ -169,10 +169,25 @@ class CpuBackend:
                 out.append(len(args[t.seq]))
             elif isinstance(t, T.SymT):
                 out.append(len(self.program.alphabets[t.alpha.name]) - 1)
+            elif p.range is not None:
+                raise NotCompilable(f"a map over {f.name}, whose int ranges are declared")
             elif t == T.INT and p.name in args:
                 out.append(int(args[p.name]))
             else:
                 raise NotCompilable(f"the final cell of {f.name}: no extent for {p.name}")
+        return out
+
+    def table_values(self, func: str, calling: dict, raw, span):
+        """A compiled whole table as the interpreter gives it: cells outside the
+        function's declared ranges are None (compiled code never computes them)."""
+        f = self.program.functions[func]
+        ret = f.ret
+        out = np.empty(raw.shape, dtype=object)
+        for idx in np.ndindex(raw.shape):
+            if declared(f) and outside(f, tuple(int(x) for x in idx), calling,
+                                       self.program.consts) is not None:
+                continue
+            out[idx] = self._result(raw[idx], ret, span)
         return out
 
     def _compile(self, func, kind, scope, request):

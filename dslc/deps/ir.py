@@ -80,10 +80,15 @@ class Dependence:
 class RecFunction:
     """A function with a table: its recursive parameters, in order. The domain
     of parameter ``p`` is ``0 .. extent(p)`` inclusive, with the extent known
-    only at run time (a sequence length, an int argument, an alphabet size - 1)."""
+    only at run time (a sequence length, an int argument, an alphabet size - 1).
+    ``domain``: the declared ranges of ``int`` parameters (``int c in 0 ... r``),
+    constraints over ``params`` that cut the box to a polyhedron; None when a
+    declared range is not affine in the recursive parameters (the compiler then
+    refuses the group)."""
 
     name: str
     params: tuple[str, ...]
+    domain: tuple[Constraint, ...] | None = ()
 
 
 @dataclass(frozen=True)
