@@ -343,7 +343,10 @@ def _runtime_ordered(graph, ext: Extents, err: Exception):
 
 def _call_facts(graph, ext: Extents, sched: Schedule):
     """Which calls need no domain check (decided exactly with isl from the
-    guards), and the partition distance of calls that move by a constant."""
+    guards), and the partition distance of calls that move by a constant. A
+    negative distance (the target in a later partition) belongs to a call the
+    schedule's legality proves is never made (its target always leaves a guard or
+    a declared range): it gets no slot, its reference is only ever compiled."""
     from dslc.poly.isl_sets import target_always_inside
 
     params = {f.name: f.params for f in graph.functions}
@@ -354,7 +357,7 @@ def _call_facts(graph, ext: Extents, sched: Schedule):
                                 dom[d.caller], dom[d.callee], params[d.callee]):
             safe.add(d.span)
         dist = _uniform_distance(d, params[d.caller], sched)
-        if dist is not None:
+        if dist is not None and dist >= 0:
             distance.append((d.span, dist))
     return frozenset(safe), tuple(distance)
 
