@@ -15,7 +15,7 @@ import itertools
 
 from dslc.check import tir
 from dslc.check import types as T
-from dslc.check.ranges import calling_extents, domain_constraints, same_expr
+from dslc.check.ranges import calling_extents, domain_constraints, extent_context, same_expr
 from dslc.deps.ir import (Affine, Constraint, Dependence, DependenceGraph, RangedVar,
                           RecFunction)
 from dslc.sdk import Bounds
@@ -64,7 +64,8 @@ def _offset(b: Bounds) -> bool:
 def dependence_graph(functions: dict[str, tir.TFunction], group: tuple[str, ...],
                      consts: dict[str, int | float]) -> DependenceGraph:
     rec_fns = tuple(RecFunction(n, tuple(p.name for p in functions[n].rec_params),
-                                domain_constraints(functions[n], consts)) for n in group)
+                                domain_constraints(functions[n], consts),
+                                extent_context(functions[n], consts)) for n in group)
     deps: list[Dependence] = []
     for name in group:
         f = functions[name]

@@ -82,13 +82,15 @@ class RecFunction:
     of parameter ``p`` is ``0 .. extent(p)`` inclusive, with the extent known
     only at run time (a sequence length, an int argument, an alphabet size - 1).
     ``domain``: the declared ranges of ``int`` parameters (``int c in 0 ... r``),
-    constraints over ``params`` that cut the box to a polyhedron; None when a
-    declared range is not affine in the recursive parameters (the compiler then
-    refuses the group)."""
+    constraints over ``params`` (and extents) that cut the box to a polyhedron;
+    None when a declared range is not affine in the recursive parameters (the
+    compiler then refuses the group). ``context``: what is known of the extents
+    themselves (``E_c >= E_n``, dslc.check.ranges.extent_context), true on every run."""
 
     name: str
     params: tuple[str, ...]
     domain: tuple[Constraint, ...] | None = ()
+    context: tuple[Constraint, ...] = ()
 
 
 @dataclass(frozen=True)

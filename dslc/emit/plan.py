@@ -351,10 +351,12 @@ def _call_facts(graph, ext: Extents, sched: Schedule):
 
     params = {f.name: f.params for f in graph.functions}
     dom = {f.name: f.domain or () for f in graph.functions}
+    ctx = {f.name: f.context for f in graph.functions}
     safe, distance = set(), []
     for d in graph.deps:
         if target_always_inside(d, params[d.caller], ext.names[d.caller], ext.names[d.callee],
-                                dom[d.caller], dom[d.callee], params[d.callee]):
+                                dom[d.caller], dom[d.callee], params[d.callee],
+                                ctx[d.caller] + ctx[d.callee]):
             safe.add(d.span)
         dist = _uniform_distance(d, params[d.caller], sched)
         if dist is not None and dist >= 0:

@@ -89,13 +89,15 @@ class DependenceSet:
     Without ``target_bounds`` the target may lie anywhere (used to ask whether
     it can ever leave the callee's domain). ``caller_domain`` / ``callee_domain``:
     declared ranges cutting the boxes (constraints over the caller's parameters /
-    over ``callee_params``, the callee's), the callee's applied with the box.
+    over ``callee_params``, the callee's), the callee's applied with the box;
+    ``context``: constraints over the extents alone (``RecFunction.context``).
     """
 
     def __init__(self, dep: Dependence, caller_params: Sequence[str],
                  caller_ext: Sequence[str], callee_ext: Sequence[str],
                  target_bounds: bool = True, caller_domain: Sequence[Constraint] = (),
-                 callee_domain: Sequence[Constraint] = (), callee_params: Sequence[str] = ()):
+                 callee_domain: Sequence[Constraint] = (), callee_params: Sequence[str] = (),
+                 context: Sequence[Constraint] = ()):
         if len(caller_params) != len(caller_ext) or len(dep.args) != len(callee_ext):
             raise InternalError(f"call {dep.caller} -> {dep.callee}: arity does not match "
                                 "the extents")
@@ -108,6 +110,7 @@ class DependenceSet:
         env = dict(zip(caller_params, xs))
         base = [f"0 <= {x} <= {e}" for x, e in zip(xs, caller_ext)]
         base += [constraint_text(c, env) for c in caller_domain]
+        base += [constraint_text(c, {}) for c in context]
         for rv, r in zip(dep.ranged, rs):
             # a bound may use the caller's parameters and earlier ranged variables
             if rv.lo is not None:

@@ -40,13 +40,15 @@ def test_random_recurrences_compile_and_match(rec, data):
 
 @pytest.mark.parametrize("shape", sorted(RANGE_SHAPES))
 def test_random_recurrences_over_declared_ranges(shape):
-    """Each shape of declared int ranges, compiled: equal to the interpreter and to
-    the generator's meaning (two recurrences a shape, to keep numba compiles few)."""
+    """Each shape of declared int ranges compiles (its polyhedron is affine in the
+    recursive parameters and the calling extents) and equals the interpreter and the
+    generator's meaning (two recurrences a shape, to keep numba compiles few)."""
 
     @settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(rec=ranged_recurrences(shapes=(shape,)), n=st.integers(0, 3))
     def check(rec, n):
-        check_ranged(rec, n, "cpu")
+        engine = check_ranged(rec, n, "cpu")._engine()
+        assert "f0" not in engine.fallbacks, (rec.source(), engine.fallbacks)
 
     check()
 

@@ -235,5 +235,7 @@ def test_a_warp_per_point_only_where_a_thread_per_point_leaves_the_gpu_idle(monk
 @given(rec=ranged_recurrences(), n=st.integers(0, 3))
 def test_random_recurrences_over_declared_ranges(rec, n):
     """Whole tables, cells and calls outside over declared int ranges equal the
-    interpreter's and the generator's meaning."""
-    check_ranged(rec, n, "cuda")
+    interpreter's and the generator's meaning, computed on the device."""
+    engine = check_ranged(rec, n, "cuda")._engine()
+    assert engine.strategy.get("f0", "").startswith("whole problem"), \
+        (rec.source(), engine.device_fallbacks, engine.fallbacks)

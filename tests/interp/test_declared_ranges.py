@@ -41,3 +41,29 @@ def test_undeclared_int_keeps_first_call_domain(write_bio):
     """)
     with pytest.raises(DslcError, match="pass all arguments"):
         _run(path, "interp")
+
+
+MIXED = """
+int g(const n, int r in 0 ... n, int c in 0 ... n - r)
+  | r == 0 or c == 0 = r + c
+  | otherwise = g(r - 1, c) + g(r, c - 1) + 1
+x = g(4, 2, 2)
+print x
+"""
+
+
+@pytest.mark.parametrize("name", ["number_triangle.bio", "matrix_chain.bio", None])
+def test_declared_ranges_compile_as_polyhedra(name, write_bio, capsys):
+    """The triangle's ``c in 0 ... r`` and the mixed ``c in 0 ... n - r`` compile: the
+    proofs know each extent is at least its bound's largest value."""
+    import json
+
+    from dslc.cli import main
+
+    path = EXAMPLES / name if name else write_bio(MIXED)
+    assert main(["explain", str(path), "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert "_interpreted" not in rep, rep["_interpreted"]
+    (f, r), = [(f, r) for f, r in rep.items() if not f.startswith("_") and f != "v"
+               and f != "dim"]
+    assert r["partitions"] >= 1 and r["extents_assumed"] is False and r["loops"]
