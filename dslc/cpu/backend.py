@@ -13,11 +13,11 @@ import math
 import numpy as np
 
 from dslc.check import types as T
-from dslc.check.ranges import declared, outside
+from dslc.check.ranges import box_extent, declared, outside
 from dslc.cpu import modules
 from dslc.cpu.lanes import LaneMaps
 from dslc.emit.cpu import CpuGenerator
-from dslc.emit.plan import plan_task, request_outside
+from dslc.emit.plan import final_outside, plan_task, request_outside
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import InternalError
 from dslc.interp.backend import InterpBackend, in_map
@@ -155,7 +155,27 @@ class CpuBackend:
         for p in f.rec_params:  # an int dimension's extent is the cell asked for
             if p.type == T.INT and p.name in widest:
                 widest[p.name] = max(int(t[p.name]) for t in tasks)
+        if declared(f):
+            widest = self._widest_declared(f, tasks, widest)
         return "cell", widest, tuple(self._final(f, widest))
+
+    def _widest_declared(self, f, tasks: list[dict], widest: dict) -> dict:
+        """Declared ranges take their extents from calling values (``const n``):
+        the binding planned for takes them from the task with the largest final
+        cell, and must bound every task's cell in every dimension (a bound such
+        as ``0 ... 10 - n`` need not: the map then runs on the interpreter)."""
+        cells = [self._final(f, t) for t in tasks]
+        if any(final_outside(self.program, f, t, c) for t, c in zip(tasks, cells)):
+            raise NotCompilable(f"a task's final cell of {f.name} is outside its declared "
+                                "ranges (the interpreter reports it)")
+        top = max(range(len(tasks)), key=lambda k: cells[k])
+        out = dict(widest)
+        out.update({n: v for n, v in tasks[top].items() if not isinstance(v, Sequence)})
+        mine = self._final(f, out)
+        if any(any(c > m for c, m in zip(cell, mine)) for cell in cells):
+            raise NotCompilable(f"a map over {f.name} whose tasks' declared ranges are not "
+                                "bounded by one task's")
+        return out
 
     def _final(self, f, args: dict) -> list[int]:
         """The cell a call of table function ``f`` asks for: its own index
@@ -169,8 +189,12 @@ class CpuBackend:
                 out.append(len(args[t.seq]))
             elif isinstance(t, T.SymT):
                 out.append(len(self.program.alphabets[t.alpha.name]) - 1)
-            elif p.range is not None:
-                raise NotCompilable(f"a map over {f.name}, whose int ranges are declared")
+            elif p.range is not None:  # the interpreter's final cell: the box's corner
+                boxes = dict(zip((q.name for q in f.rec_params), out))
+                top = box_extent(f, len(out), args, boxes, self.program.consts)
+                if top < 0:
+                    raise NotCompilable(f"the range of {f.name}'s parameter {p.name} is empty")
+                out.append(top)
             elif t == T.INT and p.name in args:
                 out.append(int(args[p.name]))
             else:

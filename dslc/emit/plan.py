@@ -294,8 +294,12 @@ def request_outside(program, func: str, args: dict) -> bool:
     f = program.functions[func]
     if not f.is_table or not declared(f):
         return False
-    rec = tuple(args[p.name] for p in f.rec_params)
-    return outside(f, rec, args, program.consts) is not None
+    return final_outside(program, f, args, tuple(args[p.name] for p in f.rec_params))
+
+
+def final_outside(program, f: tir.TFunction, args: dict, cell) -> bool:
+    """Is ``cell`` of ``f`` (called with ``args``) outside its declared ranges?"""
+    return outside(f, tuple(cell), args, program.consts) is not None
 
 
 def group_schedule(program, grp: tuple[str, ...], user_schedules: dict) -> tuple[int, ...]:

@@ -67,3 +67,46 @@ def test_declared_ranges_compile_as_polyhedra(name, write_bio, capsys):
     (f, r), = [(f, r) for f, r in rep.items() if not f.startswith("_") and f != "v"
                and f != "dim"]
     assert r["partitions"] >= 1 and r["extents_assumed"] is False and r["loops"]
+
+
+BALLOT = """
+int w(const n, int i in 0 ... n, int j in 0 ... i)
+  | j == 0 = 1
+  | i == j = w(i, j - 1) + w(i - 1, j - 1)
+  | otherwise = w(i - 1, j) + w(i, j - 1)
+"""
+
+
+def _ballot(n: int) -> int:
+    w = {}
+    for i in range(n + 1):
+        for j in range(i + 1):
+            w[i, j] = 1 if j == 0 else (w[i, j - 1] + w[i - 1, j - 1] if i == j
+                                        else w[i - 1, j] + w[i, j - 1])
+    return w[n, n]
+
+
+@pytest.mark.parametrize("ns", [[0, 1, 2, 5], [3] * 20])
+def test_map_over_declared_ranges_is_compiled(backend, ns):
+    """A map passes the calling arguments; each task's value is its table's final
+    cell (the corner of the box of the ranges), compiled where the group compiles."""
+    import dslc
+
+    prog = dslc.compile(BALLOT, backend=backend)
+    assert prog.map("w", ns).values.tolist() == [_ballot(n) for n in ns]
+    if backend != "interp":
+        assert "w" not in prog._engine().fallbacks, prog._engine().fallbacks
+
+
+def test_map_whose_final_cell_is_outside_is_the_interpreters_error(backend):
+    from dslc.errors import DslcError
+    import dslc
+
+    src = ("int g(const n, int r in 0 ... n, int c in 0 ... n - r)\n"
+           "  | r == 0 = c\n  | otherwise = g(r - 1, c) + 1\n")
+    errors = []
+    for b in ("interp", backend):
+        with pytest.raises(DslcError) as e:
+            dslc.compile(src, backend=b).map("g", [2, 3])
+        errors.append(e.value.message)
+    assert errors[0] == errors[1] and "outside its domain" in errors[0]
