@@ -14,6 +14,7 @@ import zlib
 import numpy as np
 
 from dslc import backends
+from dslc.check.ranges import declared
 from dslc.deps.extract import dependence_graph, groups
 from dslc.errors import DslcError, write_user_file
 from dslc.emit.plan import GroupPlan, extent_names
@@ -190,7 +191,7 @@ def report(program, backend: str = "cpu") -> dict:
             "extents": {n: g.extents.values[n] for n in g.extents.names[f]},
             "extents_assumed": f in assumed,
             "dependences": deps,
-            "loops": render(loop_nest(g.schedule, g.extents)),
+            "loops": render(loop_nest(g.schedule, g.extents, _swept_pieces(program, g))),
         }
     if fallbacks:
         out["_interpreted"] = fallbacks
@@ -199,6 +200,14 @@ def report(program, backend: str = "cpu") -> dict:
     if backend == "cuda":
         out["_cuda"] = cuda_report(program, by_func, _LAST_PLANS)
     return out
+
+
+def _swept_pieces(program, g: GroupPlan) -> dict | None:
+    """The pieces a group with declared int ranges sweeps (its polyhedron, not the
+    box); other groups are shown over their boxes."""
+    if not any(declared(program.checked.functions[f]) for f in g.functions):
+        return None
+    return dict(g.pieces)
 
 
 def _padded_point(sched, f: str) -> str | None:

@@ -121,8 +121,8 @@ class Recurrence:
 
 
 @st.composite
-def recurrences(draw, max_dim: int = 3, mutual: bool = True) -> Recurrence:
-    ndim = draw(st.integers(1, max_dim))
+def recurrences(draw, max_dim: int = 3, mutual: bool = True, min_dim: int = 1) -> Recurrence:
+    ndim = draw(st.integers(min_dim, max_dim))
     h = tuple(draw(st.lists(st.integers(-2, 2), min_size=ndim, max_size=ndim)
                    .filter(lambda v: any(v))))
     candidates = [d for d in itertools.product(range(-2, 3), repeat=ndim)
@@ -166,3 +166,168 @@ def check_map(engine_of, rec: Recurrence, data, max_len: int, tasks: int = 3) ->
     got = engine.map("f0", bound, None)
     want = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches]
     assert got == want, rec.source()
+
+
+# --------------------------------------------------------------------------- declared int ranges
+@dataclass(frozen=True)
+class Bound:
+    """An affine bound of a declared range: ``const + n_coef * n + sum(dims[k] * x_k)``
+    over the calling ``n`` and the dimensions declared before it."""
+
+    const: int
+    n_coef: int = 0
+    dims: tuple[int, ...] = ()
+
+    def value(self, n: int, x: tuple[int, ...]) -> int:
+        return self.const + self.n_coef * n + sum(c * v for c, v in zip(self.dims, x))
+
+    def text(self, names: tuple[str, ...]) -> str:
+        """The bound over ``names`` (texts of the earlier dimensions, parenthesised
+        where they are sums)."""
+        parts = [(self.n_coef, "n")] + list(zip(self.dims, names))
+        out = ""
+        for c, v in parts:
+            if not c:
+                continue
+            term = v if abs(c) == 1 else f"{abs(c)} * {v}"
+            out = (f"{out} + {term}" if c > 0 else f"{out} - {term}") if out else \
+                (term if c > 0 else f"-{term}")
+        if not out:
+            return str(self.const)
+        return f"{out} + {self.const}" if self.const > 0 else \
+            f"{out} - {-self.const}" if self.const < 0 else out
+
+
+# The shapes of a declared domain: (lo, hi) per dimension. Each upper bound of the
+# first dimension is the calling ``n``; the others make boxes, triangles (the
+# number triangle's ``c in 0 ... r``, matrix chain's ``j in i ... n``), a bound mixing
+# ``n`` with a recursive parameter (``0 ... n - i``) and a band around the diagonal.
+RANGE_SHAPES = {
+    "line": ((Bound(1), Bound(0, 1)),),
+    "box": ((Bound(0), Bound(0, 1)), (Bound(1), Bound(0, 1))),
+    "triangle": ((Bound(0), Bound(0, 1)), (Bound(0), Bound(0, 0, (1,)))),
+    "upper": ((Bound(1), Bound(0, 1)), (Bound(0, 0, (1,)), Bound(0, 1))),
+    "mixed": ((Bound(0), Bound(0, 1)), (Bound(0), Bound(0, 1, (-1,)))),
+    "band": ((Bound(0), Bound(0, 1)), (Bound(-1, 0, (1,)), Bound(1, 0, (1,)))),
+}
+
+
+@dataclass(frozen=True)
+class RangedRecurrence:
+    """A recurrence over the declared ``int`` ranges of one of :data:`RANGE_SHAPES`,
+    called with ``const n``. A cell whose calls would leave the domain is a base
+    case (so every call stays inside and the functions are defined everywhere in
+    it); the other cells combine their calls as :class:`Recurrence` does."""
+
+    shape: str
+    funcs: tuple[Func, ...]
+    schedule: tuple[int, ...]
+
+    @property
+    def ndim(self) -> int:
+        return len(RANGE_SHAPES[self.shape])
+
+    def inside(self, n: int, x: tuple[int, ...]) -> bool:
+        return all(max(0, lo.value(n, x)) <= x[k] <= hi.value(n, x)
+                   for k, (lo, hi) in enumerate(RANGE_SHAPES[self.shape]))
+
+    def points(self, n: int) -> list[tuple[int, ...]]:
+        """Every point of the domain (from a box wide enough for every shape)."""
+        return [x for x in itertools.product(range(n + 2), repeat=self.ndim)
+                if self.inside(n, x)]
+
+    # ------------------------------------------------------------ .bio text
+    def source(self) -> str:
+        dims = DIMS[: self.ndim]
+        params = ", ".join(["const n"] + [
+            f"int {d} in {lo.text(dims[:k])} ... {hi.text(dims[:k])}"
+            for k, (d, (lo, hi)) in enumerate(zip(dims, RANGE_SHAPES[self.shape]))])
+        lines = []
+        for n, fn in enumerate(self.funcs):
+            lines.append(f"int f{n}({params})")
+            base = " + ".join([str(fn.base[0])] + [f"{c} * {d}" for c, d in zip(fn.base[1:], dims)
+                                                     if c])
+            leaves = sorted({t.delta for t in fn.terms})
+            lines.append(f"  | {' or '.join(self._leaves(d, dims) for d in leaves)} = {base}")
+            if fn.extra_guard is not None:
+                d, v = fn.extra_guard
+                lines.append(f"  | {dims[d]} == {v} = {v + 1}")
+            body = Recurrence._term(fn.terms[0], dims)
+            for op, t in zip(fn.ops, fn.terms[1:]):
+                body = f"({body}) {op} ({Recurrence._term(t, dims)})"
+            lines.append(f"  | otherwise = {body}")
+            lines.append("")
+        return "\n".join(lines)
+
+    def _leaves(self, delta: tuple[int, ...], dims) -> str:
+        """``x - delta`` is outside the domain, as a .bio condition."""
+        at = tuple(d if c == 0 else f"({d} - {c})" if c > 0 else f"({d} + {-c})"
+                   for d, c in zip(dims, delta))
+        out = []
+        for k, (lo, hi) in enumerate(RANGE_SHAPES[self.shape]):
+            out.append(f"{at[k]} < 0")
+            if lo != Bound(0):
+                out.append(f"{at[k]} < {lo.text(at[:k])}")
+            out.append(f"{at[k]} > {hi.text(at[:k])}")
+        return " or ".join(out)
+
+    # ------------------------------------------------------------ meaning
+    def evaluate(self, n: int, point: tuple[int, ...], fn: int = 0) -> int:
+        """Direct memoised recursion over the domain (independent of dslc)."""
+        @functools.cache
+        def f(m: int, x: tuple[int, ...]) -> int:
+            func = self.funcs[m]
+            targets = [tuple(a - b for a, b in zip(x, t.delta)) for t in func.terms]
+            if not all(self.inside(n, y) for y in targets):
+                return func.base[0] + sum(c * v for c, v in zip(func.base[1:], x))
+            if func.extra_guard is not None and x[func.extra_guard[0]] == func.extra_guard[1]:
+                return func.extra_guard[1] + 1
+            vals = [f(t.fn, y) + t.add for t, y in zip(func.terms, targets)]
+            acc = vals[0]
+            for op, v in zip(func.ops, vals[1:]):
+                acc = max(acc, v) if op == "max" else min(acc, v) if op == "min" else acc + v
+            return acc
+
+        return f(fn, tuple(point))
+
+
+@st.composite
+def ranged_recurrences(draw, shapes=tuple(RANGE_SHAPES), mutual: bool = True) -> RangedRecurrence:
+    shape = draw(st.sampled_from(shapes))
+    ndim = len(RANGE_SHAPES[shape])
+    rec = draw(recurrences(max_dim=ndim, mutual=mutual, min_dim=ndim))
+    funcs = tuple(Func(f.base, f.terms, f.ops, 0, f.extra_guard) for f in rec.funcs)
+    return RangedRecurrence(shape, funcs, rec.schedule)
+
+
+def check_ranged(rec: RangedRecurrence, n: int, backend: str):
+    """On ``backend``: the whole table of ``f0`` (cells outside the declared ranges
+    empty), one cell inside and one call outside equal the interpreter's and the
+    recurrence's own meaning. Returns the program (its engine says what compiled)."""
+    import numpy as np
+
+    import dslc
+    from dslc.errors import DslcError
+
+    src = rec.source()
+    prog = dslc.compile(src, backend=backend)
+    interp = prog if backend == "interp" else dslc.compile(src, backend="interp")
+    got = prog.call("f0", n).values
+    assert got.tolist() == interp.call("f0", n).values.tolist(), src
+    points = set(rec.points(n))
+    assert all(all(x < e for x, e in zip(p, got.shape)) for p in points), (src, got.shape)
+    for idx in np.ndindex(got.shape):
+        want = rec.evaluate(n, idx) if idx in points else None
+        assert got[idx] == want, (src, n, idx)
+    if points:
+        p = max(points)
+        assert prog.call("f0", n, *p) == rec.evaluate(n, p), (src, n, p)
+    bad = (n + 1,) + (0,) * (rec.ndim - 1)
+    errors = []
+    for pr in (prog, interp):
+        try:
+            pr.call("f0", n, *bad)
+        except DslcError as e:
+            errors.append(e.message)
+    assert len(errors) == 2 and errors[0] == errors[1], errors
+    return prog

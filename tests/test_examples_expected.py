@@ -138,6 +138,35 @@ BUILDERS = {
 }
 
 
+def expected_matrix_chain() -> dict:
+    """Matrix chain order over the dimensions 30 35 15 5 10 20 25 (CLRS 15.2)."""
+    d = [30, 35, 15, 5, 10, 20, 25]
+    n = len(d) - 1
+    m = [[None] * (n + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        m[i][i] = 0
+    for length in range(2, n + 1):
+        for i in range(1, n - length + 2):
+            j = i + length - 1
+            m[i][j] = min(m[i][k] + m[k + 1][j] + d[i - 1] * d[k] * d[j] for k in range(i, j))
+    return {"r": m[1][n], "t": m}
+
+
+def expected_number_triangle() -> dict:
+    """Largest path sum from the apex down a triangle of v(r, c) = (7r + 13c + 5) % 10."""
+    n = 4
+    best = [[None] * (n + 1) for _ in range(n + 1)]
+    for r in range(n, -1, -1):
+        for c in range(r + 1):
+            v = (7 * r + 13 * c + 5) % 10
+            best[r][c] = v if r == n else v + max(best[r + 1][c], best[r + 1][c + 1])
+    return {"top": best[0][0], "t": best}
+
+
+BUILDERS["matrix_chain.bio"] = expected_matrix_chain
+BUILDERS["number_triangle.bio"] = expected_number_triangle
+
+
 def compute_expected() -> dict:
     return {name: build() for name, build in BUILDERS.items()}
 

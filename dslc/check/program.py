@@ -8,6 +8,7 @@ so functions may call each other in any order (mutual recursion).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.check.consteval import const_eval, eval_number_text
+from dslc.check.ranges import check_bound
 from dslc.check.exprs import ExprChecker, Scope, coerce
 from dslc.check.script import ScriptTyper
 from dslc.check.signatures import Signature, signature, table_functions
@@ -141,8 +143,28 @@ def check_function(sig: Signature, is_table: bool, scope: Scope) -> tir.TFunctio
         body = coerce(checker.check(g.body, sig.ret), sig.ret, f"the result of '{fd.name}'",
                       g.body.span)
         guards.append(tir.TGuard(cond, body, g.span))
-    params = tuple(tir.TParam(n, t, r, p.span) for (n, t, r), p in zip(sig.params, fd.params))
+    params = tuple(tir.TParam(n, t, r, p.span, _range(sig, k, scope))
+                   for k, ((n, t, r), p) in enumerate(zip(sig.params, fd.params)))
     return tir.TFunction(fd.name, params, sig.ret, tuple(guards), is_table, fd.span)
+
+
+def _range(sig: Signature, k: int, scope: Scope):
+    """The checked ``lo ... hi`` of parameter ``k`` (an ``int``), seeing only the
+    parameters declared before it."""
+    p = sig.node.params[k]
+    if p.range is None:
+        return None
+    name, t, rec = sig.params[k]
+    if not (rec and t == T.INT):
+        raise DslcError(f"only an int parameter takes a declared range, not '{name}' "
+                        f"({p.type})", p.span)
+    earlier = dataclasses.replace(sig, params=sig.params[:k])
+    checker = ExprChecker(dataclasses.replace(scope, sig=earlier))
+    out = tuple(coerce(checker.check(b, T.INT), T.INT, f"the range of '{name}'", b.span)
+                for b in p.range)
+    for b in out:
+        check_bound(b, {n: bt for n, bt, _ in earlier.params})
+    return out
 
 
 def _check_schedule_target(sd: ast.ScheduleDef, sigs: dict[str, Signature], tables: set) -> None:

@@ -125,7 +125,8 @@ class ScriptTyper:
         sig = self._sig(e.func, e.func_span)
         for o in e.operands:
             self.type_of(o)
-        ints = [n for n, t, r in sig.params if r and t == T.INT]
+        ints = [n for (n, t, r), p in zip(sig.params, sig.node.params)
+                if r and t == T.INT and p.range is None]
         want = len(sig.calling_names) + len(ints) if e.func in self.tables else len(sig.params)
         if len(e.operands) != want:
             what = ("calling arguments" + (" and int recursive arguments" if ints else "")

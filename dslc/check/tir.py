@@ -205,10 +205,13 @@ class Reduce(TExpr):
 
 @dataclass(frozen=True)
 class TParam:
+    """``range``: the declared ``(lo, hi)`` of an ``int`` parameter (dslc.check.ranges)."""
+
     name: str
     type: Type
     recursive: bool
     span: Span
+    range: tuple[TExpr, TExpr] | None = None
 
 
 @dataclass(frozen=True)
@@ -241,12 +244,13 @@ class TFunction:
     @property
     def map_params(self) -> tuple[TParam, ...]:
         """What ``map`` passes: every parameter of a plain function; for a table, its
-        calling parameters and then its ``int`` recursive ones (their values are the
-        domain, and the final cell is taken at them)."""
+        calling parameters and then its ``int`` recursive ones without a declared range
+        (their values are the domain, and the final cell is taken at them)."""
         if not self.is_table:
             return self.params
         from dslc.check.types import INT
-        return self.calling_params + tuple(p for p in self.rec_params if p.type == INT)
+        return self.calling_params + tuple(p for p in self.rec_params
+                                           if p.type == INT and p.range is None)
 
     def param(self, name: str) -> TParam | None:
         for p in self.params:

@@ -13,10 +13,11 @@ import math
 import numpy as np
 
 from dslc.check import types as T
+from dslc.check.ranges import box_extent, declared, outside
 from dslc.cpu import modules
 from dslc.cpu.lanes import LaneMaps
 from dslc.emit.cpu import CpuGenerator
-from dslc.emit.plan import plan_task
+from dslc.emit.plan import final_outside, plan_task, request_outside
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
@@ -57,6 +58,8 @@ class CpuBackend:
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
+        if request_outside(self.program, func, args):  # the interpreter reports it
+            return self.interp.value(func, args, span, description)
         kind, request, scope = self.call_entry(f, args)
         compiled = self._compile(func, kind, scope, request)
         if compiled is None:
@@ -76,13 +79,9 @@ class CpuBackend:
         if compiled is None:
             return self.interp.table(func, calling, span, description)
         module, argnames, windows = compiled
-        ret = self.program.functions[func].ret
         try:
             raw = module.task(*self._task_args(argnames, calling, windows, None))
-            out = np.empty(raw.shape, dtype=object)
-            for idx in np.ndindex(raw.shape):
-                out[idx] = self._result(raw[idx], ret, span)
-            return out
+            return self.table_values(func, calling, raw, span)
         except MemoryError:
             raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, _Inexact):
@@ -162,7 +161,27 @@ class CpuBackend:
         for p in f.rec_params:  # an int dimension's extent is the cell asked for
             if p.type == T.INT and p.name in widest:
                 widest[p.name] = max(int(t[p.name]) for t in tasks)
+        if declared(f):
+            widest = self._widest_declared(f, tasks, widest)
         return "cell", widest, tuple(self._final(f, widest))
+
+    def _widest_declared(self, f, tasks: list[dict], widest: dict) -> dict:
+        """Declared ranges take their extents from calling values (``const n``):
+        the binding planned for takes them from the task with the largest final
+        cell, and must bound every task's cell in every dimension (a bound such
+        as ``0 ... 10 - n`` need not: the map then runs on the interpreter)."""
+        cells = [self._final(f, t) for t in tasks]
+        if any(final_outside(self.program, f, t, c) for t, c in zip(tasks, cells)):
+            raise NotCompilable(f"a task's final cell of {f.name} is outside its declared "
+                                "ranges (the interpreter reports it)")
+        top = max(range(len(tasks)), key=lambda k: cells[k])
+        out = dict(widest)
+        out.update({n: v for n, v in tasks[top].items() if not isinstance(v, Sequence)})
+        mine = self._final(f, out)
+        if any(any(c > m for c, m in zip(cell, mine)) for cell in cells):
+            raise NotCompilable(f"a map over {f.name} whose tasks' declared ranges are not "
+                                "bounded by one task's")
+        return out
 
     def _final(self, f, args: dict) -> list[int]:
         """The cell a call of table function ``f`` asks for: its own index
@@ -176,10 +195,29 @@ class CpuBackend:
                 out.append(len(args[t.seq]))
             elif isinstance(t, T.SymT):
                 out.append(len(self.program.alphabets[t.alpha.name]) - 1)
+            elif p.range is not None:  # the interpreter's final cell: the box's corner
+                boxes = dict(zip((q.name for q in f.rec_params), out))
+                top = box_extent(f, len(out), args, boxes, self.program.consts)
+                if top < 0:
+                    raise NotCompilable(f"the range of {f.name}'s parameter {p.name} is empty")
+                out.append(top)
             elif t == T.INT and p.name in args:
                 out.append(int(args[p.name]))
             else:
                 raise NotCompilable(f"the final cell of {f.name}: no extent for {p.name}")
+        return out
+
+    def table_values(self, func: str, calling: dict, raw, span):
+        """A compiled whole table as the interpreter gives it: cells outside the
+        function's declared ranges are None (compiled code never computes them)."""
+        f = self.program.functions[func]
+        ret = f.ret
+        out = np.empty(raw.shape, dtype=object)
+        for idx in np.ndindex(raw.shape):
+            if declared(f) and outside(f, tuple(int(x) for x in idx), calling,
+                                       self.program.consts) is not None:
+                continue
+            out[idx] = self._result(raw[idx], ret, span)
         return out
 
     def _compile(self, func, kind, scope, request):

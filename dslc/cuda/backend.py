@@ -31,7 +31,7 @@ from dslc.errors import env_int
 from dslc.check import types as T
 from dslc.cpu.backend import EXACT, CpuBackend, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
-from dslc.emit.plan import plan_task
+from dslc.emit.plan import plan_task, request_outside
 from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
@@ -81,6 +81,8 @@ class CudaBackend(CpuBackend):
     # ------------------------------------------------------------------ one big problem
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
+        if request_outside(self.program, func, args):  # the interpreter reports it
+            return super().value(func, args, span, description)
         kind, request, scope = self.call_entry(f, args)
         try:
             raw = self._whole(func, kind, scope, request)
@@ -101,10 +103,7 @@ class CudaBackend(CpuBackend):
         ret = self.program.functions[func].ret
         if raw is None or (ret == T.INT and (np.abs(raw[np.isfinite(raw)]) >= EXACT).any()):
             return super().table(func, calling, span, description)
-        out = np.empty(raw.shape, dtype=object)
-        for idx in np.ndindex(raw.shape):
-            out[idx] = self._result(raw[idx], ret, span)
-        return out
+        return self.table_values(func, calling, raw, span)
 
     def _whole(self, func, kind, scope, request):
         """A single problem on the whole GPU (emit.wavefront) when it is at least

@@ -15,6 +15,7 @@ import itertools
 
 from dslc.check import tir
 from dslc.check import types as T
+from dslc.check.ranges import calling_extents, domain_constraints, extent_context, same_expr
 from dslc.deps.ir import (Affine, Constraint, Dependence, DependenceGraph, RangedVar,
                           RecFunction)
 from dslc.sdk import Bounds
@@ -62,7 +63,9 @@ def _offset(b: Bounds) -> bool:
 
 def dependence_graph(functions: dict[str, tir.TFunction], group: tuple[str, ...],
                      consts: dict[str, int | float]) -> DependenceGraph:
-    rec_fns = tuple(RecFunction(n, tuple(p.name for p in functions[n].rec_params)) for n in group)
+    rec_fns = tuple(RecFunction(n, tuple(p.name for p in functions[n].rec_params),
+                                domain_constraints(functions[n], consts),
+                                extent_context(functions[n], consts)) for n in group)
     deps: list[Dependence] = []
     for name in group:
         f = functions[name]
@@ -174,6 +177,7 @@ class _Walker:
     def __init__(self, f: tir.TFunction, group: set[str], functions, consts):
         self.f, self.group, self.functions, self.consts = f, group, functions, consts
         self.rec = {p.name for p in f.rec_params}
+        self.extents = calling_extents(f)
         self.found: list[Dependence] = []
         self.fresh = itertools.count()
         self.exact = False  # conditions must not be widened (domain splitting)
@@ -229,6 +233,9 @@ class _Walker:
 
     # ---------------------------------------------------------------- affine
     def affine(self, e: tir.TExpr, ranged=(), extra: list | None = None) -> Affine | None:
+        for hi, name in self.extents:  # a declared range's calling upper bound: its extent
+            if same_expr(e, hi):
+                return Affine.of(0, **{name: 1})
         match e:
             case tir.Lit(value=v) if type(v) is int:
                 return Affine.of(v)

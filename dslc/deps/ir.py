@@ -80,10 +80,17 @@ class Dependence:
 class RecFunction:
     """A function with a table: its recursive parameters, in order. The domain
     of parameter ``p`` is ``0 .. extent(p)`` inclusive, with the extent known
-    only at run time (a sequence length, an int argument, an alphabet size - 1)."""
+    only at run time (a sequence length, an int argument, an alphabet size - 1).
+    ``domain``: the declared ranges of ``int`` parameters (``int c in 0 ... r``),
+    constraints over ``params`` (and extents) that cut the box to a polyhedron;
+    None when a declared range is not affine in the recursive parameters (the
+    compiler then refuses the group). ``context``: what is known of the extents
+    themselves (``E_c >= E_n``, dslc.check.ranges.extent_context), true on every run."""
 
     name: str
     params: tuple[str, ...]
+    domain: tuple[Constraint, ...] | None = ()
+    context: tuple[Constraint, ...] = ()
 
 
 @dataclass(frozen=True)

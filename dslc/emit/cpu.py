@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dslc.check import tir
 from dslc.check import types as T
+from dslc.check.ranges import box_code
 from dslc.emit.plan import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import (RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable,
                                render_code)
@@ -454,7 +455,9 @@ class CpuGenerator:
                 for f in g.functions:
                     if f in pieces:
                         for k, _ in pieces[f]:
-                            cells[f"{f}{PIECE}{k}"] = self._cell(f, fused_by_func.get(f, []), k)
+                            # piece None: the whole (declared) domain, guards tested per cell
+                            name = f if k is None else f"{f}{PIECE}{k}"
+                            cells[name] = self._cell(f, fused_by_func.get(f, []), k)
                     else:
                         cells[f] = self._cell(f, fused_by_func.get(f, []))
             finally:
@@ -474,6 +477,11 @@ class CpuGenerator:
             return f"len({arg_name(self.scope_name(t.seq))})"
         if isinstance(t, T.SymT):
             return str(len(self.program.alphabets[t.alpha.name]) - 1)
+        fn = self.program.functions[f]
+        if p.range is not None:  # declared: the interval maximum of its upper bound
+            names = self.group_of[f].extents.names[f]
+            return box_code(fn, k, self._bound_atom, dict(zip((q.name for q in fn.rec_params),
+                                                              names[:k])))
         if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
             return f"q_{k}"
         if isinstance(t, T.ExtT) and t.owner:
@@ -483,6 +491,17 @@ class CpuGenerator:
                 size = render_code(spec.device_size, lambda a: names.layout_array(t.owner, a))
                 return f"({size} - 1)"
         raise NotCompilable(f"the extent of {f}'s parameter {p.name}")
+
+    def _bound_atom(self, e: tir.TExpr) -> str:
+        """A calling value in a declared range, as the task's code reads it."""
+        match e:
+            case tir.Var(scope="global", name=n):
+                return str(int(self.program.consts[n]))
+            case tir.Var(name=n):
+                return f"int({arg_name(self.scope_name(n))})"
+            case tir.Builtin(name="len", args=(s,)):
+                return f"len({arg_name(self.scope_name(s.name))})"
+        raise NotCompilable(f"a declared range's bound {e}")
 
     def _storage(self, b: Block, gi: int, g: GroupPlan) -> None:
         for f in g.functions:

@@ -189,6 +189,13 @@ class LaneGenerator(CpuGenerator):
     def _extent_expr(self, f, k):
         p = self.program.functions[f].rec_params[k]
         t = p.type
+        if p.range is not None:  # lanes share one sweep: its calling values must be shared
+            used = {x.name for e in p.range for x in tir.walk(e) if isinstance(x, tir.Var)
+                    and x.scope == "param"}
+            if any(self.kind_of(self.scope_name(n)) != "shared" for n in used):
+                raise NotCompilable(f"{f}'s declared range of {p.name} differs between tasks "
+                                    "(one task per call)")
+            return super()._extent_expr(f, k)
         if isinstance(t, T.IndexT):
             seq = self.scope_name(t.seq)
             return f"len(a_{seq})" if self.kind_of(seq) == "shared" else f"a_{seq}.shape[0]"

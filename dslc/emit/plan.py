@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 from dslc.check import tir
 from dslc.check import types as T
+from dslc.check.ranges import box_extent, declared, extent_name, outside
 from dslc.deps.extract import dependence_graph, groups, guard_pieces, sequence_indexes
 from dslc.deps.ir import Affine
 from dslc.emit.pyexpr import NotCompilable
@@ -103,13 +104,24 @@ def extent_names(program, func: str) -> tuple[str, ...]:
         elif isinstance(t, T.ExtT):
             out.append(f"E_{t.name}_{t.owner}")
         else:
-            out.append(f"E_int_{func}_{p.name}")
+            out.append(extent_name(program.functions[func], p))
     return tuple(out)
 
 
-def extent_value(program, func: str, k: int, args: dict, request: tuple | None) -> int:
-    p = program.functions[func].rec_params[k]
+def extent_value(program, func: str, k: int, args: dict, request: tuple | None,
+                 earlier: tuple[int, ...] = ()) -> int:
+    """The extent of parameter ``k`` (``earlier``: those of the parameters before it)."""
+    f = program.functions[func]
+    p = f.rec_params[k]
     t = p.type
+    if p.range is not None:  # declared: the largest value its range allows
+        if not all(q.name in args for q in f.calling_params):
+            raise NotCompilable(f"{func} called with explicit arguments to its ranges")
+        boxes = dict(zip((q.name for q in f.rec_params), earlier))
+        top = box_extent(f, k, args, boxes, program.consts)
+        if top < 0:  # an empty range: the interpreter says what is asked of it
+            raise NotCompilable(f"the range of {func}'s parameter {p.name} is empty")
+        return top
     if isinstance(t, T.IndexT):
         if t.seq not in args:  # the table is called with other sequences than the entry's
             raise NotCompilable(f"{func} called with explicit sequence arguments")
@@ -209,7 +221,9 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
         values = {}
         for g in grp:
             for k, n in enumerate(names[g]):
-                values[n] = extent_value(program, g, k, args, request if g == entry else None)
+                earlier = tuple(values[m] for m in names[g][:k])
+                values[n] = extent_value(program, g, k, args, request if g == entry else None,
+                                         earlier)
         ext = Extents(names, values)
         runtime = frozenset()
         if any(g in user_schedules for g in grp):
@@ -232,13 +246,60 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
         windowed = (not read_outside and affine and sched.window is not None
                     and elim is not None)
         safe, distance = _call_facts(graph, ext, sched)
-        pieces = tuple((g, p) for g in grp
-                       if (p := guard_pieces(program.functions[g], program.consts)) is not None)
+        _declared_calls_proved(program, graph, safe, grp, entry)
+        pieces = group_pieces(program, graph)
         plans.append(GroupPlan(grp, sched, ext, windowed, elim if windowed else None,
                                safe, distance, pieces, _safe_indexes(program, grp, ext),
                                runtime))
     scope = {p.name: p for p in f.params}
     return TaskPlan(entry, kind, tuple(plans), tuple(fused), scope)
+
+
+def _declared_calls_proved(program, graph, safe: frozenset, grp: tuple, entry: str) -> None:
+    """Compiled code checks a call's target against the callee's box only, so a
+    group with declared ranges compiles only when isl proves every call into
+    them inside (the interpreter reports the exact call otherwise), and only
+    when no other function reads them (the entry's own request is checked on
+    the host, :func:`request_outside`)."""
+    dom = {f.name: f.domain for f in graph.functions}
+    if not any(dom.values()) and all(d is not None for d in dom.values()):
+        return
+    if any(d is None for d in dom.values()):
+        raise NotCompilable("a declared range that is not affine in the recursive parameters")
+    for d in graph.deps:
+        if dom[d.callee] and d.span not in safe:
+            raise NotCompilable(f"a call of {d.callee} not proved inside its declared ranges")
+    for g in grp:
+        if dom[g] and _called_from_outside(program, g, grp, entry):
+            raise NotCompilable(f"{g} (declared ranges) read from outside its group")
+
+
+def group_pieces(program, graph) -> tuple:
+    """The pieces of each function's domain that loop nests sweep: its guard
+    pieces (``guard_pieces``), each cut by its declared ranges; a function with
+    declared ranges and no guard pieces is one piece (``None``) cut by them."""
+    out = []
+    for rf in graph.functions:
+        p = guard_pieces(program.functions[rf.name], program.consts)
+        dom = tuple(rf.domain or ())
+        if dom:
+            p = [(k, tuple(conj + dom for conj in dnf)) for k, dnf in (p or [(None, ((),))])]
+        if p is not None:
+            out.append((rf.name, tuple(p)))
+    return tuple(out)
+
+
+def request_outside(program, func: str, args: dict) -> bool:
+    """Is the cell a call asks for outside its function's declared ranges?"""
+    f = program.functions[func]
+    if not f.is_table or not declared(f):
+        return False
+    return final_outside(program, f, args, tuple(args[p.name] for p in f.rec_params))
+
+
+def final_outside(program, f: tir.TFunction, args: dict, cell) -> bool:
+    """Is ``cell`` of ``f`` (called with ``args``) outside its declared ranges?"""
+    return outside(f, tuple(cell), args, program.consts) is not None
 
 
 def group_schedule(program, grp: tuple[str, ...], user_schedules: dict) -> tuple[int, ...]:
@@ -286,16 +347,23 @@ def _runtime_ordered(graph, ext: Extents, err: Exception):
 
 def _call_facts(graph, ext: Extents, sched: Schedule):
     """Which calls need no domain check (decided exactly with isl from the
-    guards), and the partition distance of calls that move by a constant."""
+    guards), and the partition distance of calls that move by a constant. A
+    negative distance (the target in a later partition) belongs to a call the
+    schedule's legality proves is never made (its target always leaves a guard or
+    a declared range): it gets no slot, its reference is only ever compiled."""
     from dslc.poly.isl_sets import target_always_inside
 
     params = {f.name: f.params for f in graph.functions}
+    dom = {f.name: f.domain or () for f in graph.functions}
+    ctx = {f.name: f.context for f in graph.functions}
     safe, distance = set(), []
     for d in graph.deps:
-        if target_always_inside(d, params[d.caller], ext.names[d.caller], ext.names[d.callee]):
+        if target_always_inside(d, params[d.caller], ext.names[d.caller], ext.names[d.callee],
+                                dom[d.caller], dom[d.callee], params[d.callee],
+                                ctx[d.caller] + ctx[d.callee]):
             safe.add(d.span)
         dist = _uniform_distance(d, params[d.caller], sched)
-        if dist is not None:
+        if dist is not None and dist >= 0:
             distance.append((d.span, dist))
     return frozenset(safe), tuple(distance)
 

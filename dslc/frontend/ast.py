@@ -163,9 +163,12 @@ class Map(Expr):
 
 @dataclass(frozen=True)
 class Param:
+    """``range``: the declared ``lo ... hi`` of an ``int`` parameter (``int i in 1 ... n``)."""
+
     type: TypeExpr
     name: str
     span: Span
+    range: tuple[Expr, Expr] | None = None
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,9 @@ class _ToAst(Transformer):
         return ast.FuncDef(ret, str(name), params, guards, guarded, self._sp(meta))
 
     def param(self, meta, items):
-        return ast.Param(items[0], str(items[1]), self._sp(meta))
+        lo, hi = items[2:4] if len(items) > 2 else (None, None)
+        rng = None if lo is None else (lo, hi)
+        return ast.Param(items[0], str(items[1]), self._sp(meta), rng)
 
     def const_param(self, meta, items):
         sp = self._sp(meta)

@@ -53,7 +53,8 @@ class InterpBackend:
         table = self.interp.table_for(task, cf, cenv, None, span)
         out = np.empty(tuple(e + 1 for e in table.extents), dtype=object)
         for point in itertools.product(*(range(e + 1) for e in table.extents)):
-            out[point] = demand(table, point)
+            if table.inside(point):  # cells outside a declared range stay None
+                out[point] = demand(table, point)
         return out
 
     def check_table_fits(self, func: str, calling: dict, span) -> None:
@@ -78,6 +79,7 @@ class InterpBackend:
         cenv["$task"] = task
         rec = tuple(args.get(p.name) for p in cf.tf.rec_params)
         table = self.interp.table_for(task, cf, cenv, rec, span)
+        table.check_domain(table.extents, span, f"{func}(...)")
         return demand(table, table.extents)
 
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:

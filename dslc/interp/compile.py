@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from dslc.check import tir
+from dslc.check import ranges
 from dslc.check import types as T
 from dslc.errors import DslcError, source_text
 from dslc.interp import arith
@@ -75,6 +76,9 @@ class Interpreter:
         table = task.tables.get(key)
         if table is None:
             table = Table(task, callee, cenv, self.extents(callee, cenv, rec, span))
+            if ranges.declared(callee.tf):
+                tf, consts = callee.tf, self.program.consts
+                table.outside = lambda r: ranges.outside(tf, r, cenv, consts)
             task.tables[key] = table
         return table
 
@@ -94,6 +98,10 @@ class Interpreter:
                     out.append(spec.size(owner) - 1)
                 except DslcError as err:  # the model has no such elements: the call says where
                     raise _located(err, span) from None
+            elif p.range is not None:  # int i in lo ... hi: the largest hi
+                boxes = dict(zip(callee.rec_names, out))
+                out.append(max(-1, ranges.box_extent(callee.tf, k, cenv, boxes,
+                                                     self.program.consts)))
             else:  # int: the value it is first called with
                 if rec is None or rec[k] is None:
                     raise DslcError(f"{callee.name} has an int parameter {p.name}, whose domain "

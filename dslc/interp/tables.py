@@ -45,6 +45,7 @@ class Table:
     def __init__(self, task: Task, func, env: dict, extents: tuple[int, ...]):
         self.task, self.func, self.env, self.extents = task, func, env, extents
         self.siblings: dict = {}
+        self.outside = None  # declared ranges: rec -> (k, lo, hi) of the first left, or None
         size = 1
         for e in extents:
             size *= e + 1
@@ -56,6 +57,20 @@ class Table:
 
     def check_domain(self, rec: tuple, span, call: str) -> None:
         check_point("recursive argument", self.func.rec_names, rec, self.extents, span, call)
+        if self.outside is not None:
+            bad = self.outside(rec)
+            if bad is not None:
+                self._refuse(*bad, rec, span, call)
+
+    def _refuse(self, k: int, lo: int, hi: int, rec: tuple, span, call: str):
+        names = self.func.rec_names
+        raise DslcError(
+            f"recursive argument {names[k]} = {_fmt(rec[k])} is outside its domain {lo}..{hi} "
+            f"in the call {call} (arguments {', '.join(_fmt(x) for x in rec)})", span)
+
+    def inside(self, rec: tuple) -> bool:
+        """Is ``rec`` (a point of the box) in the declared domain?"""
+        return self.outside is None or self.outside(rec) is None
 
     def get(self, rec: tuple):
         if self._dense is not None:

@@ -13,15 +13,23 @@ from typing import Sequence
 
 import islpy as isl
 
-from dslc.deps.ir import Affine, Dependence
+from dslc.deps.ir import Affine, Constraint, Dependence
 from dslc.poly.isl_util import DependenceSet, affine_text, constraint_text
 
 
 def target_always_inside(dep: Dependence, caller_params: Sequence[str],
-                         caller_ext: Sequence[str], callee_ext: Sequence[str]) -> bool:
-    """Is the call's target inside the callee's domain wherever the call is made?"""
-    free = DependenceSet(dep, caller_params, caller_ext, callee_ext, target_bounds=False)
-    outside = " or ".join(f"y{k} < 0 or y{k} > {e}" for k, e in enumerate(callee_ext))
+                         caller_ext: Sequence[str], callee_ext: Sequence[str],
+                         caller_domain: Sequence[Constraint] = (),
+                         callee_domain: Sequence[Constraint] = (),
+                         callee_params: Sequence[str] = (),
+                         context: Sequence[Constraint] = ()) -> bool:
+    """Is the call's target inside the callee's domain (its box, cut by its
+    declared ranges) wherever the call is made?"""
+    free = DependenceSet(dep, caller_params, caller_ext, callee_ext, target_bounds=False,
+                         caller_domain=caller_domain, context=context)
+    at_y = {p: f"y{k}" for k, p in enumerate(callee_params)}
+    outside = " or ".join([f"y{k} < 0 or y{k} > {e}" for k, e in enumerate(callee_ext)]
+                          + [f"{affine_text(c.expr, at_y)} < 0" for c in callee_domain])
     if not outside:
         return True
     bad = isl.Set(f"[{', '.join(free.params)}] -> {{ [{', '.join(free.dims)}] : {outside} }}")

@@ -50,6 +50,9 @@ def affine_text(a: Affine, rename: Mapping[str, str]) -> str:
     """isl syntax for an affine expression, with variables renamed to set dims."""
     parts = []
     for v, c in a.coeffs:
+        if v.startswith("E_") and v not in rename:
+            parts.append(f"{c}*{v}")  # an extent (isl parameter): a declared range's bound
+            continue
         if v not in rename:
             raise InternalError(f"affine expression {a} uses '{v}', which is not in scope")
         parts.append(f"{c}*{rename[v]}")
@@ -84,12 +87,17 @@ class DependenceSet:
     ``dep``'s affine expressions use); ``caller_ext`` / ``callee_ext`` the
     extent parameter names of each position of the caller's / callee's box.
     Without ``target_bounds`` the target may lie anywhere (used to ask whether
-    it can ever leave the callee's domain).
+    it can ever leave the callee's domain). ``caller_domain`` / ``callee_domain``:
+    declared ranges cutting the boxes (constraints over the caller's parameters /
+    over ``callee_params``, the callee's), the callee's applied with the box;
+    ``context``: constraints over the extents alone (``RecFunction.context``).
     """
 
     def __init__(self, dep: Dependence, caller_params: Sequence[str],
                  caller_ext: Sequence[str], callee_ext: Sequence[str],
-                 target_bounds: bool = True):
+                 target_bounds: bool = True, caller_domain: Sequence[Constraint] = (),
+                 callee_domain: Sequence[Constraint] = (), callee_params: Sequence[str] = (),
+                 context: Sequence[Constraint] = ()):
         if len(caller_params) != len(caller_ext) or len(dep.args) != len(callee_ext):
             raise InternalError(f"call {dep.caller} -> {dep.callee}: arity does not match "
                                 "the extents")
@@ -101,6 +109,8 @@ class DependenceSet:
         self.params = tuple(sorted(set(caller_ext) | set(callee_ext)))
         env = dict(zip(caller_params, xs))
         base = [f"0 <= {x} <= {e}" for x, e in zip(xs, caller_ext)]
+        base += [constraint_text(c, env) for c in caller_domain]
+        base += [constraint_text(c, {}) for c in context]
         for rv, r in zip(dep.ranged, rs):
             # a bound may use the caller's parameters and earlier ranged variables
             if rv.lo is not None:
@@ -113,6 +123,9 @@ class DependenceSet:
                 base.append(f"{y} = {affine_text(arg, env)}")
             if target_bounds:
                 base.append(f"0 <= {y} <= {e}")
+        if target_bounds:
+            at_y = dict(zip(callee_params, ys))
+            base += [constraint_text(c, at_y) for c in callee_domain]
         base.extend(f"{p} >= 0" for p in self.params)
         pieces = [base + [constraint_text(c, env) for c in conj] for conj in dep.when]
         self.dims = tuple(xs + rs + ys)

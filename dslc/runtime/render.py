@@ -18,6 +18,8 @@ from dslc.runtime.values import Alphabet, Matrix, Sequence
 
 # ------------------------------------------------------------------ JSON
 def to_json_value(v):
+    if v is None:  # a cell outside a declared range
+        return None
     if isinstance(v, Prob):
         return {"prob": v.p, "log": _json_num(v.log)}
     if isinstance(v, (TableResult, MapResult)):
@@ -47,6 +49,8 @@ def _json_num(v):
 
 
 def _nested(arr: np.ndarray, value_type: str):
+    if not isinstance(arr, np.ndarray):  # a cell of an object array
+        return to_json_value(wrap(arr, value_type))
     if arr.ndim == 0:
         return to_json_value(wrap(arr[()], value_type))
     return [_nested(arr[k], value_type) for k in range(arr.shape[0])]
@@ -65,6 +69,8 @@ def render_json(printed: list[tuple[str, object]]) -> str:
 
 # ------------------------------------------------------------------ text
 def fmt_scalar(v) -> str:
+    if v is None:  # a cell outside a declared range
+        return ""
     if isinstance(v, Prob):
         p = v.p
         if v.log == -math.inf:

@@ -70,8 +70,8 @@ class MapResult(_Grid):
 
 
 def wrap(raw, value_type: str):
-    """A raw backend number as a script value."""
-    if isinstance(raw, np.ndarray):
+    """A raw backend number as a script value (None: a cell outside a declared range)."""
+    if isinstance(raw, np.ndarray) or raw is None:
         return raw
     if value_type == "prob":
         return Prob(float(raw))
@@ -87,7 +87,10 @@ def wrap(raw, value_type: str):
 
 def to_array(raw_values: list, value_type: str) -> np.ndarray:
     """Raw results as a numpy array: int64 where every value is a finite int,
-    float64 otherwise (so int infinities survive)."""
+    float64 otherwise (so int infinities survive); an object array of the raw values
+    where some are None (cells of a table outside its declared ranges)."""
+    if any(v is None for v in raw_values):
+        return np.array(raw_values, dtype=object)
     if value_type == "int" and all(isinstance(v, int) for v in raw_values):
         try:
             return np.array(raw_values, dtype=np.int64)

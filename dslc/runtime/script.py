@@ -203,6 +203,9 @@ class ScriptRunner:
             for k, (i, n) in enumerate(zip(idx, base.values.shape)):
                 if not 0 <= i < n:
                     raise DslcError(f"index {i} is outside 0..{n - 1} (dimension {k + 1})", e.span)
+            if base.values[tuple(idx)] is None:
+                raise DslcError(f"cell [{', '.join(map(str, idx))}] is outside the declared "
+                                f"ranges of {base.func}", e.span)
             return base[tuple(idx)]
         if isinstance(base, list) and len(idx) == 1:
             if not 0 <= idx[0] < len(base):

@@ -69,7 +69,12 @@ def dependence_sets(graph: DependenceGraph, ext: Extents) -> list[DependenceSet]
     """Every call's instances as an isl set (built once, shared by the checkers
     of several embeddings: the sets do not depend on it)."""
     params = {f.name: f.params for f in graph.functions}
-    return [DependenceSet(d, params[d.caller], ext.names[d.caller], ext.names[d.callee])
+    dom = {f.name: f.domain or () for f in graph.functions}
+    ctx = {f.name: f.context for f in graph.functions}
+    return [DependenceSet(d, params[d.caller], ext.names[d.caller], ext.names[d.callee],
+                          caller_domain=dom[d.caller], callee_domain=dom[d.callee],
+                          callee_params=params[d.callee],
+                          context=ctx[d.caller] + ctx[d.callee])
             for d in graph.deps]
 
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dslc
-from tests.generators import dna, recurrences
+from tests.generators import RANGE_SHAPES, check_ranged, dna, ranged_recurrences, recurrences
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
                                 reason="numba/islpy not installed")
@@ -35,6 +35,34 @@ def test_random_recurrences_compile_and_match(rec, data):
         assert table[point] == rec.evaluate(seqs, point), (rec.source(), seqs, point)
     final = tuple(len(s) for s in seqs)
     assert prog.map("f0", *[[s] for s in seqs]).values.ravel()[0] == rec.evaluate(seqs, final)
+
+
+
+@pytest.mark.parametrize("shape", sorted(RANGE_SHAPES))
+def test_random_recurrences_over_declared_ranges(shape):
+    """Each shape of declared int ranges compiles (its polyhedron is affine in the
+    recursive parameters and the calling extents) and equals the interpreter and the
+    generator's meaning (two recurrences a shape, to keep numba compiles few)."""
+
+    @settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(rec=ranged_recurrences(shapes=(shape,)), n=st.integers(0, 3))
+    def check(rec, n):
+        engine = check_ranged(rec, n, "cpu")._engine()
+        assert "f0" not in engine.fallbacks, (rec.source(), engine.fallbacks)
+
+    check()
+
+
+
+def test_a_call_that_is_never_made_has_no_partition_distance():
+    """In the band ``j in i - 1 ... i + 1`` the call f0(i + 2, j - 1) always leaves
+    the domain (a base case): the schedule may put its target in a later
+    partition, and the window must not name a slot for that negative distance."""
+    from tests.generators import Func, RangedRecurrence, Term
+
+    rec = RangedRecurrence("band", (Func((0, 0, 0), (Term(0, (-2, 1), 0),), (), 0, None),),
+                           (0, 1))
+    check_ranged(rec, 3, "cpu")
 
 
 from tests.test_properties import GOTOH  # noqa: E402  (the stdlib's Gotoh)

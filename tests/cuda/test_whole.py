@@ -9,11 +9,14 @@ import os
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import dslc
 from dslc.interp.backend import InterpBackend
 from dslc.runtime.script import ScriptRunner
 from tests.conftest import ROOT
+from tests.generators import check_ranged, ranged_recurrences
 from tests.test_properties import NW as NW_TABLE
 
 cuda = pytest.importorskip("dslc.cuda.backend")
@@ -225,3 +228,14 @@ def test_a_warp_per_point_only_where_a_thread_per_point_leaves_the_gpu_idle(monk
     wide = choose_lanes(p.checked, plan, True, 128, int(g.width()))
     assert [ln.width for ln in wide] == [1] and "fill the" in wide[0].why
     assert [ln.width for ln in choose_lanes(p.checked, plan, False, 128, None)] == [1]
+
+
+@settings(max_examples=5, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(rec=ranged_recurrences(), n=st.integers(0, 3))
+def test_random_recurrences_over_declared_ranges(rec, n):
+    """Whole tables, cells and calls outside over declared int ranges equal the
+    interpreter's and the generator's meaning, computed on the device."""
+    engine = check_ranged(rec, n, "cuda")._engine()
+    assert engine.strategy.get("f0", "").startswith("whole problem"), \
+        (rec.source(), engine.device_fallbacks, engine.fallbacks)

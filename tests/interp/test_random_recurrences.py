@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dslc
-from tests.generators import DIMS, dna, recurrences
+from tests.generators import DIMS, check_ranged, dna, ranged_recurrences, recurrences
 
 
 def _check(rec, seqs, backend):
@@ -31,3 +31,11 @@ def test_interpreter_matches_direct_evaluation(rec, data):
 def test_generated_source_names_its_dimensions(rec):
     src = rec.source()
     assert all(f"index[{s}] {d}" in src for s, d in zip("stu", DIMS[: rec.ndim]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rec=ranged_recurrences(), n=st.integers(0, 4))
+def test_declared_ranges_match_direct_evaluation(rec, n):
+    """Recurrences over declared int ranges (boxes, triangles, bands, bounds mixing
+    the calling n with a recursive parameter): whole tables, cells and calls outside."""
+    check_ranged(rec, n, "interp")

@@ -1,0 +1,301 @@
+"""Declared ranges of ``int`` parameters: ``int i in lo ... hi``.
+
+An undeclared ``int`` parameter takes its domain ``0 .. v`` from the first call;
+a declared one has the domain ``max(0, lo) .. hi``, where ``lo`` and ``hi`` are
+int expressions of numbers, script constants, ``len(s)`` of sequence
+parameters and parameters declared before it (calling ``const`` ones and
+recursive ones, so ``int c in 0 ... r`` makes a triangle). ``int`` dimensions
+are never negative, as with undeclared ones, so tables stay 0-based boxes.
+
+One module serves every stage, so the interpreter and the compiler agree:
+
+* :func:`check_bound` (checker): which expressions a bound may be;
+* :func:`bound_value` / :func:`outside` (interpreter and hosts): the value of a
+  bound and the first parameter a call's arguments leave;
+* :func:`box_extent`: the largest value a parameter can take (interval
+  arithmetic over the earlier parameters' boxes), the table's extent;
+* :func:`domain_constraints` (dependences, isl): the bounds as affine
+  constraints over the recursive parameters.
+"""
+
+from __future__ import annotations
+
+from dslc.check import tir
+from dslc.check import types as T
+from dslc.deps.ir import Affine, Constraint
+from dslc.errors import DslcError
+
+
+def check_bound(e: tir.TExpr, earlier: dict[str, T.Type]) -> None:
+    """A bound uses only numbers, constants, earlier ``int``/``const``/``index``
+    parameters, ``len`` of earlier sequences, ``+ - *`` and negation."""
+    for x in tir.walk(e):
+        match x:
+            case tir.Lit(value=v) if isinstance(v, int) and not isinstance(v, bool):
+                continue
+            case tir.Var(scope="global", type=t) if t == T.INT:
+                continue
+            case tir.Var(scope="param", name=n) if n in earlier and (
+                    earlier[n] == T.INT or isinstance(earlier[n], T.IndexT)):
+                continue
+            case tir.Var(scope="param", name=n) if n in earlier and isinstance(earlier[n], T.SeqT):
+                continue  # only as len(s): checked by the parent Builtin
+            case tir.Arith(op="+" | "-" | "*") | tir.Neg():
+                continue
+            case tir.Builtin(name="len"):
+                continue
+        raise DslcError("a declared range may use numbers, constants, len(s) and the int, "
+                        "const and index parameters declared before it, with + - *", x.span,
+                        hint="e.g. int i in 1 ... n, int j in i ... len(s)")
+    if any(isinstance(x, tir.Var) and isinstance(x.type, T.SeqT) for x in _non_len(e)):
+        raise DslcError("a sequence is used in a range only through len(s)", e.span)
+
+
+def _non_len(e: tir.TExpr):
+    if isinstance(e, tir.Builtin) and e.name == "len":
+        return
+    yield e
+    for c in tir.children(e):
+        yield from _non_len(c)
+
+
+def extent_name(f: tir.TFunction, p: tir.TParam) -> str:
+    """The isl parameter of an ``int`` parameter's extent (shared by every stage).
+    A declared range whose upper bound is a calling expression is named after
+    that expression (``E_n`` for ``... n``, ``E_len_s`` for ``... len(s)``), so
+    parameters bounded by the same expression share one extent, as ``index[s]``
+    parameters of the same ``s`` do."""
+    if p.range is not None and _calling_only(f, p.range[1]):
+        return "E_" + _name_of(p.range[1])
+    return f"E_int_{f.name}_{p.name}"
+
+
+def _calling_only(f: tir.TFunction, e: tir.TExpr) -> bool:
+    rec = {p.name for p in f.rec_params}
+    return not any(isinstance(x, tir.Var) and x.name in rec for x in tir.walk(e))
+
+
+_OPS = {"+": "plus", "-": "minus", "*": "times"}
+
+
+def _name_of(e: tir.TExpr) -> str:
+    match e:
+        case tir.Lit(value=v):
+            return str(v)
+        case tir.Var(name=n):
+            return n
+        case tir.Neg(operand=a):
+            return f"neg_{_name_of(a)}"
+        case tir.Builtin(name="len", args=(s,)):
+            return f"len_{s.name}"
+        case tir.Arith(op=op, left=a, right=b):
+            return f"{_name_of(a)}_{_OPS[op]}_{_name_of(b)}"
+    raise TypeError(f"not a bound: {e}")
+
+
+def calling_extents(f: tir.TFunction) -> list[tuple[tir.TExpr, str]]:
+    """``(hi, extent name)`` of each declared parameter whose upper bound is a
+    calling expression (``int i in 1 ... n``): that expression *is* the extent, so
+    a guard ``i == n`` is the affine ``i == E_n``."""
+    return [(p.range[1], extent_name(f, p)) for p in f.rec_params
+            if p.range is not None and _calling_only(f, p.range[1])]
+
+
+def same_expr(a: tir.TExpr, b: tir.TExpr) -> bool:
+    """Structural equality, spans aside."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tir.Var):
+        return a.name == b.name and a.scope == b.scope
+    if isinstance(a, tir.Lit):
+        return a.value == b.value
+    if isinstance(a, (tir.Arith, tir.Builtin)) and getattr(a, "op", None) != getattr(b, "op", None):
+        return False
+    if isinstance(a, tir.Builtin) and a.name != b.name:
+        return False
+    ca, cb = tir.children(a), tir.children(b)
+    return bool(ca) and len(ca) == len(cb) and all(same_expr(x, y) for x, y in zip(ca, cb))
+
+
+def bound_value(e: tir.TExpr, env: dict, consts: dict) -> int:
+    """The value of a bound with the parameters in ``env`` (script constants from
+    ``consts``; sequences have a length)."""
+    match e:
+        case tir.Lit(value=v):
+            return v
+        case tir.Var(scope="global", name=n):
+            return consts[n]
+        case tir.Var(name=n):
+            return env[n]
+        case tir.Neg(operand=a):
+            return -bound_value(a, env, consts)
+        case tir.Builtin(name="len", args=(s,)):
+            return len(env[s.name])
+        case tir.Arith(op=op, left=a, right=b):
+            x, y = bound_value(a, env, consts), bound_value(b, env, consts)
+            return x + y if op == "+" else x - y if op == "-" else x * y
+    raise TypeError(f"not a bound: {e}")
+
+
+def declared(f: tir.TFunction) -> bool:
+    """Has ``f`` a recursive parameter with a declared range?"""
+    return any(p.range is not None for p in f.rec_params)
+
+
+def outside(f: tir.TFunction, rec: tuple, env: dict, consts: dict):
+    """The first declared parameter the point ``rec`` leaves, as
+    ``(k, lo, hi)``; None when it is inside every declared range. ``env`` holds the
+    calling arguments."""
+    scope = dict(env)
+    for k, (p, v) in enumerate(zip(f.rec_params, rec)):
+        scope[p.name] = v
+        if p.range is None:
+            continue
+        lo = max(0, bound_value(p.range[0], scope, consts))
+        hi = bound_value(p.range[1], scope, consts)
+        if not (type(v) is int and lo <= v <= hi):
+            return k, lo, hi
+    return None
+
+
+def box_extent(f: tir.TFunction, k: int, env: dict, boxes: dict, consts: dict) -> int:
+    """The largest value parameter ``k`` can take: ``hi`` maximised over the
+    boxes ``0 .. boxes[q]`` of the parameters before it (interval arithmetic,
+    exact for bounds where each parameter appears once). Negative when empty."""
+    return _interval(f.rec_params[k].range[1], env, boxes, consts)[1]
+
+
+def box_code(f: tir.TFunction, k: int, atom, boxes: dict) -> str:
+    """:func:`box_extent` as Python source for generated code: ``atom(e)`` renders
+    a calling value (a name, ``len(s)``), ``boxes`` the earlier parameters' extent
+    names."""
+    def iv(e) -> tuple[str, str]:
+        match e:
+            case tir.Lit(value=v):
+                return str(v), str(v)
+            case tir.Var(scope="param", name=n) if n in boxes:
+                return "0", boxes[n]
+            case tir.Neg(operand=a):
+                lo, hi = iv(a)
+                return f"(-{hi})", f"(-{lo})"
+            case tir.Arith(op="+" | "-" as op, left=a, right=b):
+                (a0, a1), (b0, b1) = iv(a), iv(b)
+                return (f"({a0} + {b0})", f"({a1} + {b1})") if op == "+" else \
+                    (f"({a0} - {b1})", f"({a1} - {b0})")
+            case tir.Arith(op="*", left=a, right=b):
+                (a0, a1), (b0, b1) = iv(a), iv(b)
+                ps = f"{a0} * {b0}, {a0} * {b1}, {a1} * {b0}, {a1} * {b1}"
+                return f"min({ps})", f"max({ps})"
+        v = atom(e)
+        return v, v
+    return iv(f.rec_params[k].range[1])[1]
+
+
+def _interval(e: tir.TExpr, env: dict, boxes: dict, consts: dict) -> tuple[int, int]:
+    match e:
+        case tir.Var(scope="param", name=n) if n in boxes:
+            return 0, boxes[n]
+        case tir.Neg(operand=a):
+            lo, hi = _interval(a, env, boxes, consts)
+            return -hi, -lo
+        case tir.Arith(op=op, left=a, right=b):
+            (a0, a1), (b0, b1) = (_interval(a, env, boxes, consts),
+                                  _interval(b, env, boxes, consts))
+            if op == "+":
+                return a0 + b0, a1 + b1
+            if op == "-":
+                return a0 - b1, a1 - b0
+            prods = [a0 * b0, a0 * b1, a1 * b0, a1 * b1]
+            return min(prods), max(prods)
+    v = bound_value(e, env, consts)
+    return v, v
+
+
+def domain_constraints(f: tir.TFunction, consts: dict) -> tuple[Constraint, ...] | None:
+    """The declared ranges as ``>= 0`` constraints over ``f``'s recursive
+    parameters and its calling extents (``E_n`` for a calling ``n`` that is some
+    parameter's upper bound): the polyhedron the box ``0 .. E`` is cut to. An
+    upper bound free of recursive parameters is the table's extent, which the box
+    states already. None where a bound is not affine in them: the compiler then
+    leaves the function to the interpreter."""
+    atoms = calling_extents(f)
+    rec = {p.name for p in f.rec_params}
+    out = []
+    for p in f.rec_params:
+        if p.range is None:
+            continue
+        lo, hi = (_affine(b, rec, consts, atoms) for b in p.range)
+        if lo is None:
+            return None
+        out.append(Constraint(_sub(Affine.of(0, **{p.name: 1}), lo)))
+        if _calling_only(f, p.range[1]):
+            continue  # the extent
+        if hi is None:
+            return None
+        out.append(Constraint(_sub(hi, Affine.of(0, **{p.name: 1}))))
+    return tuple(out)
+
+
+def extent_context(f: tir.TFunction, consts: dict) -> tuple[Constraint, ...]:
+    """What the extents of ``f``'s declared parameters are known to be, as
+    constraints over extents only (isl parameters): the extent of a parameter
+    whose upper bound is affine in earlier recursive parameters is at least that
+    bound's maximum over their boxes (``E_c >= E_n`` for ``c in 0 ... r``, ``r in 0
+    ... n``). The run-time extent is the interval maximum (:func:`box_extent`),
+    never below the affine maximum, so the constraint holds on every run; with it
+    isl proves a call such as ``best(r + 1, c + 1)`` inside ``c``'s box."""
+    atoms = calling_extents(f)
+    rec = {p.name for p in f.rec_params}
+    ext = {p.name: extent_name(f, p) for p in f.rec_params}
+    out = []
+    for p in f.rec_params:
+        if p.range is None or _calling_only(f, p.range[1]):
+            continue
+        hi = _affine(p.range[1], rec, consts, atoms)
+        if hi is None:
+            continue
+        top: dict[str, int] = {}
+        for v, c in hi.coeffs:  # a recursive parameter at the top of its box, or at 0
+            if v not in rec or c > 0:
+                top[ext.get(v, v)] = top.get(ext.get(v, v), 0) + c
+        top = Affine.of(hi.const, **top)
+        out.append(Constraint(_sub(Affine.of(0, **{ext[p.name]: 1}), top)))
+    return tuple(out)
+
+
+def _sub(a: Affine, b: Affine) -> Affine:
+    c = dict(a.coeffs)
+    for v, k in b.coeffs:
+        c[v] = c.get(v, 0) - k
+    return Affine.of(a.const - b.const, **c)
+
+
+def _affine(e: tir.TExpr, rec: set, consts: dict, atoms=()) -> Affine | None:
+    """``e`` as an affine expression of recursive parameters and the calling
+    extents ``atoms`` (``(hi, name)``, :func:`calling_extents`); None when it uses
+    another calling value or is not affine."""
+    for hi, name in atoms:
+        if same_expr(e, hi):
+            return Affine.of(0, **{name: 1})
+    match e:
+        case tir.Lit(value=v):
+            return Affine.of(v)
+        case tir.Var(scope="global", name=n) if isinstance(consts.get(n), int):
+            return Affine.of(consts[n])
+        case tir.Var(scope="param", name=n) if n in rec:
+            return Affine.of(0, **{n: 1})
+        case tir.Neg(operand=a):
+            x = _affine(a, rec, consts, atoms)
+            return None if x is None else _sub(Affine.of(0), x)
+        case tir.Arith(op="+" | "-" as op, left=a, right=b):
+            x, y = _affine(a, rec, consts, atoms), _affine(b, rec, consts, atoms)
+            if x is None or y is None:
+                return None
+            return _sub(x, y) if op == "-" else _sub(x, _sub(Affine.of(0), y))
+        case tir.Arith(op="*", left=a, right=b):
+            x, y = _affine(a, rec, consts, atoms), _affine(b, rec, consts, atoms)
+            if x is None or y is None or (x.coeffs and y.coeffs):
+                return None
+            k, other = (x.const, y) if not x.coeffs else (y.const, x)
+            return Affine.of(k * other.const, **{v: k * c for v, c in other.coeffs})
+    return None
