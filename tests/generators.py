@@ -147,22 +147,25 @@ class Recurrence:
 
 
 @st.composite
-def recurrences(draw, max_dim: int = 3, mutual: bool = True) -> Recurrence:
+def recurrences(draw, max_dim: int = 3, mutual: bool = True, layered: bool = False) -> Recurrence:
+    """``layered``: two functions may also form two groups, ``f1`` recursive on its
+    own and ``f0`` reading ``f1``'s table (swept first) besides its own."""
     ndim = draw(st.integers(1, max_dim))
     h = tuple(draw(st.lists(st.integers(-2, 2), min_size=ndim, max_size=ndim)
                    .filter(lambda v: any(v))))
     candidates = [d for d in itertools.product(range(-2, 3), repeat=ndim)
                   if sum(a * b for a, b in zip(h, d)) >= 1]
     nfuncs = 2 if mutual and draw(st.booleans()) else 1
+    two_groups = nfuncs == 2 and layered and draw(st.booleans())
     weights = tuple(draw(st.lists(st.integers(-5, 5), min_size=1, max_size=4))) \
         if draw(st.integers(0, 3)) == 0 else ()
     extras = [()] * 4 + [("div",)] + ([("w",)] if weights else [])
     funcs = []
     for n in range(nfuncs):
-        nterms = draw(st.integers(1, 3))
+        nterms = draw(st.integers(2 if two_groups and n == 0 else 1, 3))
         terms = []
         for _ in range(nterms):
-            callee = draw(st.integers(0, nfuncs - 1))
+            callee = 1 if two_groups and n == 1 else draw(st.integers(0, nfuncs - 1))
             extra = draw(st.sampled_from(extras))
             if extra == ("div",):
                 extra = ("div", draw(st.integers(0, ndim - 1)), draw(st.integers(0, 4)),
@@ -171,8 +174,10 @@ def recurrences(draw, max_dim: int = 3, mutual: bool = True) -> Recurrence:
                 extra = ("w", draw(st.integers(0, ndim - 1)))
             terms.append(Term(callee, draw(st.sampled_from(candidates)), draw(st.integers(-2, 3)),
                               extra))
-        if nfuncs == 2 and not any(t.fn != n for t in terms):
+        if nfuncs == 2 and not any(t.fn != n for t in terms) and not (two_groups and n == 1):
             terms[0] = Term(1 - n, terms[0].delta, terms[0].add, terms[0].extra)
+        if two_groups and n == 0 and not any(t.fn == 0 for t in terms):
+            terms[-1] = Term(0, terms[-1].delta, terms[-1].add, terms[-1].extra)  # a table
         ops = tuple(draw(st.sampled_from(["max", "min", "max", "+"])) if k == 0 else
                     draw(st.sampled_from(["max", "min"])) for k in range(nterms - 1))
         base = tuple(draw(st.lists(st.integers(-3, 3), min_size=ndim + 1, max_size=ndim + 1)))

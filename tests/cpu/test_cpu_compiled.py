@@ -25,7 +25,7 @@ def compiled(src: str):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rec=recurrences(), data=st.data())
+@given(rec=recurrences(layered=True), data=st.data())
 def test_random_recurrences_compile_and_match(rec, data):
     seqs = tuple(data.draw(dna(5)) for _ in range(rec.ndim))
     prog, engine = compiled(rec.source())
