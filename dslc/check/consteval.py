@@ -8,13 +8,7 @@ import math
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
 from dslc.frontend.parser import parse_expression
-from dslc.runtime.arrays import NumArray, make_array
-
-
-def _index(k) -> int:
-    if type(k) is not int or k < 0:
-        raise IndexError(k)
-    return k
+from dslc.runtime.arrays import NumArray, element, make_array
 
 
 def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:
@@ -58,17 +52,17 @@ def _value(e: ast.Expr, consts: dict):
         case ast.Extremum(op=op, args=args):
             vals = [const_eval(a, consts) for a in args]
             return max(vals) if op == "max" else min(vals)
-        case ast.Index(base=ast.Name(id=n) as b, indices=(k,)) \
-                if isinstance(consts.get(n), NumArray):
+        case ast.Index(base=ast.Name(id=n), indices=(k,)) if isinstance(consts.get(n), NumArray):
             try:
-                return consts[n].values[_index(const_eval(k, consts))]
-            except IndexError:
-                raise DslcError(f"index {const_eval(k, consts)} is outside the array '{n}' "
-                                f"(positions 0..{len(consts[n]) - 1})", e.span) from None
+                return element(consts[n], const_eval(k, consts))
+            except DslcError as err:
+                raise DslcError(err.message, e.span) from None
         case ast.Call(func="len", args=(ast.Name(id=n),)) if isinstance(consts.get(n), NumArray):
             return len(consts[n])
         case ast.Call(func="div", args=(a, b)):
             x, y = const_eval(a, consts), const_eval(b, consts)
+            if type(x) is not int or type(y) is not int:
+                raise DslcError(f"div needs finite ints, found {x} and {y}", e.span)
             if y == 0:
                 raise DslcError("integer division by zero in a constant", e.span)
             return x // y

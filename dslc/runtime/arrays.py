@@ -121,7 +121,8 @@ def _load(kind: str):
 
 
 # ------------------------------------------------------------------ the types
-def _index(a: NumArray, k):
+def element(a: NumArray, k):
+    """``a[k]``, or the error that names the array and its positions."""
     if type(k) is not int or not 0 <= k < len(a.values):
         where = f" '{a.name}'" if a.name else ""
         raise DslcError(f"index {_show(k)} is outside the array{where} "
@@ -133,7 +134,7 @@ def _spec(kind: str) -> sdk.TypeSpec:
     value = sdk.INT if kind == "ints" else sdk.FLOAT
     return sdk.TypeSpec(
         name=kind, role="calling",
-        index_keys=lambda t: (sdk.INT,), index_value=lambda t: value, index_eval=_index,
+        index_keys=lambda t: (sdk.INT,), index_value=lambda t: value, index_eval=element,
         accepts=lambda v: isinstance(v, NumArray) and v.kind == kind,
         device_array=NumArray.device,
         device_index=sdk.VALUE[sdk.checked(sdk.key(0), sdk.VALUE.len)],

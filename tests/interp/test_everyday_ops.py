@@ -190,3 +190,10 @@ def test_div_and_code_are_shadowed_by_user_functions(backend):
 def test_printing_an_array():
     out = run("const w = [1, -inf, 3]\nprint w")
     assert str(list(out.values())[0]) == "[1, -inf, 3]"
+
+
+def test_printing_an_array_as_json():
+    from dslc.runtime.render import to_json_value
+
+    out = run("const w = [1, -inf, 3]\nconst f = [0.5, 2]\nprint w\nprint f")
+    assert [to_json_value(v) for v in out.values()] == [[1, "-inf", 3], [0.5, 2.0]]
