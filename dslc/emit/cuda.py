@@ -28,8 +28,8 @@ import re
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
 
-CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_idiv(", "_fmod_floor(", "_neg_prob(",
-           "_log(", "_sqrt(")
+CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_idiv(", "_fmod_floor(",
+          "_neg_prob(", "_log(", "_sqrt(")
 
 # Device code spells a few numpy names through ``math`` (scalars only there).
 _DEVICE_NAMES = [(r"\bnp\.inf\b", "math.inf"), (r"\bnp\.nan\b", "math.nan"),
@@ -40,8 +40,8 @@ _DEVICE_NAMES = [(r"\bnp\.inf\b", "math.inf"), (r"\bnp\.nan\b", "math.nan"),
 HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 
 # The check helpers; on the device each becomes ``NAME_f(_F, tid, ...)``.
-FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_idiv", "_fmod_floor", "_neg_prob", "_log",
-           "_sqrt", "_ld", "_ld2", "_ld3")
+FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_idiv", "_fmod_floor", "_neg_prob",
+           "_log", "_sqrt", "_ld", "_ld2", "_ld3")
 
 # Device variants (host-flavoured; to_device makes them device functions): a
 # failure sets the task's flag and returns a value that keeps the thread inside
