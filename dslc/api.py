@@ -57,16 +57,16 @@ def read_source(path_or_source: str) -> tuple[str, str, str | None]:
 
 
 def stages(path_or_source: str, defines: dict | None = None) -> Stages:
-    text, name, _ = read_source(path_or_source)
+    text, name, base = read_source(path_or_source)
     tree = parse(text, name)
-    return Stages(tree, check_program(tree, defines))
+    return Stages(tree, check_program(tree, defines, base_dir=base))
 
 
 def compile(path_or_source: str, defines: dict | None = None, backend: str = "auto") -> "Program":
     """Parse and check a script (a path or the source text itself)."""
     text, name, base = read_source(path_or_source)
     tree = parse(text, name)
-    return Program(check_program(tree, defines), base, backend)
+    return Program(check_program(tree, defines, base_dir=base), base, backend)
 
 
 class Program:

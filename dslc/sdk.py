@@ -392,7 +392,11 @@ def installed_extensions() -> tuple[Extension, ...]:
 
 
 def make_registry(extra: tuple[Extension, ...] = ()) -> Registry:
+    """The core's own extension (arrays of numbers, dslc.runtime.arrays) first, then
+    every installed one."""
+    from dslc.runtime import arrays
+
     reg = Registry()
-    for ext in (*installed_extensions(), *extra):
+    for ext in (arrays.extension, *installed_extensions(), *extra):
         reg.add(ext)
     return reg

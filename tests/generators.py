@@ -31,6 +31,9 @@ class Term:
     fn: int  # which function (0 or 1)
     delta: tuple[int, ...]
     add: int
+    # one more addend: () none, ("div", dim, c, q): div(x_dim - c, q) (floored, so
+    # negative numerators matter), ("w", dim): w[x_dim % len(w)] (the array constant)
+    extra: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class Func:
     ops: tuple[str, ...]  # between terms: "max", "min", "+"
     match_bonus: int  # added when s[i-1] == t[j-1] (2-D and up); 0 for none
     extra_guard: tuple[int, int] | None  # (dim, value): x_dim == value -> constant
+    code_bonus: bool = False  # the match bonus adds code(s[i - 1]) (A=0 .. T=3)
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,7 @@ class Recurrence:
     ndim: int
     funcs: tuple[Func, ...]
     schedule: tuple[int, ...]  # a legal schedule by construction
+    weights: tuple[int, ...] = ()  # const w = [...], read by ("w", dim) extras
 
     @property
     def vectors(self) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -69,7 +74,7 @@ class Recurrence:
         lo, hi = self.margins()
         outside = [f"{d} < {m}" for d, m in zip(dims, lo) if m] + \
                   [f"{d} > len({s}) - {m}" for d, s, m in zip(dims, seqs, hi) if m]
-        lines = []
+        lines = [f"const w = [{', '.join(map(str, self.weights))}]", ""] if self.weights else []
         for n, fn in enumerate(self.funcs):
             lines.append(f"int f{n}({params})")
             base = " + ".join([str(fn.base[0])] + [f"{c} * {d}" for c, d in zip(fn.base[1:], dims)
@@ -83,8 +88,10 @@ class Recurrence:
             for op, t in zip(fn.ops, fn.terms[1:]):
                 body = f"({body}) {op} ({self._term(t, dims)})"
             if fn.match_bonus and self.ndim >= 2:
+                bonus = f"{fn.match_bonus} + code(s[{dims[0]} - 1])" if fn.code_bonus \
+                    else str(fn.match_bonus)
                 body = (f"({body}) + (if {dims[0]} > 0 and {dims[1]} > 0 and "
-                        f"s[{dims[0]} - 1] == t[{dims[1]} - 1] then {fn.match_bonus} else 0)")
+                        f"s[{dims[0]} - 1] == t[{dims[1]} - 1] then {bonus} else 0)")
             lines.append(f"  | otherwise = {body}")
             lines.append("")
         return "\n".join(lines)
@@ -93,7 +100,23 @@ class Recurrence:
     def _term(t: Term, dims) -> str:
         args = ", ".join(d if c == 0 else f"{d} - {c}" if c > 0 else f"{d} + {-c}"
                          for d, c in zip(dims, t.delta))
-        return f"f{t.fn}({args}) + {t.add}" if t.add else f"f{t.fn}({args})"
+        out = f"f{t.fn}({args}) + {t.add}" if t.add else f"f{t.fn}({args})"
+        if t.extra and t.extra[0] == "div":
+            _, d, c, q = t.extra
+            out += f" + div({dims[d]} - {c}, {q})"
+        elif t.extra:
+            out += f" + w[{dims[t.extra[1]]} % len(w)]"
+        return out
+
+    def _extra(self, t: Term, x: tuple[int, ...]) -> int:
+        """The value of a term's extra addend at point ``x`` (Python's // and %
+        are floored, as the language's div and % are)."""
+        if not t.extra:
+            return 0
+        if t.extra[0] == "div":
+            _, d, c, q = t.extra
+            return (x[d] - c) // q
+        return self.weights[x[t.extra[1]] % len(self.weights)]
 
     # ------------------------------------------------------------ meaning
     def evaluate(self, seqs: tuple[str, ...], point: tuple[int, ...], fn: int = 0) -> int:
@@ -108,43 +131,63 @@ class Recurrence:
                 return func.base[0] + sum(c * v for c, v in zip(func.base[1:], x))
             if func.extra_guard is not None and x[func.extra_guard[0]] == func.extra_guard[1]:
                 return func.extra_guard[1] + 1
-            vals = [f(t.fn, tuple(a - b for a, b in zip(x, t.delta))) + t.add for t in func.terms]
+            vals = [f(t.fn, tuple(a - b for a, b in zip(x, t.delta))) + t.add + self._extra(t, x)
+                    for t in func.terms]
             acc = vals[0]
             for op, v in zip(func.ops, vals[1:]):
                 acc = max(acc, v) if op == "max" else min(acc, v) if op == "min" else acc + v
             if func.match_bonus and self.ndim >= 2 and x[0] > 0 and x[1] > 0 \
                     and seqs[0][x[0] - 1] == seqs[1][x[1] - 1]:
                 acc += func.match_bonus
+                if func.code_bonus:
+                    acc += "ACGT".index(seqs[0][x[0] - 1])
             return acc
 
         return f(fn, tuple(point))
 
 
 @st.composite
-def recurrences(draw, max_dim: int = 3, mutual: bool = True, min_dim: int = 1) -> Recurrence:
+def recurrences(draw, max_dim: int = 3, mutual: bool = True, min_dim: int = 1,
+                layered: bool = False) -> Recurrence:
+    """``layered``: two functions may also form two groups, ``f1`` recursive on its
+    own and ``f0`` reading ``f1``'s table (swept first) besides its own."""
     ndim = draw(st.integers(min_dim, max_dim))
     h = tuple(draw(st.lists(st.integers(-2, 2), min_size=ndim, max_size=ndim)
                    .filter(lambda v: any(v))))
     candidates = [d for d in itertools.product(range(-2, 3), repeat=ndim)
                   if sum(a * b for a, b in zip(h, d)) >= 1]
     nfuncs = 2 if mutual and draw(st.booleans()) else 1
+    two_groups = nfuncs == 2 and layered and draw(st.booleans())
+    weights = tuple(draw(st.lists(st.integers(-5, 5), min_size=1, max_size=4))) \
+        if draw(st.integers(0, 3)) == 0 else ()
+    extras = [()] * 4 + [("div",)] + ([("w",)] if weights else [])
     funcs = []
     for n in range(nfuncs):
-        nterms = draw(st.integers(1, 3))
+        nterms = draw(st.integers(2 if two_groups and n == 0 else 1, 3))
         terms = []
         for _ in range(nterms):
-            callee = draw(st.integers(0, nfuncs - 1))
-            terms.append(Term(callee, draw(st.sampled_from(candidates)), draw(st.integers(-2, 3))))
-        if nfuncs == 2 and not any(t.fn != n for t in terms):
-            terms[0] = Term(1 - n, terms[0].delta, terms[0].add)
+            callee = 1 if two_groups and n == 1 else draw(st.integers(0, nfuncs - 1))
+            extra = draw(st.sampled_from(extras))
+            if extra == ("div",):
+                extra = ("div", draw(st.integers(0, ndim - 1)), draw(st.integers(0, 4)),
+                         draw(st.sampled_from([-3, -2, 2, 3])))
+            elif extra == ("w",):
+                extra = ("w", draw(st.integers(0, ndim - 1)))
+            terms.append(Term(callee, draw(st.sampled_from(candidates)), draw(st.integers(-2, 3)),
+                              extra))
+        if nfuncs == 2 and not any(t.fn != n for t in terms) and not (two_groups and n == 1):
+            terms[0] = Term(1 - n, terms[0].delta, terms[0].add, terms[0].extra)
+        if two_groups and n == 0 and not any(t.fn == 0 for t in terms):
+            terms[-1] = Term(0, terms[-1].delta, terms[-1].add, terms[-1].extra)  # a table
         ops = tuple(draw(st.sampled_from(["max", "min", "max", "+"])) if k == 0 else
                     draw(st.sampled_from(["max", "min"])) for k in range(nterms - 1))
         base = tuple(draw(st.lists(st.integers(-3, 3), min_size=ndim + 1, max_size=ndim + 1)))
         guard = None
         if draw(st.booleans()):
             guard = (draw(st.integers(0, ndim - 1)), draw(st.integers(0, 3)))
-        funcs.append(Func(base, tuple(terms), ops, draw(st.integers(0, 2)), guard))
-    return Recurrence(ndim, tuple(funcs), h)
+        funcs.append(Func(base, tuple(terms), ops, draw(st.integers(0, 2)), guard,
+                          draw(st.booleans())))
+    return Recurrence(ndim, tuple(funcs), h, weights)
 
 
 def dna(max_len: int = 6, min_len: int = 0):

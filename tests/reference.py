@@ -407,3 +407,20 @@ def read_fasta(path) -> list[tuple[str, str]]:
             else:
                 records[-1][1].append(line.upper())
     return [(name, "".join(parts)) for name, parts in records]
+
+
+def fewest_coins(n: int, coins: list[int], fees: list[int]) -> float:
+    """Fewest coins making ``n``, each coin also costing its fee; inf if none do."""
+    best = [0.0] + [math.inf] * n
+    for m in range(1, n + 1):
+        best[m] = min([best[m - c] + 1 + f for c, f in zip(coins, fees) if c <= m],
+                      default=math.inf)
+    return best[n]
+
+
+def ordered_ways(n: int, coins: list[int]) -> int:
+    """Ordered sequences of coins summing to ``n``."""
+    ways = [1] + [0] * n
+    for m in range(1, n + 1):
+        ways[m] = sum(ways[m - c] for c in coins if c <= m)
+    return ways[n]

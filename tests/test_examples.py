@@ -65,6 +65,14 @@ def test_three_way(backend):
     assert value == ref.three_way(a, b, c, 2, -1, 2)
 
 
+def test_coins(backend):
+    """Arrays of numbers (a loaded file and a literal), div and code: the values the
+    independent references give (examples/expected.json)."""
+    expected = json.loads((EXAMPLES / "expected.json").read_text())["coins.bio"]
+    assert run_json(EXAMPLES / "coins.bio", backend) == expected
+    assert expected["fewest(68)"] == 10 and expected["ways(12)"] == 377
+
+
 def test_profile_forward(backend):
     """A Pfam profile as a (node, position) wavefront: P(x | profile) equals the
     independent numpy forward over the same profile's numbers."""
@@ -81,7 +89,7 @@ def test_profile_forward(backend):
 
 
 @pytest.mark.parametrize("name", ["edit_distance", "needleman_wunsch", "smith_waterman",
-                                  "nussinov", "three_way", "profile_forward"])
+                                  "nussinov", "three_way", "profile_forward", "coins"])
 def test_examples_check_and_explain(name, capsys):
     from dslc.cli import main
 

@@ -128,6 +128,28 @@ def expected_casino_decode() -> dict:
             "dec": [0] + [number[q] for q in ref.casino_posterior_states(rolls)]}
 
 
+def expected_coins() -> dict:
+    # the denominations from the data file, the fees and amounts from the script
+    name = "coins.bio"
+    text = _source(name)
+    data = re.sub(r"#.*", "", (EXAMPLES / "data" / "coins.txt").read_text())
+    coins = [int(x) for x in data.split()]
+    fees = [int(x) for x in _one(r"^const\s+fee\s*=\s*\[([-\d,\s]+)\]", text, name)
+            .group(1).split(",")]
+    out = {}
+    m = _one(r"^print\s+(fewest\((\d+)\))", text, name)
+    out[m.group(1)] = ref.fewest_coins(int(m.group(2)), coins, fees)
+    m = _one(r"^print\s+(ways\((\d+)\))", text, name)
+    out[m.group(1)] = ref.ordered_ways(int(m.group(2)), coins)
+    m = _one(r'^print\s+(amount\("(\d+)", \d+\))', text, name)
+    out[m.group(1)] = int(m.group(2))
+    m = _one(r'^print\s+(share\("(\d+)", (\d+)\))', text, name)
+    out[m.group(1)] = int(m.group(2)) // int(m.group(3))
+    m = _one(r'^print\s+(left\("(\d+)", (\d+)\))', text, name)
+    out[m.group(1)] = int(m.group(2)) % int(m.group(3))
+    return out
+
+
 BUILDERS = {
     "edit_distance.bio": expected_edit_distance,
     "needleman_wunsch.bio": expected_needleman_wunsch,
@@ -135,6 +157,7 @@ BUILDERS = {
     "nussinov.bio": expected_nussinov,
     "three_way.bio": expected_three_way,
     "casino_decode.bio": expected_casino_decode,
+    "coins.bio": expected_coins,
 }
 
 

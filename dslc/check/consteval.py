@@ -8,9 +8,29 @@ import math
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
 from dslc.frontend.parser import parse_expression
+from dslc.runtime.arrays import NumArray, element, make_array
 
 
 def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:
+    """The number ``e`` stands for; an array constant may only be read by
+    ``w[k]`` and ``len(w)`` here (it is data, not a number)."""
+    v = _value(e, consts)
+    if isinstance(v, NumArray):
+        raise DslcError("an array is not a number here; read an element with w[k]", e.span)
+    return v
+
+
+def const_value(e: ast.Expr, consts: dict, name: str = "", load=None) -> float | int | NumArray:
+    """A ``const`` statement's value: a number, or an array (a literal, or what
+    ``load(e, name)`` reads for ``load(ints, file)``)."""
+    if isinstance(e, ast.ArrayLit):
+        return make_array([const_eval(x, consts) for x in e.items], e.span, name)
+    if isinstance(e, ast.Load) and load is not None:
+        return load(e, name)
+    return const_eval(e, consts)
+
+
+def _value(e: ast.Expr, consts: dict):
     match e:
         case ast.Num(value=v):
             return v
@@ -32,6 +52,20 @@ def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:
         case ast.Extremum(op=op, args=args):
             vals = [const_eval(a, consts) for a in args]
             return max(vals) if op == "max" else min(vals)
+        case ast.Index(base=ast.Name(id=n), indices=(k,)) if isinstance(consts.get(n), NumArray):
+            try:
+                return element(consts[n], const_eval(k, consts))
+            except DslcError as err:
+                raise DslcError(err.message, e.span) from None
+        case ast.Call(func="len", args=(ast.Name(id=n),)) if isinstance(consts.get(n), NumArray):
+            return len(consts[n])
+        case ast.Call(func="div", args=(a, b)):
+            x, y = const_eval(a, consts), const_eval(b, consts)
+            if type(x) is not int or type(y) is not int:
+                raise DslcError(f"div needs finite ints, found {x} and {y}", e.span)
+            if y == 0:
+                raise DslcError("integer division by zero in a constant", e.span)
+            return x // y
         case ast.Call(func=f, args=(x,)) if f in ("log", "exp", "sqrt"):
             v = const_eval(x, consts)
             try:

@@ -19,7 +19,10 @@ from dslc.errors import DslcError, Span
 from dslc.frontend import ast
 from dslc.sdk import Registry
 
-BUILTINS = {"len", "log", "exp", "abs", "sqrt", "float"}
+# name -> number of arguments. ``div`` is integer division spelt as a call: the
+# contract gives ``/`` (real division) and ``//`` (a comment) already, and a new
+# keyword would break scripts that use ``div`` as a name.
+BUILTINS = {"len": 1, "log": 1, "exp": 1, "abs": 1, "sqrt": 1, "float": 1, "div": 2, "code": 1}
 
 
 @dataclass
@@ -329,12 +332,21 @@ class ExprChecker:
 
     def _builtin(self, e: ast.Call):
         name, args = e.func, e.args
-        if len(args) != 1:
-            raise DslcError(f"{name} takes one argument, got {len(args)}", e.span)
+        if len(args) != BUILTINS[name]:
+            n = BUILTINS[name]
+            raise DslcError(f"{name} takes {'one argument' if n == 1 else f'{n} arguments'}, "
+                            f"got {len(args)}", e.span)
+        if name == "div":
+            return self._div(e)
         x = self.check(args[0])
         if name == "len":
-            if not isinstance(x.type, (T.SeqT, T.StrT)):
-                raise DslcError(f"len needs a sequence, found {x.type}", e.span)
+            if not (isinstance(x.type, (T.SeqT, T.StrT)) or is_array(x.type)):
+                raise DslcError(f"len needs a sequence or an array, found {x.type}", e.span)
+            return tir.Builtin(name, (x,), T.INT, e.span)
+        if name == "code":
+            if not isinstance(x.type, T.SymT):
+                raise DslcError(f"code needs a symbol, found {x.type}", e.span,
+                                hint="code(s[i]) is the symbol's position in its alphabet")
             return tir.Builtin(name, (x,), T.INT, e.span)
         if not T.is_numeric(x.type):
             raise DslcError(f"{name} needs a number, found {x.type}", e.span)
@@ -347,6 +359,16 @@ class ExprChecker:
         if x.type == T.PROB:
             raise DslcError(f"{name} of a probability is not defined; use log(p)", e.span)
         return tir.Builtin(name, (coerce(x, T.FLOAT, name, e.span),), T.FLOAT, e.span)
+
+    def _div(self, e: ast.Call):
+        """``div(a, b)``: floored integer division, the partner of ``%`` (``a ==
+        div(a, b) * b + a % b``)."""
+        a, b = (self.check(x) for x in e.args)
+        for x, src in ((a, e.args[0]), (b, e.args[1])):
+            if not (T.is_numeric(x.type) and T.num_name(x.type) == "int"):
+                raise DslcError(f"div needs ints, found {x.type}", src.span,
+                                hint="a / b is real division; floor it with div on ints")
+        return tir.Builtin("div", (a, b), T.INT, e.span)
 
     # ------------------------------------------------------------ reductions
     def _reduce(self, e: ast.Reduce, expected):
@@ -383,6 +405,13 @@ class ExprChecker:
 
     def _map(self, e: ast.Map, expected):
         raise DslcError("map(...) belongs in a script statement, not inside a function", e.span)
+
+
+def is_array(t: T.Type) -> bool:
+    """An array of numbers (``const w = [...]``, ``load(ints, file)``)."""
+    from dslc.runtime.arrays import KINDS
+
+    return isinstance(t, T.ExtT) and t.name in KINDS
 
 
 def join(a: T.Type, b: T.Type, span: Span) -> T.Type:

@@ -9,19 +9,22 @@ so functions may call each other in any order (mutual recursion).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dslc.check import tir
 from dslc.check import types as T
-from dslc.check.consteval import const_eval, eval_number_text
+from dslc.check.consteval import const_value, eval_number_text
 from dslc.check.ranges import check_bound
 from dslc.check.exprs import ExprChecker, Scope, coerce
 from dslc.check.script import ScriptTyper
 from dslc.check.signatures import Signature, signature, table_functions
 from dslc.errors import DslcError
 from dslc.frontend import ast
+from dslc.runtime.arrays import NumArray
 from dslc.runtime.values import Alphabet
 from dslc.sdk import ExtContext, Registry, make_registry
 
@@ -58,7 +61,7 @@ def standard_globals(reg: Registry) -> tuple[dict, dict, dict]:
 
 
 def check_program(program: ast.Program, overrides: dict[str, int | float] | None = None,
-                  registry: Registry | None = None) -> CheckedProgram:
+                  registry: Registry | None = None, base_dir: str | None = None) -> CheckedProgram:
     reg = registry if registry is not None else make_registry()
     overrides = dict(overrides or {})
     alphabets, defined, gtypes = standard_globals(reg)
@@ -98,11 +101,9 @@ def check_program(program: ast.Program, overrides: dict[str, int | float] | None
                 defined[st.name] = value
                 gtypes[st.name] = spec.type_of(value)
             case ast.ConstDef():
-                value = overrides.pop(st.name) if st.name in overrides else const_eval(st.expr, consts)
-                consts[st.name] = value
-                # an infinite constant is the int infinity, which widens as needed
-                gtypes[st.name] = T.FLOAT if isinstance(value, float) and not math.isinf(value) \
-                    else T.INT
+                load = functools.partial(_load_const, reg=reg, ctx=ctx, base_dir=base_dir)
+                consts[st.name] = value = _const(st, overrides, consts, load)
+                gtypes[st.name] = _const_type(value)
             case ast.FuncDef():
                 functions[st.name] = check_function(sigs[st.name], st.name in tables,
                                                     Scope(sigs[st.name], dict(gtypes), sigs,
@@ -123,6 +124,41 @@ def check_program(program: ast.Program, overrides: dict[str, int | float] | None
         _check_schedule_target(sd, sigs, tables)
     return CheckedProgram(program, alphabets, functions, sigs, consts, defined, gtypes,
                           tuple(schedules), reg)
+
+
+def _const(st: ast.ConstDef, overrides: dict, consts: dict, load):
+    """A ``const`` statement's value, or its ``-D`` replacement (a number; an
+    array constant is data and is not replaced from the command line)."""
+    if st.name not in overrides:
+        return const_value(st.expr, consts, st.name, load)
+    if isinstance(st.expr, (ast.ArrayLit, ast.Load)):
+        raise DslcError(f"-D {st.name}=...: '{st.name}' is an array constant, which -D cannot "
+                        "replace", st.span, hint="put the numbers in a file: load(ints, file)")
+    return overrides.pop(st.name)
+
+
+def _load_const(e: ast.Load, name: str, reg: Registry, ctx: ExtContext, base_dir):
+    """``const w = load(ints, "w.txt")``: the file is read when the script is checked,
+    so the numbers are as fixed as a literal array's (the dependence analysis may
+    use them, dslc.deps)."""
+    from dslc.runtime.arrays import KINDS
+    from dslc.runtime.script import resolve_path
+
+    if e.type.name not in KINDS:
+        raise DslcError(f"a constant cannot hold a {e.type}; load it with NAME = load(...)",
+                        e.span, hint="const NAME = load(ints, file) or load(floats, file)")
+    if not isinstance(e.path, ast.Str):
+        raise DslcError("load needs a file name (a string)", e.path.span)
+    full = str(resolve_path(e.path.value, Path(base_dir) if base_dir else Path.cwd()))
+    value = reg.loaders[e.type.name].load(e.type.arg, full, e.span, ctx)
+    return dataclasses.replace(value, name=name)
+
+
+def _const_type(value) -> T.Type:
+    if isinstance(value, NumArray):
+        return T.ExtT(value.kind)
+    # an infinite constant is the int infinity, which widens as needed
+    return T.FLOAT if isinstance(value, float) and not math.isinf(value) else T.INT
 
 
 def check_function(sig: Signature, is_table: bool, scope: Scope) -> tir.TFunction:

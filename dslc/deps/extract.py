@@ -271,7 +271,21 @@ class _Walker:
                 return None if recv is None else _add(recv, Affine.of(acc.bounds.lo))
             case tir.ExtAttr(accessor=acc, base=base) if extra is not None:
                 return self._accessor(acc.bounds, base, ranged, extra)
+            case tir.ExtIndex(base=tir.Var(scope="global", name=n)) if extra is not None:
+                return self._element(self.consts.get(n), extra)
         return None
+
+    def _element(self, array, extra) -> Affine | None:
+        """An element of a constant int array (``n - w[k]``): a fresh ranged
+        variable between the array's least and greatest value, known when the
+        script is checked. An infinite or empty array says nothing."""
+        values = getattr(array, "values", None)
+        if getattr(array, "kind", None) != "ints" or not values \
+                or any(type(v) is not int for v in values):
+            return None
+        name = f"_w{next(self.fresh)}"
+        extra.append(RangedVar(name, Affine.of(min(values)), Affine.of(max(values))))
+        return Affine.of(0, **{name: 1})
 
     def _accessor(self, bounds: Bounds, base, ranged, extra) -> Affine | None:
         """An element-valued accessor: a fresh ranged variable within the

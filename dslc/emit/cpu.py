@@ -91,6 +91,10 @@ class _TaskNames(Names):
     def layout_array(self, model, array):
         return self.gen.layout_arg(model, array)
 
+    def recursive_arg(self, call, k):
+        f = self.gen.program.functions[call.func]
+        return f.is_table and f.params[k].recursive
+
     def guarded_load(self, array, index):
         return self.gen.guarded_load(array, index)
 

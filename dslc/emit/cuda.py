@@ -28,8 +28,8 @@ import re
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
 
-CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_fmod_floor(", "_neg_prob(",
-           "_log(", "_sqrt(")
+CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_idiv(", "_fmod_floor(",
+          "_neg_prob(", "_log(", "_sqrt(")
 
 # Device code spells a few numpy names through ``math`` (scalars only there).
 _DEVICE_NAMES = [(r"\bnp\.inf\b", "math.inf"), (r"\bnp\.nan\b", "math.nan"),
@@ -46,8 +46,8 @@ HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 # the hash of their text, so a cached kernel can only belong to the code that made it.
 KERNEL_DECORATOR = "@cuda.jit(cache=True)"
 
-FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_fmod_floor", "_neg_prob", "_log",
-           "_sqrt", "_ld", "_ld2", "_ld3")
+FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_idiv", "_fmod_floor", "_neg_prob",
+           "_log", "_sqrt", "_ld", "_ld2", "_ld3")
 
 # Device variants (host-flavoured; to_device makes them device functions): a
 # failure sets the task's flag and returns a value that keeps the thread inside
@@ -113,6 +113,14 @@ def _fmod_floor_f(F, tid, a, b):
         F[tid] = 1
         return np.nan
     return a - b * np.floor(a / b)
+
+
+@numba.njit(inline="always")
+def _idiv_f(F, tid, a, b):
+    if b == 0 or a == np.inf or a == -np.inf or b == np.inf or b == -np.inf:
+        F[tid] = 1
+        return np.nan
+    return np.floor(a / b)
 
 
 @numba.njit(inline="always")

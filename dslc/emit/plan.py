@@ -404,9 +404,11 @@ def _safe_indexes(program, grp, ext: Extents) -> frozenset:
 
 
 def _called_from_outside(program, g: str, grp: tuple, entry: str) -> bool:
-    """Read by another table function (of a later group)."""
+    """Read by another table function (of a later group). The entry counts too
+    when it has a table: its cells read ``g`` anywhere after ``g``'s sweep (a
+    plain entry's reads are ``find_fused``'s)."""
     for name, f in program.functions.items():
-        if name in grp or name == entry or not f.is_table:
+        if name in grp or not f.is_table:
             continue
         for guard in f.guards:
             for part in (guard.cond, guard.body):

@@ -81,6 +81,11 @@ class Names:
     def call(self, call: tir.Call, args: list[str], block: Block) -> str:
         raise NotCompilable(f"call of {call.func}")
 
+    def recursive_arg(self, call: tir.Call, k: int) -> bool:
+        """Is argument ``k`` of ``call`` a cell coordinate of the callee's table
+        (an int64 however it was computed, ``n - w[k]`` included)?"""
+        return False
+
     def ext_index(self, e: tir.ExtIndex, base: str, keys: list[str]) -> str:
         raise NotCompilable("extension index")
 
@@ -115,6 +120,8 @@ def is_index(e: tir.TExpr, consts: dict) -> bool:
             return type(consts.get(n)) is int
         case tir.Builtin(name="len"):
             return True
+        case tir.Builtin(name="code"):
+            return True  # a symbol's code, already an int64
         case tir.ExtAttr(type=t, accessor=acc):
             # compiled forms of int accessors are int64 (element numbers, counts)
             return t == T.INT and isinstance(getattr(acc, "device", None), sdk.Code)
@@ -283,6 +290,10 @@ class ExprEmitter:
         x = e.args[0]
         if e.name == "len":
             return f"len({self.expr(x, b)})"
+        if e.name == "code":
+            return f"np.int64({self.expr(x, b)})"
+        if e.name == "div":  # a value (float64), floored and checked like %
+            return f"_idiv({self.as_value(x, b)}, {self.as_value(e.args[1], b)})"
         if e.name == "log" and x.type == T.PROB:
             return self.expr(x, b)
         fn = {"log": "_log", "exp": "np.exp", "sqrt": "_sqrt", "abs": "abs", "float": "float"}
@@ -303,8 +314,10 @@ class ExprEmitter:
         if e.indexer is not None and e.indexer.device_index is not None:
             base = self.expr(e.base, b) if e.indexer.device_array is not None else None
             model = e.base.name if isinstance(e.base, tir.Var) else None
+            # an int element is a value here (is_index): float64, infinities included
+            t = e.type if e.type != T.INT else None
             return self._render_typed(e.indexer.device_index, model, None, self._keys(e, b),
-                                      base, b, e.type)
+                                      base, b, t)
         base = self.expr(e.base, b)
         keys = [self.expr(k, b) for k in e.keys]
         return self.names.ext_index(e, base, keys)
@@ -382,7 +395,10 @@ class ExprEmitter:
 
     def _call(self, e, b):
         args = []
-        for a in e.args:
+        for k, a in enumerate(e.args):
+            if self.names.recursive_arg(e, k):
+                args.append(self.as_int(a, b))
+                continue
             if isinstance(a.type, (T.SeqT, T.ExtT, T.StrT)) or a.type in (T.PROB, T.FLOAT, T.BOOL):
                 args.append(self.expr(a, b))
             elif isinstance(a.type, T.SymT):
@@ -551,6 +567,15 @@ def _fmod_floor(a, b):
     if b == 0:
         raise ZeroDivisionError("remainder by zero")
     return a - b * np.floor(a / b)
+
+
+@numba.njit(inline="always")
+def _idiv(a, b):
+    if b == 0:
+        raise ZeroDivisionError("integer division by zero")
+    if a == np.inf or a == -np.inf or b == np.inf or b == -np.inf:
+        raise ValueError("integer division with an infinite operand")
+    return np.floor(a / b)
 
 
 @numba.njit(inline="always")

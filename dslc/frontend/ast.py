@@ -134,6 +134,15 @@ class Extremum(Expr):
 
 
 @dataclass(frozen=True)
+class ArrayLit(Expr):
+    """``[e1, e2, ...]``: a literal array of numbers, only as the value of a ``const``
+    (an array is data fixed for the whole run, like any constant)."""
+
+    items: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
 class TypeExpr:
     name: str
     arg: str | None

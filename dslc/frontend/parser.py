@@ -153,6 +153,9 @@ class _ToAst(Transformer):
     def const_stmt(self, meta, items):
         return ast.ConstDef(str(items[0]), items[1], self._sp(meta))
 
+    def array_lit(self, meta, items):
+        return ast.ArrayLit(tuple(x for x in items if x is not None), self._sp(meta))
+
     def schedule_stmt(self, meta, items):
         func, *params, expr = items
         return ast.ScheduleDef(str(func), tuple(str(p) for p in params), expr, self._sp(meta))

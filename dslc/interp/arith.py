@@ -48,6 +48,14 @@ def int_op(op: str, span):
                 raise DslcError("remainder with an infinite operand", span)
             return a % b
         return mod
+    if op == "div":  # floored, like %: a == div(a, b) * b + a % b
+        def div(a, b):
+            if b == 0:
+                raise DslcError("integer division by zero", span)
+            if math.isinf(a) or math.isinf(b):
+                raise DslcError("integer division with an infinite operand", span)
+            return a // b
+        return div
     raise AssertionError(op)
 
 

@@ -192,6 +192,11 @@ class Interpreter:
         x, span, name = self.expr(e.args[0], fn), e.span, e.name
         if name == "len":
             return lambda env: len(x(env))
+        if name == "code":  # a symbol is held as its code already
+            return x
+        if name == "div":
+            y, div = self.expr(e.args[1], fn), arith.int_op("div", span)
+            return lambda env: div(x(env), y(env))
         if name == "log":
             if e.args[0].type == T.PROB:
                 return x

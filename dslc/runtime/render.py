@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from dslc.runtime.arrays import NumArray
 from dslc.runtime.results import MapResult, Prob, TableResult, wrap
 from dslc.runtime.values import Alphabet, Matrix, Sequence
 
@@ -34,6 +35,8 @@ def to_json_value(v):
         return [to_json_value(x) for x in v]
     if isinstance(v, str):
         return v
+    if isinstance(v, NumArray):
+        return [_json_num(x) for x in v.values]
     if isinstance(v, Matrix):
         return {"matrix": v.name, "alphabet": list(v.alphabet.symbols), "values": v.values.tolist()}
     return str(v)

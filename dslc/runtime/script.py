@@ -116,13 +116,7 @@ class ScriptRunner:
         return spec.load(arg, full, e.span, self.p.ext_context())
 
     def resolve(self, path: str) -> Path:
-        """Data files are found next to the script first, then in the working
-        directory, so an example runs from anywhere."""
-        p = Path(os.path.expanduser(path))
-        if p.is_absolute():
-            return p
-        near = self.base_dir / p
-        return near if near.exists() or not p.exists() else p
+        return resolve_path(path, self.base_dir)
 
     def _args(self, e):
         return [self.eval(a) for a in e.args]
@@ -269,3 +263,13 @@ def _binds_alone(t) -> bool:
     takes its alphabet from a model among the other operands, which may differ
     from task to task."""
     return not (isinstance(t, T.SeqT) and t.alpha.kind != "named")
+
+
+def resolve_path(path: str, base_dir: Path) -> Path:
+    """Data files are found next to the script first, then in the working
+    directory, so an example runs from anywhere."""
+    p = Path(os.path.expanduser(path))
+    if p.is_absolute():
+        return p
+    near = base_dir / p
+    return near if near.exists() or not p.exists() else p

@@ -25,7 +25,7 @@ def compiled(src: str):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rec=recurrences(), data=st.data())
+@given(rec=recurrences(layered=True), data=st.data())
 def test_random_recurrences_compile_and_match(rec, data):
     seqs = tuple(data.draw(dna(5)) for _ in range(rec.ndim))
     prog, engine = compiled(rec.source())
@@ -147,3 +147,31 @@ def test_map_over_a_table_function_asks_each_task_its_own_cell(lanes, monkeypatc
     assert "n" not in engine.fallbacks, engine.fallbacks
     interp = dslc.compile(NUSSINOV, backend="interp")
     assert got == [interp.call("n", *c) for c in calls]
+
+
+COOPTIMAL = """
+    int d(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+      | i == 0 = j
+      | j == 0 = i
+      | otherwise = d(i - 1, j - 1) + (if s[i - 1] == t[j - 1] then 0 else 1)
+                    min d(i - 1, j) + 1 min d(i, j - 1) + 1
+
+    // the number of co-optimal alignments: a table reading another group's table
+    int n(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+      | i == 0 or j == 0 = 1
+      | otherwise = (if d(i - 1, j - 1) + (if s[i - 1] == t[j - 1] then 0 else 1) == d(i, j)
+                     then n(i - 1, j - 1) else 0)
+                  + (if d(i - 1, j) + 1 == d(i, j) then n(i - 1, j) else 0)
+                  + (if d(i, j - 1) + 1 == d(i, j) then n(i, j - 1) else 0)
+"""
+
+
+def test_a_table_entry_reading_another_groups_table_keeps_that_table_whole():
+    # The entry n reads d anywhere after d's sweep: d kept as a window of its last
+    # partitions gave n("GATTACA", "GCATGCT") = 0 instead of 4.
+    src = COOPTIMAL + 'print n("GATTACA", "GCATGCT", 7, 7)\nprint n("ACGTAC", "AGTC", 6, 4)\n'
+    want = list(dslc.compile(src, backend="interp").run().values())
+    prog = dslc.compile(src, backend="cpu")
+    assert list(prog.run().values()) == want
+    assert want[0] == 4
+    assert "n" not in prog._engine().fallbacks

@@ -135,7 +135,7 @@ def _operands(ndim: int, draw) -> list[list[str]]:
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(rec=recurrences(), data=st.data())
+@given(rec=recurrences(layered=True), data=st.data())
 def test_random_recurrences_in_lanes_equal_the_interpreter(rec, data):
     entries = entries_for(rec.ndim)
     name = data.draw(st.sampled_from(sorted(entries)))

@@ -43,7 +43,7 @@ def test_gotoh_map_runs_on_the_device_and_matches(q, db):
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rec=recurrences(max_dim=2), data=st.data())
+@given(rec=recurrences(max_dim=2, layered=True), data=st.data())
 def test_random_recurrences_on_the_device(rec, data):
     check_map(engine_of, rec, data, 4)
 

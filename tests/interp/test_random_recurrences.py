@@ -20,7 +20,7 @@ def _check(rec, seqs, backend):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rec=recurrences(), data=st.data())
+@given(rec=recurrences(layered=True), data=st.data())
 def test_interpreter_matches_direct_evaluation(rec, data):
     seqs = tuple(data.draw(dna(5)) for _ in range(rec.ndim))
     _check(rec, seqs, "interp")
