@@ -111,11 +111,8 @@ class Recurrence:
     def _extra(self, t: Term, x: tuple[int, ...]) -> int:
         """The value of a term's extra addend at point ``x`` (Python's // and %
         are floored, as the language's div and % are)."""
-        if not t.extra:
-            return 0
-        if t.extra[0] == "div":
-            _, d, c, q = t.extra
-            return (x[d] - c) // q
+        if not t.extra or t.extra[0] == "div":
+            return _div_extra(t, x)
         return self.weights[x[t.extra[1]] % len(self.weights)]
 
     # ------------------------------------------------------------ meaning
@@ -325,7 +322,7 @@ class RangedRecurrence:
                 return func.base[0] + sum(c * v for c, v in zip(func.base[1:], x))
             if func.extra_guard is not None and x[func.extra_guard[0]] == func.extra_guard[1]:
                 return func.extra_guard[1] + 1
-            vals = [f(t.fn, y) + t.add for t, y in zip(func.terms, targets)]
+            vals = [f(t.fn, y) + t.add + _div_extra(t, x) for t, y in zip(func.terms, targets)]
             acc = vals[0]
             for op, v in zip(func.ops, vals[1:]):
                 acc = max(acc, v) if op == "max" else min(acc, v) if op == "min" else acc + v
@@ -339,8 +336,19 @@ def ranged_recurrences(draw, shapes=tuple(RANGE_SHAPES), mutual: bool = True) ->
     shape = draw(st.sampled_from(shapes))
     ndim = len(RANGE_SHAPES[shape])
     rec = draw(recurrences(max_dim=ndim, mutual=mutual, min_dim=ndim))
-    funcs = tuple(Func(f.base, f.terms, f.ops, 0, f.extra_guard) for f in rec.funcs)
+    # ranged programs declare no array constant: a term's `w[...]` addend is dropped, `div` kept
+    funcs = tuple(Func(f.base, tuple(t if not t.extra or t.extra[0] == "div"
+                                     else Term(t.fn, t.delta, t.add) for t in f.terms),
+                       f.ops, 0, f.extra_guard) for f in rec.funcs)
     return RangedRecurrence(shape, funcs, rec.schedule)
+
+
+def _div_extra(t: Term, x: tuple[int, ...]) -> int:
+    """A term's ``div`` addend at ``x`` (Python's // floors, as the language's div does)."""
+    if not t.extra or t.extra[0] != "div":
+        return 0
+    _, d, c, q = t.extra
+    return (x[d] - c) // q
 
 
 def check_ranged(rec: RangedRecurrence, n: int, backend: str):
