@@ -223,7 +223,7 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                     raise  # the program's own error, reported as before
                 sched, runtime = _runtime_ordered(graph, ext, err)
         read_outside = any(g in other for g in grp) or kind == "table" or any(
-            _called_from_outside(program, g, grp, entry) for g in grp)
+            _called_from_outside(program, g, grp) for g in grp)
         affine = all(a is not None for d in graph.deps for a in d.args)
         # keep the innermost loop's coordinate as a storage index (unit-stride access):
         # the coordinate recomputed from the partition is the last with |a| = 1
@@ -335,10 +335,15 @@ def _safe_indexes(program, grp, ext: Extents) -> frozenset:
     return frozenset(out)
 
 
-def _called_from_outside(program, g: str, grp: tuple, entry: str) -> bool:
-    """Read by another table function (of a later group)."""
+def _called_from_outside(program, g: str, grp: tuple) -> bool:
+    """Read by a table function of another group, the entry's included: groups are
+    swept one after another, callees first, so such a reader runs when the sweep of
+    ``g`` has finished and a window would hold only its last partitions, whatever
+    cell the reader asks for. (A non-recursive function reading a table is not
+    compiled at all, and the entry's own reads are fused reductions or the captured
+    cell, see ``find_fused``.)"""
     for name, f in program.functions.items():
-        if name in grp or name == entry or not f.is_table:
+        if name in grp or not f.is_table:
             continue
         for guard in f.guards:
             for part in (guard.cond, guard.body):

@@ -81,6 +81,11 @@ class Names:
     def call(self, call: tir.Call, args: list[str], block: Block) -> str:
         raise NotCompilable(f"call of {call.func}")
 
+    def coordinates(self, call: tir.Call) -> frozenset[int]:
+        """Argument positions of ``call`` that index the callee's table (its
+        recursive parameters: int64 in generated code); none for a plain function."""
+        return frozenset()
+
     def ext_index(self, e: tir.ExtIndex, base: str, keys: list[str]) -> str:
         raise NotCompilable("extension index")
 
@@ -382,13 +387,19 @@ class ExprEmitter:
 
     def _call(self, e, b):
         args = []
-        for a in e.args:
+        coords = self.names.coordinates(e)
+        for k, a in enumerate(e.args):
             if isinstance(a.type, (T.SeqT, T.ExtT, T.StrT)) or a.type in (T.PROB, T.FLOAT, T.BOOL):
                 args.append(self.expr(a, b))
             elif isinstance(a.type, T.SymT):
                 args.append(self.expr(a, b))
+            elif self.index(a) or k in coords:
+                # a table coordinate is an int64 whatever it is computed from: an
+                # int built with a helper's value (``c - w(i)``) is a float64 until
+                # converted (and checked finite) here
+                args.append(self.as_int(a, b))
             else:
-                args.append(self.as_int(a, b) if self.index(a) else self.expr(a, b))
+                args.append(self.expr(a, b))
         return self.names.call(e, args, b)
 
     def _reduce(self, e, b):
