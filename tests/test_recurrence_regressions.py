@@ -62,3 +62,41 @@ int best(const k, int i, int c)
 print best(2, 3, 7)
 """
     assert list(run(src, backend).values()) == [2]
+
+
+FLOAT_CONSTS = """
+float h(const g, int i) | i == 0 = g | otherwise = h(i - 1) + g * 2
+float f(const g, const n, int i) | i == 0 = g + n | otherwise = f(i - 1) * g + h(2)
+float twice(const g) = g * 2
+float k(int i) | i == 0 = twice(0.25) | otherwise = k(i - 1) + twice(i)
+const half = 0.5
+"""
+
+
+def test_const_takes_a_float_argument(backend):
+    """A ``const`` is an int or a float, from its argument: given a float (a
+    literal, a script constant, a call inside a function) it is typed float, and
+    inherited by the functions it is passed on to."""
+    src = FLOAT_CONSTS + """
+print f(0.5, 3, 3)
+print f(half, 2, 2)
+print k(3)
+"""
+    assert list(run(src, backend).values()) == [4.8125, 4.375, 12.5]
+
+
+def test_const_float_from_python_and_a_map_of_mixed_kinds(backend):
+    """From Python too; a map whose tasks mix int and float consts types it float."""
+    prog = dslc.compile(FLOAT_CONSTS, backend=backend)
+    assert prog.f(0.5, 3, 3) == 4.8125
+    got = prog.map("f", [0.5, 2, 1.5], 1, 2).values.ravel().tolist()
+    assert got == [4.125, 42.0, 24.375]
+
+
+def test_const_float_where_an_int_is_needed_is_a_clear_error(backend):
+    import pytest
+
+    from dslc.errors import DslcError
+    with pytest.raises(DslcError, match="expected int, found float"):
+        run("int f(const g, int i) | i == 0 = g | otherwise = f(i - 1) + 1\nprint f(0.5, 2)\n",
+            backend)
