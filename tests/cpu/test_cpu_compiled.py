@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dslc
-from tests.generators import dna, recurrences
+from tests.generators import check_layered, dna, layered, recurrences
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
                                 reason="numba/islpy not installed")
@@ -36,6 +36,14 @@ def test_random_recurrences_compile_and_match(rec, data):
     final = tuple(len(s) for s in seqs)
     assert prog.map("f0", *[[s] for s in seqs]).values.ravel()[0] == rec.evaluate(seqs, final)
 
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lay=layered(), s=dna(4, 1), t=dna(4, 1))
+def test_several_groups_compiled_equal_the_interpreter(lay, s, t):
+    """Groups reading each other's tables (cells, ranges, helper-moved cells), helpers
+    in guards, a float const: every table and single cell as the interpreter has it."""
+    check_layered(lay, s, t, "cpu", every=False)
 
 from tests.test_properties import GOTOH  # noqa: E402  (the stdlib's Gotoh)
 

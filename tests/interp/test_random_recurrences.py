@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dslc
-from tests.generators import DIMS, dna, recurrences
+from tests.generators import DIMS, check_layered, dna, layered, recurrences
 
 
 def _check(rec, seqs, backend):
@@ -31,3 +31,11 @@ def test_interpreter_matches_direct_evaluation(rec, data):
 def test_generated_source_names_its_dimensions(rec):
     src = rec.source()
     assert all(f"index[{s}] {d}" in src for s, d in zip("stu", DIMS[: rec.ndim]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lay=layered(), s=dna(4), t=dna(4))
+def test_several_groups_on_the_interpreter_match_direct_evaluation(lay, s, t):
+    """Groups reading each other's tables at cells and ranges, helpers in guards and
+    coordinates, a float const: the interpreter equals the generator's meaning."""
+    check_layered(lay, s, t, "interp", lambda n, i, j: lay.evaluate(s, t, n, i, j))
