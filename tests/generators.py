@@ -307,3 +307,9 @@ def check_layered(lay: Layered, s: str, t: str, backend: str, want=None,
         for i, j in {(len(s), len(t)), (len(s) // 2, len(t))}:
             e = want(n, i, j) if want is not None else ref.call(f"g{n}", *args, i, j)
             assert prog.call(f"g{n}", *args, i, j) == e, (lay.source(), s, t, n, i, j)
+    if ref is not None:  # a map of the last group (kernels on the GPU): each final cell
+        n, ss = len(lay.stages) - 1, [s, s[::-1] + "A"]
+        ops = lay.calling(n, ss, [t])
+        got = prog.map(f"g{n}", *ops).values.ravel().tolist()
+        expect = [ref.call(f"g{n}", *lay.calling(n, x, t), len(x), len(t)) for x in ss]
+        assert got == expect, (lay.source(), ss, t)
