@@ -294,7 +294,8 @@ class ExprChecker:
             raise DslcError(f"{sig.name} takes {n} arguments, got {len(args)}", span, hint=hint)
         given = {}
         for (pname, ptype, _), a in zip(targets, args):
-            if sig.int_const(pname) and self.check(a).type == T.FLOAT:
+            if sig.int_const(pname) and not isinstance(a, ast.Sym) \
+                    and self.check(a).type == T.FLOAT:
                 raise ConstIsFloat(sig.name, pname)
             given[pname] = self.check_as(a, self._instantiate(ptype, given, sig),
                                          f"argument '{pname}' of {sig.name}")
