@@ -13,6 +13,7 @@ array([3, 3])
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,9 +115,13 @@ class Program:
         arguments of a recursive function give its whole table."""
         tf = self._function(name)
         values = [_from_python(a) for a in args]
-        engine = self._engine()
         if len(values) == len(tf.params):
             values = arrange(tf.params, values, value_fits)
+            tf = self._const_kinds(tf, tf.params, [values])
+        elif len(values) == len(tf.calling_params):
+            tf = self._const_kinds(tf, tf.calling_params, [values])
+        engine = self._engine()
+        if len(values) == len(tf.params):
             bound = bind_call(tf, values, self.checked, None)
             return wrap(engine.value(name, bound, None, name), tf.ret.name)
         if tf.is_table and len(values) == len(tf.calling_params):
@@ -139,16 +144,34 @@ class Program:
                for o in operands]
         lists = [(k, v) for k, v in enumerate(ops) if isinstance(v, list)]
         check_map(tuple(len(v) for _, v in lists), name, None)
-        tasks = []
+        combos = []
         for combo in itertools.product(*(v for _, v in lists)):
             values = list(ops)
             for (k, _), item in zip(lists, combo):
                 values[k] = item
-            tasks.append(self._bind_map(tf, values))
+            combos.append(values)
+        tf = self._const_kinds(tf, params, combos)
+        tasks = [self._bind_map(tf, values) for values in combos]
         results = self._engine().map(name, tasks, None)
         shape = tuple(len(v) for _, v in lists)
         arr = to_array(results, tf.ret.name).reshape(shape)
         return MapResult(name, tf.ret.name, arr, tuple(Axis(str(k)) for k, _ in lists))
+
+    def _const_kinds(self, tf, params, calls: list[list]):
+        """``tf`` as checked for these calls from Python: a ``const`` parameter
+        given a float in any of them (a map's tasks may mix ints and floats) is
+        typed float, the whole program checked again with it (as a float in a
+        script's own call would be; see check.program)."""
+        sig = self.checked.signatures[tf.name]
+        new = {(tf.name, p.name) for values in calls for p, v in zip(params, values)
+               if isinstance(v, float) and not math.isinf(v) and sig.int_const(p.name)}
+        if not new:
+            return tf
+        self.checked = check_program(self.checked.ast, dict(self.checked.consts),
+                                     self.checked.registry, self.base_dir,
+                                     self.checked.float_consts | new)
+        self._backend = None
+        return self._function(tf.name)
 
     def _bind_map(self, tf, values):
         params = tf.map_params

@@ -382,3 +382,150 @@ def check_ranged(rec: RangedRecurrence, n: int, backend: str):
             errors.append(e.message)
     assert len(errors) == 2 and errors[0] == errors[1], errors
     return prog
+
+
+# --------------------------------------------------------------------------- several groups
+#
+# Programs of several recursive groups (one function each, over s and t) that read
+# each other's tables: a later group reads an earlier one at one cell (its own point,
+# a mirrored point, a corner, a point moved by a helper's value) or over a range
+# (``max``/``sum`` of a row or column), guards and arguments call a non-recursive
+# helper, and the last group may be a float function of a float ``const``. Windows
+# chosen for one group but read by another, helper calls in table coordinates and
+# float consts are what this covers. ``evaluate`` is the independent meaning.
+
+READS = ("same", "mirror", "corner", "helper", "max_row", "sum_col")
+OWN_STEPS = ((1, 0), (0, 1), (1, 1))
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One group: ``g{n}(s, i, t, j)`` (with ``const c`` first when ``scale``)."""
+
+    base: tuple[int, int, int]  # value where i < 1 or j < 1: b0 + b1 * i + b2 * j
+    own: tuple[tuple[int, int], ...]  # its own calls, steps back
+    op: str  # between its own calls: "max", "min" or "+"
+    add: int  # added to the first own call (values then change along every call)
+    helper_guard: int | None  # | w(i + j) == K = g(i - 1, j) + 1
+    read: tuple[int, str] | None  # (earlier group, how), added to the body
+    scale: float | None  # a float const c: the body is c * (...) + own, the base c
+
+
+@dataclass(frozen=True)
+class Layered:
+    helper: tuple[int, int]  # w(v) = v % M + A
+    stages: tuple[Stage, ...]
+
+    def source(self) -> str:
+        m, a = self.helper
+        lines = [f"int w(int v) = v % {m} + {a}", ""]
+        for n, st_ in enumerate(self.stages):
+            ret, const = ("float", "const c, ") if st_.scale is not None else ("int", "")
+            lines.append(f"{ret} g{n}({const}seq[dna] s, index[s] i, seq[dna] t, index[t] j)")
+            b0, b1, b2 = st_.base
+            lines.append(f"  | i < 1 or j < 1 = "
+                         + ("c" if st_.scale is not None else f"{b0} + {b1} * i + {b2} * j"))
+            if st_.helper_guard is not None:
+                lines.append(f"  | w(i + j) == {st_.helper_guard} = g{n}(i - 1, j) + 1")
+            own = [f"g{n}(i - {di}, j - {dj})" for di, dj in st_.own]
+            body = f"{own[0]} + {st_.add}"
+            for o in own[1:]:
+                body = f"({body}) {st_.op} ({o})"
+            if st_.read is not None:
+                read = self._read(*st_.read)
+                body = f"({body}) + " + (f"c * ({read})" if st_.scale is not None else f"({read})")
+            lines.append(f"  | otherwise = {body}")
+            lines.append("")
+        return "\n".join(lines)
+
+    @staticmethod
+    def _read(p: int, how: str) -> str:
+        return {"same": f"g{p}(i, j)",
+                "mirror": f"g{p}(len(s) - i, j)",
+                "corner": f"g{p}(0, len(t))",
+                "helper": f"g{p}(i, 0 max (j - w(i)))",
+                "max_row": f"max(k in 0 ... j : g{p}(i, k))",
+                "sum_col": f"sum(k in 0 ... i : g{p}(k, j))"}[how]
+
+    def calling(self, n: int, s: str, t: str) -> list:
+        """The calling arguments of ``g{n}`` (its table)."""
+        return ([self.stages[n].scale] if self.stages[n].scale is not None else []) + [s, t]
+
+    def evaluate(self, s: str, t: str, n: int, i: int, j: int):
+        """Direct memoised recursion: the independent meaning of the program."""
+        m, a = self.helper
+
+        def w(v):
+            return v % m + a
+
+        @functools.cache
+        def g(k: int, i: int, j: int):
+            st_ = self.stages[k]
+            if i < 1 or j < 1:
+                return st_.scale if st_.scale is not None else \
+                    st_.base[0] + st_.base[1] * i + st_.base[2] * j
+            if st_.helper_guard is not None and w(i + j) == st_.helper_guard:
+                return g(k, i - 1, j) + 1
+            vals = [g(k, i - di, j - dj) for di, dj in st_.own]
+            acc = vals[0] + st_.add
+            for v in vals[1:]:
+                acc = max(acc, v) if st_.op == "max" else min(acc, v) if st_.op == "min" \
+                    else acc + v
+            if st_.read is not None:
+                p, how = st_.read
+                r = {"same": lambda: g(p, i, j),
+                     "mirror": lambda: g(p, len(s) - i, j),
+                     "corner": lambda: g(p, 0, len(t)),
+                     "helper": lambda: g(p, i, max(0, j - w(i))),
+                     "max_row": lambda: max(g(p, i, q) for q in range(j + 1)),
+                     "sum_col": lambda: sum(g(p, q, j) for q in range(i + 1))}[how]()
+                acc = acc + (st_.scale * r if st_.scale is not None else r)
+            return acc
+
+        return g(n, i, j)
+
+
+@st.composite
+def layered(draw, max_stages: int = 3) -> Layered:
+    nstages = draw(st.integers(2, max_stages))
+    stages = []
+    for n in range(nstages):
+        own = tuple(draw(st.lists(st.sampled_from(OWN_STEPS), min_size=1, max_size=2)))
+        read = None
+        if n > 0:
+            read = (draw(st.integers(0, n - 1)), draw(st.sampled_from(READS)))
+        scale = None
+        if n == nstages - 1 and draw(st.booleans()):
+            scale = draw(st.sampled_from([0.5, 1.5, 0.25]))
+        stages.append(Stage(tuple(draw(st.integers(-2, 2)) for _ in range(3)), own,
+                            draw(st.sampled_from(["max", "min", "+"])), draw(st.integers(1, 2)),
+                            draw(st.one_of(st.none(), st.integers(1, 3))), read, scale))
+    return Layered((draw(st.integers(2, 3)), draw(st.integers(0, 1))), tuple(stages))
+
+
+def check_layered(lay: Layered, s: str, t: str, backend: str, want=None,
+                  every: bool = True) -> None:
+    """Each group's table, its final cell and one inner cell, as ``backend``
+    computes them, equal ``want(n, i, j)`` (the interpreter's by default). Not
+    ``every``: the last group only (it reads the others; fewer compilations)."""
+    import dslc
+
+    prog = dslc.compile(lay.source(), backend=backend)
+    ref = None if want is not None else dslc.compile(lay.source(), backend="interp")
+    for n in range(0 if every else len(lay.stages) - 1, len(lay.stages)):
+        args = lay.calling(n, s, t)
+        table = prog.call(f"g{n}", *args)
+        expect = table if ref is None else ref.call(f"g{n}", *args)
+        for i in range(len(s) + 1):
+            for j in range(len(t) + 1):
+                e = want(n, i, j) if want is not None else expect[i, j]
+                assert table[i, j] == e, (lay.source(), s, t, n, i, j)
+        for i, j in {(len(s), len(t)), (len(s) // 2, len(t))}:
+            e = want(n, i, j) if want is not None else ref.call(f"g{n}", *args, i, j)
+            assert prog.call(f"g{n}", *args, i, j) == e, (lay.source(), s, t, n, i, j)
+    if ref is not None:  # a map of the last group (kernels on the GPU): each final cell
+        n, ss = len(lay.stages) - 1, [s, s[::-1] + "A"]
+        ops = lay.calling(n, ss, [t])
+        got = prog.map(f"g{n}", *ops).values.ravel().tolist()
+        expect = [ref.call(f"g{n}", *lay.calling(n, x, t), len(x), len(t)) for x in ss]
+        assert got == expect, (lay.source(), ss, t)

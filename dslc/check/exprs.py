@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.check.calls import arrange, static_fits
-from dslc.check.signatures import Signature
+from dslc.check.signatures import ConstIsFloat, Signature
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
 from dslc.sdk import Registry
@@ -297,6 +297,9 @@ class ExprChecker:
             raise DslcError(f"{sig.name} takes {n} arguments, got {len(args)}", span, hint=hint)
         given = {}
         for (pname, ptype, _), a in zip(targets, args):
+            if sig.int_const(pname) and not isinstance(a, ast.Sym) \
+                    and self.check(a).type == T.FLOAT:
+                raise ConstIsFloat(sig.name, pname)
             given[pname] = self.check_as(a, self._instantiate(ptype, given, sig),
                                          f"argument '{pname}' of {sig.name}")
         full = []
@@ -310,6 +313,8 @@ class ExprChecker:
                                 f"is no '{pname}' here", span,
                                 hint=f"pass all {n} arguments of {sig.name} explicitly")
             v = tir.Var(pname, found[0], found[1], span)
+            if sig.int_const(pname) and v.type == T.FLOAT:
+                raise ConstIsFloat(sig.name, pname)
             full.append(coerce(v, ptype, f"inherited argument '{pname}' of {sig.name}", span))
         return tir.Call(sig.name, tuple(full), rec_only, sig.ret, span)
 

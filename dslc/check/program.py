@@ -21,7 +21,7 @@ from dslc.check.consteval import const_value, eval_number_text
 from dslc.check.ranges import check_bound
 from dslc.check.exprs import ExprChecker, Scope, coerce
 from dslc.check.script import ScriptTyper
-from dslc.check.signatures import Signature, signature, table_functions
+from dslc.check.signatures import ConstIsFloat, Signature, signature, table_functions
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.runtime.arrays import NumArray
@@ -42,6 +42,7 @@ class CheckedProgram:
     global_types: dict[str, T.Type]
     schedules: tuple[ast.ScheduleDef, ...]
     registry: Registry
+    float_consts: frozenset = frozenset()  # (function, const parameter) typed float
 
     def ext_context(self) -> ExtContext:
         return ExtContext(self.alphabets, self.ast.source_name, eval_number_text)
@@ -61,7 +62,26 @@ def standard_globals(reg: Registry) -> tuple[dict, dict, dict]:
 
 
 def check_program(program: ast.Program, overrides: dict[str, int | float] | None = None,
-                  registry: Registry | None = None, base_dir: str | None = None) -> CheckedProgram:
+                  registry: Registry | None = None, base_dir: str | None = None,
+                  float_consts: frozenset = frozenset()) -> CheckedProgram:
+    """Check a script. A ``const`` parameter takes its type from its arguments:
+    an int unless some call (in a function or in the script; ``float_consts``
+    for calls made from Python) passes it a float. Each such call found restarts
+    the check with that const typed float, until none is left; the program is
+    then typed once for every backend."""
+    floats = frozenset(float_consts)
+    while True:
+        try:
+            return _check_program(program, overrides, registry, base_dir, floats)
+        except ConstIsFloat as e:
+            if e.key in floats:  # cannot happen: a float const is never an int const
+                raise
+            floats = floats | {e.key}
+
+
+def _check_program(program: ast.Program, overrides: dict[str, int | float] | None,
+                   registry: Registry | None, base_dir: str | None,
+                   float_consts: frozenset) -> CheckedProgram:
     reg = registry if registry is not None else make_registry()
     overrides = dict(overrides or {})
     alphabets, defined, gtypes = standard_globals(reg)
@@ -85,7 +105,7 @@ def check_program(program: ast.Program, overrides: dict[str, int | float] | None
     ctx = ExtContext(alphabets, program.source_name, eval_number_text)
     sigs: dict[str, Signature] = {}
     for fd in funcdefs.values():
-        sigs[fd.name] = signature(fd, alphabets, reg, gtypes)
+        sigs[fd.name] = signature(fd, alphabets, reg, gtypes, float_consts)
     functions: dict[str, tir.TFunction] = {}
     schedules = []
     typer = ScriptTyper(sigs, alphabets, reg, gtypes, tables)
@@ -123,7 +143,7 @@ def check_program(program: ast.Program, overrides: dict[str, int | float] | None
     for sd in schedules:
         _check_schedule_target(sd, sigs, tables)
     return CheckedProgram(program, alphabets, functions, sigs, consts, defined, gtypes,
-                          tuple(schedules), reg)
+                          tuple(schedules), reg, float_consts)
 
 
 def _const(st: ast.ConstDef, overrides: dict, consts: dict, load):

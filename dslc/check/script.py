@@ -9,7 +9,8 @@ is known to the functions defined below it.
 from __future__ import annotations
 
 from dslc.check import types as T
-from dslc.check.signatures import Signature
+from dslc.check.calls import arrange, static_fits
+from dslc.check.signatures import ConstIsFloat, Signature
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.sdk import Registry
@@ -109,12 +110,13 @@ class ScriptTyper:
 
     def _call(self, e: ast.Call) -> T.Type:
         sig = self._sig(e.func, e.func_span)
-        for a in e.args:
-            self.type_of(a)
+        types = [self.type_of(a) for a in e.args]
         n, calling = len(sig.params), len(sig.calling_names)
         if len(e.args) == n:
+            self._const_kinds(sig, arrange(sig.params, types, static_fits))
             return sig.ret
         if len(e.args) == calling and e.func in self.tables:
+            self._const_kinds(sig, types, calling_only=True)
             return T.TableT(e.func, sig.ret)
         hint = f"pass all {n} arguments for one value"
         if e.func in self.tables:
@@ -123,8 +125,9 @@ class ScriptTyper:
 
     def _map(self, e: ast.Map) -> T.Type:
         sig = self._sig(e.func, e.func_span)
-        for o in e.operands:
-            self.type_of(o)
+        types = [self.type_of(o) for o in e.operands]
+        self._const_kinds(sig, [t.elem if isinstance(t, T.ListT) else t for t in types],
+                          calling_only=e.func in self.tables)
         ints = [n for (n, t, r), p in zip(sig.params, sig.node.params)
                 if r and t == T.INT and p.range is None]
         want = len(sig.calling_names) + len(ints) if e.func in self.tables else len(sig.params)
@@ -135,6 +138,16 @@ class ScriptTyper:
             raise DslcError(f"map({e.func}, ...) needs {want} {noun} (its {what}), "
                             f"got {len(e.operands)}", e.span)
         return T.ArrayT(sig.ret)
+
+    def _const_kinds(self, sig: Signature, types: list, calling_only: bool = False) -> None:
+        """A float passed to a ``const`` parameter makes it a float const (the
+        checker starts again, see check.program); ``types`` are the arguments'
+        static types in parameter order (only the calling parameters' where
+        ``calling_only``: a table, or a map's leading operands)."""
+        params = [p for p in sig.params if not p[2]] if calling_only else sig.params
+        for (pname, _, _), t in zip(params, types):
+            if t == T.FLOAT and sig.int_const(pname):
+                raise ConstIsFloat(sig.name, pname)
 
     def _index(self, bt, n, e) -> T.Type | None:
         if isinstance(bt, T.TableT):

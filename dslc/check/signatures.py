@@ -33,15 +33,30 @@ class Signature:
     def calling_names(self) -> tuple[str, ...]:
         return tuple(n for n, _, r in self.params if not r)
 
+    def int_const(self, pname: str) -> bool:
+        """Is ``pname`` a ``const`` parameter typed ``int`` (no call passes it a float)?"""
+        return any(p.name == pname and p.type.name == "const" for p in self.node.params) \
+            and any(n == pname and t == T.INT for n, t, _ in self.params)
+
+
+class ConstIsFloat(Exception):
+    """A call passes a float to a ``const`` parameter typed int so far: the
+    checker starts again with that const typed float (see check.program)."""
+
+    def __init__(self, func: str, param: str):
+        super().__init__(func, param)
+        self.key = (func, param)
+
 
 def param_type(p: ast.Param, prior: dict[str, T.Type], alphabets: dict, reg: Registry,
-               globals_: dict[str, T.Type]) -> tuple[T.Type, bool]:
+               globals_: dict[str, T.Type], const_float: bool = False) -> tuple[T.Type, bool]:
     """The static type of one parameter and whether it is recursive. ``prior``
-    holds the parameters declared before it (``index[s]`` must name one)."""
+    holds the parameters declared before it (``index[s]`` must name one). A
+    ``const`` is an int unless some call passes it a float (``const_float``)."""
     te = p.type
     name, arg = te.name, te.arg
     if name == "const":
-        return T.INT, False
+        return (T.FLOAT if const_float else T.INT), False
     if name in ("float", "bool", "prob"):
         _no_arg(te)
         return VALUE_TYPES[name], False
@@ -107,13 +122,13 @@ def _alphabet(name: str, alphabets: dict, te: ast.TypeExpr) -> T.AlphaRef:
 
 
 def signature(fd: ast.FuncDef, alphabets: dict, reg: Registry,
-              globals_: dict[str, T.Type]) -> Signature:
+              globals_: dict[str, T.Type], float_consts: frozenset = frozenset()) -> Signature:
     seen: dict[str, T.Type] = {}
     params = []
     for p in fd.params:
         if p.name in seen:
             raise DslcError(f"parameter '{p.name}' is declared twice", p.span)
-        t, rec = param_type(p, seen, alphabets, reg, globals_)
+        t, rec = param_type(p, seen, alphabets, reg, globals_, (fd.name, p.name) in float_consts)
         seen[p.name] = t
         params.append((p.name, t, rec))
     return Signature(fd.name, tuple(params), return_type(fd.ret, alphabets), fd)

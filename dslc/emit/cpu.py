@@ -88,12 +88,12 @@ class _TaskNames(Names):
         self.gen.need_helper(call.func)
         return f"fn_{call.func}({', '.join(args)})"
 
+    def coordinates(self, call):
+        f = self.gen.program.functions[call.func]
+        return frozenset(k for k, p in enumerate(f.params) if p.recursive and f.is_table)
+
     def layout_array(self, model, array):
         return self.gen.layout_arg(model, array)
-
-    def recursive_arg(self, call, k):
-        f = self.gen.program.functions[call.func]
-        return f.is_table and f.params[k].recursive
 
     def guarded_load(self, array, index):
         return self.gen.guarded_load(array, index)

@@ -237,7 +237,7 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                     raise  # the program's own error, reported as before
                 sched, runtime = _runtime_ordered(graph, ext, err)
         read_outside = any(g in other for g in grp) or kind == "table" or any(
-            _called_from_outside(program, g, grp, entry) for g in grp)
+            _called_from_outside(program, g, grp) for g in grp)
         affine = all(a is not None for d in graph.deps for a in d.args)
         # keep the innermost loop's coordinate as a storage index (unit-stride access):
         # the coordinate recomputed from the partition is the last with |a| = 1
@@ -270,7 +270,7 @@ def _declared_calls_proved(program, graph, safe: frozenset, grp: tuple, entry: s
         if dom[d.callee] and d.span not in safe:
             raise NotCompilable(f"a call of {d.callee} not proved inside its declared ranges")
     for g in grp:
-        if dom[g] and _called_from_outside(program, g, grp, entry):
+        if dom[g] and _called_from_outside(program, g, grp):
             raise NotCompilable(f"{g} (declared ranges) read from outside its group")
 
 
@@ -403,10 +403,13 @@ def _safe_indexes(program, grp, ext: Extents) -> frozenset:
     return frozenset(out)
 
 
-def _called_from_outside(program, g: str, grp: tuple, entry: str) -> bool:
-    """Read by another table function (of a later group). The entry counts too
-    when it has a table: its cells read ``g`` anywhere after ``g``'s sweep (a
-    plain entry's reads are ``find_fused``'s)."""
+def _called_from_outside(program, g: str, grp: tuple) -> bool:
+    """Read by a table function of another group, the entry's included: groups are
+    swept one after another, callees first, so such a reader runs when the sweep of
+    ``g`` has finished and a window would hold only its last partitions, whatever
+    cell the reader asks for. (A non-recursive function reading a table is not
+    compiled at all, and the entry's own reads are fused reductions or the captured
+    cell, see ``find_fused``.)"""
     for name, f in program.functions.items():
         if name in grp or not f.is_table:
             continue

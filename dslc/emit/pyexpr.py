@@ -81,10 +81,10 @@ class Names:
     def call(self, call: tir.Call, args: list[str], block: Block) -> str:
         raise NotCompilable(f"call of {call.func}")
 
-    def recursive_arg(self, call: tir.Call, k: int) -> bool:
-        """Is argument ``k`` of ``call`` a cell coordinate of the callee's table
-        (an int64 however it was computed, ``n - w[k]`` included)?"""
-        return False
+    def coordinates(self, call: tir.Call) -> frozenset[int]:
+        """Argument positions of ``call`` that index the callee's table (its
+        recursive parameters: int64 in generated code); none for a plain function."""
+        return frozenset()
 
     def ext_index(self, e: tir.ExtIndex, base: str, keys: list[str]) -> str:
         raise NotCompilable("extension index")
@@ -395,16 +395,19 @@ class ExprEmitter:
 
     def _call(self, e, b):
         args = []
+        coords = self.names.coordinates(e)
         for k, a in enumerate(e.args):
-            if self.names.recursive_arg(e, k):
-                args.append(self.as_int(a, b))
-                continue
             if isinstance(a.type, (T.SeqT, T.ExtT, T.StrT)) or a.type in (T.PROB, T.FLOAT, T.BOOL):
                 args.append(self.expr(a, b))
             elif isinstance(a.type, T.SymT):
                 args.append(self.expr(a, b))
+            elif self.index(a) or k in coords:
+                # a table coordinate is an int64 whatever it is computed from: an
+                # int built with a helper's value (``c - w(i)``) is a float64 until
+                # converted (and checked finite) here
+                args.append(self.as_int(a, b))
             else:
-                args.append(self.as_int(a, b) if self.index(a) else self.expr(a, b))
+                args.append(self.expr(a, b))
         return self.names.call(e, args, b)
 
     def _reduce(self, e, b):

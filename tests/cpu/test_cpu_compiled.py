@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dslc
-from tests.generators import RANGE_SHAPES, check_ranged, dna, ranged_recurrences, recurrences
+from tests.generators import (RANGE_SHAPES, check_layered, check_ranged, dna, layered,
+                              ranged_recurrences, recurrences)
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
                                 reason="numba/islpy not installed")
@@ -64,6 +65,13 @@ def test_a_call_that_is_never_made_has_no_partition_distance():
                            (0, 1))
     check_ranged(rec, 3, "cpu")
 
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lay=layered(), s=dna(4, 1), t=dna(4, 1))
+def test_several_groups_compiled_equal_the_interpreter(lay, s, t):
+    """Groups reading each other's tables (cells, ranges, helper-moved cells), helpers
+    in guards, a float const: every table and single cell as the interpreter has it."""
+    check_layered(lay, s, t, "cpu", every=False)
 
 from tests.test_properties import GOTOH  # noqa: E402  (the stdlib's Gotoh)
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import dslc
 from dslc.cuda.backend import CudaBackend
-from tests.generators import check_map, recurrences
+from tests.generators import check_layered, check_map, dna, layered, recurrences
 from tests.conftest import ROOT
 from tests.test_properties import GOTOH
 
@@ -46,6 +46,13 @@ def test_gotoh_map_runs_on_the_device_and_matches(q, db):
 @given(rec=recurrences(max_dim=2, layered=True), data=st.data())
 def test_random_recurrences_on_the_device(rec, data):
     check_map(engine_of, rec, data, 4)
+
+
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lay=layered(max_stages=2), s=dna(3, 1), t=dna(3, 1))
+def test_several_groups_on_the_device_equal_the_interpreter(lay, s, t):
+    """Groups reading each other's tables, helpers, a float const (generators.layered)."""
+    check_layered(lay, s, t, "cuda", every=False)
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dslc
-from tests.generators import DIMS, check_ranged, dna, ranged_recurrences, recurrences
+from tests.generators import (DIMS, check_layered, check_ranged, dna, layered,
+                              ranged_recurrences, recurrences)
 
 
 def _check(rec, seqs, backend):
@@ -39,3 +40,11 @@ def test_declared_ranges_match_direct_evaluation(rec, n):
     """Recurrences over declared int ranges (boxes, triangles, bands, bounds mixing
     the calling n with a recursive parameter): whole tables, cells and calls outside."""
     check_ranged(rec, n, "interp")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lay=layered(), s=dna(4), t=dna(4))
+def test_several_groups_on_the_interpreter_match_direct_evaluation(lay, s, t):
+    """Groups reading each other's tables at cells and ranges, helpers in guards and
+    coordinates, a float const: the interpreter equals the generator's meaning."""
+    check_layered(lay, s, t, "interp", lambda n, i, j: lay.evaluate(s, t, n, i, j))
