@@ -81,6 +81,12 @@ class Names:
     def call(self, call: tir.Call, args: list[str], block: Block) -> str:
         raise NotCompilable(f"call of {call.func}")
 
+    def recursive_positions(self, call: tir.Call) -> frozenset:
+        """The argument positions of ``call`` that are a table's recursive
+        parameters: always int64 indexes, whatever they are computed from
+        (``c - w(i - 1)``, a helper's value)."""
+        return frozenset()
+
     def ext_index(self, e: tir.ExtIndex, base: str, keys: list[str]) -> str:
         raise NotCompilable("extension index")
 
@@ -382,8 +388,11 @@ class ExprEmitter:
 
     def _call(self, e, b):
         args = []
-        for a in e.args:
-            if isinstance(a.type, (T.SeqT, T.ExtT, T.StrT)) or a.type in (T.PROB, T.FLOAT, T.BOOL):
+        rec = self.names.recursive_positions(e)
+        for k, a in enumerate(e.args):
+            if k in rec and a.type == T.INT:
+                args.append(self.as_int(a, b))
+            elif isinstance(a.type, (T.SeqT, T.ExtT, T.StrT)) or a.type in (T.PROB, T.FLOAT, T.BOOL):
                 args.append(self.expr(a, b))
             elif isinstance(a.type, T.SymT):
                 args.append(self.expr(a, b))
