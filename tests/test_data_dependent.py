@@ -45,7 +45,8 @@ def _compiled_everywhere(prog, func: str) -> None:
     assert func not in getattr(engine, "fallbacks", {}), engine.fallbacks
 
 
-@pytest.mark.parametrize("src, func, args, want", CASES)
+@pytest.mark.parametrize("src, func, args, want", CASES,
+                         ids=[f"{f}{a}" for _, f, a, _ in CASES])
 def test_programs_equal_interpreter(backend, src, func, args, want):
     prog = dslc.compile(src, backend=backend)
     assert prog.call(func, *args) == want
@@ -90,7 +91,7 @@ int q(int n)
 """
 
 
-@pytest.mark.parametrize("src", [CYCLE, OUTSIDE])
+@pytest.mark.parametrize("src", [CYCLE, OUTSIDE], ids=["cycle", "outside"])
 def test_errors_are_the_interpreters(backend, src):
     with pytest.raises(DslcError) as want:
         dslc.compile(src, backend="interp").call("q", 6)
