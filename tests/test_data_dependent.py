@@ -150,3 +150,32 @@ def test_random_data_dependent_recurrences(backend, rec):
     prog = dslc.compile(rec.source(), backend=backend)
     assert prog.call("f0", *rec.point) == rec.evaluate(), rec.source()
     _compiled_everywhere(prog, "f0")
+
+
+MUTUAL = """
+define alphabet dna "ACGT"
+int jump(symbol[dna] c) = if c == 'A' then 1 else if c == 'C' then 2 else 3
+
+int f(seq[dna] s, index[s] i)
+  | i < 3 = i
+  | otherwise = g(i - jump(s[i - 1])) + 1 max f(i - 1)
+
+int g(seq[dna] s, index[s] i)
+  | i == 0 = 0
+  | otherwise = f(i - 1) + (if odd(i - 1) then 2 else 0)
+
+bool odd(seq[dna] s, index[s] i)
+  | i == 0 = false
+  | otherwise = not odd(i - 1 - f(i - 1) % 2 * 0)
+"""
+
+
+def test_whole_table_of_a_mutual_group_with_a_bool_table(backend):
+    # three functions evaluated on demand together, one of them a bool table,
+    # the whole table asked for (every cell demanded in order)
+    want = dslc.compile(MUTUAL, backend="interp").call("f", "GATTACAGATTACA")
+    prog = dslc.compile(MUTUAL, backend=backend)
+    assert prog.call("f", "GATTACAGATTACA").values.tolist() == want.values.tolist()
+    assert prog.call("f", "ACGTTGCA", 8) == dslc.compile(MUTUAL, backend="interp").call(
+        "f", "ACGTTGCA", 8)
+    _compiled_everywhere(prog, "f")
