@@ -16,7 +16,8 @@ import numpy as np
 from dslc import backends
 from dslc.deps.extract import dependence_graph, groups
 from dslc.errors import DslcError
-from dslc.emit.plan import GroupPlan, data_dependent, demand_plan, extent_names
+from dslc.emit.plan import (GroupPlan, data_dependent, demand_plan, extension_dims,
+                             extent_names)
 from dslc.emit.lanes import LANES
 from dslc.poly.loops import loop_nest, render
 from dslc.runtime.script import ScriptRunner
@@ -63,7 +64,7 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
         try:
             plan = GroupPlan(grp, find_schedule(graph, ext), ext, False, None)
         except DslcError as e:
-            if data_dependent(graph):
+            if data_dependent(graph) and not extension_dims(program.checked, grp):
                 plan = demand_plan(program.checked, grp, graph, ext, e)
             else:  # the interpreter still runs it, in dependence order
                 for f in grp:

@@ -240,8 +240,7 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                 try:
                     sched = find_schedule(graph, ext)
                 except DslcError as err:
-                    if not any(isinstance(p.type, T.ExtT) for g in grp
-                               for p in program.functions[g].rec_params):
+                    if not extension_dims(program, grp):
                         raise  # the program's own error, reported as before
                     sched, runtime = _runtime_ordered(graph, ext, err)
         except DslcError as err:
@@ -266,6 +265,13 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                                runtime))
     scope = {p.name: p for p in f.params}
     return TaskPlan(entry, kind, tuple(plans), tuple(fused), scope)
+
+
+def extension_dims(program, grp: tuple[str, ...]) -> bool:
+    """Has a function of the group an extension-typed recursive parameter (an
+    HMM state: calls through accessors are ordered inside a partition at run
+    time, ``_runtime_ordered``, before evaluation on demand is considered)?"""
+    return any(isinstance(p.type, T.ExtT) for g in grp for p in program.functions[g].rec_params)
 
 
 def data_dependent(graph) -> bool:
