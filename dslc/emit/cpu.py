@@ -202,7 +202,10 @@ class CpuGenerator:
         if span is not None and span in g.safe and self.current in g.functions:
             checked = list(args)
         else:
-            checked = [a if self._own_coordinate(a, e) else f"_dom({a}, {e})"
+            # inside a cell evaluated on demand an argument may come from a
+            # placeholder: its domain check counts only before one (emit.demand)
+            dom = "_ddom({}, {}, _need)" if self._in_demand() else "_dom({}, {})"
+            checked = [a if self._own_coordinate(a, e) else dom.format(a, e)
                        for a, e in zip(args, ext)]
         ref = self._stored(g, func, args, checked, span)
         if self.program.functions[func].ret == T.BOOL:
@@ -232,6 +235,11 @@ class CpuGenerator:
         # used as an index (it follows from the partition) is checked too
         part = self._partition(g, func, checked)
         return self.cell_ref(func, [f"(({part}) - tmin_{func}) % W_{self._gid(g)}"] + rest)
+
+    def _in_demand(self) -> bool:
+        """Is the cell being generated one of a group evaluated on demand?"""
+        g = self.group_of.get(self.current) if self.current is not None else None
+        return g is not None and g.on_demand
 
     def _own_coordinate(self, arg: str, extent: str) -> bool:
         """Is ``arg`` a coordinate of the cell being computed, over the same extent
