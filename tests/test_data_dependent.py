@@ -143,8 +143,8 @@ def test_explain_says_which_and_why(capsys):
     assert "q: evaluated on demand (no schedule)" in text and "order: found at run time" in text
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                HealthCheck.function_scoped_fixture])
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(rec=data_recurrences())
 def test_random_data_dependent_recurrences(backend, rec):
     prog = dslc.compile(rec.source(), backend=backend)

@@ -63,7 +63,7 @@ def read_helper(arity: int) -> str:
             f"    return 0.0\n")
 
 
-def check_entry(gen, gi: int, g) -> None:
+def check_entry(gen, g) -> None:
     """A group evaluated on demand is read only by the task's own request (its
     cell, or its whole table); a table read by a later group or a plain entry
     would need the evaluator inside that code."""
@@ -79,7 +79,7 @@ def check_entry(gen, gi: int, g) -> None:
 
 def emit_group(gen, b: Block, gi: int, g) -> None:
     """Storage, the evaluator, and the demands of the task's request."""
-    check_entry(gen, gi, g)
+    check_entry(gen, g)
     funcs = list(g.functions)
     dims = {f: [f"{e} + 1" for e in g.extents.names[f]] for f in funcs}
     width = max(len(d) for d in dims.values())

@@ -392,7 +392,8 @@ class ExprEmitter:
         for k, a in enumerate(e.args):
             if k in rec and a.type == T.INT:
                 args.append(self.as_int(a, b))
-            elif isinstance(a.type, (T.SeqT, T.ExtT, T.StrT)) or a.type in (T.PROB, T.FLOAT, T.BOOL):
+            elif isinstance(a.type, (T.SeqT, T.ExtT, T.StrT)) or \
+                    a.type in (T.PROB, T.FLOAT, T.BOOL):
                 args.append(self.expr(a, b))
             elif isinstance(a.type, T.SymT):
                 args.append(self.expr(a, b))
