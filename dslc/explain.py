@@ -17,7 +17,8 @@ from dslc import backends
 from dslc.check.ranges import declared
 from dslc.deps.extract import dependence_graph, groups
 from dslc.errors import DslcError, write_user_file
-from dslc.emit.plan import GroupPlan, extent_names
+from dslc.emit.plan import (GroupPlan, data_dependent, demand_plan, extension_dims,
+                             extent_names)
 from dslc.emit.lanes import LANES
 from dslc.poly.loops import loop_nest, render
 from dslc.runtime.script import ScriptRunner
@@ -62,12 +63,14 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
         names = {f: extent_names(program.checked, f) for f in grp}
         ext = Extents(names, {n: 10 for ns in names.values() for n in ns})
         try:
-            sched = find_schedule(graph, ext)
-        except DslcError as e:  # the interpreter still runs it, in dependence order
-            for f in grp:
-                fallbacks.setdefault(f, e.message)
-            continue
-        plan = GroupPlan(grp, sched, ext, False, None)
+            plan = GroupPlan(grp, find_schedule(graph, ext), ext, False, None)
+        except DslcError as e:
+            if data_dependent(graph) and not extension_dims(program.checked, grp):
+                plan = demand_plan(program.checked, grp, graph, ext, e)
+            else:  # the interpreter still runs it, in dependence order
+                for f in grp:
+                    fallbacks.setdefault(f, e.message)
+                continue
         for f in grp:
             by_func[f] = plan
     return by_func, sources, fallbacks, assumed
@@ -180,6 +183,9 @@ def report(program, backend: str = "cpu") -> dict:
                  "ranged": [{"var": r.name, "lo": None if r.lo is None else str(r.lo),
                              "hi": None if r.hi is None else str(r.hi)} for r in d.ranged]}
                 for d in graph.deps if d.caller == f]
+        if g.on_demand:
+            out[f] = _demand_report(g, f, deps, f in assumed)
+            continue
         out[f] = {
             "group": list(g.functions),
             "schedule": g.schedule.of(f),
@@ -210,6 +216,42 @@ def _swept_pieces(program, g: GroupPlan) -> dict | None:
     return dict(g.pieces)
 
 
+def _demand_report(g: GroupPlan, f: str, deps: list, assumed: bool) -> dict:
+    """A group evaluated on demand: no schedule, no loops; why, and its storage."""
+    return {
+        "group": list(g.functions),
+        "strategy": "demand",
+        "why": g.reason,
+        "schedule": None,
+        "partitions": None,
+        "window": None,
+        "storage": "table",
+        "order": [],
+        "extents": {n: g.extents.values[n] for n in g.extents.names[f]},
+        "extents_assumed": assumed,
+        "dependences": deps,
+        "loops": None,
+    }
+
+
+def _demand_text(grp: tuple, rep: dict) -> list[str]:
+    lines = [f"group {', '.join(grp)}"]
+    for g in grp:
+        lines.append(f"  {g}: evaluated on demand (no schedule)")
+        for d in rep[g]["dependences"]:
+            rng = "".join(f", {x['var']} in {x['lo']} .. {x['hi']}" for x in d["ranged"])
+            lines.append(f"    -> {d['callee']}({', '.join(d['args'])}){rng}")
+    r = rep[grp[0]]
+    lines.append(f"  why: {r['why']}")
+    lines.append("  storage: table, with a state per cell (not computed, on the stack, done)"
+                 + ("  (extents assumed 10: the script never calls it)"
+                    if r["extents_assumed"] else ""))
+    lines.append("  order: found at run time: a cell runs when first needed, the cells it "
+                 "needs pushed first on an explicit stack (a cell needed while on the stack "
+                 "is a cycle, reported by the interpreter)")
+    return lines
+
+
 def _padded_point(sched, f: str) -> str | None:
     """``(0, j)``: where a function with fewer recursive parameters than its
     group has positions sits in the group's space (None for the others)."""
@@ -230,6 +272,9 @@ def render_text(rep: dict) -> str:
         if grp in seen:
             continue
         seen.add(grp)
+        if r.get("strategy") == "demand":
+            lines.extend(_demand_text(grp, rep))
+            continue
         lines.append(f"group {', '.join(grp)}")
         for g in grp:
             rg = rep[g]
@@ -278,7 +323,7 @@ def render_text(rep: dict) -> str:
 def plot(rep: dict, func: str | None, path: str) -> str:
     """A PNG of a 2-D domain (or its slice at 0 of further dimensions) coloured by
     partition, so the chosen wavefront can be seen."""
-    cands = [f for f, r in rep.items() if not f.startswith("_") and len(r["schedule"]) >= 1]
+    cands = [f for f, r in rep.items() if not f.startswith("_") and r["schedule"]]
     if not cands:
         raise DslcError("nothing to plot: the script ran no recursive function")
     f = func if func in cands else cands[0]

@@ -529,3 +529,116 @@ def check_layered(lay: Layered, s: str, t: str, backend: str, want=None,
         got = prog.map(f"g{n}", *ops).values.ravel().tolist()
         expect = [ref.call(f"g{n}", *lay.calling(n, x, t), len(x), len(t)) for x in ss]
         assert got == expect, (lay.source(), ss, t)
+
+
+# ---------------------------------------------------------------- data-dependent offsets
+@dataclass(frozen=True)
+class DataTerm:
+    """A call whose offset along ``dim`` depends on data: ``1 + w(x_u + x_v) % M``
+    through the helper ``w`` (``source == "helper"``), or ``1 + f(x - e_dim) % M``
+    through a value of the table itself (``"table"``, Hofstadter's kind); the
+    other dimensions move back by ``delta`` (>= 0)."""
+
+    dim: int
+    source: str
+    delta: tuple[int, ...]
+    add: int
+
+
+@dataclass(frozen=True)
+class DataRecurrence:
+    """``int f(int i, ...)`` over int dimensions whose calls move back by
+    constant vectors (``terms``, every component >= 0) and by data
+    (``data``, one dimension by ``1 .. M``): no affine schedule orders the
+    latter in general, so the compiled backends find the order at run time."""
+
+    ndim: int
+    modulus: int  # M
+    helper: tuple[int, int]  # w(k) = (a * k + b) % M
+    base: tuple[int, ...]
+    terms: tuple[Term, ...]
+    data: tuple[DataTerm, ...]
+    ops: tuple[str, ...]
+    point: tuple[int, ...]  # the cell the program prints
+
+    @property
+    def low(self) -> int:
+        """Below this in any dimension a cell is a base case: every call stays
+        inside the domain (constant steps are at most 2, data steps at most M)."""
+        return max(self.modulus, 2)
+
+    def source(self) -> str:
+        dims = DIMS[: self.ndim]
+        m, (a, b) = self.modulus, self.helper
+        lines = [f"int w(int k) = ({a} * k + {b}) % {m}", ""]
+        lines.append(f"int f0({', '.join(f'int {d}' for d in dims)})")
+        base = " + ".join([str(self.base[0])] + [f"{c} * {d}" for c, d in zip(self.base[1:], dims)
+                                                 if c])
+        low = self.low
+        lines.append(f"  | {' or '.join(f'{d} < {low}' for d in dims)} = {base}")
+        parts = [Recurrence._term(t, dims) for t in self.terms] + \
+                [self._data(t, dims) for t in self.data]
+        body = parts[0]
+        for op, p in zip(self.ops, parts[1:]):
+            body = f"({body}) {op} ({p})"
+        lines.append(f"  | otherwise = {body}")
+        lines += ["", f"print f0({', '.join(map(str, self.point))})", ""]
+        return "\n".join(lines)
+
+    def _data(self, t: DataTerm, dims) -> str:
+        m = self.modulus
+        if t.source == "helper":
+            back = f"(1 + w({' + '.join(dims)}))"
+        else:
+            inner = ", ".join(f"{d} - 1" if k == t.dim else d for k, d in enumerate(dims))
+            back = f"(1 + f0({inner}) % {m})"
+        args = ", ".join(f"{d} - {back}" if k == t.dim else d if t.delta[k] == 0
+                         else f"{d} - {t.delta[k]}" for k, d in enumerate(dims))
+        return f"f0({args}) + {t.add}" if t.add else f"f0({args})"
+
+    def evaluate(self) -> int:
+        """Direct memoised recursion (the independent meaning)."""
+        m, (a, b) = self.modulus, self.helper
+
+        @functools.cache
+        def f(x: tuple[int, ...]) -> int:
+            if any(v < self.low for v in x):
+                return self.base[0] + sum(c * v for c, v in zip(self.base[1:], x))
+            vals = [f(tuple(v - d for v, d in zip(x, t.delta))) + t.add for t in self.terms]
+            for t in self.data:
+                if t.source == "helper":
+                    back = 1 + (a * sum(x) + b) % m
+                else:
+                    back = 1 + f(tuple(v - (k == t.dim) for k, v in enumerate(x))) % m
+                vals.append(f(tuple(v - back if k == t.dim else v - t.delta[k]
+                                    for k, v in enumerate(x))) + t.add)
+            acc = vals[0]
+            for op, v in zip(self.ops, vals[1:]):
+                acc = max(acc, v) if op == "max" else min(acc, v) if op == "min" else acc + v
+            return acc
+
+        return f(self.point)
+
+
+@st.composite
+def data_recurrences(draw, max_dim: int = 2) -> DataRecurrence:
+    """Recurrences with at least one call whose offset depends on data."""
+    ndim = draw(st.integers(1, max_dim))
+    m = draw(st.integers(1, 3))
+    vectors = [d for d in itertools.product(range(0, 3), repeat=ndim) if any(d)]
+    terms = tuple(Term(0, draw(st.sampled_from(vectors)), draw(st.integers(-2, 3)))
+                  for _ in range(draw(st.integers(0, 2))))
+    data = tuple(DataTerm(dim, draw(st.sampled_from(["helper", "table"])),
+                          tuple(0 if k == dim else draw(st.integers(0, 1)) for k in range(ndim)),
+                          draw(st.integers(-2, 3)))
+                 for dim in (draw(st.integers(0, ndim - 1))
+                             for _ in range(draw(st.integers(1, 2)))))
+    n = len(terms) + len(data)
+    ops = tuple(draw(st.sampled_from(["max", "min", "+"])) if k == 0 else
+                draw(st.sampled_from(["max", "min"])) for k in range(n - 1))
+    return DataRecurrence(
+        ndim, m, (draw(st.integers(1, 5)), draw(st.integers(0, 4))),
+        tuple(draw(st.lists(st.integers(-3, 3), min_size=ndim + 1, max_size=ndim + 1))),
+        terms, data, ops,
+        tuple(draw(st.lists(st.integers(0, 9 if ndim == 2 else 30), min_size=ndim,
+                            max_size=ndim))))

@@ -424,3 +424,42 @@ def ordered_ways(n: int, coins: list[int]) -> int:
     for m in range(1, n + 1):
         ways[m] = sum(ways[m - c] for c in coins if c <= m)
     return ways[n]
+
+
+# --------------------------------------------------------------------------- data-dependent offsets
+def coin_change_ways(coins: list[int], amount: int) -> int:
+    """Ways to pay ``amount`` with unlimited coins of the given values, order
+    ignored (the one-dimensional textbook loop: values outer, amounts inner)."""
+    ways = [1] + [0] * amount
+    for c in coins:
+        for m in range(c, amount + 1):
+            ways[m] += ways[m - c]
+    return ways[amount]
+
+
+def knapsack(weights: list[int], gains: list[int], capacity: int) -> int:
+    """The 0/1 knapsack's best gain (capacities downwards, so each item once)."""
+    best = [0] * (capacity + 1)
+    for w, g in zip(weights, gains):
+        for c in range(capacity, w - 1, -1):
+            best[c] = max(best[c], best[c - w] + g)
+    return best[capacity]
+
+
+def fewest_squares(n: int) -> int:
+    """The fewest perfect squares summing to ``n`` (breadth-first over sums)."""
+    squares = [k * k for k in range(1, math.isqrt(n) + 1)]
+    level, seen, count = {0}, {0}, 0
+    while n not in level:
+        count += 1
+        level = {s + q for s in level for q in squares if s + q <= n} - seen
+        seen |= level
+    return count
+
+
+def hofstadter_q(n: int) -> int:
+    """Q(n) of Hofstadter's sequence (Q(1) = Q(2) = 1), built upwards in a list."""
+    q = [None, 1, 1]
+    for k in range(3, n + 1):
+        q.append(q[k - q[k - 1]] + q[k - q[k - 2]])
+    return q[n] if n >= 1 else 1

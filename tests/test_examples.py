@@ -127,3 +127,12 @@ def test_explain_for_cuda_shows_strategy_sizes_and_placement(capsys):
     rep = explain_report(EXAMPLES / "casino.bio", capsys)
     assert rep["_cuda"]["px"]["hybrid"].startswith("one thread per task at any count")
     assert "failure flag" in n["storage"]["_fail"]["why"]
+
+
+@pytest.mark.parametrize("name", ["coin_change", "knapsack", "fewest_squares", "hofstadter_q"])
+def test_data_dependent_offsets(name, backend):
+    """Offsets that depend on data, on every backend: the values tests/reference.py
+    gives (examples/expected.json)."""
+    from tests.test_examples_expected import EXPECTED
+
+    assert run_json(EXAMPLES / f"{name}.bio", backend) == EXPECTED[f"{name}.bio"]

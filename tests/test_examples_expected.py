@@ -150,6 +150,54 @@ def expected_coins() -> dict:
     return out
 
 
+def _chain(text: str, fname: str, name: str) -> list[int]:
+    """The values of ``int fname(int k) = if k == 0 then A else if ... else Z``,
+    in order of ``k``."""
+    m = _one(rf"^int\s+{fname}\(int k\)\s*=\s*((?:.|\n)*?else\s+\d+)\s*$", text, name)
+    body = m.group(1)
+    picks = [(int(k), int(v)) for k, v in re.findall(r"k == (\d+) then (\d+)", body)]
+    assert [k for k, _ in picks] == list(range(len(picks))), f"{name}: {fname} out of order"
+    last = re.search(r"else (\d+)\s*$", body)
+    return [v for _, v in picks] + [int(last.group(1))]
+
+
+def _calls(text: str, pattern: str, name: str) -> list[re.Match]:
+    found = list(re.finditer(pattern, text, re.M))
+    assert found, f"{name}: no print matches {pattern!r}"
+    return found
+
+
+def expected_coin_change() -> dict:
+    name = "coin_change.bio"
+    text = _source(name)
+    coins = _chain(text, "coin", name)
+    return {m.group(1): ref.coin_change_ways(coins[: int(m.group(2))], int(m.group(3)))
+            for m in _calls(text, r"^print\s+(ways\((\d+),\s*(\d+)\))", name)}
+
+
+def expected_knapsack() -> dict:
+    name = "knapsack.bio"
+    text = _source(name)
+    weights, gains = _chain(text, "weight", name), _chain(text, "gain", name)
+    out = {}
+    for m in _calls(text, r"^print\s+(best\((\d+),\s*(\d+)\))", name):
+        n = int(m.group(2))
+        out[m.group(1)] = ref.knapsack(weights[:n], gains[:n], int(m.group(3)))
+    return out
+
+
+def expected_fewest_squares() -> dict:
+    name = "fewest_squares.bio"
+    return {m.group(1): ref.fewest_squares(int(m.group(2)))
+            for m in _calls(_source(name), r"^print\s+(sq\((\d+)\))", name)}
+
+
+def expected_hofstadter_q() -> dict:
+    name = "hofstadter_q.bio"
+    return {m.group(1): ref.hofstadter_q(int(m.group(2)))
+            for m in _calls(_source(name), r"^print\s+(q\((\d+)\))", name)}
+
+
 BUILDERS = {
     "edit_distance.bio": expected_edit_distance,
     "needleman_wunsch.bio": expected_needleman_wunsch,
@@ -158,6 +206,10 @@ BUILDERS = {
     "three_way.bio": expected_three_way,
     "casino_decode.bio": expected_casino_decode,
     "coins.bio": expected_coins,
+    "coin_change.bio": expected_coin_change,
+    "knapsack.bio": expected_knapsack,
+    "fewest_squares.bio": expected_fewest_squares,
+    "hofstadter_q.bio": expected_hofstadter_q,
 }
 
 

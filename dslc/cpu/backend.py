@@ -244,7 +244,7 @@ class CpuBackend:
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return None
-        windows = tuple(g.schedule.window for g in plan.groups)
+        windows = tuple(g.window for g in plan.groups)
         modules.store_plan(key, source, argnames, windows)
         module = modules.load(source)
         self.generated[func] = (plan, source)

@@ -155,7 +155,7 @@ class LaneMaps:
             self.fallbacks[func] = str(e)
             modules.store_plan(key, "", [], ())
             return None
-        windows = tuple(g.schedule.window for g in plan.groups)
+        windows = tuple(g.window for g in plan.groups)
         modules.store_plan(key, source, argnames, windows)
         self.generated[func] = (plan, source, chosen)
         return modules.load(source), argnames, windows, dtype

@@ -138,7 +138,7 @@ class CudaBackend(CpuBackend):
 
         cuda = _cuda()
         dev, host = modules.load(device_src), modules.load(host_src)
-        windows = tuple(g.schedule.window for g in plan.groups)
+        windows = tuple(g.window for g in plan.groups)
         hargs = [self.arg_value(a, scope, windows, request) for a in argnames]
         dargs = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in hargs]
         env = dict(plan_extents(plan))
@@ -388,7 +388,7 @@ class CudaBackend(CpuBackend):
     def _placements(self, func, argnames, kinds, task, plan, dtype) -> dict:
         """Memory for the model arrays every task shares (dslc.cuda.placement),
         recorded in ``self.placement`` for reports."""
-        windows = tuple(g.schedule.window for g in plan.groups)
+        windows = tuple(g.window for g in plan.groups)
         arrays = {}
         for a in argnames:
             if kinds[a] != "shared" or not a.startswith(("a_", "g_")):
@@ -429,7 +429,7 @@ class CudaBackend(CpuBackend):
 
     def _pack(self, argnames, kinds, tasks, plan, f, dtype, lens, block) -> list:
         """The host arrays of one launch, in the kernel's argument order."""
-        windows = tuple(g.schedule.window for g in plan.groups)
+        windows = tuple(g.window for g in plan.groups)
         plain = [a for a in argnames if kinds[a] in ("seq", "scalar", "shared")]
         packed = iter(modules.pack(plain, kinds, tasks, self, windows, f))
         host, bases = [], {}
@@ -490,7 +490,7 @@ def partition_width(plan) -> float | None:
     with the most partitions (None: the plan sweeps no table)."""
     if not plan.groups:
         return None
-    return max(plan.groups, key=lambda g: g.schedule.partitions).width()
+    return max(plan.groups, key=lambda g: g.schedule.partitions if g.schedule else 0).width()
 
 
 def pipeline_tasks() -> int:

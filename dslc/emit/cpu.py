@@ -19,6 +19,7 @@ from __future__ import annotations
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.check.ranges import box_code
+from dslc.emit import demand
 from dslc.emit.plan import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import (RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable,
                                render_code)
@@ -127,8 +128,18 @@ class _HelperNames(_TaskNames):
 
 
 class CpuGenerator:
+    # can this generator evaluate a group on demand (emit.demand)? Generators that
+    # place cells by the schedule alone (lanes, GPU kernels) cannot
+    ON_DEMAND = True
+
     def __init__(self, program, plan: TaskPlan):
         self.program, self.plan = program, plan
+        on_demand = [g for g in plan.groups if g.on_demand]
+        if on_demand and not self.ON_DEMAND:
+            raise NotCompilable(f"{', '.join(on_demand[0].functions)} is evaluated on demand "
+                                f"({on_demand[0].reason})")
+        self.demand_arities: set[int] = set()  # read helpers the demand evaluator uses
+        self._demand_counter = [0]  # one name counter for every cell of the evaluator
         self.globals_used: set[str] = set()
         self.helpers: dict[str, str] = {}
         self.group_of = {f: g for g in plan.groups for f in g.functions}
@@ -181,10 +192,19 @@ class CpuGenerator:
         if g is None:
             raise NotCompilable(f"table {func} outside the plan")
         ext = g.extents.names[func]
+        if g.on_demand and self.current in g.functions:
+            checked = [a if self._own_coordinate(a, e) else f"_ddom({a}, {e}, _need)"
+                       for a, e in zip(args, ext)]
+            ref = (f"_rd{len(args)}(T_{func}, S_{func}, _need, {g.functions.index(func)}, "
+                   f"{', '.join(checked)})")
+            return f"({ref} != 0)" if self.program.functions[func].ret == T.BOOL else ref
         if span is not None and span in g.safe and self.current in g.functions:
             checked = list(args)
         else:
-            checked = [a if self._own_coordinate(a, e) else f"_dom({a}, {e})"
+            # inside a cell evaluated on demand an argument may come from a
+            # placeholder: its domain check counts only before one (emit.demand)
+            dom = "_ddom({}, {}, _need)" if self._in_demand() else "_dom({}, {})"
+            checked = [a if self._own_coordinate(a, e) else dom.format(a, e)
                        for a, e in zip(args, ext)]
         ref = self._stored(g, func, args, checked, span)
         if self.program.functions[func].ret == T.BOOL:
@@ -214,6 +234,11 @@ class CpuGenerator:
         # used as an index (it follows from the partition) is checked too
         part = self._partition(g, func, checked)
         return self.cell_ref(func, [f"(({part}) - tmin_{func}) % W_{self._gid(g)}"] + rest)
+
+    def _in_demand(self) -> bool:
+        """Is the cell being generated one of a group evaluated on demand?"""
+        g = self.group_of.get(self.current) if self.current is not None else None
+        return g is not None and g.on_demand
 
     def _own_coordinate(self, arg: str, extent: str) -> bool:
         """Is ``arg`` a coordinate of the cell being computed, over the same extent
@@ -334,6 +359,28 @@ class CpuGenerator:
             return self._retried_cell(b, store, func, xs)
         return b
 
+    def demand_cell(self, func: str, stack: str) -> Block:
+        """One cell of ``func`` in a group evaluated on demand, at the top of
+        ``stack`` (emit.demand)."""
+        f = self.program.functions[func]
+        g = self.group_of[func]
+        em = self.emitter(self.task_names(f), {p.name for p in f.rec_params}, g.safe_indexes)
+        b = Block([], self._demand_counter)
+        self.current = func
+        try:
+            val = self._guards(f, em, b)
+        finally:
+            self.current = None
+        if f.ret == T.BOOL:
+            stored = b.fresh("val")
+            b.emit(f"{stored} = 1.0 if {val} else 0.0")
+            val = stored
+        elif f.ret == T.INT:
+            stored = b.fresh("val")
+            b.emit(f"{stored} = float({val})")
+            val = stored
+        return demand.cell_body(self, func, stack, b, val)
+
     def _retried_cell(self, value: Block, store: Block, func: str, xs: list[str]) -> Block:
         """A cell of a group whose same-partition order is found at run time: computed
         when every same-partition cell it reads is done, else left for the next pass."""
@@ -451,6 +498,9 @@ class CpuGenerator:
         """Every group's storage and its loop nest, callees' groups first (the
         task's body between its prologue and its result)."""
         for gi, g in enumerate(self.plan.groups):
+            if g.on_demand:
+                demand.emit_group(self, b, gi, g)
+                continue
             self._storage(b, gi, g)
             pieces = dict(g.pieces)
             cells = {}
@@ -470,6 +520,9 @@ class CpuGenerator:
 
     def module_source(self, args: list[str], body: Block) -> str:
         src = [HEADER, RUNTIME_HELPERS, DOMAIN_HELPER]
+        if self.demand_arities:
+            src.append(demand.DEMAND_HELPERS)
+            src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
         src += [h for h in self.helpers.values()]
         src.append(f"@numba.njit(cache=True)\ndef task({', '.join(args)}):\n{body.render(1)}\n")
         return "\n".join(src)

@@ -213,6 +213,8 @@ def to_device(src: str) -> str:
 class CudaGenerator(CpuGenerator):
     """Task-per-thread: storage comes from the launch, indexed by the thread's task."""
 
+    ON_DEMAND = False  # a kernel follows the schedule (a demand-driven kernel: unfinished)
+
     def __init__(self, program, plan):
         super().__init__(program, plan)
         self.storage: list[tuple[str, list[str]]] = []  # (function, dims without the task)

@@ -48,10 +48,13 @@ class Fused:
     type: T.Type
 
 
+DEMAND = "demand"  # GroupPlan.strategy: cells evaluated on demand (see emit.demand)
+
+
 @dataclass(frozen=True)
 class GroupPlan:
     functions: tuple[str, ...]
-    schedule: Schedule
+    schedule: Schedule | None  # None for a group evaluated on demand
     extents: Extents
     windowed: bool
     eliminated: int | None  # the coordinate recomputed from t in window storage
@@ -63,13 +66,31 @@ class GroupPlan:
     # number away, e.g. a silent HMM state's predecessors at the same position),
     # whose order inside the partition is found at run time (see emit.cpu)
     runtime_order: frozenset = frozenset()
+    # "affine": swept along ``schedule``; DEMAND: no schedule was found or proved,
+    # so each cell is computed when first needed, in an order found at run time
+    strategy: str = "affine"
+    reason: str = ""  # why the planner chose the strategy (explain shows it)
+
+    @property
+    def on_demand(self) -> bool:
+        return self.strategy == DEMAND
+
+    @property
+    def window(self) -> int | None:
+        """The schedule's window depth (None without a schedule)."""
+        return None if self.schedule is None else self.schedule.window
+
+    def cells(self) -> int:
+        return sum(math.prod(self.extents.values[n] + 1 for n in self.extents.names[f])
+                   for f in self.functions)
 
     def width(self) -> float:
         """Points per partition on average at the plan's extents: the
-        parallelism a partition offers one point per thread."""
-        cells = sum(math.prod(self.extents.values[n] + 1 for n in self.extents.names[f])
-                    for f in self.functions)
-        return cells / max(1, self.schedule.partitions)
+        parallelism a partition offers one point per thread (one point at a
+        time for a group evaluated on demand)."""
+        if self.schedule is None:
+            return 1.0
+        return self.cells() / max(1, self.schedule.partitions)
 
     def eliminated_in(self, func: str) -> int | None:
         """The parameter of ``func`` whose coordinate window storage recomputes
@@ -226,16 +247,21 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                                          earlier)
         ext = Extents(names, values)
         runtime = frozenset()
-        if any(g in user_schedules for g in grp):
-            sched = verify_schedule(graph, ext, group_schedule(program, grp, user_schedules))
-        else:
-            try:
-                sched = find_schedule(graph, ext)
-            except DslcError as err:
-                if not any(isinstance(p.type, T.ExtT) for g in grp
-                           for p in program.functions[g].rec_params):
-                    raise  # the program's own error, reported as before
-                sched, runtime = _runtime_ordered(graph, ext, err)
+        try:
+            if any(g in user_schedules for g in grp):
+                sched = verify_schedule(graph, ext, group_schedule(program, grp, user_schedules))
+            else:
+                try:
+                    sched = find_schedule(graph, ext)
+                except DslcError as err:
+                    if not extension_dims(program, grp):
+                        raise  # the program's own error, reported as before
+                    sched, runtime = _runtime_ordered(graph, ext, err)
+        except DslcError as err:
+            if not data_dependent(graph) or not unprovable(err):
+                raise
+            plans.append(demand_plan(program, grp, graph, ext, err))
+            continue
         read_outside = any(g in other for g in grp) or kind == "table" or any(
             _called_from_outside(program, g, grp) for g in grp)
         affine = all(a is not None for d in graph.deps for a in d.args)
@@ -300,6 +326,61 @@ def request_outside(program, func: str, args: dict) -> bool:
 def final_outside(program, f: tir.TFunction, args: dict, cell) -> bool:
     """Is ``cell`` of ``f`` (called with ``args``) outside its declared ranges?"""
     return outside(f, tuple(cell), args, program.consts) is not None
+
+
+def extension_dims(program, grp: tuple[str, ...]) -> bool:
+    """Has a function of the group an extension-typed recursive parameter (an
+    HMM state: calls through accessors are ordered inside a partition at run
+    time, ``_runtime_ordered``, before evaluation on demand is considered)?"""
+    return any(isinstance(p.type, T.ExtT) for g in grp for p in program.functions[g].rec_params)
+
+
+def data_dependent(graph) -> bool:
+    """Does a call of the group reach a cell whose offset depends on data
+    (``ways(i, m - coin(i - 1))``, ``q(m - q(m - 1))``: an argument that is no
+    affine function of the caller's parameters)?"""
+    return any(a is None for d in graph.deps for a in d.args)
+
+
+def unprovable(err: DslcError) -> bool:
+    """Is a scheduling failure one that evaluation on demand answers? A user
+    schedule broken by a call with known offsets is wrong, and stays an error;
+    one refused over a call whose offset depends on data (isl treats ``?`` as any
+    cell) is only unproved."""
+    from dslc.schedule.problems import InvalidScheduleError, PartitionCycleError
+
+    if isinstance(err, InvalidScheduleError):
+        return any(a is None for a in err.call.args)
+    if isinstance(err, PartitionCycleError):
+        return any(a is None for d in err.calls for a in d.args)
+    return True
+
+
+def demand_plan(program, grp: tuple[str, ...], graph, ext: Extents, err: DslcError) -> GroupPlan:
+    """The plan of a group no affine schedule is known to order because some
+    calls' offsets depend on data: every cell is computed when first needed
+    (emit.demand), so the order is the one the data gives at run time."""
+    calls = ", ".join(dict.fromkeys(
+        f"{d.callee}({', '.join('?' if a is None else str(a) for a in d.args)})"
+        for d in graph.deps if any(a is None for a in d.args)))
+    reason = f"the offsets of {calls} depend on data, and {_unproved(err)}"
+    return GroupPlan(grp, None, ext, False, None, strategy=DEMAND, reason=reason,
+                     safe_indexes=_safe_indexes(program, grp, ext))
+
+
+def _unproved(err: DslcError) -> str:
+    """Why no affine schedule is known, in a clause (the located error is for
+    the compile-time refusal this plan replaces)."""
+    from dslc.schedule.problems import (InvalidScheduleError, NoScheduleError,
+                                        PartitionCycleError)
+
+    if isinstance(err, NoScheduleError):
+        return f"no affine schedule is proved to order them (coefficients up to ±{err.bound})"
+    if isinstance(err, InvalidScheduleError):
+        return "the schedule written for the group cannot be proved for them"
+    if isinstance(err, PartitionCycleError):
+        return "every schedule proved legal leaves a cycle inside a partition"
+    return f"no schedule is proved ({err.message})"
 
 
 def group_schedule(program, grp: tuple[str, ...], user_schedules: dict) -> tuple[int, ...]:

@@ -108,6 +108,8 @@ def float32_info(program, plan: TaskPlan) -> Float32 | None:
     (a fused ``sum`` would accumulate in the table type: no bound covers it)."""
     if any(fu.op == "sum" for fu in plan.fused):
         return None
+    if any(g.on_demand for g in plan.groups):
+        return None  # no schedule bounds the chain of cells (and no kernel takes it)
     total = _Count(0, 0)
     for g in plan.groups:
         for name in g.functions:

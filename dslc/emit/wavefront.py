@@ -202,6 +202,8 @@ class WavefrontGenerator(CpuGenerator):
     sync between them), and a host function ``final(<args>, <storage>,
     <accumulators>)``."""
 
+    ON_DEMAND = False  # points of a partition over all threads: needs a schedule
+
     def __init__(self, program, plan: TaskPlan, lanes: tuple[Lanes, ...] | None = None,
                  simulated: bool = False):
         """``lanes``: per group (choose_lanes; default a thread per point);

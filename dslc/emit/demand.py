@@ -1,0 +1,156 @@
+"""Demand-driven evaluation in generated code: a group no affine schedule orders.
+
+A group whose calls reach cells at offsets that depend on data
+(``ways(i, m - coin(i - 1))``, ``q(m - q(m - 1))``) has no schedule the compiler
+can prove, so the planner marks it ``DEMAND`` (emit.plan) and this module
+generates what the interpreter does (interp.tables.demand), compiled: a full
+memo table per function, a state per cell (0 not computed, 1 on the stack, 2
+done) and an explicit stack of cells (no recursion, so no depth limit but the
+table's size).
+
+The cell on top of the stack runs its body. A read of a cell that is done is a
+table load; the first read of one that is not records it in ``_need`` (the
+function's number and the cell) and yields 0, and the body runs on to its end
+with that placeholder, its value then thrown away. Only the first such read
+counts: its arguments were computed before any placeholder existed, so it is
+exactly the cell the interpreter's ``Need`` would name. The driver pushes that
+cell and retries the body once it is done. A cell read while it is on the stack
+is a cycle: the task stops (``_chk(-1, 0)``) and the interpreter reports "the
+recursion never ends" with the chain. Domain checks behave alike: an argument
+outside its domain stops the task only when no placeholder was read before it
+(``_ddom``); after one, it is clamped and the body's value is discarded anyway.
+Any other check a placeholder makes fail stops the task, and the interpreter
+reruns it: never a wrong value, at worst the interpreter's speed.
+
+The evaluator runs for the cells the task asks for: the requested cell, or
+every cell of a whole table in order (as the interpreter's ``table``).
+"""
+
+from __future__ import annotations
+
+from dslc.check import types as T
+from dslc.emit.pyexpr import Block, NotCompilable
+
+DEMAND_HELPERS = '''
+@numba.njit(inline="always")
+def _ddom(v, e, nd):
+    if v < 0 or v > e:
+        if nd[0] != 0:
+            return 0  # after a placeholder: the body's value is thrown away
+        raise IndexError("recursive argument outside its domain")
+    return v
+'''
+
+
+def read_helper(arity: int) -> str:
+    """``_rdN(T, S, nd, fid, a0, ...)``: a cell of an ``N``-dimensional table of a
+    group evaluated on demand, or 0 after recording the first cell not done yet
+    (state 1 when it is on the stack: a cycle)."""
+    xs = ", ".join(f"a{k}" for k in range(arity))
+    idx = xs + ("," if arity == 1 else "")
+    record = "\n".join(f"        nd[{2 + k}] = a{k}" for k in range(arity))
+    return (f'\n@numba.njit(inline="always")\n'
+            f"def _rd{arity}(T, S, nd, fid, {xs}):\n"
+            f"    s = S[{idx}]\n"
+            f"    if s == 2:\n"
+            f"        return T[{idx}]\n"
+            f"    if nd[0] == 0:\n"
+            f"        nd[0] = 1 + s\n"
+            f"        nd[1] = fid\n"
+            f"{record}\n"
+            f"        if s == 0:\n"
+            f"            S[{idx}] = 1\n"
+            f"    return 0.0\n")
+
+
+def check_entry(gen, g) -> None:
+    """A group evaluated on demand is read only by the task's own request (its
+    cell, or its whole table); a table read by a later group or a plain entry
+    would need the evaluator inside that code."""
+    plan = gen.plan
+    if plan.entry not in g.functions or plan.kind not in ("cell", "table"):
+        raise NotCompilable(f"{', '.join(g.functions)} evaluated on demand but read from "
+                            "another function (only a call or table of it is compiled)")
+    for f in g.functions:
+        ret = gen.program.functions[f].ret
+        if ret not in (T.INT, T.FLOAT, T.PROB, T.BOOL):
+            raise NotCompilable(f"a table of {ret} values")
+
+
+def emit_group(gen, b: Block, gi: int, g) -> None:
+    """Storage, the evaluator, and the demands of the task's request."""
+    check_entry(gen, g)
+    funcs = list(g.functions)
+    dims = {f: [f"{e} + 1" for e in g.extents.names[f]] for f in funcs}
+    width = max(len(d) for d in dims.values())
+    for f in funcs:
+        gen.allocate(b, f, dims[f])
+        b.emit(f"S_{f} = np.zeros(({', '.join(dims[f])},), np.uint8)")
+        gen.demand_arities.add(len(dims[f]))
+    cells = " + ".join("(" + " * ".join(f"({d})" for d in dims[f]) + ")" for f in funcs)
+    b.emit(f"_stk{gi} = np.empty(({cells} + 1, {1 + width}), np.int64)")
+    b.emit(f"_need = np.zeros({2 + width}, np.int64)")
+    bodies = {f: gen.demand_cell(f, f"_stk{gi}") for f in funcs}
+    entry = gen.plan.entry
+    qs = [f"_q{k}" for k in range(len(dims[entry]))]
+    if gen.plan.kind == "cell":
+        for k, q in enumerate(qs):
+            b.emit(f"{q} = q_{k}")
+        _demand(b, gi, funcs, funcs.index(entry), qs, bodies, width)
+        return
+    # the whole table: every cell demanded in order, as the interpreter does
+    body = b.child()
+    _demand(body, gi, funcs, funcs.index(entry), qs, bodies, width)
+    for q, d in reversed(list(zip(qs, dims[entry]))):
+        outer = b.child()
+        outer.nest(f"for {q} in range({d}):", body)
+        body = outer
+    b.lines.extend(body.lines)
+
+
+def _demand(b: Block, gi: int, funcs: list[str], fid: int, qs: list[str], bodies: dict,
+            width: int) -> None:
+    """The value of cell ``qs`` of function number ``fid``, and first of every
+    cell it needs (the explicit stack)."""
+    f = funcs[fid]
+    idx = ", ".join(qs)
+    stk = f"_stk{gi}"
+    run = b.child()
+    run.emit("_sp = 0")
+    run.emit(f"{stk}[0, 0] = {fid}")
+    for k, q in enumerate(qs):
+        run.emit(f"{stk}[0, {1 + k}] = {q}")
+    run.emit(f"S_{f}[{idx},] = 1")
+    loop = run.child()
+    loop.emit("_need[0] = 0")
+    loop.emit(f"_fid = {stk}[_sp, 0]")
+    for k, h in enumerate(funcs):
+        branch = loop.child()
+        branch.lines.extend(bodies[h].lines)
+        loop.nest(f"{'if' if k == 0 else 'elif'} _fid == {k}:", branch)
+    cycle, push = loop.child(), loop.child()
+    cycle.emit("_chk(-1, 0)  # a cell that needs itself: the interpreter reports the chain")
+    push.emit("_sp += 1")
+    push.emit(f"for _k in range({1 + width}):")
+    push.emit(f"    {stk}[_sp, _k] = _need[1 + _k]")
+    loop.nest("if _need[0] == 2:", cycle)
+    loop.nest("elif _need[0] == 1:", push)
+    run.nest("while _sp >= 0:", loop)
+    b.nest(f"if S_{f}[{idx},] != 2:", run)
+
+
+def cell_body(gen, func: str, stack: str, value: Block, val: str) -> Block:
+    """One cell of ``func`` at the top of the stack: its coordinates, its body
+    (value ``val``), and, when no placeholder was read, the stored value."""
+    f = gen.program.functions[func]
+    out = value.child()
+    for k, p in enumerate(f.rec_params):
+        out.emit(f"x_{p.name} = {stack}[_sp, {1 + k}]")
+    out.lines.extend(value.lines)
+    xs = ", ".join(f"x_{p.name}" for p in f.rec_params)
+    store = out.child()
+    store.emit(f"{gen.cell_ref(func, [xs])} = {val}")
+    store.emit(f"S_{func}[{xs},] = 2")
+    store.emit("_sp -= 1")
+    out.nest("if _need[0] == 0:", store)
+    return out
