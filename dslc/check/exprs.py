@@ -17,6 +17,7 @@ from dslc.check.calls import arrange, static_fits
 from dslc.check.signatures import Signature
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
+from dslc.interp.arith import check_literal
 from dslc.sdk import Registry
 
 BUILTINS = {"len", "log", "exp", "abs", "sqrt", "float"}
@@ -104,7 +105,7 @@ class ExprChecker:
 
     # ------------------------------------------------------------ leaves
     def _num(self, e: ast.Num, expected):
-        return tir.Lit(e.value, T.FLOAT if e.is_float else T.INT, e.span)
+        return tir.Lit(check_literal(e.value, e.span), T.FLOAT if e.is_float else T.INT, e.span)
 
     def _inf(self, e: ast.Inf, expected):
         return tir.Lit(float("inf"), T.INT, e.span)

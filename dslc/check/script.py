@@ -12,6 +12,7 @@ from dslc.check import types as T
 from dslc.check.signatures import Signature
 from dslc.errors import DslcError
 from dslc.frontend import ast
+from dslc.interp.arith import check_literal
 from dslc.sdk import Registry
 
 
@@ -25,7 +26,8 @@ class ScriptTyper:
         """The static type of a script expression, or None when only the run
         can tell; raises for names and calls that cannot work."""
         match e:
-            case ast.Num(is_float=f):
+            case ast.Num(is_float=f, value=v):
+                check_literal(v, e.span)
                 return T.FLOAT if f else T.INT
             case ast.Inf():
                 return T.INT

@@ -86,7 +86,7 @@ class CudaBackend(CpuBackend):
             raw = self._whole(func, kind, scope, request)
         except (IndexError, ValueError, ZeroDivisionError):
             raw = None  # the entry's own body stopped on the host: the CPU says why
-        if raw is not None:
+        if raw is not None and raw == raw:  # NaN: a check the kernel met, the CPU says why
             v = float(raw)
             if f.ret != T.INT or not math.isfinite(v) or abs(v) < EXACT:
                 return self._result(v, f.ret, span)
@@ -98,7 +98,8 @@ class CudaBackend(CpuBackend):
         except (IndexError, ValueError, ZeroDivisionError):
             raw = None
         ret = self.program.functions[func].ret
-        if raw is None or (ret == T.INT and (np.abs(raw[np.isfinite(raw)]) >= EXACT).any()):
+        if raw is None or np.isnan(raw).any() or \
+                (ret == T.INT and (np.abs(raw[np.isfinite(raw)]) >= EXACT).any()):
             return super().table(func, calling, span, description)
         out = np.empty(raw.shape, dtype=object)
         for idx in np.ndindex(raw.shape):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dslc.check import tir
 from dslc.check import types as T
+from dslc.emit import infinity
 from dslc.emit.plan import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import (RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable,
                                render_code)
@@ -52,6 +53,12 @@ class _TaskNames(Names):
 
     def __init__(self, gen: "CpuGenerator", func: tir.TFunction | None):
         self.gen, self.func = gen, func
+
+    def infinities(self):
+        return infinity.of(self.gen.program)
+
+    def function_name(self):
+        return None if self.func is None else self.func.name
 
     def param(self, name, t):
         if self.func is not None and self.func.is_table:

@@ -29,7 +29,7 @@ from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
 
 CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_fmod_floor(", "_neg_prob(",
-           "_log(", "_sqrt(")
+           "_log(", "_sqrt(", "_undef(")
 
 # Device code spells a few numpy names through ``math`` (scalars only there).
 _DEVICE_NAMES = [(r"\bnp\.inf\b", "math.inf"), (r"\bnp\.nan\b", "math.nan"),
@@ -41,7 +41,7 @@ HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 
 # The check helpers; on the device each becomes ``NAME_f(_F, tid, ...)``.
 FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_fmod_floor", "_neg_prob", "_log",
-           "_sqrt", "_ld", "_ld2", "_ld3")
+           "_sqrt", "_ld", "_ld2", "_ld3", "_undef")
 
 # Device variants (host-flavoured; to_device makes them device functions): a
 # failure sets the task's flag and returns a value that keeps the thread inside
@@ -102,11 +102,18 @@ def _neg_prob_f(F, tid):
 
 
 @numba.njit(inline="always")
+def _undef_f(F, tid, v):
+    if v != v:
+        F[tid] = 1
+    return v
+
+
+@numba.njit(inline="always")
 def _fmod_floor_f(F, tid, a, b):
     if b == 0:
         F[tid] = 1
         return np.nan
-    return a - b * np.floor(a / b)
+    return _undef_f(F, tid, a - b * np.floor(a / b))
 
 
 @numba.njit(inline="always")
@@ -114,7 +121,7 @@ def _div_f(F, tid, a, b):
     if b == 0:
         F[tid] = 1
         return np.nan
-    return a / b
+    return _undef_f(F, tid, a / b)
 
 
 @numba.njit(inline="always")
@@ -127,7 +134,14 @@ def _log_f(F, tid, x):
     return np.log(x)
 
 
-_to_log_f = _log_f  # a number coerced to prob: the same test and value
+@numba.njit(inline="always")
+def _to_log_f(F, tid, x):
+    if x < 0.0 or x != x or x == np.inf:
+        F[tid] = 1
+        return np.nan
+    if x == 0.0:
+        return -np.inf
+    return np.log(x)
 
 
 @numba.njit(inline="always")

@@ -17,6 +17,7 @@ from pathlib import Path
 from dslc.check import types as T
 from dslc.check.calls import arrange, value_fits
 from dslc.errors import DslcError
+from dslc.interp.arith import check_int, check_literal
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
 from dslc.runtime.binding import bind_call, bind_value, describe
@@ -52,7 +53,9 @@ class ScriptRunner:
     # ----------------------------------------------------------------- eval
     def eval(self, e: ast.Expr):
         match e:
-            case ast.Num(value=v) | ast.Bool(value=v) | ast.Str(value=v):
+            case ast.Num(value=v):
+                return check_literal(v, e.span)
+            case ast.Bool(value=v) | ast.Str(value=v):
                 return v
             case ast.Inf():
                 return float("inf")
@@ -70,7 +73,7 @@ class ScriptRunner:
                 return self._index(e)
             case ast.Unary(op="-", operand=x):
                 v = self.eval(x)
-                return -self._num(v, x)
+                return _checked(-self._num(v, x), e.span)
             case ast.Unary(op="not", operand=x):
                 return not self.eval(x)
             case ast.Binary():
@@ -100,7 +103,7 @@ class ScriptRunner:
             raise DslcError("division by zero", e.span)
         ops["/"] = lambda: x / y
         ops["%"] = lambda: x % y
-        return ops[e.op]()
+        return _checked(ops[e.op](), e.span)
 
     def _load(self, e: ast.Load):
         path = self.eval(e.path)
@@ -263,3 +266,13 @@ def _binds_alone(t) -> bool:
     takes its alphabet from a model among the other operands, which may differ
     from task to task."""
     return not (isinstance(t, T.SeqT) and t.alpha.kind != "named")
+
+
+def _checked(v, span):
+    """A script's arithmetic obeys the language's rules: an int outside 64 bits
+    and ``inf - inf`` (NaN) are errors, as inside functions (interp.arith)."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, float) and v != v:
+        raise DslcError("undefined arithmetic (inf - inf, 0 * inf or inf / inf)", span)
+    return check_int(v, span) if type(v) is int else v
