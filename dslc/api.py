@@ -25,7 +25,7 @@ from dslc.check.program import CheckedProgram, check_program
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.frontend.parser import parse
-from dslc.runtime.binding import bind_call, bind_value
+from dslc.runtime.binding import bind_call, bind_value, check_links
 from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
 from dslc.runtime.script import ScriptRunner, backend_globals
 
@@ -151,15 +151,19 @@ class Program:
     def _bind_map(self, tf, values):
         params = tf.map_params
         raw = dict(zip((p.name for p in params), values))
-        return {p.name: bind_value(v, p.type, self.checked, None, raw,
+        task = {p.name: bind_value(v, p.type, self.checked, None, raw,
                                    what=f"operand '{p.name}' of map({tf.name}, ...)")
                 for p, v in zip(params, values)}
+        check_links(tf, task, self.checked, None)
+        return task
 
     def _bind_calling(self, tf, values):
         raw = dict(zip((p.name for p in tf.calling_params), values))
-        return {p.name: bind_value(v, p.type, self.checked, None, raw,
-                                   what=f"argument '{p.name}' of {tf.name}")
-                for p, v in zip(tf.calling_params, values)}
+        bound = {p.name: bind_value(v, p.type, self.checked, None, raw,
+                                    what=f"argument '{p.name}' of {tf.name}")
+                 for p, v in zip(tf.calling_params, values)}
+        check_links(tf, bound, self.checked, None)
+        return bound
 
     def _function(self, name: str):
         tf = self.checked.functions.get(name)

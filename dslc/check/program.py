@@ -83,7 +83,7 @@ def check_program(program: ast.Program, overrides: dict[str, int | float] | None
         sigs[fd.name] = signature(fd, alphabets, reg, gtypes)
     functions: dict[str, tir.TFunction] = {}
     schedules = []
-    typer = ScriptTyper(sigs, alphabets, reg, gtypes, tables)
+    typer = ScriptTyper(sigs, alphabets, reg, gtypes, tables, functions)
     for st in stmts:
         match st:
             case ast.DefineBlock():
@@ -142,7 +142,8 @@ def check_function(sig: Signature, is_table: bool, scope: Scope) -> tir.TFunctio
                       g.body.span)
         guards.append(tir.TGuard(cond, body, g.span))
     params = tuple(tir.TParam(n, t, r, p.span) for (n, t, r), p in zip(sig.params, fd.params))
-    return tir.TFunction(fd.name, params, sig.ret, tuple(guards), is_table, fd.span)
+    return tir.TFunction(fd.name, params, sig.ret, tuple(guards), is_table, fd.span,
+                         tuple(checker.links))
 
 
 def _check_schedule_target(sd: ast.ScheduleDef, sigs: dict[str, Signature], tables: set) -> None:

@@ -8,7 +8,9 @@ is known to the functions defined below it.
 
 from __future__ import annotations
 
+from dslc.check import links
 from dslc.check import types as T
+from dslc.check.calls import arrange, static_fits
 from dslc.check.signatures import Signature
 from dslc.errors import DslcError
 from dslc.frontend import ast
@@ -18,9 +20,10 @@ from dslc.sdk import Registry
 
 class ScriptTyper:
     def __init__(self, sigs: dict[str, Signature], alphabets: dict, reg: Registry,
-                 gtypes: dict[str, T.Type], tables: set[str]):
+                 gtypes: dict[str, T.Type], tables: set[str], functions: dict | None = None):
         self.sigs, self.alphabets, self.reg = sigs, alphabets, reg
         self.gtypes, self.tables = gtypes, tables
+        self.functions = functions if functions is not None else {}  # checked so far
 
     def type_of(self, e: ast.Expr) -> T.Type | None:
         """The static type of a script expression, or None when only the run
@@ -111,10 +114,12 @@ class ScriptTyper:
 
     def _call(self, e: ast.Call) -> T.Type:
         sig = self._sig(e.func, e.func_span)
-        for a in e.args:
-            self.type_of(a)
+        types = [self.type_of(a) for a in e.args]
         n, calling = len(sig.params), len(sig.calling_names)
         if len(e.args) == n:
+            pairs = arrange(sig.params, list(zip(types, e.args)),
+                            lambda tv, t: static_fits(tv[0], t))
+            self._links(sig, [p for p, _, _ in sig.params], pairs)
             return sig.ret
         if len(e.args) == calling and e.func in self.tables:
             return T.TableT(e.func, sig.ret)
@@ -125,8 +130,7 @@ class ScriptTyper:
 
     def _map(self, e: ast.Map) -> T.Type:
         sig = self._sig(e.func, e.func_span)
-        for o in e.operands:
-            self.type_of(o)
+        types = [self.type_of(o) for o in e.operands]
         ints = [n for n, t, r in sig.params if r and t == T.INT]
         want = len(sig.calling_names) + len(ints) if e.func in self.tables else len(sig.params)
         if len(e.operands) != want:
@@ -135,7 +139,20 @@ class ScriptTyper:
             noun = "operand" if want == 1 else "operands"
             raise DslcError(f"map({e.func}, ...) needs {want} {noun} (its {what}), "
                             f"got {len(e.operands)}", e.span)
+        f = self.functions.get(e.func)
+        if f is not None:
+            self._links(sig, [p.name for p in f.map_params], list(zip(types, e.operands)))
         return T.ArrayT(sig.ret)
+
+    def _links(self, sig: Signature, names: list[str], pairs: list) -> None:
+        """Arguments whose alphabets certainly differ from those the function ties
+        them to (check.links): a matrix over protein indexed by DNA symbols."""
+        given = dict(zip(names, pairs))
+        types = {n: t for n, (t, _) in given.items()}
+        for link in links.of(self.functions, sig.name):
+            bad = links.static_mismatch(link, types)
+            if bad is not None:
+                raise DslcError(links.message(sig.name, link, *bad), given[link[0]][1].span)
 
     def _index(self, bt, n, e) -> T.Type | None:
         if isinstance(bt, T.TableT):

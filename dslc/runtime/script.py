@@ -20,7 +20,7 @@ from dslc.errors import DslcError
 from dslc.interp.arith import check_int, check_literal
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
-from dslc.runtime.binding import bind_call, bind_value, describe
+from dslc.runtime.binding import bind_call, bind_value, check_links, describe
 from dslc.runtime.results import Axis, MapResult, Prob, TableResult, to_array, wrap
 from dslc.runtime.values import Sequence
 
@@ -142,6 +142,7 @@ class ScriptRunner:
         for p, v in zip(calling, values):
             bound[p.name] = bind_value(v, p.type, self.p, e.span, dict(zip(
                 (q.name for q in calling), values)), what=f"argument '{p.name}' of {tf.name}")
+        check_links(tf, bound, self.p, e.span)
         raw = self.backend.table(e.func, bound, e.span, what)
         return TableResult(e.func, tf.ret.name, _typed(raw, tf.ret.name), self._axes(tf, bound))
 
@@ -166,6 +167,7 @@ class ScriptRunner:
         shape = tuple(len(v) for _, v in lists)
         listed = {k for k, _ in lists}
         fixed: dict[int, object] = {}  # operands every task shares, bound once
+        spans = {p.name: o.span for p, o in zip(params, e.operands)}
         tasks = []
         for combo in itertools.product(*(v for _, v in lists)):
             values = list(operands)
@@ -181,6 +183,7 @@ class ScriptRunner:
                                           what=f"operand {i + 1} of map({e.func}, ...)")
                 if i not in listed and _binds_alone(p.type):
                     fixed[i] = task[p.name]
+            check_links(tf, task, self.p, e.span, spans)
             tasks.append(task)
         results = self.backend.map(e.func, tasks, e.span, self._progress(len(tasks)))
         self._progress_done()
