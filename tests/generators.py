@@ -24,13 +24,41 @@ sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))  # the oracle recurse
 SEQS = ("s", "t", "u")
 
 
+INF = float("inf")
+
+
+class Undefined(Exception):
+    """The oracle met ``inf - inf`` or ``0 * inf``: the language's error."""
+
+
+def plus(a, b):
+    """The language's int ``+``: infinities absorb, opposite ones are an error."""
+    if a + b != a + b:
+        raise Undefined()
+    return a + b
+
+
+def times(a, b):
+    if (a == 0 or b == 0) and INF in (abs(a), abs(b)):
+        raise Undefined()
+    return a * b
+
+
+def special(text: str, v) -> str:
+    """A number as .bio text (the infinities as ``inf``/``-inf``)."""
+    return ("inf" if v > 0 else "-inf") if abs(v) == INF else text
+
+
 @dataclass(frozen=True)
 class Term:
-    """One operand of a body: a call ``fn(x - delta) + add`` or a symbol test."""
+    """One operand of a body: a call ``fn(x - delta) * mul + add`` or a symbol test.
+    ``add`` and ``mul`` may be infinite (the special values: an infinity, ``inf -
+    inf``, ``0 * inf`` are all reachable)."""
 
     fn: int  # which function (0 or 1)
     delta: tuple[int, ...]
-    add: int
+    add: int | float
+    mul: int | float = 1
 
 
 @dataclass(frozen=True)
@@ -72,8 +100,8 @@ class Recurrence:
         lines = []
         for n, fn in enumerate(self.funcs):
             lines.append(f"int f{n}({params})")
-            base = " + ".join([str(fn.base[0])] + [f"{c} * {d}" for c, d in zip(fn.base[1:], dims)
-                                                     if c])
+            base = " + ".join([special(str(fn.base[0]), fn.base[0])] +
+                              [f"{c} * {d}" for c, d in zip(fn.base[1:], dims) if c])
             if outside:
                 lines.append(f"  | {' or '.join(outside)} = {base}")
             if fn.extra_guard is not None:
@@ -93,7 +121,10 @@ class Recurrence:
     def _term(t: Term, dims) -> str:
         args = ", ".join(d if c == 0 else f"{d} - {c}" if c > 0 else f"{d} + {-c}"
                          for d, c in zip(dims, t.delta))
-        return f"f{t.fn}({args}) + {t.add}" if t.add else f"f{t.fn}({args})"
+        call = f"f{t.fn}({args})"
+        if t.mul != 1:
+            call = f"{call} * {special(str(t.mul), t.mul)}"
+        return f"{call} + {special(str(t.add), t.add)}" if t.add else call
 
     # ------------------------------------------------------------ meaning
     def evaluate(self, seqs: tuple[str, ...], point: tuple[int, ...], fn: int = 0) -> int:
@@ -105,23 +136,44 @@ class Recurrence:
         def f(n: int, x: tuple[int, ...]) -> int:
             func = self.funcs[n]
             if any(x[k] < lo[k] or x[k] > lens[k] - hi[k] for k in range(self.ndim)):
-                return func.base[0] + sum(c * v for c, v in zip(func.base[1:], x))
+                return plus(func.base[0], sum(c * v for c, v in zip(func.base[1:], x)))
             if func.extra_guard is not None and x[func.extra_guard[0]] == func.extra_guard[1]:
                 return func.extra_guard[1] + 1
-            vals = [f(t.fn, tuple(a - b for a, b in zip(x, t.delta))) + t.add for t in func.terms]
+            vals = [f(t.fn, tuple(a - b for a, b in zip(x, t.delta))) for t in func.terms]
+            vals = [plus(times(v, t.mul), t.add) if t.mul != 1 else plus(v, t.add)
+                    for v, t in zip(vals, func.terms)]
             acc = vals[0]
             for op, v in zip(func.ops, vals[1:]):
-                acc = max(acc, v) if op == "max" else min(acc, v) if op == "min" else acc + v
+                acc = max(acc, v) if op == "max" else min(acc, v) if op == "min" else plus(acc, v)
             if func.match_bonus and self.ndim >= 2 and x[0] > 0 and x[1] > 0 \
                     and seqs[0][x[0] - 1] == seqs[1][x[1] - 1]:
-                acc += func.match_bonus
+                acc = plus(acc, func.match_bonus)
             return acc
 
         return f(fn, tuple(point))
 
 
+def numbers(lo: int, hi: int, specials: bool):
+    """Small ints, and (``specials``) now and then an infinity."""
+    plain = st.integers(lo, hi)
+    if not specials:
+        return plain
+    return st.one_of(plain, plain, plain, plain, plain, st.sampled_from([INF, -INF]))
+
+
+def factors(specials: bool):
+    """What a call is multiplied by: mostly 1; 0, 2 and inf reach ``0 * inf``."""
+    if not specials:
+        return st.just(1)
+    return st.sampled_from([1, 1, 1, 1, 1, 1, 0, 2, INF])
+
+
 @st.composite
-def recurrences(draw, max_dim: int = 3, mutual: bool = True) -> Recurrence:
+def recurrences(draw, max_dim: int = 3, mutual: bool = True,
+                specials: bool = True) -> Recurrence:
+    """A random recurrence; ``specials`` draws infinities too (bases, added
+    terms and factors), so that ``inf - inf`` and ``0 * inf`` happen: every
+    backend must then give the interpreter's error."""
     ndim = draw(st.integers(1, max_dim))
     h = tuple(draw(st.lists(st.integers(-2, 2), min_size=ndim, max_size=ndim)
                    .filter(lambda v: any(v))))
@@ -134,12 +186,14 @@ def recurrences(draw, max_dim: int = 3, mutual: bool = True) -> Recurrence:
         terms = []
         for _ in range(nterms):
             callee = draw(st.integers(0, nfuncs - 1))
-            terms.append(Term(callee, draw(st.sampled_from(candidates)), draw(st.integers(-2, 3))))
+            terms.append(Term(callee, draw(st.sampled_from(candidates)),
+                              draw(numbers(-2, 3, specials)), draw(factors(specials))))
         if nfuncs == 2 and not any(t.fn != n for t in terms):
-            terms[0] = Term(1 - n, terms[0].delta, terms[0].add)
+            terms[0] = Term(1 - n, terms[0].delta, terms[0].add, terms[0].mul)
         ops = tuple(draw(st.sampled_from(["max", "min", "max", "+"])) if k == 0 else
                     draw(st.sampled_from(["max", "min"])) for k in range(nterms - 1))
-        base = tuple(draw(st.lists(st.integers(-3, 3), min_size=ndim + 1, max_size=ndim + 1)))
+        base = (draw(numbers(-3, 3, specials)),) + \
+            tuple(draw(st.lists(st.integers(-3, 3), min_size=ndim, max_size=ndim)))
         guard = None
         if draw(st.booleans()):
             guard = (draw(st.integers(0, ndim - 1)), draw(st.integers(0, 3)))
@@ -163,6 +217,29 @@ def check_map(engine_of, rec: Recurrence, data, max_len: int, tasks: int = 3) ->
     batches = [tuple(data.draw(dna(max_len)) for _ in range(rec.ndim)) for _ in range(tasks)]
     bound = [{p.name: bind_value(s, p.type, prog.checked, None)
               for p, s in zip(f.calling_params, seqs)} for seqs in batches]
-    got = engine.map("f0", bound, None)
-    want = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches]
-    assert got == want, rec.source()
+    same_outcome(lambda: engine.map("f0", bound, None),
+                 lambda: [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches],
+                 rec.source())
+
+
+def same_outcome(run, oracle, context=""):
+    """The backend's ``run()`` equals the ``oracle()``, or both fail: the oracle
+    with :class:`Undefined`, the backend with the language's error."""
+    import pytest
+
+    from dslc.errors import DslcError
+
+    try:
+        want = oracle()
+    except Undefined:
+        with pytest.raises(DslcError, match="undefined arithmetic"):
+            run()
+        return
+    got = run()
+    assert got == want, context
+
+
+def whole_table(rec: Recurrence, seqs) -> dict:
+    """The oracle's value of every cell (raises Undefined if any cell is undefined)."""
+    return {p: rec.evaluate(seqs, p) for p in itertools.product(*(range(len(s) + 1)
+                                                                  for s in seqs))}
