@@ -29,7 +29,7 @@ import numpy as np
 from dslc.cpu import modules
 from dslc.errors import env_int
 from dslc.check import types as T
-from dslc.cpu.backend import EXACT, CpuBackend, _layout_spec, _shape
+from dslc.cpu.backend import EXACT, CpuBackend, NonFinite, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.emit.plan import plan_task
 from dslc.emit.precision import STATIC, float32_info, largest
@@ -217,7 +217,11 @@ class CudaBackend(CpuBackend):
             compiled = None
         if compiled is None:
             return super().map(func, tasks, span, progress)
-        values = self._launch(compiled, f, tasks, lens, shared)
+        try:
+            values = self._launch(compiled, f, tasks, lens, shared)
+        except NonFinite as e:  # data the kernel assumes finite: the CPU (and interpreter)
+            self.device_fallbacks[func] = str(e)
+            return super().map(func, tasks, span, progress)
         # a task the kernel could not finish (NaN), or an int beyond 2^53: the CPU
         # backend gives the exact value or reports why
         redo = (values != values) | (np.abs(values) >= EXACT) & np.isfinite(values)
