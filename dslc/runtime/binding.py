@@ -154,13 +154,24 @@ def check_links(tf, bound: dict, program, span, spans: dict | None = None) -> No
         raise DslcError(links.message(tf.name, link, have.name, want.name), at)
 
 
+_ALPHABETS: dict[int, tuple] = {}  # id -> (value kept alive, its alphabet): a map's tasks share
+
+
 def value_alphabet(value, program) -> Alphabet | None:
     """The alphabet a bound value carries (a sequence's, a matrix's), if any."""
     if isinstance(value, Sequence):
         return value.alphabet
     if value is None or isinstance(value, (bool, int, float, str)):
         return None
+    hit = _ALPHABETS.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    found = None
     for spec in program.registry.types.values():
         if spec.alphabet is not None and spec.accepts is not None and spec.accepts(value):
-            return spec.alphabet(value)
-    return None
+            found = spec.alphabet(value)
+            break
+    if len(_ALPHABETS) > 256:
+        _ALPHABETS.clear()
+    _ALPHABETS[id(value)] = (value, found)
+    return found
