@@ -22,7 +22,11 @@ hold). Assumptions, each enforced elsewhere:
   of the script other than constants are not assumed anything;
 * ``int`` values stay inside 64 bits (beyond is an error; a compiled result past
   2^53 is recomputed by the interpreter), so adding or multiplying finite ints
-  stays finite, while ``float`` arithmetic may overflow to an infinity.
+  stays finite. A ``float`` product or quotient may overflow to an infinity
+  (unless a literal of magnitude at most 1 scales it, or it is divided by one of
+  at least 1); a float sum of finite values is taken as finite: reaching 1.8e308
+  by addition alone needs values already that large, and an infinity that does
+  arise still reaches the result as NaN unless a comparison drops it.
 """
 
 from __future__ import annotations
@@ -157,7 +161,7 @@ class Analysis:
                     return Infs(v.pos, True, v.zero)
                 if op == "min":
                     return Infs(True, v.neg, v.zero)
-                return v if e.type == T.INT else ANY
+                return Infs(v.pos, v.neg)  # a sum (finite terms stay finite, module doc)
         return ANY
 
     def _var(self, e: tir.Var, rec, scope) -> Infs:
@@ -174,14 +178,39 @@ class Analysis:
 
     def _arith(self, e: tir.Arith, rec, scope) -> Infs:
         a, b = self.expr(e.left, rec, scope), self.expr(e.right, rec, scope)
-        if e.op in ("/", "%") or e.type != T.INT:
-            return ANY  # a quotient, or float arithmetic (which may overflow)
         if e.op == "+":
             return Infs(a.pos or b.pos, a.neg or b.neg)
         if e.op == "-":
             return Infs(a.pos or b.neg, a.neg or b.pos)
-        inf = a.inf or b.inf  # either sign (the other operand's sign is not tracked)
-        return Infs(inf, inf, a.zero or b.zero)
+        if e.op == "%":
+            return ANY
+        if e.op == "/":  # by a literal of magnitude 1 or more: no overflow
+            k = _literal(e.right)
+            return ANY if k is None or abs(k) < 1 else _scaled(a, k)
+        if e.type == T.INT:
+            inf = a.inf or b.inf  # either sign (the other operand's sign is not tracked)
+            return Infs(inf, inf, a.zero or b.zero)
+        for x, k in ((a, _literal(e.right)), (b, _literal(e.left))):
+            if k is not None and abs(k) <= 1:  # a float damped by a literal: no overflow
+                return _scaled(x, k)
+        return ANY  # a float product may overflow
+
+
+def _literal(e: tir.TExpr):
+    """The value of a finite number literal (through coercions), else None."""
+    while isinstance(e, tir.Coerce):
+        e = e.expr
+    if isinstance(e, tir.Lit) and not isinstance(e.value, bool) and \
+            isinstance(e.value, (int, float)) and math.isfinite(e.value):
+        return e.value
+    return None
+
+
+def _scaled(x: Infs, k) -> Infs:
+    """``x`` times or over a literal ``k``: its infinities, flipped for a negative ``k``."""
+    if k == 0:
+        return Infs(False, False, True)
+    return Infs(x.neg, x.pos) if k < 0 else Infs(x.pos, x.neg)
 
 
 _CACHE: dict[int, tuple] = {}
