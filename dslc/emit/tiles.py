@@ -504,7 +504,7 @@ class TiledGenerator(CudaGenerator):
         tests = [f"{x} {op} {side}{k}_{i}" for i, x in enumerate(xs)
                  for side, op in (("lo", ">="), ("hi", "<="))
                  if f"{side}{k}_{i}" not in self.trivial]
-        step = fused_step(fu, f"acc{k}", val)
+        step = fused_step(fu, f"acc{k}", val, self.program)
         if self.dtype == "float32" and step.startswith(("max(", "min(")):
             step = "_f" + step
         if not tests:

@@ -87,6 +87,10 @@ UNDEFINED = [
     ("int f(int i) = if (i * inf) - inf > 0 then 1 else 2\nprint f(1)\n", 1),
     ("float f(float x, int i)\n  | i == 0 = x\n  | otherwise = f(x, i - 1) * 0.0 max 1.0\n"
      "print f(1e308 * 10.0, 3)\n", 3),
+    ("int f(seq[dna] s, index[s] i)\n  | i == 0 = inf\n  | i == 1 = -inf\n"
+     "  | otherwise = f(i - 1) max 0\n"
+     "int g(seq[dna] s) = if sum(i in 0 ... len(s) : f(s, i)) > 0 then 1 else 2\n"
+     'print g("ACG")\n', 5),
 ]
 
 
