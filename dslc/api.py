@@ -26,7 +26,7 @@ from dslc.check.program import CheckedProgram, check_program
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.frontend.parser import parse
-from dslc.runtime.binding import bind_call, bind_value, check_index_args
+from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
 from dslc.runtime.limits import check_map
 from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
 from dslc.runtime.script import ScriptRunner, backend_globals
@@ -180,13 +180,16 @@ class Program:
                                    what=f"operand '{p.name}' of map({tf.name}, ...)")
                 for p, v in zip(params, values)}
         check_index_args(tf, task, None)
+        check_links(tf, task, self.checked, None)
         return task
 
     def _bind_calling(self, tf, values):
         raw = dict(zip((p.name for p in tf.calling_params), values))
-        return {p.name: bind_value(v, p.type, self.checked, None, raw,
-                                   what=f"argument '{p.name}' of {tf.name}")
-                for p, v in zip(tf.calling_params, values)}
+        bound = {p.name: bind_value(v, p.type, self.checked, None, raw,
+                                    what=f"argument '{p.name}' of {tf.name}")
+                 for p, v in zip(tf.calling_params, values)}
+        check_links(tf, bound, self.checked, None)
+        return bound
 
     def _function(self, name: str):
         tf = self.checked.functions.get(name)

@@ -12,6 +12,7 @@ dependence vectors are available to brute-force schedule checks.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import sys
@@ -24,16 +25,44 @@ sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))  # the oracle recurse
 SEQS = ("s", "t", "u")
 
 
+INF = float("inf")
+
+
+class Undefined(Exception):
+    """The oracle met ``inf - inf`` or ``0 * inf``: the language's error."""
+
+
+def plus(a, b):
+    """The language's int ``+``: infinities absorb, opposite ones are an error."""
+    if a + b != a + b:
+        raise Undefined()
+    return a + b
+
+
+def times(a, b):
+    if (a == 0 or b == 0) and INF in (abs(a), abs(b)):
+        raise Undefined()
+    return a * b
+
+
+def special(text: str, v) -> str:
+    """A number as .bio text (the infinities as ``inf``/``-inf``)."""
+    return ("inf" if v > 0 else "-inf") if abs(v) == INF else text
+
+
 @dataclass(frozen=True)
 class Term:
-    """One operand of a body: a call ``fn(x - delta) + add`` or a symbol test."""
+    """One operand of a body: a call ``fn(x - delta) * mul + add`` or a symbol test.
+    ``add`` and ``mul`` may be infinite (the special values: an infinity, ``inf -
+    inf``, ``0 * inf`` are all reachable)."""
 
     fn: int  # which function (0 or 1)
     delta: tuple[int, ...]
-    add: int
+    add: int | float
     # one more addend: () none, ("div", dim, c, q): div(x_dim - c, q) (floored, so
     # negative numerators matter), ("w", dim): w[x_dim % len(w)] (the array constant)
     extra: tuple = ()
+    mul: int | float = 1  # the call's factor (0, 2 or inf reach 0 * inf)
 
 
 @dataclass(frozen=True)
@@ -77,8 +106,8 @@ class Recurrence:
         lines = [f"const w = [{', '.join(map(str, self.weights))}]", ""] if self.weights else []
         for n, fn in enumerate(self.funcs):
             lines.append(f"int f{n}({params})")
-            base = " + ".join([str(fn.base[0])] + [f"{c} * {d}" for c, d in zip(fn.base[1:], dims)
-                                                     if c])
+            base = " + ".join([special(str(fn.base[0]), fn.base[0])] +
+                              [f"{c} * {d}" for c, d in zip(fn.base[1:], dims) if c])
             if outside:
                 lines.append(f"  | {' or '.join(outside)} = {base}")
             if fn.extra_guard is not None:
@@ -100,7 +129,11 @@ class Recurrence:
     def _term(t: Term, dims) -> str:
         args = ", ".join(d if c == 0 else f"{d} - {c}" if c > 0 else f"{d} + {-c}"
                          for d, c in zip(dims, t.delta))
-        out = f"f{t.fn}({args}) + {t.add}" if t.add else f"f{t.fn}({args})"
+        out = f"f{t.fn}({args})"
+        if t.mul != 1:
+            out = f"{out} * {special(str(t.mul), t.mul)}"
+        if t.add:
+            out = f"{out} + {special(str(t.add), t.add)}"
         if t.extra and t.extra[0] == "div":
             _, d, c, q = t.extra
             out += f" + div({dims[d]} - {c}, {q})"
@@ -125,29 +158,49 @@ class Recurrence:
         def f(n: int, x: tuple[int, ...]) -> int:
             func = self.funcs[n]
             if any(x[k] < lo[k] or x[k] > lens[k] - hi[k] for k in range(self.ndim)):
-                return func.base[0] + sum(c * v for c, v in zip(func.base[1:], x))
+                return plus(func.base[0], sum(c * v for c, v in zip(func.base[1:], x)))
             if func.extra_guard is not None and x[func.extra_guard[0]] == func.extra_guard[1]:
                 return func.extra_guard[1] + 1
-            vals = [f(t.fn, tuple(a - b for a, b in zip(x, t.delta))) + t.add + self._extra(t, x)
-                    for t in func.terms]
+            vals = [f(t.fn, tuple(a - b for a, b in zip(x, t.delta))) for t in func.terms]
+            vals = [plus(plus(times(v, t.mul) if t.mul != 1 else v, t.add), self._extra(t, x))
+                    for v, t in zip(vals, func.terms)]
             acc = vals[0]
             for op, v in zip(func.ops, vals[1:]):
-                acc = max(acc, v) if op == "max" else min(acc, v) if op == "min" else acc + v
+                acc = max(acc, v) if op == "max" else min(acc, v) if op == "min" else plus(acc, v)
             if func.match_bonus and self.ndim >= 2 and x[0] > 0 and x[1] > 0 \
                     and seqs[0][x[0] - 1] == seqs[1][x[1] - 1]:
-                acc += func.match_bonus
+                bonus = func.match_bonus
                 if func.code_bonus:
-                    acc += "ACGT".index(seqs[0][x[0] - 1])
+                    bonus += "ACGT".index(seqs[0][x[0] - 1])
+                acc = plus(acc, bonus)
             return acc
 
         return f(fn, tuple(point))
 
 
+def numbers(lo: int, hi: int, specials: bool):
+    """Small ints, and (``specials``) now and then an infinity."""
+    plain = st.integers(lo, hi)
+    if not specials:
+        return plain
+    return st.one_of(plain, plain, plain, plain, plain, st.sampled_from([INF, -INF]))
+
+
+def factors(specials: bool):
+    """What a call is multiplied by: mostly 1; 0, 2 and inf reach ``0 * inf``."""
+    if not specials:
+        return st.just(1)
+    return st.sampled_from([1, 1, 1, 1, 1, 1, 0, 2, INF])
+
+
 @st.composite
 def recurrences(draw, max_dim: int = 3, mutual: bool = True, min_dim: int = 1,
-                layered: bool = False) -> Recurrence:
-    """``layered``: two functions may also form two groups, ``f1`` recursive on its
-    own and ``f0`` reading ``f1``'s table (swept first) besides its own."""
+                layered: bool = False, specials: bool = True) -> Recurrence:
+    """A random recurrence. ``layered``: two functions may also form two groups,
+    ``f1`` recursive on its own and ``f0`` reading ``f1``'s table (swept first)
+    besides its own. ``specials`` draws infinities too (bases, added terms and
+    factors), so that ``inf - inf`` and ``0 * inf`` happen: every backend must then
+    give the interpreter's error."""
     ndim = draw(st.integers(min_dim, max_dim))
     h = tuple(draw(st.lists(st.integers(-2, 2), min_size=ndim, max_size=ndim)
                    .filter(lambda v: any(v))))
@@ -170,15 +223,16 @@ def recurrences(draw, max_dim: int = 3, mutual: bool = True, min_dim: int = 1,
                          draw(st.sampled_from([-3, -2, 2, 3])))
             elif extra == ("w",):
                 extra = ("w", draw(st.integers(0, ndim - 1)))
-            terms.append(Term(callee, draw(st.sampled_from(candidates)), draw(st.integers(-2, 3)),
-                              extra))
+            terms.append(Term(callee, draw(st.sampled_from(candidates)),
+                              draw(numbers(-2, 3, specials)), extra, draw(factors(specials))))
         if nfuncs == 2 and not any(t.fn != n for t in terms) and not (two_groups and n == 1):
-            terms[0] = Term(1 - n, terms[0].delta, terms[0].add, terms[0].extra)
+            terms[0] = dataclasses.replace(terms[0], fn=1 - n)
         if two_groups and n == 0 and not any(t.fn == 0 for t in terms):
-            terms[-1] = Term(0, terms[-1].delta, terms[-1].add, terms[-1].extra)  # a table
+            terms[-1] = dataclasses.replace(terms[-1], fn=0)  # a table
         ops = tuple(draw(st.sampled_from(["max", "min", "max", "+"])) if k == 0 else
                     draw(st.sampled_from(["max", "min"])) for k in range(nterms - 1))
-        base = tuple(draw(st.lists(st.integers(-3, 3), min_size=ndim + 1, max_size=ndim + 1)))
+        base = (draw(numbers(-3, 3, specials)),) + \
+            tuple(draw(st.lists(st.integers(-3, 3), min_size=ndim, max_size=ndim)))
         guard = None
         if draw(st.booleans()):
             guard = (draw(st.integers(0, ndim - 1)), draw(st.integers(0, 3)))
@@ -203,9 +257,32 @@ def check_map(engine_of, rec: Recurrence, data, max_len: int, tasks: int = 3) ->
     batches = [tuple(data.draw(dna(max_len)) for _ in range(rec.ndim)) for _ in range(tasks)]
     bound = [{p.name: bind_value(s, p.type, prog.checked, None)
               for p, s in zip(f.calling_params, seqs)} for seqs in batches]
-    got = engine.map("f0", bound, None)
-    want = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches]
-    assert got == want, rec.source()
+    same_outcome(lambda: engine.map("f0", bound, None),
+                 lambda: [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in batches],
+                 rec.source())
+
+
+def same_outcome(run, oracle, context=""):
+    """The backend's ``run()`` equals the ``oracle()``, or both fail: the oracle
+    with :class:`Undefined`, the backend with the language's error."""
+    import pytest
+
+    from dslc.errors import DslcError
+
+    try:
+        want = oracle()
+    except Undefined:
+        with pytest.raises(DslcError, match="undefined arithmetic"):
+            run()
+        return
+    got = run()
+    assert got == want, context
+
+
+def whole_table(rec: Recurrence, seqs) -> dict:
+    """The oracle's value of every cell (raises Undefined if any cell is undefined)."""
+    return {p: rec.evaluate(seqs, p) for p in itertools.product(*(range(len(s) + 1)
+                                                                  for s in seqs))}
 
 
 # --------------------------------------------------------------------------- declared int ranges
@@ -335,7 +412,7 @@ class RangedRecurrence:
 def ranged_recurrences(draw, shapes=tuple(RANGE_SHAPES), mutual: bool = True) -> RangedRecurrence:
     shape = draw(st.sampled_from(shapes))
     ndim = len(RANGE_SHAPES[shape])
-    rec = draw(recurrences(max_dim=ndim, mutual=mutual, min_dim=ndim))
+    rec = draw(recurrences(max_dim=ndim, mutual=mutual, min_dim=ndim, specials=False))
     # ranged programs declare no array constant: a term's `w[...]` addend is dropped, `div` kept
     funcs = tuple(Func(f.base, tuple(t if not t.extra or t.extra[0] == "div"
                                      else Term(t.fn, t.delta, t.add) for t in f.terms),

@@ -4,20 +4,26 @@ the probabilities written inside extension blocks (``1/6``, ``1 - p``)."""
 from __future__ import annotations
 
 import math
+import re
 
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
+from dslc.interp.arith import INT_MAX, INT_MIN, check_int, check_literal
 from dslc.frontend.parser import parse_expression
 from dslc.runtime.arrays import NumArray, element, make_array
 
 
 def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:
-    """The number ``e`` stands for; an array constant may only be read by
-    ``w[k]`` and ``len(w)`` here (it is data, not a number)."""
+    """The number ``e`` stands for, with the language's arithmetic rules (an int
+    outside 64 bits and ``inf - inf`` are errors, as at run time); an array constant
+    may only be read by ``w[k]`` and ``len(w)`` here (it is data, not a number)."""
     v = _value(e, consts)
     if isinstance(v, NumArray):
         raise DslcError("an array is not a number here; read an element with w[k]", e.span)
-    return v
+    if v != v:
+        raise DslcError("undefined arithmetic (inf - inf, 0 * inf or inf / inf) in a constant",
+                        e.span)
+    return check_int(v, e.span) if type(v) is int else v
 
 
 def const_value(e: ast.Expr, consts: dict, name: str = "", load=None) -> float | int | NumArray:
@@ -33,7 +39,7 @@ def const_value(e: ast.Expr, consts: dict, name: str = "", load=None) -> float |
 def _value(e: ast.Expr, consts: dict):
     match e:
         case ast.Num(value=v):
-            return v
+            return check_literal(v, e.span)
         case ast.Inf():
             return math.inf
         case ast.Name(id=n):
@@ -80,13 +86,24 @@ def eval_number_text(text: str, at: Span, consts: dict) -> float | int:
     return const_eval(parse_expression(text, at), consts)
 
 
+_DEFINE = re.compile(r"[+-]?(?:(?P<int>\d+)|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+"
+                     r"|\.\d+(?:[eE][+-]?\d+)?|inf)\Z")
+
+
 def parse_define_value(text: str) -> int | float:
-    """A ``-D name=value`` value from the command line."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        raise DslcError(f"-D value '{text}' is not a number") from None
+    """A ``-D name=value`` value from the command line: a plain number as a
+    script writes one (``12``, ``-0.5``, ``1e-3``) or ``inf``/``-inf``; not
+    Python's other spellings (``1_000``, ``nan``, ``infinity``)."""
+    m = _DEFINE.match(text.strip())
+    if m is None:
+        raise DslcError(f"-D value '{text}' is not a number",
+                        hint="write a plain number such as 12, -0.5, 1e-3, or inf")
+    if m["int"] is not None:
+        value = int(m.group(0))
+        if not INT_MIN <= value <= INT_MAX:
+            raise DslcError(f"-D value '{text}' does not fit in a 64-bit integer")
+        return value
+    value = float(m.group(0))
+    if math.isinf(value) and "inf" not in text:
+        raise DslcError(f"-D value '{text}' is too large for a float (write inf if meant)")
+    return value

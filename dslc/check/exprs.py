@@ -11,12 +11,13 @@ import dataclasses
 import difflib
 from dataclasses import dataclass, field
 
-from dslc.check import tir
+from dslc.check import links, tir
 from dslc.check import types as T
 from dslc.check.calls import arrange, static_fits
 from dslc.check.signatures import ConstIsFloat, Signature
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
+from dslc.interp.arith import check_literal
 from dslc.sdk import Registry
 
 # name -> number of arguments. ``div`` is integer division spelt as a call: the
@@ -90,6 +91,7 @@ def coerce(te: tir.TExpr, target: T.Type, what: str, span: Span) -> tir.TExpr:
 class ExprChecker:
     def __init__(self, scope: Scope):
         self.s = scope
+        self.links: list = []  # alphabets tied by indexing (check.links)
 
     # ------------------------------------------------------------ entry
     def check(self, e: ast.Expr, expected: T.Type | None = None) -> tir.TExpr:
@@ -107,7 +109,7 @@ class ExprChecker:
 
     # ------------------------------------------------------------ leaves
     def _num(self, e: ast.Num, expected):
-        return tir.Lit(e.value, T.FLOAT if e.is_float else T.INT, e.span)
+        return tir.Lit(check_literal(e.value, e.span), T.FLOAT if e.is_float else T.INT, e.span)
 
     def _inf(self, e: ast.Inf, expected):
         return tir.Lit(float("inf"), T.INT, e.span)
@@ -256,6 +258,11 @@ class ExprChecker:
             raise DslcError(f"{_describe(base)} takes {len(keys)} index(es), got {len(e.indices)}",
                             e.span)
         checked = tuple(self.check_as(ix, k, "index") for ix, k in zip(e.indices, keys))
+        params = {n for n, _, _ in self.s.sig.params} if self.s.sig is not None else set()
+        for k, c in zip(keys, checked):
+            link = links.direct(k, c.type, params)
+            if link is not None and link not in self.links:
+                self.links.append(link)
         return tir.ExtIndex(indexer, base, checked, value, e.span)
 
     def _attr(self, e: ast.Attr, expected):

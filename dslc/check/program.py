@@ -108,7 +108,7 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
         sigs[fd.name] = signature(fd, alphabets, reg, gtypes, float_consts)
     functions: dict[str, tir.TFunction] = {}
     schedules = []
-    typer = ScriptTyper(sigs, alphabets, reg, gtypes, tables)
+    typer = ScriptTyper(sigs, alphabets, reg, gtypes, tables, functions)
     for st in stmts:
         match st:
             case ast.DefineBlock():
@@ -201,7 +201,8 @@ def check_function(sig: Signature, is_table: bool, scope: Scope) -> tir.TFunctio
         guards.append(tir.TGuard(cond, body, g.span))
     params = tuple(tir.TParam(n, t, r, p.span, _range(sig, k, scope))
                    for k, ((n, t, r), p) in enumerate(zip(sig.params, fd.params)))
-    return tir.TFunction(fd.name, params, sig.ret, tuple(guards), is_table, fd.span)
+    return tir.TFunction(fd.name, params, sig.ret, tuple(guards), is_table, fd.span,
+                         tuple(checker.links))
 
 
 def _range(sig: Signature, k: int, scope: Scope):

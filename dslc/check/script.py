@@ -8,25 +8,29 @@ is known to the functions defined below it.
 
 from __future__ import annotations
 
+from dslc.check import links
 from dslc.check import types as T
 from dslc.check.calls import arrange, static_fits
 from dslc.check.signatures import ConstIsFloat, Signature
 from dslc.errors import DslcError
 from dslc.frontend import ast
+from dslc.interp.arith import check_literal
 from dslc.sdk import Registry
 
 
 class ScriptTyper:
     def __init__(self, sigs: dict[str, Signature], alphabets: dict, reg: Registry,
-                 gtypes: dict[str, T.Type], tables: set[str]):
+                 gtypes: dict[str, T.Type], tables: set[str], functions: dict | None = None):
         self.sigs, self.alphabets, self.reg = sigs, alphabets, reg
         self.gtypes, self.tables = gtypes, tables
+        self.functions = functions if functions is not None else {}  # checked so far
 
     def type_of(self, e: ast.Expr) -> T.Type | None:
         """The static type of a script expression, or None when only the run
         can tell; raises for names and calls that cannot work."""
         match e:
-            case ast.Num(is_float=f):
+            case ast.Num(is_float=f, value=v):
+                check_literal(v, e.span)
                 return T.FLOAT if f else T.INT
             case ast.Inf():
                 return T.INT
@@ -114,6 +118,9 @@ class ScriptTyper:
         n, calling = len(sig.params), len(sig.calling_names)
         if len(e.args) == n:
             self._const_kinds(sig, arrange(sig.params, types, static_fits))
+            pairs = arrange(sig.params, list(zip(types, e.args)),
+                            lambda tv, t: static_fits(tv[0], t))
+            self._links(sig, [p for p, _, _ in sig.params], pairs)
             return sig.ret
         if len(e.args) == calling and e.func in self.tables:
             self._const_kinds(sig, types, calling_only=True)
@@ -137,6 +144,9 @@ class ScriptTyper:
             noun = "operand" if want == 1 else "operands"
             raise DslcError(f"map({e.func}, ...) needs {want} {noun} (its {what}), "
                             f"got {len(e.operands)}", e.span)
+        f = self.functions.get(e.func)
+        if f is not None:
+            self._links(sig, [p.name for p in f.map_params], list(zip(types, e.operands)))
         return T.ArrayT(sig.ret)
 
     def _const_kinds(self, sig: Signature, types: list, calling_only: bool = False) -> None:
@@ -148,6 +158,16 @@ class ScriptTyper:
         for (pname, _, _), t in zip(params, types):
             if t == T.FLOAT and sig.int_const(pname):
                 raise ConstIsFloat(sig.name, pname)
+
+    def _links(self, sig: Signature, names: list[str], pairs: list) -> None:
+        """Arguments whose alphabets certainly differ from those the function ties
+        them to (check.links): a matrix over protein indexed by DNA symbols."""
+        given = dict(zip(names, pairs))
+        types = {n: t for n, (t, _) in given.items()}
+        for link in links.of(self.functions, sig.name):
+            bad = links.static_mismatch(link, types)
+            if bad is not None:
+                raise DslcError(links.message(sig.name, link, *bad), given[link[0]][1].span)
 
     def _index(self, bt, n, e) -> T.Type | None:
         if isinstance(bt, T.TableT):

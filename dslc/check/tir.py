@@ -232,6 +232,7 @@ class TFunction:
     guards: tuple[TGuard, ...]
     is_table: bool
     span: Span
+    links: tuple = ()  # (parameter, AlphaRef): alphabets tied by indexing (check.links)
 
     @property
     def rec_params(self) -> tuple[TParam, ...]:

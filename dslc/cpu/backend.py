@@ -263,7 +263,10 @@ class CpuBackend:
             value = scope[model] if model in scope else self.globals[model]
             return layout_arrays(value, self.program.registry)[array]
         if kind == "g":
-            return convert(self.globals[rest], self.program.registry)
+            v = self.globals[rest]
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                return float(v)  # a script number: emit.infinity assumes nothing of it
+            return convert(v, self.program.registry)
         if kind == "W":
             return windows[int(rest)]  # the window depths of the plan's groups
         if kind == "q":
@@ -275,11 +278,11 @@ class CpuBackend:
 
     def _result(self, raw, ret, span):
         v = float(raw)
+        if v != v:  # a check the code could not stop on (emit.infinity): the interpreter's word
+            raise _Inexact()
         if ret == T.INT:
             if math.isinf(v):
                 return v
-            if v != v:
-                raise InternalError("compiled task produced no value")
             if abs(v) >= EXACT:
                 raise _Inexact()
             return int(v)
@@ -307,25 +310,54 @@ def out_of_memory(func: str, span) -> DslcError:
 
 def convert(v, registry):
     """A bound argument as the generated code takes it: sequences as their codes,
-    extension values through their type's ``device_array`` layout, numbers as floats."""
+    extension values through their type's ``device_array`` layout, numbers as floats.
+    The generated code assumes numbers and device-array data finite (emit.infinity):
+    an infinite one raises :class:`NonFinite`, and the call runs on the interpreter."""
     if isinstance(v, Sequence):
         return v.codes
     if isinstance(v, bool):
         return v
     if isinstance(v, (int, float)):
+        if not math.isfinite(v):
+            raise NonFinite("an infinite number argument")
         return float(v)
     for spec in registry.types.values():
         if spec.device_array is not None and spec.accepts is not None and spec.accepts(v):
             arr = _LAYOUTS.get(id(v))
-            if arr is None:
-                arr = _LAYOUTS[id(v)] = (v, spec.device_array(v))
+            if arr is None or arr[0] is not v:
+                data = spec.device_array(v)
+                arr = _LAYOUTS[id(v)] = (v, data, not _numbers(spec) or _finite(data))
+            if not arr[2]:
+                raise NonFinite(f"a {spec.name} holding an infinity or NaN")
             return arr[1]
     if _layout_spec(v, registry) is not None:
         return _PLACEHOLDER  # travels as its layout's arrays (layout_arrays)
     raise NotCompilable(f"argument of type {type(v).__name__}")
 
 
-_LAYOUTS: dict[int, tuple] = {}  # id -> (value kept alive, its array)
+_LAYOUTS: dict[int, tuple] = {}  # id -> (value kept alive, its array, finite)
+
+
+class NonFinite(ValueError):
+    """An infinite number argument, or an extension value whose device array
+    holds an infinity: the generated code assumes them finite (emit.infinity),
+    so the call runs on the interpreter (a ValueError: every compiled entry
+    re-runs it there)."""
+
+
+def _numbers(spec) -> bool:
+    """Are the values read from this type's device array int or float numbers
+    (what emit.infinity assumes finite)?"""
+    try:
+        return spec.index_value is not None and \
+            spec.index_value(T.ExtT(spec.name)) in (T.INT, T.FLOAT)
+    except Exception:  # an index type that needs more than the bare type: assume numbers
+        return True
+
+
+def _finite(arr) -> bool:
+    a = np.asarray(arr)
+    return a.dtype.kind not in "fc" or bool(np.isfinite(a).all())
 _PLACEHOLDER = np.zeros(1, np.int8)
 
 

@@ -29,7 +29,7 @@ import numpy as np
 from dslc.cpu import modules
 from dslc.errors import env_int
 from dslc.check import types as T
-from dslc.cpu.backend import EXACT, CpuBackend, _layout_spec, _shape
+from dslc.cpu.backend import EXACT, CpuBackend, NonFinite, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.emit.plan import plan_task, request_outside
 from dslc.emit.precision import STATIC, float32_info, largest
@@ -88,7 +88,7 @@ class CudaBackend(CpuBackend):
             raw = self._whole(func, kind, scope, request)
         except (IndexError, ValueError, ZeroDivisionError):
             raw = None  # the entry's own body stopped on the host: the CPU says why
-        if raw is not None:
+        if raw is not None and raw == raw:  # NaN: a check the kernel met, the CPU says why
             v = float(raw)
             if f.ret != T.INT or not math.isfinite(v) or abs(v) < EXACT:
                 return self._result(v, f.ret, span)
@@ -101,7 +101,8 @@ class CudaBackend(CpuBackend):
         except (IndexError, ValueError, ZeroDivisionError):
             raw = None
         ret = self.program.functions[func].ret
-        if raw is None or (ret == T.INT and (np.abs(raw[np.isfinite(raw)]) >= EXACT).any()):
+        if raw is None or np.isnan(raw).any() or \
+                (ret == T.INT and (np.abs(raw[np.isfinite(raw)]) >= EXACT).any()):
             return super().table(func, calling, span, description)
         return self.table_values(func, calling, raw, span)
 
@@ -216,7 +217,11 @@ class CudaBackend(CpuBackend):
             compiled = None
         if compiled is None:
             return super().map(func, tasks, span, progress)
-        values = self._launch(compiled, f, tasks, lens, shared)
+        try:
+            values = self._launch(compiled, f, tasks, lens, shared)
+        except NonFinite as e:  # data the kernel assumes finite: the CPU (and interpreter)
+            self.device_fallbacks[func] = str(e)
+            return super().map(func, tasks, span, progress)
         # a task the kernel could not finish (NaN), or an int beyond 2^53: the CPU
         # backend gives the exact value or reports why
         redo = (values != values) | (np.abs(values) >= EXACT) & np.isfinite(values)

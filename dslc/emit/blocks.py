@@ -112,7 +112,7 @@ class BlockGenerator(CudaGenerator):
         for k, fu in enumerate(self.plan.fused):
             b.emit(f"acc{k} = {fused_init(fu)}")
             loop = b.child()
-            loop.emit(f"acc{k} = {fused_step(fu, f'acc{k}', f'_p{k}[_z]')}")
+            loop.emit(f"acc{k} = {fused_step(fu, f'acc{k}', f'_p{k}[_z]', self.program)}")
             b.nest("for _z in range(cuda.blockDim.x):", loop)
         if self.plan.kind == "cell" and self.group_of[self.plan.entry].windowed:
             b.emit("res = _rs[0]")

@@ -20,6 +20,7 @@ from dslc.check import tir
 from dslc.check import types as T
 from dslc.check.ranges import box_code
 from dslc.emit import demand
+from dslc.emit import infinity
 from dslc.emit.plan import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import (RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable,
                                render_code)
@@ -54,6 +55,12 @@ class _TaskNames(Names):
 
     def __init__(self, gen: "CpuGenerator", func: tir.TFunction | None):
         self.gen, self.func = gen, func
+
+    def infinities(self):
+        return infinity.of(self.gen.program)
+
+    def function_name(self):
+        return None if self.func is None else self.func.name
 
     def param(self, name, t):
         if self.func is not None and self.func.is_table:
@@ -404,7 +411,7 @@ class CpuGenerator:
         """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
         conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
         inner = b.child()
-        inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val)}")
+        inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val, self.program)}")
         b.nest(f"if {conds}:", inner)
 
     def capture(self, b: Block, xs: list[str], val: str) -> None:
@@ -657,11 +664,20 @@ class CpuGenerator:
         b.lines.extend(cell.lines)
 
 
-def fused_step(fu, acc: str, val: str) -> str:
-    """One step of a fused reduction: ``acc`` combined with ``val``."""
+def fused_step(fu, acc: str, val: str, program) -> str:
+    """One step of a fused reduction: ``acc`` combined with ``val`` (a sum whose
+    cells may be both infinities is checked, emit.infinity)."""
     if fu.type == T.PROB:
         return f"_logaddexp({acc}, {val})"
+    if fu.op == "sum" and fused_undefined(fu, program):
+        return f"_undef({acc} + {val})"
     return f"{acc} + {val}" if fu.op == "sum" else f"{fu.op}({acc}, {val})"
+
+
+def fused_undefined(fu, program) -> bool:
+    """Can fused ``sum`` ``fu`` meet ``inf - inf`` (its table holding both infinities)?"""
+    return fu.op == "sum" and fu.type != T.PROB and \
+        infinity.sum_undefined(infinity.of(program).results.get(fu.func, infinity.ANY))
 
 
 def fused_init(fu) -> str:

@@ -29,7 +29,7 @@ from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
 
 CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_idiv(", "_fmod_floor(",
-          "_neg_prob(", "_log(", "_sqrt(")
+          "_neg_prob(", "_log(", "_sqrt(", "_undef(")
 
 # Device code spells a few numpy names through ``math`` (scalars only there).
 _DEVICE_NAMES = [(r"\bnp\.inf\b", "math.inf"), (r"\bnp\.nan\b", "math.nan"),
@@ -47,7 +47,7 @@ HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 KERNEL_DECORATOR = "@cuda.jit(cache=True)"
 
 FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_idiv", "_fmod_floor", "_neg_prob",
-           "_log", "_sqrt", "_ld", "_ld2", "_ld3")
+           "_log", "_sqrt", "_ld", "_ld2", "_ld3", "_undef")
 
 # Device variants (host-flavoured; to_device makes them device functions): a
 # failure sets the task's flag and returns a value that keeps the thread inside
@@ -108,11 +108,18 @@ def _neg_prob_f(F, tid):
 
 
 @numba.njit(inline="always")
+def _undef_f(F, tid, v):
+    if v != v:
+        F[tid] = 1
+    return v
+
+
+@numba.njit(inline="always")
 def _fmod_floor_f(F, tid, a, b):
     if b == 0:
         F[tid] = 1
         return np.nan
-    return a - b * np.floor(a / b)
+    return _undef_f(F, tid, a - b * np.floor(a / b))
 
 
 @numba.njit(inline="always")
@@ -128,7 +135,7 @@ def _div_f(F, tid, a, b):
     if b == 0:
         F[tid] = 1
         return np.nan
-    return a / b
+    return _undef_f(F, tid, a / b)
 
 
 @numba.njit(inline="always")
@@ -141,7 +148,14 @@ def _log_f(F, tid, x):
     return np.log(x)
 
 
-_to_log_f = _log_f  # a number coerced to prob: the same test and value
+@numba.njit(inline="always")
+def _to_log_f(F, tid, x):
+    if x < 0.0 or x != x or x == np.inf:
+        F[tid] = 1
+        return np.nan
+    if x == 0.0:
+        return -np.inf
+    return np.log(x)
 
 
 @numba.njit(inline="always")

@@ -176,7 +176,7 @@ class LaneGenerator(CpuGenerator):
         if tests:
             # a select, not a branch, so the lane loop stays vectorisable
             val = f"({val} if {' & '.join(tests)} else {fused_init(fu)})"
-        b.emit(f"acc{k}[l] = {fused_step(fu, f'acc{k}[l]', val)}")
+        b.emit(f"acc{k}[l] = {fused_step(fu, f'acc{k}[l]', val, self.program)}")
 
     def capture(self, b, xs, val):
         cond = " and ".join(f"{x} == q_{i}[l]" for i, x in enumerate(xs))

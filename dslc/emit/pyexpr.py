@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from dslc import sdk
 from dslc.check import tir
 from dslc.check import types as T
+from dslc.emit import infinity
 
 
 class NotCompilable(Exception):
@@ -106,18 +107,27 @@ class Names:
     def alphabet_size(self, alpha: T.AlphaRef) -> str:
         raise NotCompilable(f"alphabet of {alpha}")
 
+    def function_name(self) -> str | None:
+        """The function whose body is emitted, where one is."""
+        return None
+
+    def infinities(self):
+        """The program's infinity facts (emit.infinity), None where no program is
+        known: then every operation that could meet ``inf - inf`` is checked."""
+        return None
+
 
 def is_index(e: tir.TExpr, consts: dict) -> bool:
     """Is ``e`` an always-finite integer expression (emitted as int64)?"""
     match e:
         case tir.Lit(value=v):
-            return type(v) is int
+            return _small(v)
         case tir.Var(scope="param", type=t):
             return isinstance(t, T.IndexT)
         case tir.Var(scope="local", type=t):
             return t == T.INT
         case tir.Var(scope="global", name=n):
-            return type(consts.get(n)) is int
+            return _small(consts.get(n))
         case tir.Builtin(name="len"):
             return True
         case tir.Builtin(name="code"):
@@ -130,6 +140,17 @@ def is_index(e: tir.TExpr, consts: dict) -> bool:
         case tir.Arith(op="+" | "-" | "*" | "%", left=a, right=b):
             return is_index(a, consts) and is_index(b, consts)
     return False
+
+
+INDEX_LITERAL = 2**31
+
+
+def _small(v) -> bool:
+    """An int literal or constant that index arithmetic may use: int64 index
+    arithmetic cannot overflow with coordinates and such numbers (a larger one,
+    ``9223372036854775807 - 2``, is a value, whose result past 2^53 the
+    interpreter recomputes or reports as an overflow)."""
+    return type(v) is int and -INDEX_LITERAL <= v <= INDEX_LITERAL
 
 
 class ExprEmitter:
@@ -213,9 +234,10 @@ class ExprEmitter:
             return self._literal_logs(e.expr, b)
         if isinstance(e, tir.Lit) and not isinstance(e.value, bool):
             v = float(e.value)
-            if v == 0 or math.isinf(v):
-                return "-np.inf" if v == 0 else "np.inf" if v > 0 else "_neg_prob()"
-            return repr(math.log(v)) if v > 0 else "_neg_prob()"
+            if v == 0:
+                return "-np.inf"
+            # a negative or infinite probability: the check fails, the interpreter says why
+            return repr(math.log(v)) if 0 < v < math.inf else "_neg_prob()"
         if not isinstance(e, tir.Cond):
             return None
         probe = b.child()
@@ -245,7 +267,21 @@ class ExprEmitter:
             return f"({x} / {y})"  # nothing to check
         if op == "/":
             return f"_div({x}, {y})"
+        if self.undefined(e):
+            return f"_undef({x} {op} {y})"
         return f"({x} {op} {y})"
+
+    def facts(self, e: tir.TExpr) -> infinity.Infs:
+        """Which infinities ``e`` may hold (emit.infinity)."""
+        found = self.names.infinities()
+        if found is None:
+            return infinity.ANY
+        return found.expr(e, frozenset(self.rec), self.names.function_name())
+
+    def undefined(self, e: tir.Arith) -> bool:
+        """Can int/float ``e`` be ``inf - inf`` or ``0 * inf``? Then it is checked
+        (``_undef``): the language makes it an error, IEEE makes it NaN."""
+        return infinity.undefined(e, self.facts(e.left), self.facts(e.right))
 
     def _minmax(self, e, b):
         if e.type == T.INT and self.index(e.left) and self.index(e.right):
@@ -441,7 +477,9 @@ class ExprEmitter:
             inner = body.child()
             target = inner
         value = self.as_value(e.body, target) if kind != T.PROB else self.expr(e.body, target)
-        if e.op == "sum":
+        if e.op == "sum" and kind != T.PROB and infinity.sum_undefined(self.facts(e.body)):
+            step = f"_undef({acc} + {value})"
+        elif e.op == "sum":
             step = f"_logaddexp({acc}, {value})" if kind == T.PROB else f"{acc} + {value}"
         else:
             step = f"{e.op}({acc}, {value})"
@@ -527,6 +565,12 @@ def _has_check(c) -> bool:
 
 RUNTIME_HELPERS = '''
 @numba.njit(inline="always")
+def _undef(v):
+    if v != v:
+        raise ValueError("undefined arithmetic (inf - inf, 0 * inf or inf / inf)")
+    return v
+
+@numba.njit(inline="always")
 def _logaddexp(a, b):
     if a == -np.inf:
         return b
@@ -539,8 +583,8 @@ def _logaddexp(a, b):
 
 @numba.njit(inline="always")
 def _to_log(x):
-    if x < 0.0:
-        raise ValueError("a probability cannot be negative")
+    if x < 0.0 or x != x or x == np.inf:
+        raise ValueError("a probability cannot be negative or infinite")
     if x == 0.0:
         return -np.inf
     return np.log(x)
@@ -569,7 +613,7 @@ def _to_index(x):
 def _fmod_floor(a, b):
     if b == 0:
         raise ZeroDivisionError("remainder by zero")
-    return a - b * np.floor(a / b)
+    return _undef(a - b * np.floor(a / b))
 
 
 @numba.njit(inline="always")
@@ -585,7 +629,7 @@ def _idiv(a, b):
 def _div(a, b):
     if b == 0:
         raise ZeroDivisionError("division by zero")
-    return a / b
+    return _undef(a / b)
 
 
 @numba.njit(inline="always")

@@ -181,8 +181,9 @@ class _TileEmitter(ExprEmitter):
     def _arith(self, e, b):
         """A sum whose terms include several run-invariant ones (``h - open -
         ext``) adds their total once: one addition on the dependence chain."""
-        if e.type != T.INT or e.op not in "+-" or self.index(e) or not self._exact():
-            return super()._arith(e, b)
+        if e.type != T.INT or e.op not in "+-" or self.index(e) or not self._exact() or \
+                any(isinstance(x, tir.Arith) and self.undefined(x) for x in tir.walk(e)):
+            return super()._arith(e, b)  # (a regrouped sum would lose its _undef checks)
         terms = list(_signed_terms(e))
         fixed = [(sg, x) for sg, x in terms if self._invariant(x)]
         moving = [(sg, x) for sg, x in terms if not self._invariant(x)]
@@ -503,7 +504,7 @@ class TiledGenerator(CudaGenerator):
         tests = [f"{x} {op} {side}{k}_{i}" for i, x in enumerate(xs)
                  for side, op in (("lo", ">="), ("hi", "<="))
                  if f"{side}{k}_{i}" not in self.trivial]
-        step = fused_step(fu, f"acc{k}", val)
+        step = fused_step(fu, f"acc{k}", val, self.program)
         if self.dtype == "float32" and step.startswith(("max(", "min(")):
             step = "_f" + step
         if not tests:

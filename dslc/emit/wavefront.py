@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 from dslc.check import tir
 from dslc.check import types as T
-from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_init
+from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_init, fused_undefined
 from dslc.emit.cuda import CHECKS, HEADER, KERNEL_DECORATOR, to_device
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, NotCompilable
 from dslc.emit.plan import GroupPlan, TaskPlan
@@ -216,6 +216,9 @@ class WavefrontGenerator(CpuGenerator):
         for fu in plan.fused:
             if fu.type == T.PROB or fu.op not in _ATOMIC:
                 raise NotCompilable("a fused reduction with no atomic update")
+            if fused_undefined(fu, program):
+                raise NotCompilable("a fused sum that could meet inf - inf (an atomic add "
+                                    "cannot report it)")
 
     def allocate(self, b, func, dims):
         self.storage.append((func, dims))

@@ -15,6 +15,8 @@ from lark import Token, Transformer, v_args
 from dslc.errors import DslcError, Span, register_source
 from dslc.frontend import ast
 
+_TWO_63 = 2**63
+
 _TOKEN_NAMES = {
     "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "SYMBOL": "a symbol literal",
     "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','",
@@ -217,7 +219,10 @@ class _ToAst(Transformer):
         return ast.Binary(str(items[1]), items[0], items[2], self._sp(meta))
 
     def neg(self, meta, items):
-        return ast.Unary("-", items[1], self._sp(meta))
+        x = items[1]
+        if isinstance(x, ast.Num) and not x.is_float and x.value == _TWO_63:
+            return ast.Num(-_TWO_63, False, self._sp(meta))  # the least int64, written out
+        return ast.Unary("-", x, self._sp(meta))
 
     def call(self, meta, items):
         func, *args = items
@@ -235,6 +240,7 @@ class _ToAst(Transformer):
     def number(self, meta, items):
         text = str(items[0])
         is_float = any(c in text for c in ".eE")
+        # (an int beyond 64 bits is refused by the checker: 2^63 is fine negated, see neg)
         return ast.Num(float(text) if is_float else int(text), is_float, self._sp(meta))
 
     def string(self, meta, items):

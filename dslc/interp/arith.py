@@ -28,6 +28,15 @@ def check_int(v, span):
     return v
 
 
+def check_literal(v, span):
+    """An integer literal must fit in 64 bits (``-9223372036854775808`` is the
+    parser's folded negation of ``9223372036854775808``, which alone does not)."""
+    if type(v) is int and not INT_MIN <= v <= INT_MAX:
+        raise DslcError(f"the integer {v} does not fit in 64 bits", span,
+                        hint=f"integers lie in {INT_MIN} .. {INT_MAX}")
+    return v
+
+
 def int_op(op: str, span):
     """A binary int operator with the language's overflow and infinity rules."""
     if op == "+":
@@ -76,7 +85,7 @@ def float_op(op: str, span):
         def mod(a, b):
             if b == 0:
                 raise DslcError("remainder by zero", span)
-            return a % b
+            return _nan_check(a % b, span)
         return mod
     raise AssertionError(op)
 
@@ -115,6 +124,8 @@ def to_log(v, span):
     """A probability written as an ordinary number, moved into log space."""
     if v < 0:
         raise DslcError(f"a probability cannot be negative ({v})", span)
+    if v != v or v == math.inf:
+        raise DslcError(f"a probability cannot be {v} (it must be a finite number)", span)
     if v == 0:
         return NEG_INF
     return math.log(v)

@@ -152,7 +152,9 @@ class Interpreter:
         return lambda env: arith.to_log(x(env), span)
 
     def _neg(self, e, fn):
-        x = self.expr(e.operand, fn)
+        x, span = self.expr(e.operand, fn), e.span
+        if e.type == T.INT:  # -(-2^63) does not fit in 64 bits
+            return lambda env: arith.check_int(-x(env), span)
         return lambda env: -x(env)
 
     def _not(self, e, fn):
@@ -201,6 +203,8 @@ class Interpreter:
             if e.args[0].type == T.PROB:
                 return x
             return lambda env: _math(math.log, x(env), "log", span)
+        if name == "abs" and e.type == T.INT:  # abs(-2^63) does not fit in 64 bits
+            return lambda env: arith.check_int(abs(x(env)), span)
         f = {"exp": math.exp, "sqrt": math.sqrt, "abs": abs, "float": float}[name]
         return lambda env: _math(f, x(env), name, span)
 

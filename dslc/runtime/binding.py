@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from dslc.check import links
 from dslc.check import types as T
 from dslc.errors import DslcError, Span
 from dslc.interp.arith import to_log
@@ -127,6 +128,7 @@ def bind_call(tf, values: list, program, span) -> dict:
         out[p.name] = bind_value(v, p.type, program, span, raw,
                                  what=f"argument '{p.name}' of {tf.name}")
     check_index_args(tf, out, span)
+    check_links(tf, out, program, span)
     return out
 
 
@@ -154,3 +156,50 @@ def _shown(v, t: T.Type):
     if t == T.INT or t == T.FLOAT or isinstance(t, T.IndexT):
         return v
     return "..."
+
+
+_LINKS: dict[tuple[int, str], tuple] = {}
+
+
+def check_links(tf, bound: dict, program, span, spans: dict | None = None) -> None:
+    """The alphabets of bound arguments against the links of ``tf`` (check.links):
+    a protein matrix indexed with DNA symbols is refused here when the script's
+    types could not tell (``spans``: a span per parameter, for a map's operands)."""
+    key = (id(program.functions), tf.name)
+    found = _LINKS.get(key)
+    if found is None or found[0] is not program.functions:
+        if len(_LINKS) > 256:
+            _LINKS.clear()
+        found = _LINKS[key] = (program.functions, links.of(program.functions, tf.name))
+    for link in found[1]:
+        p, ref = link
+        have = value_alphabet(bound.get(p), program)
+        want = (program.alphabets.get(ref.name) if ref.kind == "named"
+                else value_alphabet(bound.get(ref.name), program))
+        if have is None or want is None or have is want or have.symbols == want.symbols:
+            continue
+        at = (spans or {}).get(p, span)
+        raise DslcError(links.message(tf.name, link, have.name, want.name), at)
+
+
+_ALPHABETS: dict[int, tuple] = {}  # id -> (value kept alive, its alphabet): a map's tasks share
+
+
+def value_alphabet(value, program) -> Alphabet | None:
+    """The alphabet a bound value carries (a sequence's, a matrix's), if any."""
+    if isinstance(value, Sequence):
+        return value.alphabet
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return None
+    hit = _ALPHABETS.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    found = None
+    for spec in program.registry.types.values():
+        if spec.alphabet is not None and spec.accepts is not None and spec.accepts(value):
+            found = spec.alphabet(value)
+            break
+    if len(_ALPHABETS) > 256:
+        _ALPHABETS.clear()
+    _ALPHABETS[id(value)] = (value, found)
+    return found

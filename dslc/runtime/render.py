@@ -43,7 +43,11 @@ def to_json_value(v):
 
 
 def _json_num(v):
+    """A number as JSON: infinities (and a NaN, which the language never produces
+    but JSON has no word for) as strings, so the output always parses."""
     f = float(v)
+    if f != f:
+        return "nan"
     if math.isinf(f):
         return "inf" if f > 0 else "-inf"
     if isinstance(v, (int, np.integer)):
@@ -67,7 +71,7 @@ def render_json(printed: list[tuple[str, object]]) -> str:
             seen[name] = seen.get(name, 1) + 1
             key = f"{name} ({seen[name]})"
         out[key] = to_json_value(value)
-    return json.dumps(out, indent=None)
+    return json.dumps(out, indent=None, allow_nan=False)
 
 
 # ------------------------------------------------------------------ text

@@ -17,9 +17,10 @@ from pathlib import Path
 from dslc.check import types as T
 from dslc.check.calls import arrange, value_fits
 from dslc.errors import DslcError
+from dslc.interp.arith import check_int, check_literal
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
-from dslc.runtime.binding import bind_call, bind_value, check_index_args, describe
+from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links, describe
 from dslc.runtime.limits import check_map
 from dslc.runtime.results import Axis, MapResult, Prob, TableResult, to_array, wrap
 from dslc.runtime.values import Sequence
@@ -53,7 +54,9 @@ class ScriptRunner:
     # ----------------------------------------------------------------- eval
     def eval(self, e: ast.Expr):
         match e:
-            case ast.Num(value=v) | ast.Bool(value=v) | ast.Str(value=v):
+            case ast.Num(value=v):
+                return check_literal(v, e.span)
+            case ast.Bool(value=v) | ast.Str(value=v):
                 return v
             case ast.Inf():
                 return float("inf")
@@ -71,7 +74,7 @@ class ScriptRunner:
                 return self._index(e)
             case ast.Unary(op="-", operand=x):
                 v = self.eval(x)
-                return -self._num(v, x)
+                return _checked(-self._num(v, x), e.span)
             case ast.Unary(op="not", operand=x):
                 return not self.eval(x)
             case ast.Binary():
@@ -101,7 +104,7 @@ class ScriptRunner:
             raise DslcError("division by zero", e.span)
         ops["/"] = lambda: x / y
         ops["%"] = lambda: x % y
-        return ops[e.op]()
+        return _checked(ops[e.op](), e.span)
 
     def _load(self, e: ast.Load):
         path = self.eval(e.path)
@@ -134,6 +137,7 @@ class ScriptRunner:
         for p, v in zip(calling, values):
             bound[p.name] = bind_value(v, p.type, self.p, e.span, dict(zip(
                 (q.name for q in calling), values)), what=f"argument '{p.name}' of {tf.name}")
+        check_links(tf, bound, self.p, e.span)
         raw = self.backend.table(e.func, bound, e.span, what)
         return TableResult(e.func, tf.ret.name, _typed(raw, tf.ret.name), self._axes(tf, bound))
 
@@ -159,6 +163,7 @@ class ScriptRunner:
         check_map(shape, e.func, e.span)
         listed = {k for k, _ in lists}
         fixed: dict[int, object] = {}  # operands every task shares, bound once
+        spans = {p.name: o.span for p, o in zip(params, e.operands)}
         tasks = []
         for combo in itertools.product(*(v for _, v in lists)):
             values = list(operands)
@@ -175,6 +180,7 @@ class ScriptRunner:
                 if i not in listed and _binds_alone(p.type):
                     fixed[i] = task[p.name]
             check_index_args(tf, task, e.span)
+            check_links(tf, task, self.p, e.span, spans)
             tasks.append(task)
         results = self.backend.map(e.func, tasks, e.span, self._progress(len(tasks)))
         self._progress_done()
@@ -273,3 +279,13 @@ def resolve_path(path: str, base_dir: Path) -> Path:
         return p
     near = base_dir / p
     return near if near.exists() or not p.exists() else p
+
+
+def _checked(v, span):
+    """A script's arithmetic obeys the language's rules: an int outside 64 bits
+    and ``inf - inf`` (NaN) are errors, as inside functions (interp.arith)."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, float) and v != v:
+        raise DslcError("undefined arithmetic (inf - inf, 0 * inf or inf / inf)", span)
+    return check_int(v, span) if type(v) is int else v

@@ -10,14 +10,17 @@ from hypothesis import strategies as st
 
 import dslc
 from tests.generators import (DIMS, check_layered, check_ranged, dna, layered,
-                              ranged_recurrences, recurrences)
+                              ranged_recurrences, recurrences, same_outcome, whole_table)
 
 
 def _check(rec, seqs, backend):
     prog = dslc.compile(rec.source(), backend=backend)
-    table = prog.call("f0", *[x for s in seqs for x in (s,)])
-    for point in itertools.product(*(range(len(s) + 1) for s in seqs)):
-        assert table[point] == rec.evaluate(seqs, point), (rec.source(), seqs, point)
+
+    def run():
+        table = prog.call("f0", *[x for s in seqs for x in (s,)])
+        return {p: table[p] for p in itertools.product(*(range(len(s) + 1) for s in seqs))}
+
+    same_outcome(run, lambda: whole_table(rec, seqs), (rec.source(), seqs))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,0 +1,181 @@
+"""Hostile numbers: every backend gives the interpreter's value or its error (one
+located message, exit status 2), never NaN, a wrong number or a traceback."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli.test_errors import expect_error, run_cli
+
+MATRIX_DNA = """\
+define matrix dm[dna] {
+     A  C  G  T
+  A  5 -4 -4 -4
+  C -4  5 -4 -4
+  G -4 -4  5 -4
+  T -4 -4 -4  5
+}
+"""
+
+SCORE = """\
+int f(matrix sm, seq[{alpha}] s, index[s] i)
+  | i == 0 = 0
+  | otherwise = f(i - 1) + sm[s[i - 1], s[i - 1]]
+"""
+
+
+def test_protein_matrix_indexed_by_dna_is_refused(capsys, write_bio, backend):
+    p = write_bio(SCORE.format(alpha="dna") + 'print f(blosum62, "ACGT", 4)\n')
+    err = expect_error(capsys, p, line=4, col=9, contains=("'protein'", "'dna'"),
+                       args=("run", "--backend", backend))
+    assert "sm" in err
+
+
+def test_dna_matrix_indexed_by_protein_is_refused(capsys, write_bio, backend):
+    p = write_bio(MATRIX_DNA + SCORE.format(alpha="protein") + 'print f(dm, "WWW", 3)\n')
+    expect_error(capsys, p, line=11, col=9, contains=("'protein'", "'dna'"),
+                 args=("run", "--backend", backend))
+
+
+def test_map_over_sequences_of_another_alphabet_is_refused(capsys, write_bio, backend):
+    """The tie passes through a caller (g hands its matrix to f) and through
+    ``seq[*]``: the sequences' alphabet comes from the loaded file."""
+    p = write_bio(MATRIX_DNA + SCORE.format(alpha="*") + """\
+        int g(matrix m, seq[*] s) = f(m, s, len(s))
+        db = load(seq[protein], "db.fasta")
+        print map(g, dm (*) db)
+        """.replace("        ", ""), db__fasta=">a\nWWW\n>b\nAC\n")
+    expect_error(capsys, p, line=13, col=14, contains=("'protein'", "'dna'"),
+                 args=("run", "--backend", backend))
+
+
+def test_alphabets_of_values_from_python_are_checked_when_bound(write_bio, backend):
+    """No static types at all: the link is checked when the arguments are bound,
+    for a call and for every task of a map."""
+    import dslc
+    from dslc.errors import DslcError
+
+    p = write_bio(MATRIX_DNA + SCORE.format(alpha="*") + """\
+        int g(matrix m, seq[*] s) = f(m, s, len(s))
+        db = load(seq[protein], "db.fasta")
+        m = dm
+        """.replace("        ", ""), db__fasta=">a\nWWW\n>b\nAC\n")
+    prog = dslc.compile(str(p), None, backend)
+    prog.run()
+    m, db = prog._globals["m"], prog._globals["db"]
+    with pytest.raises(DslcError, match="'dna'"):
+        prog.call("g", m, db[0])
+    with pytest.raises(DslcError, match="'protein'"):
+        prog.map("g", m, db)
+
+
+def test_matching_alphabets_still_run(capsys, write_bio, backend):
+    p = write_bio(MATRIX_DNA + SCORE.format(alpha="*") + 'print f(dm, "ACGT", 4)\n'
+                  + 'print f(blosum62, "WW", 2)\n')
+    code, out, err = run_cli(capsys, "run", "--backend", backend, str(p))
+    assert code == 0, err
+    assert "= 20" in out and "= 22" in out
+
+
+UNDEFINED = [
+    # (program, line of the error)
+    ("float f(float x) = x * 0.0\nprint f(1e308 * 10.0)\n", 1),
+    ("int f(int i)\n  | i == 0 = -inf\n  | otherwise = f(i - 1) + inf\nprint f(3)\n", 3),
+    ("int f(int i)\n  | i == 0 = 0\n  | otherwise = f(i - 1) * inf\nprint f(3)\n", 3),
+    ("int f(int i) = if (i * inf) - inf > 0 then 1 else 2\nprint f(1)\n", 1),
+    ("float f(float x, int i)\n  | i == 0 = x\n  | otherwise = f(x, i - 1) * 0.0 max 1.0\n"
+     "print f(1e308 * 10.0, 3)\n", 3),
+    ("int f(seq[dna] s, index[s] i)\n  | i == 0 = inf\n  | i == 1 = -inf\n"
+     "  | otherwise = f(i - 1) max 0\n"
+     "int g(seq[dna] s) = if sum(i in 0 ... len(s) : f(s, i)) > 0 then 1 else 2\n"
+     'print g("ACG")\n', 5),
+]
+
+
+@pytest.mark.parametrize("src, line", UNDEFINED)
+def test_undefined_arithmetic_is_an_error_everywhere(capsys, write_bio, backend, src, line):
+    p = write_bio(src)
+    expect_error(capsys, p, line=line, contains=("undefined arithmetic",),
+                 args=("run", "--backend", backend))
+
+
+def test_whole_table_with_undefined_cells_is_an_error(capsys, write_bio, backend):
+    p = write_bio("int f(int i)\n  | i == 0 = inf\n  | otherwise = f(i - 1) - inf\n"
+                  "r = f(3)\nprint r\n")
+    expect_error(capsys, p, line=3, contains=("undefined arithmetic",),
+                 args=("run", "--backend", backend))
+
+
+def test_map_with_undefined_tasks_is_an_error(capsys, write_bio, backend):
+    p = write_bio("int f(int k, int i)\n  | i == 0 = k\n  | otherwise = f(k, i - 1) + inf - inf\n"
+                  "print map(f, 1 (*) 3)\n")
+    expect_error(capsys, p, line=3, contains=("undefined arithmetic",),
+                 args=("run", "--backend", backend))
+
+
+def test_infinite_define_reaches_undefined_arithmetic(capsys, write_bio, backend):
+    p = write_bio("const gap = 1\nint f(int i)\n  | i == 0 = 0 - gap\n"
+                  "  | otherwise = f(i - 1) + gap\nprint f(3)\n")
+    expect_error(capsys, p, line=4, contains=("undefined arithmetic",),
+                 args=("run", "--backend", backend, "-D", "gap=inf"))
+
+
+def test_infinite_values_that_are_defined_still_run(capsys, write_bio, backend):
+    p = write_bio("int f(int i)\n  | i == 0 = -inf\n  | otherwise = f(i - 1) + 1 max i * 2\n"
+                  "print f(3)\nfloat g(float x) = x * 2.0 + 1.0\nprint g(1e308 * 10.0)\n"
+                  "int h(int k, seq[dna] s) = k + len(s)\n"
+                  'db = load(seq[dna], "db.fasta")\nprint map(h, -inf (*) db)\n',
+                  db__fasta=">a\nACG\n>b\nA\n")
+    code, out, err = run_cli(capsys, "run", "--backend", backend, str(p))
+    assert code == 0, err
+    assert "f(3) = 6" in out and "g(1e308 * 10.0) = inf" in out and "-inf" in out
+
+
+@pytest.mark.parametrize("value", ["nan", "1_000", "infinity", "0x10", "1e999",
+                                   "99999999999999999999999"])
+def test_define_takes_plain_numbers(capsys, write_bio, value):
+    p = write_bio("const gap = 1\nprint gap\n")
+    code, out, err = run_cli(capsys, "run", "-D", f"gap={value}", str(p))
+    assert code == 2 and "Traceback" not in err
+    assert "-D value" in err
+
+
+def test_json_output_is_always_json(capsys, write_bio, backend):
+    p = write_bio("const gap = 1.5\nfloat f(float x) = x * 2.0\nprint gap\nprint f(gap)\n")
+    code, out, err = run_cli(capsys, "run", "--backend", backend, "--format", "json",
+                             "-D", "gap=-inf", str(p))
+    assert code == 0, err
+    assert json.loads(out) == {"gap": "-inf", "f(gap)": "-inf"}
+    code, out, err = run_cli(capsys, "run", "--backend", backend, "--format", "json",
+                             "-D", "gap=nan", str(p))
+    assert code == 2 and "NaN" not in out
+
+
+@pytest.mark.parametrize("src, line", [
+    ("int f(int i) = -9223372036854775807 - 2\nprint f(1)\n", 1),
+    ("int f(int i) = i + 99999999999999999999999\nprint f(1)\n", 1),
+    ("print 99999999999999999999999\n", 1),
+    ("print 9223372036854775807 + 1\n", 1),
+    ("int f(int i) = abs(i)\nprint f(-9223372036854775808)\n", 1),
+    ("int f(int i) = -i\nprint f(-9223372036854775808)\n", 1),
+])
+def test_integers_outside_64_bits_are_errors(capsys, write_bio, backend, src, line):
+    p = write_bio(src)
+    expect_error(capsys, p, line=line, contains=("64 bits",), args=("run", "--backend", backend))
+
+
+def test_least_int64_is_written_out(capsys, write_bio, backend):
+    p = write_bio("int f(int i) = i + -9223372036854775808\nprint f(5)\n"
+                  "print -9223372036854775808\n")
+    code, out, err = run_cli(capsys, "run", "--backend", backend, str(p))
+    assert code == 0, err
+    assert "= -9223372036854775803" in out and "= -9223372036854775808" in out
+
+
+def test_big_define_is_refused_before_compiling(capsys, write_bio, backend):
+    p = write_bio("const gap = 1\nint f(int i) = i + gap\nprint f(1)\n")
+    code, out, err = run_cli(capsys, "run", "--backend", backend,
+                             "-D", "gap=99999999999999999999999", str(p))
+    assert code == 2 and "Traceback" not in err and "64-bit" in err
