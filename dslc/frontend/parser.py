@@ -12,8 +12,13 @@ from importlib import resources
 import lark
 from lark import Token, Transformer, v_args
 
+from dslc.deep import MAX_NESTING, deeply
 from dslc.errors import DslcError, Span, register_source
 from dslc.frontend import ast
+
+# the contract's keywords (docs/contract/LANGUAGE.md, "Lexical"): none of them names anything
+KEYWORDS = frozenset("""define alphabet const if then else otherwise and or not in where sum min
+    max map load print schedule inf true false""".split())
 
 _TOKEN_NAMES = {
     "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "SYMBOL": "a symbol literal",
@@ -43,6 +48,7 @@ def _token_name(name: str, parser: lark.Lark) -> str:
     return name.lower()
 
 
+@deeply
 def parse(text: str, source_name: str = "<string>") -> ast.Program:
     """Parse a whole script. Raises DslcError with the position of the first
     offending token and what the grammar expected there."""
@@ -52,9 +58,10 @@ def parse(text: str, source_name: str = "<string>") -> ast.Program:
         tree = parser.parse(text, start="start")
     except lark.exceptions.UnexpectedInput as e:
         raise _syntax_error(e, text, source_name, parser) from None
-    return _ToAst(source_name).transform(tree)
+    return _to_ast(tree, source_name)
 
 
+@deeply
 def parse_expression(text: str, at: Span) -> ast.Expr:
     """Parse one expression found at ``at`` inside a larger file (an extension's
     block). Padding the text to its real line and column keeps every span, and
@@ -65,7 +72,34 @@ def parse_expression(text: str, at: Span) -> ast.Expr:
         tree = parser.parse(padded, start="expr")
     except lark.exceptions.UnexpectedInput as e:
         raise _syntax_error(e, padded, at.file, parser) from None
-    return _ToAst(at.file).transform(tree)
+    return _to_ast(tree, at.file)
+
+
+def _to_ast(tree: lark.Tree, source_name: str):
+    """The AST of a parse tree. lark wraps what a transformer method raises in a
+    VisitError; a DslcError comes out as itself."""
+    _check_nesting(tree, source_name)
+    try:
+        return _ToAst(source_name).transform(tree)
+    except lark.exceptions.VisitError as e:
+        if isinstance(e.orig_exc, DslcError):
+            raise e.orig_exc from None
+        raise
+
+
+def _check_nesting(tree: lark.Tree, source_name: str) -> None:
+    """Refuse a tree nested deeper than MAX_NESTING, walking it without recursion:
+    every later stage recurses once (or a few times) per level, and is tested up
+    to this depth, not beyond."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise DslcError(f"expression nested too deeply: more than {MAX_NESTING} levels "
+                            "(dslc's limit)", _span_of(source_name, node.meta),
+                            hint="name parts of it with const or a function")
+        # children pushed last first, so the first too deep in reading order is reported
+        stack.extend((c, depth + 1) for c in reversed(node.children) if isinstance(c, lark.Tree))
 
 
 def _syntax_error(e, text: str, source_name: str, parser: lark.Lark) -> DslcError:
@@ -124,6 +158,15 @@ class _ToAst(Transformer):
     def _sp(self, x) -> Span:
         return _span_of(self.src, x)
 
+    def _bind(self, tok: Token, what: str) -> str:
+        """A name being defined (``what``: a function, a parameter...): never a
+        keyword, which the lexer takes for a name where only a name can stand."""
+        name = str(tok)
+        if name in KEYWORDS:
+            raise DslcError(f"'{name}' is a keyword and cannot name {what}", self._sp(tok),
+                            hint="choose another name")
+        return name
+
     # ---- statements
     def start(self, meta, stmts):
         return ast.Program(self.src, tuple(stmts))
@@ -134,7 +177,7 @@ class _ToAst(Transformer):
             symbols = tuple(_unquote(syms[0]))
         else:
             symbols = tuple(syms)
-        return ast.DefineAlphabet(str(name), symbols, self._sp(meta))
+        return ast.DefineAlphabet(self._bind(name, "an alphabet"), symbols, self._sp(meta))
 
     def symbol_token(self, meta, items):
         tok = items[0]
@@ -147,34 +190,36 @@ class _ToAst(Transformer):
         block = rest[-1]
         args = tuple(str(a) for a in rest[:-1] if a is not None)
         body_span = Span(self.src, block.line, block.column + 1)
-        return ast.DefineBlock(str(kind), str(name), args, str(block)[1:-1], body_span,
+        return ast.DefineBlock(str(kind), self._bind(name, f"a {kind}"), args, str(block)[1:-1], body_span,
                                self._sp(meta))
 
     def const_stmt(self, meta, items):
-        return ast.ConstDef(str(items[0]), items[1], self._sp(meta))
+        return ast.ConstDef(self._bind(items[0], "a constant"), items[1], self._sp(meta))
 
     def schedule_stmt(self, meta, items):
         func, *params, expr = items
-        return ast.ScheduleDef(str(func), tuple(str(p) for p in params), expr, self._sp(meta))
+        return ast.ScheduleDef(str(func), tuple(self._bind(p, "a parameter") for p in params),
+                               expr, self._sp(meta))
 
     def print_stmt(self, meta, items):
         return ast.Print(items[0], self._sp(meta))
 
     def assign(self, meta, items):
-        return ast.Assign(str(items[0]), items[1], self._sp(meta))
+        return ast.Assign(self._bind(items[0], "a variable"), items[1], self._sp(meta))
 
     def funcdef(self, meta, items):
         ret, name, *params, body = items
         params = tuple(p for p in params if p is not None)
         guarded, guards = body
-        return ast.FuncDef(ret, str(name), params, guards, guarded, self._sp(meta))
+        return ast.FuncDef(ret, self._bind(name, "a function"), params, guards, guarded,
+                           self._sp(meta))
 
     def param(self, meta, items):
-        return ast.Param(items[0], str(items[1]), self._sp(meta))
+        return ast.Param(items[0], self._bind(items[1], "a parameter"), self._sp(meta))
 
     def const_param(self, meta, items):
         sp = self._sp(meta)
-        return ast.Param(ast.TypeExpr("const", None, sp), str(items[0]), sp)
+        return ast.Param(ast.TypeExpr("const", None, sp), self._bind(items[0], "a parameter"), sp)
 
     def type(self, meta, items):
         name, arg = items
@@ -255,7 +300,8 @@ class _ToAst(Transformer):
 
     def reduction(self, meta, items):
         op, var, iterable, where, body = items
-        return ast.Reduce(op, str(var), iterable, where, body, self._sp(meta))
+        return ast.Reduce(op, self._bind(var, "a variable"), iterable, where, body,
+                          self._sp(meta))
 
     def extremum(self, meta, items):
         op, *args = items

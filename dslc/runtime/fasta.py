@@ -55,10 +55,15 @@ def read_text(path: str, span: Span | None, what: str = "file") -> str:
             raise DslcError(f"{what} '{path}' looks gzipped but cannot be decompressed: {e}",
                             span) from None
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise DslcError(f"{what} '{path}' is not a text file (byte {e.start + 1} is not UTF-8)",
                         span) from None
+    if "\0" in text:
+        byte = data.index(b"\0") + 1
+        raise DslcError(f"{what} '{path}' is not a text file (byte {byte} is a NUL)",
+                        span) from None
+    return text
 
 
 def _case_fold(alphabet: Alphabet) -> dict[str, str] | None:
