@@ -31,6 +31,14 @@ class NotCompilable(Exception):
     interpreter for that function and says so in ``dslc explain``."""
 
 
+# Python refuses source nested more than 200 parentheses or 100 indentation levels deep.
+# An expression's text is hoisted into a temporary every HOIST_HEIGHT levels (each level
+# writes at most three parentheses); statements nested deeper than MAX_INDENT levels inside
+# a cell (an if inside an if...: conditions whose branches need statements) are not compiled.
+HOIST_HEIGHT = 40
+MAX_INDENT = 60
+
+
 @dataclass
 class Block:
     """Lines of generated code at one indentation level (nested blocks indent)."""
@@ -51,6 +59,9 @@ class Block:
     def nest(self, header: str, body: "Block") -> None:
         self.lines.append(header)
         inner = body.lines or ["pass"]
+        pad = "    " * MAX_INDENT
+        if any(isinstance(ln, str) and ln.startswith(pad) for ln in inner):
+            raise NotCompilable(f"statements nested more than {MAX_INDENT} levels deep")
         for ln in inner:
             self.lines.append(("    " + ln) if isinstance(ln, str) else ln)
 
@@ -130,6 +141,7 @@ class ExprEmitter:
                  safe_indexes: frozenset = frozenset()):
         self.names, self.consts, self.rec, self.alphabets = names, consts, rec_params, alphabets
         self.safe_indexes = safe_indexes  # spans of s[e] proved to lie inside s
+        self._height = 0  # nesting of the text the innermost expr() call has written so far
 
     def index(self, e: tir.TExpr) -> bool:
         if isinstance(e, tir.Var) and e.scope == "param" and e.name in self.rec:
@@ -153,7 +165,17 @@ class ExprEmitter:
 
     # ------------------------------------------------------------------ dispatch
     def expr(self, e: tir.TExpr, b: Block) -> str:
-        return getattr(self, "_" + type(e).__name__.lower())(e, b)
+        """``e``'s text; statements it needs first go to ``b``. A text nested
+        HOIST_HEIGHT levels deep is computed into a temporary in ``b`` (which
+        runs exactly where ``e`` is evaluated: conditional parts have their own
+        blocks), so no generated line nests deeper than Python allows."""
+        outer, self._height = self._height, 0
+        text = getattr(self, "_" + type(e).__name__.lower())(e, b)
+        height = self._height + 1
+        if height >= HOIST_HEIGHT:
+            text, height = self._hoist(text, b), 0
+        self._height = max(outer, height)
+        return text
 
     def _lit(self, e, b):
         v = e.value
