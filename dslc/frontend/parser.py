@@ -78,7 +78,7 @@ def parse_expression(text: str, at: Span) -> ast.Expr:
 def _to_ast(tree: lark.Tree, source_name: str):
     """The AST of a parse tree. lark wraps what a transformer method raises in a
     VisitError; a DslcError comes out as itself."""
-    _check_nesting(tree, source_name)
+    _check_tree(tree, source_name)
     try:
         return _ToAst(source_name).transform(tree)
     except lark.exceptions.VisitError as e:
@@ -87,10 +87,20 @@ def _to_ast(tree: lark.Tree, source_name: str):
         raise
 
 
-def _check_nesting(tree: lark.Tree, source_name: str) -> None:
-    """Refuse a tree nested deeper than MAX_NESTING, walking it without recursion:
-    every later stage recurses once (or a few times) per level, and is tested up
-    to this depth, not beyond."""
+# what a name defines, by the rule it appears in (for messages)
+_DEFINES = {"funcdef": "a function", "param": "a parameter", "const_param": "a parameter",
+            "const_stmt": "a constant", "assign": "a variable", "reduction": "a variable",
+            "define_alphabet": "an alphabet", "define_block": "a definition",
+            "schedule_stmt": "a parameter"}
+
+
+def _check_tree(tree: lark.Tree, source_name: str) -> None:
+    """Walk the parse tree in reading order, without recursion, refusing:
+
+    * nesting deeper than MAX_NESTING: every later stage recurses once (or a
+      few times) per level, and is tested up to this depth, not beyond;
+    * a keyword used as a name (the lexer reads one as a name where only a name
+      can stand: ``int if(int then)``)."""
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
@@ -98,6 +108,11 @@ def _check_nesting(tree: lark.Tree, source_name: str) -> None:
             raise DslcError(f"expression nested too deeply: more than {MAX_NESTING} levels "
                             "(dslc's limit)", _span_of(source_name, node.meta),
                             hint="name parts of it with const or a function")
+        for tok in node.children:
+            if isinstance(tok, Token) and tok.type == "NAME" and tok in KEYWORDS:
+                raise DslcError(f"'{tok}' is a keyword and cannot name "
+                                f"{_DEFINES.get(node.data, 'anything')}",
+                                _span_of(source_name, tok), hint="choose another name")
         # children pushed last first, so the first too deep in reading order is reported
         stack.extend((c, depth + 1) for c in reversed(node.children) if isinstance(c, lark.Tree))
 
@@ -158,15 +173,6 @@ class _ToAst(Transformer):
     def _sp(self, x) -> Span:
         return _span_of(self.src, x)
 
-    def _bind(self, tok: Token, what: str) -> str:
-        """A name being defined (``what``: a function, a parameter...): never a
-        keyword, which the lexer takes for a name where only a name can stand."""
-        name = str(tok)
-        if name in KEYWORDS:
-            raise DslcError(f"'{name}' is a keyword and cannot name {what}", self._sp(tok),
-                            hint="choose another name")
-        return name
-
     # ---- statements
     def start(self, meta, stmts):
         return ast.Program(self.src, tuple(stmts))
@@ -177,7 +183,7 @@ class _ToAst(Transformer):
             symbols = tuple(_unquote(syms[0]))
         else:
             symbols = tuple(syms)
-        return ast.DefineAlphabet(self._bind(name, "an alphabet"), symbols, self._sp(meta))
+        return ast.DefineAlphabet(str(name), symbols, self._sp(meta))
 
     def symbol_token(self, meta, items):
         tok = items[0]
@@ -190,36 +196,34 @@ class _ToAst(Transformer):
         block = rest[-1]
         args = tuple(str(a) for a in rest[:-1] if a is not None)
         body_span = Span(self.src, block.line, block.column + 1)
-        return ast.DefineBlock(str(kind), self._bind(name, f"a {kind}"), args, str(block)[1:-1], body_span,
+        return ast.DefineBlock(str(kind), str(name), args, str(block)[1:-1], body_span,
                                self._sp(meta))
 
     def const_stmt(self, meta, items):
-        return ast.ConstDef(self._bind(items[0], "a constant"), items[1], self._sp(meta))
+        return ast.ConstDef(str(items[0]), items[1], self._sp(meta))
 
     def schedule_stmt(self, meta, items):
         func, *params, expr = items
-        return ast.ScheduleDef(str(func), tuple(self._bind(p, "a parameter") for p in params),
-                               expr, self._sp(meta))
+        return ast.ScheduleDef(str(func), tuple(str(p) for p in params), expr, self._sp(meta))
 
     def print_stmt(self, meta, items):
         return ast.Print(items[0], self._sp(meta))
 
     def assign(self, meta, items):
-        return ast.Assign(self._bind(items[0], "a variable"), items[1], self._sp(meta))
+        return ast.Assign(str(items[0]), items[1], self._sp(meta))
 
     def funcdef(self, meta, items):
         ret, name, *params, body = items
         params = tuple(p for p in params if p is not None)
         guarded, guards = body
-        return ast.FuncDef(ret, self._bind(name, "a function"), params, guards, guarded,
-                           self._sp(meta))
+        return ast.FuncDef(ret, str(name), params, guards, guarded, self._sp(meta))
 
     def param(self, meta, items):
-        return ast.Param(items[0], self._bind(items[1], "a parameter"), self._sp(meta))
+        return ast.Param(items[0], str(items[1]), self._sp(meta))
 
     def const_param(self, meta, items):
         sp = self._sp(meta)
-        return ast.Param(ast.TypeExpr("const", None, sp), self._bind(items[0], "a parameter"), sp)
+        return ast.Param(ast.TypeExpr("const", None, sp), str(items[0]), sp)
 
     def type(self, meta, items):
         name, arg = items
@@ -300,8 +304,7 @@ class _ToAst(Transformer):
 
     def reduction(self, meta, items):
         op, var, iterable, where, body = items
-        return ast.Reduce(op, self._bind(var, "a variable"), iterable, where, body,
-                          self._sp(meta))
+        return ast.Reduce(op, str(var), iterable, where, body, self._sp(meta))
 
     def extremum(self, meta, items):
         op, *args = items
