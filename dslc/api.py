@@ -22,7 +22,7 @@ import numpy as np
 from dslc import backends
 from dslc.check.calls import arrange, value_fits
 from dslc.check.program import CheckedProgram, check_program
-from dslc.deep import deeply
+from dslc import deep
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.frontend.parser import parse
@@ -73,20 +73,18 @@ def read_source(path_or_source: "str | Script") -> Script:
     return Script.file(path_or_source) if looks_like_path else Script.source(path_or_source)
 
 
-@deeply
 def stages(path_or_source: "str | Script", defines: dict | None = None) -> Stages:
     script = read_source(path_or_source)
     tree = parse(script.text, script.name)
-    return Stages(tree, check_program(tree, defines))
+    return Stages(tree, deep.run(tree.depth, check_program, tree, defines))
 
 
-@deeply
 def compile(path_or_source: "str | Script", defines: dict | None = None,
             backend: str = "auto") -> "Program":
     """Parse and check a script (a path, the source text itself, or a Script)."""
     script = read_source(path_or_source)
     tree = parse(script.text, script.name)
-    return Program(check_program(tree, defines), script.base_dir, backend)
+    return Program(deep.run(tree.depth, check_program, tree, defines), script.base_dir, backend)
 
 
 class Program:
@@ -100,7 +98,7 @@ class Program:
         self._backend = None
         self._globals = None
 
-    @deeply
+    @deep.for_program
     def run(self, backend: str | None = None, quiet: bool = True) -> dict:
         """Run the script; returns the printed values by printed name, in order."""
         runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
@@ -109,7 +107,7 @@ class Program:
         self._globals = runner.globals
         return dict(printed)
 
-    @deeply
+    @deep.for_program
     def run_printed(self, backend: str | None = None, quiet: bool = False):
         runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
                               self.base_dir, quiet=quiet)
@@ -131,7 +129,7 @@ class Program:
             raise AttributeError(name)
         return lambda *args: self.call(name, *args)
 
-    @deeply
+    @deep.for_program
     def call(self, name: str, *args):
         """Call a function: all arguments give one value; only the calling
         arguments of a recursive function give its whole table."""
@@ -151,7 +149,7 @@ class Program:
                         + (f" (or its {len(tf.calling_params)} calling ones)" if tf.is_table else "")
                         + f", got {len(values)}")
 
-    @deeply
+    @deep.for_program
     def map(self, name: str, *operands) -> MapResult:
         """Run ``name`` over the cross product of the list operands (other
         operands are broadcast), as ``map`` does in a script."""

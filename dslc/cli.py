@@ -11,9 +11,8 @@ import argparse
 import sys
 
 import dslc
-from dslc import backends, settings
+from dslc import backends, deep, settings
 from dslc.api import Script
-from dslc.deep import deeply
 from dslc.errors import DslcError
 
 
@@ -104,15 +103,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-@deeply
 def _dispatch(args) -> int:
-    from dslc.runtime.render import render_json, render_text
-
     settings.check_all()
     defines = _defines(args.defines)
     script = _script(args)
     # explain --backend names what to report on, not where to run
     prog = dslc.compile(script, defines, args.backend if args.command == "run" else "auto")
+    return deep.run(prog.checked.ast.depth, _act, prog, script, args)
+
+
+def _act(prog, script: Script, args) -> int:
+    from dslc.runtime.render import render_json, render_text
+
     if args.command == "explain":
         return _explain(prog, args)
     if args.command == "compile":

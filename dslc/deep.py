@@ -4,9 +4,12 @@ Every stage walks expressions recursively (the parser's transformer, the
 checker, dependence extraction, the interpreter's evaluators, the code
 generators), one or a few Python frames per level of nesting. Python's default
 limit (1,000 frames) would fail on an honest ``1 + 1 + ... + 1`` of a few
-hundred terms, so the entry points (``dslc.compile``, a program's ``run``,
-``call`` and ``map``, and the command line) run their work through
-:func:`deeply`: in a thread with a large stack and a raised recursion limit.
+hundred terms, so the entry points (the parser, ``dslc.compile``, a program's
+``run``, ``call`` and ``map``, and the command line) run the work of a program
+nested deeper than :data:`SHALLOW` through :func:`run`: in a thread with a large
+stack and a raised recursion limit. Shallower programs (all ordinary ones) run
+in the caller's thread as ever, so Ctrl-C, CUDA contexts and the cost of a call
+are unchanged for them.
 
 The front end refuses nesting deeper than :data:`MAX_NESTING` levels with one
 clear error, so the stages behind it only ever see depths they were tested at.
@@ -21,6 +24,7 @@ import threading
 from dslc.errors import DslcError
 
 MAX_NESTING = 1000  # levels of nested expression the front end accepts (docs/robustness.md)
+SHALLOW = 100  # parse-tree depth every stage handles within Python's default 1,000 frames
 FRAMES = 100_000  # recursion limit while deep work runs: ample for MAX_NESTING in every stage
 STACK_BYTES = 512 * 2**20  # reserved, not used: pages are touched only as deep as work goes
 
@@ -30,16 +34,23 @@ _active = 0  # deep threads running; the old limit comes back when the last one 
 _saved_limit = 0
 
 
-def deeply(fn):
-    """Run ``fn`` in a thread with a stack for :data:`FRAMES` frames; its result
-    or exception comes back to the caller. Calls made inside such a thread run
-    directly (one thread per entry, however the entries nest)."""
+def run(depth: int, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` for a program whose parse tree is ``depth`` deep:
+    directly where that is at most SHALLOW (or this thread is already a deep
+    one), else in a thread with a stack for :data:`FRAMES` frames, its result or
+    exception coming back to the caller."""
+    if depth <= SHALLOW or getattr(_local, "deep", False):
+        return fn(*args, **kwargs)
+    return _in_thread(fn, args, kwargs)
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if getattr(_local, "deep", False):
-            return fn(*args, **kwargs)
-        return _in_thread(fn, args, kwargs)
+
+def for_program(method):
+    """A method of an object with a ``checked`` program, run as :func:`run` says
+    for that program's depth."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        return run(self.checked.ast.depth, method, self, *args, **kwargs)
 
     return wrapper
 

@@ -31,12 +31,14 @@ class NotCompilable(Exception):
     interpreter for that function and says so in ``dslc explain``."""
 
 
-# Python refuses source nested more than 200 parentheses or 100 indentation levels deep.
-# An expression's text is hoisted into a temporary every HOIST_HEIGHT levels (each level
-# writes at most three parentheses); statements nested deeper than MAX_INDENT levels inside
-# a cell (an if inside an if...: conditions whose branches need statements) are not compiled.
+# Python refuses source nested more than 200 parentheses, 100 indentation levels or 20
+# loops deep. An expression's text is hoisted into a temporary every HOIST_HEIGHT levels
+# (each level writes at most three parentheses); statements nested deeper than MAX_INDENT
+# levels (an if inside an if...: conditions whose branches need statements), or more than
+# MAX_LOOPS loops deep (nested reductions, with the loops around a cell), are not compiled.
 HOIST_HEIGHT = 40
 MAX_INDENT = 60
+MAX_LOOPS = 15
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Block:
 
     lines: list = field(default_factory=list)
     counter: list = field(default_factory=lambda: [0])
+    loops: int = 0  # the most loops nested in these lines
 
     def fresh(self, stem: str) -> str:
         self.counter[0] += 1
@@ -62,6 +65,10 @@ class Block:
         pad = "    " * MAX_INDENT
         if any(isinstance(ln, str) and ln.startswith(pad) for ln in inner):
             raise NotCompilable(f"statements nested more than {MAX_INDENT} levels deep")
+        loops = body.loops + header.startswith(("for ", "while "))
+        if loops > MAX_LOOPS:
+            raise NotCompilable(f"loops nested more than {MAX_LOOPS} deep")
+        self.loops = max(self.loops, loops)
         for ln in inner:
             self.lines.append(("    " + ln) if isinstance(ln, str) else ln)
 

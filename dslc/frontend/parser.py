@@ -6,13 +6,15 @@ LALR(1), so syntax errors can say precisely which tokens were expected.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from importlib import resources
 
 import lark
 from lark import Token, Transformer, v_args
 
-from dslc.deep import MAX_NESTING, deeply
+from dslc import deep
+from dslc.deep import MAX_NESTING
 from dslc.errors import DslcError, Span, register_source
 from dslc.frontend import ast
 
@@ -48,7 +50,6 @@ def _token_name(name: str, parser: lark.Lark) -> str:
     return name.lower()
 
 
-@deeply
 def parse(text: str, source_name: str = "<string>") -> ast.Program:
     """Parse a whole script. Raises DslcError with the position of the first
     offending token and what the grammar expected there."""
@@ -58,10 +59,10 @@ def parse(text: str, source_name: str = "<string>") -> ast.Program:
         tree = parser.parse(text, start="start")
     except lark.exceptions.UnexpectedInput as e:
         raise _syntax_error(e, text, source_name, parser) from None
-    return _to_ast(tree, source_name)
+    depth = _check_tree(tree, source_name)
+    return dataclasses.replace(deep.run(depth, _to_ast, tree, source_name), depth=depth)
 
 
-@deeply
 def parse_expression(text: str, at: Span) -> ast.Expr:
     """Parse one expression found at ``at`` inside a larger file (an extension's
     block). Padding the text to its real line and column keeps every span, and
@@ -72,13 +73,12 @@ def parse_expression(text: str, at: Span) -> ast.Expr:
         tree = parser.parse(padded, start="expr")
     except lark.exceptions.UnexpectedInput as e:
         raise _syntax_error(e, padded, at.file, parser) from None
-    return _to_ast(tree, at.file)
+    return deep.run(_check_tree(tree, at.file), _to_ast, tree, at.file)
 
 
 def _to_ast(tree: lark.Tree, source_name: str):
     """The AST of a parse tree. lark wraps what a transformer method raises in a
     VisitError; a DslcError comes out as itself."""
-    _check_tree(tree, source_name)
     try:
         return _ToAst(source_name).transform(tree)
     except lark.exceptions.VisitError as e:
@@ -94,16 +94,19 @@ _DEFINES = {"funcdef": "a function", "param": "a parameter", "const_param": "a p
             "schedule_stmt": "a parameter"}
 
 
-def _check_tree(tree: lark.Tree, source_name: str) -> None:
+def _check_tree(tree: lark.Tree, source_name: str) -> int:
     """Walk the parse tree in reading order, without recursion, refusing:
 
     * nesting deeper than MAX_NESTING: every later stage recurses once (or a
       few times) per level, and is tested up to this depth, not beyond;
     * a keyword used as a name (the lexer reads one as a name where only a name
-      can stand: ``int if(int then)``)."""
-    stack = [(tree, 1)]
+      can stand: ``int if(int then)``).
+
+    Returns the tree's depth."""
+    stack, deepest = [(tree, 1)], 0
     while stack:
         node, depth = stack.pop()
+        deepest = max(deepest, depth)
         if depth > MAX_NESTING:
             raise DslcError(f"expression nested too deeply: more than {MAX_NESTING} levels "
                             "(dslc's limit)", _span_of(source_name, node.meta),
@@ -115,6 +118,7 @@ def _check_tree(tree: lark.Tree, source_name: str) -> None:
                                 _span_of(source_name, tok), hint="choose another name")
         # children pushed last first, so the first too deep in reading order is reported
         stack.extend((c, depth + 1) for c in reversed(node.children) if isinstance(c, lark.Tree))
+    return deepest
 
 
 def _syntax_error(e, text: str, source_name: str, parser: lark.Lark) -> DslcError:

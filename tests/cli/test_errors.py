@@ -212,6 +212,18 @@ def test_a_long_chain_of_operators_runs_on_every_stage(capsys, write_bio):
     assert code == 0 and "not compiled" not in out, out[-500:]
 
 
+def test_deeply_nested_reductions_run_on_the_interpreter(capsys, write_bio):
+    """Python compiles no more than 20 nested loops: 16 nested sums in a cell
+    run on the interpreter (and say so) rather than fail to compile."""
+    body = "sum(k in 0...1 : " * 16 + "k" + ")" * 16
+    p = write_bio(f"int f(int n)\n  | n == 0 = 0\n  | otherwise = f(n - 1) + {body}\n"
+                  "print f(2)\n")
+    code, out, err = run_cli(capsys, "compile", str(p))
+    assert code == 0 and "not compiled" in out and "loops nested more than" in out, err
+    code, out, err = run_cli(capsys, "run", "--backend", "cpu", str(p))
+    assert code == 0 and "f(2) = 65536" in out, err
+
+
 @pytest.mark.parametrize("text, col", [
     ("print " + "-" * 5000 + "1\n", 1005),
     ("print " + "if true then " * 3000 + "1" + " else 2" * 3000 + "\n", None),
