@@ -212,6 +212,20 @@ def test_a_long_chain_of_operators_runs_on_every_stage(capsys, write_bio):
     assert code == 0 and "not compiled" not in out, out[-500:]
 
 
+def test_the_python_api_takes_deep_programs_too():
+    import threading
+
+    import dslc
+    from dslc import deep
+
+    prog = dslc.compile(f"int f(int n) = {chain(400)}\n", backend="interp")
+    assert prog.checked.ast.depth > deep.SHALLOW
+    assert prog.f(2) == 800
+    # only deep programs leave the caller's thread
+    assert deep.run(deep.SHALLOW, threading.current_thread) is threading.current_thread()
+    assert deep.run(deep.SHALLOW + 1, threading.current_thread) is not threading.current_thread()
+
+
 def test_deeply_nested_reductions_run_on_the_interpreter(capsys, write_bio):
     """Python compiles no more than 20 nested loops: 16 nested sums in a cell
     run on the interpreter (and say so) rather than fail to compile."""
