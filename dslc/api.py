@@ -23,10 +23,12 @@ import numpy as np
 from dslc import backends
 from dslc.check.calls import arrange, value_fits
 from dslc.check.program import CheckedProgram, check_program
+from dslc import deep
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.frontend.parser import parse
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
+from dslc.runtime.fasta import read_text
 from dslc.runtime.limits import check_map
 from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
 from dslc.runtime.script import ScriptRunner, backend_globals
@@ -40,34 +42,53 @@ class Stages:
     typed: CheckedProgram
 
 
-def read_source(path_or_source: str) -> tuple[str, str, str | None]:
-    """``(text, name for messages, directory for data files)``: a string that
-    names an existing file (or ends in .bio) is read, anything else is source."""
+@dataclass(frozen=True)
+class Script:
+    """A script's text, its name in messages and the directory its data files
+    are found in (None: the working directory)."""
+
+    text: str
+    name: str
+    base_dir: str | None
+
+    @staticmethod
+    def file(path: str) -> "Script":
+        """The script in the file ``path``: UTF-8 text (a byte-order mark is
+        skipped), or one DslcError saying why not."""
+        p = Path(path)
+        text = read_text(str(p), None, "script")
+        return Script(text, str(p), str(p.resolve().parent))
+
+    @staticmethod
+    def source(text: str) -> "Script":
+        """Source text given directly (``dslc run -c TEXT``)."""
+        return Script(text.removeprefix("\ufeff"), "<string>", None)
+
+
+def read_source(path_or_source: "str | Script") -> Script:
+    """A string that names an existing file (or ends in .bio) is read, anything
+    else is source text. For the Python API; the command line says which it has."""
+    if isinstance(path_or_source, Script):
+        return path_or_source
     looks_like_path = "\n" not in path_or_source and (
         path_or_source.endswith(".bio") or os.path.exists(path_or_source))
-    if looks_like_path:
-        p = Path(path_or_source)
-        try:
-            text = p.read_text()
-        except FileNotFoundError:
-            raise DslcError(f"cannot open '{path_or_source}': no such file") from None
-        except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
-            raise DslcError(f"cannot read '{path_or_source}': {e.strerror or e}") from None
-        return text, str(p), str(p.resolve().parent)
-    return path_or_source, "<string>", None
+    return Script.file(path_or_source) if looks_like_path else Script.source(path_or_source)
 
 
-def stages(path_or_source: str, defines: dict | None = None) -> Stages:
-    text, name, base = read_source(path_or_source)
-    tree = parse(text, name)
-    return Stages(tree, check_program(tree, defines, base_dir=base))
+def stages(path_or_source: "str | Script", defines: dict | None = None) -> Stages:
+    script = read_source(path_or_source)
+    tree = parse(script.text, script.name)
+    return Stages(tree, deep.run(tree.depth, check_program, tree, defines,
+                                   base_dir=script.base_dir))
 
 
-def compile(path_or_source: str, defines: dict | None = None, backend: str = "auto") -> "Program":
-    """Parse and check a script (a path or the source text itself)."""
-    text, name, base = read_source(path_or_source)
-    tree = parse(text, name)
-    return Program(check_program(tree, defines, base_dir=base), base, backend)
+def compile(path_or_source: "str | Script", defines: dict | None = None,
+            backend: str = "auto") -> "Program":
+    """Parse and check a script (a path, the source text itself, or a Script)."""
+    script = read_source(path_or_source)
+    tree = parse(script.text, script.name)
+    return Program(deep.run(tree.depth, check_program, tree, defines, base_dir=script.base_dir),
+                   script.base_dir, backend)
 
 
 class Program:
@@ -81,6 +102,7 @@ class Program:
         self._backend = None
         self._globals = None
 
+    @deep.for_program
     def run(self, backend: str | None = None, quiet: bool = True) -> dict:
         """Run the script; returns the printed values by printed name, in order."""
         runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
@@ -89,6 +111,7 @@ class Program:
         self._globals = runner.globals
         return dict(printed)
 
+    @deep.for_program
     def run_printed(self, backend: str | None = None, quiet: bool = False):
         runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
                               self.base_dir, quiet=quiet)
@@ -110,6 +133,7 @@ class Program:
             raise AttributeError(name)
         return lambda *args: self.call(name, *args)
 
+    @deep.for_program
     def call(self, name: str, *args):
         """Call a function: all arguments give one value; only the calling
         arguments of a recursive function give its whole table."""
@@ -133,6 +157,7 @@ class Program:
                         + (f" (or its {len(tf.calling_params)} calling ones)" if tf.is_table else "")
                         + f", got {len(values)}")
 
+    @deep.for_program
     def map(self, name: str, *operands) -> MapResult:
         """Run ``name`` over the cross product of the list operands (other
         operands are broadcast), as ``map`` does in a script."""

@@ -11,7 +11,8 @@ import argparse
 import sys
 
 import dslc
-from dslc import backends
+from dslc import backends, deep, settings
+from dslc.api import Script
 from dslc.errors import DslcError, write_user_file
 
 
@@ -36,13 +37,28 @@ def _defines(items: list[str] | None) -> dict:
     return out
 
 
+def _script_args(cmd: argparse.ArgumentParser) -> None:
+    """A script is a file; its text given directly needs the explicit flag, so a
+    mistyped file name is never run as source code."""
+    cmd.add_argument("file", nargs="?", help="the .bio script")
+    cmd.add_argument("-c", "--source", metavar="TEXT",
+                     help="the script's text itself, instead of a file")
+
+
+def _script(args) -> Script:
+    if (args.file is None) == (args.source is None):
+        raise DslcError(f"dslc {args.command} takes a script file or -c TEXT"
+                        + (", not both" if args.file is not None else ""))
+    return Script.file(args.file) if args.source is None else Script.source(args.source)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dslc", description="Compile and run .bio dynamic-programming scripts.")
     p.add_argument("--version", action="version", version=f"dslc {dslc.__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     run = sub.add_parser("run", help="run a script and print its results")
-    run.add_argument("file")
+    _script_args(run)
     run.add_argument("--backend", default="auto", choices=backends.names())
     run.add_argument("--format", default="text", choices=["text", "json"])
     run.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE",
@@ -50,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
     explain = sub.add_parser("explain", help="show dependences, schedules and loop nests")
-    explain.add_argument("file")
+    _script_args(explain)
     explain.add_argument("--format", default="text", choices=["text", "json"])
     explain.add_argument("--plot", metavar="FILE.png",
                          help="draw a 2-D domain coloured by partition")
@@ -60,13 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
 
     comp = sub.add_parser("compile", help="write the code generated for the script's entries")
-    comp.add_argument("file")
+    _script_args(comp)
     comp.add_argument("--emit", default="python", choices=["python"])
     comp.add_argument("-o", "--output", help="file to write (default: standard output)")
     comp.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
 
     check = sub.add_parser("check", help="parse and type-check a script without running it")
-    check.add_argument("file")
+    _script_args(check)
     check.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
     return p
 
@@ -88,18 +104,24 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args) -> int:
+    settings.check_all()
+    defines = _defines(args.defines)
+    script = _script(args)
+    # explain --backend names what to report on, not where to run
+    prog = dslc.compile(script, defines, args.backend if args.command == "run" else "auto")
+    return deep.run(prog.checked.ast.depth, _act, prog, script, args)
+
+
+def _act(prog, script: Script, args) -> int:
     from dslc.runtime.render import render_json, render_text
 
-    defines = _defines(args.defines)
-    # explain --backend names what to report on, not where to run
-    prog = dslc.compile(args.file, defines, args.backend if args.command == "run" else "auto")
     if args.command == "explain":
         return _explain(prog, args)
     if args.command == "compile":
         return _compile(prog, args)
     if args.command == "check":
         n = len(prog.checked.functions)
-        print(f"{args.file}: ok ({n} function{'s' if n != 1 else ''})")
+        print(f"{script.name}: ok ({n} function{'s' if n != 1 else ''})")
         return 0
     printed = prog.run_printed(quiet=args.quiet)
     if args.format == "json":
@@ -114,6 +136,11 @@ def _explain(prog, args) -> int:
 
     from dslc import explain
 
+    if args.function is not None and args.plot is None:
+        raise DslcError("--function chooses the function --plot draws; give --plot FILE.png too")
+    if args.function is not None and args.function not in prog.functions:
+        raise DslcError(f"--function: the script has no function '{args.function}'",
+                        hint="functions: " + (", ".join(prog.functions) or "none"))
     rep = explain.report(prog, args.backend)
     if args.plot:
         f = explain.plot(rep, args.function, args.plot)

@@ -94,25 +94,62 @@ def _quote(span: Span) -> list[str] | None:
     if span.end_line == span.line and span.end_col and span.end_col > span.col:
         width = span.end_col - span.col
     width = max(1, min(width, len(line) - span.col + 1))
-    prefix = "".join(c if c == "\t" else " " for c in line[: span.col - 1])
+    line, col, width = _window(line, span.col, width)
+    prefix = "".join(c if c == "\t" else " " for c in line[: col - 1])
     return [f"  {line}", f"  {prefix}^{'~' * (width - 1)}"]
+
+
+QUOTE_WIDTH = 120  # characters of a source line an error quotes around its caret
+
+
+def _window(line: str, col: int, width: int) -> tuple[str, int, int]:
+    """At most QUOTE_WIDTH characters of ``line`` around column ``col`` (an
+    ellipsis where some were cut), the caret's column in them and its width
+    (cut to the window): a multi-megabyte line is not echoed whole."""
+    if len(line) <= QUOTE_WIDTH:
+        return line, col, width
+    start = max(0, min(col - 1 - QUOTE_WIDTH // 3, len(line) - QUOTE_WIDTH))
+    end = start + QUOTE_WIDTH
+    head = "..." if start else ""
+    tail = "..." if end < len(line) else ""
+    width = max(1, min(width, end - (col - 1)))
+    return head + line[start:end] + tail, col - start + len(head), width
 
 
 def env_int(name: str, default: int, least: int = 0) -> int:
     """A whole-number setting from the environment (``DSLC_CUDA_TILE``, say),
     ``default`` where unset; anything else is the user's mistake, reported as
     one line (exit status 2), not a traceback."""
+    def whole(text: str) -> int | None:
+        try:
+            value = int(text)
+        except ValueError:
+            return None
+        return value if value >= least else None
+
+    return _env(name, default, whole, f"a whole number of at least {least}")
+
+
+def env_choice(name: str, default: str, choices: dict[str, str]) -> str:
+    """A setting from the environment with a fixed set of values (``choices``:
+    each value and what it does, or ""), ``default`` where unset; any other
+    value is one clear error naming the variable and the values it takes."""
+    said = [f"{v} ({what})" if what else v for v, what in choices.items()]
+    said = ", ".join(said[:-1]) + f" or {said[-1]}" if len(said) > 1 else said[0]
+    return _env(name, default, lambda text: text if text in choices else None, said)
+
+
+def _env(name: str, default, parse, accepted: str):
+    """The one reader of DSLC_* settings: unset or blank gives ``default``;
+    ``parse`` returns the value or None for text it refuses."""
     import os
 
     text = os.environ.get(name, "").strip()
     if not text:
         return default
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or value < least:
-        raise DslcError(f"{name}: {text!r} is not a whole number of at least {least}")
+    value = parse(text)
+    if value is None:
+        raise DslcError(f"{name}: {text!r} is not {accepted}")
     return value
 
 

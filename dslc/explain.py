@@ -325,8 +325,11 @@ def plot(rep: dict, func: str | None, path: str) -> str:
     partition, so the chosen wavefront can be seen."""
     cands = [f for f, r in rep.items() if not f.startswith("_") and r["schedule"]]
     if not cands:
-        raise DslcError("nothing to plot: the script ran no recursive function")
-    f = func if func in cands else cands[0]
+        raise DslcError("--plot: nothing to plot: the script has no recursive function, so no domain to draw")
+    if func is not None and func not in cands:
+        raise DslcError(f"--plot: '{func}' has no domain to draw (it is not a recursive "
+                        "function of the script)", hint="recursive functions: " + ", ".join(cands))
+    f = func if func is not None else cands[0]
     r = rep[f]
     params = list(r["schedule"])
     ext = list(r["extents"].values())

@@ -100,6 +100,7 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
             if st.name in funcdefs:
                 raise DslcError(f"function '{st.name}' is defined twice", st.span)
             funcdefs[st.name] = st
+    _unique_consts(stmts)
     tables = table_functions(funcdefs)
     consts: dict[str, int | float] = {}
     ctx = ExtContext(alphabets, program.source_name, eval_number_text)
@@ -222,6 +223,20 @@ def _range(sig: Signature, k: int, scope: Scope):
     for b in out:
         check_bound(b, {n: bt for n, bt, _ in earlier.params})
     return out
+
+
+def _unique_consts(stmts) -> None:
+    """A constant is defined once: a second ``const`` of a name is refused at the
+    second, naming the first (which of the two would -D override?)."""
+    first: dict[str, ast.ConstDef] = {}
+    for st in stmts:
+        if not isinstance(st, ast.ConstDef):
+            continue
+        if st.name in first:
+            line = first[st.name].span.line
+            raise DslcError(f"constant '{st.name}' is defined twice (first at line {line})",
+                            st.span, hint=f"the first definition is at {first[st.name].span}")
+        first[st.name] = st
 
 
 def _check_schedule_target(sd: ast.ScheduleDef, sigs: dict[str, Signature], tables: set) -> None:

@@ -18,11 +18,11 @@ recomputed by the float64 scalar path); else float64.
 
 from __future__ import annotations
 
-import os
 
 import numba
 import numpy as np
 
+from dslc import settings
 from dslc.cpu import modules
 from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
 from dslc.emit.plan import plan_task
@@ -34,7 +34,7 @@ from dslc.runtime.values import Sequence
 def lanes_enabled() -> bool:
     """Lane groups are the default for maps; ``DSLC_LANES=0`` runs one task per
     call (for comparison, and as a way out)."""
-    return os.environ.get("DSLC_LANES", "1") != "0"
+    return settings.choice("DSLC_LANES") == "1"
 
 
 class LaneMaps:

@@ -26,6 +26,7 @@ import warnings
 import numba
 import numpy as np
 
+from dslc import settings
 from dslc.cpu import modules
 from dslc.errors import env_int
 from dslc.check import types as T
@@ -187,7 +188,7 @@ class CudaBackend(CpuBackend):
         not where the device cannot hold the grid at once (``DSLC_CUDA_COOP=0``
         turns it off)."""
         if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or \
-                os.environ.get("DSLC_CUDA_COOP", "1") == "0":
+                settings.choice("DSLC_CUDA_COOP") == "0":
             return False
         kernel = getattr(dev, f"all_{gi}")
         try:
@@ -472,7 +473,7 @@ def hybrid(plan, tasks: int) -> tuple[bool, str]:
     wins when its partitions are wide enough to keep a warp busy: on average
     at least ``WIDE`` points at the plan's extents."""
     limit = env_int("DSLC_CUDA_HYBRID_TASKS", HYBRID_TASKS)  # checked whatever decides
-    forced = os.environ.get("DSLC_CUDA_STRATEGY", "auto")
+    forced = settings.choice("DSLC_CUDA_STRATEGY")
     if forced in ("block", "thread"):
         return forced == "block", f"DSLC_CUDA_STRATEGY={forced}"
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":

@@ -181,6 +181,9 @@ class _Walker:
         self.found: list[Dependence] = []
         self.fresh = itertools.count()
         self.exact = False  # conditions must not be widened (domain splitting)
+        # condition() by node identity: each level of an and/or chain asks again for
+        # the condition of everything to its left, which without this is quadratic
+        self._conditions: dict[tuple, tuple] = {}
 
     # ---------------------------------------------------------------- walking
     def visit(self, e: tir.TExpr, when, ranged: tuple[tuple[str, str, RangedVar], ...]):
@@ -302,6 +305,13 @@ class _Walker:
     # ---------------------------------------------------------------- conditions
     def condition(self, e: tir.TExpr, negate: bool = False, ranged=()) -> tuple:
         """DNF of affine constraints implied by ``e`` (or by ``not e``)."""
+        key = (id(e), negate, id(ranged), self.exact)
+        hit = self._conditions.get(key)
+        if hit is None or hit[0] is not e or hit[1] is not ranged:
+            hit = self._conditions[key] = (e, ranged, self._condition(e, negate, ranged))
+        return hit[2]
+
+    def _condition(self, e: tir.TExpr, negate: bool, ranged) -> tuple:
         match e:
             case tir.Not(operand=x):
                 return self.condition(x, not negate, ranged)

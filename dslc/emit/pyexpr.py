@@ -32,12 +32,23 @@ class NotCompilable(Exception):
     interpreter for that function and says so in ``dslc explain``."""
 
 
+# Python refuses source nested more than 200 parentheses, 100 indentation levels or 20
+# loops deep. An expression's text is hoisted into a temporary every HOIST_HEIGHT levels
+# (each level writes at most three parentheses); statements nested deeper than MAX_INDENT
+# levels (an if inside an if...: conditions whose branches need statements), or more than
+# MAX_LOOPS loops deep (nested reductions, with the loops around a cell), are not compiled.
+HOIST_HEIGHT = 40
+MAX_INDENT = 60
+MAX_LOOPS = 15
+
+
 @dataclass
 class Block:
     """Lines of generated code at one indentation level (nested blocks indent)."""
 
     lines: list = field(default_factory=list)
     counter: list = field(default_factory=lambda: [0])
+    loops: int = 0  # the most loops nested in these lines
 
     def fresh(self, stem: str) -> str:
         self.counter[0] += 1
@@ -52,6 +63,13 @@ class Block:
     def nest(self, header: str, body: "Block") -> None:
         self.lines.append(header)
         inner = body.lines or ["pass"]
+        pad = "    " * MAX_INDENT
+        if any(isinstance(ln, str) and ln.startswith(pad) for ln in inner):
+            raise NotCompilable(f"statements nested more than {MAX_INDENT} levels deep")
+        loops = body.loops + header.startswith(("for ", "while "))
+        if loops > MAX_LOOPS:
+            raise NotCompilable(f"loops nested more than {MAX_LOOPS} deep")
+        self.loops = max(self.loops, loops)
         for ln in inner:
             self.lines.append(("    " + ln) if isinstance(ln, str) else ln)
 
@@ -158,6 +176,7 @@ class ExprEmitter:
                  safe_indexes: frozenset = frozenset()):
         self.names, self.consts, self.rec, self.alphabets = names, consts, rec_params, alphabets
         self.safe_indexes = safe_indexes  # spans of s[e] proved to lie inside s
+        self._height = 0  # nesting of the text the innermost expr() call has written so far
 
     def index(self, e: tir.TExpr) -> bool:
         if isinstance(e, tir.Var) and e.scope == "param" and e.name in self.rec:
@@ -181,7 +200,17 @@ class ExprEmitter:
 
     # ------------------------------------------------------------------ dispatch
     def expr(self, e: tir.TExpr, b: Block) -> str:
-        return getattr(self, "_" + type(e).__name__.lower())(e, b)
+        """``e``'s text; statements it needs first go to ``b``. A text nested
+        HOIST_HEIGHT levels deep is computed into a temporary in ``b`` (which
+        runs exactly where ``e`` is evaluated: conditional parts have their own
+        blocks), so no generated line nests deeper than Python allows."""
+        outer, self._height = self._height, 0
+        text = getattr(self, "_" + type(e).__name__.lower())(e, b)
+        height = self._height + 1
+        if height >= HOIST_HEIGHT:
+            text, height = self._hoist(text, b), 0
+        self._height = max(outer, height)
+        return text
 
     def _lit(self, e, b):
         v = e.value

@@ -40,19 +40,18 @@ flags a failed check and the CPU re-runs that task; here there is no task to re-
 from __future__ import annotations
 
 import math
-import os
 import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from dslc import settings
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_init, fused_undefined
 from dslc.emit.cuda import CHECKS, HEADER, KERNEL_DECORATOR, to_device
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, NotCompilable
 from dslc.emit.plan import GroupPlan, TaskPlan
-from dslc.errors import DslcError
 
 _ATOMIC = {"max": "cuda.atomic.max", "min": "cuda.atomic.min", "sum": "cuda.atomic.add"}
 
@@ -97,13 +96,8 @@ def splits(program, g: GroupPlan) -> bool:
 
 def forced_lanes() -> int | None:
     """``DSLC_CUDA_LANES`` (1 or 32), or None where unset."""
-    text = os.environ.get("DSLC_CUDA_LANES", "").strip()
-    if not text:
-        return None
-    if text not in ("1", str(WARP)):
-        raise DslcError(f"DSLC_CUDA_LANES: {text!r} is not 1 (a thread per point) or "
-                        f"{WARP} (a warp per point)")
-    return int(text)
+    text = settings.choice("DSLC_CUDA_LANES")
+    return int(text) if text else None
 
 
 def choose_lanes(program, plan: TaskPlan, real_gpu: bool, block: int,

@@ -251,3 +251,4 @@ Stmt = DefineAlphabet | DefineBlock | ConstDef | ScheduleDef | Print | Assign | 
 class Program:
     source_name: str
     stmts: tuple[Stmt, ...]
+    depth: int = 0  # of the parse tree: a deep program is processed on a big stack (dslc.deep)

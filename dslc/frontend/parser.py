@@ -6,16 +6,23 @@ LALR(1), so syntax errors can say precisely which tokens were expected.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from importlib import resources
 
 import lark
 from lark import Token, Transformer, v_args
 
+from dslc import deep
+from dslc.deep import MAX_NESTING
 from dslc.errors import DslcError, Span, register_source
 from dslc.frontend import ast
 
 _TWO_63 = 2**63
+
+# the contract's keywords (docs/contract/LANGUAGE.md, "Lexical"): none of them names anything
+KEYWORDS = frozenset("""define alphabet const if then else otherwise and or not in where sum min
+    max map load print schedule inf true false""".split())
 
 _TOKEN_NAMES = {
     "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "SYMBOL": "a symbol literal",
@@ -54,7 +61,8 @@ def parse(text: str, source_name: str = "<string>") -> ast.Program:
         tree = parser.parse(text, start="start")
     except lark.exceptions.UnexpectedInput as e:
         raise _syntax_error(e, text, source_name, parser) from None
-    return _ToAst(source_name).transform(tree)
+    depth = _check_tree(tree, source_name)
+    return dataclasses.replace(deep.run(depth, _to_ast, tree, source_name), depth=depth)
 
 
 def parse_expression(text: str, at: Span) -> ast.Expr:
@@ -67,7 +75,52 @@ def parse_expression(text: str, at: Span) -> ast.Expr:
         tree = parser.parse(padded, start="expr")
     except lark.exceptions.UnexpectedInput as e:
         raise _syntax_error(e, padded, at.file, parser) from None
-    return _ToAst(at.file).transform(tree)
+    return deep.run(_check_tree(tree, at.file), _to_ast, tree, at.file)
+
+
+def _to_ast(tree: lark.Tree, source_name: str):
+    """The AST of a parse tree. lark wraps what a transformer method raises in a
+    VisitError; a DslcError comes out as itself."""
+    try:
+        return _ToAst(source_name).transform(tree)
+    except lark.exceptions.VisitError as e:
+        if isinstance(e.orig_exc, DslcError):
+            raise e.orig_exc from None
+        raise
+
+
+# what a name defines, by the rule it appears in (for messages)
+_DEFINES = {"funcdef": "a function", "param": "a parameter", "const_param": "a parameter",
+            "const_stmt": "a constant", "assign": "a variable", "reduction": "a variable",
+            "define_alphabet": "an alphabet", "define_block": "a definition",
+            "schedule_stmt": "a parameter"}
+
+
+def _check_tree(tree: lark.Tree, source_name: str) -> int:
+    """Walk the parse tree in reading order, without recursion, refusing:
+
+    * nesting deeper than MAX_NESTING: every later stage recurses once (or a
+      few times) per level, and is tested up to this depth, not beyond;
+    * a keyword used as a name (the lexer reads one as a name where only a name
+      can stand: ``int if(int then)``).
+
+    Returns the tree's depth."""
+    stack, deepest = [(tree, 1)], 0
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_NESTING:
+            raise DslcError(f"expression nested too deeply: more than {MAX_NESTING} levels "
+                            "(dslc's limit)", _span_of(source_name, node.meta),
+                            hint="name parts of it with const or a function")
+        for tok in node.children:
+            if isinstance(tok, Token) and tok.type == "NAME" and tok in KEYWORDS:
+                raise DslcError(f"'{tok}' is a keyword and cannot name "
+                                f"{_DEFINES.get(node.data, 'anything')}",
+                                _span_of(source_name, tok), hint="choose another name")
+        # children pushed last first, so the first too deep in reading order is reported
+        stack.extend((c, depth + 1) for c in reversed(node.children) if isinstance(c, lark.Tree))
+    return deepest
 
 
 def _syntax_error(e, text: str, source_name: str, parser: lark.Lark) -> DslcError:

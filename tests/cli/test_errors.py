@@ -190,3 +190,175 @@ def test_version(capsys, flag):
         main([flag])
     assert e.value.code == 0
     assert "dslc" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- hostile input
+
+def chain(n: int, term: str = "n") -> str:
+    return " + ".join([term] * n)
+
+
+def test_a_long_chain_of_operators_runs_on_every_stage(capsys, write_bio):
+    """400 chained operators is an honest program: checked, interpreted and
+    compiled (Python refuses more than 200 nested parentheses in generated code)."""
+    p = write_bio(f"int f(int n)\n  | n == 0 = 0\n  | otherwise = f(n - 1) + {chain(400)}\n"
+                  "print f(3)\n")
+    for args in (("check",), ("run", "--backend", "interp"), ("run", "--backend", "cpu")):
+        code, out, err = run_cli(capsys, *args, str(p))
+        assert code == 0, err
+        if args[0] == "run":
+            assert "f(3) = 2400" in out
+    code, out, err = run_cli(capsys, "compile", str(p))
+    assert code == 0 and "not compiled" not in out, out[-500:]
+
+
+def test_the_python_api_takes_deep_programs_too():
+    import threading
+
+    import dslc
+    from dslc import deep
+
+    prog = dslc.compile(f"int f(int n) = {chain(400)}\n", backend="interp")
+    assert prog.checked.ast.depth > deep.SHALLOW
+    assert prog.f(2) == 800
+    # only deep programs leave the caller's thread
+    assert deep.run(deep.SHALLOW, threading.current_thread) is threading.current_thread()
+    assert deep.run(deep.SHALLOW + 1, threading.current_thread) is not threading.current_thread()
+
+
+def test_deeply_nested_reductions_run_on_the_interpreter(capsys, write_bio):
+    """Python compiles no more than 20 nested loops: 16 nested sums in a cell
+    run on the interpreter (and say so) rather than fail to compile."""
+    body = "sum(k in 0...1 : " * 16 + "k" + ")" * 16
+    p = write_bio(f"int f(int n)\n  | n == 0 = 0\n  | otherwise = f(n - 1) + {body}\n"
+                  "print f(2)\n")
+    code, out, err = run_cli(capsys, "compile", str(p))
+    assert code == 0 and "not compiled" in out and "loops nested more than" in out, err
+    code, out, err = run_cli(capsys, "run", "--backend", "cpu", str(p))
+    assert code == 0 and "f(2) = 65536" in out, err
+
+
+@pytest.mark.parametrize("text, col", [
+    ("print " + "-" * 5000 + "1\n", 1005),
+    ("print " + "if true then " * 3000 + "1" + " else 2" * 3000 + "\n", None),
+], ids=["minus", "if"])
+def test_too_deep_nesting_is_one_clear_error(capsys, write_bio, text, col):
+    p = write_bio(text)
+    err = expect_error(capsys, p, line=1, col=col, contains=("nested too deeply", "1000 levels"),
+                       args=("check",))
+    assert len(err) < 1000, err
+
+
+def test_a_binary_file_is_not_a_script(capsys, tmp_path):
+    p = tmp_path / "prog.bio"
+    p.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe" * 20)
+    for data, why in ((b"\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe" * 20, "not UTF-8"),
+                      (b"print 1\x00\x00", "NUL")):
+        p.write_bytes(data)
+        code, out, err = run_cli(capsys, "check", str(p))
+        assert code == 2 and "Traceback" not in err, err
+        assert "prog.bio" in err and "not a text file" in err and why in err, err
+
+
+def test_a_byte_order_mark_is_skipped(capsys, tmp_path):
+    p = tmp_path / "prog.bio"
+    p.write_bytes("\ufeffconst k = 4\nprint k + 1\n".encode())
+    code, out, err = run_cli(capsys, "run", str(p))
+    assert code == 0 and "k + 1 = 5" in out, err
+
+
+@pytest.mark.parametrize("command", ["run", "check", "explain", "compile"])
+def test_a_missing_file_is_never_run_as_source(capsys, tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, command, "myscript.txt")
+    assert code == 2 and "Traceback" not in err
+    assert "cannot open script 'myscript.txt': no such file" in err, err
+
+
+@pytest.mark.parametrize("command", ["run", "check", "explain", "compile"])
+def test_source_text_takes_the_explicit_flag(capsys, command):
+    code, out, err = run_cli(capsys, command, "-c", "int f(int n) = n + 1\nprint f(2)\n")
+    assert code == 0, err
+    if command == "run":
+        assert "f(2) = 3" in out
+
+
+def test_a_script_is_a_file_or_source_text(capsys, write_bio):
+    p = write_bio("print 1\n")
+    code, out, err = run_cli(capsys, "run")
+    assert code == 2 and "takes a script file or -c TEXT" in err
+    code, out, err = run_cli(capsys, "run", str(p), "-c", "print 2")
+    assert code == 2 and "not both" in err
+
+
+def test_syntax_error_in_source_text_points_into_it(capsys):
+    code, out, err = run_cli(capsys, "check", "-c", "int f(int i) = i $ 2")
+    assert code == 2 and LOC.search(err)["file"] == "<string>" and "^" in err
+
+
+def test_a_keyword_cannot_name_a_function(capsys, write_bio):
+    p = write_bio("int if(int then) = then\nprint 1\n")
+    expect_error(capsys, p, line=1, col=5, contains=("'if' is a keyword",), args=("check",))
+
+
+def test_a_duplicate_const_names_the_first(capsys, write_bio):
+    p = write_bio("const gap = 4\nconst k = 1\nconst gap = 6\nprint gap\n")
+    expect_error(capsys, p, line=3, col=1,
+                 contains=("constant 'gap' is defined twice", "first at line 1",
+                           f"{p}:1:1"), args=("run",))
+
+
+EXPLAINED = """\
+int d(seq[dna] s, index[s] i)
+  | i == 0 = 0
+  | otherwise = d(i - 1) + 1
+int g(int n) = n + 1
+print d("ACGT", 4)
+"""
+
+
+def test_an_unknown_function_to_plot_lists_the_functions(capsys, write_bio, tmp_path):
+    p = write_bio(EXPLAINED)
+    png = str(tmp_path / "w.png")
+    code, out, err = run_cli(capsys, "explain", str(p), "--plot", png, "--function", "nosuch")
+    assert code == 2 and "Traceback" not in err
+    assert "no function 'nosuch'" in err and "d, g" in err, err
+    code, out, err = run_cli(capsys, "explain", str(p), "--plot", png, "--function", "g")
+    assert code == 2 and "'g' has no domain to draw" in err and "recursive functions: d" in err
+    code, out, err = run_cli(capsys, "explain", str(p), "--function", "d")
+    assert code == 2 and "--plot" in err, err
+    code, out, err = run_cli(capsys, "explain", str(p), "--plot", png, "--function", "d")
+    assert code == 0 and "domain of d" in err, err
+
+
+def test_plotting_a_script_without_recursion_is_an_error(capsys, write_bio, tmp_path):
+    p = write_bio("int g(int n) = n + 1\nprint g(1)\n")
+    code, out, err = run_cli(capsys, "explain", str(p), "--plot", str(tmp_path / "w.png"))
+    assert code == 2 and "Traceback" not in err and "no recursive function" in err, err
+
+
+@pytest.mark.parametrize("name, value, accepted", [
+    ("DSLC_LANES", "xyz", ("1", "0")),
+    ("DSLC_CUDA_STRATEGY", "bogus", ("auto", "block", "thread")),
+    ("DSLC_CUDA_COOP", "yes", ("1", "0")),
+    ("DSLC_CUDA_LANES", "16", ("1", "32")),
+    ("DSLC_CUDA_TILE", "many", ("whole number",)),
+])
+def test_a_bad_setting_is_one_clear_error(capsys, write_bio, monkeypatch, name, value, accepted):
+    """Checked before anything runs, even where the run would never read it."""
+    p = write_bio("print 1\n")
+    monkeypatch.setenv(name, value)
+    code, out, err = run_cli(capsys, "check", str(p))
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(f"error: {name}: '{value}' is not "), err
+    assert all(a in err for a in accepted) and len(err.splitlines()) == 1, err
+
+
+def test_a_huge_line_is_quoted_around_the_caret(capsys, write_bio):
+    p = write_bio("x = " + chain(5_000, "1") + " $ " + chain(5_000, "2") + "\n")
+    err = expect_error(capsys, p, line=1, contains=("unexpected character '$'",),
+                       args=("check",))
+    assert len(err) < 1000, err[:2000]
+    quoted, caret = err.splitlines()[1:3]
+    assert quoted.startswith("  ...") and quoted.endswith("...")
+    assert quoted[caret.index("^")] == "$", err

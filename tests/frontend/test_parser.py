@@ -135,3 +135,79 @@ def test_syntax_error_lists_expected_tokens():
         parse("int f(int i = 3\n", "e.bio")
     err = info.value
     assert err.span.line == 1 and "expected" in err.message
+
+
+# --------------------------------------------------------------------------- hostile input
+KEYWORDS = ("define alphabet const if then else otherwise and or not in where sum min max map "
+            "load print schedule inf true false").split()
+
+
+def test_the_keywords_are_the_contracts():
+    from dslc.frontend.parser import KEYWORDS as ours
+
+    listed = re.search(r"Keywords: `([^`]*)`", CONTRACT.read_text()).group(1).split()
+    assert sorted(ours) == sorted(listed) == sorted(KEYWORDS)
+
+
+@pytest.mark.parametrize("kw", KEYWORDS)
+@pytest.mark.parametrize("template, what", [
+    ("int {kw}(int x) = x\n", "a function"),
+    ("int f(int {kw}) = 1\n", "a parameter"),
+    ("int f(const {kw}) = 1\n", "a parameter"),
+    ("const {kw} = 1\n", "a constant"),
+], ids=["function", "parameter", "const-parameter", "constant"])
+def test_a_keyword_names_nothing(kw, template, what):
+    """The lexer reads a keyword as a name where only a name can stand; it is
+    refused there, pointing at it (where it is not a syntax error already)."""
+    text = template.format(kw=kw)
+    with pytest.raises(DslcError) as info:
+        parse(text, "k.bio")
+    err = info.value
+    assert err.span.col == template.index("{kw}") + 1, err
+    if "syntax error" not in err.message:
+        assert err.message == f"'{kw}' is a keyword and cannot name {what}"
+
+
+def test_a_keyword_in_reading_order():
+    with pytest.raises(DslcError) as info:
+        parse("int if(int then) = 1\n")
+    assert info.value.span.col == 5 and "'if'" in info.value.message
+
+
+def test_errors_raised_while_building_the_tree_are_dslc_errors():
+    with pytest.raises(DslcError, match="only a named function can be called"):
+        parse("x = (3)(4)\n")
+
+
+def test_a_long_chain_parses_left_to_right():
+    """900 chained operators: within the nesting limit, however deep the tree."""
+    e = expr(" + ".join(f"a{k}" for k in range(900)))
+    depth = 0
+    while isinstance(e, ast.Binary):
+        assert e.right == ast.Name(f"a{899 - depth}", e.right.span)
+        e, depth = e.left, depth + 1
+    assert depth == 899 and e.id == "a0"
+
+
+@pytest.mark.parametrize("text", [
+    "x = " + "-" * 5000 + "1\n",
+    "x = " + "not " * 2000 + "true\n",
+    "x = " + "if true then " * 3000 + "1" + " else 2" * 3000 + "\n",
+    "x = " + "(" * 3000 + "1 + " * 1500 + "1" + ")" * 3000 + "\n",
+], ids=["minus", "not", "if", "chain"])
+def test_nesting_beyond_the_limit_is_one_error(text):
+    from dslc.deep import MAX_NESTING
+
+    with pytest.raises(DslcError) as info:
+        parse(text, "deep.bio")
+    err = info.value
+    assert f"nested too deeply: more than {MAX_NESTING} levels" in err.message
+    assert err.span.file == "deep.bio" and err.span.line == 1
+
+
+def test_parse_expression_has_the_same_limit():
+    from dslc.errors import Span
+
+    assert isinstance(parse_expression("-" * 900 + "1", Span("m.bio", 1, 1)), ast.Unary)
+    with pytest.raises(DslcError, match="nested too deeply"):
+        parse_expression("-" * 1200 + "1", Span("m.bio", 1, 1))
