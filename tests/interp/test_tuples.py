@@ -160,3 +160,20 @@ def test_mistakes_are_clear_errors(src, message):
     with pytest.raises(DslcError, match=message) as err:
         run(src)
     assert err.value.span is not None
+
+
+def test_a_map_over_a_tuple_table(backend):
+    prog = dslc.compile(CO_OPTIMAL, backend=backend)
+    got = prog.map("d", ["GATTACA", "GCA", ""], "GCATGCT")
+    want = [ref.co_optimal_edit_table(s, "GCATGCT")[-1][-1] for s in ("GATTACA", "GCA", "")]
+    assert [list(got[k]) for k in range(3)] == want
+
+
+def test_python_passes_and_gets_tuples():
+    prog = dslc.compile(CO_OPTIMAL)
+    assert prog.call("best", (1, 2), (1, 3.0)) == (1, 5)
+    assert prog.call("best", (0, 2), (1, 3)) == (0, 2)
+    with pytest.raises(DslcError, match="component 1 of argument 'a' of best expects an int"):
+        prog.call("best", (1, 2.5), (1, 3))
+    with pytest.raises(DslcError, match=r"expects a tuple\[int, int\], got a tuple of 1"):
+        prog.call("best", (1,), (1, 3))
