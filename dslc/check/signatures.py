@@ -121,7 +121,8 @@ def return_type(te: ast.TypeExpr, alphabets: dict) -> T.Type:
         return VALUE_TYPES[te.name]
     if te.name == "symbol" and te.arg:
         return T.SymT(_alphabet(te.arg, alphabets, te))
-    raise DslcError(f"a function returns int, float, prob, bool, symbol[A] or tuple[...], not '{te}'", te.span)
+    raise DslcError(f"a function returns int, float, prob, bool, symbol[A] or tuple[...], "
+                    f"not '{te}'", te.span)
 
 
 def _no_arg(te: ast.TypeExpr) -> None:

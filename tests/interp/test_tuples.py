@@ -150,7 +150,8 @@ def test_compiled_backends_record_the_fallback():
     ("bool f(int a) = (a, a) < (a, a)", "cannot use '<'"),
     ("tuple[int, bool] f(int a) = (a, true)", "a tuple holds ints and floats, not 'bool'"),
     ("tuple[int, int] f(int a) = (a, true)", "a tuple holds ints and floats, not a bool"),
-    ("tuple[int, int] f(int a) = (a, 0.5)", r"expected tuple\[int, int\], found tuple\[int, float\]"),
+    ("tuple[int, int] f(int a) = (a, 0.5)",
+     r"expected tuple\[int, int\], found tuple\[int, float\]"),
     ("int f(int a) = (a, a)", r"expected int, found tuple\[int, int\]"),
     ("tuple[int, int] f(int a) = (a, a)\nprint (1, 2)", "tuples are built inside functions"),
     ("tuple[int, int] f(tuple[int, int] a) = a\nprint f(3)", "a script has no tuple values"),
@@ -177,3 +178,25 @@ def test_python_passes_and_gets_tuples():
         prog.call("best", (1, 2.5), (1, 3))
     with pytest.raises(DslcError, match=r"expects a tuple\[int, int\], got a tuple of 1"):
         prog.call("best", (1,), (1, 3))
+
+
+small = st.integers(-5, 5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(small, small), min_size=2, max_size=4))
+def test_operators_are_pythons_lexicographic_and_componentwise(items):
+    # max/min order tuples as Python does, + and sum add components
+    lits = [f"({a}, {b})" for a, b in items]
+    out = run(f"""
+        tuple[int, int] hi(int n) = {" max ".join(lits)}
+        tuple[int, int] lo(int n) = min({", ".join(lits)})
+        tuple[int, int] plus(int n) = {" + ".join(lits)}
+        bool same(int n) = {lits[0]} == {lits[1]}
+        print hi(0)
+        print lo(0)
+        print plus(0)
+        print same(0)
+    """)
+    total = (sum(a for a, _ in items), sum(b for _, b in items))
+    assert list(out.values()) == [max(items), min(items), total, items[0] == items[1]]
