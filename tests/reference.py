@@ -51,6 +51,24 @@ def edit_distance_table(s: str, t: str) -> list[list[int]]:
     return D
 
 
+def co_optimal_edit_table(s: str, t: str) -> list[list[list[int]]]:
+    """``[D[i][j], N[i][j]]``: the edit distance of ``s[:i]`` and ``t[:j]`` and the number
+    of alignments that reach it, counted forwards as paths from ``(0, 0)`` along the
+    moves that keep a cell's distance optimal (the product ``minimize *** count``)."""
+    D = edit_distance_table(s, t)
+    n, m = len(s), len(t)
+    N = [[0] * (m + 1) for _ in range(n + 1)]
+    N[0][0] = 1
+    for i in range(n + 1):
+        for j in range(m + 1):
+            moves = ((i + 1, j + 1, 0 if i < n and j < m and s[i] == t[j] else 1),
+                     (i + 1, j, 1), (i, j + 1, 1))
+            for a, b, cost in moves:
+                if a <= n and b <= m and D[i][j] + cost == D[a][b]:
+                    N[a][b] += N[i][j]
+    return [[[D[i][j], N[i][j]] for j in range(m + 1)] for i in range(n + 1)]
+
+
 def edit_distance(s: str, t: str) -> int:
     """Levenshtein distance between ``s`` and ``t`` (unit costs)."""
     return edit_distance_table(s, t)[len(s)][len(t)]

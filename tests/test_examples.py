@@ -136,3 +136,11 @@ def test_data_dependent_offsets(name, backend):
     from tests.test_examples_expected import EXPECTED
 
     assert run_json(EXAMPLES / f"{name}.bio", backend) == EXPECTED[f"{name}.bio"]
+
+
+def test_co_optimal_tuples(backend):
+    """A table of (distance, count) tuples, on every backend (the compiled ones run it
+    on the interpreter): the values tests/reference.py gives."""
+    from tests.test_examples_expected import EXPECTED
+
+    assert run_json(EXAMPLES / "co_optimal.bio", backend) == EXPECTED["co_optimal.bio"]

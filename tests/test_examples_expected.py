@@ -238,8 +238,17 @@ def expected_number_triangle() -> dict:
     return {"top": best[0][0], "t": best}
 
 
+def expected_co_optimal() -> dict:
+    name = "co_optimal.bio"
+    text = _source(name)
+    m = _one(r'^r\s*=\s*d\("([a-z]+)",\s*"([a-z]+)"\)', text, name)
+    table = ref.co_optimal_edit_table(*m.groups())
+    return {"r": table, "r[9, 9]": table[9][9], "r[9, 9][1]": table[9][9][1]}
+
+
 BUILDERS["matrix_chain.bio"] = expected_matrix_chain
 BUILDERS["number_triangle.bio"] = expected_number_triangle
+BUILDERS["co_optimal.bio"] = expected_co_optimal
 
 
 def compute_expected() -> dict:
@@ -289,6 +298,7 @@ def test_expected_names_are_the_printed_names(name):
 def test_known_values():
     # Values that do not depend on the data files: the contract's own examples.
     assert EXPECTED["edit_distance.bio"]["r[6, 7]"] == 3
+    assert EXPECTED["co_optimal.bio"]["r[9, 9]"] == [5, 7]  # intention -> execution
     assert EXPECTED["nussinov.bio"]["r"] == 3
     table = EXPECTED["needleman_wunsch.bio"]["table"]
     (score,) = [v for k, v in EXPECTED["needleman_wunsch.bio"].items() if k.startswith("score")]

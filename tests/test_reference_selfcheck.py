@@ -66,6 +66,26 @@ def score_alignment(s, t, path, matrix, open_, ext):
     return total
 
 
+def unit_cost(s, t, path) -> int:
+    """Edit operations of one alignment: mismatched pairs and gaps."""
+    i = j = cost = 0
+    for mv in path:
+        cost += mv != "M" or s[i] != t[j]
+        i, j = i + (mv != "I"), j + (mv != "D")
+    return cost
+
+
+@settings(max_examples=40, deadline=None)
+@given(dna_seq(0, 5), dna_seq(0, 5))
+def test_co_optimal_edit_table_counts_every_optimal_alignment(s, t):
+    # every cell: the least cost over all alignments of the prefixes, and how many reach it
+    table = ref.co_optimal_edit_table(s, t)
+    for i in range(len(s) + 1):
+        for j in range(len(t) + 1):
+            costs = [unit_cost(s[:i], t[:j], p) for p in alignments(i, j)]
+            assert table[i][j] == [min(costs), costs.count(min(costs))]
+
+
 def brute_global(s, t, matrix, open_, ext):
     return max(score_alignment(s, t, p, matrix, open_, ext) for p in alignments(len(s), len(t)))
 

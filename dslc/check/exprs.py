@@ -71,6 +71,9 @@ def coerce(te: tir.TExpr, target: T.Type, what: str, span: Span) -> tir.TExpr:
                         if target == T.INT else None)
     if isinstance(target, T.IndexT) and T.is_numeric(src) and T.num_name(src) == "int":
         return te
+    if isinstance(target, T.TupleT) and isinstance(src, T.TupleT) \
+            and tuple_join(src, target) == target:
+        return tir.Coerce(te, target, te.span)  # int components widen to float
     if isinstance(target, T.SymT) and isinstance(src, T.SymT):
         if T.same_alphabet(target.alpha, src.alpha) is False:
             raise DslcError(f"{what}: expected a symbol of {target.alpha}, found one of "
@@ -162,6 +165,8 @@ class ExprChecker:
             return tir.Logic(op, self.boolean(e.left, f"the left side of '{op}'"),
                              self.boolean(e.right, f"the right side of '{op}'"), e.span)
         left, right = self._operands(e)
+        if isinstance(left.type, T.TupleT) or isinstance(right.type, T.TupleT):
+            return tuple_op(op, left, right, e.span)
         if op in ("==", "!="):
             return self._equality(e, left, right)
         lt, rt = left.type, right.type
@@ -228,6 +233,8 @@ class ExprChecker:
         return acc
 
     def _binary_typed(self, op, left, right, span):
+        if isinstance(left.type, T.TupleT) or isinstance(right.type, T.TupleT):
+            return tuple_op(op, left, right, span)
         if not (T.is_numeric(left.type) and T.is_numeric(right.type)):
             raise DslcError(f"cannot take the {op} of a {left.type} and a {right.type}", span)
         t = T.numeric_join(left.type, right.type)
@@ -238,6 +245,8 @@ class ExprChecker:
     def _index(self, e: ast.Index, expected):
         base = self.check(e.base)
         bt = base.type
+        if isinstance(bt, T.TupleT):
+            return component(base, e)
         if isinstance(bt, T.SeqT):
             if len(e.indices) != 1:
                 raise DslcError("a sequence takes one index", e.span)
@@ -391,6 +400,8 @@ class ExprChecker:
             body = self.check(e.body, expected)
         finally:
             self.s.locals.pop()
+        if isinstance(body.type, T.TupleT):
+            return tir.Reduce(e.op, e.var, it, where, body, body.type, e.span)
         if not T.is_numeric(body.type):
             raise DslcError(f"{e.op} needs numbers, found {body.type}", e.body.span)
         t = T.Scalar(T.num_name(body.type))
@@ -408,6 +419,15 @@ class ExprChecker:
             return te
         raise DslcError(f"cannot iterate over a {te.type}", e.span,
                         hint="iterate over a range a ... b, an alphabet, or an iterable accessor")
+
+    def _tuplelit(self, e: ast.TupleLit, expected):
+        items = []
+        for x in e.items:
+            te = self.check(x)
+            if not T.is_numeric(te.type) or T.num_name(te.type) not in T.TUPLE_ITEMS:
+                raise DslcError(f"a tuple holds ints and floats, not a {te.type}", x.span)
+            items.append(coerce(te, T.Scalar(T.num_name(te.type)), "tuple item", x.span))
+        return tir.MakeTuple(tuple(items), T.TupleT(tuple(i.type for i in items)), e.span)
 
     def _range(self, e: ast.Range, expected):
         raise DslcError("a range a ... b can only be iterated: sum(v in a ... b : ...)", e.span)
@@ -429,6 +449,10 @@ def is_array(t: T.Type) -> bool:
 def join(a: T.Type, b: T.Type, span: Span) -> T.Type:
     if T.is_numeric(a) and T.is_numeric(b):
         return T.numeric_join(a, b)
+    if isinstance(a, T.TupleT) and isinstance(b, T.TupleT):
+        t = tuple_join(a, b)
+        if t is not None:
+            return t
     if a == b:
         return a
     if isinstance(a, T.SymT) and isinstance(b, T.SymT) and T.same_alphabet(a.alpha, b.alpha) is not False:
@@ -438,3 +462,42 @@ def join(a: T.Type, b: T.Type, span: Span) -> T.Type:
 
 def _describe(base: tir.TExpr) -> str:
     return f"'{base.name}'" if isinstance(base, tir.Var) else f"a {base.type}"
+
+
+# ----------------------------------------------------------------- tuples
+TUPLE_OPS = ("+", "max", "min", "==", "!=")
+
+
+def tuple_join(a: T.TupleT, b: T.TupleT) -> T.TupleT | None:
+    """The tuple type both widen to, component by component; None when their
+    lengths differ."""
+    if len(a.items) != len(b.items):
+        return None
+    return T.TupleT(tuple(T.numeric_join(x, y) for x, y in zip(a.items, b.items)))
+
+
+def tuple_op(op: str, left: tir.TExpr, right: tir.TExpr, span: Span) -> tir.TExpr:
+    """``+`` (componentwise), ``max``/``min`` (lexicographic) and ``==``/``!=`` on two
+    tuples of the same length; nothing else takes a tuple."""
+    lt, rt = left.type, right.type
+    t = tuple_join(lt, rt) if isinstance(lt, T.TupleT) and isinstance(rt, T.TupleT) else None
+    if op not in TUPLE_OPS or t is None:
+        raise DslcError(f"cannot use '{op}' on a {lt} and a {rt}", span,
+                        hint="tuples of the same length take + (component by component), "
+                             "max and min (lexicographic), == and !=; t[0] is a component")
+    left, right = coerce(left, t, "operand", span), coerce(right, t, "operand", span)
+    if op in ("==", "!="):
+        return tir.Compare(op, left, right, span)
+    if op == "+":
+        return tir.Arith(op, left, right, t, span)
+    return tir.MinMax(op, left, right, t, span)
+
+
+def component(base: tir.TExpr, e: ast.Index) -> tir.TExpr:
+    """``t[k]``: ``k`` must be an int literal, so the component's type is known."""
+    n = len(base.type.items)
+    k = e.indices[0] if len(e.indices) == 1 else None
+    if not (isinstance(k, ast.Num) and not k.is_float and 0 <= k.value < n):
+        raise DslcError(f"a component of a {base.type} is t[0] .. t[{n - 1}], with the "
+                        "number written out", e.span)
+    return tir.Component(base, k.value, base.type.items[k.value], e.span)

@@ -81,6 +81,9 @@ class ScriptTyper:
                         raise DslcError(f"a {bt.name} has no '.{e.name}'", e.span)
                     return acc.result(bt)
                 return None
+            case ast.TupleLit():
+                raise DslcError("tuples are built inside functions", e.span,
+                                hint="a function returning tuple[...] can return (a, b)")
             case ast.Reduce() | ast.Extremum() | ast.Range():
                 raise DslcError("reductions belong inside functions; define a function and call it",
                                 e.span)
@@ -114,6 +117,7 @@ class ScriptTyper:
 
     def _call(self, e: ast.Call) -> T.Type:
         sig = self._sig(e.func, e.func_span)
+        no_tuple_params(sig, e.span)
         types = [self.type_of(a) for a in e.args]
         n, calling = len(sig.params), len(sig.calling_names)
         if len(e.args) == n:
@@ -132,6 +136,7 @@ class ScriptTyper:
 
     def _map(self, e: ast.Map) -> T.Type:
         sig = self._sig(e.func, e.func_span)
+        no_tuple_params(sig, e.span)
         types = [self.type_of(o) for o in e.operands]
         self._const_kinds(sig, [t.elem if isinstance(t, T.ListT) else t for t in types],
                           calling_only=e.func in self.tables)
@@ -170,6 +175,12 @@ class ScriptTyper:
                 raise DslcError(links.message(sig.name, link, *bad), given[link[0]][1].span)
 
     def _index(self, bt, n, e) -> T.Type | None:
+        if isinstance(bt, T.TupleT):
+            k = e.indices[0] if n == 1 else None
+            if not (isinstance(k, ast.Num) and not k.is_float and 0 <= k.value < len(bt.items)):
+                raise DslcError(f"a component of a {bt} is t[0] .. t[{len(bt.items) - 1}], "
+                                "with the number written out", e.span)
+            return bt.items[k.value]
         if isinstance(bt, T.TableT):
             rec = len(self.sigs[bt.func].rec_names)
             if n != rec:
@@ -186,3 +197,15 @@ class ScriptTyper:
         if bt is None:
             return None
         raise DslcError(f"a {bt} cannot be indexed", e.span)
+
+
+def no_tuple_params(sig: Signature, span) -> None:
+    """A script has no tuple values to pass: a function with a tuple parameter (a
+    choice function such as ``best(tuple[int, int] a, tuple[int, int] b)``) is
+    called by other functions."""
+    for name, t, _ in sig.params:
+        if isinstance(t, T.TupleT):
+            raise DslcError(f"{sig.name} takes a tuple ('{name}'), and a script has no tuple "
+                            "values to pass", span,
+                            hint="call it from a function; a script calls the functions "
+                                 "that return tuples")

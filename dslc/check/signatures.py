@@ -55,6 +55,8 @@ def param_type(p: ast.Param, prior: dict[str, T.Type], alphabets: dict, reg: Reg
     ``const`` is an int unless some call passes it a float (``const_float``)."""
     te = p.type
     name, arg = te.name, te.arg
+    if te.items:
+        return tuple_type(te), False
     if name == "const":
         return (T.FLOAT if const_float else T.INT), False
     if name in ("float", "bool", "prob"):
@@ -100,13 +102,27 @@ def param_type(p: ast.Param, prior: dict[str, T.Type], alphabets: dict, reg: Reg
     return T.ExtT(name, alpha=alpha), recursive
 
 
+def tuple_type(te: ast.TypeExpr) -> T.TupleT:
+    """``tuple[int, float]``: a calling value (a parameter) or a function's result."""
+    if te.name != "tuple":
+        raise DslcError(f"unknown type '{te}'", te.span,
+                        hint="a tuple type is written tuple[int, int]")
+    for item in te.items:
+        if item not in T.TUPLE_ITEMS:
+            raise DslcError(f"a tuple holds ints and floats, not '{item}'", te.span)
+    return T.TupleT(tuple(VALUE_TYPES[x] for x in te.items))
+
+
 def return_type(te: ast.TypeExpr, alphabets: dict) -> T.Type:
+    if te.items:
+        return tuple_type(te)
     if te.name in VALUE_TYPES:
         _no_arg(te)
         return VALUE_TYPES[te.name]
     if te.name == "symbol" and te.arg:
         return T.SymT(_alphabet(te.arg, alphabets, te))
-    raise DslcError(f"a function returns int, float, prob, bool or symbol[A], not '{te}'", te.span)
+    raise DslcError(f"a function returns int, float, prob, bool, symbol[A] or tuple[...], "
+                    f"not '{te}'", te.span)
 
 
 def _no_arg(te: ast.TypeExpr) -> None:

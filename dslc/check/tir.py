@@ -125,6 +125,25 @@ class Cond(TExpr):
 
 
 @dataclass(frozen=True)
+class MakeTuple(TExpr):
+    """``(a, b, ...)``; each item already of its component's type."""
+
+    items: tuple[TExpr, ...]
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
+class Component(TExpr):
+    """``t[k]``: component ``k`` (a literal) of a tuple."""
+
+    base: TExpr
+    k: int
+    type: Type
+    span: Span
+
+
+@dataclass(frozen=True)
 class Call(TExpr):
     """A call of a user function with all its arguments, in parameter order.
 
@@ -270,8 +289,10 @@ def children(e: TExpr) -> tuple[TExpr, ...]:
             return (a, b)
         case Cond(cond=c, then=t, orelse=o):
             return (c, t, o)
-        case Call(args=args) | Builtin(args=args):
+        case Call(args=args) | Builtin(args=args) | MakeTuple(items=args):
             return tuple(args)
+        case Component(base=b):
+            return (b,)
         case SeqIndex(seq=s, index=i):
             return (s, i)
         case ExtAttr(base=b):

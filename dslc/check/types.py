@@ -59,6 +59,25 @@ def numeric_join(a: Type, b: Type) -> Scalar:
 
 
 @dataclass(frozen=True)
+class TupleT(Type):
+    """``tuple[int, int]``: two or more numbers (``int`` or ``float``) as one value,
+    the product of a score and a count in grammar-based DP's product algebras."""
+
+    items: tuple[Scalar, ...]
+
+    @property
+    def name(self) -> str:
+        """The kind of value a result holds (``results.TableResult.value_type``)."""
+        return "tuple"
+
+    def __str__(self) -> str:
+        return f"tuple[{', '.join(map(str, self.items))}]"
+
+
+TUPLE_ITEMS = ("int", "float")  # the component types a tuple may have
+
+
+@dataclass(frozen=True)
 class StrT(Type):
     """A string literal: becomes a sequence once it meets an alphabet."""
 

@@ -19,6 +19,7 @@ from dslc.cpu.lanes import LaneMaps
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.plan import final_outside, plan_task, request_outside
 from dslc.emit.pyexpr import NotCompilable
+from dslc.emit.tuples import tuple_reason
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
 from dslc.runtime.values import Sequence
@@ -54,11 +55,12 @@ class CpuBackend:
         self.lanes = LaneMaps(self)
         self.user_schedules = user_schedules(program)
         self._memo: dict = {}
+        self._tuple_reasons: dict[str, str | None] = {}
 
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
-        if request_outside(self.program, func, args):  # the interpreter reports it
+        if request_outside(self.program, func, args) or self.interp_only(func):
             return self.interp.value(func, args, span, description)
         kind, request, scope = self.call_entry(f, args)
         compiled = self._compile(func, kind, scope, request)
@@ -75,6 +77,8 @@ class CpuBackend:
 
     def table(self, func: str, calling: dict, span, description: str = ""):
         self.interp.check_table_fits(func, calling, span)
+        if self.interp_only(func):
+            return self.interp.table(func, calling, span, description)
         compiled = self._compile(func, "table", calling, None)
         if compiled is None:
             return self.interp.table(func, calling, span, description)
@@ -90,6 +94,8 @@ class CpuBackend:
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
         if not tasks:
             return []
+        if self.interp_only(func):
+            return self.interp.map(func, tasks, span, progress)
         f = self.program.functions[func]
         out = self.map_per_model(func, tasks, span, progress)
         if out is not None:
@@ -140,6 +146,16 @@ class CpuBackend:
         return out
 
     # ------------------------------------------------------------------ helpers
+    def interp_only(self, func: str) -> bool:
+        """Whether ``func`` runs on the interpreter whatever its arguments (it uses
+        tuples: emit.tuples), recording why for ``dslc explain``."""
+        if func not in self._tuple_reasons:
+            self._tuple_reasons[func] = tuple_reason(self.program, func)
+        reason = self._tuple_reasons[func]
+        if reason is not None:
+            self.fallbacks[func] = reason
+        return reason is not None
+
     def call_entry(self, f, args: dict):
         """How a single call is compiled: the entry kind (a table's ``cell`` or a
         plain ``value``), the cell asked for, and the arguments the task takes."""

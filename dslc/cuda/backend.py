@@ -82,7 +82,7 @@ class CudaBackend(CpuBackend):
     # ------------------------------------------------------------------ one big problem
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
-        if request_outside(self.program, func, args):  # the interpreter reports it
+        if request_outside(self.program, func, args) or self.interp_only(func):
             return super().value(func, args, span, description)
         kind, request, scope = self.call_entry(f, args)
         try:
@@ -97,6 +97,8 @@ class CudaBackend(CpuBackend):
 
     def table(self, func: str, calling: dict, span, description: str = ""):
         self.interp.check_table_fits(func, calling, span)
+        if self.interp_only(func):
+            return super().table(func, calling, span, description)
         try:
             raw = self._whole(func, "table", calling, None)
         except (IndexError, ValueError, ZeroDivisionError):
@@ -203,6 +205,8 @@ class CudaBackend(CpuBackend):
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
         if not tasks:
             return []
+        if self.interp_only(func):
+            return super().map(func, tasks, span, progress)
         out = self.map_per_model(func, tasks, span, progress)
         if out is not None:
             return out

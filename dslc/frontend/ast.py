@@ -143,12 +143,25 @@ class ArrayLit(Expr):
 
 
 @dataclass(frozen=True)
+class TupleLit(Expr):
+    """``(e1, e2, ...)``: a tuple of two or more numbers (``(e)`` stays ``e``)."""
+
+    items: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
 class TypeExpr:
+    """``items``: the component type names of ``tuple[int, int]`` (empty otherwise)."""
+
     name: str
     arg: str | None
     span: Span
+    items: tuple[str, ...] = ()
 
     def __str__(self) -> str:
+        if self.items:
+            return f"{self.name}[{', '.join(self.items)}]"
         return self.name if self.arg is None else f"{self.name}[{self.arg}]"
 
 

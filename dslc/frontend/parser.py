@@ -240,6 +240,10 @@ class _ToAst(Transformer):
         name, arg = items
         return ast.TypeExpr(str(name), None if arg is None else str(arg), self._sp(meta))
 
+    def tuple_type(self, meta, items):
+        name, *parts = items
+        return ast.TypeExpr(str(name), None, self._sp(meta), tuple(str(x) for x in parts))
+
     def single_body(self, meta, items):
         return False, (ast.Guard(None, items[0], self._sp(meta)),)
 
@@ -326,6 +330,9 @@ class _ToAst(Transformer):
         if op == "sum":
             raise DslcError("sum needs the form sum(v in R : e)", self._sp(meta))
         return ast.Extremum(op, tuple(args), self._sp(meta))
+
+    def tuple_(self, meta, items):
+        return ast.TupleLit(tuple(items), self._sp(meta))
 
     def range_(self, meta, items):
         return ast.Range(items[0], items[1], self._sp(meta))

@@ -145,6 +145,9 @@ class Interpreter:
 
     def _coerce(self, e, fn):
         x, span = self.expr(e.expr, fn), e.span
+        if isinstance(e.type, T.TupleT):  # int components widen to float
+            convs = tuple(float if t == T.FLOAT else _same for t in e.type.items)
+            return lambda env: tuple(c(v) for c, v in zip(convs, x(env)))
         if e.type == T.FLOAT:
             return lambda env: float(x(env))
         if e.expr.type == T.PROB:
@@ -163,6 +166,9 @@ class Interpreter:
 
     def _arith(self, e, fn):
         a, b, span = self.expr(e.left, fn), self.expr(e.right, fn), e.span
+        if isinstance(e.type, T.TupleT):  # + component by component
+            ops = _tuple_ops(e.op, e.type, span)
+            return lambda env: tuple(op(x, y) for op, x, y in zip(ops, a(env), b(env)))
         name = e.type.name
         op = (arith.prob_op if name == "prob" else arith.int_op if name == "int"
               else arith.float_op)(e.op, span)
@@ -170,7 +176,16 @@ class Interpreter:
             return lambda env: op(float(a(env)), float(b(env)))
         return lambda env: op(a(env), b(env))
 
+    def _maketuple(self, e, fn):
+        items = tuple(self.expr(x, fn) for x in e.items)
+        return lambda env: tuple(x(env) for x in items)
+
+    def _component(self, e, fn):
+        base, k = self.expr(e.base, fn), e.k
+        return lambda env: base(env)[k]
+
     def _minmax(self, e, fn):
+        # (on tuples Python's max and min are the language's lexicographic order)
         a, b = self.expr(e.left, fn), self.expr(e.right, fn)
         if e.op == "max":
             return lambda env: max(a(env), b(env))
@@ -277,8 +292,10 @@ class Interpreter:
         it = self.expr(e.iterable, fn)
         where = None if e.where is None else self.expr(e.where, fn)
         body, var, op, span = self.expr(e.body, fn), e.var, e.op, e.span
-        kind = e.type.name
-        if op == "sum":
+        if isinstance(e.type, T.TupleT):
+            combine, start = _tuple_reduction(op, e.type, span)
+        elif op == "sum":
+            kind = e.type.name
             if kind == "prob":
                 combine, start = arith.logaddexp, arith.NEG_INF
             else:
@@ -361,6 +378,29 @@ def _binder(t: T.Type, program):
             return v if not isinstance(v, str) else as_sequence(v, t, program, None)
         return bind
     return lambda v: v
+
+
+def _same(v):
+    return v
+
+
+def _tuple_ops(op: str, t: T.TupleT, span) -> tuple:
+    """One scalar operator per component, with that component's arithmetic rules."""
+    return tuple((arith.int_op if c == T.INT else arith.float_op)(op, span) for c in t.items)
+
+
+def _tuple_reduction(op: str, t: T.TupleT, span):
+    """``sum`` adds component by component from zeros; ``max``/``min`` are
+    lexicographic, starting from every component at ``-inf``/``inf`` (what an
+    empty reduction gives)."""
+    n = len(t.items)
+    if op == "sum":
+        ops = _tuple_ops("+", t, span)
+        zero = tuple(0 if c == T.INT else 0.0 for c in t.items)
+        return (lambda acc, v: tuple(f(x, y) for f, x, y in zip(ops, acc, v))), zero
+    if op == "max":
+        return max, (-math.inf,) * n
+    return min, (math.inf,) * n
 
 
 def _located(err: DslcError, span) -> DslcError:

@@ -89,7 +89,18 @@ def bind_value(value, t: T.Type, program, span, siblings=None, what="argument"):
         return value
     if isinstance(t, T.ExtT):
         return _ext_value(value, t, program, span, what)
+    if isinstance(t, T.TupleT):
+        return _tuple_value(value, t, program, span, what)
     return value
+
+
+def _tuple_value(value, t: T.TupleT, program, span, what):
+    """A tuple from Python (a script has none to pass): as many components as the
+    type, each bound as its number type (an int component takes no 2.5)."""
+    if not isinstance(value, tuple) or len(value) != len(t.items):
+        raise DslcError(f"{what} expects a {t}, got {describe(value)}", span)
+    return tuple(bind_value(v, c, program, span, what=f"component {k} of {what}")
+                 for k, (v, c) in enumerate(zip(value, t.items)))
 
 
 def _ext_value(value, t: T.ExtT, program, span, what):
@@ -117,6 +128,8 @@ def describe(value) -> str:
         return "a string"
     if isinstance(value, list):
         return f"a list of {len(value)}"
+    if isinstance(value, tuple):
+        return f"a tuple of {len(value)}"
     return f"a {type(value).__name__.lower()}"
 
 

@@ -31,7 +31,7 @@ def to_json_value(v):
         return _json_num(v)
     if isinstance(v, Sequence):
         return {"name": v.name, "sequence": v.text}
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):  # a tuple value is a JSON list of its components
         return [to_json_value(x) for x in v]
     if isinstance(v, str):
         return v
@@ -94,6 +94,8 @@ def fmt_scalar(v) -> str:
         return f"{f:.10g}"
     if isinstance(v, (int, np.integer)):
         return str(int(v))
+    if isinstance(v, tuple):
+        return "(" + ", ".join(fmt_scalar(x) for x in v) + ")"
     return str(v)
 
 

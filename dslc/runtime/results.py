@@ -71,8 +71,8 @@ class MapResult(_Grid):
 
 def wrap(raw, value_type: str):
     """A raw backend number as a script value (None: a cell outside a declared range)."""
-    if isinstance(raw, np.ndarray) or raw is None:
-        return raw
+    if isinstance(raw, (np.ndarray, tuple)) or raw is None:
+        return raw  # (a tuple's components are Python numbers already)
     if value_type == "prob":
         return Prob(float(raw))
     if value_type == "int":
@@ -88,9 +88,13 @@ def wrap(raw, value_type: str):
 def to_array(raw_values: list, value_type: str) -> np.ndarray:
     """Raw results as a numpy array: int64 where every value is a finite int,
     float64 otherwise (so int infinities survive); an object array of the raw values
-    where some are None (cells of a table outside its declared ranges)."""
-    if any(v is None for v in raw_values):
-        return np.array(raw_values, dtype=object)
+    where some are None (cells of a table outside its declared ranges) or where they
+    are tuples."""
+    if value_type == "tuple" or any(v is None for v in raw_values):
+        out = np.empty(len(raw_values), dtype=object)  # (np.array would unpack tuples)
+        for k, v in enumerate(raw_values):
+            out[k] = v
+        return out
     if value_type == "int" and all(isinstance(v, int) for v in raw_values):
         try:
             return np.array(raw_values, dtype=np.int64)

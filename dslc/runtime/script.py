@@ -207,6 +207,8 @@ class ScriptRunner:
                 raise DslcError(f"cell [{', '.join(map(str, idx))}] is outside the declared "
                                 f"ranges of {base.func}", e.span)
             return base[tuple(idx)]
+        if isinstance(base, tuple) and len(idx) == 1 and 0 <= idx[0] < len(base):
+            return base[idx[0]]  # a tuple's component (the checker saw a literal)
         if isinstance(base, list) and len(idx) == 1:
             if not 0 <= idx[0] < len(base):
                 raise DslcError(f"index {idx[0]} is outside the list (0..{len(base) - 1})", e.span)

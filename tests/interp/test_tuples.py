@@ -1,0 +1,202 @@
+"""Tuple values (docs/language.md, "Tuples"), on every backend present: the compiled
+backends run functions that use tuples on the interpreter and say so."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dslc
+from dslc.errors import DslcError
+from tests import reference as ref
+
+CO_OPTIMAL = """
+    tuple[int, int] best(tuple[int, int] a, tuple[int, int] b)
+      | a[0] < b[0] = a
+      | b[0] < a[0] = b
+      | otherwise = (a[0], a[1] + b[1])
+
+    tuple[int, int] d(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+      | i == 0 = (j, 1)
+      | j == 0 = (i, 1)
+      | otherwise = best(best(d(i - 1, j - 1) + (if s[i - 1] == t[j - 1] then 0 else 1, 0),
+                              d(i - 1, j) + (1, 0)),
+                         d(i, j - 1) + (1, 0))
+
+    // a plain int function reading the tuple table: the count alone
+    int count(seq[dna] s, seq[dna] t) = d(s, len(s), t, len(t))[1]
+"""
+
+
+def run(src: str, backend: str = "interp") -> dict:
+    return dslc.compile(src, backend=backend).run()
+
+
+def test_co_optimal_counts_on_every_backend(backend):
+    s, t = "GATTACA", "GCATGCT"
+    out = run(CO_OPTIMAL + f"""
+        r = d("{s}", "{t}")
+        print r
+        print d("{s}", "{t}", 7, 7)
+        print count("{s}", "{t}")
+        print r[3, 4][0]
+    """, backend)
+    want = ref.co_optimal_edit_table(s, t)
+    table, cell, n, score = out.values()
+    assert [[list(v) for v in row] for row in table.values.tolist()] == want
+    assert cell == tuple(want[7][7]) and n == want[7][7][1] and score == want[3][4][0]
+    assert isinstance(cell, tuple) and all(type(x) is int for x in cell)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.text("ACGT", max_size=6), st.text("ACGT", max_size=6))
+def test_co_optimal_counts_match_the_reference(s, t):
+    prog = dslc.compile(CO_OPTIMAL, backend="interp")
+    assert list(prog.call("d", s, t, len(s), len(t))) == ref.co_optimal_edit_table(s, t)[-1][-1]
+
+
+def test_lexicographic_max_min_and_componentwise_sum(backend):
+    out = run("""
+        tuple[int, float] lex(int k) = max((1, 2), (1, 3.5)) min (0, 9) + (k, k)
+        tuple[int, int] top(int n) = max(k in 0 ... n : (k % 3, k))
+        tuple[int, int] low(int n) = min(k in 0 ... n : (k % 3, 0 - k))
+        tuple[float, int] tot(int n) = sum(k in 0 ... n : (k / 2, 1))
+        tuple[int, int] none(int n) = max(k in 1 ... n : (k, k))
+        tuple[int, int] pick(int a, int b) = if a < b then (a, b) else (b, a)
+        bool same(int a) = (a, 1) == (a, 1.0) and (a, 2) != (a, 1)
+        print lex(1)
+        print top(7)
+        print low(7)
+        print tot(3)
+        print none(0)
+        print pick(5, 2)
+        print same(4)
+    """, backend)
+    assert list(out.values()) == [
+        max((1, 2), (1, 3.5)),  # + binds tighter than min: (1, 3.5) min (1, 10)
+        max((k % 3, k) for k in range(8)),
+        min((k % 3, -k) for k in range(8)),
+        (3.0, 4),
+        (float("-inf"), float("-inf")),  # an empty max: every component -inf
+        (2, 5),
+        True,
+    ]
+
+
+def test_int_components_widen_to_float(backend):
+    out = run("""
+        tuple[float, int] f(int n)
+          | n == 0 = (0, 1)
+          | otherwise = f(n - 1) + (0.5, n)
+        print f(3)
+    """, backend)
+    (v,) = out.values()
+    assert v == (1.5, 7) and type(v[0]) is float and type(v[1]) is int
+
+
+def test_parentheses_still_group():
+    # (e) is e; only a comma makes a tuple
+    out = run("""
+        int f(int a) = (a + 2) * 3
+        print f(1)
+        print (2 + 3) * 2
+    """)
+    assert list(out.values()) == [9, 10]
+
+
+def test_int_overflow_in_a_component_is_reported(backend):
+    with pytest.raises(DslcError, match="integer overflow"):
+        run("""
+            tuple[int, int] f(int n)
+              | n == 0 = (0, 1)
+              | otherwise = f(n - 1) + (1, 9223372036854775807)  // the + of a component
+            print f(3)
+        """, backend)
+
+
+def test_text_and_json_printing(tmp_path):
+    from dslc.runtime.render import render_json, render_text
+
+    prog = dslc.compile(CO_OPTIMAL + """
+        r = d("AC", "A")
+        print r
+        print r[2, 1]
+    """)
+    printed = list(prog.run().items())
+    text = render_text(printed)
+    assert "r[2, 1] = (1, 1)" in text
+    assert "(0, 1) (1, 1)" in text  # the table's first row
+    assert render_json(printed) == ('{"r": [[[0, 1], [1, 1]], [[1, 1], [0, 1]], [[2, 1], '
+                                    '[1, 1]]], "r[2, 1]": [1, 1]}')
+
+
+def test_compiled_backends_record_the_fallback():
+    from dslc import backends
+    from dslc.runtime.script import ScriptRunner
+
+    prog = dslc.compile(CO_OPTIMAL + 'print count("ACG", "AG")')
+    runner = ScriptRunner(prog.checked, backends.get("cpu"), prog.base_dir, quiet=True)
+    assert runner.run() == [('count("ACG", "AG")', 1)]
+    why = runner.backend.explain()
+    assert "uses tuple values (tuple[int, int])" in why["count"]
+
+
+@pytest.mark.parametrize("src, message", [
+    ("tuple[int, int] f(int a) = (a, a)[2]", r"t\[0\] \.\. t\[1\]"),
+    ("tuple[int, int] f(int a) = (a, a)\nint g(int a) = f(a)[a]", r"t\[0\] \.\. t\[1\]"),
+    ("tuple[int, int] f(int a) = (a, a) * 2", r"cannot use '\*' on a tuple\[int, int\]"),
+    ("tuple[int, int] f(int a) = (a, a) + (a, a, a)", "cannot use '\\+'"),
+    ("bool f(int a) = (a, a) < (a, a)", "cannot use '<'"),
+    ("tuple[int, bool] f(int a) = (a, true)", "a tuple holds ints and floats, not 'bool'"),
+    ("tuple[int, int] f(int a) = (a, true)", "a tuple holds ints and floats, not a bool"),
+    ("tuple[int, int] f(int a) = (a, 0.5)",
+     r"expected tuple\[int, int\], found tuple\[int, float\]"),
+    ("int f(int a) = (a, a)", r"expected int, found tuple\[int, int\]"),
+    ("tuple[int, int] f(int a) = (a, a)\nprint (1, 2)", "tuples are built inside functions"),
+    ("tuple[int, int] f(tuple[int, int] a) = a\nprint f(3)", "a script has no tuple values"),
+    ("pair[int, int] f(int a) = (a, a)", "unknown type 'pair\\[int, int\\]'"),
+])
+def test_mistakes_are_clear_errors(src, message):
+    with pytest.raises(DslcError, match=message) as err:
+        run(src)
+    assert err.value.span is not None
+
+
+def test_a_map_over_a_tuple_table(backend):
+    prog = dslc.compile(CO_OPTIMAL, backend=backend)
+    got = prog.map("d", ["GATTACA", "GCA", ""], "GCATGCT")
+    want = [ref.co_optimal_edit_table(s, "GCATGCT")[-1][-1] for s in ("GATTACA", "GCA", "")]
+    assert [list(got[k]) for k in range(3)] == want
+
+
+def test_python_passes_and_gets_tuples():
+    prog = dslc.compile(CO_OPTIMAL)
+    assert prog.call("best", (1, 2), (1, 3.0)) == (1, 5)
+    assert prog.call("best", (0, 2), (1, 3)) == (0, 2)
+    with pytest.raises(DslcError, match="component 1 of argument 'a' of best expects an int"):
+        prog.call("best", (1, 2.5), (1, 3))
+    with pytest.raises(DslcError, match=r"expects a tuple\[int, int\], got a tuple of 1"):
+        prog.call("best", (1,), (1, 3))
+
+
+small = st.integers(-5, 5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(small, small), min_size=2, max_size=4))
+def test_operators_are_pythons_lexicographic_and_componentwise(items):
+    # max/min order tuples as Python does, + and sum add components
+    lits = [f"({a}, {b})" for a, b in items]
+    out = run(f"""
+        tuple[int, int] hi(int n) = {" max ".join(lits)}
+        tuple[int, int] lo(int n) = min({", ".join(lits)})
+        tuple[int, int] plus(int n) = {" + ".join(lits)}
+        bool same(int n) = {lits[0]} == {lits[1]}
+        print hi(0)
+        print lo(0)
+        print plus(0)
+        print same(0)
+    """)
+    total = (sum(a for a, _ in items), sum(b for _, b in items))
+    assert list(out.values()) == [max(items), min(items), total, items[0] == items[1]]
