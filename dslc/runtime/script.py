@@ -139,20 +139,8 @@ class ScriptRunner:
                 (q.name for q in calling), values)), what=f"argument '{p.name}' of {tf.name}")
         check_links(tf, bound, self.p, e.span)
         raw = self.backend.table(e.func, bound, e.span, what)
-        return TableResult(e.func, tf.ret.name, _typed(raw, tf.ret.name), self._axes(tf, bound))
-
-    def _axes(self, tf, bound) -> tuple[Axis, ...]:
-        axes = []
-        for p in tf.rec_params:
-            labels = None
-            if isinstance(p.type, T.IndexT):
-                seq = bound[p.type.seq]
-                syms = seq.alphabet.symbols
-                labels = ("",) + tuple(syms[c] for c in seq.codes)
-            elif isinstance(p.type, T.SymT):
-                labels = self.p.alphabets[p.type.alpha.name].symbols
-            axes.append(Axis(p.name, labels))
-        return tuple(axes)
+        return TableResult(e.func, tf.ret.name, _typed(raw, tf.ret.name),
+                           table_axes(tf, bound, self.p))
 
     def _map(self, e: ast.Map):
         tf = self.p.functions[e.func]
@@ -248,6 +236,23 @@ def backend_globals(program) -> dict:
     g = dict(program.consts)
     g.update(program.defined)
     return g
+
+
+def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:
+    """The axes of ``tf``'s whole table for the bound calling arguments: an
+    index axis labelled by the residues of its sequence (position 0 by none), a
+    symbol axis by its alphabet."""
+    axes = []
+    for p in tf.rec_params:
+        if isinstance(p.type, T.IndexT):
+            seq = bound[p.type.seq]
+            syms = seq.alphabet.symbols
+            axes.append(Axis(p.name, ("",) + tuple(syms[c] for c in seq.codes), numbered=True))
+        elif isinstance(p.type, T.SymT):
+            axes.append(Axis(p.name, program.alphabets[p.type.alpha.name].symbols))
+        else:
+            axes.append(Axis(p.name))
+    return tuple(axes)
 
 
 def _label(x) -> str:
