@@ -84,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="parse and type-check a script without running it")
     _script_args(check)
     check.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
+
+    cache = sub.add_parser("cache", help="show or clear the cache of generated code")
+    cache.add_argument("action", choices=["info", "clear"],
+                       help="info: path, size and entries; clear: remove every entry")
     return p
 
 
@@ -105,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(args) -> int:
     settings.check_all()
+    if args.command == "cache":
+        from dslc.cpu import cache_tools
+
+        print(cache_tools.info() if args.action == "info" else cache_tools.clear())
+        return 0
     defines = _defines(args.defines)
     script = _script(args)
     # explain --backend names what to report on, not where to run
