@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from dslc.cpu.cache import DIGEST, cache_dir
 
 _HEX = f"[0-9a-f]{{{DIGEST}}}"
+_TMP = "unfinished writes"
+_TMP_AGE = 3600  # seconds: a write takes milliseconds, so an older temporary is a crash's
 # (kind, pattern) for the top directory and Numba's __pycache__ within it
 _TOP = (("modules", re.compile(f"dslc_{_HEX}\\.py")),
         ("plans", re.compile("plan_[0-9a-f]+\\.json")),
-        ("unfinished writes", re.compile("\\.(dslc_|plan_).*\\.tmp")))
+        (_TMP, re.compile("\\.(dslc_|plan_).*\\.tmp")))
 _NUMBA = (("compiled", re.compile(f"dslc_{_HEX}\\..+\\.(nbi|nbc|pyc)")),)
 NUMBA_DIR = "__pycache__"
 
@@ -32,6 +35,7 @@ class Entry:
     path: Path
     kind: str
     size: int
+    mtime: float
 
 
 def entries(d: Path) -> list[Entry]:
@@ -50,8 +54,8 @@ def _scan(d: Path, kinds) -> list[Entry]:
             kind = next((k for k, pat in kinds if pat.fullmatch(item.name)), None)
             if kind is None or item.is_dir(follow_symlinks=False):
                 continue
-            size = item.stat(follow_symlinks=False).st_size
-            out.append(Entry(Path(item.path), kind, size))
+            st = item.stat(follow_symlinks=False)
+            out.append(Entry(Path(item.path), kind, st.st_size, st.st_mtime))
     return out
 
 
@@ -68,9 +72,11 @@ def info() -> str:
 
 
 def clear() -> str:
-    """Remove every entry; what was removed, in one line."""
+    """Remove every entry but a temporary another dslc may still be writing;
+    what was removed, in one line."""
     d = cache_dir()
-    found = entries(d)
+    now = time.time()
+    found = [e for e in entries(d) if e.kind != _TMP or now - e.mtime > _TMP_AGE]
     removed = 0
     for e in found:
         try:

@@ -59,3 +59,13 @@ def test_a_cache_others_can_write_is_refused_not_cleared(cache, capsys):
     code, out, err = _cli(capsys, "cache", "clear")
     assert code == 2 and "writable by other users" in err and "Traceback" not in err
     assert (cache / f"dslc_{KEY}.py").exists()
+
+
+def test_clear_leaves_a_temporary_another_run_may_be_writing(cache, capsys):
+    fresh, stale = cache / f".dslc_{KEY}.py.abc.tmp", cache / f".plan_{KEY}.json.xyz.tmp"
+    fresh.write_text("half")
+    stale.write_text("half")
+    os.utime(stale, (1, 1))
+    code, out, _ = _cli(capsys, "cache", "clear")
+    assert code == 0 and out.startswith("removed 5 entries")
+    assert fresh.exists() and not stale.exists()
