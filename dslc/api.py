@@ -23,7 +23,7 @@ import numpy as np
 from dslc import backends
 from dslc.check.calls import arrange, value_fits
 from dslc.check.program import CheckedProgram, check_program
-from dslc import deep
+from dslc import deep, runlog
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.frontend.parser import parse
@@ -149,10 +149,13 @@ class Program:
         engine = self._engine()
         if len(values) == len(tf.params):
             bound = bind_call(tf, values, self.checked, None)
-            return wrap(engine.value(name, bound, None, name), tf.ret.name)
+            raw = engine.value(name, bound, None, name)
+            runlog.ran(engine, "call", name)
+            return wrap(raw, tf.ret.name)
         if tf.is_table and len(values) == len(tf.calling_params):
             bound = self._bind_calling(tf, values)
             raw = engine.table(name, bound, None, name)
+            runlog.ran(engine, "table", name)
             flat = to_array(list(raw.ravel()), tf.ret.name).reshape(raw.shape)
             return TableResult(name, tf.ret.name, flat, table_axes(tf, bound, self.checked))
         raise DslcError(f"{name} takes {len(tf.params)} arguments"
@@ -180,6 +183,7 @@ class Program:
         tf = self._const_kinds(tf, params, combos)
         tasks = [self._bind_map(tf, values) for values in combos]
         results = self._engine().map(name, tasks, None)
+        runlog.ran(self._engine(), f"map of {len(tasks)} tasks", name)
         shape = tuple(len(v) for _, v in lists)
         arr = to_array(results, tf.ret.name).reshape(shape)
         return MapResult(name, tf.ret.name, arr,
