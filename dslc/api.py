@@ -264,10 +264,16 @@ def _from_python(v):
         return SeqText(str(v.id), str(v.seq))
     if module == "Bio.Seq":
         return SeqText(_shown(str(v)), str(v))
-    if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "US":
+    if isinstance(v, np.ndarray) and v.ndim == 1 and _one_char(v.dtype):
         chars = v.astype(str)
         return SeqText("<array>", "".join(chars.tolist()))
     return v
+
+
+def _one_char(dtype) -> bool:
+    """An array of single characters (``np.array(list("ACGT"))``); an array of
+    longer strings is several sequences, never joined into one."""
+    return (dtype.kind == "U" and dtype.itemsize == 4) or (dtype.kind == "S" and dtype.itemsize == 1)
 
 
 def _texts(params, values: list) -> list:

@@ -106,6 +106,11 @@ def test_bio_objects_numpy_arrays_and_lower_case_are_sequences(prog):
     assert prog.map("ed", [Seq("acgt")], ["agt"]).values.tolist() == [[want]]
 
 
+def test_an_array_of_strings_is_not_one_sequence(prog):
+    with pytest.raises(DslcError, match="needs a sequence"):
+        prog.ed(np.array(["AC", "GT"]), "A")
+
+
 def test_an_alphabet_with_lower_case_letters_is_matched_exactly():
     p = dslc.compile("examples/edit_distance.bio", backend="interp")
     assert p.d("kitten", "sitting")[6, 7] == 3
