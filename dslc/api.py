@@ -273,7 +273,7 @@ def _from_python(v):
 def _one_char(dtype) -> bool:
     """An array of single characters (``np.array(list("ACGT"))``); an array of
     longer strings is several sequences, never joined into one."""
-    return (dtype.kind == "U" and dtype.itemsize == 4) or (dtype.kind == "S" and dtype.itemsize == 1)
+    return (dtype.kind, dtype.itemsize) in (("U", 4), ("S", 1))
 
 
 def _texts(params, values: list) -> list:
