@@ -23,15 +23,17 @@ import numpy as np
 from dslc import backends
 from dslc.check.calls import arrange, value_fits
 from dslc.check.program import CheckedProgram, check_program
-from dslc import deep
+from dslc import deep, runlog
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.frontend.parser import parse
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
 from dslc.runtime.fasta import read_text
 from dslc.runtime.limits import check_map
+from dslc.check.types import SeqT
 from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
-from dslc.runtime.script import ScriptRunner, backend_globals
+from dslc.runtime.script import ScriptRunner, backend_globals, table_axes
+from dslc.runtime.values import Sequence, SeqText
 
 
 @dataclass(frozen=True)
@@ -138,21 +140,24 @@ class Program:
         """Call a function: all arguments give one value; only the calling
         arguments of a recursive function give its whole table."""
         tf = self._function(name)
-        values = [_from_python(a) for a in args]
+        values = [self._from_python(a) for a in args]
         if len(values) == len(tf.params):
-            values = arrange(tf.params, values, value_fits)
+            values = _texts(tf.params, arrange(tf.params, values, value_fits))
             tf = self._const_kinds(tf, tf.params, [values])
         elif len(values) == len(tf.calling_params):
             tf = self._const_kinds(tf, tf.calling_params, [values])
         engine = self._engine()
         if len(values) == len(tf.params):
             bound = bind_call(tf, values, self.checked, None)
-            return wrap(engine.value(name, bound, None, name), tf.ret.name)
+            raw = engine.value(name, bound, None, name)
+            runlog.ran(engine, "call", name)
+            return wrap(raw, tf.ret.name)
         if tf.is_table and len(values) == len(tf.calling_params):
             bound = self._bind_calling(tf, values)
             raw = engine.table(name, bound, None, name)
+            runlog.ran(engine, "table", name)
             flat = to_array(list(raw.ravel()), tf.ret.name).reshape(raw.shape)
-            return TableResult(name, tf.ret.name, flat, tuple(Axis(p.name) for p in tf.rec_params))
+            return TableResult(name, tf.ret.name, flat, table_axes(tf, bound, self.checked))
         raise DslcError(f"{name} takes {len(tf.params)} arguments"
                         + (f" (or its {len(tf.calling_params)} calling ones)" if tf.is_table else "")
                         + f", got {len(values)}")
@@ -165,8 +170,8 @@ class Program:
         params = tf.map_params
         if len(operands) != len(params):
             raise DslcError(f"map({name}, ...) needs {len(params)} operands, got {len(operands)}")
-        ops = [[_from_python(x) for x in o] if isinstance(o, (list, tuple)) else _from_python(o)
-               for o in operands]
+        ops = [[self._from_python(x) for x in o] if isinstance(o, (list, tuple))
+               else self._from_python(o) for o in operands]
         lists = [(k, v) for k, v in enumerate(ops) if isinstance(v, list)]
         check_map(tuple(len(v) for _, v in lists), name, None)
         combos = []
@@ -178,9 +183,30 @@ class Program:
         tf = self._const_kinds(tf, params, combos)
         tasks = [self._bind_map(tf, values) for values in combos]
         results = self._engine().map(name, tasks, None)
+        runlog.ran(self._engine(), f"map of {len(tasks)} tasks", name)
         shape = tuple(len(v) for _, v in lists)
         arr = to_array(results, tf.ret.name).reshape(shape)
-        return MapResult(name, tf.ret.name, arr, tuple(Axis(str(k)) for k, _ in lists))
+        return MapResult(name, tf.ret.name, arr,
+                         tuple(Axis(params[k].name, tuple(_label(x) for x in v)) for k, v in lists))
+
+    def value(self, name: str):
+        """A value the script or the standard library defines, by name: a
+        matrix (``"blosum62"``), a model of a ``define`` block, a ``const``, or,
+        after ``run()``, a global the script computed."""
+        for where in (self.checked.defined, self.checked.consts, self._globals or {}):
+            if name in where:
+                return where[name]
+        known = sorted({*self.checked.defined, *self.checked.consts, *(self._globals or {})})
+        raise DslcError(f"the script defines no value '{name}'",
+                        hint="values: " + (", ".join(known) or "none"))
+
+    def _from_python(self, v):
+        """A Python argument as a script value: a string naming a matrix or
+        model the script or the standard library defines stands for it; see
+        also :func:`_from_python`."""
+        if isinstance(v, str) and v in self.checked.defined:
+            return self.checked.defined[v]
+        return _from_python(v)
 
     def _const_kinds(self, tf, params, calls: list[list]):
         """``tf`` as checked for these calls from Python: a ``const`` parameter
@@ -200,6 +226,7 @@ class Program:
 
     def _bind_map(self, tf, values):
         params = tf.map_params
+        values = _texts(params, values)
         raw = dict(zip((p.name for p in params), values))
         task = {p.name: bind_value(v, p.type, self.checked, None, raw,
                                    what=f"operand '{p.name}' of map({tf.name}, ...)")
@@ -209,6 +236,7 @@ class Program:
         return task
 
     def _bind_calling(self, tf, values):
+        values = _texts(tf.calling_params, values)
         raw = dict(zip((p.name for p in tf.calling_params), values))
         bound = {p.name: bind_value(v, p.type, self.checked, None, raw,
                                     what=f"argument '{p.name}' of {tf.name}")
@@ -226,7 +254,45 @@ class Program:
 
 def _from_python(v):
     """numpy scalars become Python numbers; numpy integer arrays stay as they
-    are and are taken as already-encoded sequences by the binder."""
+    are and are taken as already-encoded sequences by the binder; Biopython's
+    ``Seq`` and ``SeqRecord`` (recognised by their module, so Biopython is not
+    needed) and numpy character arrays become sequence text."""
     if isinstance(v, np.generic):
         return v.item()
+    module = type(v).__module__
+    if module == "Bio.SeqRecord":
+        return SeqText(str(v.id), str(v.seq))
+    if module == "Bio.Seq":
+        return SeqText(_shown(str(v)), str(v))
+    if isinstance(v, np.ndarray) and v.ndim == 1 and _one_char(v.dtype):
+        chars = v.astype(str)
+        return SeqText("<array>", "".join(chars.tolist()))
     return v
+
+
+def _one_char(dtype) -> bool:
+    """An array of single characters (``np.array(list("ACGT"))``); an array of
+    longer strings is several sequences, never joined into one."""
+    return (dtype.kind, dtype.itemsize) in (("U", 4), ("S", 1))
+
+
+def _texts(params, values: list) -> list:
+    """Strings given for sequence parameters as sequence text (so their lower
+    case is folded as FASTA's is); strings for symbols stay as they are."""
+    return [SeqText(f'"{_shown(v)}"', v) if isinstance(v, str) and isinstance(p.type, SeqT)
+            else v for p, v in zip(params, values)]
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 20 else text[:17] + "..."
+
+
+def _label(x) -> str:
+    """The label of one item of a listed map operand on its result's axis."""
+    if isinstance(x, str):
+        return _shown(x)
+    if isinstance(x, (SeqText, Sequence)):
+        return x.name
+    if isinstance(x, np.ndarray):
+        return "<array>"
+    return str(getattr(x, "name", x))

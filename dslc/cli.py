@@ -11,7 +11,7 @@ import argparse
 import sys
 
 import dslc
-from dslc import backends, deep, settings
+from dslc import backends, deep, runlog, settings
 from dslc.api import Script
 from dslc.errors import DslcError, write_user_file
 
@@ -37,9 +37,16 @@ def _defines(items: list[str] | None) -> dict:
     return out
 
 
+_VERBOSE = "report on stderr which backend ran each call and map, and what was compiled"
+
+
 def _script_args(cmd: argparse.ArgumentParser) -> None:
     """A script is a file; its text given directly needs the explicit flag, so a
-    mistyped file name is never run as source code."""
+    mistyped file name is never run as source code. ``-v`` is taken after the
+    subcommand too (``dslc run -v x.bio``); SUPPRESS keeps a ``-v`` given before
+    it from being reset."""
+    cmd.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                     help=_VERBOSE)
     cmd.add_argument("file", nargs="?", help="the .bio script")
     cmd.add_argument("-c", "--source", metavar="TEXT",
                      help="the script's text itself, instead of a file")
@@ -55,6 +62,7 @@ def _script(args) -> Script:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dslc", description="Compile and run .bio dynamic-programming scripts.")
     p.add_argument("--version", action="version", version=f"dslc {dslc.__version__}")
+    p.add_argument("-v", "--verbose", action="store_true", help=_VERBOSE)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     run = sub.add_parser("run", help="run a script and print its results")
@@ -84,11 +92,16 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="parse and type-check a script without running it")
     _script_args(check)
     check.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
+
+    cache = sub.add_parser("cache", help="show or clear the cache of generated code")
+    cache.add_argument("action", choices=["info", "clear"],
+                       help="info: path, size and entries; clear: remove every entry")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    handler = runlog.enable() if args.verbose else None
     try:
         return _dispatch(args)
     except DslcError as e:
@@ -101,10 +114,18 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into head and the like
         sys.stderr.close()
         return 0
+    finally:
+        if handler is not None:
+            runlog.disable(handler)
 
 
 def _dispatch(args) -> int:
     settings.check_all()
+    if args.command == "cache":
+        from dslc.cpu import cache_tools
+
+        print(cache_tools.info() if args.action == "info" else cache_tools.clear())
+        return 0
     defines = _defines(args.defines)
     script = _script(args)
     # explain --backend names what to report on, not where to run

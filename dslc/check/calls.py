@@ -61,10 +61,10 @@ def value_fits(value, param_type) -> bool:
     import numpy as np
 
     from dslc.runtime.results import Prob
-    from dslc.runtime.values import Sequence
+    from dslc.runtime.values import Sequence, SeqText
 
     if isinstance(param_type, T.SeqT):
-        return isinstance(value, (str, Sequence, np.ndarray))
+        return isinstance(value, (str, Sequence, SeqText, np.ndarray))
     if isinstance(param_type, T.IndexT) or param_type in (T.INT, T.FLOAT):
         return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
     if param_type == T.PROB:
@@ -74,7 +74,7 @@ def value_fits(value, param_type) -> bool:
     if isinstance(param_type, T.SymT):
         return isinstance(value, (str, int)) and not isinstance(value, bool)
     if isinstance(param_type, T.ExtT):
-        return not isinstance(value, (str, int, float, list, Sequence))
+        return not isinstance(value, (str, int, float, list, Sequence, SeqText))
     return True
 
 

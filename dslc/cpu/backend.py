@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from dslc import runlog
 from dslc.check import types as T
 from dslc.check.ranges import box_extent, declared, outside
 from dslc.cpu import modules
@@ -253,6 +254,7 @@ class CpuBackend:
         hit = modules.cached_plan(key) if self.disk_cache else None
         if hit is not None:
             source, argnames, windows = hit
+            runlog.log.info("%s (%s): plan and code from the cache", func, kind)
             return modules.load(source), argnames, windows
         try:
             plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
@@ -262,6 +264,7 @@ class CpuBackend:
             return None
         windows = tuple(g.window for g in plan.groups)
         modules.store_plan(key, source, argnames, windows)
+        runlog.log.info("%s (%s): planned and generated", func, kind)
         module = modules.load(source)
         self.generated[func] = (plan, source)
         return module, argnames, windows

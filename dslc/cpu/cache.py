@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from dslc import runlog
 from dslc.errors import DslcError
 
 ENV = "DSLC_CACHE_DIR"
@@ -160,11 +161,17 @@ class _Guarded:
 
     def load_overload(self, sig, target_context):
         try:
-            return self._inner.load_overload(sig, target_context)
+            found = self._inner.load_overload(sig, target_context)
         except Exception:
             with contextlib.suppress(Exception):
                 self._inner.flush()
-            return None
+            found = None
+        fn = getattr(self._inner, "_py_func", None)
+        name = (f"{fn.__qualname__} of {fn.__module__.removeprefix('dslc_generated_')}"
+                if fn is not None else "a function")
+        runlog.log.info("numba: %s %s", name, "machine code from the cache" if found is not None
+                        else "compiled (not in the cache)")
+        return found
 
     def save_overload(self, sig, data):
         with contextlib.suppress(Exception):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from dslc import settings
+from dslc import runlog, settings
 from dslc.cpu import modules
 from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
 from dslc.emit.plan import plan_task
@@ -143,6 +143,7 @@ class LaneMaps:
             if not source:
                 return None
             dtype = "float32" if "DT = np.float32" in source else "float64"
+            runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, dtype)
             return modules.load(source), argnames, windows, dtype
         try:
             plan = plan_task(be.program, func, kind, scope, request, be.user_schedules)
@@ -158,6 +159,7 @@ class LaneMaps:
         windows = tuple(g.window for g in plan.groups)
         modules.store_plan(key, source, argnames, windows)
         self.generated[func] = (plan, source, chosen)
+        runlog.log.info("%s (%s, lanes, %s): planned and generated", func, kind, dtype)
         return modules.load(source), argnames, windows, dtype
 
 

@@ -19,7 +19,8 @@ from dslc.errors import DslcError, Span
 from dslc.interp.arith import to_log
 from dslc.interp.tables import check_point
 from dslc.runtime.results import Prob
-from dslc.runtime.values import Alphabet, Sequence
+from dslc.runtime.fasta import case_fold
+from dslc.runtime.values import Alphabet, Sequence, SeqText
 
 
 def as_sequence(value, t: T.SeqT, program, span: Span | None, siblings: dict | None = None,
@@ -35,6 +36,11 @@ def as_sequence(value, t: T.SeqT, program, span: Span | None, siblings: dict | N
         alpha = _alphabet_for(t, program, siblings, span, what)
         shown = value if len(value) <= 20 else value[:17] + "..."
         return Sequence(f'"{shown}"', alpha, alpha.encode(value, f'sequence "{shown}"', span))
+    if isinstance(value, SeqText):
+        alpha = _alphabet_for(t, program, siblings, span, what)
+        fold = case_fold(alpha)
+        text = value.text.translate(str.maketrans(fold)) if fold else value.text
+        return Sequence(value.name, alpha, alpha.encode(text, f"sequence {value.name}", span))
     if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
         alpha = _alphabet_for(t, program, siblings, span, what)
         if value.size and (value.min() < 0 or value.max() >= len(alpha)):

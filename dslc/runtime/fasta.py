@@ -167,7 +167,7 @@ def _lines(chunks: Iterable[bytes], limit: int, max_line, path: str, what: str,
         yield lineno, piece
 
 
-def _case_fold(alphabet: Alphabet) -> dict[str, str] | None:
+def case_fold(alphabet: Alphabet) -> dict[str, str] | None:
     """How lower-case letters map onto the alphabet, or ``None`` to match exactly.
 
     Only when every symbol is upper case (no lower-case letter in any symbol, at
@@ -197,7 +197,7 @@ def parse_fasta_lines(lines: Iterable[tuple[int, str]], alphabet: Alphabet,
     if len(alphabet) > 255:
         raise DslcError(f"alphabet '{alphabet.name}' has {len(alphabet)} symbols; sequences "
                         "can be read over at most 255", span)
-    ctx = _Context(alphabet, _case_fold(alphabet), source_name, span, max_record_residues())
+    ctx = _Context(alphabet, case_fold(alphabet), source_name, span, max_record_residues())
     records: list[Sequence] = []
     current: _Record | None = None
     for lineno, raw in lines:

@@ -29,17 +29,26 @@ class Prob:
 @dataclass(frozen=True, eq=False)
 class Axis:
     """One dimension of a result: its name and, where useful, a label per position
-    (the symbol at each sequence position, the record name of each sequence)."""
+    (the symbol at each sequence position, the record name of each sequence).
+    ``numbered``: the positions themselves index the axis and the labels only
+    annotate them (a table's index axis, whose residues repeat)."""
 
     name: str
     labels: tuple[str, ...] | None = None
+    numbered: bool = False
 
 
 class _Grid:
-    """Indexing and shape shared by tables and map results (values held raw)."""
+    """Indexing, shape and the array protocol shared by tables and map results.
+
+    The values are held raw (probabilities as natural logs, as in ``.values``),
+    so ``np.asarray(result)`` is ``result.values``; indexing one cell gives the
+    script value (a ``Prob``, an int, ...)."""
 
     values: np.ndarray
     value_type: str
+    func: str
+    axes: tuple[Axis, ...]
 
     def __getitem__(self, index):
         return wrap(self.values[index], self.value_type)
@@ -48,8 +57,77 @@ class _Grid:
     def shape(self):
         return self.values.shape
 
+    @property
+    def ndim(self) -> int:
+        return self.values.ndim
 
-@dataclass(frozen=True, eq=False)
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self.values, dtype=dtype)
+        return np.asarray(self.values, dtype=dtype)
+
+    def __len__(self) -> int:
+        if self.values.ndim == 0:
+            raise TypeError(f"len() of a 0-d {type(self).__name__} (a map with no list operand)")
+        return self.values.shape[0]
+
+    def __iter__(self):
+        """Over the first axis, as a numpy array iterates."""
+        return (self[k] for k in range(len(self)))
+
+    def __bool__(self) -> bool:
+        return True  # a result is a value, not a container whose emptiness matters
+
+    def __repr__(self) -> str:
+        """Short whatever the size: kind, shape, axes and a few values."""
+        held = "prob, as natural logs" if self.value_type == "prob" else self.value_type
+        axes = " x ".join(a.name for a in self.axes) or "-"
+        body = np.array2string(self.values, threshold=12, edgeitems=3, max_line_width=90,
+                               precision=6)
+        lines = body.splitlines()
+        if len(lines) > 8:
+            lines = lines[:3] + [" ..."] + lines[-3:]
+        return (f"<{type(self).__name__} {self.func}: {held}, shape {self.values.shape}, "
+                f"axes {axes}\n" + "\n".join(lines) + ">")
+
+    def to_pandas(self):
+        """A pandas Series (one axis, or more than two: a MultiIndex) or DataFrame
+        (two axes), indexed by the axes' labels where those are distinct (record
+        names, alphabet symbols), else by position. Needs pandas installed."""
+        try:
+            import pandas as pd
+        except ImportError:
+            from dslc.errors import DslcError
+
+            raise DslcError("to_pandas() needs pandas, which is not installed",
+                            hint="pip install pandas") from None
+        if self.values.ndim == 0:
+            from dslc.errors import DslcError
+
+            raise DslcError("a 0-d result has no table form; index it with [()]")
+        index = [_index(pd, a, n) for a, n in zip(self.axes, self.values.shape)]
+        if self.values.ndim == 2:
+            return pd.DataFrame(self.values, index=index[0], columns=index[1])
+        if self.values.ndim == 1:
+            return pd.Series(self.values, index=index[0], name=self.func)
+        multi = pd.MultiIndex.from_product(index, names=[a.name for a in self.axes])
+        return pd.Series(self.values.ravel(), index=multi, name=self.func)
+
+
+def _index(pd, axis: Axis, n: int):
+    """An axis as a pandas Index: its labels (record names, symbols) unless the
+    axis is numbered by position."""
+    labels = axis.labels
+    if labels is not None and len(labels) == n and not axis.numbered:
+        return pd.Index(list(labels), name=axis.name)
+    return pd.RangeIndex(n, name=axis.name)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class TableResult(_Grid):
     """The whole table of a recursive function (``r = d(s, t)``)."""
 
@@ -59,7 +137,7 @@ class TableResult(_Grid):
     axes: tuple[Axis, ...]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class MapResult(_Grid):
     """``map(f, A (*) B)``: one value per element of the cross product of the lists."""
 

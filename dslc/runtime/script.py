@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from dslc.check import types as T
+from dslc import runlog
 from dslc.check.calls import arrange, value_fits
 from dslc.errors import DslcError
 from dslc.interp.arith import check_int, check_literal
@@ -131,7 +132,9 @@ class ScriptRunner:
         if len(values) == len(tf.params):
             values = arrange(tf.params, values, value_fits)
             bound = bind_call(tf, values, self.p, e.span)
-            return wrap(self.backend.value(e.func, bound, e.span, what), tf.ret.name)
+            raw = self.backend.value(e.func, bound, e.span, what)
+            runlog.ran(self.backend, "call", e.func)
+            return wrap(raw, tf.ret.name)
         calling = tf.calling_params
         bound = {}
         for p, v in zip(calling, values):
@@ -139,20 +142,9 @@ class ScriptRunner:
                 (q.name for q in calling), values)), what=f"argument '{p.name}' of {tf.name}")
         check_links(tf, bound, self.p, e.span)
         raw = self.backend.table(e.func, bound, e.span, what)
-        return TableResult(e.func, tf.ret.name, _typed(raw, tf.ret.name), self._axes(tf, bound))
-
-    def _axes(self, tf, bound) -> tuple[Axis, ...]:
-        axes = []
-        for p in tf.rec_params:
-            labels = None
-            if isinstance(p.type, T.IndexT):
-                seq = bound[p.type.seq]
-                syms = seq.alphabet.symbols
-                labels = ("",) + tuple(syms[c] for c in seq.codes)
-            elif isinstance(p.type, T.SymT):
-                labels = self.p.alphabets[p.type.alpha.name].symbols
-            axes.append(Axis(p.name, labels))
-        return tuple(axes)
+        runlog.ran(self.backend, "table", e.func)
+        return TableResult(e.func, tf.ret.name, _typed(raw, tf.ret.name),
+                           table_axes(tf, bound, self.p))
 
     def _map(self, e: ast.Map):
         tf = self.p.functions[e.func]
@@ -183,6 +175,7 @@ class ScriptRunner:
             check_links(tf, task, self.p, e.span, spans)
             tasks.append(task)
         results = self.backend.map(e.func, tasks, e.span, self._progress(len(tasks)))
+        runlog.ran(self.backend, f"map of {len(tasks)} tasks", e.func)
         self._progress_done()
         values = to_array(results, tf.ret.name).reshape(shape) if shape else to_array(
             results, tf.ret.name).reshape(())
@@ -250,6 +243,23 @@ def backend_globals(program) -> dict:
     g = dict(program.consts)
     g.update(program.defined)
     return g
+
+
+def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:
+    """The axes of ``tf``'s whole table for the bound calling arguments: an
+    index axis labelled by the residues of its sequence (position 0 by none), a
+    symbol axis by its alphabet."""
+    axes = []
+    for p in tf.rec_params:
+        if isinstance(p.type, T.IndexT):
+            seq = bound[p.type.seq]
+            syms = seq.alphabet.symbols
+            axes.append(Axis(p.name, ("",) + tuple(syms[c] for c in seq.codes), numbered=True))
+        elif isinstance(p.type, T.SymT):
+            axes.append(Axis(p.name, program.alphabets[p.type.alpha.name].symbols))
+        else:
+            axes.append(Axis(p.name))
+    return tuple(axes)
 
 
 def _label(x) -> str:

@@ -62,6 +62,17 @@ class Alphabet:
             raise
 
 
+@dataclass(frozen=True)
+class SeqText:
+    """Sequence text handed in from Python (a str, a ``Bio.Seq``, a ``SeqRecord``,
+    a numpy character array), not yet encoded. Its lower case is folded as a
+    FASTA file's is (soft-masked residues are usually what such text holds),
+    and a record keeps its id as the sequence's name."""
+
+    name: str
+    text: str
+
+
 @dataclass(frozen=True, eq=False)
 class Sequence:
     """An encoded sequence with its record name (from FASTA) and alphabet."""
