@@ -409,12 +409,15 @@ class RangedRecurrence:
 
 
 @st.composite
-def ranged_recurrences(draw, shapes=tuple(RANGE_SHAPES), mutual: bool = True) -> RangedRecurrence:
+def ranged_recurrences(draw, shapes=tuple(RANGE_SHAPES), mutual: bool = True,
+                       checked_ops: bool = True) -> RangedRecurrence:
+    """``checked_ops=False`` leaves out the ``div`` addend, whose run-time check keeps a
+    program off the whole-GPU path (which cannot report a failed check)."""
     shape = draw(st.sampled_from(shapes))
     ndim = len(RANGE_SHAPES[shape])
     rec = draw(recurrences(max_dim=ndim, mutual=mutual, min_dim=ndim, specials=False))
     # ranged programs declare no array constant: a term's `w[...]` addend is dropped, `div` kept
-    funcs = tuple(Func(f.base, tuple(t if not t.extra or t.extra[0] == "div"
+    funcs = tuple(Func(f.base, tuple(t if not t.extra or (t.extra[0] == "div" and checked_ops)
                                      else Term(t.fn, t.delta, t.add) for t in f.terms),
                        f.ops, 0, f.extra_guard) for f in rec.funcs)
     return RangedRecurrence(shape, funcs, rec.schedule)
