@@ -15,6 +15,7 @@ from dslc.check import tir
 from dslc.check import ranges
 from dslc.check import types as T
 from dslc.errors import DslcError, source_text
+from dslc.deps.extract import directed_args, groups
 from dslc.interp import arith
 from dslc.interp.tables import MISSING, Table, check_direction, demand
 
@@ -65,8 +66,6 @@ class Interpreter:
     def __init__(self, program, globals_: dict):
         self.program = program
         self.globals = globals_
-        from dslc.deps.extract import groups
-
         self.group_of = {f: grp for grp in groups(program.functions) for f in grp}
         self.functions = {name: CompiledFunction(tf) for name, tf in program.functions.items()}
         for name, cf in self.functions.items():
@@ -333,7 +332,8 @@ class Interpreter:
             for a in calling_arg_exprs)
         name, span, interp = callee.name, e.span, self
         text = span_text(e.span)
-        directed = tuple(directed_args(e, fn.tf, callee.tf, self.group_of))
+        directed = tuple(directed_args(e, fn.tf, callee.tf,
+                                       fn.name in self.group_of.get(name, ())))
 
         def call(env):
             rec = tuple(f(env) for f in rec_fns)
@@ -355,21 +355,6 @@ class Interpreter:
                 v = demand(table, rec)
             return v
         return call
-
-
-def directed_args(call: tir.Call, caller: tir.TFunction, callee: tir.TFunction, group_of: dict):
-    """The recursive arguments of ``call`` a declared direction constrains, as
-    (position among the callee's recursive arguments, parameter, direction): calls
-    from the callee's own group (dslc.check makes sure the caller has the parameter),
-    except an argument that passes the caller's parameter on unchanged (``ways(i - 1,
-    m)`` beside ``ways(i, m - coin(i - 1))``), which the declaration allows."""
-    if caller.name not in group_of.get(callee.name, ()):
-        return
-    rec_args = [a for a, p in zip(call.args, callee.params) if p.recursive]
-    for k, (a, p) in enumerate(zip(rec_args, callee.rec_params)):
-        if p.direction is not None and not (isinstance(a, tir.Var) and a.scope == "param"
-                                            and a.name == p.name):
-            yield k, p.name, p.direction
 
 
 def _binder(t: T.Type, program):
