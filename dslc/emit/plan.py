@@ -441,9 +441,9 @@ def _call_facts(graph, ext: Extents, sched: Schedule):
     for d in graph.deps:
         # an argument bounded by a declared direction may still leave the domain on
         # its other side: its target is never proved inside
-        if not d.declared and target_always_inside(d, params[d.caller], ext.names[d.caller], ext.names[d.callee],
-                                dom[d.caller], dom[d.callee], params[d.callee],
-                                ctx[d.caller] + ctx[d.callee]):
+        if not d.declared and target_always_inside(
+                d, params[d.caller], ext.names[d.caller], ext.names[d.callee], dom[d.caller],
+                dom[d.callee], params[d.callee], ctx[d.caller] + ctx[d.callee]):
             safe.add(d.span)
         dist = _uniform_distance(d, params[d.caller], sched)
         if dist is not None and dist >= 0:
