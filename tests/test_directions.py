@@ -14,10 +14,26 @@ from dslc.cli import main
 from dslc.errors import DslcError
 from tests import reference as ref
 from tests.conftest import EXAMPLES
-from tests.test_data_dependent import COIN, SQUARES, _compiled_everywhere, fresh_cpu
+from tests.test_data_dependent import (COIN, HOFSTADTER, SQUARES, _compiled_everywhere,
+                                       fresh_cpu)
 
 COIN_DECLARED = COIN.replace("int ways(int i, int m)", "int ways(int i, int m decreasing)")
 SQUARES_DECLARED = SQUARES.replace("int sq(int n)", "int sq(int n decreasing)")
+HOFSTADTER_DECLARED = HOFSTADTER.replace("int q(int n)", "int q(int n decreasing)")
+
+# a mutual group: each function compares with the caller's i of the same name
+MUTUAL = """
+define alphabet dna "ACGT"
+int jump(symbol[dna] c) = if c == 'A' then 1 else if c == 'C' then 2 else 3
+
+int f(seq[dna] s, index[s] i decreasing)
+  | i < 3 = i
+  | otherwise = g(i - jump(s[i - 1])) + 1 max f(i - 1)
+
+int g(seq[dna] s, index[s] i decreasing)
+  | i == 0 = 0
+  | otherwise = f(i - 1) + 2
+"""
 
 # sq(n - k * k + 1) passes n itself for k = 1: the declaration is broken
 SQUARES_BROKEN = SQUARES_DECLARED.replace("sq(n - k * k)", "sq(n - k * k + 1)")
@@ -35,6 +51,7 @@ int f(int i, int m decreasing)
 
 def test_declarations_are_written():
     assert COIN_DECLARED != COIN and SQUARES_DECLARED != SQUARES
+    assert HOFSTADTER_DECLARED != HOFSTADTER
 
 
 @pytest.mark.parametrize("src, func, args, want", [
@@ -42,7 +59,8 @@ def test_declarations_are_written():
     (COIN_DECLARED, "ways", (3, 7), 6),
     (SQUARES_DECLARED, "sq", (43,), ref.fewest_squares(43)),
     (SQUARES_DECLARED, "sq", (0,), 0),
-], ids=["coin100", "coin7", "sq43", "sq0"])
+    (HOFSTADTER_DECLARED, "q", (200,), ref.hofstadter_q(200)),
+], ids=["coin100", "coin7", "sq43", "sq0", "q200"])
 def test_declared_programs_equal_interpreter(backend, src, func, args, want):
     prog = dslc.compile(src, backend=backend)
     assert prog.call(func, *args) == want
@@ -55,6 +73,14 @@ def test_map_runs_compiled(backend):
     ns = [3, 12, 43, 0]
     assert prog.map("sq", ns).values.ravel().tolist() == [ref.fewest_squares(n) for n in ns]
     _compiled_everywhere(prog, "sq")
+
+
+def test_mutual_group(backend):
+    seq = "GATTACAGATTACA"
+    want = dslc.compile(MUTUAL, backend="interp").call("f", seq)
+    prog = dslc.compile(MUTUAL, backend=backend)
+    assert prog.call("f", seq).values.tolist() == want.values.tolist()
+    _compiled_everywhere(prog, "f")
 
 
 @pytest.mark.parametrize("src, func, coeffs", [(COIN_DECLARED, "ways", None),
