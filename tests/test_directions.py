@@ -184,3 +184,13 @@ int f(int decreasing) = decreasing * 2
 def test_declaration_errors(src, message):
     with pytest.raises(DslcError, match=message.replace("(", r"\(").replace(")", r"\)")):
         dslc.compile(src, backend="interp")
+
+
+def test_a_reduction_variable_does_not_stand_for_the_caller(backend):
+    # the reduction's n shadows the parameter; the declaration compares with the cell's n
+    src = """
+int sq(int n decreasing)
+  | n < 5 = n
+  | otherwise = min(n in 0 ... 3 : sq(4) + n)
+"""
+    assert dslc.compile(src, backend=backend).call("sq", 5) == 4

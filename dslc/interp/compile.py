@@ -56,6 +56,7 @@ class CompiledFunction:
         env = dict(table.env)
         env.update(zip(self.rec_names, rec))
         env["$table"] = table
+        env["$rec"] = rec  # the cell's own point (a reduction variable may shadow a name)
         return self.run(env)
 
 
@@ -332,13 +333,14 @@ class Interpreter:
             for a in calling_arg_exprs)
         name, span, interp = callee.name, e.span, self
         text = span_text(e.span)
-        directed = tuple(directed_args(e, fn.tf, callee.tf,
-                                       fn.name in self.group_of.get(name, ())))
+        directed = tuple((k, pname, direction, fn.rec_names.index(pname))
+                         for k, pname, direction in directed_args(
+                             e, fn.tf, callee.tf, fn.name in self.group_of.get(name, ())))
 
         def call(env):
             rec = tuple(f(env) for f in rec_fns)
-            for k, pname, direction in directed:
-                check_direction(pname, direction, rec[k], env[pname], rec, span, text)
+            for k, pname, direction, mine in directed:
+                check_direction(pname, direction, rec[k], env["$rec"][mine], rec, span, text)
             table = None
             cur = env.get("$table") if cacheable else None
             if cur is not None:
