@@ -184,11 +184,7 @@ def report(program, backend: str = "cpu") -> dict:
     out = {}
     for f, g in by_func.items():
         graph = dependence_graph(program.checked.functions, g.functions, program.checked.consts)
-        deps = [{"caller": d.caller, "callee": d.callee,
-                 "args": [str(a) if a is not None else "?" for a in d.args],
-                 "ranged": [{"var": r.name, "lo": None if r.lo is None else str(r.lo),
-                             "hi": None if r.hi is None else str(r.hi)} for r in d.ranged]}
-                for d in graph.deps if d.caller == f]
+        deps = [_dependence(d) for d in graph.deps if d.caller == f]
         if g.on_demand:
             out[f] = _demand_report(g, f, deps, f in assumed)
             continue
@@ -212,6 +208,38 @@ def report(program, backend: str = "cpu") -> dict:
     if backend == "cuda":
         out["_cuda"] = cuda_report(program, by_func, _LAST_PLANS)
     return out
+
+
+def _dependence(d) -> dict:
+    """One call as explain shows it; an argument bounded only by a declared direction
+    is listed under ``declared`` (the schedule relies on it), not as a range."""
+    mine = {v for v, _, _ in d.declared}
+    out = {"caller": d.caller, "callee": d.callee,
+           "args": [str(a) if a is not None else "?" for a in d.args],
+           "ranged": [{"var": r.name, "lo": None if r.lo is None else str(r.lo),
+                       "hi": None if r.hi is None else str(r.hi)}
+                      for r in d.ranged if r.name not in mine]}
+    if d.declared:
+        out["declared"] = [{"var": v, "param": p, "direction": w} for v, p, w in d.declared]
+    return out
+
+
+def _dependence_text(d: dict) -> str:
+    rng = "".join(f", {x['var']} in {x['lo']} .. {x['hi']}" for x in d["ranged"])
+    rng += "".join(f", {x['var']} {'<' if x['direction'] == 'decreasing' else '>'} "
+                   f"{x['param']}" for x in d.get("declared", ()))
+    return f"    -> {d['callee']}({', '.join(d['args'])}){rng}"
+
+
+def _declared_text(grp: tuple, rep: dict) -> list[str]:
+    """What the group's schedule assumes and nobody proved: the declared directions."""
+    said = dict.fromkeys(f"'{x['param']} {x['direction']}' of {d['callee']}"
+                         for g in grp for d in rep[g]["dependences"]
+                         for x in d.get("declared", ()))
+    if not said:
+        return []
+    return [f"  relies on the declaration{'s' if len(said) > 1 else ''} {', '.join(said)} "
+            "(not proved: checked at run time on every call)"]
 
 
 def _swept_pieces(program, g: GroupPlan) -> dict | None:
@@ -244,11 +272,10 @@ def _demand_text(grp: tuple, rep: dict) -> list[str]:
     lines = [f"group {', '.join(grp)}"]
     for g in grp:
         lines.append(f"  {g}: evaluated on demand (no schedule)")
-        for d in rep[g]["dependences"]:
-            rng = "".join(f", {x['var']} in {x['lo']} .. {x['hi']}" for x in d["ranged"])
-            lines.append(f"    -> {d['callee']}({', '.join(d['args'])}){rng}")
+        lines.extend(_dependence_text(d) for d in rep[g]["dependences"])
     r = rep[grp[0]]
     lines.append(f"  why: {r['why']}")
+    lines.extend(_declared_text(grp, rep))
     lines.append("  storage: table, with a state per cell (not computed, on the stack, done)"
                  + ("  (extents assumed 10: the script never calls it)"
                     if r["extents_assumed"] else ""))
@@ -288,9 +315,8 @@ def render_text(rep: dict) -> str:
             pad = (f"  (padded to {g}{rg['padded']}: its other dimensions are 0)"
                    if rg.get("padded") else "")
             lines.append(f"  {g}: S = {sched or '0'}{pad}")
-            for d in rg["dependences"]:
-                rng = "".join(f", {x['var']} in {x['lo']} .. {x['hi']}" for x in d["ranged"])
-                lines.append(f"    -> {d['callee']}({', '.join(d['args'])}){rng}")
+            lines.extend(_dependence_text(d) for d in rg["dependences"])
+        lines.extend(_declared_text(grp, rep))
         lines.append(f"  partitions: {r['partitions']}"
                      + ("  (extents assumed 10: the script never calls it)"
                         if r["extents_assumed"] else ""))

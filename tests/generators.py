@@ -640,6 +640,9 @@ class DataRecurrence:
     data: tuple[DataTerm, ...]
     ops: tuple[str, ...]
     point: tuple[int, ...]  # the cell the program prints
+    # dimensions declared ``decreasing`` (every call passes them on or moves them back,
+    # so the declaration holds): the compiled backends then schedule them affinely
+    declared: tuple[int, ...] = ()
 
     @property
     def low(self) -> int:
@@ -651,7 +654,9 @@ class DataRecurrence:
         dims = DIMS[: self.ndim]
         m, (a, b) = self.modulus, self.helper
         lines = [f"int w(int k) = ({a} * k + {b}) % {m}", ""]
-        lines.append(f"int f0({', '.join(f'int {d}' for d in dims)})")
+        params = (f"int {d}" + (" decreasing" if k in self.declared else "")
+                  for k, d in enumerate(dims))
+        lines.append(f"int f0({', '.join(params)})")
         base = " + ".join([str(self.base[0])] + [f"{c} * {d}" for c, d in zip(self.base[1:], dims)
                                                  if c])
         low = self.low
@@ -721,4 +726,5 @@ def data_recurrences(draw, max_dim: int = 2) -> DataRecurrence:
         tuple(draw(st.lists(st.integers(-3, 3), min_size=ndim + 1, max_size=ndim + 1))),
         terms, data, ops,
         tuple(draw(st.lists(st.integers(0, 9 if ndim == 2 else 30), min_size=ndim,
-                            max_size=ndim))))
+                            max_size=ndim))),
+        tuple(k for k in range(ndim) if draw(st.booleans())))

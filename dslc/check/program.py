@@ -143,8 +143,32 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
                         hint="known constants: " + (", ".join(consts) or "none"))
     for sd in schedules:
         _check_schedule_target(sd, sigs, tables)
+    _check_directions(functions)
     return CheckedProgram(program, alphabets, functions, sigs, consts, defined, gtypes,
                           tuple(schedules), reg, float_consts)
+
+
+def _check_directions(functions: dict[str, tir.TFunction]) -> None:
+    """A declared direction compares a call's argument with the caller's parameter
+    of the same name, so every function of the group that calls the declaring one
+    must have that recursive parameter (a declaration that silently does not apply
+    to some calls would promise the schedule what nobody checks)."""
+    from dslc.deps.extract import groups
+
+    for grp in groups(functions):
+        for caller in grp:
+            f = functions[caller]
+            mine = {p.name for p in f.rec_params}
+            for call in (e for g in f.guards for part in (g.cond, g.body) if part is not None
+                         for e in tir.walk(part)):
+                if not isinstance(call, tir.Call) or call.func not in grp:
+                    continue
+                for p in functions[call.func].rec_params:
+                    if p.direction is not None and p.name not in mine:
+                        raise DslcError(
+                            f"'{call.func}' declares its parameter {p.name} {p.direction}, "
+                            f"but '{caller}' calls it and has no recursive parameter "
+                            f"{p.name} to compare with", call.span)
 
 
 def _const(st: ast.ConstDef, overrides: dict, consts: dict, load):
@@ -200,10 +224,21 @@ def check_function(sig: Signature, is_table: bool, scope: Scope) -> tir.TFunctio
         body = coerce(checker.check(g.body, sig.ret), sig.ret, f"the result of '{fd.name}'",
                       g.body.span)
         guards.append(tir.TGuard(cond, body, g.span))
-    params = tuple(tir.TParam(n, t, r, p.span, _range(sig, k, scope))
+    params = tuple(tir.TParam(n, t, r, p.span, _range(sig, k, scope), _direction(sig, k))
                    for k, ((n, t, r), p) in enumerate(zip(sig.params, fd.params)))
     return tir.TFunction(fd.name, params, sig.ret, tuple(guards), is_table, fd.span,
                          tuple(checker.links))
+
+
+def _direction(sig: Signature, k: int) -> str | None:
+    """The declared direction of parameter ``k``: only a recursive ``int`` or
+    ``index[s]`` one (a position that calls can move along) takes one."""
+    p = sig.node.params[k]
+    name, t, rec = sig.params[k]
+    if p.direction is not None and not (rec and (t == T.INT or isinstance(t, T.IndexT))):
+        raise DslcError(f"only a recursive int or index parameter takes a direction, not "
+                        f"'{name}' ({p.type})", p.span)
+    return p.direction
 
 
 def _range(sig: Signature, k: int, scope: Scope):

@@ -224,13 +224,17 @@ class Reduce(TExpr):
 
 @dataclass(frozen=True)
 class TParam:
-    """``range``: the declared ``(lo, hi)`` of an ``int`` parameter (dslc.check.ranges)."""
+    """``range``: the declared ``(lo, hi)`` of an ``int`` parameter (dslc.check.ranges).
+    ``direction``: ``"decreasing"``/``"increasing"`` where declared: every call from the
+    function's recursive group passes a value below/above the caller's parameter of the
+    same name (checked at run time; the dependence stage assumes it, dslc.deps)."""
 
     name: str
     type: Type
     recursive: bool
     span: Span
     range: tuple[TExpr, TExpr] | None = None
+    direction: str | None = None
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,22 @@ def _reachable(start: str, edges: dict[str, set[str]]) -> set[str]:
     return seen
 
 
+def directed_args(call: tir.Call, caller: tir.TFunction, callee: tir.TFunction, in_group: bool):
+    """The recursive arguments of ``call`` a declared direction constrains, as
+    (position among the callee's recursive arguments, parameter, direction), checked
+    at run time on every backend: calls from the callee's own group (``in_group``;
+    dslc.check makes sure the caller has the parameter), except an argument that
+    passes the caller's parameter on unchanged (``ways(i - 1, m)`` beside
+    ``ways(i, m - coin(i - 1))``), which the declaration allows."""
+    if not in_group:
+        return
+    rec_args = [a for a, p in zip(call.args, callee.params) if p.recursive]
+    for k, (a, p) in enumerate(zip(rec_args, callee.rec_params)):
+        if p.direction is not None and not (isinstance(a, tir.Var) and a.scope == "param"
+                                            and a.name == p.name):
+            yield k, p.name, p.direction
+
+
 def _offset(b: Bounds) -> bool:
     """Bounds that name one element: the receiver plus a constant."""
     return b.lo is not None and b.lo == b.hi
@@ -226,13 +242,31 @@ class _Walker:
     def _dependence(self, call: tir.Call, when, ranged) -> Dependence:
         callee = self.functions[call.func]
         extra: list[RangedVar] = []
-        args = []
+        args, declared = [], []
         for p, a in zip(callee.params, call.args):
             if not p.recursive:
                 continue
-            args.append(self.affine(a, ranged, extra))
+            aff = self.affine(a, ranged, extra)
+            if aff is None and p.direction is not None and p.name in self.rec:
+                aff = self._directed(p, extra)
+                declared.append((aff.coeffs[0][0], p.name, p.direction))
+            args.append(aff)
         used = tuple(r for _, _, r in ranged) + tuple(extra)
-        return Dependence(self.f.name, call.func, tuple(args), used, when, call.span)
+        return Dependence(self.f.name, call.func, tuple(args), used, when, call.span,
+                          tuple(declared))
+
+    def _directed(self, p, extra) -> Affine:
+        """An argument the compiler cannot see, bounded by its declared direction: a
+        fresh ranged variable below (or above) the caller's parameter of the same
+        name, its other bound unknown (any value inside the callee's domain), the
+        same machinery as an accessor's element or a const array's element."""
+        name = f"_d{next(self.fresh)}"
+        mine = Affine.of(0, **{p.name: 1})
+        if p.direction == "decreasing":
+            extra.append(RangedVar(name, None, _add(mine, Affine.of(-1))))
+        else:
+            extra.append(RangedVar(name, _add(mine, Affine.of(1)), None))
+        return Affine.of(0, **{name: 1})
 
     # ---------------------------------------------------------------- affine
     def affine(self, e: tir.TExpr, ranged=(), extra: list | None = None) -> Affine | None:

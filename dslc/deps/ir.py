@@ -66,6 +66,10 @@ class Dependence:
     ``None`` marks an argument that is not affine (any value of its domain).
     ``when`` is a disjunction of conjunctions of affine constraints under which
     the call is made (from guards); ``((),)`` means "always".
+    ``declared``: (ranged variable, parameter, direction) for each argument that is
+    no affine function but that a declared direction bounds (``int m decreasing``:
+    ``ways(i, m - coin(i - 1))`` becomes ``ways(i, _d0)`` with ``_d0 <= m - 1``, the
+    variable in ``ranged``); the schedule relies on it, so it is checked at run time.
     """
 
     caller: str
@@ -74,6 +78,13 @@ class Dependence:
     ranged: tuple[RangedVar, ...] = ()
     when: tuple[tuple[Constraint, ...], ...] = ((),)
     span: Span | None = None
+    declared: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def data_dependent(self) -> bool:
+        """Does an argument of the call depend on data (``?``, or bounded only by a
+        declared direction)?"""
+        return bool(self.declared) or any(a is None for a in self.args)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.check.ranges import box_code
+from dslc.deps.extract import directed_args
 from dslc.emit import demand
 from dslc.emit import infinity
 from dslc.emit.plan import GroupPlan, TaskPlan
@@ -92,6 +93,10 @@ class _TaskNames(Names):
             for a, p in zip(call.args, f.params):
                 if not p.recursive:
                     self.gen.check_inherited(a, p.name)
+            in_group = self.func is not None and call.func in self.gen.group_functions(
+                self.func.name)
+            for k, name, direction in directed_args(call, self.func, f, in_group):
+                rec[k] = direction_checked(rec[k], self.param(name, T.INT), direction)
             return self.gen.read(call.func, rec, call.span)
         self.gen.need_helper(call.func)
         return f"fn_{call.func}({', '.join(args)})"
@@ -115,6 +120,17 @@ class _TaskNames(Names):
         if alpha.kind == "named":
             return str(len(self.gen.program.alphabets[alpha.name]))
         raise NotCompilable(f"alphabet of {alpha}")
+
+
+def direction_checked(arg: str, mine: str, direction: str) -> str:
+    """``arg`` checked against a declared direction (``int m decreasing``: below the
+    caller's ``mine``) with the domain helper every generator already has (a kernel
+    turns it into a flag, the backend re-runs the task and the interpreter reports
+    the call): decreasing is ``0 <= arg <= mine - 1``, increasing ``arg - mine - 1 >=
+    0`` (a value below 0 is outside the domain anyway)."""
+    if direction == "decreasing":
+        return f"_dom({arg}, {mine} - 1)"
+    return f"(_dom(({arg}) - {mine} - 1, 9223372036854775807) + {mine} + 1)"
 
 
 class _HelperNames(_TaskNames):
@@ -160,6 +176,11 @@ class CpuGenerator:
                                 "as the result")
 
     # ------------------------------------------------------------------ names
+    def group_functions(self, func: str) -> tuple[str, ...]:
+        """The functions of ``func``'s recursive group (none outside the plan)."""
+        g = self.group_of.get(func)
+        return () if g is None else g.functions
+
     def has_layout(self, t: T.Type) -> bool:
         """Does an extension lay values of ``t`` out as an array (sdk.TypeSpec.device_array)?"""
         spec = self.program.registry.types.get(t.name) if isinstance(t, T.ExtT) else None

@@ -264,7 +264,7 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
             continue
         read_outside = any(g in other for g in grp) or kind == "table" or any(
             _called_from_outside(program, g, grp) for g in grp)
-        affine = all(a is not None for d in graph.deps for a in d.args)
+        affine = not data_dependent(graph)  # a declared direction bounds a target on one side
         # keep the innermost loop's coordinate as a storage index (unit-stride access):
         # the coordinate recomputed from the partition is the last with |a| = 1
         elim = next((k for k in reversed(range(len(sched.coeffs))) if abs(sched.coeffs[k]) == 1),
@@ -339,7 +339,7 @@ def data_dependent(graph) -> bool:
     """Does a call of the group reach a cell whose offset depends on data
     (``ways(i, m - coin(i - 1))``, ``q(m - q(m - 1))``: an argument that is no
     affine function of the caller's parameters)?"""
-    return any(a is None for d in graph.deps for a in d.args)
+    return any(d.data_dependent for d in graph.deps)
 
 
 def unprovable(err: DslcError) -> bool:
@@ -350,9 +350,9 @@ def unprovable(err: DslcError) -> bool:
     from dslc.schedule.problems import InvalidScheduleError, PartitionCycleError
 
     if isinstance(err, InvalidScheduleError):
-        return any(a is None for a in err.call.args)
+        return err.call.data_dependent
     if isinstance(err, PartitionCycleError):
-        return any(a is None for d in err.calls for a in d.args)
+        return any(d.data_dependent for d in err.calls)
     return True
 
 
@@ -362,7 +362,7 @@ def demand_plan(program, grp: tuple[str, ...], graph, ext: Extents, err: DslcErr
     (emit.demand), so the order is the one the data gives at run time."""
     calls = ", ".join(dict.fromkeys(
         f"{d.callee}({', '.join('?' if a is None else str(a) for a in d.args)})"
-        for d in graph.deps if any(a is None for a in d.args)))
+        for d in graph.deps if d.data_dependent))
     reason = f"the offsets of {calls} depend on data, and {_unproved(err)}"
     return GroupPlan(grp, None, ext, False, None, strategy=DEMAND, reason=reason,
                      safe_indexes=_safe_indexes(program, grp, ext))
@@ -439,9 +439,11 @@ def _call_facts(graph, ext: Extents, sched: Schedule):
     ctx = {f.name: f.context for f in graph.functions}
     safe, distance = set(), []
     for d in graph.deps:
-        if target_always_inside(d, params[d.caller], ext.names[d.caller], ext.names[d.callee],
-                                dom[d.caller], dom[d.callee], params[d.callee],
-                                ctx[d.caller] + ctx[d.callee]):
+        # an argument bounded by a declared direction may still leave the domain on
+        # its other side: its target is never proved inside
+        if not d.declared and target_always_inside(
+                d, params[d.caller], ext.names[d.caller], ext.names[d.callee], dom[d.caller],
+                dom[d.callee], params[d.callee], ctx[d.caller] + ctx[d.callee]):
             safe.add(d.span)
         dist = _uniform_distance(d, params[d.caller], sched)
         if dist is not None and dist >= 0:

@@ -185,12 +185,15 @@ class Map(Expr):
 
 @dataclass(frozen=True)
 class Param:
-    """``range``: the declared ``lo ... hi`` of an ``int`` parameter (``int i in 1 ... n``)."""
+    """``range``: the declared ``lo ... hi`` of an ``int`` parameter (``int i in 1 ... n``).
+    ``direction``: ``"decreasing"`` or ``"increasing"`` where declared (``int m decreasing``:
+    every recursive call passes a smaller ``m`` than its caller's)."""
 
     type: TypeExpr
     name: str
     span: Span
     range: tuple[Expr, Expr] | None = None
+    direction: str | None = None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,9 @@ _TWO_63 = 2**63
 KEYWORDS = frozenset("""define alphabet const if then else otherwise and or not in where sum min
     max map load print schedule inf true false""".split())
 
+# the words a parameter's declared direction may be: contextual, not keywords
+DIRECTIONS = ("decreasing", "increasing")
+
 _TOKEN_NAMES = {
     "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "SYMBOL": "a symbol literal",
     "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','",
@@ -230,7 +233,16 @@ class _ToAst(Transformer):
     def param(self, meta, items):
         lo, hi = items[2:4] if len(items) > 2 else (None, None)
         rng = None if lo is None else (lo, hi)
-        return ast.Param(items[0], str(items[1]), self._sp(meta), rng)
+        word = items[4] if len(items) > 4 else None
+        if word is not None and str(word) not in DIRECTIONS:
+            # contextual: only here, after a parameter (where the contract's grammar has
+            # nothing but ',' or ')'), is a name a direction; elsewhere it stays a name
+            raise DslcError(f"'{word}' after the parameter '{items[1]}': expected ',', ')' "
+                            "or a direction ('decreasing' or 'increasing')",
+                            self._sp(word),
+                            hint="int m decreasing: every recursive call passes a smaller m")
+        direction = None if word is None else str(word)
+        return ast.Param(items[0], str(items[1]), self._sp(meta), rng, direction)
 
     def const_param(self, meta, items):
         sp = self._sp(meta)

@@ -15,8 +15,9 @@ from dslc.check import tir
 from dslc.check import ranges
 from dslc.check import types as T
 from dslc.errors import DslcError, source_text
+from dslc.deps.extract import directed_args, groups
 from dslc.interp import arith
-from dslc.interp.tables import MISSING, Table, demand
+from dslc.interp.tables import MISSING, Table, check_direction, demand
 
 _CMP = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
         "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
@@ -55,6 +56,7 @@ class CompiledFunction:
         env = dict(table.env)
         env.update(zip(self.rec_names, rec))
         env["$table"] = table
+        env["$rec"] = rec  # the cell's own point (a reduction variable may shadow a name)
         return self.run(env)
 
 
@@ -65,6 +67,7 @@ class Interpreter:
     def __init__(self, program, globals_: dict):
         self.program = program
         self.globals = globals_
+        self.group_of = {f: grp for grp in groups(program.functions) for f in grp}
         self.functions = {name: CompiledFunction(tf) for name, tf in program.functions.items()}
         for name, cf in self.functions.items():
             cf.guards = [(None if g.cond is None else self.expr(g.cond, cf), self.expr(g.body, cf))
@@ -347,9 +350,14 @@ class Interpreter:
             for a in calling_arg_exprs)
         name, span, interp = callee.name, e.span, self
         text = span_text(e.span)
+        directed = tuple((k, pname, direction, fn.rec_names.index(pname))
+                         for k, pname, direction in directed_args(
+                             e, fn.tf, callee.tf, fn.name in self.group_of.get(name, ())))
 
         def call(env):
             rec = tuple(f(env) for f in rec_fns)
+            for k, pname, direction, mine in directed:
+                check_direction(pname, direction, rec[k], env["$rec"][mine], rec, span, text)
             table = None
             cur = env.get("$table") if cacheable else None
             if cur is not None:

@@ -98,6 +98,21 @@ def check_point(kind: str, names, values: tuple, extents: tuple, span, call: str
                             f"in the call {call} (arguments {args})", span)
 
 
+def check_direction(name: str, direction: str, value, caller_value, rec: tuple, span,
+                    call: str) -> None:
+    """A declared direction (``int m decreasing``): the call's argument below (or
+    above) the caller's value of the same parameter, else one error naming the
+    call, the parameter and both values. The compiled backends assume it in their
+    schedule and stop where it fails; the interpreter then says this."""
+    if value < caller_value if direction == "decreasing" else value > caller_value:
+        return
+    rel = "below" if direction == "decreasing" else "above"
+    args = ", ".join(_fmt(x) for x in rec)
+    raise DslcError(f"recursive argument {name} = {_fmt(value)} is not {rel} the caller's "
+                    f"{name} = {_fmt(caller_value)}, as its declaration '{name} {direction}' "
+                    f"says, in the call {call} (arguments {args})", span)
+
+
 def _fmt(v) -> str:
     if isinstance(v, float) and math.isinf(v):
         return "inf" if v > 0 else "-inf"
