@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from dslc.check import tir
 from dslc.check import types as T
-from dslc.check.ranges import box_extent, declared, extent_name, outside
+from dslc.check.ranges import box_extent, extent_name
 from dslc.deps.extract import dependence_graph, groups, guard_pieces, sequence_indexes
 from dslc.deps.ir import Affine
 from dslc.emit.pyexpr import NotCompilable
@@ -163,20 +163,7 @@ def extent_value(program, func: str, k: int, args: dict, request: tuple | None,
 
 
 def reachable_tables(program, entry: str) -> list[str]:
-    seen, todo, out = {entry}, [entry], []
-    while todo:
-        f = program.functions[todo.pop()]
-        if f.is_table:
-            out.append(f.name)
-        for g in f.guards:
-            for part in (g.cond, g.body):
-                if part is None:
-                    continue
-                for e in tir.walk(part):
-                    if isinstance(e, tir.Call) and e.func not in seen:
-                        seen.add(e.func)
-                        todo.append(e.func)
-    return out
+    return [f.name for f in tir.reachable(program.functions, entry) if f.is_table]
 
 
 def find_fused(program, entry: tir.TFunction) -> tuple[list[Fused], set[str]]:
@@ -286,7 +273,7 @@ def _declared_calls_proved(program, graph, safe: frozenset, grp: tuple, entry: s
     group with declared ranges compiles only when isl proves every call into
     them inside (the interpreter reports the exact call otherwise), and only
     when no other function reads them (the entry's own request is checked on
-    the host, :func:`request_outside`)."""
+    the host, :func:`dslc.check.ranges.request_outside`)."""
     dom = {f.name: f.domain for f in graph.functions}
     if not any(dom.values()) and all(d is not None for d in dom.values()):
         return
@@ -313,19 +300,6 @@ def group_pieces(program, graph) -> tuple:
         if p is not None:
             out.append((rf.name, tuple(p)))
     return tuple(out)
-
-
-def request_outside(program, func: str, args: dict) -> bool:
-    """Is the cell a call asks for outside its function's declared ranges?"""
-    f = program.functions[func]
-    if not f.is_table or not declared(f):
-        return False
-    return final_outside(program, f, args, tuple(args[p.name] for p in f.rec_params))
-
-
-def final_outside(program, f: tir.TFunction, args: dict, cell) -> bool:
-    """Is ``cell`` of ``f`` (called with ``args``) outside its declared ranges?"""
-    return outside(f, tuple(cell), args, program.consts) is not None
 
 
 def extension_dims(program, grp: tuple[str, ...]) -> bool:
