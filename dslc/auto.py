@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from dslc.check import tir
+from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, env_int
 from dslc.runtime.values import Sequence
 
@@ -87,7 +88,7 @@ def _task_cells(cpu, f, task: dict) -> int:
     if f.is_table:
         try:
             return math.prod(c + 1 for c in cpu._final(f, task))
-        except (DslcError, KeyError, TypeError, ValueError):
+        except (NotCompilable, DslcError, KeyError, TypeError, ValueError):
             pass  # a domain only planning knows: the sequences' estimate
     return math.prod(len(v) + 1 for v in task.values() if isinstance(v, Sequence))
 

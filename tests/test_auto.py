@@ -68,6 +68,14 @@ def test_predicted_cells_sum_the_tables_of_a_map():
     assert auto.predicted_cells(be.cpu, "g", [{"n": 1}, {"n": 2}]) == 2  # straight-line
 
 
+def test_a_table_whose_final_cell_only_planning_knows_is_estimated():
+    prog = dslc.compile("int fib(int n) = if n < 2 then n else fib(n - 1) + fib(n - 2)\n",
+                        backend="cpu")
+    be = auto.AutoBackend(prog.checked, {})
+    assert auto.predicted_cells(be.cpu, "fib", [{}]) == 1  # no extent without n: no sequences
+    assert auto.predicted_cells(be.cpu, "fib", [{"n": 9}, {"n": 4}]) == 10 + 5
+
+
 def test_kernel_cached_needs_the_record_and_numba_cuda_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path))
     key = "0123456789abcdef0123456789abcdef"
