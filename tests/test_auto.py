@@ -138,3 +138,9 @@ def test_a_cached_plan_needs_numba_alone(tmp_path):
     first = _imports(src, "cpu", tmp_path)
     assert "islpy" in first[1]  # planned and compiled
     assert _imports(src, "cpu", tmp_path) == (first[0], ["numba"])
+
+
+def test_a_program_without_tables_is_planned_without_isl(tmp_path):
+    printed, loaded = _imports("int f(int n) = sum(k in 0 ... n : k * k)\nprint f(7)\n",
+                               "cpu", tmp_path)
+    assert printed == "{'f(7)': 140}" and loaded == ["numba", "dslc.emit.cpu"]

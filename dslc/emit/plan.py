@@ -23,8 +23,8 @@ each function's own parameters.
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from dslc.check import tir
 from dslc.check import types as T
@@ -33,7 +33,9 @@ from dslc.deps.extract import dependence_graph, groups, guard_pieces, sequence_i
 from dslc.deps.ir import Affine
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError
-from dslc.schedule.search import Extents, Schedule, find_schedule, verify_schedule
+
+if TYPE_CHECKING:  # the scheduler (and isl) is imported where a table is planned
+    from dslc.schedule.search import Extents, Schedule
 
 
 @dataclass(frozen=True)
@@ -224,6 +226,8 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
     all_groups = groups(program.functions)
     plans = []
     for grp in _group_order(program, all_groups, needed):
+        from dslc.schedule import search  # isl, where there is a table to plan
+
         graph = dependence_graph(program.functions, grp, program.consts)
         names = {g: extent_names(program, g) for g in grp}
         values = {}
@@ -232,14 +236,15 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                 earlier = tuple(values[m] for m in names[g][:k])
                 values[n] = extent_value(program, g, k, args, request if g == entry else None,
                                          earlier)
-        ext = Extents(names, values)
+        ext = search.Extents(names, values)
         runtime = frozenset()
         try:
             if any(g in user_schedules for g in grp):
-                sched = verify_schedule(graph, ext, group_schedule(program, grp, user_schedules))
+                sched = search.verify_schedule(graph, ext,
+                                               group_schedule(program, grp, user_schedules))
             else:
                 try:
-                    sched = find_schedule(graph, ext)
+                    sched = search.find_schedule(graph, ext)
                 except DslcError as err:
                     if not extension_dims(program, grp):
                         raise  # the program's own error, reported as before
@@ -373,6 +378,8 @@ def _runtime_ordered(graph, ext: Extents, err: Exception):
     search; the schedule must then keep every such dimension inside a partition
     (coefficient 0), and the generated code finds the order within a partition at
     run time (cells wait for the cells they read; see emit.cpu)."""
+    from dslc.schedule.search import find_schedule
+
     params = {f.name: f.params for f in graph.functions}
     if len({len(ps) for ps in params.values()}) > 1:
         # the calls left out are matched position by position: not across padding
