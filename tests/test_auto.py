@@ -144,3 +144,26 @@ def test_a_program_without_tables_is_planned_without_isl(tmp_path):
     printed, loaded = _imports("int f(int n) = sum(k in 0 ... n : k * k)\nprint f(7)\n",
                                "cpu", tmp_path)
     assert printed == "{'f(7)': 140}" and loaded == ["numba", "dslc.emit.cpu"]
+
+
+def test_work_auto_sends_to_the_gpu_runs_there_and_is_recorded(monkeypatch, tmp_path):
+    """With thresholds of 0 and the simulator standing in for a GPU, the map runs
+    on the CUDA backend (the same values as the interpreter) and its kernel's
+    module is recorded for the next run."""
+    from dslc.runtime.script import ScriptRunner
+
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DSLC_AUTO_GPU_CELLS", "0")
+    monkeypatch.setenv("DSLC_AUTO_GPU_COMPILE_CELLS", "0")
+    monkeypatch.setattr(auto.AutoBackend, "_gpu_present", lambda self: True)
+    (tmp_path / "db.fasta").write_text(">a\nACGT\n>b\nAC\n")
+    (tmp_path / "m.bio").write_text(EDIT + 'db = load(seq[dna], "db.fasta")\n'
+                                    'print map(d, db (*) "ACG")\n')
+    prog = dslc.compile(str(tmp_path / "m.bio"), backend="interp")
+    runner = ScriptRunner(prog.checked, auto.AutoBackend, prog.base_dir, quiet=True)
+    got = runner.run()
+    assert runner.backend.decisions["d"].backend == "cuda"
+    assert list(got[0][1].values.ravel()) == [1, 1] == list(prog.run()["map(d, db (*) \"ACG\")"]
+                                                             .values.ravel())
+    assert list((tmp_path / "cache").glob("gpu_*.json"))
