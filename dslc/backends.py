@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 from dslc.errors import DslcError
 
 
@@ -34,15 +37,35 @@ def names() -> list[str]:
 
 
 def resolve(name: str) -> str:
-    """``auto`` picks the best backend present on this machine."""
+    """``auto``: the interpreter where the compiled backends cannot run, the CPU
+    backend where no CUDA driver is installed, else ``auto`` itself, which picks
+    CPU or GPU per map and call (:mod:`dslc.auto`)."""
     if name != "auto":
         if name not in _FACTORIES:
             raise DslcError(f"unknown backend '{name}'", hint="backends: " + ", ".join(names()))
         return name
-    for candidate in ("cuda", "cpu"):
-        if candidate in _FACTORIES and _available(candidate, real=True):
-            return candidate
-    return "interp"
+    if "cpu" not in _FACTORIES or not _available("cpu"):
+        return "interp"
+    return "auto" if "cuda" in _FACTORIES and driver_installed() else "cpu"
+
+
+def driver_installed() -> bool:
+    """Could a real CUDA GPU be here: is the driver installed (not the simulator)?
+    Seen without importing Numba: on Linux its device node (or WSL's GPU device),
+    elsewhere its library; whether a GPU answers is asked only when some work
+    wants it (``dslc.auto``)."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return False
+    if os.environ.get("NUMBA_CUDA_DRIVER"):
+        return True
+    if sys.platform.startswith("linux"):
+        return any(os.path.exists(p) for p in _LINUX_DRIVER)
+    from ctypes.util import find_library
+
+    return any(find_library(lib) is not None for lib in ("cuda", "nvcuda"))
+
+
+_LINUX_DRIVER = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg")
 
 
 def _available(name: str, real: bool = False) -> bool:
@@ -64,4 +87,8 @@ def require(name: str) -> None:
 
 
 def get(name: str):
-    return _FACTORIES[resolve(name)]()
+    resolved = resolve(name)
+    if resolved == "auto":
+        from dslc.auto import AutoBackend
+        return AutoBackend
+    return _FACTORIES[resolved]()

@@ -8,12 +8,13 @@ window depth, order within a partition and loop nest.
 
 from __future__ import annotations
 
+import functools
 import struct
 import zlib
 
 import numpy as np
 
-from dslc import backends
+from dslc.auto import AutoBackend
 from dslc.check.ranges import declared
 from dslc.deps.extract import dependence_graph, groups
 from dslc.errors import DslcError, write_user_file
@@ -28,6 +29,7 @@ from dslc.schedule.search import Extents, find_schedule
 
 _LAST_PLANS: dict = {}  # entry -> plan of the last collect()
 _LAST_LANES: dict = {}  # map entry -> how its map ran on the CPU (lanes or why not)
+_LAST_AUTO: dict = {}  # entry -> where --backend auto runs it, and why (dslc.auto.Choice)
 
 _VARIANTS = {"float32": "float32 (static bound)", "float32c": "float32 (checked per cell)",
              "float64": "float64"}
@@ -36,10 +38,14 @@ _VARIANTS = {"float32": "float32 (static bound)", "float32c": "float32 (checked 
 def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, str], set]:
     """Group plans by function, generated sources by entry, interpreter
     fallbacks, and the functions the script never ran (extents of 10 assumed)."""
-    runner = ScriptRunner(program.checked, backends.get("cpu"), program.base_dir, quiet=True)
-    runner.backend.disk_cache = False  # plan afresh, so every plan can be shown
+    runner = ScriptRunner(program.checked, functools.partial(AutoBackend, run_gpu=False),
+                          program.base_dir, quiet=True)
+    engine = runner.backend.cpu  # auto's decisions recorded, everything run on the CPU
+    engine.disk_cache = False  # plan afresh, so every plan can be shown
+    engine.direct_scalars = False  # compile straight-line entries too, to show them
     runner.run()
-    engine = runner.backend
+    _LAST_AUTO.clear()
+    _LAST_AUTO.update(runner.backend.decisions)
     by_func, sources = {}, {}
     _LAST_PLANS.clear()
     _LAST_LANES.clear()
@@ -205,6 +211,9 @@ def report(program, backend: str = "cpu") -> dict:
         out["_interpreted"] = fallbacks
     if _LAST_LANES:
         out["_maps"] = dict(_LAST_LANES)
+    if _LAST_AUTO:
+        out["_auto"] = {e: {"backend": c.backend, "why": c.reason, "cells": c.cells,
+                            "kernel_cached": c.kernel_cached} for e, c in _LAST_AUTO.items()}
     if backend == "cuda":
         out["_cuda"] = cuda_report(program, by_func, _LAST_PLANS)
     return out
@@ -330,6 +339,8 @@ def render_text(rep: dict) -> str:
     for entry, m in rep.get("_maps", {}).items():
         detail = m.get("values") or m.get("why")
         lines.append(f"map over {entry} on the CPU: {m['strategy']} ({detail})")
+    for entry, c in rep.get("_auto", {}).items():
+        lines.append(f"--backend auto runs {entry} on the {c['backend'].upper()} ({c['why']})")
     for entry, c in rep.get("_cuda", {}).items():
         lines.append(f"cuda, entry {entry}: {c['strategy']} ({c['why']})")
         if c["strategy"] != "cpu":

@@ -299,3 +299,16 @@ def _affine(e: tir.TExpr, rec: set, consts: dict, atoms=()) -> Affine | None:
             k, other = (x.const, y) if not x.coeffs else (y.const, x)
             return Affine.of(k * other.const, **{v: k * c for v, c in other.coeffs})
     return None
+
+
+def request_outside(program, func: str, args: dict) -> bool:
+    """Is the cell a call asks for outside its function's declared ranges?"""
+    f = program.functions[func]
+    if not f.is_table or not declared(f):
+        return False
+    return final_outside(program, f, args, tuple(args[p.name] for p in f.rec_params))
+
+
+def final_outside(program, f: tir.TFunction, args: dict, cell) -> bool:
+    """Is ``cell`` of ``f`` (called with ``args``) outside its declared ranges?"""
+    return outside(f, tuple(cell), args, program.consts) is not None

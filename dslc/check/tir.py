@@ -315,3 +315,29 @@ def walk(e: TExpr):
     yield e
     for c in children(e):
         yield from walk(c)
+
+
+def reachable(functions: dict, entry: str) -> list[TFunction]:
+    """``entry`` and every function its guards call, directly or not (each once)."""
+    seen, todo, out = {entry}, [entry], []
+    while todo:
+        f = functions[todo.pop()]
+        out.append(f)
+        for g in f.guards:
+            for part in (g.cond, g.body):
+                for e in walk(part) if part is not None else ():
+                    if isinstance(e, Call) and e.func not in seen:
+                        seen.add(e.func)
+                        todo.append(e.func)
+    return out
+
+
+def straight_line(functions: dict, entry: str) -> bool:
+    """Does a call of ``entry`` cost no more than the size of its text: no table
+    and no reduction reachable from it? Such a call is answered by the interpreter
+    directly (the specification, so the same value or error), as fast as loading
+    compiled code would be, without starting Numba at all."""
+    return not any(f.is_table or any(isinstance(e, Reduce) for g in f.guards
+                                     for part in (g.cond, g.body) if part is not None
+                                     for e in walk(part))
+                   for f in reachable(functions, entry))

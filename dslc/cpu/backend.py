@@ -8,23 +8,24 @@ which reports it with the exact call and values.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from dslc import runlog
+from dslc.check import tir
 from dslc.check import types as T
-from dslc.check.ranges import box_extent, declared, outside
-from dslc.cpu import modules
-from dslc.cpu.lanes import LaneMaps
-from dslc.emit.cpu import CpuGenerator
-from dslc.emit.plan import final_outside, plan_task, request_outside
+from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
 from dslc.emit.pyexpr import NotCompilable
 from dslc.emit.tuples import tuple_reason
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
 from dslc.runtime.values import Sequence
-from dslc.schedule.user import user_schedules
+
+# Numba, isl and the code generators are imported where they are first needed: a
+# run whose calls the interpreter answers needs none of them, and one whose plans
+# and modules are cached on disk needs Numba alone (docs/architecture.md, start-up).
 
 EXACT = 2.0**53
 
@@ -37,15 +38,16 @@ class _Inexact(Exception):
 class CpuBackend:
     name = "cpu"
     disk_cache = True  # reuse plans from earlier runs (explain turns it off to see them)
+    # straight-line scalar calls on the interpreter (explain turns it off to see their code)
+    direct_scalars = True
 
     @staticmethod
     def available() -> bool:
-        try:
-            import islpy  # noqa: F401
-            import numba  # noqa: F401
-        except ImportError:
-            return False
-        return True
+        """Are Numba and islpy installed? (Found, not imported: importing them
+        is most of a small run's time.)"""
+        from importlib.util import find_spec
+
+        return all(find_spec(m) is not None for m in ("islpy", "numba"))
 
     def __init__(self, program, globals_: dict):
         self.program = program
@@ -53,15 +55,28 @@ class CpuBackend:
         self.interp = InterpBackend(program, globals_)
         self.fallbacks: dict[str, str] = {}  # entry -> why it runs on the interpreter
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source) last compiled
-        self.lanes = LaneMaps(self)
-        self.user_schedules = user_schedules(program)
         self._memo: dict = {}
         self._tuple_reasons: dict[str, str | None] = {}
+
+    @functools.cached_property
+    def lanes(self):
+        from dslc.cpu.lanes import LaneMaps
+
+        return LaneMaps(self)
+
+    @functools.cached_property
+    def user_schedules(self) -> dict:
+        if not self.program.schedules:  # (the scheduler's package imports isl)
+            return {}
+        from dslc.schedule.user import user_schedules
+
+        return user_schedules(self.program)
 
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
-        if request_outside(self.program, func, args) or self.interp_only(func):
+        if self.direct(func) or request_outside(self.program, func, args) or \
+                self.interp_only(func):
             return self.interp.value(func, args, span, description)
         kind, request, scope = self.call_entry(f, args)
         compiled = self._compile(func, kind, scope, request)
@@ -113,6 +128,8 @@ class CpuBackend:
                 if compiled is None:
                     return self.interp.map(func, tasks, span, progress)
                 module, argnames, windows = compiled
+                from dslc.cpu import modules
+
                 raw = modules.batch_function(module, argnames, tasks, self)(tasks, windows, f)
         except MemoryError:
             raise out_of_memory(func, span) from None
@@ -156,6 +173,12 @@ class CpuBackend:
         if reason is not None:
             self.fallbacks[func] = reason
         return reason is not None
+
+    def direct(self, func: str) -> bool:
+        """Is a single call of ``func`` answered by the interpreter directly?
+        Where it is straight-line code (``tir.straight_line``), compiling or
+        even loading compiled code costs more than running it."""
+        return self.direct_scalars and tir.straight_line(self.program.functions, func)
 
     def call_entry(self, f, args: dict):
         """How a single call is compiled: the entry kind (a table's ``cell`` or a
@@ -248,6 +271,8 @@ class CpuBackend:
         return result
 
     def _compile_uncached(self, func, kind, scope, request):
+        from dslc.cpu import modules
+
         sizes = tuple(_shape(v, self.program.registry) for _, v in sorted(scope.items())
                       if not isinstance(v, Sequence))
         key = modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope)
@@ -256,6 +281,9 @@ class CpuBackend:
             source, argnames, windows = hit
             runlog.log.info("%s (%s): plan and code from the cache", func, kind)
             return modules.load(source), argnames, windows
+        from dslc.emit.cpu import CpuGenerator
+        from dslc.emit.plan import plan_task
+
         try:
             plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
             source, argnames = CpuGenerator(self.program, plan).generate()

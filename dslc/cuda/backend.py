@@ -32,7 +32,8 @@ from dslc.errors import env_int
 from dslc.check import types as T
 from dslc.cpu.backend import EXACT, CpuBackend, NonFinite, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
-from dslc.emit.plan import plan_task, request_outside
+from dslc.check.ranges import request_outside
+from dslc.emit.plan import plan_task
 from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
@@ -76,13 +77,15 @@ class CudaBackend(CpuBackend):
         self.kernel_seconds = 0.0  # time spent in kernels (for benchmarks)
         self.launches = 0  # kernel launches of the last map (for benchmarks)
         self.reruns: dict[str, int] = {}  # entry -> map tasks the device left to the CPU
+        self.kernel_files: dict[str, str] = {}  # map entry -> its kernel's module (dslc.auto)
         self._kernels: dict = {}
         self._plans: dict = {}
 
     # ------------------------------------------------------------------ one big problem
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
-        if request_outside(self.program, func, args) or self.interp_only(func):
+        if self.direct(func) or request_outside(self.program, func, args) or \
+                self.interp_only(func):
             return super().value(func, args, span, description)
         kind, request, scope = self.call_entry(f, args)
         try:
@@ -327,6 +330,7 @@ class CudaBackend(CpuBackend):
         placed = self._placements(f.name, argnames, kinds, tasks[0], plan, dtype)
         module = modules.load(source + "\n" + kernel_source(
             argnames, kinds, [fn for fn, _ in storage], placed, per_block))
+        self.kernel_files[f.name] = module.__file__
         sizes = sum(lens.values(), np.zeros(len(tasks), dtype=np.int64))
         order = np.argsort(-sizes, kind="stable").astype(np.int64)
         launches = self._launches(order, plan, storage, dtype, lens)

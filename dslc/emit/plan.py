@@ -23,17 +23,19 @@ each function's own parameters.
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from dslc.check import tir
 from dslc.check import types as T
-from dslc.check.ranges import box_extent, declared, extent_name, outside
+from dslc.check.ranges import box_extent, extent_name
 from dslc.deps.extract import dependence_graph, groups, guard_pieces, sequence_indexes
 from dslc.deps.ir import Affine
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError
-from dslc.schedule.search import Extents, Schedule, find_schedule, verify_schedule
+
+if TYPE_CHECKING:  # the scheduler (and isl) is imported where a table is planned
+    from dslc.schedule.search import Extents, Schedule
 
 
 @dataclass(frozen=True)
@@ -163,20 +165,7 @@ def extent_value(program, func: str, k: int, args: dict, request: tuple | None,
 
 
 def reachable_tables(program, entry: str) -> list[str]:
-    seen, todo, out = {entry}, [entry], []
-    while todo:
-        f = program.functions[todo.pop()]
-        if f.is_table:
-            out.append(f.name)
-        for g in f.guards:
-            for part in (g.cond, g.body):
-                if part is None:
-                    continue
-                for e in tir.walk(part):
-                    if isinstance(e, tir.Call) and e.func not in seen:
-                        seen.add(e.func)
-                        todo.append(e.func)
-    return out
+    return [f.name for f in tir.reachable(program.functions, entry) if f.is_table]
 
 
 def find_fused(program, entry: tir.TFunction) -> tuple[list[Fused], set[str]]:
@@ -237,6 +226,8 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
     all_groups = groups(program.functions)
     plans = []
     for grp in _group_order(program, all_groups, needed):
+        from dslc.schedule import search  # isl, where there is a table to plan
+
         graph = dependence_graph(program.functions, grp, program.consts)
         names = {g: extent_names(program, g) for g in grp}
         values = {}
@@ -245,14 +236,15 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                 earlier = tuple(values[m] for m in names[g][:k])
                 values[n] = extent_value(program, g, k, args, request if g == entry else None,
                                          earlier)
-        ext = Extents(names, values)
+        ext = search.Extents(names, values)
         runtime = frozenset()
         try:
             if any(g in user_schedules for g in grp):
-                sched = verify_schedule(graph, ext, group_schedule(program, grp, user_schedules))
+                sched = search.verify_schedule(graph, ext,
+                                               group_schedule(program, grp, user_schedules))
             else:
                 try:
-                    sched = find_schedule(graph, ext)
+                    sched = search.find_schedule(graph, ext)
                 except DslcError as err:
                     if not extension_dims(program, grp):
                         raise  # the program's own error, reported as before
@@ -286,7 +278,7 @@ def _declared_calls_proved(program, graph, safe: frozenset, grp: tuple, entry: s
     group with declared ranges compiles only when isl proves every call into
     them inside (the interpreter reports the exact call otherwise), and only
     when no other function reads them (the entry's own request is checked on
-    the host, :func:`request_outside`)."""
+    the host, :func:`dslc.check.ranges.request_outside`)."""
     dom = {f.name: f.domain for f in graph.functions}
     if not any(dom.values()) and all(d is not None for d in dom.values()):
         return
@@ -313,19 +305,6 @@ def group_pieces(program, graph) -> tuple:
         if p is not None:
             out.append((rf.name, tuple(p)))
     return tuple(out)
-
-
-def request_outside(program, func: str, args: dict) -> bool:
-    """Is the cell a call asks for outside its function's declared ranges?"""
-    f = program.functions[func]
-    if not f.is_table or not declared(f):
-        return False
-    return final_outside(program, f, args, tuple(args[p.name] for p in f.rec_params))
-
-
-def final_outside(program, f: tir.TFunction, args: dict, cell) -> bool:
-    """Is ``cell`` of ``f`` (called with ``args``) outside its declared ranges?"""
-    return outside(f, tuple(cell), args, program.consts) is not None
 
 
 def extension_dims(program, grp: tuple[str, ...]) -> bool:
@@ -399,6 +378,8 @@ def _runtime_ordered(graph, ext: Extents, err: Exception):
     search; the schedule must then keep every such dimension inside a partition
     (coefficient 0), and the generated code finds the order within a partition at
     run time (cells wait for the cells they read; see emit.cpu)."""
+    from dslc.schedule.search import find_schedule
+
     params = {f.name: f.params for f in graph.functions}
     if len({len(ps) for ps in params.values()}) > 1:
         # the calls left out are matched position by position: not across padding

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dslc.poly import loopir as L
-from dslc.poly.nest import build_loop_nest
 from dslc.poly.pretty import render as _render_ir
 
 PIECE = "__"  # statement name of guard piece k of f: f__k
@@ -54,6 +53,8 @@ class LoopNest:
 
 
 def loop_nest(schedule, ext, pieces: dict | None = None) -> LoopNest:
+    from dslc.poly.nest import build_loop_nest  # isl, only where there is a nest to build
+
     ir = build_loop_nest(schedule, ext, pieces or None)
     return LoopNest(_flat(ir.body), ir.partition_var, ir)
 

@@ -1,0 +1,169 @@
+"""``--backend auto`` (dslc.auto): the CPU-or-GPU decision, taken directly (no
+GPU needed), and start-up: a small run imports only what it uses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import dslc
+from dslc import auto, backends
+from dslc.errors import DslcError
+
+EDIT = textwrap.dedent("""\
+    int d(seq[dna] s, index[s] i, seq[dna] t, index[t] j) =
+        if i == 0 then j
+        else if j == 0 then i
+        else if s[i - 1] == t[j - 1] then d(i - 1, j - 1)
+        else (d(i - 1, j) min d(i, j - 1) min d(i - 1, j - 1)) + 1
+    """)
+
+
+def _never():
+    raise AssertionError("the GPU was looked for, for work too small to want it")
+
+
+def test_small_work_stays_on_the_cpu_without_looking_for_a_gpu():
+    c = auto.choose(20 * 35, False, _never, 10**9, 5 * 10**10)
+    assert c.backend == "cpu" and "small work" in c.reason and c.cells == 700
+
+
+def test_a_cached_kernel_pays_off_sooner_than_one_to_compile():
+    gpu = lambda: True  # noqa: E731
+    assert auto.choose(2 * 10**9, True, gpu, 10**9, 5 * 10**10).backend == "cuda"
+    c = auto.choose(2 * 10**9, False, gpu, 10**9, 5 * 10**10)
+    assert c.backend == "cpu" and "not compiled" in c.reason
+    assert auto.choose(6 * 10**10, False, gpu, 10**9, 5 * 10**10).backend == "cuda"
+
+
+def test_large_work_without_a_gpu_runs_on_the_cpu():
+    c = auto.choose(10**12, True, lambda: False, 10**9, 5 * 10**10)
+    assert c.backend == "cpu" and "no CUDA GPU" in c.reason
+
+
+def test_thresholds_come_from_the_settings(monkeypatch):
+    monkeypatch.setenv("DSLC_AUTO_GPU_CELLS", "1_000")
+    assert auto.thresholds() == (1000, auto.COMPILE_CELLS)
+    monkeypatch.setenv("DSLC_AUTO_GPU_COMPILE_CELLS", "many")
+    with pytest.raises(DslcError, match="DSLC_AUTO_GPU_COMPILE_CELLS"):
+        auto.thresholds()
+
+
+def test_predicted_cells_sum_the_tables_of_a_map():
+    from dslc.runtime.binding import bind_value
+
+    prog = dslc.compile(EDIT + "int g(int n) = n + 1\n", backend="cpu")
+    be = auto.AutoBackend(prog.checked, {})
+    dna = prog.checked.functions["d"].params[0].type
+    pairs = [(s, t) for s in ("ACGT", "AC") for t in ("ACG", "A", "GGGGG")]
+    tasks = [{n: bind_value(v, dna, prog.checked, None, {}) for n, v in zip("st", p)}
+             for p in pairs]
+    assert auto.predicted_cells(be.cpu, "d", tasks) == sum((len(s) + 1) * (len(t) + 1)
+                                                           for s, t in pairs)
+    assert auto.predicted_cells(be.cpu, "g", [{"n": 1}, {"n": 2}]) == 2  # straight-line
+
+
+def test_a_table_whose_final_cell_only_planning_knows_is_estimated():
+    prog = dslc.compile("int fib(int n) = if n < 2 then n else fib(n - 1) + fib(n - 2)\n",
+                        backend="cpu")
+    be = auto.AutoBackend(prog.checked, {})
+    assert auto.predicted_cells(be.cpu, "fib", [{}]) == 1  # no extent without n: no sequences
+    assert auto.predicted_cells(be.cpu, "fib", [{"n": 9}, {"n": 4}]) == 10 + 5
+
+
+def test_kernel_cached_needs_the_record_and_numba_cuda_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path))
+    key = "0123456789abcdef0123456789abcdef"
+    assert not auto.kernel_cached(key)
+    auto.remember_kernel(key, str(tmp_path / "dslc_feedbeef.py"))
+    assert not auto.kernel_cached(key)  # recorded, but no kernel in the cache
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "dslc_feedbeef.batch-120.py311.nbi").write_bytes(b"")
+    assert auto.kernel_cached(key)
+
+
+def test_auto_without_a_gpu_is_the_cpu_backend_as_before(monkeypatch):
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")  # the simulator never counts for auto
+    assert backends.resolve("auto") == "cpu"
+    prog = dslc.compile(EDIT + 'print d("ACGTAC", 6, "AGTTC", 5)\n')
+    assert prog.backend_name == "cpu" and prog.run()['d("ACGTAC", 6, "AGTTC", 5)'] == 2
+
+
+def test_explain_shows_where_auto_runs_each_map(monkeypatch, tmp_path):
+    from dslc import explain
+
+    (tmp_path / "db.fasta").write_text(">a\nACGT\n>b\nAC\n")
+    (tmp_path / "m.bio").write_text(EDIT + 'db = load(seq[dna], "db.fasta")\n'
+                                    'print map(d, db (*) "ACG")\n')
+    prog = dslc.compile(str(tmp_path / "m.bio"), backend="cpu")
+    rep = explain.report(prog)
+    assert rep["_auto"]["d"]["backend"] == "cpu" and rep["_auto"]["d"]["cells"] == 20 + 12
+    assert "small work" in rep["_auto"]["d"]["why"]
+    assert "--backend auto runs d on the CPU" in explain.render_text(rep)
+    monkeypatch.setenv("DSLC_AUTO_GPU_CELLS", "0")
+    monkeypatch.setenv("DSLC_AUTO_GPU_COMPILE_CELLS", "0")
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
+    assert "no CUDA GPU" in explain.report(prog)["_auto"]["d"]["why"]
+
+
+PROBE = """
+import sys, dslc
+prog = dslc.compile(sys.argv[1], backend=sys.argv[2])
+print(prog.run())
+print([m for m in ("numba", "islpy", "dslc.emit.cpu", "dslc.poly.nest") if m in sys.modules])
+"""
+
+
+def _imports(src: str, backend: str, cache) -> tuple[str, list]:
+    env = dict(os.environ, DSLC_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, "-c", PROBE, src, backend], env=env, check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    return out[0], json.loads(out[1].replace("'", '"'))
+
+
+@pytest.mark.parametrize("backend", ["cpu", "auto"])
+def test_a_straight_line_call_starts_neither_numba_nor_isl(backend, tmp_path):
+    printed, loaded = _imports("const x = 6\nint f(int n) = n * x + 1\nprint f(7)\n",
+                               backend, tmp_path)
+    assert printed == "{'f(7)': 43}" and loaded == []
+
+
+def test_a_cached_plan_needs_numba_alone(tmp_path):
+    src = EDIT + 'print d("ACGTAC", 6, "AGTTC", 5)\n'
+    first = _imports(src, "cpu", tmp_path)
+    assert "islpy" in first[1]  # planned and compiled
+    assert _imports(src, "cpu", tmp_path) == (first[0], ["numba"])
+
+
+def test_a_program_without_tables_is_planned_without_isl(tmp_path):
+    printed, loaded = _imports("int f(int n) = sum(k in 0 ... n : k * k)\nprint f(7)\n",
+                               "cpu", tmp_path)
+    assert printed == "{'f(7)': 140}" and loaded == ["numba", "dslc.emit.cpu"]
+
+
+def test_work_auto_sends_to_the_gpu_runs_there_and_is_recorded(monkeypatch, tmp_path):
+    """With thresholds of 0 and the simulator standing in for a GPU, the map runs
+    on the CUDA backend (the same values as the interpreter) and its kernel's
+    module is recorded for the next run."""
+    from dslc.runtime.script import ScriptRunner
+
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DSLC_AUTO_GPU_CELLS", "0")
+    monkeypatch.setenv("DSLC_AUTO_GPU_COMPILE_CELLS", "0")
+    monkeypatch.setattr(auto.AutoBackend, "_gpu_present", lambda self: True)
+    (tmp_path / "db.fasta").write_text(">a\nACGT\n>b\nAC\n")
+    (tmp_path / "m.bio").write_text(EDIT + 'db = load(seq[dna], "db.fasta")\n'
+                                    'print map(d, db (*) "ACG")\n')
+    prog = dslc.compile(str(tmp_path / "m.bio"), backend="interp")
+    runner = ScriptRunner(prog.checked, auto.AutoBackend, prog.base_dir, quiet=True)
+    got = runner.run()
+    assert runner.backend.decisions["d"].backend == "cuda"
+    assert list(got[0][1].values.ravel()) == [1, 1] == list(prog.run()["map(d, db (*) \"ACG\")"]
+                                                             .values.ravel())
+    assert list((tmp_path / "cache").glob("gpu_*.json"))
