@@ -25,6 +25,12 @@ if "NUMBA_ENABLE_CUDASIM" not in os.environ and _no_cuda_device():
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 
 from dslc import backends  # noqa: E402
+from dslc.cpu.backend import CpuBackend  # noqa: E402
+
+# The compiled backends answer a call of straight-line code on the interpreter (a start-up
+# shortcut, tested in fresh processes by tests/test_auto.py). Here they compile it, so every
+# `backend` test compares compiled code with the interpreter, scalar calls included.
+CpuBackend.direct_scalars = False
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

