@@ -370,10 +370,7 @@ class CpuGenerator:
                 b.emit(f"{val} = {em.as_value(body, b) if f.ret == T.INT else em.expr(body, b)}")
         finally:
             self.current = None
-        if f.ret == T.BOOL:
-            stored = b.fresh("val")
-            b.emit(f"{stored} = 1.0 if {val} else 0.0")
-            val = stored
+        val = _stored(f, val, b, ints=False)
         g = self.group_of[func]
         xs = [f"x_{p.name}" for p in f.rec_params]
         store = b.child() if g.runtime_order else b
@@ -399,14 +396,7 @@ class CpuGenerator:
             val = self._guards(f, em, b)
         finally:
             self.current = None
-        if f.ret == T.BOOL:
-            stored = b.fresh("val")
-            b.emit(f"{stored} = 1.0 if {val} else 0.0")
-            val = stored
-        elif f.ret == T.INT:
-            stored = b.fresh("val")
-            b.emit(f"{stored} = float({val})")
-            val = stored
+        val = _stored(f, val, b, ints=True)
         return demand.cell_body(self, func, stack, b, val)
 
     def _retried_cell(self, value: Block, store: Block, func: str, xs: list[str]) -> Block:
@@ -719,3 +709,17 @@ class _FusedEmitter(ExprEmitter):
         if id(e) in self.fused:
             return self.fused[id(e)]
         return super()._reduce(e, b)
+
+
+def _stored(f, val: str, b: Block, ints: bool) -> str:
+    """A cell's value as its float64 table holds it: a bool as 1.0 or 0.0, and an int
+    converted where ``ints`` (the on-demand cell, whose guards may yield an int64)."""
+    if f.ret == T.BOOL:
+        conv = f"1.0 if {val} else 0.0"
+    elif f.ret == T.INT and ints:
+        conv = f"float({val})"
+    else:
+        return val
+    stored = b.fresh("val")
+    b.emit(f"{stored} = {conv}")
+    return stored
