@@ -23,7 +23,7 @@ import numpy as np
 from dslc import backends
 from dslc.check.calls import arrange, value_fits
 from dslc.check.program import CheckedProgram, check_program
-from dslc import deep, runlog
+from dslc import deep, runlog, timings
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.frontend.parser import parse
@@ -103,21 +103,34 @@ class Program:
         self.backend_name = backends.resolve(backend)
         self._backend = None
         self._globals = None
+        self._collector = timings.Collector()
+        #: where the last run(), call() or map() spent its time (dslc.timings.Timings)
+        self.last_timings: timings.Timings | None = None
 
     @deep.for_program
     def run(self, backend: str | None = None, quiet: bool = True) -> dict:
         """Run the script; returns the printed values by printed name, in order."""
-        runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
-                              self.base_dir, quiet=quiet)
-        printed = runner.run()
+        runner = self._runner(backend, quiet)
+        printed = self._timed(runner.run)
         self._globals = runner.globals
         return dict(printed)
 
     @deep.for_program
     def run_printed(self, backend: str | None = None, quiet: bool = False):
-        runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
-                              self.base_dir, quiet=quiet)
-        return runner.run()
+        return self._timed(self._runner(backend, quiet).run)
+
+    def _runner(self, backend: str | None, quiet: bool) -> ScriptRunner:
+        self._collector.reset()
+        make = timings.timed(backends.get(backend or self.backend_name), self._collector)
+        return ScriptRunner(self.checked, make, self.base_dir, quiet=quiet)
+
+    def _timed(self, run):
+        """``run()``, its timings kept in ``last_timings`` (the collector was
+        reset where the work began)."""
+        try:
+            return run()
+        finally:
+            self.last_timings = self._collector.result()
 
     @property
     def functions(self) -> list[str]:
@@ -127,7 +140,8 @@ class Program:
         if self._backend is None:
             if self._globals is None:
                 self._globals = backend_globals(self.checked)
-            self._backend = backends.get(self.backend_name)(self.checked, self._globals)
+            self._backend = timings.Timed(
+                backends.get(self.backend_name)(self.checked, self._globals), self._collector)
         return self._backend
 
     def __getattr__(self, name: str):
@@ -147,6 +161,10 @@ class Program:
         elif len(values) == len(tf.calling_params):
             tf = self._const_kinds(tf, tf.calling_params, [values])
         engine = self._engine()
+        self._collector.reset()
+        return self._timed(lambda: self._call(engine, name, tf, values))
+
+    def _call(self, engine, name, tf, values):
         if len(values) == len(tf.params):
             bound = bind_call(tf, values, self.checked, None)
             raw = engine.value(name, bound, None, name)
@@ -182,7 +200,8 @@ class Program:
             combos.append(values)
         tf = self._const_kinds(tf, params, combos)
         tasks = [self._bind_map(tf, values) for values in combos]
-        results = self._engine().map(name, tasks, None)
+        self._collector.reset()
+        results = self._timed(lambda: self._engine().map(name, tasks, None))
         runlog.ran(self._engine(), f"map of {len(tasks)} tasks", name)
         shape = tuple(len(v) for _, v in lists)
         arr = to_array(results, tf.ret.name).reshape(shape)

@@ -1,22 +1,27 @@
-"""``--backend auto``: each map or call on the backend that can pay off.
+"""``--backend auto``: each map or call on the backend predicted to finish first.
 
-A CUDA kernel costs a compile before its first launch (tens of seconds; 110 s for
-the kernel of an LCS map) and, even when numba-cuda has it cached on disk, the
-start of the driver and the loading of the kernel (about a second). The CPU
-backend does some 10^8 to 10^9 cells a second per core (docs/benchmarks.md). So
-the GPU is chosen only for work whose size pays for what it costs to start:
+A CUDA kernel costs a compile before its first launch (seconds to minutes: 110 s
+for the kernel of an LCS map) and, even cached on disk, the start of the driver
+and the loading of the kernel; the data travels to the device; then the GPU
+computes far more cells a second than the CPU. The CPU backend's modules cost a
+compile too, unless cached. So each map or call is predicted on both:
 
-* the work is predicted as cells: the sum over the tasks of a map (or the one
-  call) of the size of the entry's table (:func:`predicted_cells`);
-* a kernel already compiled and cached (:func:`kernel_cached`) needs
-  ``DSLC_AUTO_GPU_CELLS`` cells (default 10^9); one still to compile needs
-  ``DSLC_AUTO_GPU_COMPILE_CELLS`` (default 5 x 10^10);
-* below that, or with no GPU, the CPU backend runs it.
+* its work, as cells (:func:`predicted_cells`) and bytes to move to the device
+  (:func:`predicted_bytes`);
+* whether the CPU module (its plan in the cache, :meth:`CpuBackend.code_cached`)
+  and the CUDA kernel (:func:`kernel_cached`) are already compiled;
+* this machine's measured speeds (dslc.calibrate: measured once, kept in the
+  cache directory): cells a second per CPU core (times the cores for a map),
+  cells a second on the GPU, the GPU's start, the bandwidth to it, and the
+  compile seconds of small functions, scaled to generated ones
+  (:data:`CPU_COMPILE_SCALE`, :data:`GPU_COMPILE_SCALE`).
 
-:func:`choose` is the whole decision, a pure function; :class:`AutoBackend`
-applies it per map and call and records each (``dslc explain`` shows them).
-The GPU is looked for only when some work is large enough to want it, so a
-small run never starts the CUDA driver.
+:func:`decide` is the whole comparison, a pure function; :func:`choose` adds
+what is settled before measuring anything: work below ``DSLC_AUTO_GPU_CELLS``
+(default 10^8 cells, well under a second on one core) stays on the CPU without
+looking for a GPU, and with no GPU there is nothing to calibrate.
+:class:`AutoBackend` applies it per map and call and records each (``dslc
+explain`` and ``--timings`` show the prediction and the choice).
 """
 
 from __future__ import annotations
@@ -32,9 +37,22 @@ from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, env_int
 from dslc.runtime.values import Sequence
 
-CACHED_CELLS = 10**9  # DSLC_AUTO_GPU_CELLS: a cached kernel pays from here
-COMPILE_CELLS = 5 * 10**10  # DSLC_AUTO_GPU_COMPILE_CELLS: a kernel to compile, from here
+FLOOR_CELLS = 10**8  # DSLC_AUTO_GPU_CELLS: less work than this never looks for a GPU
 SAMPLE = 4096  # a map's cells are summed over at most this many tasks, then scaled
+# a generated module or kernel takes longer to compile than the calibration's small
+# function: a CPU module a second or two, a CUDA kernel from seconds to minutes
+CPU_COMPILE_SCALE = 10.0
+GPU_COMPILE_SCALE = 30.0
+KERNEL_LOAD_S = 0.3  # loading a cached kernel onto the device
+
+
+@dataclass(frozen=True)
+class Work:
+    """What a map or call asks of a backend."""
+
+    cells: int
+    bytes: int = 0  # to move to the device
+    is_map: bool = True  # a map uses every core; a single call one
 
 
 @dataclass(frozen=True)
@@ -45,28 +63,56 @@ class Choice:
     reason: str
     cells: int
     kernel_cached: bool
+    cpu_s: float | None = None  # the predictions, where made
+    gpu_s: float | None = None
 
 
-def thresholds() -> tuple[int, int]:
-    """(cells with a cached kernel, cells with a kernel to compile) from the settings."""
-    return (env_int("DSLC_AUTO_GPU_CELLS", CACHED_CELLS, 0),
-            env_int("DSLC_AUTO_GPU_COMPILE_CELLS", COMPILE_CELLS, 0))
+def floor() -> int:
+    """The least work for which the GPU is considered (the setting)."""
+    return env_int("DSLC_AUTO_GPU_CELLS", FLOOR_CELLS, 0)
 
 
-def choose(cells: int, kernel_cached: bool, gpu_present: Callable[[], bool],
-           cached_cells: int, compile_cells: int) -> Choice:
-    """The backend for work of ``cells`` predicted cells. ``gpu_present`` is
-    asked only when the work is large enough to want the GPU."""
-    if cells < min(cached_cells, compile_cells):
-        return Choice("cpu", f"{cells:,} cells < {min(cached_cells, compile_cells):,} "
-                      "(small work stays on the CPU)", cells, kernel_cached)
-    need = cached_cells if kernel_cached else compile_cells
-    kernel = "kernel cached" if kernel_cached else "kernel not compiled yet"
-    if cells < need:
-        return Choice("cpu", f"{cells:,} cells < {need:,} ({kernel})", cells, kernel_cached)
+def predict(work: Work, kernel_cached: bool, cpu_cached: bool, cal,
+            gpu_started: bool = False) -> tuple[float, float]:
+    """Predicted seconds (CPU, GPU) for ``work`` on a machine calibrated ``cal``."""
+    cores = cal.cores if work.is_map else 1
+    cpu = work.cells / (cal.cpu_cells_s * cores)
+    if not cpu_cached:
+        cpu += cal.cpu_compile_s * CPU_COMPILE_SCALE
+    if cal.gpu_cells_s <= 0:
+        return cpu, math.inf
+    gpu = work.cells / cal.gpu_cells_s + work.bytes / max(cal.h2d_bytes_s, 1.0)
+    gpu += KERNEL_LOAD_S if kernel_cached else cal.gpu_compile_s * GPU_COMPILE_SCALE
+    if not gpu_started:
+        gpu += cal.gpu_start_s
+    return cpu, gpu
+
+
+def decide(work: Work, kernel_cached: bool, cpu_cached: bool, cal,
+           gpu_started: bool = False) -> Choice:
+    """The backend predicted to finish first; the CPU on a tie (the GPU is
+    never chosen where it is predicted no faster)."""
+    cpu, gpu = predict(work, kernel_cached, cpu_cached, cal, gpu_started)
+    kernel = "kernel cached" if kernel_cached else "kernel to compile"
+    module = "" if cpu_cached else ", module to compile"
+    why = (f"{work.cells:,} cells: predicted cpu {cpu:.3g} s{module}, "
+           f"gpu {gpu:.3g} s ({kernel})")
+    backend = "cuda" if gpu < cpu else "cpu"
+    return Choice(backend, why, work.cells, kernel_cached, cpu, gpu)
+
+
+def choose(work: Work, kernel_cached: Callable[[], bool], cpu_cached: Callable[[], bool],
+           gpu_present: Callable[[], bool], calibration: Callable[[], object],
+           least: int, gpu_started: bool = False) -> Choice:
+    """:func:`decide`, after what needs no measuring: work below ``least``
+    cells stays on the CPU and asks nothing more; with no GPU, the CPU (no
+    calibration). The callables are asked only where needed."""
+    if work.cells < least:
+        return Choice("cpu", f"{work.cells:,} cells < {least:,} (small work stays on the CPU)",
+                      work.cells, False)
     if not gpu_present():
-        return Choice("cpu", f"{cells:,} cells, but no CUDA GPU here", cells, kernel_cached)
-    return Choice("cuda", f"{cells:,} cells >= {need:,} ({kernel})", cells, kernel_cached)
+        return Choice("cpu", f"{work.cells:,} cells, but no CUDA GPU here", work.cells, False)
+    return decide(work, kernel_cached(), cpu_cached(), calibration(), gpu_started)
 
 
 def predicted_cells(cpu, func: str, tasks: list[dict]) -> int:
@@ -82,6 +128,19 @@ def predicted_cells(cpu, func: str, tasks: list[dict]) -> int:
     picked = tasks[::step]
     total = sum(_task_cells(cpu, f, t) for t in picked)
     return total * len(tasks) // len(picked)
+
+
+def predicted_bytes(tasks: list[dict]) -> int:
+    """Bytes a map sends to the device: its tasks' sequences (one byte a
+    residue; a sequence every task shares counted once) and a result each."""
+    step = max(1, len(tasks) // SAMPLE)
+    picked = tasks[::step]
+    first = tasks[0]
+    own = sum(len(v) for t in picked for n, v in t.items()
+              if isinstance(v, Sequence) and v is not first[n])
+    shared = sum(len(v) for n, v in first.items()
+                 if isinstance(v, Sequence) and all(t[n] is v for t in picked))
+    return own * len(tasks) // len(picked) + shared + 8 * len(tasks)
 
 
 def _task_cells(cpu, f, task: dict) -> int:
@@ -147,6 +206,7 @@ class AutoBackend:
         self.decisions: dict[str, Choice] = {}  # entry -> the last decision for it
         self._cuda = None
         self._gpu: bool | None = None
+        self._cal = None  # this machine's calibration, loaded when first needed
 
     def value(self, func: str, args: dict, span, description: str = ""):
         if self.cpu.direct(func):
@@ -169,14 +229,23 @@ class AutoBackend:
     def explain(self) -> dict:
         return self.cpu.explain()
 
+    def ran_on(self, func: str):
+        """The backend the last decision for ``func`` sent it to (``--timings``)."""
+        c = self.decisions.get(func)
+        return self._cuda if c is not None and c.backend == "cuda" and self.run_gpu \
+            and self._cuda is not None else self.cpu
+
     def _pick(self, func: str, tasks: list[dict], key: Callable[[], str] | None):
         """The backend for this work. ``key()`` names a map's kernel, asked only
         for work large enough for it to matter; a call's kernel is never taken as
         cached (the GPU runs a call as one big problem, compiled in this process)."""
-        cells = predicted_cells(self.cpu, func, tasks)
-        limits = thresholds()
-        cached = key is not None and cells >= min(limits) and kernel_cached(key())
-        choice = choose(cells, cached, self._gpu_present, *limits)
+        is_map = key is not None
+        work = Work(predicted_cells(self.cpu, func, tasks),
+                    predicted_bytes(tasks) if is_map else 0, is_map)
+        choice = choose(work, lambda: is_map and kernel_cached(key()),
+                        lambda: self.cpu.code_cached(func, tasks, is_map),
+                        self._gpu_present, self._calibration, floor(),
+                        gpu_started=self._cuda is not None)
         self.decisions[func] = choice
         if choice.backend == "cpu" or not self.run_gpu:
             return self.cpu
@@ -185,6 +254,13 @@ class AutoBackend:
 
             self._cuda = CudaBackend(self.program, self.globals)
         return self._cuda
+
+    def _calibration(self):
+        if self._cal is None:
+            from dslc import calibrate
+
+            self._cal = calibrate.load(gpu=True)
+        return self._cal
 
     def _gpu_present(self) -> bool:
         if self._gpu is None:

@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE",
                      help="override a const of the script")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--timings", action="store_true",
+                     help="after the run, print on stderr where each call and map spent its "
+                          "time (compile, host, compute) and auto's predictions")
 
     explain = sub.add_parser("explain", help="show dependences, schedules and loop nests")
     _script_args(explain)
@@ -92,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="parse and type-check a script without running it")
     _script_args(check)
     check.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
+
+    sub.add_parser("calibrate", help="measure this machine's CPU and GPU speeds for "
+                   "--backend auto (again), and show them")
 
     cache = sub.add_parser("cache", help="show or clear the cache of generated code")
     cache.add_argument("action", choices=["info", "clear"],
@@ -126,6 +132,8 @@ def _dispatch(args) -> int:
 
         print(cache_tools.info() if args.action == "info" else cache_tools.clear())
         return 0
+    if args.command == "calibrate":
+        return _calibrate()
     defines = _defines(args.defines)
     script = _script(args)
     # explain --backend names what to report on, not where to run
@@ -144,11 +152,34 @@ def _act(prog, script: Script, args) -> int:
         n = len(prog.checked.functions)
         print(f"{script.name}: ok ({n} function{'s' if n != 1 else ''})")
         return 0
-    printed = prog.run_printed(quiet=args.quiet)
-    if args.format == "json":
-        print(render_json(printed))
-    elif printed:
-        print(render_text(printed))
+    try:
+        printed = prog.run_printed(quiet=args.quiet)
+        if args.format == "json":
+            print(render_json(printed))
+        elif printed:
+            print(render_text(printed))
+    finally:
+        if args.timings and prog.last_timings is not None:
+            _print_timings(prog.last_timings)
+    return 0
+
+
+def _print_timings(t) -> None:
+    """``--timings``: the table on stderr, after the results."""
+    import dataclasses
+
+    from dslc import timings
+
+    sys.stdout.flush()
+    t = dataclasses.replace(t, startup_s=timings.startup_seconds(t.started_at))
+    sys.stderr.write(t.render() + "\n")
+
+
+def _calibrate() -> int:
+    from dslc import backends, calibrate
+
+    gpu = backends.driver_installed() and backends._available("cuda", real=True)
+    print(calibrate.render(calibrate.load(gpu, fresh=True)))
     return 0
 
 

@@ -25,7 +25,7 @@ CHOICES: dict[str, tuple[str, dict[str, str]]] = {
 NUMBERS: dict[str, int] = {
     "DSLC_CUDA_TILE": 1, "DSLC_CUDA_BLOCK": 1, "DSLC_CUDA_WHOLE": 0,
     "DSLC_CUDA_HYBRID_TASKS": 0, "DSLC_CUDA_PIPELINE": 0, "DSLC_CUDA_SCRATCH_MB": 0,
-    "DSLC_AUTO_GPU_CELLS": 0, "DSLC_AUTO_GPU_COMPILE_CELLS": 0,
+    "DSLC_AUTO_GPU_CELLS": 0,
 }
 
 

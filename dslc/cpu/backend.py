@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from dslc import runlog
+from dslc import runlog, timings
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
@@ -84,7 +84,9 @@ class CpuBackend:
             return self.interp.value(func, args, span, description)
         module, argnames, windows = compiled
         try:
-            raw = module.task(*self._task_args(argnames, scope, windows, request))
+            args = self._task_args(argnames, scope, windows, request)
+            with timings.computing():
+                raw = module.task(*args)
             return self._result(raw, f.ret, span)
         except MemoryError:
             raise out_of_memory(func, span) from None
@@ -100,7 +102,9 @@ class CpuBackend:
             return self.interp.table(func, calling, span, description)
         module, argnames, windows = compiled
         try:
-            raw = module.task(*self._task_args(argnames, calling, windows, None))
+            args = self._task_args(argnames, calling, windows, None)
+            with timings.computing():
+                raw = module.task(*args)
             return self.table_values(func, calling, raw, span)
         except MemoryError:
             raise out_of_memory(func, span) from None
@@ -273,9 +277,7 @@ class CpuBackend:
     def _compile_uncached(self, func, kind, scope, request):
         from dslc.cpu import modules
 
-        sizes = tuple(_shape(v, self.program.registry) for _, v in sorted(scope.items())
-                      if not isinstance(v, Sequence))
-        key = modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope)
+        key = self.plan_key(func, kind, scope, request)
         hit = modules.cached_plan(key) if self.disk_cache else None
         if hit is not None:
             source, argnames, windows = hit
@@ -285,8 +287,9 @@ class CpuBackend:
         from dslc.emit.plan import plan_task
 
         try:
-            plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
-            source, argnames = CpuGenerator(self.program, plan).generate()
+            with timings.planning():
+                plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
+                source, argnames = CpuGenerator(self.program, plan).generate()
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return None
@@ -296,6 +299,38 @@ class CpuBackend:
         module = modules.load(source)
         self.generated[func] = (plan, source)
         return module, argnames, windows
+
+    def plan_key(self, func, kind, scope, request) -> str:
+        """The disk cache's key of an entry's scalar plan."""
+        from dslc.cpu import modules
+
+        sizes = tuple(_shape(v, self.program.registry) for _, v in sorted(scope.items())
+                      if not isinstance(v, Sequence))
+        return modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope)
+
+    def code_cached(self, func: str, tasks: list[dict], is_map: bool) -> bool:
+        """Would this map (or call, or table: one task) find its plan, and so its
+        generated code, in the disk cache (what ``auto`` weighs against a
+        compile)? True where nothing would be compiled (the interpreter runs it)."""
+        from dslc.cpu import modules
+        from dslc.cpu.lanes import shared_arguments
+
+        f = self.program.functions[func]
+        args = tasks[0]
+        try:
+            if is_map:
+                kind, scope, request = self.map_entry(f, tasks)
+            elif f.is_table and not all(p.name in args for p in f.rec_params):
+                kind, request, scope = "table", None, args
+            else:
+                kind, request, scope = self.call_entry(f, args)
+            key = self.lanes.plan_key(func, kind, scope, request, "auto",
+                                      shared_arguments(tasks)) \
+                if is_map and self.lanes.applies(tasks) else \
+                self.plan_key(func, kind, scope, request)
+        except (NotCompilable, DslcError):
+            return True
+        return modules.cached_plan(key) is not None
 
     def _task_args(self, argnames, scope: dict, windows, request) -> list:
         return [self.arg_value(name, scope, windows, request) for name in argnames]

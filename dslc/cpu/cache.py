@@ -182,7 +182,10 @@ def guard_numba_caches(namespace: dict) -> None:
     """Wrap the disk cache of every Numba function defined in ``namespace``."""
     from numba.core.caching import Cache
 
+    from dslc import timings
+
     for obj in list(namespace.values()):
         inner = getattr(obj, "_cache", None)
         if isinstance(inner, Cache):
             obj._cache = _Guarded(inner)
+            timings.watch(obj)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from dslc import runlog, settings
+from dslc import runlog, settings, timings
 from dslc.cpu import modules
 from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
 from dslc.emit.plan import plan_task
@@ -51,10 +51,10 @@ class LaneMaps:
     def run(self, f, kind, widest, request, tasks):
         """Every task's raw result, or None where lanes do not apply; tasks whose
         checked float32 run is not trusted are recomputed by the scalar path."""
-        if len(tasks) < LANES or not lanes_enabled():
+        if not self.applies(tasks):
             return None
         be = self.backend
-        shared = frozenset(n for n, v in tasks[0].items() if all(modules.same_value(t[n], v) for t in tasks))
+        shared = shared_arguments(tasks)
         params = f.calling_params if f.is_table else f.params
         kinds = {f"a_{p.name}": lane_kind(p, shared) for p in params}
         if any(k == "shared" and a[2:] not in shared for a, k in kinds.items()):
@@ -133,10 +133,19 @@ class LaneMaps:
             self._memo[key] = self._compile(func, kind, scope, request, variant, shared)
         return self._memo[key]
 
+    def applies(self, tasks: list[dict]) -> bool:
+        """Does a map of ``tasks`` try lane groups?"""
+        return len(tasks) >= LANES and lanes_enabled()
+
+    def plan_key(self, func, kind, scope, request, variant, shared) -> str:
+        """The disk cache's key of an entry's lane plan."""
+        return modules.plan_key(self.backend.program, func,
+                                f"{kind}/lanes/{variant}/{','.join(sorted(shared))}",
+                                request, scope)
+
     def _compile(self, func, kind, scope, request, variant, shared):
         be = self.backend
-        key = modules.plan_key(be.program, func,
-                               f"{kind}/lanes/{variant}/{','.join(sorted(shared))}", request, scope)
+        key = self.plan_key(func, kind, scope, request, variant, shared)
         hit = modules.cached_plan(key) if be.disk_cache else None
         if hit is not None:
             source, argnames, windows = hit
@@ -146,12 +155,13 @@ class LaneMaps:
             runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, dtype)
             return modules.load(source), argnames, windows, dtype
         try:
-            plan = plan_task(be.program, func, kind, scope, request, be.user_schedules)
-            info = float32_info(be.program, plan)
-            chosen = variant if variant != "auto" else ("float32" if info else "float64")
-            dtype = "float64" if chosen == "float64" else "float32"
-            source, argnames = LaneGenerator(be.program, plan, dtype, shared,
-                                             check=chosen == "float32c", f32=info).generate()
+            with timings.planning():
+                plan = plan_task(be.program, func, kind, scope, request, be.user_schedules)
+                info = float32_info(be.program, plan)
+                chosen = variant if variant != "auto" else ("float32" if info else "float64")
+                dtype = "float64" if chosen == "float64" else "float32"
+                source, argnames = LaneGenerator(be.program, plan, dtype, shared,
+                                                 check=chosen == "float32c", f32=info).generate()
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             modules.store_plan(key, "", [], ())
@@ -161,6 +171,12 @@ class LaneMaps:
         self.generated[func] = (plan, source, chosen)
         runlog.log.info("%s (%s, lanes, %s): planned and generated", func, kind, dtype)
         return modules.load(source), argnames, windows, dtype
+
+
+def shared_arguments(tasks: list[dict]) -> frozenset:
+    """The arguments every task of a map passes the same value."""
+    return frozenset(n for n, v in tasks[0].items()
+                     if all(modules.same_value(t[n], v) for t in tasks))
 
 
 def _extents(tasks: list[dict]):
@@ -222,7 +238,8 @@ class LaneRunner:
         # thread is left with all the long sequences
         previous = numba.set_parallel_chunksize(1)
         try:
-            self.module.batch(ngroups, *arrays, out, big)
+            with timings.computing():
+                self.module.batch(ngroups, *arrays, out, big)
         finally:
             numba.set_parallel_chunksize(previous)
         res = np.empty(len(tasks), dtype=np.float64)

@@ -21,6 +21,7 @@ import numpy as np
 
 from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, read_module,
                             write_entry)
+from dslc import timings
 from dslc.runtime.values import Sequence
 
 _LOADED: dict[str, object] = {}
@@ -261,7 +262,8 @@ def batch_function(module, argnames: list[str], tasks: list[dict], backend):
         # thread is left with all the long sequences
         previous = numba.set_parallel_chunksize(2)
         try:
-            batch_mod.batch(order, *arrays, out)
+            with timings.computing():
+                batch_mod.batch(order, *arrays, out)
         finally:
             numba.set_parallel_chunksize(previous)
         return out

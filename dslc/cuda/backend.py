@@ -26,7 +26,7 @@ import warnings
 import numba
 import numpy as np
 
-from dslc import settings
+from dslc import settings, timings
 from dslc.cpu import modules
 from dslc.errors import env_int
 from dslc.check import types as T
@@ -117,7 +117,8 @@ class CudaBackend(CpuBackend):
         ``DSLC_CUDA_WHOLE`` cells (default 1,000,000; smaller ones run on the
         CPU, where a launch per partition would cost more than it saves)."""
         try:
-            plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
+            with timings.planning():
+                plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
         except NotCompilable:
             return None  # the CPU backend plans it again and says why
         cells = sum(math.prod(v + 1 for v in (g.extents.values[n] for n in g.extents.names[fn]))
@@ -130,9 +131,10 @@ class CudaBackend(CpuBackend):
         lanes = choose_lanes(self.program, plan, self.real_gpu(), block_size(),
                              resident_threads())
         try:
-            gen = WavefrontGenerator(self.program, plan, lanes,
-                                     simulated=os.environ.get("NUMBA_ENABLE_CUDASIM") == "1")
-            device_src, host_src, argnames = gen.generate()
+            with timings.planning():
+                gen = WavefrontGenerator(self.program, plan, lanes,
+                                         simulated=os.environ.get("NUMBA_ENABLE_CUDASIM") == "1")
+                device_src, host_src, argnames = gen.generate()
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             return None
@@ -141,8 +143,6 @@ class CudaBackend(CpuBackend):
         return self._run_whole(gen, plan, device_src, host_src, argnames, scope, request)
 
     def _run_whole(self, gen, plan, device_src, host_src, argnames, scope, request):
-        from dslc.emit.wavefront import simulated_shuffles
-
         cuda = _cuda()
         dev, host = modules.load(device_src), modules.load(host_src)
         windows = tuple(g.window for g in plan.groups)
@@ -157,7 +157,26 @@ class CudaBackend(CpuBackend):
         res = cuda.to_device(np.array([np.nan]))
         block = block_size()
         cuda.synchronize()
-        t0 = time.perf_counter()
+        with timings.computing():  # (a kernel's first launch compiles it: not counted)
+            t0 = time.perf_counter()
+            self._sweep(gen, plan, dev, dargs, store, accs, res, env, block)
+            cuda.synchronize()
+            self.kernel_seconds += time.perf_counter() - t0
+        names = [f for f, _ in gen.storage]
+        if plan.kind == "cell":
+            entry_group = next(g for g in plan.groups if plan.entry in g.functions)
+            if entry_group.windowed:  # captured as the sweep passed it
+                return res.copy_to_host()[0]
+            return store[names.index(plan.entry)][tuple(int(q) for q in request)]
+        tables = [t.copy_to_host() for t in store]
+        if plan.kind == "table":
+            return tables[names.index(plan.entry)]
+        return host.final(*hargs, *tables, *[a.copy_to_host() for a in accs])
+
+    def _sweep(self, gen, plan, dev, dargs, store, accs, res, env, block):
+        """Every partition of every group of a whole problem, launched."""
+        from dslc.emit.wavefront import simulated_shuffles
+
         for gi, g in enumerate(plan.groups):
             # each point takes gen.lanes[gi].width threads (a warp where split)
             width = gen.lanes[gi].width
@@ -174,18 +193,6 @@ class CudaBackend(CpuBackend):
                 with simulated_shuffles(gen.simulated and width > 1):
                     for c0 in range(g.schedule.first, g.schedule.first + g.schedule.partitions):
                         kernel[grid, block](*dargs, *store, *accs, res, c0)
-        cuda.synchronize()
-        self.kernel_seconds += time.perf_counter() - t0
-        names = [f for f, _ in gen.storage]
-        if plan.kind == "cell":
-            entry_group = next(g for g in plan.groups if plan.entry in g.functions)
-            if entry_group.windowed:  # captured as the sweep passed it
-                return res.copy_to_host()[0]
-            return store[names.index(plan.entry)][tuple(int(q) for q in request)]
-        tables = [t.copy_to_host() for t in store]
-        if plan.kind == "table":
-            return tables[names.index(plan.entry)]
-        return host.final(*hargs, *tables, *[a.copy_to_host() for a in accs])
 
     def _cooperative(self, dev, gi, grid, block, args, first, count) -> bool:
         """Every partition in one cooperative launch, the grid synchronised
@@ -254,8 +261,9 @@ class CudaBackend(CpuBackend):
         key = (func, kind, request, shared, tuple(
             (n, _shape(v, self.program.registry)) for n, v in sorted(scope.items())))
         if key not in self._plans:
-            self._plans[key] = plan_task(self.program, func, kind, scope, request,
-                                         self.user_schedules)
+            with timings.planning():
+                self._plans[key] = plan_task(self.program, func, kind, scope, request,
+                                             self.user_schedules)
         plan = self._plans[key]
         dtype = self._dtype(plan, tasks, lens, shared)
         per_block, why = hybrid(plan, len(tasks))
@@ -263,26 +271,28 @@ class CudaBackend(CpuBackend):
         key += (dtype, per_block, block, os.environ.get("DSLC_CUDA_TILE"))
         if key in self._kernels:
             return self._kernels[key]
-        shared_seqs = frozenset(n for n in shared if isinstance(tasks[0][n], Sequence))
-        gen = None
-        if per_block:
-            try:
-                gen = BlockGenerator(self.program, plan, block)
-                source, argnames = gen.generate()
-                self.strategy[func] = f"task-per-block ({why}; {block} threads: {sized}), float64"
-            except NotCompilable as e:
-                gen, why = None, f"{why}, but {e}"
-        if gen is None:
-            block = block_size()
-            try:
-                gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
-                source, argnames = gen.generate()
-                self.strategy[func] = (f"task-per-thread ({why}), register tile of {gen.rows} "
-                                       f"rows, {dtype}")
-            except NotCompilable as e:
-                gen = CudaGenerator(self.program, plan)
-                source, argnames = gen.generate()
-                self.strategy[func] = f"task-per-thread ({why}; {e}), float64"
+        with timings.planning():  # (generating a kernel's source)
+            shared_seqs = frozenset(n for n in shared if isinstance(tasks[0][n], Sequence))
+            gen = None
+            if per_block:
+                try:
+                    gen = BlockGenerator(self.program, plan, block)
+                    source, argnames = gen.generate()
+                    self.strategy[func] = (f"task-per-block ({why}; {block} threads: "
+                                           f"{sized}), float64")
+                except NotCompilable as e:
+                    gen, why = None, f"{why}, but {e}"
+            if gen is None:
+                block = block_size()
+                try:
+                    gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
+                    source, argnames = gen.generate()
+                    self.strategy[func] = (f"task-per-thread ({why}), register tile of {gen.rows} "
+                                           f"rows, {dtype}")
+                except NotCompilable as e:
+                    gen = CudaGenerator(self.program, plan)
+                    source, argnames = gen.generate()
+                    self.strategy[func] = f"task-per-thread ({why}; {e}), float64"
         result = (source, argnames, plan, gen.storage, gen.dtype,
                   isinstance(gen, BlockGenerator), block)
         self._kernels[key] = result
@@ -364,7 +374,9 @@ class CudaBackend(CpuBackend):
         cuda.synchronize()
         with warnings.catch_warnings():  # the simulator's timings are not kernel times
             warnings.simplefilter("ignore")
-            self.kernel_seconds += sum(a.elapsed_time(b) for a, b in timers) / 1e3
+            seconds = sum(a.elapsed_time(b) for a, b in timers) / 1e3
+        self.kernel_seconds += seconds
+        timings.add_compute(seconds)
         self.launches = len(launches)
         out = np.empty(len(tasks), dtype=np.float64)
         for ids, values in results:

@@ -1,0 +1,156 @@
+"""This machine's speeds, measured once, for ``--backend auto``'s cost model.
+
+The first time ``auto`` has work large enough to consider the GPU (or on
+``dslc calibrate``), a small calibration measures, in a few hundred
+milliseconds once compiled:
+
+* the CPU's cells per second on one core: a dynamic-programming sweep (the
+  edit distance's min-plus cell) over two sequences, compiled with Numba;
+* with a GPU, the start of its context, the host-to-device bandwidth, the
+  kernel cells per second of the same sweep run one task per thread, and
+  the seconds to compile that small kernel and the CPU function (a real
+  generated module or kernel is larger: dslc.auto scales them).
+
+The result is kept as JSON in the cache directory, one file per machine (its
+key is a digest of the CPU model, the core count and the GPU's name), so it
+is measured once per machine and cache. A damaged file is measured again, with
+one message on stderr. Nothing here runs on a machine without a GPU unless
+``dslc calibrate`` asks for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass, fields
+
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Measured speeds (seconds, cells or bytes per second)."""
+
+    machine: str  # the key the file is named by
+    cpu_cells_s: float  # one core
+    cores: int
+    cpu_compile_s: float  # the calibration's own small function
+    gpu_cells_s: float = 0.0  # 0: no GPU
+    gpu_start_s: float = 0.0  # the context's start and a first launch
+    h2d_bytes_s: float = 0.0
+    gpu_compile_s: float = 0.0  # the calibration's own small kernel
+    version: int = VERSION
+
+
+def machine(gpu_name: str | None) -> dict:
+    """What the calibration depends on: the CPU, its cores, the GPU."""
+    return {"cpu": _cpu_model(), "cores": os.cpu_count() or 1, "gpu": gpu_name}
+
+
+def machine_key(desc: dict) -> str:
+    return hashlib.sha256(json.dumps(desc, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def path_for(key: str):
+    from dslc.cpu.cache import cache_dir
+
+    return cache_dir() / f"calibration_{key}.json"
+
+
+def load(gpu: bool, fresh: bool = False) -> Calibration:
+    """This machine's calibration: from its file, else measured and written.
+    ``gpu``: measure the GPU too (only asked where one is present)."""
+    desc = machine(_gpu_name() if gpu else None)
+    key = machine_key(desc)
+    path = path_for(key)
+    if not fresh and path.exists():
+        found = _read(path, key)
+        if found is not None:
+            return found
+        sys.stderr.write(f"dslc: the calibration file {path} is damaged; measuring again\n")
+    cal = measure(key, gpu)
+    from dslc.cpu.cache import write_entry
+
+    write_entry(path.name, json.dumps({"machine": desc, "calibration": asdict(cal)}, indent=1))
+    return cal
+
+
+def _read(path, key: str) -> Calibration | None:
+    """The calibration in ``path``, or None where it is unreadable, of another
+    version or machine, or holds anything but positive finite numbers."""
+    try:
+        data = json.loads(path.read_text())["calibration"]
+        cal = Calibration(**{f.name: data[f.name] for f in fields(Calibration)})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    numbers = [getattr(cal, f.name) for f in fields(Calibration) if f.name != "machine"]
+    if cal.machine != key or cal.version != VERSION or \
+            not all(type(v) in (int, float) and 0 <= v < float("inf") for v in numbers) or \
+            cal.cpu_cells_s <= 0 or cal.cores < 1:
+        return None
+    return cal
+
+
+def measure(key: str, gpu: bool) -> Calibration:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 4, 600).astype(np.uint8)
+    b = rng.integers(0, 4, 600).astype(np.uint8)
+    t0 = time.perf_counter()
+    from dslc import calibrate_kernels as k
+
+    k.sweep(a[:4], b[:4])
+    compile_s = time.perf_counter() - t0
+    cpu = _best(lambda: k.sweep(a, b), 3) / (len(a) * len(b))
+    cal = Calibration(key, 1.0 / cpu, os.cpu_count() or 1, compile_s)
+    if not gpu:
+        return cal
+    return Calibration(key, cal.cpu_cells_s, cal.cores, compile_s, *k.gpu_measure(a, b))
+
+
+def _best(run, times: int) -> float:
+    best = float("inf")
+    for _ in range(times):
+        t0 = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - t0)
+    return max(best, 1e-9)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _gpu_name() -> str | None:
+    try:
+        from numba import cuda
+
+        name = cuda.get_current_device().name
+        return name.decode() if isinstance(name, bytes) else str(name)
+    except Exception:  # no device after all: calibrated as a CPU-only machine
+        return None
+
+
+def render(cal: Calibration) -> str:
+    lines = [f"machine {cal.machine} ({path_for(cal.machine)})",
+             f"cpu: {cal.cpu_cells_s:.3g} cells/s per core, {cal.cores} cores, "
+             f"{cal.cpu_compile_s:.3f} s to compile the calibration's function"]
+    if cal.gpu_cells_s:
+        lines.append(f"gpu: {cal.gpu_cells_s:.3g} cells/s, start {cal.gpu_start_s:.3f} s, "
+                     f"{cal.h2d_bytes_s / 1e9:.3g} GB/s to the device, "
+                     f"{cal.gpu_compile_s:.3f} s to compile the calibration's kernel")
+    else:
+        lines.append("gpu: none")
+    return "\n".join(lines)
