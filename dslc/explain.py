@@ -14,6 +14,7 @@ import zlib
 
 import numpy as np
 
+from dslc import timings
 from dslc.auto import AutoBackend
 from dslc.check.ranges import declared
 from dslc.deps.extract import dependence_graph, groups
@@ -31,6 +32,8 @@ _LAST_PLANS: dict = {}  # entry -> plan of the last collect()
 _LAST_LANES: dict = {}  # map entry -> how its map ran on the CPU (lanes or why not)
 _LAST_AUTO: dict = {}  # entry -> where --backend auto runs it, and why (dslc.auto.Choice)
 
+_LAST_COMPILE: dict = {}  # entry -> seconds planning and compiling it on the CPU
+
 _VARIANTS = {"float32": "float32 (static bound)", "float32c": "float32 (checked per cell)",
              "float64": "float64"}
 
@@ -38,7 +41,9 @@ _VARIANTS = {"float32": "float32 (static bound)", "float32c": "float32 (checked 
 def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, str], set]:
     """Group plans by function, generated sources by entry, interpreter
     fallbacks, and the functions the script never ran (extents of 10 assumed)."""
-    runner = ScriptRunner(program.checked, functools.partial(AutoBackend, run_gpu=False),
+    collector = timings.Collector()
+    runner = ScriptRunner(program.checked,
+                          timings.timed(functools.partial(AutoBackend, run_gpu=False), collector),
                           program.base_dir, quiet=True)
     engine = runner.backend.cpu  # auto's decisions recorded, everything run on the CPU
     engine.disk_cache = False  # plan afresh, so every plan can be shown
@@ -46,6 +51,9 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     runner.run()
     _LAST_AUTO.clear()
     _LAST_AUTO.update(runner.backend.decisions)
+    _LAST_COMPILE.clear()
+    for e in collector.entries:  # (a function called and mapped: the sum)
+        _LAST_COMPILE[e.func] = _LAST_COMPILE.get(e.func, 0.0) + e.compile_s
     by_func, sources = {}, {}
     _LAST_PLANS.clear()
     _LAST_LANES.clear()
@@ -211,11 +219,18 @@ def report(program, backend: str = "cpu") -> dict:
         out["_interpreted"] = fallbacks
     if _LAST_LANES:
         out["_maps"] = dict(_LAST_LANES)
+    if _LAST_COMPILE:
+        out["_compile_s"] = {e: round(v, 3) for e, v in _LAST_COMPILE.items()}
     if _LAST_AUTO:
         out["_auto"] = {e: {"backend": c.backend, "why": c.reason, "cells": c.cells,
-                            "kernel_cached": c.kernel_cached} for e, c in _LAST_AUTO.items()}
+                            "kernel_cached": c.kernel_cached, "predicted_cpu_s": c.cpu_s,
+                            "predicted_gpu_s": c.gpu_s} for e, c in _LAST_AUTO.items()}
     if backend == "cuda":
         out["_cuda"] = cuda_report(program, by_func, _LAST_PLANS)
+        for e, c in out["_cuda"].items():
+            if e in _LAST_AUTO and c["strategy"] != "cpu":
+                c["kernel"] = ("cached by an earlier run" if _LAST_AUTO[e].kernel_cached else
+                               "compiled at its first launch (not cached)")
     return out
 
 
@@ -339,6 +354,9 @@ def render_text(rep: dict) -> str:
     for entry, m in rep.get("_maps", {}).items():
         detail = m.get("values") or m.get("why")
         lines.append(f"map over {entry} on the CPU: {m['strategy']} ({detail})")
+    for entry, secs in rep.get("_compile_s", {}).items():
+        lines.append(f"{entry}: {secs:.3f} s planning and compiling on the CPU "
+                     "(plans made afresh; machine code may come from Numba's cache)")
     for entry, c in rep.get("_auto", {}).items():
         lines.append(f"--backend auto runs {entry} on the {c['backend'].upper()} ({c['why']})")
     for entry, c in rep.get("_cuda", {}).items():
@@ -348,6 +366,8 @@ def render_text(rep: dict) -> str:
                          f"{c['scratch_mb_per_launch']} MB per launch (tasks beyond it run in "
                          "further launches)")
             lines.append(f"  grid: {c['grid']}")
+            if "kernel" in c:
+                lines.append(f"  kernel: {c['kernel']}")
             t = c["register_tile"]
             lines.append(f"  register tile: {t['rows']} rows ({t['why']})" if t["rows"] else
                          f"  register tile: none ({t['why']})")

@@ -28,30 +28,57 @@ def _never():
     raise AssertionError("the GPU was looked for, for work too small to want it")
 
 
+def _cal(gpu_cells_s=1e11, gpu_compile_s=1.0, cpu_compile_s=0.1, cpu_cells_s=1e8):
+    """A synthetic calibration: by default a 16-core CPU at 10^8 cells a second a core."""
+    from dslc.calibrate import Calibration
+
+    return Calibration("synthetic", cpu_cells_s, 16, cpu_compile_s, gpu_cells_s, 0.2, 1e10,
+                       gpu_compile_s)
+
+
 def test_small_work_stays_on_the_cpu_without_looking_for_a_gpu():
-    c = auto.choose(20 * 35, False, _never, 10**9, 5 * 10**10)
+    c = auto.choose(auto.Work(20 * 35), _never, _never, _never, _never, 10**8)
     assert c.backend == "cpu" and "small work" in c.reason and c.cells == 700
 
 
 def test_a_cached_kernel_pays_off_sooner_than_one_to_compile():
-    gpu = lambda: True  # noqa: E731
-    assert auto.choose(2 * 10**9, True, gpu, 10**9, 5 * 10**10).backend == "cuda"
-    c = auto.choose(2 * 10**9, False, gpu, 10**9, 5 * 10**10)
-    assert c.backend == "cpu" and "not compiled" in c.reason
-    assert auto.choose(6 * 10**10, False, gpu, 10**9, 5 * 10**10).backend == "cuda"
+    work = auto.Work(2 * 10**10)  # 12.5 s on the CPU, 0.2 s of kernel
+    assert auto.decide(work, True, True, _cal()).backend == "cuda"
+    c = auto.decide(work, False, True, _cal())  # 30 s to compile: the CPU
+    assert c.backend == "cpu" and "kernel to compile" in c.reason and c.gpu_s > c.cpu_s
+    assert auto.decide(auto.Work(10**11), False, True, _cal()).backend == "cuda"
 
 
-def test_large_work_without_a_gpu_runs_on_the_cpu():
-    c = auto.choose(10**12, True, lambda: False, 10**9, 5 * 10**10)
+def test_a_module_to_compile_counts_against_the_cpu():
+    work = auto.Work(2 * 10**9, is_map=False)  # one core: 20 s
+    cpu_cached, cpu_not = (auto.predict(work, True, c, _cal())[0] for c in (True, False))
+    assert cpu_not == pytest.approx(cpu_cached + 0.1 * auto.CPU_COMPILE_SCALE)
+
+
+def test_large_work_without_a_gpu_runs_on_the_cpu_and_calibrates_nothing():
+    c = auto.choose(auto.Work(10**12), _never, _never, lambda: False, _never, 10**8)
     assert c.backend == "cpu" and "no CUDA GPU" in c.reason
 
 
-def test_thresholds_come_from_the_settings(monkeypatch):
+def test_cuda_is_never_chosen_where_predicted_slower():
+    for cells in (10**6, 10**8, 10**9, 10**10, 10**12):
+        for nbytes in (0, 10**9):
+            for cached in (True, False):
+                for cal in (_cal(), _cal(gpu_cells_s=1e7), _cal(gpu_compile_s=100.0)):
+                    work = auto.Work(cells, nbytes)
+                    c = auto.decide(work, cached, True, cal)
+                    cpu, gpu = auto.predict(work, cached, True, cal)
+                    assert (c.backend == "cuda") == (gpu < cpu)
+                    assert str(f"{cells:,}") in c.reason
+    assert auto.decide(auto.Work(10**12), True, True, _cal(gpu_cells_s=0.0)).backend == "cpu"
+
+
+def test_the_floor_comes_from_the_settings(monkeypatch):
     monkeypatch.setenv("DSLC_AUTO_GPU_CELLS", "1_000")
-    assert auto.thresholds() == (1000, auto.COMPILE_CELLS)
-    monkeypatch.setenv("DSLC_AUTO_GPU_COMPILE_CELLS", "many")
-    with pytest.raises(DslcError, match="DSLC_AUTO_GPU_COMPILE_CELLS"):
-        auto.thresholds()
+    assert auto.floor() == 1000
+    monkeypatch.setenv("DSLC_AUTO_GPU_CELLS", "many")
+    with pytest.raises(DslcError, match="DSLC_AUTO_GPU_CELLS"):
+        auto.floor()
 
 
 def test_predicted_cells_sum_the_tables_of_a_map():
@@ -147,7 +174,8 @@ def test_a_program_without_tables_is_planned_without_isl(tmp_path):
 
 
 def test_work_auto_sends_to_the_gpu_runs_there_and_is_recorded(monkeypatch, tmp_path):
-    """With thresholds of 0 and the simulator standing in for a GPU, the map runs
+    """With a floor of 0, a calibration of a GPU predicted faster, and the
+    simulator standing in for a GPU, the map runs
     on the CUDA backend (the same values as the interpreter) and its kernel's
     module is recorded for the next run."""
     from dslc.runtime.script import ScriptRunner
@@ -157,6 +185,7 @@ def test_work_auto_sends_to_the_gpu_runs_there_and_is_recorded(monkeypatch, tmp_
     monkeypatch.setenv("DSLC_AUTO_GPU_CELLS", "0")
     monkeypatch.setenv("DSLC_AUTO_GPU_COMPILE_CELLS", "0")
     monkeypatch.setattr(auto.AutoBackend, "_gpu_present", lambda self: True)
+    monkeypatch.setattr(auto.AutoBackend, "_calibration", lambda self: _cal(cpu_cells_s=1e-3))
     (tmp_path / "db.fasta").write_text(">a\nACGT\n>b\nAC\n")
     (tmp_path / "m.bio").write_text(EDIT + 'db = load(seq[dna], "db.fasta")\n'
                                     'print map(d, db (*) "ACG")\n')
