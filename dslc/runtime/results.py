@@ -31,11 +31,14 @@ class Axis:
     """One dimension of a result: its name and, where useful, a label per position
     (the symbol at each sequence position, the record name of each sequence).
     ``numbered``: the positions themselves index the axis and the labels only
-    annotate them (a table's index axis, whose residues repeat)."""
+    annotate them (a table's index axis, whose residues repeat). ``lengths``:
+    the length of each sequence along a map's axis of sequences (E-values need
+    each query's length, dslc.runtime.script_stats)."""
 
     name: str
     labels: tuple[str, ...] | None = None
     numbered: bool = False
+    lengths: tuple[int, ...] | None = None
 
 
 class _Grid:

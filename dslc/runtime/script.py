@@ -22,6 +22,7 @@ from dslc.interp.arith import check_int, check_literal
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links, describe
+from dslc.runtime import script_stats
 from dslc.runtime.limits import check_map
 from dslc.runtime.results import Axis, MapResult, Prob, TableResult, to_array, wrap
 from dslc.runtime.values import Sequence
@@ -126,6 +127,8 @@ class ScriptRunner:
         return [self.eval(a) for a in e.args]
 
     def _call(self, e: ast.Call):
+        if script_stats.is_builtin(e.func, self.p.functions):
+            return script_stats.call(e, self._args(e))
         tf = self.p.functions[e.func]
         values = self._args(e)
         what = f"{e.func}(...) at line {e.span.line}"
@@ -179,8 +182,8 @@ class ScriptRunner:
         self._progress_done()
         values = to_array(results, tf.ret.name).reshape(shape) if shape else to_array(
             results, tf.ret.name).reshape(())
-        axes = tuple(Axis(span_text(e.operands[k].span), tuple(_label(x) for x in v))
-                     for k, v in lists)
+        axes = tuple(Axis(span_text(e.operands[k].span), tuple(_label(x) for x in v),
+                          lengths=seq_lengths(v)) for k, v in lists)
         return MapResult(e.func, tf.ret.name, values, axes)
 
     def _index(self, e: ast.Index):
@@ -260,6 +263,13 @@ def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:
         else:
             axes.append(Axis(p.name))
     return tuple(axes)
+
+
+def seq_lengths(items: list) -> tuple[int, ...] | None:
+    """The lengths of a map operand's items where all are sequences."""
+    if items and all(isinstance(x, Sequence) for x in items):
+        return tuple(len(x) for x in items)
+    return None
 
 
 def _label(x) -> str:
