@@ -103,21 +103,33 @@ class Program:
         self.backend_name = backends.resolve(backend)
         self._backend = None
         self._globals = None
+        self.params, self.params_from_text = {}, False
 
     @deep.for_program
-    def run(self, backend: str | None = None, quiet: bool = True) -> dict:
-        """Run the script; returns the printed values by printed name, in order."""
+    def run(self, backend: str | None = None, quiet: bool = True, params: dict | None = None,
+            **kwargs) -> dict:
+        """Run the script; returns the printed values by printed name, in order.
+        The script's ``param`` values are keyword arguments (``db="x.fasta"``), or
+        the dict ``params`` (for a param named ``backend``, ``quiet`` or ``params``)."""
         runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
-                              self.base_dir, quiet=quiet)
+                              self.base_dir, quiet=quiet, params={**(params or {}), **kwargs})
         printed = runner.run()
         self._globals = runner.globals
         return dict(printed)
 
     @deep.for_program
     def run_printed(self, backend: str | None = None, quiet: bool = False):
+        """``(printed name, value)`` in print order, with the params given by
+        :meth:`set_params`."""
         runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
-                              self.base_dir, quiet=quiet)
+                              self.base_dir, quiet=quiet, params=self.params,
+                              from_text=self.params_from_text)
         return runner.run()
+
+    def set_params(self, params: dict, from_text: bool = False) -> None:
+        """The ``param`` values later runs use (``dslc run``/``explain`` ``--set``:
+        text, read as each param's kind)."""
+        self.params, self.params_from_text = dict(params), from_text
 
     @property
     def functions(self) -> list[str]:

@@ -39,7 +39,8 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     """Group plans by function, generated sources by entry, interpreter
     fallbacks, and the functions the script never ran (extents of 10 assumed)."""
     runner = ScriptRunner(program.checked, functools.partial(AutoBackend, run_gpu=False),
-                          program.base_dir, quiet=True)
+                          program.base_dir, quiet=True, params=program.params,
+                          from_text=program.params_from_text)
     engine = runner.backend.cpu  # auto's decisions recorded, everything run on the CPU
     engine.disk_cache = False  # plan afresh, so every plan can be shown
     engine.direct_scalars = False  # compile straight-line entries too, to show them
