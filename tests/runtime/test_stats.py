@@ -72,6 +72,7 @@ print evalue(s, 100, d[0], "BLOSUM62", 11, 1)
 def _files(tmp_path):
     (tmp_path / "q.fa").write_text(">a\nMKV\n>b\nMKVLA\n")
     (tmp_path / "d.fa").write_text(">x\nAAAA\n>y\nCC\n>z\nW\n")
+    (tmp_path / "o.fa").write_text(">o\nMM\n")
 
 
 def test_script_builtins_over_a_map(tmp_path):
@@ -95,7 +96,7 @@ def test_script_builtins_over_a_map(tmp_path):
 
 @pytest.mark.parametrize("call, words", [
     ("bits(s, blosum62, 11, 3)", ["open 11, extend 3", "11/1"]),
-    ("evalue(s, d, d, blosum62, 11, 1)", ["not mapped over"]),
+    ('evalue(s, load(seq[protein], "o.fa"), d, blosum62, 11, 1)', ["not mapped over"]),
     ("bits(s, blosum62, 11)", ["takes 4 arguments"]),
     ("evalue(q, 1, 1, blosum62, 11, 1)", ["a score must be"]),
 ])
