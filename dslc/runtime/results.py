@@ -149,6 +149,13 @@ class MapResult(_Grid):
     values: np.ndarray
     axes: tuple[Axis, ...]
 
+    def records(self) -> list[dict]:
+        """One dict per task: the record name on each axis, and the value under
+        the function's name (dslc.runtime.hits.records)."""
+        from dslc.runtime.hits import records
+
+        return records(self)
+
 
 def wrap(raw, value_type: str):
     """A raw backend number as a script value (None: a cell outside a declared range)."""
