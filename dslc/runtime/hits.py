@@ -199,8 +199,8 @@ def render_tsv(printed: list[tuple[str, object]], how: Shape = Shape()) -> str:
     check_shape(groups, how)
     blocks = []
     for g in groups:
-        if isinstance(g, HitTable):
-            blocks.append(_tsv_table(g, how))
+        if isinstance(g, HitTable):  # a blank line before each table but a first block
+            blocks.append(("\n" if blocks else "") + _tsv_table(g, how))
         else:
             blocks.append("\n".join("# " + line for line in render_text([g]).splitlines()))
     return "\n".join(blocks)

@@ -34,7 +34,7 @@ def _run(capsys, *args) -> tuple[int, str, str]:
 
 
 def _tsv(out: str) -> tuple[list[str], list[list[str]]]:
-    lines = [x for x in out.splitlines() if not x.startswith("#")]
+    lines = [x for x in out.splitlines() if x and not x.startswith("#")]
     return lines[0].split("\t"), [x.split("\t") for x in lines[1:]]
 
 
