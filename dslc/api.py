@@ -106,23 +106,32 @@ class Program:
         self._collector = timings.Collector()
         #: where the last run(), call() or map() spent its time (dslc.timings.Timings)
         self.last_timings: timings.Timings | None = None
+        self.params, self.params_from_text = {}, False
 
     @deep.for_program
-    def run(self, backend: str | None = None, quiet: bool = True) -> dict:
-        """Run the script; returns the printed values by printed name, in order."""
-        runner = self._runner(backend, quiet)
+    def run(self, backend: str | None = None, quiet: bool = True, params: dict | None = None,
+            **kwargs) -> dict:
+        """Run the script; returns the printed values by printed name, in order.
+        The script's ``param`` values are keyword arguments (``db="x.fasta"``), or
+        the dict ``params`` (for a param named ``backend``, ``quiet`` or ``params``)."""
+        runner = self._runner(backend, quiet, {**(params or {}), **kwargs}, False)
         printed = self._timed(runner.run)
         self._globals = runner.globals
         return dict(printed)
 
     @deep.for_program
     def run_printed(self, backend: str | None = None, quiet: bool = False):
-        return self._timed(self._runner(backend, quiet).run)
+        """``(printed name, value)`` in print order, with the params given by
+        :meth:`set_params`."""
+        runner = self._runner(backend, quiet, self.params, self.params_from_text)
+        return self._timed(runner.run)
 
-    def _runner(self, backend: str | None, quiet: bool) -> ScriptRunner:
+    def _runner(self, backend: str | None, quiet: bool, params: dict,
+                from_text: bool) -> ScriptRunner:
         self._collector.reset()
         make = timings.timed(backends.get(backend or self.backend_name), self._collector)
-        return ScriptRunner(self.checked, make, self.base_dir, quiet=quiet)
+        return ScriptRunner(self.checked, make, self.base_dir, quiet=quiet, params=params,
+                            from_text=from_text)
 
     def _timed(self, run):
         """``run()``, its timings kept in ``last_timings`` (the collector was
@@ -131,6 +140,11 @@ class Program:
             return run()
         finally:
             self.last_timings = self._collector.result()
+
+    def set_params(self, params: dict, from_text: bool = False) -> None:
+        """The ``param`` values later runs use (``dslc run``/``explain`` ``--set``:
+        text, read as each param's kind)."""
+        self.params, self.params_from_text = dict(params), from_text
 
     @property
     def functions(self) -> list[str]:

@@ -59,6 +59,45 @@ def _script(args) -> Script:
     return Script.file(args.file) if args.source is None else Script.source(args.source)
 
 
+def _hit_args(run: argparse.ArgumentParser) -> None:
+    """How hit tables are shaped (dslc.runtime.hits), for --format tsv and jsonl."""
+    run.add_argument("--sort", metavar="COLUMN",
+                     help="best first by COLUMN (E-values smallest first, scores largest)")
+    run.add_argument("--top", type=int, metavar="N", help="keep the N best rows of each table")
+    run.add_argument("--min-score", type=float, metavar="S", help="keep rows scoring at least S")
+    run.add_argument("--max-evalue", type=float, metavar="E",
+                     help="keep rows with an E-value of at most E")
+
+
+def _shape(args):
+    from dslc.runtime.hits import Shape
+
+    how = Shape(args.sort, args.top, args.min_score, args.max_evalue)
+    if how.active and args.format not in ("tsv", "jsonl"):
+        raise DslcError("--sort, --top, --min-score and --max-evalue shape hit tables: "
+                        "give --format tsv or --format jsonl")
+    return how
+
+
+def _set_arg(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("--set", dest="params", action="append", metavar="NAME=VALUE",
+                     help="set a param of the script (a file path '-' is standard input)")
+
+
+def _params(items: list[str] | None) -> dict[str, str]:
+    """``--set name=value`` as text; the script's param declarations say what
+    each must be (dslc.runtime.params)."""
+    out = {}
+    for item in items or []:
+        name, eq, value = item.partition("=")
+        if not eq or not name.isidentifier():
+            raise DslcError(f"--set expects name=value, got '{item}'")
+        if name in out:
+            raise DslcError(f"--set {name}=... is given twice")
+        out[name] = value
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dslc", description="Compile and run .bio dynamic-programming scripts.")
     p.add_argument("--version", action="version", version=f"dslc {dslc.__version__}")
@@ -68,9 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a script and print its results")
     _script_args(run)
     run.add_argument("--backend", default="auto", choices=backends.names())
-    run.add_argument("--format", default="text", choices=["text", "json"])
+    run.add_argument("--format", default="text", choices=["text", "json", "jsonl", "tsv"],
+                     help="tsv, jsonl: printed map results as hit tables, a row per task")
     run.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE",
                      help="override a const of the script")
+    _set_arg(run)
+    _hit_args(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--timings", action="store_true",
                      help="after the run, print on stderr where each call and map spent its "
@@ -85,12 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--backend", default="cpu", choices=["cpu", "cuda"],
                          help="cuda: also show the GPU strategy, sizes and placements")
     explain.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
+    _set_arg(explain)
 
     comp = sub.add_parser("compile", help="write the code generated for the script's entries")
     _script_args(comp)
     comp.add_argument("--emit", default="python", choices=["python"])
     comp.add_argument("-o", "--output", help="file to write (default: standard output)")
     comp.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
+    _set_arg(comp)
 
     check = sub.add_parser("check", help="parse and type-check a script without running it")
     _script_args(check)
@@ -138,6 +182,8 @@ def _dispatch(args) -> int:
     script = _script(args)
     # explain --backend names what to report on, not where to run
     prog = dslc.compile(script, defines, args.backend if args.command == "run" else "auto")
+    if args.command in ("run", "explain", "compile"):
+        prog.set_params(_params(args.params), from_text=True)
     return deep.run(prog.checked.ast.depth, _act, prog, script, args)
 
 
@@ -152,10 +198,16 @@ def _act(prog, script: Script, args) -> int:
         n = len(prog.checked.functions)
         print(f"{script.name}: ok ({n} function{'s' if n != 1 else ''})")
         return 0
+    from dslc.runtime import hits
+
+    how = _shape(args)
     try:
         printed = prog.run_printed(quiet=args.quiet)
         if args.format == "json":
             print(render_json(printed))
+        elif args.format in ("tsv", "jsonl") and printed:
+            render = hits.render_tsv if args.format == "tsv" else hits.render_jsonl
+            print(render(printed, how))
         elif printed:
             print(render_text(printed))
     finally:

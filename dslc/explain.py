@@ -44,7 +44,8 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     collector = timings.Collector()
     runner = ScriptRunner(program.checked,
                           timings.timed(functools.partial(AutoBackend, run_gpu=False), collector),
-                          program.base_dir, quiet=True)
+                          program.base_dir, quiet=True, params=program.params,
+                          from_text=program.params_from_text)
     engine = runner.backend.cpu  # auto's decisions recorded, everything run on the CPU
     engine.disk_cache = False  # plan afresh, so every plan can be shown
     engine.direct_scalars = False  # compile straight-line entries too, to show them

@@ -144,3 +144,35 @@ def test_co_optimal_tuples(backend):
     from tests.test_examples_expected import EXPECTED
 
     assert run_json(EXAMPLES / "co_optimal.bio", backend) == EXPECTED["co_optimal.bio"]
+
+
+def test_search_hit_table():
+    """examples/search.bio printed as TSV with --top: its scores are the reference
+    Gotoh scores (gaps cost 11 + L, the function's open + L * extend), its
+    E-values K m n exp(-lambda S) with BLOSUM62 11/1's published lambda and K, m
+    the query's length and n the database's. On the CPU only: the interpreter
+    and the CUDA simulator take minutes over 60 alignments, and the functions
+    are smith_waterman.bio's, which runs on every backend."""
+    from dslc.runtime.fasta import read_fasta
+    from dslc.runtime.stdlib_data import standard_alphabets
+
+    r = subprocess.run([sys.executable, "-m", "dslc.cli", "run", str(EXAMPLES / "search.bio"),
+                        "--format", "tsv", "--top", "4", "--backend", "cpu", "--quiet"],
+                       capture_output=True, text=True, cwd="/")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split("\t") == ["q", "d", "score", "bits", "evalue"]
+    protein = standard_alphabets()["protein"]
+    queries = {s.name: s.text for s in read_fasta(str(EXAMPLES / "data/queries.fasta"), protein)}
+    db = {s.name: s.text for s in read_fasta(str(EXAMPLES / "data/db.fasta"), protein)}
+    n = sum(len(t) for t in db.values())
+    want = sorted(((ref.gotoh_local(q, t, ref.blosum62_dict(), 11, 1), qn, tn)
+                   for qn, q in queries.items() for tn, t in db.items()),
+                  key=lambda x: 0.041 * len(queries[x[1]]) * np.exp(-0.267 * x[0]))[:4]
+    rows = [line.split("\t") for line in lines[1:]]
+    assert [(int(s), qn, tn) for qn, tn, s, _, _ in rows] == want
+    for (qn, _, s, bits, ev) in rows:
+        assert float(ev) == pytest.approx(0.041 * len(queries[qn]) * n * np.exp(-0.267 * int(s)),
+                                          rel=1e-8)
+        assert float(bits) == pytest.approx((0.267 * int(s) - np.log(0.041)) / np.log(2), rel=1e-8)
+    assert rows[0][0] == "q2" and float(rows[0][4]) < 1e-10  # the planted fragments are found

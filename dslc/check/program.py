@@ -43,6 +43,11 @@ class CheckedProgram:
     schedules: tuple[ast.ScheduleDef, ...]
     registry: Registry
     float_consts: frozenset = frozenset()  # (function, const parameter) typed float
+    params: tuple = ()  # the script's ParamSpecs (dslc.runtime.params), in order
+
+    @property
+    def param_specs(self) -> dict:
+        return {p.name: p for p in self.params}
 
     def ext_context(self) -> ExtContext:
         return ExtContext(self.alphabets, self.ast.source_name, eval_number_text)
@@ -109,6 +114,7 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
         sigs[fd.name] = signature(fd, alphabets, reg, gtypes, float_consts)
     functions: dict[str, tir.TFunction] = {}
     schedules = []
+    params: list = []
     typer = ScriptTyper(sigs, alphabets, reg, gtypes, tables, functions)
     for st in stmts:
         match st:
@@ -131,6 +137,9 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
                                                           alphabets, reg))
             case ast.ScheduleDef():
                 schedules.append(st)
+            case ast.ParamDef():
+                params.append(_param(st, sigs, consts, params))
+                gtypes[st.name] = _PARAM_TYPES[params[-1].kind]
             case ast.Assign():
                 if st.name in sigs:
                     raise DslcError(f"'{st.name}' is a function; choose another name", st.span)
@@ -145,7 +154,24 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
         _check_schedule_target(sd, sigs, tables)
     _check_directions(functions)
     return CheckedProgram(program, alphabets, functions, sigs, consts, defined, gtypes,
-                          tuple(schedules), reg, float_consts)
+                          tuple(schedules), reg, float_consts, tuple(params))
+
+
+_PARAM_TYPES = {"str": T.StrT(), "int": T.INT, "float": T.FLOAT}
+
+
+def _param(st: ast.ParamDef, sigs: dict, consts: dict, params: list):
+    """A ``param`` declaration, refused where its name is taken already."""
+    from dslc.runtime.params import declare
+
+    for p in params:
+        if p.name == st.name:
+            raise DslcError(f"param '{st.name}' is declared twice (first at line {p.span.line})",
+                            st.span)
+    if st.name in sigs or st.name in consts:
+        what = "a function" if st.name in sigs else "a constant"
+        raise DslcError(f"'{st.name}' is {what}; choose another name for the param", st.span)
+    return declare(st)
 
 
 def _check_directions(functions: dict[str, tir.TFunction]) -> None:

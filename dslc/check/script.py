@@ -15,6 +15,7 @@ from dslc.check.signatures import ConstIsFloat, Signature
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.interp.arith import check_literal
+from dslc.runtime import script_stats
 from dslc.sdk import Registry
 
 
@@ -116,6 +117,8 @@ class ScriptTyper:
         return sig
 
     def _call(self, e: ast.Call) -> T.Type:
+        if script_stats.is_builtin(e.func, self.sigs):
+            return script_stats.static_type(e, [self.type_of(a) for a in e.args])
         sig = self._sig(e.func, e.func_span)
         no_tuple_params(sig, e.span)
         types = [self.type_of(a) for a in e.args]

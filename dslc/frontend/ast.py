@@ -260,7 +260,17 @@ class Assign:
     span: Span
 
 
-Stmt = DefineAlphabet | DefineBlock | ConstDef | ScheduleDef | Print | Assign | FuncDef
+@dataclass(frozen=True)
+class ParamDef:
+    """``param NAME [= default]``: a value the user passes in (``--set``)."""
+
+    name: str
+    default: Expr | None
+    span: Span
+
+
+Stmt = (DefineAlphabet | DefineBlock | ConstDef | ScheduleDef | Print | Assign | FuncDef
+        | ParamDef)
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,8 @@ def _to_ast(tree: lark.Tree, source_name: str):
 _DEFINES = {"funcdef": "a function", "param": "a parameter", "const_param": "a parameter",
             "const_stmt": "a constant", "assign": "a variable", "reduction": "a variable",
             "define_alphabet": "an alphabet", "define_block": "a definition",
-            "schedule_stmt": "a parameter"}
+            "schedule_stmt": "a parameter",
+            "param_stmt": "a parameter"}
 
 
 def _check_tree(tree: lark.Tree, source_name: str) -> int:
@@ -223,6 +224,14 @@ class _ToAst(Transformer):
 
     def assign(self, meta, items):
         return ast.Assign(str(items[0]), items[1], self._sp(meta))
+
+    def param_stmt(self, meta, items):
+        kind, name, default = items
+        if kind.name != "param" or kind.arg is not None or kind.items:
+            raise DslcError(f"'{kind} {name}' is not a statement", kind.span,
+                            hint=f"declare a script parameter with 'param {name} = ...', assign "
+                                 f"with '{name} = ...', or define a function '{kind} {name}(...)'")
+        return ast.ParamDef(str(name), default, self._sp(meta))
 
     def funcdef(self, meta, items):
         ret, name, *params, body = items

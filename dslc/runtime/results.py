@@ -31,11 +31,14 @@ class Axis:
     """One dimension of a result: its name and, where useful, a label per position
     (the symbol at each sequence position, the record name of each sequence).
     ``numbered``: the positions themselves index the axis and the labels only
-    annotate them (a table's index axis, whose residues repeat)."""
+    annotate them (a table's index axis, whose residues repeat). ``lengths``:
+    the length of each sequence along a map's axis of sequences (E-values need
+    each query's length, dslc.runtime.script_stats)."""
 
     name: str
     labels: tuple[str, ...] | None = None
     numbered: bool = False
+    lengths: tuple[int, ...] | None = None
 
 
 class _Grid:
@@ -145,6 +148,13 @@ class MapResult(_Grid):
     value_type: str
     values: np.ndarray
     axes: tuple[Axis, ...]
+
+    def records(self) -> list[dict]:
+        """One dict per task: the record name on each axis, and the value under
+        the function's name (dslc.runtime.hits.records)."""
+        from dslc.runtime.hits import records
+
+        return records(self)
 
 
 def wrap(raw, value_type: str):

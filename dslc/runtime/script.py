@@ -22,17 +22,24 @@ from dslc.interp.arith import check_int, check_literal
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links, describe
+from dslc.runtime import script_stats
 from dslc.runtime.limits import check_map
+from dslc.runtime.params import STDIN
+from dslc.runtime.params import resolve as resolve_params
 from dslc.runtime.results import Axis, MapResult, Prob, TableResult, to_array, wrap
 from dslc.runtime.values import Sequence
 
 
 class ScriptRunner:
     def __init__(self, program, make_backend, base_dir: str | None = None, quiet: bool = False,
-                 progress_stream=None):
+                 progress_stream=None, params: dict | None = None, from_text: bool = False):
         """``make_backend(program, globals)`` builds the backend over the script's
-        environment, which this runner fills as statements run."""
+        environment, which this runner fills as statements run. ``params``: values
+        for the script's ``param`` declarations (text from the command line where
+        ``from_text``), checked before anything runs."""
         self.p = program
+        self.params = resolve_params(program.param_specs, params or {}, from_text)
+        self._stdin = None
         self.base_dir = Path(base_dir) if base_dir else Path.cwd()
         self.quiet = quiet
         self.stream = progress_stream if progress_stream is not None else sys.stderr
@@ -50,6 +57,8 @@ class ScriptRunner:
                 self.globals[st.name] = self.eval(st.expr)
             elif isinstance(st, ast.Print):
                 printed.append((span_text(st.expr.span), self.eval(st.expr)))
+            elif isinstance(st, ast.ParamDef):
+                self.globals[st.name] = self.params[st.name]
         return printed
 
     # ----------------------------------------------------------------- eval
@@ -111,13 +120,30 @@ class ScriptRunner:
         path = self.eval(e.path)
         if not isinstance(path, str):
             raise DslcError("load needs a file name (a string)", e.path.span)
-        full = str(self.resolve(path))
         kind, arg = e.type.name, e.type.arg
+        if path == STDIN:
+            return self._load_stdin(e)
+        full = str(self.resolve(path))
         if kind == "seq":
             from dslc.runtime.fasta import read_fasta
             return read_fasta(full, self.p.alphabets[arg], e.span)
         spec = self.p.registry.loaders[kind]
         return spec.load(arg, full, e.span, self.p.ext_context())
+
+    def _load_stdin(self, e: ast.Load):
+        """``-`` as a file path: FASTA text on standard input, read once (a second
+        load of ``-`` sees the same records)."""
+        from dslc.runtime.fasta import parse_fasta_text
+
+        if e.type.name != "seq":
+            raise DslcError(f"standard input ('-') gives FASTA sequences, not a {e.type}",
+                            e.path.span)
+        if self._stdin is None:
+            try:
+                self._stdin = sys.stdin.read()
+            except (OSError, UnicodeDecodeError) as err:
+                raise DslcError(f"cannot read standard input: {err}", e.span) from None
+        return parse_fasta_text(self._stdin, self.p.alphabets[e.type.arg], "<stdin>", e.span)
 
     def resolve(self, path: str) -> Path:
         return resolve_path(path, self.base_dir)
@@ -126,6 +152,8 @@ class ScriptRunner:
         return [self.eval(a) for a in e.args]
 
     def _call(self, e: ast.Call):
+        if script_stats.is_builtin(e.func, self.p.functions):
+            return script_stats.call(e, self._args(e))
         tf = self.p.functions[e.func]
         values = self._args(e)
         what = f"{e.func}(...) at line {e.span.line}"
@@ -179,8 +207,8 @@ class ScriptRunner:
         self._progress_done()
         values = to_array(results, tf.ret.name).reshape(shape) if shape else to_array(
             results, tf.ret.name).reshape(())
-        axes = tuple(Axis(span_text(e.operands[k].span), tuple(_label(x) for x in v))
-                     for k, v in lists)
+        axes = tuple(Axis(span_text(e.operands[k].span), tuple(_label(x) for x in v),
+                          lengths=seq_lengths(v)) for k, v in lists)
         return MapResult(e.func, tf.ret.name, values, axes)
 
     def _index(self, e: ast.Index):
@@ -260,6 +288,13 @@ def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:
         else:
             axes.append(Axis(p.name))
     return tuple(axes)
+
+
+def seq_lengths(items: list) -> tuple[int, ...] | None:
+    """The lengths of a map operand's items where all are sequences."""
+    if items and all(isinstance(x, Sequence) for x in items):
+        return tuple(len(x) for x in items)
+    return None
 
 
 def _label(x) -> str:

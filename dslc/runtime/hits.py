@@ -1,0 +1,269 @@
+"""Hit tables: printed ``map`` results as rows, one per task, for ``--format tsv``
+and ``--format jsonl``.
+
+Printed map results over the same axes (same list operands, so the same record
+names in the same order) join into one table: the record names first, one
+column per printed result (``print scores`` then ``print ev`` give the columns
+``scores`` and ``ev``). ``--sort``, ``--top``, ``--min-score`` and
+``--max-evalue`` shape each table; other printed values (numbers, whole tables,
+lists) are not hits and print as in text, as ``# ``-comment lines in TSV and as
+``{"print": name, "value": ...}`` in JSON lines.
+
+A column made by ``evalue(...)`` is an E-value column: it sorts smallest first
+and ``--max-evalue`` filters on it. The score column is the table's first other
+column: ``--min-score`` filters on it. Any other column sorts largest first;
+an axis (record names) sorts alphabetically.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from dslc.errors import DslcError
+from dslc.runtime.results import Axis, MapResult, Prob
+
+EVALUE = "evalue"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How hit tables are cut down and ordered (the command line's options)."""
+
+    sort: str | None = None
+    top: int | None = None
+    min_score: float | None = None
+    max_evalue: float | None = None
+
+    def __post_init__(self):
+        if self.top is not None and self.top < 1:
+            raise DslcError(f"--top needs a positive number of rows, got {self.top}")
+
+    @property
+    def active(self) -> bool:
+        return any(x is not None for x in (self.sort, self.top, self.min_score, self.max_evalue))
+
+
+@dataclass(frozen=True, eq=False)
+class HitTable:
+    """Map results over the same axes: ``columns`` are (printed name, result)."""
+
+    axes: tuple[Axis, ...]
+    columns: tuple[tuple[str, MapResult], ...]
+
+    def keys(self) -> tuple[list[str], list[str]]:
+        """Unique names for the axes and the columns (a map of a list with itself
+        has two axes of one name: the second becomes ``db (2)``)."""
+        seen: dict[str, int] = {}
+        out = []
+        for name in [a.name for a in self.axes] + [c for c, _ in self.columns]:
+            seen[name] = seen.get(name, 0) + 1
+            out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+        return out[:len(self.axes)], out[len(self.axes):]
+
+    def rows(self) -> list[tuple[tuple[str, ...], tuple]]:
+        """(record names, values) per task, in task order."""
+        shape = self.columns[0][1].values.shape
+        out = []
+        for idx in np.ndindex(*shape):
+            names = tuple(_labels(a, n)[k] for a, n, k in zip(self.axes, shape, idx))
+            out.append((names, tuple(r[idx] for _, r in self.columns)))
+        return out
+
+
+def _labels(axis: Axis, n: int) -> list[str]:
+    if axis.labels is not None and len(axis.labels) == n:
+        return [str(x) for x in axis.labels]
+    return [str(k) for k in range(n)]
+
+
+def _same_axes(a: MapResult, b: MapResult) -> bool:
+    return a.values.shape == b.values.shape and len(a.axes) == len(b.axes) and all(
+        x.name == y.name and x.labels == y.labels for x, y in zip(a.axes, b.axes))
+
+
+def group(printed: list[tuple[str, object]]) -> list:
+    """The printed values in print order, map results over the same axes joined
+    into one HitTable (placed where the first of them was printed)."""
+    out: list = []
+    tables: list[list] = []  # [axes, columns] per table, in order
+    for name, value in printed:
+        if not isinstance(value, MapResult):
+            out.append((name, value))
+            continue
+        for t in tables:
+            if _same_axes(t[1][0][1], value):
+                t[1].append((name, value))
+                break
+        else:
+            tables.append([value.axes, [(name, value)]])
+            out.append(tables[-1])
+    return [HitTable(x[0], tuple(x[1])) if isinstance(x, list) else x for x in out]
+
+
+# ------------------------------------------------------------------ shaping
+def shape_rows(table: HitTable, how: Shape) -> list:
+    """The table's rows filtered, sorted and cut as ``how`` says."""
+    rows = table.rows()
+    kinds = [_role(r) for _, r in table.columns]
+    if how.min_score is not None:
+        k = _column(kinds, "score", table, "--min-score")
+        rows = [r for r in rows if _num(r[1][k]) >= how.min_score]
+    if how.max_evalue is not None:
+        k = _column(kinds, EVALUE, table, "--max-evalue")
+        rows = [r for r in rows if _num(r[1][k]) <= how.max_evalue]
+    key = _sort_key(table, kinds, how)
+    if key is not None:
+        rows = sorted(rows, key=key)
+    return rows if how.top is None else rows[:how.top]
+
+
+def _role(r: MapResult) -> str:
+    return EVALUE if r.func == EVALUE and r.value_type == "float" else "score"
+
+
+def _column(kinds: list[str], role: str, table: HitTable, option: str) -> int:
+    if role in kinds:
+        return kinds.index(role)
+    if role == EVALUE:
+        raise DslcError(f"{option}: the printed map results over "
+                        f"{' x '.join(a.name for a in table.axes) or 'nothing'} have no E-value "
+                        "column", hint="print evalue(scores, queries, db, blosum62, 11, 1) too")
+    raise DslcError(f"{option}: the printed map results have no score column")
+
+
+def _num(v) -> float:
+    if isinstance(v, Prob):
+        return v.p
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise DslcError(f"cannot compare a {type(v).__name__} value with a number "
+                        "(filter and sort a column of numbers)")
+    return float(v)
+
+
+def _sort_key(table: HitTable, kinds: list[str], how: Shape):
+    """Best first: the named column (E-values up, others down, names in
+    alphabetical order), or by default, when --top asks for the best rows, the
+    E-value column if there is one, else the score column."""
+    axis_keys, col_keys = table.keys()
+    if how.sort is None:
+        if how.top is None:
+            return None
+        k = kinds.index(EVALUE) if EVALUE in kinds else 0
+        return _by_column(k, kinds[k])
+    if how.sort in col_keys:
+        k = col_keys.index(how.sort)
+        return _by_column(k, kinds[k])
+    if how.sort in axis_keys:
+        k = axis_keys.index(how.sort)
+        return lambda row: row[0][k]
+    raise DslcError(f"--sort: no column '{how.sort}'",
+                    hint="columns: " + ", ".join(axis_keys + col_keys))
+
+
+def _by_column(k: int, kind: str):
+    sign = 1.0 if kind == EVALUE else -1.0
+    return lambda row: sign * _num(row[1][k])
+
+
+def check_shape(groups: list, how: Shape) -> None:
+    """A --sort naming no column of any table is an error (one naming a column of
+    some tables sorts those); so is shaping when nothing printed is a hit table."""
+    tables = [g for g in groups if isinstance(g, HitTable)]
+    if how.active and not tables:
+        raise DslcError("--sort, --top, --min-score and --max-evalue shape printed map "
+                        "results, and the script prints none")
+    if how.sort is None:
+        return
+    known = [k for t in tables for part in t.keys() for k in part]
+    if how.sort not in known:
+        raise DslcError(f"--sort: no column '{how.sort}'", hint="columns: " + ", ".join(known))
+
+
+def _shaped(table: HitTable, how: Shape) -> list:
+    axis_keys, col_keys = table.keys()
+    if how.sort is not None and how.sort not in axis_keys + col_keys:
+        return shape_rows(table, Shape(None, how.top, how.min_score, how.max_evalue))
+    return shape_rows(table, how)
+
+
+# ------------------------------------------------------------------ TSV
+def render_tsv(printed: list[tuple[str, object]], how: Shape = Shape()) -> str:
+    """One TSV table per group of map results (a header line, then a row per
+    task), other printed values as ``# `` lines of their text form."""
+    from dslc.runtime.render import render_text
+
+    groups = group(printed)
+    check_shape(groups, how)
+    blocks = []
+    for g in groups:
+        if isinstance(g, HitTable):  # a blank line before each table but a first block
+            blocks.append(("\n" if blocks else "") + _tsv_table(g, how))
+        else:
+            blocks.append("\n".join("# " + line for line in render_text([g]).splitlines()))
+    return "\n".join(blocks)
+
+
+def _tsv_table(table: HitTable, how: Shape) -> str:
+    axis_keys, col_keys = table.keys()
+    probs = [r.value_type == "prob" for _, r in table.columns]
+    head = axis_keys + [h for c, p in zip(col_keys, probs) for h in ([c, c + ".log"] if p else [c])]
+    lines = ["\t".join(_field(h) for h in head)]
+    for names, values in _shaped(table, how):
+        cells = [_field(x) for x in names]
+        for v in values:
+            cells.extend(_tsv_cell(v))
+        lines.append("\t".join(cells))
+    return "\n".join(lines)
+
+
+def _tsv_cell(v) -> list[str]:
+    """A value as TSV: a probability as its value and its natural log (two
+    columns, so one too small for a float keeps its log)."""
+    from dslc.runtime.render import fmt_scalar
+
+    if isinstance(v, Prob):
+        return [fmt_scalar(v.p), fmt_scalar(v.log)]
+    return [_field(fmt_scalar(v))]
+
+
+def _field(s: str) -> str:
+    """No tab or line break inside a field (a record name could hold a tab)."""
+    return s.replace("\t", " ").replace("\n", " ").replace("\r", " ")
+
+
+# ------------------------------------------------------------------ JSON lines
+def render_jsonl(printed: list[tuple[str, object]], how: Shape = Shape()) -> str:
+    """One JSON object per line: a task of a map result ``{axis: record name, ...,
+    column: value, ...}``, any other printed value ``{"print": name, "value": v}``."""
+    from dslc.runtime.render import to_json_value
+
+    groups = group(printed)
+    check_shape(groups, how)
+    lines = []
+    for g in groups:
+        if not isinstance(g, HitTable):
+            lines.append(_dump({"print": g[0], "value": to_json_value(g[1])}))
+            continue
+        axis_keys, col_keys = g.keys()
+        for names, values in _shaped(g, how):
+            obj = dict(zip(axis_keys, names))
+            obj.update(zip(col_keys, (to_json_value(v) for v in values)))
+            lines.append(_dump(obj))
+    return "\n".join(lines)
+
+
+def _dump(obj) -> str:
+    return json.dumps(obj, allow_nan=False)
+
+
+def records(result: MapResult, column: str | None = None) -> list[dict]:
+    """A map result as one dict per task: each axis's record name, and the value
+    (a script value: an int, a float, a ``Prob``) under ``column`` (default: the
+    function's name)."""
+    table = HitTable(result.axes, ((column or result.func, result),))
+    axis_keys, (col,) = table.keys()
+    return [{**dict(zip(axis_keys, names)), col: values[0]} for names, values in table.rows()]
+

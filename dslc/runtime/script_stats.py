@@ -1,0 +1,136 @@
+"""The script built-ins ``bits`` and ``evalue`` (dslc.runtime.stats applied to
+script values).
+
+They take a score or a whole ``map`` result of scores and give the same shape
+back (a map result keeps its axes, so its record names), so a search prints its
+scores and their E-values side by side. They are script statements' built-ins,
+not functions' (a function's value is a score; its significance depends on the
+search around it). A function the script defines with the same name wins.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dslc.check import types as T
+from dslc.errors import DslcError
+from dslc.runtime import stats
+from dslc.runtime.binding import describe
+from dslc.runtime.results import MapResult
+from dslc.runtime.values import Matrix, Sequence
+
+SIGNATURES = {
+    "bits": ("score", "matrix", "open", "extend"),
+    "evalue": ("score", "m", "n", "matrix", "open", "extend"),
+}
+
+
+def is_builtin(name: str, functions) -> bool:
+    """Whether a script's call of ``name`` means the built-in (no function of
+    the script has that name)."""
+    return name in SIGNATURES and name not in functions
+
+
+def static_type(e, arg_types: list) -> T.Type | None:
+    """The checker's view: the argument count, and the result's shape (a map
+    result of floats for a map result of scores, else a float)."""
+    want = SIGNATURES[e.func]
+    if len(e.args) != len(want):
+        raise DslcError(f"{e.func} takes {len(want)} arguments ({', '.join(want)}), "
+                        f"got {len(e.args)}", e.span)
+    score = arg_types[0]
+    if isinstance(score, T.ArrayT):
+        return T.ArrayT(T.FLOAT)
+    return None if score is None else T.FLOAT
+
+
+def call(e, args: list):
+    """Evaluate ``bits(...)`` or ``evalue(...)`` on the values ``args``."""
+    named = dict(zip(SIGNATURES[e.func], zip(args, e.args)))
+    score, axes = _scores(*named["score"])
+    params = stats.karlin(_matrix_name(*named["matrix"]), _int(*named["open"]),
+                          _int(*named["extend"]), e.span)
+    if e.func == "bits":
+        out = stats.bit_score(score, params)
+    else:
+        m = _query_length(*named["m"], axes)
+        n = _database_length(*named["n"])
+        out = stats.evalue(score, m, n, params)
+    if axes is None:
+        return float(out)
+    return MapResult(e.func, "float", np.asarray(out, dtype=np.float64), axes)
+
+
+def _scores(v, arg):
+    """A score as a float array and the axes of the map result it came from
+    (None for one number)."""
+    if isinstance(v, MapResult) and v.value_type in ("int", "float"):
+        return np.asarray(v.values, dtype=np.float64), v.axes
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v), None
+    raise DslcError(f"a score must be a number or a map result of int or float scores, got "
+                    f"{describe(v)}", arg.span)
+
+
+def _matrix_name(v, arg) -> str:
+    if isinstance(v, Matrix):
+        return v.name
+    if isinstance(v, str):
+        return v
+    raise DslcError(f"expected a substitution matrix (blosum62) or its name, got {describe(v)}",
+                    arg.span)
+
+
+def _int(v, arg) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise DslcError(f"a gap cost must be an int, got {describe(v)}", arg.span)
+    return v
+
+
+def _length(v, arg) -> int | None:
+    if isinstance(v, Sequence):
+        return len(v)
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 and math.isfinite(v):
+        return v
+    if isinstance(v, list):
+        return None
+    raise DslcError(f"a length must be a positive number, a sequence or a list of sequences, "
+                    f"got {describe(v)}", arg.span)
+
+
+def _query_length(v, arg, axes):
+    """``m``: a number, a sequence's length, or, for a list of sequences that is
+    an axis of the scores, each task's own sequence's length."""
+    one = _length(v, arg)
+    if one is not None:
+        return one
+    if axes is None:
+        raise DslcError("a list of sequences as m needs a map result of scores over it", arg.span)
+    lengths = tuple(_seq_length(x, arg) for x in v)
+    names = tuple(x.name for x in v)
+    for k, axis in enumerate(axes):
+        if axis.lengths == lengths and axis.labels == names:
+            shape = [1] * len(axes)
+            shape[k] = len(lengths)
+            return np.asarray(lengths, dtype=np.float64).reshape(shape)
+    raise DslcError("m is a list of sequences the scores were not mapped over", arg.span,
+                    hint="pass the list the map ran over, one length, or one sequence")
+
+
+def _database_length(v, arg):
+    """``n``: a number, a sequence's length, or a list's total length (a database)."""
+    one = _length(v, arg)
+    if one is not None:
+        return one
+    total = sum(_seq_length(x, arg) for x in v)
+    if total == 0:
+        raise DslcError("n is an empty list of sequences", arg.span)
+    return total
+
+
+def _seq_length(x, arg) -> int:
+    if not isinstance(x, Sequence):
+        raise DslcError(f"expected a list of sequences, found {describe(x)} in it", arg.span)
+    return len(x)
