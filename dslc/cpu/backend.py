@@ -84,9 +84,9 @@ class CpuBackend:
             return self.interp.value(func, args, span, description)
         module, argnames, windows = compiled
         try:
-            args = self._task_args(argnames, scope, windows, request)
+            bound = self._task_args(argnames, scope, windows, request)
             with timings.computing():
-                raw = module.task(*args)
+                raw = module.task(*bound)
             return self._result(raw, f.ret, span)
         except MemoryError:
             raise out_of_memory(func, span) from None
@@ -102,9 +102,9 @@ class CpuBackend:
             return self.interp.table(func, calling, span, description)
         module, argnames, windows = compiled
         try:
-            args = self._task_args(argnames, calling, windows, None)
+            bound = self._task_args(argnames, calling, windows, None)
             with timings.computing():
-                raw = module.task(*args)
+                raw = module.task(*bound)
             return self.table_values(func, calling, raw, span)
         except MemoryError:
             raise out_of_memory(func, span) from None
