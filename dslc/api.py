@@ -100,24 +100,35 @@ class Program:
         self.checked = checked
         self.base_dir = base_dir
         backends.require(backend)
+        self.backend_asked = backend  # a cluster's workers resolve 'auto' for themselves
         self.backend_name = backends.resolve(backend)
         self._backend = None
         self._globals = None
 
     @deep.for_program
-    def run(self, backend: str | None = None, quiet: bool = True) -> dict:
-        """Run the script; returns the printed values by printed name, in order."""
-        runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
-                              self.base_dir, quiet=quiet)
-        printed = runner.run()
+    def run(self, backend: str | None = None, quiet: bool = True, client=None,
+            gpus=None) -> dict:
+        """Run the script; returns the printed values by printed name, in order.
+        ``client`` (a Dask client) or ``gpus`` (``"all"``, a count, ``"0,2"``):
+        its maps run there (:mod:`dslc.cluster`)."""
+        printed, runner = self._run(backend, quiet, client=client, gpus=gpus)
         self._globals = runner.globals
         return dict(printed)
 
     @deep.for_program
-    def run_printed(self, backend: str | None = None, quiet: bool = False):
-        runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
-                              self.base_dir, quiet=quiet)
-        return runner.run()
+    def run_printed(self, backend: str | None = None, quiet: bool = False, **where):
+        """(printed name, value) pairs in print order; ``where``: ``client``,
+        ``cluster`` or ``gpus``, as for :meth:`run`."""
+        return self._run(backend, quiet, **where)[0]
+
+    def _run(self, backend, quiet, **where):
+        from dslc import cluster
+
+        with cluster.using(backend=backend or self.backend_asked, **where) as pool:
+            make = backends.get(backend or self.backend_name) if pool is None else \
+                cluster.sharded(pool, backend or self.backend_asked, self.base_dir)
+            runner = ScriptRunner(self.checked, make, self.base_dir, quiet=quiet)
+            return runner.run(), runner
 
     @property
     def functions(self) -> list[str]:
@@ -163,9 +174,11 @@ class Program:
                         + f", got {len(values)}")
 
     @deep.for_program
-    def map(self, name: str, *operands) -> MapResult:
+    def map(self, name: str, *operands, client=None, gpus=None) -> MapResult:
         """Run ``name`` over the cross product of the list operands (other
-        operands are broadcast), as ``map`` does in a script."""
+        operands are broadcast), as ``map`` does in a script; on a Dask
+        ``client``'s workers or on ``gpus`` (``"all"``, a count, ``"0,2"``)
+        where given (:mod:`dslc.cluster`)."""
         tf = self._function(name)
         params = tf.map_params
         if len(operands) != len(params):
@@ -182,8 +195,15 @@ class Program:
             combos.append(values)
         tf = self._const_kinds(tf, params, combos)
         tasks = [self._bind_map(tf, values) for values in combos]
-        results = self._engine().map(name, tasks, None)
-        runlog.ran(self._engine(), f"map of {len(tasks)} tasks", name)
+        engine = self._engine()
+        from dslc import cluster
+
+        with cluster.using(client=client, gpus=gpus, backend=self.backend_asked) as pool:
+            if pool is not None:
+                engine = cluster.sharded(pool, self.backend_asked, self.base_dir)(
+                    self.checked, self._globals)
+            results = engine.map(name, tasks, None)
+        runlog.ran(engine, f"map of {len(tasks)} tasks", name)
         shape = tuple(len(v) for _, v in lists)
         arr = to_array(results, tf.ret.name).reshape(shape)
         return MapResult(name, tf.ret.name, arr,

@@ -72,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE",
                      help="override a const of the script")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    where = run.add_mutually_exclusive_group()
+    where.add_argument("--cluster", metavar="ADDRESS",
+                       help="run maps on a Dask scheduler's workers (tcp://host:8786), or "
+                            "'local' for worker processes started on this host for the run")
+    where.add_argument("--gpus", metavar="all|N|0,2",
+                       help="run maps on every GPU of this host (or N of them, or those "
+                            "listed), one worker per GPU")
 
     explain = sub.add_parser("explain", help="show dependences, schedules and loop nests")
     _script_args(explain)
@@ -144,7 +151,7 @@ def _act(prog, script: Script, args) -> int:
         n = len(prog.checked.functions)
         print(f"{script.name}: ok ({n} function{'s' if n != 1 else ''})")
         return 0
-    printed = prog.run_printed(quiet=args.quiet)
+    printed = prog.run_printed(quiet=args.quiet, cluster=args.cluster, gpus=args.gpus)
     if args.format == "json":
         print(render_json(printed))
     elif printed:
