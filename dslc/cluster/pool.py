@@ -152,7 +152,7 @@ def open_pool(cluster: str | None = None, gpus=None, workers: int | None = None)
         return Pool(distributed.Client(owned), per_thread=1, backend="cuda", owned=owned)
     if cluster == "local":
         owned = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                         processes=True, dashboard_address=None)
+                                         processes=True, dashboard_address=":0")
         return Pool(distributed.Client(owned), owned=owned)
     try:
         return Pool(distributed.Client(cluster, timeout="10s"))
@@ -168,7 +168,8 @@ def _gpu_cluster(distributed, gpus):
     its own), as dask-cuda's LocalCUDACluster starts them."""
     spec = {f"gpu-{d}": {"cls": distributed.Nanny,
                          "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": str(d)},
-                                     "dashboard_address": None}}
+                                     "host": "127.0.0.1", "dashboard_address": ":0"}}
             for d in gpus}
-    scheduler = {"cls": distributed.Scheduler, "options": {"dashboard_address": None}}
+    scheduler = {"cls": distributed.Scheduler,
+                 "options": {"host": "127.0.0.1", "dashboard_address": ":0"}}
     return distributed.SpecCluster(workers=spec, scheduler=scheduler, asynchronous=False)

@@ -28,7 +28,7 @@ DB = ["MKVLA", "GIVGLLLAGC", "SSHKEE", "MKV", "AAGIVGLLLA", "TPAAQE", "KVLAAGIV"
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
     with cluster, distributed.Client(cluster) as c:
         yield c
 
