@@ -100,6 +100,7 @@ class Program:
         self.checked = checked
         self.base_dir = base_dir
         backends.require(backend)
+        self.backend_asked = backend  # a cluster's workers resolve 'auto' for themselves
         self.backend_name = backends.resolve(backend)
         self._backend = None
         self._globals = None
@@ -110,28 +111,35 @@ class Program:
 
     @deep.for_program
     def run(self, backend: str | None = None, quiet: bool = True, params: dict | None = None,
-            **kwargs) -> dict:
+            client=None, gpus=None, **kwargs) -> dict:
         """Run the script; returns the printed values by printed name, in order.
         The script's ``param`` values are keyword arguments (``db="x.fasta"``), or
-        the dict ``params`` (for a param named ``backend``, ``quiet`` or ``params``)."""
-        runner = self._runner(backend, quiet, {**(params or {}), **kwargs}, False)
-        printed = self._timed(runner.run)
+        the dict ``params`` (for a param named ``backend``, ``quiet``, ``params``,
+        ``client`` or ``gpus``). ``client`` (a Dask client) or ``gpus`` (``"all"``, a
+        count, ``"0,2"``): its maps run there (:mod:`dslc.cluster`)."""
+        printed, runner = self._run(backend, quiet, {**(params or {}), **kwargs}, False,
+                                    client=client, gpus=gpus)
         self._globals = runner.globals
         return dict(printed)
 
     @deep.for_program
-    def run_printed(self, backend: str | None = None, quiet: bool = False):
+    def run_printed(self, backend: str | None = None, quiet: bool = False, **where):
         """``(printed name, value)`` in print order, with the params given by
-        :meth:`set_params`."""
-        runner = self._runner(backend, quiet, self.params, self.params_from_text)
-        return self._timed(runner.run)
+        :meth:`set_params`; ``where``: ``client``, ``cluster`` or ``gpus``, as for
+        :meth:`run`."""
+        return self._run(backend, quiet, self.params, self.params_from_text, **where)[0]
 
-    def _runner(self, backend: str | None, quiet: bool, params: dict,
-                from_text: bool) -> ScriptRunner:
+    def _run(self, backend, quiet, params: dict, from_text: bool, **where):
+        from dslc import cluster
+
         self._collector.reset()
-        make = timings.timed(backends.get(backend or self.backend_name), self._collector)
-        return ScriptRunner(self.checked, make, self.base_dir, quiet=quiet, params=params,
-                            from_text=from_text)
+        with cluster.using(backend=backend or self.backend_asked, **where) as pool:
+            make = backends.get(backend or self.backend_name) if pool is None else \
+                cluster.sharded(pool, backend or self.backend_asked, self.base_dir)
+            runner = ScriptRunner(self.checked, timings.timed(make, self._collector),
+                                  self.base_dir, quiet=quiet, params=params,
+                                  from_text=from_text)
+            return self._timed(runner.run), runner
 
     def _timed(self, run):
         """``run()``, its timings kept in ``last_timings`` (the collector was
@@ -195,9 +203,11 @@ class Program:
                         + f", got {len(values)}")
 
     @deep.for_program
-    def map(self, name: str, *operands) -> MapResult:
+    def map(self, name: str, *operands, client=None, gpus=None) -> MapResult:
         """Run ``name`` over the cross product of the list operands (other
-        operands are broadcast), as ``map`` does in a script."""
+        operands are broadcast), as ``map`` does in a script; on a Dask
+        ``client``'s workers or on ``gpus`` (``"all"``, a count, ``"0,2"``)
+        where given (:mod:`dslc.cluster`)."""
         tf = self._function(name)
         params = tf.map_params
         if len(operands) != len(params):
@@ -214,9 +224,16 @@ class Program:
             combos.append(values)
         tf = self._const_kinds(tf, params, combos)
         tasks = [self._bind_map(tf, values) for values in combos]
+        engine = self._engine()
+        from dslc import cluster
+
         self._collector.reset()
-        results = self._timed(lambda: self._engine().map(name, tasks, None))
-        runlog.ran(self._engine(), f"map of {len(tasks)} tasks", name)
+        with cluster.using(client=client, gpus=gpus, backend=self.backend_asked) as pool:
+            if pool is not None:
+                engine = cluster.sharded(pool, self.backend_asked, self.base_dir)(
+                    self.checked, self._globals)
+            results = self._timed(lambda: engine.map(name, tasks, None))
+        runlog.ran(engine, f"map of {len(tasks)} tasks", name)
         shape = tuple(len(v) for _, v in lists)
         arr = to_array(results, tf.ret.name).reshape(shape)
         return MapResult(name, tf.ret.name, arr,

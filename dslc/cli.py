@@ -117,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timings", action="store_true",
                      help="after the run, print on stderr where each call and map spent its "
                           "time (compile, host, compute) and auto's predictions")
+    where = run.add_mutually_exclusive_group()
+    where.add_argument("--cluster", metavar="ADDRESS",
+                       help="run maps on a Dask scheduler's workers (tcp://host:8786), or "
+                            "'local' for worker processes started on this host for the run")
+    where.add_argument("--gpus", metavar="all|N|0,2",
+                       help="run maps on every GPU of this host (or N of them, or those "
+                            "listed), one worker per GPU")
 
     explain = sub.add_parser("explain", help="show dependences, schedules and loop nests")
     _script_args(explain)
@@ -202,7 +209,7 @@ def _act(prog, script: Script, args) -> int:
 
     how = _shape(args)
     try:
-        printed = prog.run_printed(quiet=args.quiet)
+        printed = prog.run_printed(quiet=args.quiet, cluster=args.cluster, gpus=args.gpus)
         if args.format == "json":
             print(render_json(printed))
         elif args.format in ("tsv", "jsonl") and printed:

@@ -1,0 +1,175 @@
+"""A Dask client that runs maps: shards out, results back in task order.
+
+Large operands (the query, a matrix, an HMM: any value that more than one task
+of the map shares) are scattered once to every worker, each keeping its own
+copy, and the shards carry only a reference to them. A worker that dies takes
+nothing with it: the scheduler gives its unfinished shards to another worker
+(distributed's ``allowed-failures``), and every worker holds the shared operands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+
+from dslc import runlog
+from dslc.cluster.shards import parse_gpus, split, task_cells
+from dslc.cluster.worker import Failed, Plan, Shared, run_shard
+from dslc.errors import DslcError
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise DslcError("running on a cluster needs Dask's distributed package",
+                        hint="pip install 'dslc[cluster]'") from None
+    return distributed
+
+
+@dataclass
+class Pool:
+    """A client and how many shards each of its worker threads gets (more than
+    one evens out workers of different speeds and makes a re-run shard small).
+    ``owned``: the cluster was started for this pool, and closes with it."""
+
+    client: object
+    per_thread: int = 2
+    backend: str | None = None  # the workers' backend where the pool decides it (GPUs)
+    owned: object = None
+
+    def threads(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def map(self, plan: Plan, program, func: str, tasks: list[dict], span,
+            progress=None) -> list:
+        """The results of ``plan``'s ``func`` over ``tasks``, in task order; a
+        language error in a task is raised as a local run raises it.
+        ``program``: the client's checked program, to predict each task's work."""
+        from dslc.interp.backend import TaskError
+
+        if not tasks:
+            return []
+        shards = split(task_cells(program, func, tasks),
+                       self.threads() * self.per_thread)
+        futures = self._submit(plan, func, tasks, shards, span)
+        out: list = [None] * len(tasks)
+        failures = []
+        done = 0
+        for fut in _distributed().as_completed(futures):
+            ids = futures[fut]
+            result = fut.result()
+            if isinstance(result, Failed):
+                failures.append((ids, result))
+                continue
+            for k, v in zip(ids, result):
+                out[k] = v
+            done += len(ids)
+            runlog.log.info("map %s: shard of %d task(s) done, %d/%d", func, len(ids), done,
+                            len(tasks))
+            if progress is not None:
+                progress(done)
+        if failures:
+            ids, f = min(failures, key=lambda x: -1 if x[1].task is None else x[0][x[1].task])
+            error = DslcError(f.message, f.span, f.hint)
+            raise error if f.task is None else TaskError(error, ids[f.task], tasks[ids[f.task]])
+        return out
+
+    def _submit(self, plan, func, tasks, shards, span) -> dict:
+        """One future per shard (mapped to its task indexes), the plan and the
+        shared operands scattered first, to every worker."""
+        shared, refs = _shared(tasks)
+        client = self.client
+        plan_f = client.scatter(plan, broadcast=True, hash=False)
+        shared_f = client.scatter([shared], broadcast=True, hash=False)[0]
+        futures = {}
+        for ids in shards:
+            part = [{n: refs.get(id(v), v) for n, v in tasks[k].items()} for k in ids]
+            fut = client.submit(run_shard, plan_f, func, part, shared_f, span, pure=False,
+                                key=f"dslc-{func}-shard-{os.urandom(6).hex()}")
+            futures[fut] = ids
+        return futures
+
+    def close(self) -> None:
+        self.client.close()
+        if self.owned is not None:
+            self.owned.close()
+
+
+def _shared(tasks: list[dict]) -> tuple[list, dict]:
+    """The operands more than one task holds (by identity; numbers and strings
+    cost nothing to send), and for each a :class:`Shared` reference."""
+    seen: dict[int, int] = {}
+    values: dict[int, object] = {}
+    for t in tasks:
+        for v in t.values():
+            if not isinstance(v, (bool, int, float, str, type(None))):
+                seen[id(v)] = seen.get(id(v), 0) + 1
+                values[id(v)] = v
+    shared = [values[i] for i, n in seen.items() if n > 1]
+    return shared, {id(v): Shared(k) for k, v in enumerate(shared)}
+
+
+@contextlib.contextmanager
+def using(client=None, cluster: str | None = None, gpus=None, backend: str = "auto"):
+    """A pool for one run, or None for a run on this process alone: on the
+    caller's ``client`` (left open), or on a cluster opened for the run and
+    closed after it (``cluster``: an address or ``"local"``; ``gpus``: ``all``,
+    a count, ``"0,2"`` or a list of device numbers)."""
+    given = [n for n, v in (("client", client), ("cluster", cluster), ("gpus", gpus))
+             if v is not None]
+    if len(given) > 1:
+        raise DslcError(f"give one of {' and '.join(given)}, not both")
+    if gpus is not None and backend not in ("auto", "cuda"):
+        raise DslcError(f"--gpus runs maps on the cuda backend, not on '{backend}'")
+    if client is not None:
+        yield Pool(client)
+        return
+    if cluster is None and gpus is None:
+        yield None
+        return
+    if gpus is not None:
+        gpus = parse_gpus(gpus if isinstance(gpus, str) else ",".join(map(str, _list(gpus))))
+    pool = open_pool(cluster, gpus)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+def _list(gpus) -> list:
+    return list(range(gpus)) if isinstance(gpus, int) else list(gpus)
+
+
+def open_pool(cluster: str | None = None, gpus=None, workers: int | None = None) -> Pool:
+    """A pool on the scheduler at ``cluster`` (an address), on a cluster of this
+    host's CPUs started for it (``"local"``), or on one worker per GPU of
+    ``gpus`` (device numbers), each worker seeing only its own device."""
+    distributed = _distributed()
+    if gpus is not None:
+        owned = _gpu_cluster(distributed, gpus)
+        return Pool(distributed.Client(owned), per_thread=1, backend="cuda", owned=owned)
+    if cluster == "local":
+        owned = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                         processes=True, dashboard_address=":0")
+        return Pool(distributed.Client(owned), owned=owned)
+    try:
+        return Pool(distributed.Client(cluster, timeout="10s"))
+    except (OSError, TimeoutError) as e:
+        raise DslcError(f"--cluster {cluster}: no Dask scheduler answered ({e})",
+                        hint="start one with: dask scheduler; and workers with: "
+                             "dask worker ADDRESS") from None
+
+
+def _gpu_cluster(distributed, gpus):
+    """One worker process per GPU, with one thread, its CUDA_VISIBLE_DEVICES set
+    to its device (so its CUDA context, stream and copies of the operands are
+    its own), as dask-cuda's LocalCUDACluster starts them."""
+    spec = {f"gpu-{d}": {"cls": distributed.Nanny,
+                         "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": str(d)},
+                                     "host": "127.0.0.1", "dashboard_address": ":0"}}
+            for d in gpus}
+    scheduler = {"cls": distributed.Scheduler,
+                 "options": {"host": "127.0.0.1", "dashboard_address": ":0"}}
+    return distributed.SpecCluster(workers=spec, scheduler=scheduler, asynchronous=False)

@@ -1,0 +1,114 @@
+"""Maps on a real Dask cluster: two worker processes of one thread each, started
+once for the module, on free ports (so it runs inside an xdist worker too). The
+workers run the interpreter: what is tested is the spreading (shards, shared
+operands, order, labels, errors, a dead worker), not a backend, and compiling
+Numba code in each worker process would cost CI more than the rest together."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import dslc
+from dslc.cli import main
+from dslc.interp.backend import TaskError
+from tests.conftest import EXAMPLES
+
+distributed = pytest.importorskip("distributed")
+
+QUERY = "MKVLAAGIVG"
+DB = ["MKVLA", "GIVGLLLAGC", "SSHKEE", "MKV", "AAGIVGLLLA", "TPAAQE", "KVLAAGIV"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0")
+    with cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def _axes(result) -> list:
+    return [(a.name, a.labels, a.numbered) for a in result.axes]
+
+
+def _same(a, b):
+    assert a.keys() == b.keys()
+    for k in a:
+        assert _axes(a[k]) == _axes(b[k])
+        np.testing.assert_array_equal(a[k].values, b[k].values)
+
+
+@pytest.mark.parametrize("example", ["casino", "parsimony"])
+def test_script_maps_equal_a_local_run(client, example):
+    # an HMM over a list of sequences; a tree's parsimony over alignment columns
+    prog = dslc.compile(str(EXAMPLES / f"{example}.bio"), backend="interp")
+    _same(prog.run(client=client), prog.run())
+
+
+def test_alignment_map_from_python_equals_a_local_run(client):
+    prog = dslc.compile(str(EXAMPLES / "smith_waterman.bio"), backend="interp")
+    here = prog.map("sw", "blosum62", 10, 1, QUERY, DB)
+    there = prog.map("sw", "blosum62", 10, 1, QUERY, DB, client=client)
+    assert _axes(there) == _axes(here) and there.values.tolist() == here.values.tolist()
+    assert len(set(there.values.tolist())) > 1  # the scores tell the tasks apart
+
+
+ERROR_SCRIPT = """\
+float f(seq[dna] s) = 12 / (len(s) - 3)
+xs = load(seq[dna], "s.fasta")
+print map(f, xs)
+"""
+
+
+def test_a_task_error_is_reported_by_position_as_locally(client, tmp_path, capsys):
+    (tmp_path / "s.fasta").write_text("".join(f">r{n}\n{'ACGT'[:n]}\n" for n in (1, 2, 4, 3, 1)))
+    script = tmp_path / "e.bio"
+    script.write_text(ERROR_SCRIPT)
+    assert main(["run", str(script), "--backend", "interp"]) == 2
+    local = capsys.readouterr().err
+    assert main(["run", str(script), "--backend", "interp",
+                 "--cluster", client.scheduler.address]) == 2
+    remote = capsys.readouterr().err
+    assert remote == local and "in map task 4 (s=r3)" in remote and "Traceback" not in remote
+    prog = dslc.compile(str(script), backend="interp")
+    with pytest.raises(TaskError) as e:
+        prog.run(client=client)
+    assert e.value.render() in local
+
+
+def test_a_worker_killed_mid_map_loses_nothing(client):
+    # a script no worker has seen yet: each checks it before its first shard, so the map is
+    # still running when the first worker given a shard is killed
+    prog = dslc.compile(str(EXAMPLES / "edit_distance.bio"), backend="interp")
+    words = ["intention", "execution", "kitten", "sitting", "sunday", "saturday",
+             "levenshtein", "meilenstein", "distance", "editing"] * 2
+    expected = prog.map("d", words, "algorithm")
+    pids = client.run(os.getpid)
+    outcome = {}
+    runner = threading.Thread(target=lambda: outcome.update(
+        r=prog.map("d", words, "algorithm", client=client)))
+    runner.start()
+    victim = _busy_worker(client)
+    running_at_kill = runner.is_alive()
+    os.kill(pids[victim], signal.SIGKILL)
+    runner.join(120)
+    assert running_at_kill and not runner.is_alive()
+    assert outcome["r"].values.tolist() == expected.values.tolist()
+    assert _axes(outcome["r"]) == _axes(expected)
+
+
+def _busy_worker(client, wait: float = 30.0) -> str:
+    """The address of a worker the scheduler has given a shard to."""
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        for worker, keys in client.processing().items():
+            if any(str(k).startswith("dslc-") for k in keys):
+                return worker
+        time.sleep(0.005)
+    raise AssertionError("no shard was ever given to a worker")

@@ -1,0 +1,103 @@
+"""Splitting a map into shards and naming GPUs: no Dask needed."""
+
+from __future__ import annotations
+
+import pytest
+
+import dslc
+from dslc.cli import main
+from dslc.cluster.pool import _shared
+from dslc.cluster.shards import parse_gpus, split, task_cells
+from dslc.cluster.worker import Shared
+from dslc.errors import DslcError
+from tests.conftest import EXAMPLES
+
+
+def _loads(shards, weights):
+    return sorted(sum(weights[i] for i in s) for s in shards)
+
+
+def test_split_covers_every_task_once_in_order():
+    weights = [5, 1, 9, 3, 3, 7, 2, 8]
+    shards = split(weights, 3)
+    assert sorted(i for s in shards for i in s) == list(range(len(weights)))
+    assert all(s == sorted(s) for s in shards)
+    assert _loads(shards, weights) == [12, 13, 13]
+
+
+def test_split_balances_cells_not_task_counts():
+    # one task as large as the other nine together: it is a shard on its own
+    weights = [900] + [100] * 9
+    shards = split(weights, 2)
+    assert [0] in shards and _loads(shards, weights) == [900, 900]
+
+
+def test_split_never_makes_empty_shards_and_keeps_one_problem_whole():
+    assert split([10**9], 8) == [[0]]
+    assert split([1, 1, 1], 8) == [[0], [1], [2]]
+    assert split([], 4) == []
+
+
+def test_task_cells_follow_the_sequences_lengths():
+    prog = dslc.compile(str(EXAMPLES / "edit_distance.bio"), backend="interp")
+    tasks = [prog._bind_map(prog.checked.functions["d"], [s, "ab"])
+             for s in ("abcdefghij", "a")]
+    big, small = task_cells(prog.checked, "d", tasks)
+    assert big == 11 * 3 and small == 2 * 3
+
+
+def test_operands_every_task_shares_are_sent_once():
+    prog = dslc.compile(str(EXAMPLES / "smith_waterman.bio"), backend="interp")
+    runs = []
+    from dslc.runtime.script import ScriptRunner
+
+    class Spy:
+        name = "spy"
+
+        def __init__(self, program, globals_):
+            pass
+
+        def map(self, func, tasks, span, progress=None):
+            runs.append(tasks)
+            return [0] * len(tasks)
+
+    ScriptRunner(prog.checked, Spy, prog.base_dir, quiet=True).run()
+    tasks = runs[0]
+    shared, refs = _shared(tasks)
+    # the matrix and the query are shared; each database sequence is its task's own
+    assert {id(v) for v in shared} == {id(tasks[0]["sm"]), id(tasks[0]["s"])}
+    assert isinstance(refs[id(tasks[3]["s"])], Shared) and id(tasks[3]["t"]) not in refs
+
+
+@pytest.mark.parametrize("spec, devices", [("all", (0, 1, 2, 3)), ("2", (0, 1)),
+                                           ("0,2", (0, 2)), (" 3 ", (0, 1, 2))])
+def test_gpus_names_devices(spec, devices):
+    assert parse_gpus(spec, count=lambda: 4) == devices
+
+
+@pytest.mark.parametrize("spec, says", [("5", "has 4 GPU"), ("0,7", "has 4 GPU"),
+                                        ("1,1", "twice"), ("x", "expects all"),
+                                        ("0", "at least one"), ("-1", "expects all")])
+def test_gpus_refuses_what_is_not_there(spec, says):
+    with pytest.raises(DslcError, match=says):
+        parse_gpus(spec, count=lambda: 4)
+
+
+def test_gpus_without_a_gpu_is_one_clear_error(capsys):
+    path = str(EXAMPLES / "casino.bio")
+    assert main(["run", path, "--gpus", "all"]) == 2
+    err = capsys.readouterr().err
+    assert "no CUDA GPU" in err and "Traceback" not in err
+
+
+def test_gpus_and_cluster_exclude_each_other(capsys):
+    path = str(EXAMPLES / "casino.bio")
+    with pytest.raises(SystemExit) as e:
+        main(["run", path, "--gpus", "all", "--cluster", "local"])
+    assert e.value.code == 2 and "not allowed with" in capsys.readouterr().err
+
+
+def test_gpus_need_the_cuda_backend(capsys):
+    path = str(EXAMPLES / "casino.bio")
+    assert main(["run", path, "--backend", "interp", "--gpus", "1"]) == 2
+    assert "cuda backend" in capsys.readouterr().err
