@@ -3,6 +3,15 @@
 
     python3 benchmarks/whole_run.py --backends cpu,cuda,auto --json whole_run.json
     python3 benchmarks/whole_run.py --proteome .whl/proteome.faa   # adds the 10 x 2,100 job
+    python3 benchmarks/whole_run.py --proteome .whl/proteome.faa --million 1000000 \
+        --cudasw /tmp/cudasw_bench/cudasw4      # adds 1 and 10 queries x 1,000,000 proteins
+
+``--million N`` adds two searches of a database of N proteins drawn with replacement from
+the proteome (the same draw as benchmarks/sw_gpu.py and cudasw_gpu.py): one query of
+length 375, and ten queries. ``--cudasw DIR`` (a CUDASW++4.0 build with ``makedb`` and
+``align``, as benchmarks/cudasw_gpu.py makes it) times CUDASW++'s whole run on the same
+files beside them: ``makedb`` of the FASTA, then one ``align`` process (its scores use
+its own BLOSUM62 convention, so they are timed, not compared).
 
 Each job is a .bio script written into a scratch folder with its data; each backend gets
 its own fresh cache directory, so its first run is cold. The printed output of every run
@@ -80,6 +89,53 @@ def make_jobs(scratch: Path, proteome: str | None) -> dict[str, Path]:
     return jobs
 
 
+def make_million_jobs(scratch: Path, proteome: str, n: int) -> dict[str, Path]:
+    """The 1- and 10-query searches of N proteins drawn from ``proteome``."""
+    import numpy as np
+
+    from benchmarks.common import SW_GPU_SEED, SW_PROGRAM
+
+    records = [r.split("\n", 1) for r in Path(proteome).read_text().split(">")[1:]]
+    names = [h.split()[0] for h, _ in records]
+    texts = [b.replace("\n", "") for _, b in records]
+    picks = np.random.default_rng(SW_GPU_SEED).integers(0, len(texts), size=n)
+    big = scratch / f"sw{n}"
+    big.mkdir()
+    with open(big / "db.fasta", "w") as fh:
+        for start in range(0, n, 100_000):
+            fh.write("".join(f">d{k}_{names[p]}\n{texts[p]}\n"
+                             for k, p in enumerate(picks[start:start + 100_000].tolist(),
+                                                   start)))
+    by_length = sorted(range(len(texts)), key=lambda k: (abs(len(texts[k]) - 375), names[k]))
+    jobs = {}
+    for count in (1, 10):
+        sub = big / f"q{count}"
+        sub.mkdir()
+        (sub / "queries.fasta").write_text(
+            "".join(f">{names[k]}\n{texts[k]}\n" for k in by_length[:count]))
+        (sub / "sw.bio").write_text(SW_PROGRAM + "\n" + SW_QUERIES.replace(
+            '"proteome.faa"', '"../db.fasta"'))
+        jobs[f"sw {count} x {n:,}"] = sub / "sw.bio"
+    return jobs
+
+
+def run_cudasw(build: Path, script: Path, work: Path) -> float:
+    """CUDASW++4.0's whole run on a search job's files: makedb, then align (seconds)."""
+    from benchmarks.cudasw_gpu import align_command, run
+
+    db = script.parent / "db.fasta"
+    if not db.exists():
+        db = script.parent.parent / "db.fasta"
+    out = work / "cudasw_db"
+    out.mkdir(exist_ok=True)
+    t0 = time.perf_counter()
+    run([str(build / "makedb"), str(db), str(out / "db")], str(work / "makedb.log"))
+    run(align_command(str(build / "align"), str(script.parent / "queries.fasta"),
+                      str(out / "db"), str(work / "hits.tsv"), 10, []), str(work / "align.log"),
+        dict(os.environ, CUDA_VISIBLE_DEVICES=os.environ.get("CUDA_VISIBLE_DEVICES", "0")))
+    return time.perf_counter() - t0
+
+
 def run_once(script: Path, backend: str, cache: Path) -> tuple[float, str]:
     env = dict(os.environ, DSLC_CACHE_DIR=str(cache))
     t0 = time.perf_counter()
@@ -96,26 +152,46 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backends", default="cpu,cuda,auto")
     ap.add_argument("--proteome", help="a protein FASTA file for the 10-query search job")
+    ap.add_argument("--million", type=int, help="add 1 and 10 queries x this many proteins")
+    ap.add_argument("--cudasw", help="a CUDASW++4.0 build folder (makedb, align) to time beside")
+    ap.add_argument("--only", help="run only the jobs whose name contains this")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         jobs = make_jobs(scratch, args.proteome)
+        if args.million:
+            jobs.update(make_million_jobs(scratch, args.proteome, args.million))
+        backends = args.backends.split(",")
+        # the CPU backend's first run is the reference where it is measured anyway
+        backends = ["cpu", *[b for b in backends if b != "cpu"]] if "cpu" in backends else backends
         for job, script in jobs.items():
-            _, want = run_once(script, "cpu", scratch / "reference-cache")
-            for backend in args.backends.split(","):
+            if args.only and args.only not in job:
+                continue
+            want = None
+            if "cpu" not in backends:
+                _, want = run_once(script, "cpu", scratch / "reference-cache")
+            for backend in backends:
                 cache = scratch / f"cache-{backend}-{abs(hash(job))}"
                 first, out1 = run_once(script, backend, cache)
+                want = out1 if want is None else want
                 second, out2 = run_once(script, backend, cache)
                 same = out1 == want and out2 == want
                 row = {"job": job, "backend": backend, "first_s": round(first, 2),
                        "second_s": round(second, 2), "same_output_as_cpu": same}
                 print(json.dumps(row), flush=True)
                 results.append(row)
+            if args.cudasw and job.startswith("sw "):
+                work = scratch / f"cudasw-{abs(hash(job))}"
+                work.mkdir()
+                row = {"job": job, "backend": "CUDASW++4.0 (makedb + align)",
+                       "first_s": round(run_cudasw(Path(args.cudasw), script, work), 2)}
+                print(json.dumps(row), flush=True)
+                results.append(row)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
-    return 0 if all(r["same_output_as_cpu"] for r in results) else 1
+    return 0 if all(r.get("same_output_as_cpu", True) for r in results) else 1
 
 
 if __name__ == "__main__":
