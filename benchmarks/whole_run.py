@@ -123,9 +123,8 @@ def run_cudasw(build: Path, script: Path, work: Path) -> float:
     """CUDASW++4.0's whole run on a search job's files: makedb, then align (seconds)."""
     from benchmarks.cudasw_gpu import align_command, run
 
-    db = script.parent / "db.fasta"
-    if not db.exists():
-        db = script.parent.parent / "db.fasta"
+    db = next(p for p in (script.parent / "db.fasta", script.parent.parent / "db.fasta",
+                          script.parent / "proteome.faa") if p.exists())
     out = work / "cudasw_db"
     out.mkdir(exist_ok=True)
     t0 = time.perf_counter()
