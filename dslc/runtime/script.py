@@ -126,6 +126,9 @@ class ScriptRunner:
         return [self.eval(a) for a in e.args]
 
     def _call(self, e: ast.Call):
+        from dslc.trace import script as trace_forms
+        if trace_forms.is_form(e.func, self.p.functions):
+            return trace_forms.evaluate(self, e)
         tf = self.p.functions[e.func]
         values = self._args(e)
         what = f"{e.func}(...) at line {e.span.line}"

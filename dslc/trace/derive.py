@@ -106,13 +106,34 @@ class Derivation:
             s = self.steps[k]
             taken = "; ".join(_choice_text(c) for c in s.choices if c.kind != "guard"
                               or len(s.choices) == 1)
-            lines.append(f"{'  ' * depth}{s.label()} = {_value_text(s.value, self.type)}"
+            lines.append(f"{'  ' * depth}{s.label()} = {_value_text(s.value, self.type_of(s))}"
                          + (f"   [{taken}]" if taken else ""))
             todo.extend((c, depth + (len(s.children) > 1)) for c in reversed(s.children))
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.text()
+
+    def to_json(self) -> dict:
+        """``--format json``: the steps with their points, values, choices and children."""
+        from dslc.runtime.render import to_json_value
+        from dslc.runtime.results import wrap
+
+        def choice(c: Choice) -> dict:
+            out = {"kind": c.kind, "index": c.index, "text": c.text}
+            if c.var is not None:
+                out.update(var=c.var, value=_show(c.value))
+            return out
+        return {"value": to_json_value(wrap(self.value, self.type)), "is_path": self.is_path,
+                "steps": [{"call": s.label(), "point": [v if isinstance(v, int) else _show(v) for v in s.point],
+                           "value": to_json_value(wrap(s.value, self.type_of(s))),
+                           "choices": [choice(c) for c in s.choices],
+                           "children": list(s.children)} for s in self.steps]}
+
+    def type_of(self, s: Step) -> str:
+        """The value type of a step's function."""
+        ret = self.tracer.interp.program.functions[s.func].ret
+        return getattr(ret, "name", str(ret))
 
 
 class Tracer:
