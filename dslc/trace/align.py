@@ -79,8 +79,9 @@ def alignment(d: Derivation, matrix: Matrix | None = None) -> Alignment:
     steps = [s for s in d.path() if any(q is not None for q in s.seqs)]
     if not steps:
         raise DslcError(f"the derivation of {d.root.func} indexes no sequence: no alignment")
-    a, b = _sequences(steps[0])
-    at = [_coords(s, a, b) for s in steps]
+    pa, pb = _sequences(steps[0])
+    at = [_coords(s, pa, pb) for s in steps]
+    a, b = pa[1], pb[1]
     if matrix is None:
         matrix = _matrix(d)
     cols: list[tuple[int | None, int | None]] = []
@@ -128,22 +129,23 @@ def _build(d, a, b, start, end, cols, matrix) -> Alignment:
 
 
 def _sequences(step: Step):
-    seen = []
+    """The two sequences, by parameter (see :class:`dslc.trace.derive.Step`)."""
+    seen = {}
     for q in step.seqs:
-        if q is not None and all(q is not s for s in seen):
-            seen.append(q)
+        if q is not None:
+            seen.setdefault(q[0], q)
     if len(seen) != 2:
         raise DslcError(f"{step.label()} indexes {len(seen)} sequence(s): an alignment needs "
                         "a derivation over two")
-    return seen
+    return list(seen.values())
 
 
 def _coords(step: Step, a, b) -> tuple[int, int]:
     out = []
-    for seq in (a, b):
-        ks = [k for k, q in enumerate(step.seqs) if q is seq]
+    for name, seq in (a, b):
+        ks = [k for k, q in enumerate(step.seqs) if q is not None and q[0] == name]
         if len(ks) != 1:
-            raise DslcError(f"{step.label()} has {len(ks)} indexes into {seq.name}: an "
+            raise DslcError(f"{step.label()} has {len(ks)} indexes into {name}: an "
                             "alignment's cells have one index into each sequence")
         out.append(step.point[ks[0]])
     return out[0], out[1]

@@ -19,6 +19,7 @@ reading a table), which is what the property tests check against the cells' valu
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +48,9 @@ class Step:
     """One call in a derivation: ``func`` at ``point`` (its recursive arguments;
     ``()`` for a function without a table) with the raw value it has, the
     alternatives its body took, and its children (numbers of steps). ``seqs``: for
-    each coordinate of ``point``, the sequence it indexes (None if it indexes none)."""
+    each coordinate of ``point``, the sequence parameter it indexes and its value (None
+    if it indexes none): sequences are told apart by parameter, as inherited calling
+    arguments are passed by name (a query aligned with itself is two sequences)."""
 
     func: str
     names: tuple[str, ...]
@@ -180,8 +183,8 @@ class Tracer:
             value = table.get(rec)
             if value is MISSING:
                 value = demand(table, rec)
-            seqs = tuple(env[p.type.seq] if isinstance(p.type, T.IndexT) else None
-                         for p in cf.tf.rec_params)
+            seqs = tuple((p.type.seq, env[p.type.seq]) if isinstance(p.type, T.IndexT)
+                         else None for p in cf.tf.rec_params)
         else:
             _, name, env = what
             cf, rec, value, seqs = self.interp.functions[name], (), MISSING, ()
@@ -201,14 +204,14 @@ class Tracer:
         for k, g in enumerate(cf.tf.guards):
             if g.cond is None or self._eval(g.cond, cf, env):
                 choices.append(Choice("guard", k, span_text(g.body.span)))
-                self._follow(g.body, cf, env, choices, calls)
-                return self._eval(g.body, cf, env)
+                return self._follow(g.body, cf, env, choices, calls)
         raise DslcError(f"no guard of '{cf.name}' applies", cf.span)
 
-    def _follow(self, e, cf, env, choices, calls) -> None:
-        """Record the alternatives ``e`` takes and the calls its value comes from."""
+    def _follow(self, e, cf, env, choices, calls):
+        """Record the alternatives ``e`` takes and the calls its value comes from;
+        returns its value (the interpreter's)."""
         if not self._contributing(e):
-            return
+            return self._eval(e, cf, env)
         match e:
             case tir.MinMax(op=op):
                 alts = _chain(e, op)
@@ -216,50 +219,111 @@ class Tracer:
                 k = next(k for k, a in enumerate(alts) if _same(self._eval(a, cf, env), want))
                 choices.append(Choice(op, k, span_text(alts[k].span)))
                 self._follow(alts[k], cf, env, choices, calls)
+                return want
             case tir.Cond():
                 k = 0 if self._eval(e.cond, cf, env) else 1
                 branch = e.then if k == 0 else e.orelse
                 choices.append(Choice("if", k, span_text(branch.span)))
-                self._follow(branch, cf, env, choices, calls)
+                return self._follow(branch, cf, env, choices, calls)
             case tir.Reduce(op="sum"):
                 raise DslcError("a sum over calls combines every term: its value has no "
                                 "single derivation (trace follows max, min and if)", e.span)
             case tir.Reduce():
-                self._reduction(e, cf, env, choices, calls)
+                return self._reduction(e, cf, env, choices, calls)
             case tir.Call():
                 calls.append(self._callee(e, cf, env))
             case tir.Compare() | tir.Logic() | tir.Not() | tir.SeqIndex() | tir.ExtIndex() \
                     | tir.ExtAttr():
-                return  # conditions and indexes decide, they do not contribute
+                pass  # conditions and indexes decide, they do not contribute
             case _:
                 for c in tir.children(e):
                     self._follow(c, cf, env, choices, calls)
+        return self._eval(e, cf, env)
 
-    def _reduction(self, e, cf, env, choices, calls) -> None:
-        want = self._eval(e, cf, env)
+    def _reduction(self, e, cf, env, choices, calls):
         saved = env.get(e.var, MISSING)
         try:
-            for v in self._eval(e.iterable, cf, env):
-                env[e.var] = v
-                if (e.where is None or self._eval(e.where, cf, env)) \
-                        and _same(self._eval(e.body, cf, env), want):
+            elements, values = self._elements(e, cf, env)
+            want = _extreme(e, values)
+            for v, x in zip(elements, values):
+                if _same(x, want):
+                    env[e.var] = v
                     choices.append(Choice(e.op, 0, span_text(e.body.span), e.var, v))
                     self._follow(e.body, cf, env, choices, calls)
-                    return
+                    return want
             choices.append(Choice(e.op, -1, "(empty)", e.var, None))
+            return want
         finally:
             _restore(env, e.var, saved)
 
+    def _elements(self, e, cf, env) -> tuple[list, list]:
+        """The elements a max/min reduction takes (its ``where`` holds) and its body's
+        value at each, in order (``env`` is left with the reduction's variable set)."""
+        elements, values = [], []
+        body = self._reader(e.body, cf, env)
+        for v in self._eval(e.iterable, cf, env):
+            env[e.var] = v
+            if e.where is None or self._eval(e.where, cf, env):
+                elements.append(v)
+                values.append(body(env))
+        return elements, values
+
+    def _reader(self, e, cf, env):
+        """How to evaluate ``e`` over a reduction's elements: the interpreter's closure,
+        except for the two shapes a search's entry point has (a max over a table, as
+        ``max(i in ... : max(j in ... : h(i, j)))``), evaluated without the closure's
+        per-call work: a call's table is found once and its cells read directly
+        (any cell not computed, or outside the domain, goes through the closure, which
+        computes it or says why not); a nested max/min reduces its elements' values."""
+        if isinstance(e, tir.Reduce) and e.op in ("max", "min"):
+            def nested(env):
+                saved = env.get(e.var, MISSING)
+                try:
+                    return _extreme(e, self._elements(e, cf, env)[1])
+                finally:
+                    _restore(env, e.var, saved)
+            return nested
+        closure = self._closure(e, cf)
+        if not (isinstance(e, tir.Call) and self.interp.functions[e.func].is_table):
+            return closure
+        callee = self.interp.functions[e.func]
+        params = callee.tf.params
+        if any(isinstance(x, (tir.Var, tir.Reduce)) and getattr(x, "scope", "local") == "local"
+               for p, a in zip(params, e.args) if not p.recursive for x in tir.walk(a)):
+            return closure  # calling arguments that change with the element
+        rec_args = [self._closure(a, cf) for p, a in zip(params, e.args) if p.recursive]
+        found: list = []  # the table, found at the first element (a first call sets extents)
+
+        def read(env):
+            rec = tuple(a(env) for a in rec_args)
+            if not found:
+                found.append(self._callee_of(e, cf, env, rec)[1])
+            table = found[0]
+            if table.outside is None and all(type(x) is int and 0 <= x <= n
+                                             for x, n in zip(rec, table.extents)):
+                v = table.get(rec)
+                if v is not MISSING:
+                    return v
+            return closure(env)
+        return read
+
     def _callee(self, e: tir.Call, cf, env):
         """The step a contributing call leads to: a cell, or a plain call's env."""
+        return self._callee_of(e, cf, env, None)
+
+    def _callee_of(self, e: tir.Call, cf, env, rec):
+        """``_callee``; with ``rec`` (the recursive arguments' values, already
+        computed), only the calling arguments are evaluated."""
         callee = self.interp.functions[e.func]
-        args = [self._eval(a, cf, env) for a in e.args]
+        args = [self._eval(a, cf, env) if rec is None or not p.recursive else None
+                for p, a in zip(callee.tf.params, e.args)]
         params = callee.tf.params
         cenv = {p.name: a for p, a in zip(params, args) if not p.recursive}
         cenv["$task"] = env["$task"]
         if not callee.is_table:
             return ("plain", callee.name, cenv)
-        rec = tuple(a for p, a in zip(params, args) if p.recursive)
+        if rec is None:
+            rec = tuple(a for p, a in zip(params, args) if p.recursive)
         table = self.interp.table_for(env["$task"], callee, cenv, rec, e.span)
         return ("cell", table, rec)
 
@@ -319,10 +383,13 @@ class Tracer:
 
     # ------------------------------------------------------------ helpers
     def _eval(self, e, cf, env):
+        return self._closure(e, cf)(env)
+
+    def _closure(self, e, cf):
         hit = self._closures.get(id(e))
         if hit is None or hit[2] is not cf:
             hit = self._closures[id(e)] = (e, self.interp.expr(e, cf), cf)
-        return hit[1](env)
+        return hit[1]
 
     def _contributing(self, e) -> bool:
         """Does ``e`` contain a call reaching a table (the cells a value comes from)?"""
@@ -333,6 +400,17 @@ class Tracer:
                 isinstance(x, tir.Call) and any(f.is_table for f in tir.reachable(fns, x.func))
                 for x in tir.walk(e)))
         return hit[1]
+
+
+def _extreme(e: tir.Reduce, values: list):
+    """A max/min reduction's value from its elements' values: the interpreter's
+    fold (``dslc.interp.compile``) from the empty reduction's value, so the same
+    value (ties are equal values)."""
+    if not values:
+        n = len(e.type.items) if isinstance(e.type, T.TupleT) else 0
+        start = -math.inf if e.op == "max" else math.inf
+        return (start,) * n if n else start
+    return max(values) if e.op == "max" else min(values)
 
 
 def _chain(e, op: str) -> list:
