@@ -288,6 +288,8 @@ class Tracer:
             return closure
         callee = self.interp.functions[e.func]
         params = callee.tf.params
+        if any(p.direction for p in params):
+            return closure  # a declared direction is checked by the closure's call
         if any(isinstance(x, (tir.Var, tir.Reduce)) and getattr(x, "scope", "local") == "local"
                for p, a in zip(params, e.args) if not p.recursive for x in tir.walk(a)):
             return closure  # calling arguments that change with the element
