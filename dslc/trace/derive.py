@@ -259,6 +259,9 @@ class Tracer:
     def _elements(self, e, cf, env) -> tuple[list, list]:
         """The elements a max/min reduction takes (its ``where`` holds) and its body's
         value at each, in order (``env`` is left with the reduction's variable set)."""
+        row = self._row(e, cf, env)
+        if row is not None:
+            return row
         elements, values = [], []
         body = self._reader(e.body, cf, env)
         for v in self._eval(e.iterable, cf, env):
@@ -267,6 +270,38 @@ class Tracer:
                 elements.append(v)
                 values.append(body(env))
         return elements, values
+
+    def _row(self, e, cf, env):
+        """``max(j in lo ... hi : h(i, j))`` over a filled table: its cells ``lo .. hi``
+        along ``j`` read as one slice; None where the shape is any other (a ``where``,
+        a call whose other arguments move with ``j``, a cell not computed yet)."""
+        body = e.body
+        if e.where is not None or not isinstance(e.iterable, tir.RangeIter) \
+                or not isinstance(body, tir.Call) or not self.interp.functions[body.func].is_table:
+            return None
+        callee = self.interp.functions[body.func]
+        along = [k for k, (p, a) in enumerate(zip(callee.tf.params, body.args))
+                 if isinstance(a, tir.Var) and a.scope == "local" and a.name == e.var]
+        moving = [a for a in body.args for x in tir.walk(a)
+                  if isinstance(x, tir.Var) and x.scope == "local" and x.name == e.var]
+        if len(along) != 1 or len(moving) != 1 or not callee.tf.params[along[0]].recursive \
+                or any(p.direction for p in callee.tf.params):
+            return None
+        span = self._eval(e.iterable, cf, env)
+        if not span:
+            return None
+        env[e.var] = span[0]
+        kind, table, rec = self._callee(body, cf, env)
+        axis = callee.rec_names.index(callee.tf.params[along[0]].name)
+        if table._dense is None or table.outside is not None or span[-1] > table.extents[axis] \
+                or span[0] < 0 or not all(type(x) is int and 0 <= x <= n for k, (x, n) in
+                                          enumerate(zip(rec, table.extents)) if k != axis):
+            return None
+        index = tuple(slice(span[0], span[-1] + 1) if k == axis else x for k, x in enumerate(rec))
+        values = table._dense[index].tolist()
+        if any(v is None for v in values):
+            return None
+        return list(span), values
 
     def _reader(self, e, cf, env):
         """How to evaluate ``e`` over a reduction's elements: the interpreter's closure,
