@@ -342,15 +342,13 @@ class CpuBackend:
         flat = np.asarray(raw, dtype=np.float64).ravel()
         if np.isnan(flat).any():
             raise _Inexact()
-        values = flat.tolist()
+        out = flat.astype(object)  # Python floats
         if ret == T.INT:
             finite = np.isfinite(flat)
             if (np.abs(flat[finite]) >= EXACT).any():
                 raise _Inexact()
-            values = [int(v) if ok else v for v, ok in zip(values, finite.tolist())]
-        out = np.empty(raw.shape, dtype=object)
-        out.reshape(-1)[:] = values
-        return out
+            out[finite] = flat[finite].astype(np.int64).astype(object)  # Python ints
+        return out.reshape(raw.shape)
 
     def _rerun(self, rerun):
         """The interpreter's answer: the exact value beyond 2^53, or the precise

@@ -128,7 +128,8 @@ class Derivation:
                 out.update(var=c.var, value=_show(c.value))
             return out
         return {"value": to_json_value(wrap(self.value, self.type)), "is_path": self.is_path,
-                "steps": [{"call": s.label(), "point": [v if isinstance(v, int) else _show(v) for v in s.point],
+                "steps": [{"call": s.label(),
+                           "point": [v if isinstance(v, int) else _show(v) for v in s.point],
                            "value": to_json_value(wrap(s.value, self.type_of(s))),
                            "choices": [choice(c) for c in s.choices],
                            "children": list(s.children)} for s in self.steps]}
@@ -146,6 +147,7 @@ class Tracer:
         self.interp = interp
         self._closures: dict = {}  # id(expr) -> (expr, closure, owner)
         self._contributes: dict = {}
+        self._rows: dict = {}
 
     # ------------------------------------------------------------ the walk
     def derive(self, func: str, env: dict, table=None, rec: tuple | None = None) -> Derivation:
@@ -275,33 +277,31 @@ class Tracer:
         """``max(j in lo ... hi : h(i, j))`` over a filled table: its cells ``lo .. hi``
         along ``j`` read as one slice; None where the shape is any other (a ``where``,
         a call whose other arguments move with ``j``, a cell not computed yet)."""
-        body = e.body
-        if e.where is not None or not isinstance(e.iterable, tir.RangeIter) \
-                or not isinstance(body, tir.Call) or not self.interp.functions[body.func].is_table:
-            return None
-        callee = self.interp.functions[body.func]
-        along = [k for k, (p, a) in enumerate(zip(callee.tf.params, body.args))
-                 if isinstance(a, tir.Var) and a.scope == "local" and a.name == e.var]
-        moving = [a for a in body.args for x in tir.walk(a)
-                  if isinstance(x, tir.Var) and x.scope == "local" and x.name == e.var]
-        if len(along) != 1 or len(moving) != 1 or not callee.tf.params[along[0]].recursive \
-                or any(p.direction for p in callee.tf.params):
+        axis = self._row_axis(e)
+        if axis is None:
             return None
         span = self._eval(e.iterable, cf, env)
         if not span:
             return None
         env[e.var] = span[0]
-        kind, table, rec = self._callee(body, cf, env)
-        axis = callee.rec_names.index(callee.tf.params[along[0]].name)
+        kind, table, rec = self._callee(e.body, cf, env)
         if table._dense is None or table.outside is not None or span[-1] > table.extents[axis] \
                 or span[0] < 0 or not all(type(x) is int and 0 <= x <= n for k, (x, n) in
                                           enumerate(zip(rec, table.extents)) if k != axis):
             return None
         index = tuple(slice(span[0], span[-1] + 1) if k == axis else x for k, x in enumerate(rec))
         values = table._dense[index].tolist()
-        if any(v is None for v in values):
+        if None in values:
             return None
         return list(span), values
+
+    def _row_axis(self, e):
+        """For ``_row``: the callee's recursive axis the reduction's variable alone is
+        passed to (every other argument without it), or None."""
+        hit = self._rows.get(id(e))
+        if hit is None:
+            hit = self._rows[id(e)] = (e, _row_axis(self.interp, e))
+        return hit[1]
 
     def _reader(self, e, cf, env):
         """How to evaluate ``e`` over a reduction's elements: the interpreter's closure,
@@ -437,6 +437,23 @@ class Tracer:
                 isinstance(x, tir.Call) and any(f.is_table for f in tir.reachable(fns, x.func))
                 for x in tir.walk(e)))
         return hit[1]
+
+
+def _row_axis(interp, e: tir.Reduce):
+    body = e.body
+    if e.where is not None or not isinstance(e.iterable, tir.RangeIter) \
+            or not isinstance(body, tir.Call) or not interp.functions[body.func].is_table:
+        return None
+    callee = interp.functions[body.func]
+
+    def mine(x):
+        return isinstance(x, tir.Var) and x.scope == "local" and x.name == e.var
+    along = [p for p, a in zip(callee.tf.params, body.args) if mine(a)]
+    uses = sum(mine(x) for a in body.args for x in tir.walk(a))
+    if len(along) != 1 or uses != 1 or not along[0].recursive \
+            or any(p.direction for p in callee.tf.params):
+        return None
+    return callee.rec_names.index(along[0].name)
 
 
 def _extreme(e: tir.Reduce, values: list):

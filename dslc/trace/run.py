@@ -60,7 +60,5 @@ class TraceRunner:
                 whole = engine.table(table.func.name, calling, span, "trace")
             except DslcError:
                 return  # the interpreter computes the cells it needs, and says why not
-            dense = table._dense.reshape(-1)
-            for k, v in enumerate(whole.ravel().tolist()):
-                dense[k] = v
+            table._dense[...] = whole  # the same objects (None: outside declared ranges)
         return fill
