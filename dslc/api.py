@@ -239,6 +239,20 @@ class Program:
         return MapResult(name, tf.ret.name, arr,
                          tuple(Axis(params[k].name, tuple(_label(x) for x in v)) for k, v in lists))
 
+    @deep.for_program
+    def trace(self, name: str, *args):
+        """The derivation of one call (``call``'s arguments, or one ``map`` task's):
+        a :class:`dslc.trace.derive.Derivation` (docs/api.md, "Tracebacks")."""
+        from dslc.trace import api as trace_api
+        return trace_api.trace(self, name, args)
+
+    def align(self, derivation, matrix=None):
+        """The alignment a derivation over two sequences describes
+        (:class:`dslc.trace.align.Alignment`); ``matrix`` (a name or a matrix) decides
+        similar positions, by default the first matrix among the traced call's arguments."""
+        from dslc.trace.align import alignment
+        return alignment(derivation, self._from_python(matrix) if matrix is not None else None)
+
     def value(self, name: str):
         """A value the script or the standard library defines, by name: a
         matrix (``"blosum62"``), a model of a ``define`` block, a ``const``, or,

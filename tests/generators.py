@@ -728,3 +728,38 @@ def data_recurrences(draw, max_dim: int = 2) -> DataRecurrence:
         tuple(draw(st.lists(st.integers(0, 9 if ndim == 2 else 30), min_size=ndim,
                             max_size=ndim))),
         tuple(k for k in range(ndim) if draw(st.booleans())))
+
+
+# --------------------------------------------------------------------------- tracebacks
+def check_derivation(rec: Recurrence, seqs: tuple[str, ...], point: tuple[int, ...]) -> None:
+    """The traceback of ``f0`` at ``point`` (dslc.trace) against the generator's
+    meaning: every step's value is the oracle's value of its cell, every child is a
+    cell one of its function's terms calls, a step without children is a base case,
+    and each step's value recomputed from the derivation alone (its children's
+    recomputed values through the alternatives it took) is the cell's value."""
+    import pytest
+
+    import dslc
+    from dslc.errors import DslcError
+
+    prog = dslc.compile(rec.source(), backend="interp")
+    args = [x for s, p in zip(seqs, point) for x in (s, p)]
+    try:
+        want = rec.evaluate(seqs, point)
+    except Undefined:
+        with pytest.raises(DslcError, match="undefined arithmetic"):
+            prog.trace("f0", *args)
+        return
+    d = prog.trace("f0", *args)
+    assert (d.root.point, d.value) == (point, want), rec.source()
+    guards = {f"f{n}": len(prog.checked.functions[f"f{n}"].guards) for n in range(len(rec.funcs))}
+    for step in d.steps:
+        n = int(step.func[1:])
+        assert step.value == rec.evaluate(seqs, step.point, n), (rec.source(), step)
+        calls = {(f"f{t.fn}", tuple(a - b for a, b in zip(step.point, t.delta)))
+                 for t in rec.funcs[n].terms}
+        kids = {(d.steps[c].func, d.steps[c].point) for c in step.children}
+        assert kids <= calls, (rec.source(), step)
+        if not step.children:
+            assert step.choices[0].index < guards[step.func] - 1, (rec.source(), step)
+    assert d.recompute() == [s.value for s in d.steps], rec.source()

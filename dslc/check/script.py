@@ -116,7 +116,10 @@ class ScriptTyper:
             raise DslcError(f"undefined function '{name}'", span)
         return sig
 
-    def _call(self, e: ast.Call) -> T.Type:
+    def _call(self, e: ast.Call) -> T.Type | None:
+        from dslc.trace import script as trace_forms
+        if trace_forms.is_form(e.func, self.sigs):
+            return trace_forms.check(self, e)
         if script_stats.is_builtin(e.func, self.sigs):
             return script_stats.static_type(e, [self.type_of(a) for a in e.args])
         sig = self._sig(e.func, e.func_span)

@@ -256,6 +256,8 @@ class CpuBackend:
         function's declared ranges are None (compiled code never computes them)."""
         f = self.program.functions[func]
         ret = f.ret
+        if not declared(f):
+            return self._all_results(raw, ret)
         out = np.empty(raw.shape, dtype=object)
         for idx in np.ndindex(raw.shape):
             if declared(f) and outside(f, tuple(int(x) for x in idx), calling,
@@ -369,6 +371,19 @@ class CpuBackend:
                 raise _Inexact()
             return int(v)
         return v
+
+    def _all_results(self, raw, ret):
+        """``_result`` of every cell at once (a traceback fills whole tables per hit)."""
+        flat = np.asarray(raw, dtype=np.float64).ravel()
+        if np.isnan(flat).any():
+            raise _Inexact()
+        out = flat.astype(object)  # Python floats
+        if ret == T.INT:
+            finite = np.isfinite(flat)
+            if (np.abs(flat[finite]) >= EXACT).any():
+                raise _Inexact()
+            out[finite] = flat[finite].astype(np.int64).astype(object)  # Python ints
+        return out.reshape(raw.shape)
 
     def _rerun(self, rerun):
         """The interpreter's answer: the exact value beyond 2^53, or the precise

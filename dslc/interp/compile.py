@@ -83,6 +83,8 @@ class Interpreter:
                 tf, consts = callee.tf, self.program.consts
                 table.outside = lambda r: ranges.outside(tf, r, cenv, consts)
             task.tables[key] = table
+            if task.fill is not None:
+                task.fill(table)
         return table
 
     def extents(self, callee: CompiledFunction, cenv: dict, rec: tuple, span) -> tuple[int, ...]:

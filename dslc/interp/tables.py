@@ -37,6 +37,7 @@ class Task:
         self.description = description
         self.tables: dict = {}
         self.in_loop = False
+        self.fill = None  # table -> None: fills a new table's cells first (dslc.trace.run)
 
 
 class Table:

@@ -21,6 +21,8 @@ from dslc.runtime.values import Alphabet, Matrix, Sequence
 def to_json_value(v):
     if v is None:  # a cell outside a declared range
         return None
+    if hasattr(v, "to_json"):  # a derivation or an alignment (dslc.trace)
+        return v.to_json()
     if isinstance(v, Prob):
         return {"prob": v.p, "log": _json_num(v.log)}
     if isinstance(v, (TableResult, MapResult)):
@@ -111,6 +113,8 @@ def render_text(printed: list[tuple[str, object]]) -> str:
 
 
 def _render_one(name: str, value) -> str:
+    if hasattr(value, "to_json"):  # a derivation or an alignment (dslc.trace)
+        return f"{name} =\n{value.text()}"
     if isinstance(value, TableResult):
         head = f"{name} = table of {value.func}, {' x '.join(map(str, value.shape))}"
         return head + "\n" + _grid(value.values, value.value_type, value.axes)

@@ -154,6 +154,9 @@ class ScriptRunner:
     def _call(self, e: ast.Call):
         if script_stats.is_builtin(e.func, self.p.functions):
             return script_stats.call(e, self._args(e))
+        from dslc.trace import script as trace_forms
+        if trace_forms.is_form(e.func, self.p.functions):
+            return trace_forms.evaluate(self, e)
         tf = self.p.functions[e.func]
         values = self._args(e)
         what = f"{e.func}(...) at line {e.span.line}"

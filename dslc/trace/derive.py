@@ -1,0 +1,533 @@
+"""Tracebacks for any recurrence: the derivation that achieved a value.
+
+Nothing here knows an algorithm. A cell's body (the typed IR of its function) is
+re-evaluated with the interpreter's own closures, reading the task's tables (the
+interpreter's memo, or tables a compiled backend filled, see :mod:`dslc.trace.run`),
+and at every ``max``/``min`` (operator chains, reductions), ``if`` and guard the
+alternative whose value equals the node's value is taken, the first in source order
+on ties (a reduction: the first element of its iterable). The calls that contribute
+to the chosen value (not those in conditions or indexes) are the step's children: one
+child makes a path, several (Nussinov's ``n(i + 1, k) + n(k + 1, j)``) a tree. Cells
+are visited with an explicit stack, so a path 4,000 cells long needs no deep Python
+recursion; a cell reached twice is one step (children are step numbers).
+
+:meth:`Derivation.recompute` is the converse: each step's value again, bottom-up,
+from its children's recomputed values through the recorded alternatives only (never
+reading a table), which is what the property tests check against the cells' values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from dslc.check import tir
+from dslc.check import types as T
+from dslc.errors import DslcError
+from dslc.interp.compile import span_text
+from dslc.interp.tables import MISSING, demand
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The alternative taken at one choice point of a body: ``kind`` is ``guard``,
+    ``max``, ``min`` (an operator chain: ``index`` among its operands; a reduction:
+    ``var`` bound to ``value``) or ``if`` (0: then, 1: else)."""
+
+    kind: str
+    index: int
+    text: str
+    var: str | None = None
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One call in a derivation: ``func`` at ``point`` (its recursive arguments;
+    ``()`` for a function without a table) with the raw value it has, the
+    alternatives its body took, and its children (numbers of steps). ``seqs``: for
+    each coordinate of ``point``, the sequence parameter it indexes and its value (None
+    if it indexes none): sequences are told apart by parameter, as inherited calling
+    arguments are passed by name (a query aligned with itself is two sequences)."""
+
+    func: str
+    names: tuple[str, ...]
+    point: tuple
+    value: Any
+    choices: tuple[Choice, ...]
+    children: tuple[int, ...]
+    seqs: tuple = field(default=(), repr=False, compare=False)
+    env: dict = field(default=None, repr=False, compare=False)
+
+    def label(self) -> str:
+        return f"{self.func}({', '.join(_show(v) for v in self.point)})"
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """Steps in the order they were reached; ``steps[0]`` is the traced call.
+    ``type``: the value type of the traced function (``int``, ``prob``, ...)."""
+
+    steps: tuple[Step, ...]
+    type: str
+    tracer: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def root(self) -> Step:
+        return self.steps[0]
+
+    @property
+    def value(self):
+        return self.root.value
+
+    @property
+    def is_path(self) -> bool:
+        return all(len(s.children) <= 1 for s in self.steps)
+
+    def path(self) -> list[Step]:
+        """The steps from the traced call to the last one (a derivation that is a path)."""
+        if not self.is_path:
+            raise DslcError("this derivation is a tree (a step adds several calls), not a path")
+        out, k = [self.root], 0
+        while self.steps[k].children:
+            k = self.steps[k].children[0]
+            out.append(self.steps[k])
+        return out
+
+    def recompute(self) -> list:
+        """Each step's value from its children's recomputed values and its recorded
+        alternatives only (see the module's docstring)."""
+        return self.tracer.recompute(self)
+
+    def text(self) -> str:
+        """One line per step, indented by depth: the call, its value, the choices."""
+        lines, todo = [], [(0, 0)]
+        while todo:
+            k, depth = todo.pop()
+            s = self.steps[k]
+            taken = "; ".join(_choice_text(c) for c in s.choices if c.kind != "guard"
+                              or len(s.choices) == 1)
+            lines.append(f"{'  ' * depth}{s.label()} = {_value_text(s.value, self.type_of(s))}"
+                         + (f"   [{taken}]" if taken else ""))
+            todo.extend((c, depth + (len(s.children) > 1)) for c in reversed(s.children))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def to_json(self) -> dict:
+        """``--format json``: the steps with their points, values, choices and children."""
+        from dslc.runtime.render import to_json_value
+        from dslc.runtime.results import wrap
+
+        def choice(c: Choice) -> dict:
+            out = {"kind": c.kind, "index": c.index, "text": c.text}
+            if c.var is not None:
+                out.update(var=c.var, value=_show(c.value))
+            return out
+        return {"value": to_json_value(wrap(self.value, self.type)), "is_path": self.is_path,
+                "steps": [{"call": s.label(),
+                           "point": [v if isinstance(v, int) else _show(v) for v in s.point],
+                           "value": to_json_value(wrap(s.value, self.type_of(s))),
+                           "choices": [choice(c) for c in s.choices],
+                           "children": list(s.children)} for s in self.steps]}
+
+    def type_of(self, s: Step) -> str:
+        """The value type of a step's function."""
+        ret = self.tracer.interp.program.functions[s.func].ret
+        return getattr(ret, "name", str(ret))
+
+
+class Tracer:
+    """Derivations over one interpreter (:class:`dslc.interp.compile.Interpreter`)."""
+
+    def __init__(self, interp):
+        self.interp = interp
+        self._closures: dict = {}  # id(expr) -> (expr, closure, owner)
+        self._contributes: dict = {}
+        self._rows: dict = {}
+
+    # ------------------------------------------------------------ the walk
+    def derive(self, func: str, env: dict, table=None, rec: tuple | None = None) -> Derivation:
+        """The derivation of ``func``: the cell ``rec`` of ``table``, or a call of a
+        function without a table in ``env`` (which holds ``$task``)."""
+        first = ("cell", table, rec) if table is not None else ("plain", func, env)
+        steps: list = [None]
+        seen = {_key(first): 0}
+        todo = [(0, first)]
+        while todo:
+            k, what = todo.pop()
+            step, calls = self._step(what)
+            kids = []
+            for call in calls:
+                key = _key(call)
+                if key is None or key not in seen:
+                    steps.append(None)
+                    if key is not None:
+                        seen[key] = len(steps) - 1
+                    todo.append((len(steps) - 1, call))
+                    kids.append(len(steps) - 1)
+                else:
+                    kids.append(seen[key])
+            steps[k] = dataclasses.replace(step, children=tuple(kids))
+        ret = self.interp.program.functions[func].ret
+        return Derivation(tuple(steps), ret.name if hasattr(ret, "name") else str(ret), self)
+
+    def _step(self, what) -> tuple[Step, list]:
+        if what[0] == "cell":
+            _, table, rec = what
+            cf = table.func
+            env = dict(table.env)
+            env.update(zip(cf.rec_names, rec))
+            env["$table"], env["$rec"] = table, rec
+            value = table.get(rec)
+            if value is MISSING:
+                value = demand(table, rec)
+            seqs = tuple((p.type.seq, env[p.type.seq]) if isinstance(p.type, T.IndexT)
+                         else None for p in cf.tf.rec_params)
+        else:
+            _, name, env = what
+            cf, rec, value, seqs = self.interp.functions[name], (), MISSING, ()
+        choices: list = []
+        calls: list = []
+        got = self._body(cf, env, choices, calls)
+        if value is MISSING:
+            value = got
+        elif not _same(got, value):
+            raise DslcError(f"the table of {cf.name} holds {value} at {rec}, but its body "
+                            f"gives {got} there: the backend that filled it disagrees with "
+                            "the interpreter", cf.span)
+        return Step(cf.name, cf.rec_names if rec else (), tuple(rec), value, tuple(choices),
+                    (), seqs, env), calls
+
+    def _body(self, cf, env, choices, calls):
+        for k, g in enumerate(cf.tf.guards):
+            if g.cond is None or self._eval(g.cond, cf, env):
+                choices.append(Choice("guard", k, span_text(g.body.span)))
+                return self._follow(g.body, cf, env, choices, calls)
+        raise DslcError(f"no guard of '{cf.name}' applies", cf.span)
+
+    def _follow(self, e, cf, env, choices, calls):
+        """Record the alternatives ``e`` takes and the calls its value comes from;
+        returns its value (the interpreter's)."""
+        if not self._contributing(e):
+            return self._eval(e, cf, env)
+        match e:
+            case tir.MinMax(op=op):
+                alts = _chain(e, op)
+                want = self._eval(e, cf, env)
+                k = next(k for k, a in enumerate(alts) if _same(self._eval(a, cf, env), want))
+                choices.append(Choice(op, k, span_text(alts[k].span)))
+                self._follow(alts[k], cf, env, choices, calls)
+                return want
+            case tir.Cond():
+                k = 0 if self._eval(e.cond, cf, env) else 1
+                branch = e.then if k == 0 else e.orelse
+                choices.append(Choice("if", k, span_text(branch.span)))
+                return self._follow(branch, cf, env, choices, calls)
+            case tir.Reduce(op="sum"):
+                raise DslcError("a sum over calls combines every term: its value has no "
+                                "single derivation (trace follows max, min and if)", e.span)
+            case tir.Reduce():
+                return self._reduction(e, cf, env, choices, calls)
+            case tir.Call():
+                calls.append(self._callee(e, cf, env))
+            case tir.Compare() | tir.Logic() | tir.Not() | tir.SeqIndex() | tir.ExtIndex() \
+                    | tir.ExtAttr():
+                pass  # conditions and indexes decide, they do not contribute
+            case _:
+                for c in tir.children(e):
+                    self._follow(c, cf, env, choices, calls)
+        return self._eval(e, cf, env)
+
+    def _reduction(self, e, cf, env, choices, calls):
+        saved = env.get(e.var, MISSING)
+        try:
+            elements, values = self._elements(e, cf, env)
+            want = _extreme(e, values)
+            for v, x in zip(elements, values):
+                if _same(x, want):
+                    env[e.var] = v
+                    choices.append(Choice(e.op, 0, span_text(e.body.span), e.var, v))
+                    self._follow(e.body, cf, env, choices, calls)
+                    return want
+            choices.append(Choice(e.op, -1, "(empty)", e.var, None))
+            return want
+        finally:
+            _restore(env, e.var, saved)
+
+    def _elements(self, e, cf, env) -> tuple[list, list]:
+        """The elements a max/min reduction takes (its ``where`` holds) and its body's
+        value at each, in order (``env`` is left with the reduction's variable set)."""
+        row = self._row(e, cf, env)
+        if row is not None:
+            return row
+        elements, values = [], []
+        body = self._reader(e.body, cf, env)
+        for v in self._eval(e.iterable, cf, env):
+            env[e.var] = v
+            if e.where is None or self._eval(e.where, cf, env):
+                elements.append(v)
+                values.append(body(env))
+        return elements, values
+
+    def _row(self, e, cf, env):
+        """``max(j in lo ... hi : h(i, j))`` over a filled table: its cells ``lo .. hi``
+        along ``j`` read as one slice; None where the shape is any other (a ``where``,
+        a call whose other arguments move with ``j``, a cell not computed yet)."""
+        axis = self._row_axis(e)
+        if axis is None:
+            return None
+        span = self._eval(e.iterable, cf, env)
+        if not span:
+            return None
+        env[e.var] = span[0]
+        kind, table, rec = self._callee(e.body, cf, env)
+        if table._dense is None or table.outside is not None or span[-1] > table.extents[axis] \
+                or span[0] < 0 or not all(type(x) is int and 0 <= x <= n for k, (x, n) in
+                                          enumerate(zip(rec, table.extents)) if k != axis):
+            return None
+        index = tuple(slice(span[0], span[-1] + 1) if k == axis else x for k, x in enumerate(rec))
+        values = table._dense[index].tolist()
+        if None in values:
+            return None
+        return list(span), values
+
+    def _row_axis(self, e):
+        """For ``_row``: the callee's recursive axis the reduction's variable alone is
+        passed to (every other argument without it), or None."""
+        hit = self._rows.get(id(e))
+        if hit is None:
+            hit = self._rows[id(e)] = (e, _row_axis(self.interp, e))
+        return hit[1]
+
+    def _reader(self, e, cf, env):
+        """How to evaluate ``e`` over a reduction's elements: the interpreter's closure,
+        except for the two shapes a search's entry point has (a max over a table, as
+        ``max(i in ... : max(j in ... : h(i, j)))``), evaluated without the closure's
+        per-call work: a call's table is found once and its cells read directly
+        (any cell not computed, or outside the domain, goes through the closure, which
+        computes it or says why not); a nested max/min reduces its elements' values."""
+        if isinstance(e, tir.Reduce) and e.op in ("max", "min"):
+            def nested(env):
+                saved = env.get(e.var, MISSING)
+                try:
+                    return _extreme(e, self._elements(e, cf, env)[1])
+                finally:
+                    _restore(env, e.var, saved)
+            return nested
+        closure = self._closure(e, cf)
+        if not (isinstance(e, tir.Call) and self.interp.functions[e.func].is_table):
+            return closure
+        callee = self.interp.functions[e.func]
+        params = callee.tf.params
+        if any(p.direction for p in params):
+            return closure  # a declared direction is checked by the closure's call
+        if any(isinstance(x, (tir.Var, tir.Reduce)) and getattr(x, "scope", "local") == "local"
+               for p, a in zip(params, e.args) if not p.recursive for x in tir.walk(a)):
+            return closure  # calling arguments that change with the element
+        rec_args = [self._closure(a, cf) for p, a in zip(params, e.args) if p.recursive]
+        found: list = []  # the table, found at the first element (a first call sets extents)
+
+        def read(env):
+            rec = tuple(a(env) for a in rec_args)
+            if not found:
+                found.append(self._callee_of(e, cf, env, rec)[1])
+            table = found[0]
+            if table.outside is None and all(type(x) is int and 0 <= x <= n
+                                             for x, n in zip(rec, table.extents)):
+                v = table.get(rec)
+                if v is not MISSING:
+                    return v
+            return closure(env)
+        return read
+
+    def _callee(self, e: tir.Call, cf, env):
+        """The step a contributing call leads to: a cell, or a plain call's env."""
+        return self._callee_of(e, cf, env, None)
+
+    def _callee_of(self, e: tir.Call, cf, env, rec):
+        """``_callee``; with ``rec`` (the recursive arguments' values, already
+        computed), only the calling arguments are evaluated."""
+        callee = self.interp.functions[e.func]
+        args = [self._eval(a, cf, env) if rec is None or not p.recursive else None
+                for p, a in zip(callee.tf.params, e.args)]
+        params = callee.tf.params
+        cenv = {p.name: a for p, a in zip(params, args) if not p.recursive}
+        cenv["$task"] = env["$task"]
+        if not callee.is_table:
+            return ("plain", callee.name, cenv)
+        if rec is None:
+            rec = tuple(a for p, a in zip(params, args) if p.recursive)
+        table = self.interp.table_for(env["$task"], callee, cenv, rec, e.span)
+        return ("cell", table, rec)
+
+    # ------------------------------------------------------------ replay
+    def recompute(self, d: Derivation) -> list:
+        """Values bottom-up (children first, iteratively) through the recorded choices."""
+        out: list = [MISSING] * len(d.steps)
+        todo = [0]
+        while todo:
+            k = todo[-1]
+            waiting = [c for c in d.steps[k].children if out[c] is MISSING]
+            if waiting:
+                todo.extend(waiting)
+                continue
+            todo.pop()
+            if out[k] is MISSING:
+                out[k] = self._replay_step(d.steps[k], [out[c] for c in d.steps[k].children])
+        return out
+
+    def _replay_step(self, s: Step, kids: list):
+        cf = self.interp.functions[s.func]
+        choices, env = list(s.choices), dict(s.env)
+        g = cf.tf.guards[choices.pop(0).index]
+        kids.reverse()
+        choices.reverse()
+        return self._replay(g.body, cf, env, choices, kids)
+
+    def _replay(self, e, cf, env, choices, kids):
+        """The value of ``e`` with contributing calls answered by ``kids`` (in call
+        order) and choice points by ``choices`` (both reversed, popped)."""
+        if not self._contributing(e):
+            return self._eval(e, cf, env)
+        match e:
+            case tir.MinMax(op=op):
+                return self._replay(_chain(e, op)[choices.pop().index], cf, env, choices, kids)
+            case tir.Cond():
+                c = choices.pop()
+                return self._replay(e.then if c.index == 0 else e.orelse, cf, env, choices, kids)
+            case tir.Reduce():
+                c = choices.pop()
+                if c.index < 0:
+                    return self._eval(e, cf, env)  # empty: the reduction's start value
+                saved = env.get(e.var, MISSING)
+                env[e.var] = c.value
+                try:
+                    return self._replay(e.body, cf, env, choices, kids)
+                finally:
+                    _restore(env, e.var, saved)
+            case tir.Call():
+                return kids.pop()
+            case tir.Compare() | tir.Logic() | tir.Not() | tir.SeqIndex() | tir.ExtIndex() \
+                    | tir.ExtAttr():
+                return self._eval(e, cf, env)
+        parts = [tir.Lit(self._replay(c, cf, env, choices, kids), c.type, c.span)
+                 for c in tir.children(e)]
+        return self.interp.expr(_with_children(e, parts), cf)(env)
+
+    # ------------------------------------------------------------ helpers
+    def _eval(self, e, cf, env):
+        return self._closure(e, cf)(env)
+
+    def _closure(self, e, cf):
+        hit = self._closures.get(id(e))
+        if hit is None or hit[2] is not cf:
+            hit = self._closures[id(e)] = (e, self.interp.expr(e, cf), cf)
+        return hit[1]
+
+    def _contributing(self, e) -> bool:
+        """Does ``e`` contain a call reaching a table (the cells a value comes from)?"""
+        hit = self._contributes.get(id(e))
+        if hit is None:
+            fns = self.interp.program.functions
+            hit = self._contributes[id(e)] = (e, any(
+                isinstance(x, tir.Call) and any(f.is_table for f in tir.reachable(fns, x.func))
+                for x in tir.walk(e)))
+        return hit[1]
+
+
+def _row_axis(interp, e: tir.Reduce):
+    body = e.body
+    if e.where is not None or not isinstance(e.iterable, tir.RangeIter) \
+            or not isinstance(body, tir.Call) or not interp.functions[body.func].is_table:
+        return None
+    callee = interp.functions[body.func]
+
+    def mine(x):
+        return isinstance(x, tir.Var) and x.scope == "local" and x.name == e.var
+    along = [p for p, a in zip(callee.tf.params, body.args) if mine(a)]
+    uses = sum(mine(x) for a in body.args for x in tir.walk(a))
+    if len(along) != 1 or uses != 1 or not along[0].recursive \
+            or any(p.direction for p in callee.tf.params):
+        return None
+    return callee.rec_names.index(along[0].name)
+
+
+def _extreme(e: tir.Reduce, values: list):
+    """A max/min reduction's value from its elements' values: the interpreter's
+    fold (``dslc.interp.compile``) from the empty reduction's value, so the same
+    value (ties are equal values)."""
+    if not values:
+        n = len(e.type.items) if isinstance(e.type, T.TupleT) else 0
+        start = -math.inf if e.op == "max" else math.inf
+        return (start,) * n if n else start
+    return max(values) if e.op == "max" else min(values)
+
+
+def _chain(e, op: str) -> list:
+    """The operands of a chain of one operator, in source order (``a max b max c``)."""
+    out, todo = [], [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, tir.MinMax) and x.op == op:
+            todo.extend((x.right, x.left))
+        else:
+            out.append(x)
+    return out
+
+
+_FIELDS = {tir.Arith: ("left", "right"), tir.Neg: ("operand",), tir.Coerce: ("expr",),
+           tir.Component: ("base",)}
+
+
+def _with_children(e, parts: list):
+    """``e`` with its sub-expressions replaced by ``parts`` (literals of their values)."""
+    if isinstance(e, (tir.Builtin, tir.Call)):
+        return dataclasses.replace(e, args=tuple(parts))
+    if isinstance(e, tir.MakeTuple):
+        return dataclasses.replace(e, items=tuple(parts))
+    names = _FIELDS.get(type(e))
+    if names is None:
+        raise DslcError(f"cannot replay a {type(e).__name__} over calls", e.span)
+    return dataclasses.replace(e, **dict(zip(names, parts)))
+
+
+def _restore(env: dict, var: str, saved) -> None:
+    if saved is MISSING:
+        env.pop(var, None)
+    else:
+        env[var] = saved
+
+
+def _same(a, b) -> bool:
+    return a == b or (a != a and b != b)
+
+
+def _key(what):
+    """Cells are shared between parents; a plain call is a step of its own."""
+    return ("cell", id(what[1]), what[2]) if what[0] == "cell" else None
+
+
+def _show(v) -> str:
+    number = getattr(v, "number", None)
+    if number is not None and not isinstance(v, (int, float)):
+        return str(getattr(v, "name", number))
+    return str(v)
+
+
+def _value_text(v, value_type: str) -> str:
+    if value_type == "prob":
+        import math
+        return f"{math.exp(v):.6g} (log {v:.6g})"
+    return str(v)
+
+
+def _choice_text(c: Choice) -> str:
+    if c.kind == "guard":
+        return f"guard {c.index + 1}"
+    if c.var is not None:
+        return f"{c.kind} at {c.var} = {_show(c.value)}" if c.index >= 0 else f"{c.kind} empty"
+    return f"{c.kind}: {c.text}" if c.kind != "if" else f"{'then' if c.index == 0 else 'else'}"
