@@ -32,7 +32,7 @@ from dslc.runtime.fasta import read_text
 from dslc.runtime.limits import check_map
 from dslc.check.types import SeqT
 from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
-from dslc.runtime.script import ScriptRunner, backend_globals, table_axes
+from dslc.runtime.script import ScriptRunner, backend_globals, run_map, table_axes
 from dslc.runtime.values import Sequence, SeqText
 
 
@@ -105,18 +105,21 @@ class Program:
         self._globals = None
 
     @deep.for_program
-    def run(self, backend: str | None = None, quiet: bool = True) -> dict:
-        """Run the script; returns the printed values by printed name, in order."""
+    def run(self, backend: str | None = None, quiet: bool = True, progress=None) -> dict:
+        """Run the script; returns the printed values by printed name, in order.
+        ``progress``: True for a bar on stderr during each long map (in a terminal
+        or a notebook), False for none, or a callable ``f(done, total)`` called as
+        groups of tasks finish; None: a bar unless ``quiet`` (the default)."""
         runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
-                              self.base_dir, quiet=quiet)
+                              self.base_dir, quiet=quiet, progress=progress)
         printed = runner.run()
         self._globals = runner.globals
         return dict(printed)
 
     @deep.for_program
-    def run_printed(self, backend: str | None = None, quiet: bool = False):
+    def run_printed(self, backend: str | None = None, quiet: bool = False, progress=None):
         runner = ScriptRunner(self.checked, backends.get(backend or self.backend_name),
-                              self.base_dir, quiet=quiet)
+                              self.base_dir, quiet=quiet, progress=progress)
         return runner.run()
 
     @property
@@ -163,9 +166,10 @@ class Program:
                         + f", got {len(values)}")
 
     @deep.for_program
-    def map(self, name: str, *operands) -> MapResult:
+    def map(self, name: str, *operands, progress=False) -> MapResult:
         """Run ``name`` over the cross product of the list operands (other
-        operands are broadcast), as ``map`` does in a script."""
+        operands are broadcast), as ``map`` does in a script. ``progress``: as
+        for :meth:`run` (True, False or ``f(done, total)``)."""
         tf = self._function(name)
         params = tf.map_params
         if len(operands) != len(params):
@@ -182,7 +186,7 @@ class Program:
             combos.append(values)
         tf = self._const_kinds(tf, params, combos)
         tasks = [self._bind_map(tf, values) for values in combos]
-        results = self._engine().map(name, tasks, None)
+        results = run_map(self._engine(), name, tasks, None, progress)
         runlog.ran(self._engine(), f"map of {len(tasks)} tasks", name)
         shape = tuple(len(v) for _, v in lists)
         arr = to_array(results, tf.ret.name).reshape(shape)

@@ -1,0 +1,109 @@
+"""Progress of a ``map``: a tqdm bar on stderr, or the caller's own callback.
+
+Backends report progress from inside their drivers, as each group of tasks (a
+chunk of the compiled CPU map, a CUDA launch, a task on the interpreter) is
+done, by calling ``update(done)`` with the number of tasks done so far. This
+module turns those calls into what the user asked for:
+
+* ``True``: a tqdm bar on stderr, only where someone can see it (stderr is a
+  terminal, or the code runs in a Jupyter notebook), and only for a map still
+  running after :data:`DELAY` seconds, so short maps print nothing;
+* ``False`` or ``None``: nothing;
+* a callable: ``f(done, total)`` after each group, whatever stderr is.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+DELAY = 2.0  # seconds a map runs before its bar appears
+
+
+class Progress:
+    """One map's progress: ``update(done)`` as groups finish, ``close()`` at the end."""
+
+    def __init__(self, total: int, want, stream=None):
+        self.total = total
+        self.callback: Callable | None = want if callable(want) else None
+        self.bar = None
+        self.last = 0
+        if want is True and total > 1 and visible(stream or sys.stderr):
+            self.bar = _bar(total, stream or sys.stderr)
+
+    @property
+    def active(self) -> bool:
+        return self.callback is not None or self.bar is not None
+
+    def update(self, done: int) -> None:
+        """``done`` tasks of the map are finished (counts only grow)."""
+        done = min(max(done, self.last), self.total)
+        if self.bar is not None and done > self.last:
+            self.bar.update(done - self.last)
+        self.last = done
+        if self.callback is not None:
+            self.callback(done, self.total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def visible(stream) -> bool:
+    """Is a bar on ``stream`` seen by someone: a terminal, or a notebook's cell?"""
+    return bool(getattr(stream, "isatty", lambda: False)()) or in_notebook()
+
+
+def in_notebook() -> bool:
+    """Running in a Jupyter kernel (IPython's ZMQ shell), where tqdm draws a widget."""
+    shell = sys.modules.get("IPython")
+    try:
+        ip = shell.get_ipython() if shell is not None else None
+    except Exception:  # an IPython too old or half-imported: not a notebook we can draw in
+        return False
+    return type(ip).__name__ == "ZMQInteractiveShell"
+
+
+def _bar(total: int, stream):
+    if in_notebook():
+        from tqdm.auto import tqdm
+    else:
+        from tqdm import tqdm
+    return tqdm(total=total, file=stream, delay=DELAY, unit="task", leave=False,
+                dynamic_ncols=True)
+
+
+def offset(progress: Callable | None, before: int) -> Callable | None:
+    """``progress`` for a part of a map whose earlier parts did ``before`` tasks
+    (a map run as one map per model counts its parts' tasks together)."""
+    if progress is None:
+        return None
+    return lambda done: progress(before + done)
+
+
+CHUNKS = 20  # pieces a compiled map is cut into when someone watches its progress
+CHUNK_MIN = 256  # tasks a piece holds at least (each piece is one parallel run)
+
+
+def in_chunks(run: Callable, tasks: list, progress: Callable | None):
+    """``run(tasks)`` (an array of results) over a few consecutive pieces of
+    ``tasks``, with ``progress(done)`` after each; one call when nobody watches.
+
+    A compiled map runs its tasks in one parallel call, which says nothing until
+    it returns; cut into :data:`CHUNKS` pieces of at least :data:`CHUNK_MIN`
+    tasks, the bar moves while the cost (a parallel region per piece, the
+    slowest task of each piece waited for) stays lost in the noise."""
+    import numpy as np
+
+    size = max(CHUNK_MIN, -(-len(tasks) // CHUNKS))
+    if progress is None or len(tasks) <= size:
+        out = run(tasks)
+        if progress is not None:
+            progress(len(tasks))
+        return out
+    parts = []
+    for start in range(0, len(tasks), size):
+        parts.append(np.asarray(run(tasks[start:start + size])))
+        progress(start + len(parts[-1]))
+    return np.concatenate(parts)
