@@ -115,8 +115,8 @@ class ScriptRunner:
         full = str(self.resolve(path))
         kind, arg = e.type.name, e.type.arg
         if kind == "seq":
-            from dslc.runtime.fasta import read_fasta
-            return read_fasta(full, self.p.alphabets[arg], e.span)
+            from dslc.runtime.formats import read_sequences
+            return read_sequences(full, self.p.alphabets[arg], e.span)
         spec = self.p.registry.loaders[kind]
         return spec.load(arg, full, e.span, self.p.ext_context())
 
