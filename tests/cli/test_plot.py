@@ -26,7 +26,7 @@ int d(seq[dna] s, index[s] i, seq[dna] t, index[t] j) =
     if i == 0 then j
     else if j == 0 then i
     else (d(i - 1, j) min d(i, j - 1)) + 1
-int best(seq[dna] s, seq[dna] t) = d(s, len(s), t, len(t))
+int best(seq[dna] s, seq[dna] t) = d(len(s), len(t))
 db = load(seq[dna], "db.fasta")
 print map(best, "ACGTA" (*) db)
 """
