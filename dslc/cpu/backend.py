@@ -132,7 +132,8 @@ class CpuBackend:
                 from dslc.cpu import modules
 
                 batch = modules.batch_function(module, argnames, tasks, self)
-                raw = in_chunks(lambda sub: batch(sub, windows, f), tasks, progress)
+                raw = in_chunks(lambda ids: batch([tasks[k] for k in ids], windows, f), tasks,
+                                progress, progress and [modules.task_size(t) for t in tasks])
         except MemoryError:
             raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, SystemError):

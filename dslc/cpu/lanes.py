@@ -200,14 +200,15 @@ class LaneRunner:
         """:meth:`run` over pieces of the tasks when ``progress`` watches
         (runtime.progress.in_chunks); the indexes to redo are the whole map's."""
         redo: list[int] = []
-        start = [0]  # the piece's first task in the whole map
+        sizes = [modules.task_size(t) for t in tasks]
 
-        def piece(sub):
-            res, again = self.run(sub, value_of, [modules.task_size(t) for t in sub])
-            redo.extend(start[0] + k for k in again)
-            start[0] += len(sub)
+        def piece(ids):
+            sub = [tasks[k] for k in ids]
+            res, again = self.run(sub, value_of, [sizes[k] for k in ids])
+            redo.extend(int(ids[k]) for k in again)
             return res
-        return in_chunks(piece, tasks, progress), redo
+        raw = in_chunks(piece, tasks, progress, sizes)
+        return raw, sorted(redo)
 
     def run(self, tasks: list[dict], value_of, sizes: list[int]):
         """Results for every task (float64) and the indexes of tasks whose float32

@@ -82,28 +82,36 @@ def offset(progress: Callable | None, before: int) -> Callable | None:
     return lambda done: progress(before + done)
 
 
-CHUNKS = 20  # pieces a compiled map is cut into when someone watches its progress
-CHUNK_MIN = 256  # tasks a piece holds at least (each piece is one parallel run)
+CHUNKS = 10  # pieces a compiled map is cut into when someone watches its progress
+CHUNK_MIN = 512  # tasks a piece holds at least (each piece is one parallel run)
 
 
-def in_chunks(run: Callable, tasks: list, progress: Callable | None):
-    """``run(tasks)`` (an array of results) over a few consecutive pieces of
-    ``tasks``, with ``progress(done)`` after each; one call when nobody watches.
+def in_chunks(run: Callable, tasks: list, progress: Callable | None,
+              sizes: list[int] | None = None):
+    """Every task's result (an array, in the order of ``tasks``) from
+    ``run(ids)``, which runs the tasks numbered ``ids``: once for all of them
+    when nobody watches, else over a few pieces with ``progress(done)`` after each.
 
     A compiled map runs its tasks in one parallel call, which says nothing until
     it returns; cut into :data:`CHUNKS` pieces of at least :data:`CHUNK_MIN`
-    tasks, the bar moves while the cost (a parallel region per piece, the
-    slowest task of each piece waited for) stays lost in the noise."""
+    tasks, the bar moves. The pieces are consecutive runs of the tasks ordered
+    largest first (``sizes``), as the drivers order them, so that a piece holds
+    tasks of like size (lane groups pad no more than in one call) and the
+    largest start first."""
     import numpy as np
 
-    size = max(CHUNK_MIN, -(-len(tasks) // CHUNKS))
-    if progress is None or len(tasks) <= size:
-        out = run(tasks)
+    n = len(tasks)
+    size = max(CHUNK_MIN, -(-n // CHUNKS))
+    if progress is None or n <= size:
+        out = run(np.arange(n))
         if progress is not None:
-            progress(len(tasks))
+            progress(n)
         return out
-    parts = []
-    for start in range(0, len(tasks), size):
-        parts.append(np.asarray(run(tasks[start:start + size])))
-        progress(start + len(parts[-1]))
-    return np.concatenate(parts)
+    order = (np.argsort([-s for s in sizes], kind="stable") if sizes is not None
+             else np.arange(n))
+    out = np.empty(n, dtype=np.float64)
+    for start in range(0, n, size):
+        ids = order[start:start + size]
+        out[ids] = run(ids)
+        progress(start + len(ids))
+    return out
