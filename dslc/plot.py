@@ -140,34 +140,36 @@ def _schedule(s: dict) -> str:
 
 def _dependences(ax, program, func, shown, axes) -> None:
     """Arrows from one cell to each cell it reads (both ends of a ranged read,
-    dashed), for the dependences of ``func`` on itself."""
+    dashed), for the dependences of ``func`` on its group's functions over the
+    same parameters; lengthened alike where the table is large, so they show."""
     from dslc.deps.extract import dependence_graph, groups
 
     grp = next(g for g in groups(program.checked.functions) if func in g)
     graph = dependence_graph(program.checked.functions, grp, program.checked.consts)
     at = {a.param: (a.extent // 3 if k == 0 else 2 * a.extent // 3) if k < 2 else 0
           for k, a in enumerate(axes)}
+    here = (at[shown[0].param], at[shown[1].param])
+    reads = [(d, _read_cells(d, at)) for d in graph.deps
+             if d.caller == func and d.callee in grp and len(d.args) == len(axes)
+             and all(a is not None for a in d.args)]
+    reads = [(d, ends) for d, ends in reads if ends]
+    if not reads:
+        return
+    longest = max(abs(c[k] - here[k]) for _, ends in reads for c in ends for k in (0, 1))
+    scale = max(1, int(0.15 * max(a.extent for a in shown) / max(1, longest)))
     colours = ["#ff7f0e", "#d62728", "#e377c2", "#17becf", "#ffffff", "#bcbd22"]
-    drawn = 0
-    for d in graph.deps:
-        if d.caller != func or d.callee != func or any(a is None for a in d.args):
-            continue
-        ends = _read_cells(d, at)
-        if not ends:
-            continue
-        colour = colours[drawn % len(colours)]
-        drawn += 1
-        for k, cell in enumerate(ends):
-            y, x = cell[0], cell[1] if len(cell) > 1 else 0
-            ax.annotate("", xy=(x, y), xytext=(at[shown[1].param], at[shown[0].param]),
+    for n, (d, ends) in enumerate(reads):
+        colour = colours[n % len(colours)]
+        for cell in ends:
+            y, x = (here[k] + scale * (cell[k] - here[k]) for k in (0, 1))
+            ax.annotate("", xy=(x, y), xytext=(here[1], here[0]),
                         arrowprops=dict(arrowstyle="->", color=colour, lw=1.8,
                                         linestyle="--" if len(ends) > 1 else "-"))
-        ax.plot([], [], color=colour, label=f"reads {func}({', '.join(map(str, d.args))})"
+        ax.plot([], [], color=colour, label=f"reads {d.callee}({', '.join(map(str, d.args))})"
                 + "".join(f", {v.name} in {v.lo} .. {v.hi}" for v in d.ranged))
-    if drawn:
-        ax.plot([at[shown[1].param]], [at[shown[0].param]], "o", color="white", mec="black")
-        ax.legend(loc="lower left", fontsize=7, title=f"cell ({at[shown[0].param]}, "
-                  f"{at[shown[1].param]}) reads", title_fontsize=7, framealpha=0.85)
+    ax.plot([here[1]], [here[0]], "o", color="white", mec="black")
+    ax.legend(loc="lower left", fontsize=7, title=f"cell {here} reads"
+              + (f" (arrows x{scale})" if scale > 1 else ""), title_fontsize=7, framealpha=0.85)
 
 
 def _read_cells(d, at: dict) -> list[tuple[int, ...]]:

@@ -15,7 +15,8 @@ has symbols. The matrix is re-ordered to the alphabet's symbol order, and its
 symbols must be exactly the alphabet's: missing and extra symbols are both
 errors, but for nucleotide matrices such as NCBI's NUC.4.4: IUPAC ambiguity
 codes (``N``, ``R``, ``Y``, ...) beyond the alphabet are cut away, and an
-alphabet with ``U`` and no ``T`` reads a matrix's ``T`` as its ``U``. Entries are ``int64`` unless one of them is written with a point or an
+alphabet with ``U`` and no ``T`` reads a matrix's ``T`` as its ``U``. Entries are
+``int64`` unless one of them is written with a point or an
 exponent (``0.5``, ``1e-3``) or is ``inf``/``-inf``; then they are all
 ``float64``.
 """
