@@ -70,8 +70,13 @@ def _bar(total: int, stream):
         from tqdm.auto import tqdm
     else:
         from tqdm import tqdm
+    import shutil
+
+    # the terminal's size, 80 x 24 where it reports none (a pseudo-terminal of size
+    # 0, on which tqdm's own measure hides the bar)
+    size = shutil.get_terminal_size()
     return tqdm(total=total, file=stream, delay=DELAY, unit="task", leave=False,
-                dynamic_ncols=True)
+                ncols=size.columns, nrows=size.lines)
 
 
 def offset(progress: Callable | None, before: int) -> Callable | None:

@@ -79,3 +79,21 @@ def test_compiled_map_reports_progress_in_pieces(monkeypatch):
     assert [d for d, _ in seen] == [8, 16, 24, 32, 40, 48, 50] and seen[-1] == (50, 50)
     assert "sw" in engine.lanes.generated, engine.lanes.fallbacks
     assert list(got) == list(dslc.compile(gotoh(), backend="interp").map(*args).values)
+
+
+def test_bar_on_a_terminal_that_reports_no_size(monkeypatch):
+    """A pseudo-terminal of size 0 x 0 (docker exec, some CI runners): tqdm's own
+    measure of it hid the bar."""
+    pty = pytest.importorskip("pty")
+    import os
+
+    monkeypatch.setattr(P, "DELAY", 0.0)
+    master, slave = pty.openpty()
+    with os.fdopen(slave, "w") as stream:
+        bar = P.Progress(10, True, stream)
+        for k in range(10):
+            bar.update(k + 1)
+        bar.close()
+    out = os.read(master, 1 << 16).decode()
+    os.close(master)
+    assert "/10 [" in out
