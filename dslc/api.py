@@ -32,7 +32,7 @@ from dslc.runtime.fasta import read_text
 from dslc.runtime.limits import check_map
 from dslc.check.types import SeqT
 from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
-from dslc.runtime.script import ScriptRunner, backend_globals, table_axes
+from dslc.runtime.script import ScriptRunner, backend_globals, run_map, table_axes
 from dslc.runtime.values import Sequence, SeqText
 
 
@@ -111,25 +111,30 @@ class Program:
 
     @deep.for_program
     def run(self, backend: str | None = None, quiet: bool = True, params: dict | None = None,
-            client=None, gpus=None, **kwargs) -> dict:
+            client=None, gpus=None, progress=None, **kwargs) -> dict:
         """Run the script; returns the printed values by printed name, in order.
         The script's ``param`` values are keyword arguments (``db="x.fasta"``), or
         the dict ``params`` (for a param named ``backend``, ``quiet``, ``params``,
-        ``client`` or ``gpus``). ``client`` (a Dask client) or ``gpus`` (``"all"``, a
-        count, ``"0,2"``): its maps run there (:mod:`dslc.cluster`)."""
+        ``client``, ``gpus`` or ``progress``). ``client`` (a Dask client) or ``gpus``
+        (``"all"``, a count, ``"0,2"``): its maps run there (:mod:`dslc.cluster`).
+        ``progress``: True for a bar on stderr during each long map (in a terminal
+        or a notebook), False for none, or a callable ``f(done, total)`` called as
+        groups of tasks finish; None: a bar unless ``quiet`` (the default)."""
         printed, runner = self._run(backend, quiet, {**(params or {}), **kwargs}, False,
-                                    client=client, gpus=gpus)
+                                    progress, client=client, gpus=gpus)
         self._globals = runner.globals
         return dict(printed)
 
     @deep.for_program
-    def run_printed(self, backend: str | None = None, quiet: bool = False, **where):
+    def run_printed(self, backend: str | None = None, quiet: bool = False, progress=None,
+                    **where):
         """``(printed name, value)`` in print order, with the params given by
         :meth:`set_params`; ``where``: ``client``, ``cluster`` or ``gpus``, as for
         :meth:`run`."""
-        return self._run(backend, quiet, self.params, self.params_from_text, **where)[0]
+        return self._run(backend, quiet, self.params, self.params_from_text, progress,
+                         **where)[0]
 
-    def _run(self, backend, quiet, params: dict, from_text: bool, **where):
+    def _run(self, backend, quiet, params: dict, from_text: bool, progress, **where):
         from dslc import cluster
 
         self._collector.reset()
@@ -138,7 +143,7 @@ class Program:
                 cluster.sharded(pool, backend or self.backend_asked, self.base_dir)
             runner = ScriptRunner(self.checked, timings.timed(make, self._collector),
                                   self.base_dir, quiet=quiet, params=params,
-                                  from_text=from_text)
+                                  from_text=from_text, progress=progress)
             return self._timed(runner.run), runner
 
     def _timed(self, run):
@@ -203,11 +208,12 @@ class Program:
                         + f", got {len(values)}")
 
     @deep.for_program
-    def map(self, name: str, *operands, client=None, gpus=None) -> MapResult:
+    def map(self, name: str, *operands, client=None, gpus=None, progress=False) -> MapResult:
         """Run ``name`` over the cross product of the list operands (other
         operands are broadcast), as ``map`` does in a script; on a Dask
         ``client``'s workers or on ``gpus`` (``"all"``, a count, ``"0,2"``)
-        where given (:mod:`dslc.cluster`)."""
+        where given (:mod:`dslc.cluster`). ``progress``: as for :meth:`run` (True,
+        False or ``f(done, total)``)."""
         tf = self._function(name)
         params = tf.map_params
         if len(operands) != len(params):
@@ -232,7 +238,7 @@ class Program:
             if pool is not None:
                 engine = cluster.sharded(pool, self.backend_asked, self.base_dir)(
                     self.checked, self._globals)
-            results = self._timed(lambda: engine.map(name, tasks, None))
+            results = self._timed(lambda: run_map(engine, name, tasks, None, progress))
         runlog.ran(engine, f"map of {len(tasks)} tasks", name)
         shape = tuple(len(v) for _, v in lists)
         arr = to_array(results, tf.ret.name).reshape(shape)

@@ -254,7 +254,7 @@ def _explain(prog, args) -> int:
                         hint="functions: " + (", ".join(prog.functions) or "none"))
     rep = explain.report(prog, args.backend)
     if args.plot:
-        f = explain.plot(rep, args.function, args.plot)
+        f = explain.plot(prog, rep, args.function, args.plot)
         sys.stderr.write(f"wrote {args.plot} (domain of {f})\n")
     print(json.dumps(rep, indent=2) if args.format == "json" else explain.render_text(rep))
     return 0

@@ -9,8 +9,6 @@ window depth, order within a partition and loop nest.
 from __future__ import annotations
 
 import functools
-import struct
-import zlib
 
 import numpy as np
 
@@ -18,7 +16,7 @@ from dslc import timings
 from dslc.auto import AutoBackend
 from dslc.check.ranges import declared
 from dslc.deps.extract import dependence_graph, groups
-from dslc.errors import DslcError, write_user_file
+from dslc.errors import DslcError
 from dslc.emit.plan import (GroupPlan, data_dependent, demand_plan, extension_dims,
                              extent_names)
 from dslc.emit.lanes import LANES
@@ -31,6 +29,7 @@ from dslc.schedule.search import Extents, find_schedule
 _LAST_PLANS: dict = {}  # entry -> plan of the last collect()
 _LAST_LANES: dict = {}  # map entry -> how its map ran on the CPU (lanes or why not)
 _LAST_AUTO: dict = {}  # entry -> where --backend auto runs it, and why (dslc.auto.Choice)
+_LAST_TASKS: dict = {}  # map entry -> the tasks its maps ran (for --plot)
 
 _LAST_COMPILE: dict = {}  # entry -> seconds planning and compiling it on the CPU
 
@@ -49,6 +48,8 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     engine = runner.backend.cpu  # auto's decisions recorded, everything run on the CPU
     engine.disk_cache = False  # plan afresh, so every plan can be shown
     engine.direct_scalars = False  # compile straight-line entries too, to show them
+    _LAST_TASKS.clear()
+    runner.backend.map = _recording(runner.backend.map)
     runner.run()
     _LAST_AUTO.clear()
     _LAST_AUTO.update(runner.backend.decisions)
@@ -95,6 +96,14 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
         for f in grp:
             by_func[f] = plan
     return by_func, sources, fallbacks, assumed
+
+
+def _recording(map_):
+    """``map_`` noting each map's tasks by entry, for the plot of their work."""
+    def run(func, tasks, span, progress=None):
+        _LAST_TASKS.setdefault(func, []).extend(tasks)
+        return map_(func, tasks, span, progress)
+    return run
 
 
 def cuda_report(program, by_func: dict, entries: dict) -> dict:
@@ -384,9 +393,11 @@ def render_text(rep: dict) -> str:
     return "\n".join(lines)
 
 
-def plot(rep: dict, func: str | None, path: str) -> str:
-    """A PNG of a 2-D domain (or its slice at 0 of further dimensions) coloured by
-    partition, so the chosen wavefront can be seen."""
+def plot(program, rep: dict, func: str | None, path: str) -> str:
+    """A PNG of a recursive function's domain coloured by partition, with its
+    dependences, and for a function a map ran, its tasks' work (dslc.plot)."""
+    from dslc import plot as drawing
+
     cands = [f for f, r in rep.items() if not f.startswith("_") and r["schedule"]]
     if not cands:
         raise DslcError("--plot: nothing to plot: the script has no recursive function, so no domain to draw")
@@ -394,33 +405,14 @@ def plot(rep: dict, func: str | None, path: str) -> str:
         raise DslcError(f"--plot: '{func}' has no domain to draw (it is not a recursive "
                         "function of the script)", hint="recursive functions: " + ", ".join(cands))
     f = func if func is not None else cands[0]
-    r = rep[f]
-    params = list(r["schedule"])
-    ext = list(r["extents"].values())
-    rows = ext[0] + 1
-    cols = ext[1] + 1 if len(ext) > 1 else 1
-    coeffs = [r["schedule"][p] for p in params]
-    i, j = np.mgrid[0:rows, 0:cols]
-    t = coeffs[0] * i + (coeffs[1] * j if len(coeffs) > 1 else 0)
-    t = t - t.min()
-    palette = np.array([[230, 25, 75], [60, 180, 75], [255, 225, 25], [0, 130, 200],
-                        [245, 130, 48], [145, 30, 180], [70, 240, 240], [240, 50, 230],
-                        [210, 245, 60], [250, 190, 190], [0, 128, 128], [170, 110, 40]],
-                       dtype=np.uint8)
-    img = palette[t % len(palette)]
-    scale = max(1, min(24, 600 // max(rows, cols)))
-    img = np.repeat(np.repeat(img, scale, axis=0), scale, axis=1)
-    _write_png(path, img)
+    drawing.draw(program, rep, f, _map_tasks(program, f), path)
     return f
 
 
-def _write_png(path: str, rgb: np.ndarray) -> None:
-    h, w, _ = rgb.shape
-    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(h))
+def _map_tasks(program, func: str) -> list[dict]:
+    """The tasks of the maps the script ran whose entry is ``func`` or calls it."""
+    from dslc.check.tir import reachable
 
-    def chunk(tag, data):
-        c = struct.pack(">I", len(data)) + tag + data
-        return c + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-    png += chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
-    write_user_file(path, png)
+    fs = program.checked.functions
+    return [t for entry, tasks in _LAST_TASKS.items()
+            if func in {g.name for g in reachable(fs, entry)} for t in tasks]

@@ -21,6 +21,7 @@ from dslc.emit.pyexpr import NotCompilable
 from dslc.emit.tuples import tuple_reason
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
+from dslc.runtime.progress import in_chunks, offset
 from dslc.runtime.values import Sequence
 
 # Numba, isl and the code generators are imported where they are first needed: a
@@ -126,7 +127,7 @@ class CpuBackend:
             self.fallbacks[func] = str(e)
             return self.interp.map(func, tasks, span, progress)
         try:
-            raw = self.lanes.run(f, kind, widest, request, tasks)
+            raw = self.lanes.run(f, kind, widest, request, tasks, progress)
             if raw is None:  # one task per call (compiled only when needed)
                 compiled = self._compile(func, kind, widest, request)
                 if compiled is None:
@@ -134,14 +135,14 @@ class CpuBackend:
                 module, argnames, windows = compiled
                 from dslc.cpu import modules
 
-                raw = modules.batch_function(module, argnames, tasks, self)(tasks, windows, f)
+                batch = modules.batch_function(module, argnames, tasks, self)
+                raw = in_chunks(lambda ids: batch([tasks[k] for k in ids], windows, f), tasks,
+                                progress, progress and [modules.task_size(t) for t in tasks])
         except MemoryError:
             raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, SystemError):
             # (an error raised inside a parallel batch surfaces as a SystemError)
             return self._rerun(lambda: self.interp.map(func, tasks, span, progress))
-        if progress is not None:
-            progress(len(tasks))
         out = []
         for k, v in enumerate(raw):
             try:
@@ -161,8 +162,11 @@ class CpuBackend:
         if parts is None:
             return None
         out = [None] * len(tasks)
+        done = 0
         for ids in parts:
-            part = in_map(lambda: self.map(func, [tasks[k] for k in ids], span, progress), ids)
+            part = in_map(lambda: self.map(func, [tasks[k] for k in ids], span,
+                                           offset(progress, done)), ids)
+            done += len(ids)
             for k, v in zip(ids, part):
                 out[k] = v
         return out

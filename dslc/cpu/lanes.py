@@ -28,6 +28,7 @@ from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
 from dslc.emit.plan import plan_task
 from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
+from dslc.runtime.progress import in_chunks
 from dslc.runtime.values import Sequence
 
 
@@ -48,7 +49,7 @@ class LaneMaps:
         self.fallbacks: dict[str, str] = {}  # entry -> why its map runs one task per call
         self._memo: dict = {}
 
-    def run(self, f, kind, widest, request, tasks):
+    def run(self, f, kind, widest, request, tasks, progress=None):
         """Every task's raw result, or None where lanes do not apply; tasks whose
         checked float32 run is not trusted are recomputed by the scalar path."""
         if not self.applies(tasks):
@@ -94,7 +95,7 @@ class LaneMaps:
         # driver costs about a second more to compile
         runner = LaneRunner(module, argnames, kinds, dtype,
                             parallel=len(tasks) > 2 * LANES)
-        raw, redo = runner.run(tasks, value_of, [modules.task_size(t) for t in tasks])
+        raw, redo = runner.run_pieces(tasks, value_of, progress)
         if redo:
             module, argnames, windows = be._compile(f.name, kind, widest, request)
             sub = [tasks[k] for k in redo]
@@ -209,6 +210,20 @@ class LaneRunner:
         if a.startswith(("n_", "q_")):
             return "lane"
         return self.kinds.get(a, "shared")
+
+    def run_pieces(self, tasks: list[dict], value_of, progress=None):
+        """:meth:`run` over pieces of the tasks when ``progress`` watches
+        (runtime.progress.in_chunks); the indexes to redo are the whole map's."""
+        redo: list[int] = []
+        sizes = [modules.task_size(t) for t in tasks]
+
+        def piece(ids):
+            sub = [tasks[k] for k in ids]
+            res, again = self.run(sub, value_of, [sizes[k] for k in ids])
+            redo.extend(int(ids[k]) for k in again)
+            return res
+        raw = in_chunks(piece, tasks, progress, sizes)
+        return raw, sorted(redo)
 
     def run(self, tasks: list[dict], value_of, sizes: list[int]):
         """Results for every task (float64) and the indexes of tasks whose float32

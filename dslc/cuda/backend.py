@@ -233,7 +233,7 @@ class CudaBackend(CpuBackend):
         if compiled is None:
             return super().map(func, tasks, span, progress)
         try:
-            values = self._launch(compiled, f, tasks, lens, shared)
+            values = self._launch(compiled, f, tasks, lens, shared, progress)
         except NonFinite as e:  # data the kernel assumes finite: the CPU (and interpreter)
             self.device_fallbacks[func] = str(e)
             return super().map(func, tasks, span, progress)
@@ -328,12 +328,14 @@ class CudaBackend(CpuBackend):
         return "float32"
 
     # ------------------------------------------------------------------ launch
-    def _launch(self, compiled, f, tasks: list[dict], lens: dict, shared) -> np.ndarray:
+    def _launch(self, compiled, f, tasks: list[dict], lens: dict, shared,
+                progress=None) -> np.ndarray:
         """Every task's value. Tasks run longest first (a warp's threads do
         similar work) in launches that fit the scratch budget; where there are
         several, they alternate between two streams, so the host packs launch
         ``n + 1`` while the device runs launch ``n``, and each launch's values
-        come back asynchronously into page-locked memory."""
+        come back asynchronously into page-locked memory. ``progress(done)`` is
+        called as launches are seen to finish."""
         cuda = _cuda()
         source, argnames, plan, storage, dtype, per_block, block = compiled
         kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks, shared))
@@ -354,6 +356,8 @@ class CudaBackend(CpuBackend):
             stream = streams[n % 2]
             stream.synchronize()  # launch n - 2 has finished: its memory may go
             held[n % 2] = None
+            if progress is not None and n >= 2:
+                progress(sum(len(ids) for ids in launches[:n - 1]))
             arrays = [cuda.to_device(a, stream=stream) if isinstance(a, np.ndarray) else a
                       for a in host]
             dims = self._dims(plan, storage, {m: int(v[ids].max()) for m, v in lens.items()})

@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-import time
 from pathlib import Path
 
 from dslc.check import types as T
@@ -26,22 +25,25 @@ from dslc.runtime import script_stats
 from dslc.runtime.limits import check_map
 from dslc.runtime.params import STDIN
 from dslc.runtime.params import resolve as resolve_params
+from dslc.runtime.progress import Progress
 from dslc.runtime.results import Axis, MapResult, Prob, TableResult, to_array, wrap
 from dslc.runtime.values import Sequence
 
 
 class ScriptRunner:
     def __init__(self, program, make_backend, base_dir: str | None = None, quiet: bool = False,
-                 progress_stream=None, params: dict | None = None, from_text: bool = False):
+                 progress_stream=None, params: dict | None = None, from_text: bool = False,
+                 progress=None):
         """``make_backend(program, globals)`` builds the backend over the script's
         environment, which this runner fills as statements run. ``params``: values
         for the script's ``param`` declarations (text from the command line where
-        ``from_text``), checked before anything runs."""
+        ``from_text``), checked before anything runs. ``progress``: True, False or
+        ``f(done, total)`` (runtime.progress); None follows ``quiet``."""
         self.p = program
         self.params = resolve_params(program.param_specs, params or {}, from_text)
         self._stdin = None
         self.base_dir = Path(base_dir) if base_dir else Path.cwd()
-        self.quiet = quiet
+        self.progress = (not quiet) if progress is None else progress
         self.stream = progress_stream if progress_stream is not None else sys.stderr
         self.globals = backend_globals(program)
         self.backend = make_backend(program, self.globals)
@@ -125,8 +127,8 @@ class ScriptRunner:
             return self._load_stdin(e)
         full = str(self.resolve(path))
         if kind == "seq":
-            from dslc.runtime.fasta import read_fasta
-            return read_fasta(full, self.p.alphabets[arg], e.span)
+            from dslc.runtime.formats import read_sequences
+            return read_sequences(full, self.p.alphabets[arg], e.span)
         spec = self.p.registry.loaders[kind]
         return spec.load(arg, full, e.span, self.p.ext_context())
 
@@ -205,9 +207,8 @@ class ScriptRunner:
             check_index_args(tf, task, e.span)
             check_links(tf, task, self.p, e.span, spans)
             tasks.append(task)
-        results = self.backend.map(e.func, tasks, e.span, self._progress(len(tasks)))
+        results = run_map(self.backend, e.func, tasks, e.span, self.progress, self.stream)
         runlog.ran(self.backend, f"map of {len(tasks)} tasks", e.func)
-        self._progress_done()
         values = to_array(results, tf.ret.name).reshape(shape) if shape else to_array(
             results, tf.ret.name).reshape(())
         axes = tuple(Axis(span_text(e.operands[k].span), tuple(_label(x) for x in v),
@@ -239,35 +240,15 @@ class ScriptRunner:
             return base[idx[0]]
         raise DslcError(f"{describe(base)} cannot be indexed", e.span)
 
-    # ----------------------------------------------------------------- progress
-    def _progress(self, total: int):
-        """A progress bar on stderr for a map that runs longer than two seconds,
-        only when stderr is a terminal and not --quiet."""
-        if self.quiet or total < 2 or not getattr(self.stream, "isatty", lambda: False)():
-            return None
-        start = time.monotonic()
-        state = {"shown": False}
 
-        def update(done: int):
-            elapsed = time.monotonic() - start
-            if elapsed < 2.0:
-                return
-            state["shown"] = True
-            width = 40
-            fill = int(width * done / total)
-            eta = elapsed / done * (total - done) if done else 0
-            self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} "
-                              f"{elapsed:5.1f}s, ~{eta:4.0f}s left")
-            self.stream.flush()
-        self._bar = state
-        return update
-
-    def _progress_done(self):
-        state = getattr(self, "_bar", None)
-        if state and state["shown"]:
-            self.stream.write("\n")
-            self.stream.flush()
-        self._bar = None
+def run_map(backend, func: str, tasks: list[dict], span, want, stream=None) -> list:
+    """``backend.map`` with the progress the user asked for (runtime.progress):
+    the backend calls ``update(done)`` as groups of tasks finish."""
+    bar = Progress(len(tasks), want, stream)
+    try:
+        return backend.map(func, tasks, span, bar.update if bar.active else None)
+    finally:
+        bar.close()
 
 
 def backend_globals(program) -> dict:

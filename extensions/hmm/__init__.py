@@ -274,6 +274,12 @@ def _load(arg, path, span, ctx: sdk.ExtContext) -> HMM:
     profiles = read_profiles(path, span)
     if not profiles:
         raise DslcError(f"{path}: no HMMER3 profile in the file", span)
+    if len(profiles) > 1:  # never one of them silently
+        names = ", ".join(p.name for p in profiles[:5]) + (", ..." if len(profiles) > 5 else "")
+        raise DslcError(f"{path} holds {len(profiles)} models ({names}); load(hmm, ...) "
+                        "reads a file of one model", span,
+                        "split the file (hmmfetch), or read every model from Python with "
+                        "dslc_extensions.hmm.hmmer3.load_hmmer3(path)")
     first = profiles[0]
     if arg is not None:
         alphabet = ctx.alphabet(arg, span)

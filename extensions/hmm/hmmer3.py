@@ -306,8 +306,57 @@ def _read_profile(r: _Reader) -> Profile:
 
 
 def read_profiles(path: str, span: Span | None = None) -> list[Profile]:
-    """The profiles of a HMMER3 file (gzip-compressed files too)."""
+    """The profiles of a HMMER3 file (gzip-compressed files too): the ASCII
+    format, or the binary one of ``hmmpress`` (``.h3m``) through pyhmmer."""
+    binary = _binary_hmm(str(path), span)
+    if binary is not None:
+        return parse_hmmer3_text(_binary_as_text(binary, str(path), span), str(path), span)
     return parse_hmmer3_text(sdk.read_text(str(path), span, "HMM file"), str(path), span)
+
+
+def _binary_hmm(path: str, span: Span | None) -> bytes | None:
+    """The (gunzipped) bytes of a binary HMMER3 file, or None for a text file.
+    Binary files start with a magic number whose first byte is not ASCII."""
+    import gzip
+
+    from dslc.runtime.limits import LOAD_SETTING, max_load_bytes
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2)
+            fh.seek(0)
+            stream = gzip.GzipFile(fileobj=fh) if head == b"\x1f\x8b" else fh
+            first = stream.read(1)
+            if not first or (first[0] < 0x80 and not path.endswith((".h3m", ".h3m.gz"))):
+                return None
+            data = first + stream.read(max_load_bytes())
+    except (OSError, EOFError):
+        return None  # the text reader reports it, with its messages
+    if len(data) > max_load_bytes():
+        raise DslcError(f"HMM file '{path}' holds more than {LOAD_SETTING} = "
+                        f"{max_load_bytes():,} bytes (uncompressed)", span)
+    return data
+
+
+def _binary_as_text(data: bytes, path: str, span: Span | None) -> str:
+    """A binary HMMER3 file's models written out in the ASCII format by pyhmmer,
+    so that one parser reads both."""
+    import io
+
+    try:
+        from pyhmmer.plan7 import HMMFile
+    except ImportError:
+        raise DslcError(f"'{path}' is a binary HMMER3 file; reading it needs pyhmmer", span,
+                        "pip install pyhmmer (or 'dslc[hmm]'), or convert it with "
+                        "'hmmconvert -a'") from None
+    out = io.BytesIO()
+    try:
+        with HMMFile(io.BytesIO(data)) as models:
+            for hmm in models:
+                hmm.write(out, binary=False)
+    except (ValueError, EOFError, OSError) as e:
+        raise DslcError(f"'{path}' is not a HMMER3 file pyhmmer can read: {e}", span) from None
+    return out.getvalue().decode("utf-8")
 
 
 # --------------------------------------------------------------------------- conversion

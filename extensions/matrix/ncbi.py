@@ -13,7 +13,10 @@ and blank lines are ignored. Rows may come in any order, but each header
 symbol must have exactly one row and every row as many entries as the header
 has symbols. The matrix is re-ordered to the alphabet's symbol order, and its
 symbols must be exactly the alphabet's: missing and extra symbols are both
-errors. Entries are ``int64`` unless one of them is written with a point or an
+errors, but for nucleotide matrices such as NCBI's NUC.4.4: IUPAC ambiguity
+codes (``N``, ``R``, ``Y``, ...) beyond the alphabet are cut away, and an
+alphabet with ``U`` and no ``T`` reads a matrix's ``T`` as its ``U``. Entries are
+``int64`` unless one of them is written with a point or an
 exponent (``0.5``, ``1e-3``) or is ``inf``/``-inf``; then they are all
 ``float64``.
 """
@@ -147,8 +150,11 @@ def parse_matrix(text: str, alphabet: Alphabet, name: str = "matrix",
                           f"square (no row for {_listing(lacking)})", body[-1][0],
                           body[-1][1][0][0], len(body[-1][1][0][1]))
 
-    missing = [s for s in alphabet.symbols if s not in seen]
-    extra = [s for s in symbols if not alphabet.has(s)]
+    rename = _nucleotide_names(alphabet, seen)
+    missing = [s for s in alphabet.symbols if rename.get(s, s) not in seen]
+    extra = [s for s in symbols if not alphabet.has(s) and s not in rename.values()]
+    if extra and all(s in IUPAC_AMBIGUOUS for s in extra) and not missing:
+        extra = []  # a nucleotide matrix with ambiguity codes, cut to the alphabet
     if missing or extra:
         parts = []
         if missing:
@@ -164,13 +170,14 @@ def parse_matrix(text: str, alphabet: Alphabet, name: str = "matrix",
                                "alphabet, and no others")
 
     pos = {s: j for j, s in enumerate(symbols)}
-    order = [pos[s] for s in alphabet.symbols]
+    rows = [rename.get(s, s) for s in alphabet.symbols]  # the file's name for each symbol
+    order = [pos[s] for s in rows]
     if is_float:
-        grid = np.array([[float(v) for v in entries[s]] for s in alphabet.symbols],
+        grid = np.array([[float(v) for v in entries[s]] for s in rows],
                         dtype=np.float64).reshape(len(order), n)
     else:
-        ints = [[int(v) for v in entries[s]] for s in alphabet.symbols]
-        for s, row in zip(alphabet.symbols, ints):
+        ints = [[int(v) for v in entries[s]] for s in rows]
+        for s, row in zip(rows, ints):
             for j, v in enumerate(row):
                 if not _I64.min <= v <= _I64.max:
                     k = row_line[s]
@@ -178,6 +185,17 @@ def parse_matrix(text: str, alphabet: Alphabet, name: str = "matrix",
                                       "in a 64-bit integer", k, 0, len(s))
         grid = np.array(ints, dtype=np.int64).reshape(len(order), n)
     return Matrix(name, alphabet, np.ascontiguousarray(grid[:, order]))
+
+
+IUPAC_AMBIGUOUS = frozenset("BDHKMNRSVWY")  # nucleotide codes standing for several bases
+
+
+def _nucleotide_names(alphabet: Alphabet, seen: dict) -> dict[str, str]:
+    """``{"U": "T"}`` where an RNA alphabet reads a DNA matrix (NUC.4.4 writes
+    T): the alphabet's U takes the matrix's T row and column."""
+    if alphabet.has("U") and not alphabet.has("T") and "T" in seen and "U" not in seen:
+        return {"U": "T"}
+    return {}
 
 
 def load_matrix_file(path: str, alphabet: Alphabet, span: Span | None = None,

@@ -181,8 +181,10 @@ def test_a_map_cut_into_launches_gives_the_values_of_one(monkeypatch, env):
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     cut = engine_of(prog)
-    assert cut.map("sw", tasks, None) == want
+    seen = []  # progress, reported as launches are seen to finish
+    assert cut.map("sw", tasks, None, seen.append) == want
     assert cut.launches > 2 and not cut.device_fallbacks
+    assert len(seen) >= 2 and seen == sorted(seen) and seen[-1] == len(tasks)  # not only at the end
 
 
 @pytest.mark.parametrize("name,value", [

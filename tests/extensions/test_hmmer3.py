@@ -326,3 +326,35 @@ def test_error_missing_file(tmp_path):
     with pytest.raises(DslcError) as info:
         load_hmmer3(tmp_path / "nope.hmm", SPAN)
     assert "no such file" in info.value.message and info.value.span == SPAN
+
+
+# --------------------------------------------------------------------------- binary and multi-model files
+
+def test_binary_file_reads_as_its_text(tmp_path):
+    """A binary (hmmpress .h3m) file gives the same profiles as its ASCII form."""
+    from pyhmmer.plan7 import HMMFile
+
+    h3m = tmp_path / "rre.h3m"
+    with HMMFile(DATA / "txt" / "RREFam.hmm") as models, open(h3m, "wb") as out:
+        for hmm in models:
+            hmm.write(out, binary=True)
+    got, want = read_profiles(h3m), read_profiles(DATA / "txt" / "RREFam.hmm")
+    assert [p.name for p in got] == [p.name for p in want]
+    for a, b in zip(got, want):
+        for x, y in ((a.match_emissions, b.match_emissions),
+                     (a.insert_emissions, b.insert_emissions), (a.transitions, b.transitions)):
+            np.testing.assert_allclose(x, y, rtol=1e-4, atol=1e-7)
+    gz = tmp_path / "rre.h3m.gz"
+    gz.write_bytes(gzip.compress(h3m.read_bytes()))
+    assert [p.M for p in read_profiles(gz)] == [p.M for p in want]
+
+
+def test_load_of_a_multi_model_file_refuses_to_pick_one(tmp_path):
+    """load(hmm, ...) used to read the first of several models silently."""
+    import dslc
+
+    script = tmp_path / "s.bio"
+    script.write_text(f'h = load(hmm, "{DATA / "txt" / "RREFam.hmm"}")\nprint 1\n')
+    with pytest.raises(DslcError) as e:
+        dslc.compile(str(script), backend="interp").run()
+    assert "holds 10 models" in e.value.message and "load_hmmer3" in (e.value.hint or "")

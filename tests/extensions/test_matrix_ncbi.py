@@ -395,3 +395,28 @@ def test_bad_matrix_file_in_a_script_points_at_the_load(capsys, tmp_path):
         """, m__txt="  A C\nA 1 0\nC 0 1\n")
     assert code == 2 and "Traceback" not in err
     assert "prog.bio:2:" in err and "m.txt" in err and "lacks symbols 'G' 'T'" in err
+
+
+# ---------------------------------------------------------------- nucleotide matrices
+
+NUC44 = str(__import__("pathlib").Path(__file__).parents[2] / "examples" / "data" / "NUC.4.4")
+
+
+def test_nuc44_is_cut_to_dna_and_rna():
+    """NCBI's NUC.4.4 has the IUPAC ambiguity codes and writes T: over dna its
+    extra codes are cut away, over rna its T stands for U."""
+    std = stdlib_data.standard_alphabets()
+    dna = load_matrix_file(NUC44, std["dna"])
+    assert dna.values.tolist() == [[5, -4, -4, -4], [-4, 5, -4, -4],
+                                   [-4, -4, 5, -4], [-4, -4, -4, 5]]
+    rna = load_matrix_file(NUC44, std["rna"])
+    assert rna.values.tolist() == dna.values.tolist()
+    ref = substitution_matrices.read(NUC44)
+    for a, b in itertools.product("ACGU", repeat=2):
+        x, y = (c.replace("U", "T") for c in (a, b))
+        assert rna.values[std["rna"].code(a), std["rna"].code(b)] == ref[x][y]
+
+
+def test_ambiguity_codes_are_cut_only_when_nothing_else_is_wrong():
+    err = error(grid(list("ACGN")))  # T missing: still an error
+    assert "lacks symbol 'T'" in err.message
