@@ -21,7 +21,6 @@ from dslc.errors import DslcError, write_user_file
 from dslc.emit.plan import (GroupPlan, data_dependent, demand_plan, extension_dims,
                              extent_names)
 from dslc.emit.lanes import LANES
-from dslc.emit.tuples import tuple_reason
 from dslc.poly.loops import loop_nest, render
 from dslc.runtime.script import ScriptRunner
 from dslc.schedule.search import Extents, find_schedule
@@ -64,11 +63,6 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     assumed, fallbacks = set(), dict(engine.fallbacks)
     for grp in groups(program.checked.functions):
         if grp[0] in by_func:
-            continue
-        tuples = tuple_reason(program.checked, grp[0])
-        if tuples is not None:  # not compiled at all (emit.tuples)
-            for f in grp:
-                fallbacks.setdefault(f, tuples)
             continue
         assumed.update(grp)
         graph = dependence_graph(program.checked.functions, grp, program.checked.consts)
