@@ -413,9 +413,6 @@ class CpuGenerator:
         """One cell of ``func`` in a group evaluated on demand, at the top of
         ``stack`` (emit.demand)."""
         f = self.program.functions[func]
-        if isinstance(f.ret, T.TupleT):
-            raise NotCompilable(f"{func} holds tuples and is evaluated on demand (not "
-                                "compiled for tuples)")
         g = self.group_of[func]
         em = self.emitter(self.task_names(f), {p.name for p in f.rec_params}, g.safe_indexes)
         b = Block([], self._demand_counter)

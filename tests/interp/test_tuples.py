@@ -1,15 +1,18 @@
 """Tuple values (docs/language.md, "Tuples"), on every backend present: the compiled
-backends run functions that use tuples on the interpreter and say so."""
+backends compile them (emit.tuples) with the interpreter's values and errors."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dslc
 from dslc.errors import DslcError
 from tests import reference as ref
+from tests.generators import dna, same_outcome, tuple_recurrences
 
 CO_OPTIMAL = """
     tuple[int, int] best(tuple[int, int] a, tuple[int, int] b)
@@ -131,15 +134,132 @@ def test_text_and_json_printing(tmp_path):
                                     '[1, 1]]], "r[2, 1]": [1, 1]}')
 
 
-def test_compiled_backends_record_the_fallback():
+def test_compiled_backends_compile_tuples(backend):
+    """The compiled path runs: no interpreter fallback, generated code for the
+    tuple table, the entry reading it and the helper over tuple parameters."""
     from dslc import backends
     from dslc.runtime.script import ScriptRunner
 
-    prog = dslc.compile(CO_OPTIMAL + 'print count("ACG", "AG")')
-    runner = ScriptRunner(prog.checked, backends.get("cpu"), prog.base_dir, quiet=True)
-    assert runner.run() == [('count("ACG", "AG")', 1)]
-    why = runner.backend.explain()
-    assert "uses tuple values (tuple[int, int])" in why["count"]
+    if backend == "interp":
+        pytest.skip("the interpreter is the specification")
+    prog = dslc.compile(CO_OPTIMAL + """
+        r = d("ACG", "AG")
+        print count("ACG", "AG")
+        print r[3, 2]
+    """)
+    runner = ScriptRunner(prog.checked, backends.get(backend), prog.base_dir, quiet=True)
+    runner.backend.disk_cache = False  # plan afresh: `generated` records what was compiled
+    assert runner.run() == [('count("ACG", "AG")', 1), ("r[3, 2]", (1, 1))]
+    assert runner.backend.explain() == {}
+    assert {"d", "count"} <= set(runner.backend.generated)
+    assert "def fn_best(" in runner.backend.generated["count"][1]
+
+
+def test_a_tuple_map_runs_in_the_plain_kernel_and_says_why():
+    """Lanes (CPU) and register tiles (CUDA) refuse tuples; the map runs one task
+    per call in the plain generators, and the reason is recorded for explain."""
+    from dslc.cpu.backend import CpuBackend
+
+    prog = dslc.compile(CO_OPTIMAL, backend="cpu")
+    seqs = ["GATTACA", "GCA", "", "T"] * 9  # enough tasks for lane groups
+    got = prog.map("d", seqs, "GCATGCT")
+    assert [tuple(got[k]) for k in range(4)] == \
+        [tuple(ref.co_optimal_edit_table(s, "GCATGCT")[-1][-1]) for s in seqs[:4]]
+    engine = prog._backend
+    assert isinstance(engine, CpuBackend) and engine.explain() == {}
+    assert "SIMD lane groups does not hold them" in engine.lanes.fallbacks["d"]
+
+
+def test_a_tuple_map_on_the_device_runs_the_plain_kernel():
+    from dslc.cuda.backend import CudaBackend
+
+    if not CudaBackend.available():
+        pytest.skip("no CUDA backend (not even the simulator)")
+    prog = dslc.compile(CO_OPTIMAL, backend="cuda")
+    got = prog.map("count", ["GATTACA", "GCA", ""], "GCATGCT")
+    assert list(got) == [ref.co_optimal_edit_table(s, "GCATGCT")[-1][-1][1]
+                         for s in ("GATTACA", "GCA", "")]
+    engine = prog._backend
+    assert engine.device_fallbacks == {} and engine.reruns == {}
+    assert engine.strategy["count"].startswith("task-per-thread")
+    assert "the register-tiled kernel does not hold them" in engine.strategy["count"]
+
+
+def test_three_components_floats_and_fused_reductions(backend):
+    """A table of 3-tuples with a float component, reduced whole by the entry
+    (a reduction the compiled task fuses into the sweep), empty reductions."""
+    out = run("""
+        tuple[int, float, int] g(seq[dna] s, index[s] i)
+          | i == 0 = (0, 0.5, 1)
+          | otherwise = max(g(i - 1) + (if s[i - 1] == 'A' then 2 else -1, 0.25, 1),
+                            (i, 0, 0))
+        tuple[int, float, int] top(seq[dna] s) = max(i in 0 ... len(s) : g(i))
+        tuple[int, float, int] total(seq[dna] s) = sum(i in 0 ... len(s) : g(i))
+        tuple[int, float, int] none(seq[dna] s) = min(i in 1 ... len(s) : g(i))
+        print g("GATAC")
+        print top("GATAC")
+        print total("GATAC")
+        print none("")
+    """, backend)
+    cells = [(0, 0.5, 1)]
+    for c in "GATAC":
+        prev = cells[-1]
+        cells.append(max((prev[0] + (2 if c == "A" else -1), prev[1] + 0.25, prev[2] + 1),
+                         (len(cells), 0.0, 0)))
+    table, top, total, none = out.values()
+    assert [tuple(v) for v in table.values.tolist()] == cells
+    assert top == max(cells) and total == tuple(map(sum, zip(*cells)))
+    assert none == (float("inf"),) * 3
+
+
+def test_tuples_evaluated_on_demand_stay_on_the_interpreter_and_say_why(backend):
+    """Data-dependent offsets: the demand evaluator does not hold tuples, so that
+    group runs on the interpreter, with its reason."""
+    from dslc import backends
+    from dslc.runtime.script import ScriptRunner
+
+    prog = dslc.compile("""
+        tuple[int, int] h(int n)
+          | n <= 1 = (1, 1)
+          | otherwise = h(n - h(n - 1)[1]) + (n, 0)
+        print h(6)
+    """)
+    runner = ScriptRunner(prog.checked, backends.get(backend), prog.base_dir, quiet=True)
+    assert runner.run() == [("h(6)", (21, 1))]
+    if backend != "interp":
+        assert "evaluated on demand (not compiled for tuples)" in runner.backend.explain()["h"]
+
+
+def test_random_tuple_recurrences_match_direct_evaluation(backend):
+    """Random (score, count) recurrences (tests/generators.py): choice helpers, tuple
+    +, lexicographic max/min, tuple reductions (empty ones included), ``if`` on
+    tuples. A whole table (a map on the device: what its kernel runs) equals the
+    generator's own meaning, or both give the error."""
+    from dslc.runtime.binding import bind_value
+
+    @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(rec=tuple_recurrences(), data=st.data())
+    def check(rec, data):
+        prog = dslc.compile(rec.source(), backend=backend)
+        if backend == "cuda":
+            tasks = [tuple(data.draw(dna(4)) for _ in range(rec.rec.ndim)) for _ in range(2)]
+            f = prog.checked.functions["f0"]
+            bound = [{p.name: bind_value(x, p.type, prog.checked, None)
+                      for p, x in zip(f.calling_params, s)} for s in tasks]
+            same_outcome(lambda: prog._engine().map("f0", bound, None),
+                         lambda: [rec.evaluate(s, tuple(map(len, s))) for s in tasks],
+                         rec.source())
+            assert prog._engine().device_fallbacks == {} and "f0" in prog._engine().strategy
+            return
+        seqs = tuple(data.draw(dna(4)) for _ in range(rec.rec.ndim))
+        points = list(itertools.product(*(range(len(s) + 1) for s in seqs)))
+
+        def table():
+            t = prog.call("f0", *seqs)
+            return {p: t[p] for p in points}
+
+        same_outcome(table, lambda: {p: rec.evaluate(seqs, p) for p in points}, rec.source())
+    check()
 
 
 @pytest.mark.parametrize("src, message", [
