@@ -397,6 +397,7 @@ class CpuGenerator:
         xs = [f"x_{p.name}" for p in f.rec_params]
         store = b.child() if g.runtime_order else b
         if k is not None:
+            tuples.exact(store, f.ret, val)
             store.emit(tuples.put(k, self.write(g, func, xs), val))
         else:
             store.emit(f"{self.write(g, func, xs)} = {val}")

@@ -29,7 +29,7 @@ from dslc.check import types as T
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
 
-CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_idiv(", "_fmod_floor(",
+CHECKS = ("_inexact(", "_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_idiv(", "_fmod_floor(",
           "_neg_prob(", "_log(", "_sqrt(", "_undef(")
 
 # Device code spells a few numpy names through ``math`` (scalars only there).
@@ -47,7 +47,7 @@ HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 # the hash of their text, so a cached kernel can only belong to the code that made it.
 KERNEL_DECORATOR = "@cuda.jit(cache=True)"
 
-FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_idiv", "_fmod_floor", "_neg_prob",
+FLAGGED = ("_inexact", "_dom", "_chk", "_to_log", "_to_index", "_div", "_idiv", "_fmod_floor", "_neg_prob",
            "_log", "_sqrt", "_ld", "_ld2", "_ld3", "_undef")
 
 # Device variants (host-flavoured; to_device makes them device functions): a
@@ -100,6 +100,13 @@ def _to_index_f(F, tid, x):
         F[tid] = 1
         return np.int64(0)
     return np.int64(x)
+
+
+@numba.njit(inline="always")
+def _inexact_f(F, tid, v):
+    if (v >= 9007199254740992.0 or v <= -9007199254740992.0) and v != np.inf and v != -np.inf:
+        F[tid] = 1
+    return v
 
 
 @numba.njit(inline="always")

@@ -636,6 +636,13 @@ def _logaddexp(a, b):
 
 
 @numba.njit(inline="always")
+def _inexact(v):
+    if (v >= 9007199254740992.0 or v <= -9007199254740992.0) and v != np.inf and v != -np.inf:
+        raise ValueError("an int beyond 2^53: the interpreter recomputes it exactly")
+    return v
+
+
+@numba.njit(inline="always")
 def _to_log(x):
     if x < 0.0 or x != x or x == np.inf:
         raise ValueError("a probability cannot be negative or infinite")

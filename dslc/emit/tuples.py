@@ -112,6 +112,17 @@ def equal(k: int, x: str, y: str) -> str:
     return f"_teq{k}({x}, {y})"
 
 
+def exact(b, t: T.TupleT, val: str) -> None:
+    """Check every int component of a cell's value ``val`` before it is stored:
+    one beyond 2^53 stops the task (a kernel flags it), and the interpreter
+    recomputes it exactly or reports its overflow. Stored values are checked, not
+    only results, because an entry may read one component of a cell (``t[1]``)
+    whose other component the interpreter reports."""
+    for c, item in enumerate(t.items):
+        if item == T.INT:
+            b.emit(f"_inexact({val}[{c}])")
+
+
 def get(k: int, row: str) -> str:
     """A stored cell's components (``row``: the view of them) as a tuple."""
     return f"_tget{k}({row})"

@@ -320,3 +320,20 @@ def test_operators_are_pythons_lexicographic_and_componentwise(items):
     """)
     total = (sum(a for a, _ in items), sum(b for _, b in items))
     assert list(out.values()) == [max(items), min(items), total, items[0] == items[1]]
+
+
+def test_a_component_beyond_the_exact_range_is_the_interpreters(backend):
+    """Compiled ints are doubles: a stored int component beyond 2^53 stops the task
+    and the interpreter recomputes it exactly (2^60) or reports the overflow (2^70),
+    even where the entry reads the other component only."""
+    prog = dslc.compile("""
+        tuple[int, int] g(seq[dna] s, index[s] i)
+          | i == 0 = (1, 1)
+          | otherwise = g(i - 1) + g(i - 1)
+        int f(seq[dna] s) = g(s, len(s))[1] - g(s, len(s))[0]
+        int first(seq[dna] s) = g(s, len(s))[0] - g(s, len(s))[1]
+    """, backend=backend)
+    assert list(prog.map("f", ["A" * 60, "AC"])) == [0, 0]
+    assert prog.call("first", "A" * 61) == 0
+    with pytest.raises(DslcError, match="integer overflow"):
+        prog.map("f", ["AC", "A" * 70])
