@@ -498,10 +498,10 @@ class ExprEmitter:
     def _reduce(self, e, b):
         acc = b.fresh("acc")
         kind = e.type
-        k = tuples.width(kind)
+        width = tuples.width(kind)
         # accumulators are float64 values (ints included: an empty max is -inf)
-        if k is not None:
-            init = tuples.init(e.op, k)
+        if width is not None:
+            init = tuples.init(e.op, width)
         elif e.op == "sum":
             init = "-np.inf" if kind == T.PROB else "0.0"
         else:
@@ -529,8 +529,8 @@ class ExprEmitter:
             inner = body.child()
             target = inner
         value = self.as_value(e.body, target) if kind != T.PROB else self.expr(e.body, target)
-        if k is not None:
-            step = tuples.combine(e.op, k, acc, self._hoist(value, target))
+        if width is not None:
+            step = tuples.combine(e.op, width, acc, self._hoist(value, target))
         elif e.op == "sum" and kind != T.PROB and infinity.sum_undefined(self.facts(e.body)):
             step = f"_undef({acc} + {value})"
         elif e.op == "sum":
