@@ -147,7 +147,8 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
                             "sequence reads hoisted, the next column's loads issued early"
                             if tile is not None else None),
             "hybrid": _hybrid_text(program, plan),
-            "single_calls": _tuples_on_the_cpu(program, entry) or ("a call or table of at least DSLC_CUDA_WHOLE cells (default "
+            "single_calls": _tuples_on_the_cpu(program, entry) or (
+                             "a call or table of at least DSLC_CUDA_WHOLE cells (default "
                              "1,000,000) runs as one problem on the whole GPU: partitions in "
                              "order (one cooperative launch with grid sync on a real GPU), the "
                              "points of a partition over all threads (a warp per point where a "

@@ -177,8 +177,9 @@ class CpuGenerator:
         self._demand_counter = [0]  # one name counter for every cell of the evaluator
         self.globals_used: set[str] = set()
         self.helpers: dict[str, str] = {}
-        if tuples.widths(program):  # (a key no function has: names are identifiers)
-            self.helpers["<tuples>"] = tuples.helpers(tuples.widths(program))
+        lengths = tuples.widths(program)
+        if lengths:  # (a key no function has: names are identifiers)
+            self.helpers["<tuples>"] = tuples.helpers(lengths)
         self.group_of = {f: g for g in plan.groups for f in g.functions}
         self.current: str | None = None  # the function whose cell is being generated
         self.slots: dict[str, set[int]] = {}  # function -> partition distances read

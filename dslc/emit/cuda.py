@@ -29,8 +29,8 @@ from dslc.check import types as T
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
 
-CHECKS = ("_inexact(", "_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_idiv(", "_fmod_floor(",
-          "_neg_prob(", "_log(", "_sqrt(", "_undef(")
+CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_idiv(", "_fmod_floor(",
+          "_neg_prob(", "_log(", "_sqrt(", "_undef(", "_inexact(")
 
 # Device code spells a few numpy names through ``math`` (scalars only there).
 _DEVICE_NAMES = [(r"\bnp\.inf\b", "math.inf"), (r"\bnp\.nan\b", "math.nan"),
@@ -47,8 +47,8 @@ HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 # the hash of their text, so a cached kernel can only belong to the code that made it.
 KERNEL_DECORATOR = "@cuda.jit(cache=True)"
 
-FLAGGED = ("_inexact", "_dom", "_chk", "_to_log", "_to_index", "_div", "_idiv", "_fmod_floor", "_neg_prob",
-           "_log", "_sqrt", "_ld", "_ld2", "_ld3", "_undef")
+FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_idiv", "_fmod_floor", "_neg_prob",
+           "_log", "_sqrt", "_ld", "_ld2", "_ld3", "_undef", "_inexact")
 
 # Device variants (host-flavoured; to_device makes them device functions): a
 # failure sets the task's flag and returns a value that keeps the thread inside

@@ -337,3 +337,19 @@ def test_a_component_beyond_the_exact_range_is_the_interpreters(backend):
     assert prog.call("first", "A" * 61) == 0
     with pytest.raises(DslcError, match="integer overflow"):
         prog.map("f", ["AC", "A" * 70])
+
+
+def test_explain_says_which_strategy_holds_tuples(capsys, write_bio):
+    """`dslc explain` names the strategy a tuple table's maps and calls get on the
+    GPU, and why the specialised ones do not hold it (the CPU's lanes: above)."""
+    import textwrap
+
+    from dslc.cli import main
+
+    p = write_bio(textwrap.dedent(CO_OPTIMAL) + 'print d("GATTACA", "GCA")\n')
+    assert main(["explain", "--backend", "cuda", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "register tile: none (d uses tuple values (tuple[int, int]): the register-tiled " \
+           "kernel does not hold them" in out
+    assert "single calls: on the CPU backend's compiled code, whatever their size" in out
+    assert "interpreted" not in out.lower()
