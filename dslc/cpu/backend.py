@@ -176,6 +176,10 @@ class CpuBackend:
         if _by_model(tasks, self.program.registry) is not None:
             # model layouts are shared by all the tasks of one compiled run
             raise NotCompilable("a map over several models (run once per model)")
+        tupled = [p.name for p in f.params if isinstance(p.type, T.TupleT)]
+        if tupled:  # (a batch packs each argument as one number or array per task)
+            raise NotCompilable(f"a map of {f.name} over tuple arguments ({tupled[0]}): "
+                                "not compiled, a single call is")
         widest = _widest(tasks, lens)
         if not f.is_table:
             return "value", widest, None

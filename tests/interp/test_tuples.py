@@ -353,3 +353,11 @@ def test_explain_says_which_strategy_holds_tuples(capsys, write_bio):
            "kernel does not hold them" in out
     assert "single calls: on the CPU backend's compiled code, whatever their size" in out
     assert "interpreted" not in out.lower()
+
+
+def test_a_map_over_tuple_arguments_says_why_it_is_not_compiled(backend):
+    prog = dslc.compile(CO_OPTIMAL, backend=backend)
+    got = prog.map("best", [(1, 2), (0, 5), (1, 1)], [(1, 3)])
+    assert [tuple(v) for v in got.values.ravel().tolist()] == [(1, 5), (0, 5), (1, 4)]
+    if backend != "interp":
+        assert "over tuple arguments (a): not compiled" in prog._backend.explain()["best"]
