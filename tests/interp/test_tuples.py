@@ -118,14 +118,14 @@ def test_int_overflow_in_a_component_is_reported(backend):
         """, backend)
 
 
-def test_text_and_json_printing(tmp_path):
+def test_text_and_json_printing(backend):
     from dslc.runtime.render import render_json, render_text
 
     prog = dslc.compile(CO_OPTIMAL + """
         r = d("AC", "A")
         print r
         print r[2, 1]
-    """)
+    """, backend=backend)
     printed = list(prog.run().items())
     text = render_text(printed)
     assert "r[2, 1] = (1, 1)" in text
@@ -290,8 +290,8 @@ def test_a_map_over_a_tuple_table(backend):
     assert [list(got[k]) for k in range(3)] == want
 
 
-def test_python_passes_and_gets_tuples():
-    prog = dslc.compile(CO_OPTIMAL)
+def test_python_passes_and_gets_tuples(backend):
+    prog = dslc.compile(CO_OPTIMAL, backend=backend)
     assert prog.call("best", (1, 2), (1, 3.0)) == (1, 5)
     assert prog.call("best", (0, 2), (1, 3)) == (0, 2)
     with pytest.raises(DslcError, match="component 1 of argument 'a' of best expects an int"):
@@ -361,3 +361,33 @@ def test_a_map_over_tuple_arguments_says_why_it_is_not_compiled(backend):
     assert [tuple(v) for v in got.values.ravel().tolist()] == [(1, 5), (0, 5), (1, 4)]
     if backend != "interp":
         assert "over tuple arguments (a): not compiled" in prog._backend.explain()["best"]
+
+
+OPERATORS = """
+    tuple[int, int] hi(int a, int b, int c, int d, int e, int f, int g, int h) =
+      (a, b) max (c, d) max (e, f) max (g, h)
+    tuple[int, int] lo(int a, int b, int c, int d, int e, int f, int g, int h) =
+      min((a, b), (c, d), (e, f), (g, h))
+    tuple[int, int] plus(int a, int b, int c, int d, int e, int f, int g, int h) =
+      (a, b) + (c, d) + (e, f) + (g, h)
+    bool same(int a, int b, int c, int d) = (a, b) == (c, d)
+    bool differ(int a, int b, int c, int d) = (a, b) != (c, d)
+"""
+
+
+def test_compiled_operators_are_pythons_lexicographic_and_componentwise(backend):
+    """The operators with run-time operands (one compiled module per function,
+    called for every example): ties included, since components are small."""
+    prog = dslc.compile(OPERATORS, backend=backend)
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.lists(st.tuples(small, small), min_size=4, max_size=4))
+    def check(items):
+        flat = [x for item in items for x in item]
+        total = (sum(a for a, _ in items), sum(b for _, b in items))
+        assert prog.call("hi", *flat) == max(items)
+        assert prog.call("lo", *flat) == min(items)
+        assert prog.call("plus", *flat) == total
+        assert prog.call("same", *flat[:4]) == (items[0] == items[1])
+        assert prog.call("differ", *flat[:4]) == (items[0] != items[1])
+    check()
