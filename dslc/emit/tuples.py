@@ -140,18 +140,20 @@ def helpers(ks: list[int]) -> str:
 
 
 def _helpers(k: int) -> str:
+    # plain Numba functions, not inline="always": inlining them at the IR level made a
+    # tuple module about a third slower to compile, and LLVM inlines them anyway
     def lex(op: str) -> str:
         cmp = ">" if op == "max" else "<"
         lines = [f"    if b[{c}] != a[{c}]:\n        return b if b[{c}] {cmp} a[{c}] else a"
                  for c in range(k)]
-        return (f'@numba.njit(inline="always")\ndef _t{op}{k}(a, b):\n'
+        return (f'@numba.njit(cache=True)\ndef _t{op}{k}(a, b):\n'
                 + "\n".join(lines) + "\n    return a\n")
     comps = [f"r[{c}]" for c in range(k)]
     same = " and ".join(f"a[{c}] == b[{c}]" for c in range(k))
     stores = "\n".join(f"    r[{c}] = v[{c}]" for c in range(k))
     return (lex("max") + "\n" + lex("min") + "\n"
-            f'@numba.njit(inline="always")\ndef _teq{k}(a, b):\n    return {same}\n\n'
-            f'@numba.njit(inline="always")\ndef _tget{k}(r):\n    return {literal(comps)}\n\n'
-            f'@numba.njit(inline="always")\ndef _tput{k}(r, v):\n{stores}\n\n'
-            f'@numba.njit(inline="always")\ndef _tresult{k}_f(F, tid, v):\n'
+            f'@numba.njit(cache=True)\ndef _teq{k}(a, b):\n    return {same}\n\n'
+            f'@numba.njit(cache=True)\ndef _tget{k}(r):\n    return {literal(comps)}\n\n'
+            f'@numba.njit(cache=True)\ndef _tput{k}(r, v):\n{stores}\n\n'
+            f'@numba.njit(cache=True)\ndef _tresult{k}_f(F, tid, v):\n'
             f"    if F[tid] != 0:\n        return {filled(k, 'np.nan')}\n    return v\n")

@@ -155,21 +155,6 @@ def test_compiled_backends_compile_tuples(backend):
     assert "def fn_best(" in runner.backend.generated["count"][1]
 
 
-def test_a_tuple_map_runs_in_the_plain_kernel_and_says_why():
-    """Lanes (CPU) and register tiles (CUDA) refuse tuples; the map runs one task
-    per call in the plain generators, and the reason is recorded for explain."""
-    from dslc.cpu.backend import CpuBackend
-
-    prog = dslc.compile(CO_OPTIMAL, backend="cpu")
-    seqs = ["GATTACA", "GCA", "", "T"] * 9  # enough tasks for lane groups
-    got = prog.map("d", seqs, "GCATGCT")
-    assert [tuple(got[k]) for k in range(4)] == \
-        [tuple(ref.co_optimal_edit_table(s, "GCATGCT")[-1][-1]) for s in seqs[:4]]
-    engine = prog._backend
-    assert isinstance(engine, CpuBackend) and engine.explain() == {}
-    assert "SIMD lane groups does not hold them" in engine.lanes.fallbacks["d"]
-
-
 def test_a_tuple_map_on_the_device_runs_the_plain_kernel():
     from dslc.cuda.backend import CudaBackend
 
@@ -187,7 +172,8 @@ def test_a_tuple_map_on_the_device_runs_the_plain_kernel():
 
 def test_three_components_floats_and_fused_reductions(backend):
     """A table of 3-tuples with a float component, reduced whole by the entry
-    (a reduction the compiled task fuses into the sweep), empty reductions."""
+    (a reduction the compiled task fuses into the sweep); the empty reductions:
+    test_lexicographic_max_min_and_componentwise_sum and the random recurrences."""
     out = run("""
         tuple[int, float, int] g(seq[dna] s, index[s] i)
           | i == 0 = (0, 0.5, 1)
@@ -195,21 +181,18 @@ def test_three_components_floats_and_fused_reductions(backend):
                             (i, 0, 0))
         tuple[int, float, int] top(seq[dna] s) = max(i in 0 ... len(s) : g(i))
         tuple[int, float, int] total(seq[dna] s) = sum(i in 0 ... len(s) : g(i))
-        tuple[int, float, int] none(seq[dna] s) = min(i in 1 ... len(s) : g(i))
         print g("GATAC")
         print top("GATAC")
         print total("GATAC")
-        print none("")
     """, backend)
     cells = [(0, 0.5, 1)]
     for c in "GATAC":
         prev = cells[-1]
         cells.append(max((prev[0] + (2 if c == "A" else -1), prev[1] + 0.25, prev[2] + 1),
                          (len(cells), 0.0, 0)))
-    table, top, total, none = out.values()
+    table, top, total = out.values()
     assert [tuple(v) for v in table.values.tolist()] == cells
     assert top == max(cells) and total == tuple(map(sum, zip(*cells)))
-    assert none == (float("inf"),) * 3
 
 
 def test_tuples_evaluated_on_demand_stay_on_the_interpreter_and_say_why(backend):
@@ -237,7 +220,8 @@ def test_random_tuple_recurrences_match_direct_evaluation(backend):
     generator's own meaning, or both give the error."""
     from dslc.runtime.binding import bind_value
 
-    @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=2 if backend == "cpu" else 4, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
     @given(rec=tuple_recurrences(), data=st.data())
     def check(rec, data):
         prog = dslc.compile(rec.source(), backend=backend)
@@ -259,6 +243,8 @@ def test_random_tuple_recurrences_match_direct_evaluation(backend):
             return {p: t[p] for p in points}
 
         same_outcome(table, lambda: {p: rec.evaluate(seqs, p) for p in points}, rec.source())
+        if backend != "interp":  # compiled, not handed to the interpreter
+            assert prog._engine().explain() == {}
     check()
 
 
@@ -284,10 +270,18 @@ def test_mistakes_are_clear_errors(src, message):
 
 
 def test_a_map_over_a_tuple_table(backend):
+    """Enough tasks for the CPU's lane groups, which refuse tuples: the map runs one
+    task per call in the plain generator, and the reason is recorded for explain
+    (the device: test_a_tuple_map_on_the_device_runs_the_plain_kernel)."""
     prog = dslc.compile(CO_OPTIMAL, backend=backend)
-    got = prog.map("d", ["GATTACA", "GCA", ""], "GCATGCT")
+    if backend == "cpu":
+        prog._engine().disk_cache = False  # plan afresh: a cached refusal keeps no reason
+    got = prog.map("d", ["GATTACA", "GCA", ""] * 6, "GCATGCT")
     want = [ref.co_optimal_edit_table(s, "GCATGCT")[-1][-1] for s in ("GATTACA", "GCA", "")]
-    assert [list(got[k]) for k in range(3)] == want
+    assert [list(got[k]) for k in range(18)] == want * 6
+    if backend == "cpu":
+        assert prog._backend.explain() == {}
+        assert "SIMD lane groups does not hold them" in prog._backend.lanes.fallbacks["d"]
 
 
 def test_python_passes_and_gets_tuples(backend):
@@ -370,8 +364,8 @@ OPERATORS = """
       min((a, b), (c, d), (e, f), (g, h))
     tuple[int, int] plus(int a, int b, int c, int d, int e, int f, int g, int h) =
       (a, b) + (c, d) + (e, f) + (g, h)
-    bool same(int a, int b, int c, int d) = (a, b) == (c, d)
-    bool differ(int a, int b, int c, int d) = (a, b) != (c, d)
+    int same(int a, int b, int c, int d) =
+      (if (a, b) == (c, d) then 1 else 0) + (if (a, b) != (c, d) then 0 else 2)
 """
 
 
@@ -388,6 +382,5 @@ def test_compiled_operators_are_pythons_lexicographic_and_componentwise(backend)
         assert prog.call("hi", *flat) == max(items)
         assert prog.call("lo", *flat) == min(items)
         assert prog.call("plus", *flat) == total
-        assert prog.call("same", *flat[:4]) == (items[0] == items[1])
-        assert prog.call("differ", *flat[:4]) == (items[0] != items[1])
+        assert prog.call("same", *flat[:4]) == (3 if items[0] == items[1] else 0)
     check()
