@@ -20,7 +20,6 @@ from dslc.errors import DslcError
 from dslc.emit.plan import (GroupPlan, data_dependent, demand_plan, extension_dims,
                              extent_names)
 from dslc.emit.lanes import LANES
-from dslc.emit.tuples import tuple_reason
 from dslc.poly.loops import loop_nest, render
 from dslc.runtime.script import ScriptRunner
 from dslc.schedule.search import Extents, find_schedule
@@ -74,11 +73,6 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     assumed, fallbacks = set(), dict(engine.fallbacks)
     for grp in groups(program.checked.functions):
         if grp[0] in by_func:
-            continue
-        tuples = tuple_reason(program.checked, grp[0])
-        if tuples is not None:  # not compiled at all (emit.tuples)
-            for f in grp:
-                fallbacks.setdefault(f, tuples)
             continue
         assumed.update(grp)
         graph = dependence_graph(program.checked.functions, grp, program.checked.consts)
@@ -171,7 +165,8 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
                             "sequence reads hoisted, the next column's loads issued early"
                             if tile is not None else None),
             "hybrid": _hybrid_text(program, plan),
-            "single_calls": ("a call or table of at least DSLC_CUDA_WHOLE cells (default "
+            "single_calls": _tuples_on_the_cpu(program, entry) or (
+                             "a call or table of at least DSLC_CUDA_WHOLE cells (default "
                              "1,000,000) runs as one problem on the whole GPU: partitions in "
                              "order (one cooperative launch with grid sync on a real GPU), the "
                              "points of a partition over all threads (a warp per point where a "
@@ -179,6 +174,18 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
                              "GPU idle; DSLC_CUDA_LANES=1|32); smaller ones on the CPU"),
         }
     return out
+
+
+def _tuples_on_the_cpu(program, entry: str) -> str | None:
+    """Where single calls of an entry holding tuples run (emit.tuples: the
+    whole-problem kernel leaves them to the CPU backend's compiled code)."""
+    from dslc.emit.tuples import tuple_type
+
+    found = tuple_type(program.checked, entry)
+    if found is None:
+        return None
+    return (f"on the CPU backend's compiled code, whatever their size: {entry} uses tuple "
+            f"values ({found}), which the whole-problem kernel does not hold")
 
 
 def _hybrid_text(program, plan) -> str:

@@ -763,3 +763,137 @@ def check_derivation(rec: Recurrence, seqs: tuple[str, ...], point: tuple[int, .
         if not step.children:
             assert step.choices[0].index < guards[step.func] - 1, (rec.source(), step)
     assert d.recompute() == [s.value for s in d.steps], rec.source()
+
+
+# --------------------------------------------------------------------------- tuple values
+@dataclass(frozen=True)
+class TupleRecurrence:
+    """A random recurrence over ``(score, count)`` tuples (docs/language.md, "Tuples"),
+    drawn from a scalar :class:`Recurrence`'s calls, bases and guards: each function
+    combines its terms ``f(x - d) + (add, 0)`` (``rot``: ``(f(x - d)[1], f(x - d)[0] +
+    add)``) with tuple ``+``, lexicographic ``max``/``min`` or (mode ``choose``) a
+    choice helper over tuple parameters that keeps the better score and adds the
+    counts on a tie, then adds a tuple reduction (``max``/``min``/``sum`` over ``v in
+    lo ... x``, empty where ``lo`` is 1 at ``x == 0``) and, in two dimensions, an
+    ``if`` on tuples. Its meaning is computed directly in Python below."""
+
+    rec: Recurrence
+    modes: tuple[str, ...]  # per function: "lex" (max/min operators) or "choose"
+    reductions: tuple  # per function: () or (op, lo, coefficient)
+    rot: tuple[bool, ...]  # per function: its first term swaps the callee's components
+
+    def source(self) -> str:
+        r = self.rec
+        dims, seqs = DIMS[: r.ndim], SEQS[: r.ndim]
+        params = ", ".join(f"seq[dna] {s}, index[{s}] {d}" for s, d in zip(seqs, dims))
+        lo, hi = r.margins()
+        outside = [f"{d} < {m}" for d, m in zip(dims, lo) if m] + \
+                  [f"{d} > len({s}) - {m}" for d, s, m in zip(dims, seqs, hi) if m]
+        lines = []
+        for op, cmp in (("max", ">"), ("min", "<")):
+            lines += [f"tuple[int, int] choose_{op}(tuple[int, int] a, tuple[int, int] b)",
+                      f"  | a[0] {cmp} b[0] = a", f"  | b[0] {cmp} a[0] = b",
+                      "  | otherwise = (a[0], a[1] + b[1])", ""]
+        for n, fn in enumerate(r.funcs):
+            lines.append(f"tuple[int, int] f{n}({params})")
+            base = " + ".join([str(fn.base[0])] +
+                              [f"{c} * {d}" for c, d in zip(fn.base[1:], dims) if c])
+            if outside:
+                lines.append(f"  | {' or '.join(outside)} = ({base}, 1)")
+            if fn.extra_guard is not None:
+                d, v = fn.extra_guard
+                lines.append(f"  | {dims[d]} == {v} = ({v + 1}, {v})")
+            terms = [self._term(n, k, t, dims) for k, t in enumerate(fn.terms)]
+            body = terms[0]
+            for op, t in zip(fn.ops, terms[1:]):
+                if op == "+" or self.modes[n] == "lex":
+                    body = f"({body}) {op} ({t})"
+                else:
+                    body = f"choose_{op}({body}, {t})"
+            if self.reductions[n]:
+                op, start, c = self.reductions[n]
+                body = f"({body}) + {op}(v in {start} ... {dims[0]} : (v * {c} % 5, 1))"
+            if fn.match_bonus and r.ndim >= 2:
+                body = (f"({body}) + (if {dims[0]} > 0 and {dims[1]} > 0 and "
+                        f"s[{dims[0]} - 1] == t[{dims[1]} - 1] then ({fn.match_bonus}, 0) "
+                        "else (0, 0))")
+            lines.append(f"  | otherwise = {body}")
+            lines.append("")
+        return "\n".join(lines)
+
+    def _term(self, n: int, k: int, t: Term, dims) -> str:
+        args = ", ".join(d if c == 0 else f"{d} - {c}" if c > 0 else f"{d} + {-c}"
+                         for d, c in zip(dims, t.delta))
+        call = f"f{t.fn}({args})"
+        if k == 0 and self.rot[n]:
+            return f"({call}[1], {call}[0] + {t.add})"
+        return f"{call} + ({t.add}, 0)"
+
+    def evaluate(self, seqs: tuple[str, ...], point: tuple[int, ...], fn: int = 0) -> tuple:
+        """Direct memoised recursion over Python tuples (whose max and min are the
+        language's lexicographic ones)."""
+        r = self.rec
+        lo, hi = r.margins()
+        lens = tuple(len(s) for s in seqs)
+
+        def add(a, b):
+            return tuple(plus(x, y) for x, y in zip(a, b))
+
+        def choose(op, a, b):
+            if (a[0] > b[0]) if op == "max" else (a[0] < b[0]):
+                return a
+            if (b[0] > a[0]) if op == "max" else (b[0] < a[0]):
+                return b
+            return a[0], plus(a[1], b[1])
+
+        def reduction(op, start, c, x0):
+            items = [(v * c % 5, 1) for v in range(start, x0 + 1)]
+            if op == "sum":
+                return functools.reduce(add, items, (0, 0))
+            empty = (-INF, -INF) if op == "max" else (INF, INF)
+            return functools.reduce(max if op == "max" else min, items, empty)
+
+        @functools.cache
+        def f(n: int, x: tuple[int, ...]) -> tuple:
+            func = r.funcs[n]
+            if any(x[k] < lo[k] or x[k] > lens[k] - hi[k] for k in range(r.ndim)):
+                return func.base[0] + sum(c * v for c, v in zip(func.base[1:], x)), 1
+            if func.extra_guard is not None and x[func.extra_guard[0]] == func.extra_guard[1]:
+                return func.extra_guard[1] + 1, func.extra_guard[1]
+            vals = []
+            for k, t in enumerate(func.terms):
+                g = f(t.fn, tuple(a - b for a, b in zip(x, t.delta)))
+                vals.append((g[1], plus(g[0], t.add)) if k == 0 and self.rot[n]
+                            else add(g, (t.add, 0)))
+            acc = vals[0]
+            for op, v in zip(func.ops, vals[1:]):
+                if op == "+":
+                    acc = add(acc, v)
+                elif self.modes[n] == "lex":
+                    acc = max(acc, v) if op == "max" else min(acc, v)
+                else:
+                    acc = choose(op, acc, v)
+            if self.reductions[n]:
+                acc = add(acc, reduction(*self.reductions[n], x[0]))
+            if func.match_bonus and r.ndim >= 2 and x[0] > 0 and x[1] > 0 \
+                    and seqs[0][x[0] - 1] == seqs[1][x[1] - 1]:
+                acc = add(acc, (func.match_bonus, 0))
+            return acc
+
+        return f(fn, tuple(point))
+
+
+@st.composite
+def tuple_recurrences(draw, max_dim: int = 2) -> TupleRecurrence:
+    """A random :class:`TupleRecurrence` (finite scalar parts: the infinities come
+    from the tuple reductions, an empty ``max`` or ``min``)."""
+    rec = draw(recurrences(max_dim=max_dim, specials=False))
+    rec = dataclasses.replace(rec, weights=(), funcs=tuple(
+        dataclasses.replace(fn, terms=tuple(dataclasses.replace(t, extra=()) for t in fn.terms))
+        for fn in rec.funcs))
+    n = len(rec.funcs)
+    reduction = st.one_of(st.just(()), st.tuples(st.sampled_from(["max", "min", "sum"]),
+                                                 st.integers(0, 1), st.integers(1, 3)))
+    return TupleRecurrence(rec, tuple(draw(st.sampled_from(["lex", "choose"])) for _ in range(n)),
+                           tuple(draw(reduction) for _ in range(n)),
+                           tuple(draw(st.booleans()) for _ in range(n)))

@@ -139,8 +139,8 @@ def test_data_dependent_offsets(name, backend):
 
 
 def test_co_optimal_tuples(backend):
-    """A table of (distance, count) tuples, on every backend (the compiled ones run it
-    on the interpreter): the values tests/reference.py gives."""
+    """A table of (distance, count) tuples, on every backend (compiled on cpu and
+    cuda, emit.tuples): the values tests/reference.py gives."""
     from tests.test_examples_expected import EXPECTED
 
     assert run_json(EXAMPLES / "co_optimal.bio", backend) == EXPECTED["co_optimal.bio"]

@@ -18,7 +18,6 @@ from dslc.check import tir
 from dslc.check import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
 from dslc.emit.pyexpr import NotCompilable
-from dslc.emit.tuples import tuple_reason
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
 from dslc.runtime.progress import in_chunks, offset
@@ -57,7 +56,6 @@ class CpuBackend:
         self.fallbacks: dict[str, str] = {}  # entry -> why it runs on the interpreter
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source) last compiled
         self._memo: dict = {}
-        self._tuple_reasons: dict[str, str | None] = {}
 
     @functools.cached_property
     def lanes(self):
@@ -76,8 +74,7 @@ class CpuBackend:
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
-        if self.direct(func) or request_outside(self.program, func, args) or \
-                self.interp_only(func):
+        if self.direct(func) or request_outside(self.program, func, args):
             return self.interp.value(func, args, span, description)
         kind, request, scope = self.call_entry(f, args)
         compiled = self._compile(func, kind, scope, request)
@@ -96,8 +93,6 @@ class CpuBackend:
 
     def table(self, func: str, calling: dict, span, description: str = ""):
         self.interp.check_table_fits(func, calling, span)
-        if self.interp_only(func):
-            return self.interp.table(func, calling, span, description)
         compiled = self._compile(func, "table", calling, None)
         if compiled is None:
             return self.interp.table(func, calling, span, description)
@@ -115,8 +110,6 @@ class CpuBackend:
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
         if not tasks:
             return []
-        if self.interp_only(func):
-            return self.interp.map(func, tasks, span, progress)
         f = self.program.functions[func]
         out = self.map_per_model(func, tasks, span, progress)
         if out is not None:
@@ -145,9 +138,7 @@ class CpuBackend:
             return self._rerun(lambda: self.interp.map(func, tasks, span, progress))
         out = []
         for k, v in enumerate(raw):
-            try:
-                if v != v:  # no value (a task stopped on a check, modules.batch_function)
-                    raise _Inexact()
+            try:  # NaN: no value (a task stopped on a check, modules.batch_function)
                 out.append(self._result(v, f.ret, span))
             except _Inexact:
                 out.append(self._rerun(lambda: in_map(
@@ -172,16 +163,6 @@ class CpuBackend:
         return out
 
     # ------------------------------------------------------------------ helpers
-    def interp_only(self, func: str) -> bool:
-        """Whether ``func`` runs on the interpreter whatever its arguments (it uses
-        tuples: emit.tuples), recording why for ``dslc explain``."""
-        if func not in self._tuple_reasons:
-            self._tuple_reasons[func] = tuple_reason(self.program, func)
-        reason = self._tuple_reasons[func]
-        if reason is not None:
-            self.fallbacks[func] = reason
-        return reason is not None
-
     def direct(self, func: str) -> bool:
         """Is a single call of ``func`` answered by the interpreter directly?
         Where it is straight-line code (``tir.straight_line``), compiling or
@@ -203,6 +184,10 @@ class CpuBackend:
         if _by_model(tasks, self.program.registry) is not None:
             # model layouts are shared by all the tasks of one compiled run
             raise NotCompilable("a map over several models (run once per model)")
+        tupled = [p.name for p in f.params if isinstance(p.type, T.TupleT)]
+        if tupled:  # (a batch packs each argument as one number or array per task)
+            raise NotCompilable(f"a map of {f.name} over tuple arguments ({tupled[0]}): "
+                                "not compiled, a single call is")
         widest = _widest(tasks, lens)
         if not f.is_table:
             return "value", widest, None
@@ -260,10 +245,12 @@ class CpuBackend:
         function's declared ranges are None (compiled code never computes them)."""
         f = self.program.functions[func]
         ret = f.ret
-        if not declared(f):
+        if not declared(f) and not isinstance(ret, T.TupleT):
             return self._all_results(raw, ret)
-        out = np.empty(raw.shape, dtype=object)
-        for idx in np.ndindex(raw.shape):
+        # a table of tuples holds each cell's components in one more dimension
+        shape = raw.shape[:-1] if isinstance(ret, T.TupleT) else raw.shape
+        out = np.empty(shape, dtype=object)
+        for idx in np.ndindex(shape):
             if declared(f) and outside(f, tuple(int(x) for x in idx), calling,
                                        self.program.consts) is not None:
                 continue
@@ -365,6 +352,8 @@ class CpuBackend:
         return convert(v, self.program.registry)
 
     def _result(self, raw, ret, span):
+        if isinstance(ret, T.TupleT):  # each component as a number of its type
+            return tuple(self._result(x, t, span) for x, t in zip(raw, ret.items))
         v = float(raw)
         if v != v:  # a check the code could not stop on (emit.infinity): the interpreter's word
             raise _Inexact()
@@ -418,6 +407,8 @@ def convert(v, registry):
         return v.codes
     if isinstance(v, bool):
         return v
+    if isinstance(v, tuple):  # a tuple argument (emit.tuples): float64 components
+        return tuple(float(convert(x, registry)) for x in v)
     if isinstance(v, (int, float)):
         if not math.isfinite(v):
             raise NonFinite("an infinite number argument")

@@ -163,14 +163,18 @@ def packed_call(argnames: list[str], kinds: dict[str, str],
     return params, call
 
 
-def batch_source(argnames: list[str], kinds: dict[str, str]) -> str:
-    """A ``prange`` loop calling ``task`` once per task."""
+def batch_source(argnames: list[str], kinds: dict[str, str], width: int | None = None) -> str:
+    """A ``prange`` loop calling ``task`` once per task (a tuple result of
+    ``width`` components fills the task's row of ``out``)."""
     params, call = packed_call(argnames, kinds)
+    task = f"task({', '.join(call)})"
+    store = f"        out[k] = {task}\n" if width is None else \
+        f"        v = {task}\n" + "".join(f"        out[k, {c}] = v[{c}]\n" for c in range(width))
     return (f"@numba.njit(parallel=True, cache=True)\n"
             f"def batch(order, {', '.join(params)}, out):\n"
             f"    for n in numba.prange(len(order)):\n"
             f"        k = order[n]\n"
-            f"        out[k] = task({', '.join(call)})\n")
+            f"{store}")
 
 
 def pack(argnames: list[str], kinds: dict[str, str], tasks: list[dict], backend, windows,
@@ -248,7 +252,8 @@ def batch_function(module, argnames: list[str], tasks: list[dict], backend):
     """A callable running every task through a generated batch loop."""
     kinds = argument_kinds(argnames, tasks)
     src = module.__dict__.get("_batch_src")
-    bsrc = batch_source(argnames, kinds)
+    width = getattr(module, "RESULT_WIDTH", None)  # a tuple result's components
+    bsrc = batch_source(argnames, kinds, width)
     batch_mod = load(module_text(module) + "\n" + bsrc) if src != bsrc else module
 
     def run(tasks, windows, f):
@@ -257,7 +262,7 @@ def batch_function(module, argnames: list[str], tasks: list[dict], backend):
         # a task that stops on a check leaves its slot NaN: with a chunk size set,
         # Numba does not always re-raise an exception from a worker thread, so the
         # backend re-runs NaN tasks on the interpreter (which reports the error)
-        out = np.full(len(tasks), np.nan)
+        out = np.full(len(tasks) if width is None else (len(tasks), width), np.nan)
         # tasks are ordered largest first and handed out a few at a time, so no
         # thread is left with all the long sequences
         previous = numba.set_parallel_chunksize(2)

@@ -30,7 +30,7 @@ from dslc import settings, timings
 from dslc.cpu import modules
 from dslc.errors import env_int
 from dslc.check import types as T
-from dslc.cpu.backend import EXACT, CpuBackend, NonFinite, _layout_spec, _shape
+from dslc.cpu.backend import EXACT, CpuBackend, NonFinite, _Inexact, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.check.ranges import request_outside
 from dslc.emit.plan import plan_task
@@ -41,6 +41,7 @@ from dslc.cuda.launch import block_threads, resident_threads
 from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
+from dslc.emit import tuples
 from dslc.interp.backend import in_map
 from dslc.runtime.values import Sequence
 
@@ -84,8 +85,7 @@ class CudaBackend(CpuBackend):
     # ------------------------------------------------------------------ one big problem
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
-        if self.direct(func) or request_outside(self.program, func, args) or \
-                self.interp_only(func):
+        if self.direct(func) or request_outside(self.program, func, args):
             return super().value(func, args, span, description)
         kind, request, scope = self.call_entry(f, args)
         try:
@@ -100,8 +100,6 @@ class CudaBackend(CpuBackend):
 
     def table(self, func: str, calling: dict, span, description: str = ""):
         self.interp.check_table_fits(func, calling, span)
-        if self.interp_only(func):
-            return super().table(func, calling, span, description)
         try:
             raw = self._whole(func, "table", calling, None)
         except (IndexError, ValueError, ZeroDivisionError):
@@ -215,8 +213,6 @@ class CudaBackend(CpuBackend):
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
         if not tasks:
             return []
-        if self.interp_only(func):
-            return super().map(func, tasks, span, progress)
         out = self.map_per_model(func, tasks, span, progress)
         if out is not None:
             return out
@@ -239,18 +235,39 @@ class CudaBackend(CpuBackend):
             return super().map(func, tasks, span, progress)
         # a task the kernel could not finish (NaN), or an int beyond 2^53: the CPU
         # backend gives the exact value or reports why
-        redo = (values != values) | (np.abs(values) >= EXACT) & np.isfinite(values)
-        if f.ret == T.INT:
-            fin = np.isfinite(values).tolist()
-            out = [int(v) if ok else v for v, ok in zip(values.tolist(), fin)]
+        if isinstance(f.ret, T.TupleT):  # a row of components per task
+            out, redo = self._tuple_values(values, f.ret, span)
         else:
-            out = values.tolist()
-        for k in np.flatnonzero(redo):
+            out, redo = self._values(values, f.ret)
+        for k in redo:
             self.reruns[func] = self.reruns.get(func, 0) + 1
             out[k] = in_map(lambda: super(CudaBackend, self).map(func, [tasks[k]], span), [k])[0]
         if progress is not None:
             progress(len(tasks))
         return out
+
+    @staticmethod
+    def _values(values: np.ndarray, ret) -> tuple[list, np.ndarray]:
+        """A map's numbers as the interpreter's values, and the tasks to redo."""
+        redo = (values != values) | (np.abs(values) >= EXACT) & np.isfinite(values)
+        if ret == T.INT:
+            fin = np.isfinite(values).tolist()
+            out = [int(v) if ok else v for v, ok in zip(values.tolist(), fin)]
+        else:
+            out = values.tolist()
+        return out, np.flatnonzero(redo)
+
+    def _tuple_values(self, values: np.ndarray, ret, span) -> tuple[list, list[int]]:
+        """A map's rows of tuple components as tuples, and the tasks to redo (a
+        component NaN, or an int component beyond 2^53)."""
+        out, redo = [], []
+        for k, row in enumerate(values):
+            try:
+                out.append(self._result(row, ret, span))
+            except _Inexact:
+                out.append(None)
+                redo.append(k)
+        return out, redo
 
     # ------------------------------------------------------------------ compile
     def _device_compile(self, func, kind, scope, request, tasks, lens, shared):
@@ -340,8 +357,9 @@ class CudaBackend(CpuBackend):
         source, argnames, plan, storage, dtype, per_block, block = compiled
         kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks, shared))
         placed = self._placements(f.name, argnames, kinds, tasks[0], plan, dtype)
+        width = tuples.width(f.ret)  # a tuple result: a row of components per task
         module = modules.load(source + "\n" + kernel_source(
-            argnames, kinds, [fn for fn, _ in storage], placed, per_block))
+            argnames, kinds, [fn for fn, _ in storage], placed, per_block, width))
         self.kernel_files[f.name] = module.__file__
         sizes = sum(lens.values(), np.zeros(len(tasks), dtype=np.int64))
         order = np.argsort(-sizes, kind="stable").astype(np.int64)
@@ -363,14 +381,15 @@ class CudaBackend(CpuBackend):
             dims = self._dims(plan, storage, {m: int(v[ids].max()) for m, v in lens.items()})
             scratch = [cuda.device_array((len(sub),) + d if per_block else d + (len(sub),),
                                          dtype=dtype, stream=stream) for d in dims]
-            d_out = cuda.device_array(len(sub), dtype=np.float64, stream=stream)
+            rows = len(sub) if width is None else (len(sub), width)
+            d_out = cuda.device_array(rows, dtype=np.float64, stream=stream)
             local = cuda.to_device(np.arange(len(sub), dtype=np.int64), stream=stream)
             grid = len(sub) if per_block else (len(sub) + block - 1) // block
             began, ended = cuda.event(), cuda.event()
             began.record(stream)
             module.batch[grid, block, stream](local, *arrays, *scratch, d_out)
             ended.record(stream)
-            values = cuda.pinned_array(len(sub), dtype=np.float64)
+            values = cuda.pinned_array(rows, dtype=np.float64)
             d_out.copy_to_host(values, stream=stream)
             held[n % 2] = (arrays, scratch, d_out, local)
             results.append((ids, values))
@@ -382,7 +401,7 @@ class CudaBackend(CpuBackend):
         self.kernel_seconds += seconds
         timings.add_compute(seconds)
         self.launches = len(launches)
-        out = np.empty(len(tasks), dtype=np.float64)
+        out = np.empty(len(tasks) if width is None else (len(tasks), width), dtype=np.float64)
         for ids, values in results:
             out[ids] = values
         return out

@@ -37,6 +37,8 @@ class BlockGenerator(CudaGenerator):
     """Task-per-block: ``task(..., tid)`` run by every thread of block ``tid``
     (the launch: ``emit.cuda.kernel_source(..., per_block=True)``)."""
 
+    TUPLES = "the task-per-block kernel"  # tuples: the plain generator (emit.tuples)
+
     def __init__(self, program, plan, block: int):
         super().__init__(program, plan)
         if any(g.runtime_order for g in plan.groups):

@@ -22,6 +22,7 @@ from dslc.check.ranges import box_code
 from dslc.deps.extract import directed_args
 from dslc.emit import demand
 from dslc.emit import infinity
+from dslc.emit import tuples
 from dslc.emit.plan import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import (RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable,
                                render_code)
@@ -45,6 +46,12 @@ def _missing(m):
 
 
 _STORED = (T.INT, T.FLOAT, T.PROB)  # table values kept as they are (bools become 0/1)
+
+
+def _stored_type(t: T.Type) -> bool:
+    """Is a table of ``t`` values kept as it is (numbers; tuples one number per
+    component, emit.tuples)?"""
+    return t in _STORED or isinstance(t, T.TupleT)
 
 
 def arg_name(p: str) -> str:
@@ -154,9 +161,14 @@ class CpuGenerator:
     # can this generator evaluate a group on demand (emit.demand)? Generators that
     # place cells by the schedule alone (lanes, GPU kernels) cannot
     ON_DEMAND = True
+    # does this generator hold tuple values (emit.tuples)? The specialised ones
+    # name their strategy here and leave tuples to the plain generators
+    TUPLES: str | None = None
 
     def __init__(self, program, plan: TaskPlan):
         self.program, self.plan = program, plan
+        if self.TUPLES is not None:
+            tuples.refuse(program, plan, self.TUPLES)
         on_demand = [g for g in plan.groups if g.on_demand]
         if on_demand and not self.ON_DEMAND:
             raise NotCompilable(f"{', '.join(on_demand[0].functions)} is evaluated on demand "
@@ -165,11 +177,14 @@ class CpuGenerator:
         self._demand_counter = [0]  # one name counter for every cell of the evaluator
         self.globals_used: set[str] = set()
         self.helpers: dict[str, str] = {}
+        lengths = tuples.widths(program)
+        if lengths:  # (a key no function has: names are identifiers)
+            self.helpers["<tuples>"] = tuples.helpers(lengths)
         self.group_of = {f: g for g in plan.groups for f in g.functions}
         self.current: str | None = None  # the function whose cell is being generated
         self.slots: dict[str, set[int]] = {}  # function -> partition distances read
         self.sweeping = False  # cells are being placed by the loop nest (see _cell)
-        if plan.kind != "value" and program.functions[plan.entry].ret not in _STORED:
+        if plan.kind != "value" and not _stored_type(program.functions[plan.entry].ret):
             # a bool table is stored as 0/1, read back as a bool inside the task;
             # its cells as results would come back as numbers
             raise NotCompilable(f"a table of {program.functions[plan.entry].ret} values "
@@ -235,8 +250,11 @@ class CpuGenerator:
             checked = [a if self._own_coordinate(a, e) else dom.format(a, e)
                        for a, e in zip(args, ext)]
         ref = self._stored(g, func, args, checked, span)
-        if self.program.functions[func].ret == T.BOOL:
+        ret = self.program.functions[func].ret
+        if ret == T.BOOL:
             return f"({ref} != 0)"  # stored as 0/1
+        if isinstance(ret, T.TupleT):
+            return tuples.get(len(ret.items), ref)  # the cell's components
         return ref
 
     def _stored(self, g: GroupPlan, func: str, args: list[str], checked: list[str],
@@ -279,7 +297,8 @@ class CpuGenerator:
         return any(arg == f"x_{p.name}" and n == extent for p, n in zip(f.rec_params, names))
 
     def cell_ref(self, func: str, index: list[str]) -> str:
-        """Where a cell of ``func``'s storage lives (the CUDA generator adds the task)."""
+        """Where a cell of ``func``'s storage lives (the CUDA generator adds the task);
+        a tuple cell's components are the innermost dimension (emit.tuples)."""
         return f"T_{func}[{', '.join(index)}]"
 
     def guarded_load(self, array: str, index: list[str]) -> str:
@@ -352,8 +371,12 @@ class CpuGenerator:
         """The code computing one cell of ``func``: all its guards, or only guard
         ``guard`` when the domain was split into guard pieces."""
         f = self.program.functions[func]
-        if f.ret not in _STORED + (T.BOOL,):
+        if not _stored_type(f.ret) and f.ret != T.BOOL:
             raise NotCompilable(f"a table of {f.ret} values")
+        k = tuples.width(f.ret)
+        if k is not None and self.group_of[func].runtime_order:
+            raise NotCompilable(f"{func} holds tuples and its cells are ordered inside a "
+                                "partition at run time (not compiled for tuples)")
         if not self.sweeping and self.group_of[func].schedule.embedding.padded:
             raise NotCompilable(f"{func}'s group has functions with different numbers of "
                                 "recursive parameters: only the loop nest places them")
@@ -374,7 +397,11 @@ class CpuGenerator:
         g = self.group_of[func]
         xs = [f"x_{p.name}" for p in f.rec_params]
         store = b.child() if g.runtime_order else b
-        store.emit(f"{self.write(g, func, xs)} = {val}")
+        if k is not None:
+            tuples.exact(store, f.ret, val)
+            store.emit(tuples.put(k, self.write(g, func, xs), val))
+        else:
+            store.emit(f"{self.write(g, func, xs)} = {val}")
         self.after_write(store, val)
         for k, fu in fused_for:
             self.fuse(store, k, fu, xs, val)
@@ -459,7 +486,8 @@ class CpuGenerator:
             names = self.group_of[plan.entry].extents.names[plan.entry]
             for i, e in enumerate(names):
                 b.emit(f"_dom(q_{i}, {e})")
-            b.emit("res = np.nan")
+            k = tuples.width(self.program.functions[plan.entry].ret)
+            b.emit(f"res = {'np.nan' if k is None else tuples.filled(k, 'np.nan')}")
         fused_by_func: dict[str, list] = {}
         entry_names = self.task_names(self.program.functions[plan.entry])
         entry_em = self.emitter(entry_names, set())
@@ -475,7 +503,7 @@ class CpuGenerator:
             ent_g = self.group_of[plan.entry]
             if not ent_g.windowed:
                 qs = [f"q_{i}" for i in range(len(ent_g.extents.names[plan.entry]))]
-                b.emit(f"res = {self.cell_ref(plan.entry, qs)}")
+                b.emit(f"res = {self.read_stored(plan.entry, qs)}")
             b.emit("return res")
         elif plan.kind == "table":
             b.emit(f"return T_{plan.entry}")
@@ -488,6 +516,16 @@ class CpuGenerator:
             b.emit(f"return {val}")
         args = self.argnames()
         return self.module_source(args, b), args
+
+    def read_stored(self, func: str, index: list[str]) -> str:
+        """A stored cell of ``func`` as a value (a tuple's components together)."""
+        k = tuples.width(self.program.functions[func].ret)
+        ref = self.cell_ref(func, index)
+        return ref if k is None else tuples.get(k, ref)
+
+    def result_width(self) -> int | None:
+        """The number of components of the task's result (a tuple), else None."""
+        return tuples.width(self.program.functions[self.plan.entry].ret)
 
     def argnames(self, per_argument=lambda name: [], windows: bool = True) -> list[str]:
         """The task's arguments, in order: the entry's (each followed by what a
@@ -538,6 +576,8 @@ class CpuGenerator:
 
     def module_source(self, args: list[str], body: Block) -> str:
         src = [HEADER, RUNTIME_HELPERS, DOMAIN_HELPER]
+        if self.result_width() is not None:  # a map's batch stores each component
+            src.append(f"RESULT_WIDTH = {self.result_width()}\n")
         if self.demand_arities:
             src.append(demand.DEMAND_HELPERS)
             src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
@@ -588,7 +628,7 @@ class CpuGenerator:
                 b.emit(f"tmin_{f} = {' + '.join(lows) or '0'}")
             else:
                 dims = [f"{e} + 1" for e in ext]
-            self.allocate(b, f, dims)
+            self._allocate(b, f, dims)
             if g.runtime_order:
                 self.allocate_done(b, f, dims)
         if g.runtime_order:
@@ -596,6 +636,11 @@ class CpuGenerator:
 
     def allocate(self, b: Block, func: str, dims: list[str]) -> None:
         b.emit(f"T_{func} = np.empty(({', '.join(dims)},), np.float64)")
+
+    def _allocate(self, b: Block, func: str, dims: list[str]) -> None:
+        """Storage for ``func``'s cells: a tuple's components one more dimension."""
+        k = tuples.width(self.program.functions[func].ret)
+        self.allocate(b, func, dims if k is None else dims + [str(k)])
 
     def _loops(self, b: Block, body, cells: dict, g: GroupPlan, gi: int,
                in_partition: bool = False) -> None:
@@ -678,6 +723,8 @@ class CpuGenerator:
 def fused_step(fu, acc: str, val: str, program) -> str:
     """One step of a fused reduction: ``acc`` combined with ``val`` (a sum whose
     cells may be both infinities is checked, emit.infinity)."""
+    if isinstance(fu.type, T.TupleT):
+        return tuples.combine(fu.op, len(fu.type.items), acc, val)
     if fu.type == T.PROB:
         return f"_logaddexp({acc}, {val})"
     if fu.op == "sum" and fused_undefined(fu, program):
@@ -693,6 +740,8 @@ def fused_undefined(fu, program) -> bool:
 
 def fused_init(fu) -> str:
     """The empty reduction: the start of a fused accumulator."""
+    if isinstance(fu.type, T.TupleT):
+        return tuples.init(fu.op, len(fu.type.items))
     if fu.op == "max" or fu.type == T.PROB:
         return "-np.inf"
     return "np.inf" if fu.op == "min" else "0.0"

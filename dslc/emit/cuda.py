@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import re
 
+from dslc.check import types as T
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
 
 CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_idiv(", "_fmod_floor(",
-          "_neg_prob(", "_log(", "_sqrt(", "_undef(")
+          "_neg_prob(", "_log(", "_sqrt(", "_undef(", "_inexact(")
 
 # Device code spells a few numpy names through ``math`` (scalars only there).
 _DEVICE_NAMES = [(r"\bnp\.inf\b", "math.inf"), (r"\bnp\.nan\b", "math.nan"),
@@ -47,7 +48,7 @@ HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 KERNEL_DECORATOR = "@cuda.jit(cache=True)"
 
 FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_idiv", "_fmod_floor", "_neg_prob",
-           "_log", "_sqrt", "_ld", "_ld2", "_ld3", "_undef")
+           "_log", "_sqrt", "_ld", "_ld2", "_ld3", "_undef", "_inexact")
 
 # Device variants (host-flavoured; to_device makes them device functions): a
 # failure sets the task's flag and returns a value that keeps the thread inside
@@ -99,6 +100,13 @@ def _to_index_f(F, tid, x):
         F[tid] = 1
         return np.int64(0)
     return np.int64(x)
+
+
+@numba.njit(inline="always")
+def _inexact_f(F, tid, v):
+    if (v >= 9007199254740992.0 or v <= -9007199254740992.0) and v != np.inf and v != -np.inf:
+        F[tid] = 1
+    return v
 
 
 @numba.njit(inline="always")
@@ -239,7 +247,9 @@ class CudaGenerator(CpuGenerator):
             raise NotCompilable(f"a table named {clash[0]} (a name the kernel's storage uses)")
 
     def cell_ref(self, func: str, index: list[str]) -> str:
-        return f"T_{func}[{', '.join(index + ['tid'])}]"
+        # a tuple cell's components: the dimension before the task's (emit.tuples)
+        parts = [":"] if isinstance(self.program.functions[func].ret, T.TupleT) else []
+        return f"T_{func}[{', '.join(index + parts + ['tid'])}]"
 
     def allocate(self, b: Block, func: str, dims: list[str]) -> None:
         self.storage.append((func, dims))
@@ -285,7 +295,9 @@ class CudaGenerator(CpuGenerator):
         last = body.lines[-1] if body.lines else None
         if not (isinstance(last, str) and last.startswith("return ")):
             raise NotCompilable("a task without a final return")
-        body.lines[-1] = f"return _result_f(_F, tid, {last[len('return '):]})"
+        k = self.result_width()
+        flagged = "_result_f" if k is None else f"_tresult{k}_f"
+        body.lines[-1] = f"return {flagged}(_F, tid, {last[len('return '):]})"
         body.lines.insert(0, "_F[tid] = 0")
         self.storage.append((FAIL, []))
 
@@ -307,12 +319,14 @@ class CudaGenerator(CpuGenerator):
 
 
 def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str],
-                  placed: dict | None = None, per_block: bool = False) -> str:
+                  placed: dict | None = None, per_block: bool = False,
+                  width: int | None = None) -> str:
     """The launch: thread ``n`` runs task ``order[n]`` (``per_block``: every
     thread of block ``n`` runs it, emit.blocks, and thread 0 keeps the value).
     Arguments ``placed`` in shared memory (dslc.cuda.placement) are copied there
     by the block first, those in constant memory are compiled in; the task reads
-    the copy."""
+    the copy. A task whose result is a tuple of ``width`` components writes them
+    to its row of ``out``."""
     from dslc.cpu.modules import packed_call
     from dslc.cuda.placement import constant_lines, copy_lines
 
@@ -332,6 +346,9 @@ def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str]
     task = f"task({', '.join(call)})"
     result = (f"        v = {task}\n        if cuda.threadIdx.x == 0:\n            out[k] = v\n"
               if per_block else f"        out[k] = {task}\n")
+    if width is not None:  # (task-per-block kernels refuse tuples: emit.tuples)
+        result = f"        v = {task}\n" + "".join(f"        out[k, {c}] = v[{c}]\n"
+                                                 for c in range(width))
     return values + (
         f"{KERNEL_DECORATOR}\n"
         f"def batch(order, {', '.join(params)}, out):\n"

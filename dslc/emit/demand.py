@@ -73,6 +73,9 @@ def check_entry(gen, g) -> None:
                             "another function (only a call or table of it is compiled)")
     for f in g.functions:
         ret = gen.program.functions[f].ret
+        if isinstance(ret, T.TupleT):  # (one memo row per cell: not done, emit.tuples)
+            raise NotCompilable(f"{f} holds tuples and is evaluated on demand (not compiled "
+                                "for tuples)")
         if ret not in (T.INT, T.FLOAT, T.PROB, T.BOOL):
             raise NotCompilable(f"a table of {ret} values")
 

@@ -113,6 +113,8 @@ class LaneGenerator(CpuGenerator):
     storage (windows, accumulators, per-lane bounds) allocated by the caller
     through the generated ``scratch(<arguments>)``."""
 
+    TUPLES = "SIMD lane groups"  # tuples: the plain generator (emit.tuples)
+
     ON_DEMAND = False  # lanes sweep in lockstep along the schedule
 
     def __init__(self, program, plan: TaskPlan, dtype: str = "float64",

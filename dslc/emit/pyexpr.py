@@ -25,6 +25,7 @@ from dslc import sdk
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.emit import infinity
+from dslc.emit import tuples
 
 
 class NotCompilable(Exception):
@@ -246,6 +247,8 @@ class ExprEmitter:
 
     def _coerce(self, e, b):
         src = e.expr
+        if isinstance(e.type, T.TupleT):  # int components are float64 already
+            return self.expr(src, b)
         if e.type == T.FLOAT:
             return f"float({self.expr(src, b)})"
         if src.type == T.PROB:
@@ -283,6 +286,9 @@ class ExprEmitter:
 
     def _arith(self, e, b):
         op, t = e.op, e.type
+        if isinstance(t, T.TupleT):  # + component by component
+            x, y = self._hoist(self.expr(e.left, b), b), self._hoist(self.expr(e.right, b), b)
+            return tuples.add(len(t.items), x, y)
         if t == T.PROB:
             x, y = self.expr(e.left, b), self.expr(e.right, b)
             return {"*": f"({x} + {y})", "/": f"({x} - {y})", "+": f"_logaddexp({x}, {y})"}[op]
@@ -313,6 +319,9 @@ class ExprEmitter:
         return infinity.undefined(e, self.facts(e.left), self.facts(e.right))
 
     def _minmax(self, e, b):
+        if isinstance(e.type, T.TupleT):  # lexicographic
+            return tuples.combine(e.op, len(e.type.items), self.expr(e.left, b),
+                                  self.expr(e.right, b))
         if e.type == T.INT and self.index(e.left) and self.index(e.right):
             x, y = self.expr(e.left, b), self.expr(e.right, b)
         else:
@@ -320,6 +329,10 @@ class ExprEmitter:
         return f"{e.op}({x}, {y})"
 
     def _compare(self, e, b):
+        if isinstance(e.left.type, T.TupleT):  # every component equal
+            same = tuples.equal(len(e.left.type.items), self.expr(e.left, b),
+                                self.expr(e.right, b))
+            return same if e.op == "==" else f"(not {same})"
         return f"({self.expr(e.left, b)} {e.op} {self.expr(e.right, b)})"
 
     def _logic(self, e, b):
@@ -350,6 +363,13 @@ class ExprEmitter:
     def _branch(self, e, t, b):
         return self.as_value(e, b) if t == T.INT and not self.index(e) or t != T.INT else \
             self.expr(e, b)
+
+    def _maketuple(self, e, b):
+        # float() on every component: a UniTuple of float64 whatever each is computed from
+        return tuples.literal([f"float({self.as_value(x, b)})" for x in e.items])
+
+    def _component(self, e, b):
+        return f"{self.expr(e.base, b)}[{e.k}]"
 
     def _builtin(self, e, b):
         x = e.args[0]
@@ -478,8 +498,11 @@ class ExprEmitter:
     def _reduce(self, e, b):
         acc = b.fresh("acc")
         kind = e.type
+        width = tuples.width(kind)
         # accumulators are float64 values (ints included: an empty max is -inf)
-        if e.op == "sum":
+        if width is not None:
+            init = tuples.init(e.op, width)
+        elif e.op == "sum":
             init = "-np.inf" if kind == T.PROB else "0.0"
         else:
             init = "-np.inf" if e.op == "max" else "np.inf"
@@ -506,7 +529,9 @@ class ExprEmitter:
             inner = body.child()
             target = inner
         value = self.as_value(e.body, target) if kind != T.PROB else self.expr(e.body, target)
-        if e.op == "sum" and kind != T.PROB and infinity.sum_undefined(self.facts(e.body)):
+        if width is not None:
+            step = tuples.combine(e.op, width, acc, self._hoist(value, target))
+        elif e.op == "sum" and kind != T.PROB and infinity.sum_undefined(self.facts(e.body)):
             step = f"_undef({acc} + {value})"
         elif e.op == "sum":
             step = f"_logaddexp({acc}, {value})" if kind == T.PROB else f"{acc} + {value}"
@@ -608,6 +633,13 @@ def _logaddexp(a, b):
     if a < b:
         a, b = b, a
     return a + np.log1p(np.exp(b - a))
+
+
+@numba.njit(inline="always")
+def _inexact(v):
+    if (v >= 9007199254740992.0 or v <= -9007199254740992.0) and v != np.inf and v != -np.inf:
+        raise ValueError("an int beyond 2^53: the interpreter recomputes it exactly")
+    return v
 
 
 @numba.njit(inline="always")

@@ -216,6 +216,8 @@ class _TileEmitter(ExprEmitter):
 class TiledGenerator(CudaGenerator):
     """Task-per-thread with a register tile (see the module docstring)."""
 
+    TUPLES = "the register-tiled kernel"  # tuples: the plain generator (emit.tuples)
+
     def __init__(self, program, plan: TaskPlan, shared_dims: frozenset = frozenset(),
                  rows: int | None = None, dtype: str = "float64"):
         super().__init__(program, plan)

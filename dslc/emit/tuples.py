@@ -1,11 +1,27 @@
-"""Which entries the compiled backends leave to the interpreter because of tuples.
+"""Tuple values (``tuple[int, int]``, docs/language.md) in generated code.
 
-Tuple values (``tuple[int, int]``, docs/language.md) are evaluated by the
-interpreter only: generated code holds every value in one float64 (or float32)
-slot, and a tuple would need one table per component and a lexicographic
-``max``/``min`` in every generator. Rather than reach some generator with a node
-it does not know, a backend asks here first and runs such an entry on the
-interpreter, recording this reason (``dslc explain`` prints it).
+Representation: a tuple of ``k`` components is a Numba tuple of ``k`` float64
+(a ``UniTuple``, which nopython code and numba-cuda device code both support),
+each component held as a scalar of its type is (ints as float64, exact to 2^53,
+infinities included). A table of tuples has one more dimension of extent ``k``,
+innermost on the CPU (a cell's components are one row: ``T_f[i, j]`` is a view
+of them) and just before the task on the GPU (``T_f[i, j, :, tid]``).
+
+The operations follow the interpreter (the specification): ``+`` and ``sum`` add
+component by component with the scalar checks (``inf - inf`` is an error), ``max``
+and ``min`` are lexicographic and keep the left operand on a tie (Python's
+``max(a, b)`` returns ``b`` only when ``b > a``), ``==`` compares every component.
+The lexicographic helpers are emitted once per module for each length the
+program uses; the component-wise sum is written inline, so its checks take a
+kernel's failure flag like every other check (emit.cuda.with_flags).
+
+Only the plain generators (the per-task CPU generator and the plain CUDA kernel)
+compile tuples; the specialised strategies (SIMD lanes, register tiles,
+task-per-block, whole-problem wavefronts) refuse a plan that holds one with
+:func:`refuse`, so the backend falls to the plain generator and ``dslc explain``
+says why. Two forms stay on the interpreter, each with its reason: a tuple
+table evaluated on demand, and one whose cells are ordered inside a partition
+at run time.
 """
 
 from __future__ import annotations
@@ -14,9 +30,14 @@ from dslc.check import tir
 from dslc.check import types as T
 
 
-def tuple_reason(program, entry: str) -> str | None:
-    """Why ``entry`` cannot be compiled: the first function it reaches (itself,
-    a table it reads, a helper it calls) that uses a tuple; None when none does."""
+def width(t: T.Type) -> int | None:
+    """The number of components of a tuple type, None for any other type."""
+    return len(t.items) if isinstance(t, T.TupleT) else None
+
+
+def tuple_type(program, entry: str) -> T.TupleT | None:
+    """The first tuple type that ``entry`` reaches (itself, a table it reads, a
+    helper it calls), None when it reaches none."""
     seen, todo = set(), [entry]
     while todo:
         name = todo.pop()
@@ -24,11 +45,27 @@ def tuple_reason(program, entry: str) -> str | None:
             continue
         seen.add(name)
         f = program.functions[name]
-        found = _tuple_type(f)
-        if found is not None:
-            return f"{name} uses tuple values ({found}); no compiled backend evaluates tuples yet"
+        found = _tuple_types(f)
+        if found:
+            return found[0]
         todo.extend(e.func for e in _exprs(f) if isinstance(e, tir.Call))
     return None
+
+
+def refuse(program, plan, strategy: str) -> None:
+    """Raise NotCompilable when ``plan`` holds tuple values: ``strategy`` (a
+    specialised generator) leaves them to the plain generator."""
+    from dslc.emit.pyexpr import NotCompilable  # (pyexpr imports this module)
+
+    found = tuple_type(program, plan.entry)
+    if found is not None:
+        raise NotCompilable(f"{plan.entry} uses tuple values ({found}): {strategy} does not "
+                            "hold them; the plain per-task generator compiles tuples")
+
+
+def widths(program) -> list[int]:
+    """Every tuple length the program's functions use (for the helpers)."""
+    return sorted({len(t.items) for f in program.functions.values() for t in _tuple_types(f)})
 
 
 def _exprs(f: tir.TFunction):
@@ -38,6 +75,85 @@ def _exprs(f: tir.TFunction):
                 yield from tir.walk(root)
 
 
-def _tuple_type(f: tir.TFunction) -> T.TupleT | None:
+def _tuple_types(f: tir.TFunction) -> list[T.TupleT]:
     types = [f.ret, *(p.type for p in f.params), *(e.type for e in _exprs(f))]
-    return next((t for t in types if isinstance(t, T.TupleT)), None)
+    return [t for t in types if isinstance(t, T.TupleT)]
+
+
+# ----------------------------------------------------------------- code
+def literal(items: list[str]) -> str:
+    return f"({', '.join(items)})"
+
+
+def filled(k: int, value: str) -> str:
+    """A tuple of ``k`` equal components (an empty reduction's start)."""
+    return literal([value] * k)
+
+
+def init(op: str, k: int) -> str:
+    """The empty reduction: every component ``-inf`` (max), ``inf`` (min) or 0 (sum)."""
+    return filled(k, {"max": "-np.inf", "min": "np.inf", "sum": "0.0"}[op])
+
+
+def add(k: int, x: str, y: str) -> str:
+    """``x + y`` component by component (``x``, ``y``: names), each sum checked
+    for ``inf - inf`` as the interpreter's int and float ``+`` are."""
+    return literal([f"_undef({x}[{c}] + {y}[{c}])" for c in range(k)])
+
+
+def combine(op: str, k: int, x: str, y: str) -> str:
+    """One step of reduction ``op`` (or binary ``max``/``min``) over tuples."""
+    if op == "sum":
+        return add(k, x, y)
+    return f"_t{op}{k}({x}, {y})"
+
+
+def equal(k: int, x: str, y: str) -> str:
+    return f"_teq{k}({x}, {y})"
+
+
+def exact(b, t: T.TupleT, val: str) -> None:
+    """Check every int component of a cell's value ``val`` before it is stored:
+    one beyond 2^53 stops the task (a kernel flags it), and the interpreter
+    recomputes it exactly or reports its overflow. Stored values are checked, not
+    only results, because an entry may read one component of a cell (``t[1]``)
+    whose other component the interpreter reports."""
+    for c, item in enumerate(t.items):
+        if item == T.INT:
+            b.emit(f"_inexact({val}[{c}])")
+
+
+def get(k: int, row: str) -> str:
+    """A stored cell's components (``row``: the view of them) as a tuple."""
+    return f"_tget{k}({row})"
+
+
+def put(k: int, row: str, val: str) -> str:
+    """The statement storing tuple ``val`` into a cell's components."""
+    return f"_tput{k}({row}, {val})"
+
+
+def helpers(ks: list[int]) -> str:
+    """Lexicographic max/min, equality, loads and stores for tuples of each length
+    in ``ks``, and the GPU's flagged result (a task whose check failed returns NaNs)."""
+    return "\n".join(_helpers(k) for k in ks)
+
+
+def _helpers(k: int) -> str:
+    # plain Numba functions, not inline="always": inlining them at the IR level made a
+    # tuple module about a third slower to compile, and LLVM inlines them anyway
+    def lex(op: str) -> str:
+        cmp = ">" if op == "max" else "<"
+        lines = [f"    if b[{c}] != a[{c}]:\n        return b if b[{c}] {cmp} a[{c}] else a"
+                 for c in range(k)]
+        return (f'@numba.njit(cache=True)\ndef _t{op}{k}(a, b):\n'
+                + "\n".join(lines) + "\n    return a\n")
+    comps = [f"r[{c}]" for c in range(k)]
+    same = " and ".join(f"a[{c}] == b[{c}]" for c in range(k))
+    stores = "\n".join(f"    r[{c}] = v[{c}]" for c in range(k))
+    return (lex("max") + "\n" + lex("min") + "\n"
+            f'@numba.njit(cache=True)\ndef _teq{k}(a, b):\n    return {same}\n\n'
+            f'@numba.njit(cache=True)\ndef _tget{k}(r):\n    return {literal(comps)}\n\n'
+            f'@numba.njit(cache=True)\ndef _tput{k}(r, v):\n{stores}\n\n'
+            f'@numba.njit(cache=True)\ndef _tresult{k}_f(F, tid, v):\n'
+            f"    if F[tid] != 0:\n        return {filled(k, 'np.nan')}\n    return v\n")

@@ -196,6 +196,8 @@ class WavefrontGenerator(CpuGenerator):
     sync between them), and a host function ``final(<args>, <storage>,
     <accumulators>)``."""
 
+    TUPLES = "the whole-problem wavefront kernel"  # tuples: the plain generator (emit.tuples)
+
     ON_DEMAND = False  # points of a partition over all threads: needs a schedule
 
     def __init__(self, program, plan: TaskPlan, lanes: tuple[Lanes, ...] | None = None,
