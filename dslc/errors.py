@@ -162,3 +162,9 @@ def write_user_file(path: str, data: str | bytes) -> None:
             fh.write(data)
     except OSError as e:
         raise DslcError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+class NotCompilable(Exception):
+    """A construct a compiled backend cannot compile (found while planning or
+    generating code); the caller falls back to the interpreter for that function
+    and says so in ``dslc explain``. Not the user's error: never shown as one."""

@@ -64,14 +64,6 @@ class CpuBackend:
 
         return LaneMaps(self)
 
-    @functools.cached_property
-    def user_schedules(self) -> dict:
-        if not self.program.schedules:  # (the scheduler's package imports isl)
-            return {}
-        from dslc.schedule.user import user_schedules
-
-        return user_schedules(self.program)
-
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
         f = self.program.functions[func]
@@ -282,14 +274,15 @@ class CpuBackend:
             runlog.log.info("%s (%s): plan and code from the cache", func, kind)
             return modules.load(source), argnames, windows
         from dslc.emit.cpu import CpuGenerator
-        from dslc.emit.plan import plan_task
+        from dslc.plan import lower
 
         try:
-            plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
-            source, argnames = CpuGenerator(self.program, plan).generate()
+            lowered = lower(self.program, func, kind, scope, request,
+                            emit=lambda task: CpuGenerator(self.program, task).generate())
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return None
+        plan, source, argnames = lowered.task, lowered.source, list(lowered.argnames)
         windows = tuple(g.window for g in plan.groups)
         modules.store_plan(key, source, argnames, windows)
         runlog.log.info("%s (%s): planned and generated", func, kind)

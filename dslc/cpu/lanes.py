@@ -25,9 +25,9 @@ import numpy as np
 from dslc import runlog, settings
 from dslc.cpu import modules
 from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
-from dslc.emit.plan import plan_task
 from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
+from dslc.plan import lower
 from dslc.runtime.values import Sequence
 
 
@@ -145,22 +145,32 @@ class LaneMaps:
             dtype = "float32" if "DT = np.float32" in source else "float64"
             runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, dtype)
             return modules.load(source), argnames, windows, dtype
-        try:
-            plan = plan_task(be.program, func, kind, scope, request, be.user_schedules)
+        chosen = []  # the variant the plan allows, found while generating
+
+        def emit(plan):
             info = float32_info(be.program, plan)
-            chosen = variant if variant != "auto" else ("float32" if info else "float64")
-            dtype = "float64" if chosen == "float64" else "float32"
-            source, argnames = LaneGenerator(be.program, plan, dtype, shared,
-                                             check=chosen == "float32c", f32=info).generate()
+            chosen.append(variant if variant != "auto" else ("float32" if info else "float64"))
+            return LaneGenerator(be.program, plan, _dtype(chosen[0]), shared,
+                                 check=chosen[0] == "float32c", f32=info).generate()
+
+        try:
+            lowered = lower(be.program, func, kind, scope, request, emit=emit)
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             modules.store_plan(key, "", [], ())
             return None
+        plan, source, argnames = lowered.task, lowered.source, list(lowered.argnames)
+        chosen, dtype = chosen[0], _dtype(chosen[0])
         windows = tuple(g.window for g in plan.groups)
         modules.store_plan(key, source, argnames, windows)
         self.generated[func] = (plan, source, chosen)
         runlog.log.info("%s (%s, lanes, %s): planned and generated", func, kind, dtype)
         return modules.load(source), argnames, windows, dtype
+
+
+def _dtype(variant: str) -> str:
+    """The storage dtype of a variant (float32 and float32c store float32)."""
+    return "float64" if variant == "float64" else "float32"
 
 
 def _extents(tasks: list[dict]):

@@ -33,7 +33,7 @@ from dslc.check import types as T
 from dslc.cpu.backend import EXACT, CpuBackend, NonFinite, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.check.ranges import request_outside
-from dslc.emit.plan import plan_task
+from dslc.plan import lower
 from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
@@ -117,7 +117,7 @@ class CudaBackend(CpuBackend):
         ``DSLC_CUDA_WHOLE`` cells (default 1,000,000; smaller ones run on the
         CPU, where a launch per partition would cost more than it saves)."""
         try:
-            plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
+            plan = lower(self.program, func, kind, scope, request).task
         except NotCompilable:
             return None  # the CPU backend plans it again and says why
         cells = sum(math.prod(v + 1 for v in (g.extents.values[n] for n in g.extents.names[fn]))
@@ -254,8 +254,7 @@ class CudaBackend(CpuBackend):
         key = (func, kind, request, shared, tuple(
             (n, _shape(v, self.program.registry)) for n, v in sorted(scope.items())))
         if key not in self._plans:
-            self._plans[key] = plan_task(self.program, func, kind, scope, request,
-                                         self.user_schedules)
+            self._plans[key] = lower(self.program, func, kind, scope, request).task
         plan = self._plans[key]
         dtype = self._dtype(plan, tasks, lens, shared)
         per_block, why = hybrid(plan, len(tasks))

@@ -25,11 +25,7 @@ from dslc import sdk
 from dslc.check import tir
 from dslc.check import types as T
 from dslc.emit import infinity
-
-
-class NotCompilable(Exception):
-    """A construct this backend cannot compile; the caller falls back to the
-    interpreter for that function and says so in ``dslc explain``."""
+from dslc.errors import NotCompilable  # noqa: F401 (raised here; importers take it from here too)
 
 
 # Python refuses source nested more than 200 parentheses, 100 indentation levels or 20

@@ -36,7 +36,7 @@ from dslc.check import types as T
 from dslc.deps.extract import dependence_graph
 from dslc.emit.cpu import _FusedEmitter, arg_name, fused_init, fused_step
 from dslc.emit.cuda import CudaGenerator
-from dslc.emit.plan import GroupPlan, TaskPlan
+from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.emit.ranges import INF, constants, live_guards
 from dslc.errors import env_int

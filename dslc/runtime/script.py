@@ -42,7 +42,7 @@ class ScriptRunner:
     def run(self) -> list[tuple[str, object]]:
         """Run every statement; returns ``(printed name, value)`` in print order."""
         if self.p.schedules:
-            from dslc.schedule.user import verify_all
+            from dslc.plan import verify_all
             verify_all(self.p)
         printed = []
         for st in self.p.ast.stmts:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import dslc
-from dslc.emit.plan import plan_task
+from dslc.plan import lower
 from dslc.emit.precision import STATIC, float32_info
 from dslc.runtime.binding import bind_call
 
@@ -22,7 +22,7 @@ def _plan(src: str, entry: str, args: list, kind: str = "value"):
     bound = bind_call(f, args, c, None)
     scope = {p.name: bound[p.name] for p in (f.calling_params if f.is_table else f.params)}
     request = tuple(bound[p.name] for p in f.rec_params) if f.is_table else None
-    return c, plan_task(c, entry, kind, scope, request, {})
+    return c, lower(c, entry, kind, scope, request).task
 
 
 LINEAR = """

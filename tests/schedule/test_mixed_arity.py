@@ -22,7 +22,7 @@ import dslc
 from dslc.cli import main
 from dslc.deps.extract import dependence_graph, groups
 from dslc.deps.ir import Dependence, DependenceGraph
-from dslc.emit.plan import extent_names
+from dslc.plan.task import extent_names
 from dslc.errors import DslcError
 from dslc.poly import loopir as L
 from dslc.poly.nest import build_loop_nest
