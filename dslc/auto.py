@@ -30,7 +30,7 @@ from typing import Callable
 from dslc.check import tir
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, env_int
-from dslc.runtime.values import Sequence
+from dslc.lang.values import Sequence
 
 CACHED_CELLS = 10**9  # DSLC_AUTO_GPU_CELLS: a cached kernel pays from here
 COMPILE_CELLS = 5 * 10**10  # DSLC_AUTO_GPU_COMPILE_CELLS: a kernel to compile, from here

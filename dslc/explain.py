@@ -16,7 +16,7 @@ import numpy as np
 
 from dslc.auto import AutoBackend
 from dslc.check.ranges import declared
-from dslc.deps.extract import groups
+from dslc.check.tir import groups
 from dslc.emit.lanes import LANES
 from dslc.emit.tuples import tuple_reason
 from dslc.errors import DslcError, NotCompilable, write_user_file

@@ -24,11 +24,12 @@ import numpy as np
 
 from dslc import runlog, settings
 from dslc.cpu import modules
+from dslc.emit.args import packed_call
 from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
 from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
 from dslc.plan import lower
-from dslc.runtime.values import Sequence
+from dslc.lang.values import Sequence
 
 
 def lanes_enabled() -> bool:
@@ -189,7 +190,7 @@ class LaneRunner:
                  parallel: bool = True):
         self.argnames, self.kinds, self.dtype = argnames, kinds, np.dtype(dtype)
         as_batch = {"seq": "seq", "lane": "scalar", "shared": "shared"}
-        params, call = modules.packed_call(
+        params, call = packed_call(
             argnames, {a: as_batch[self._kind(a)] for a in argnames}, at="g")
         scratch = ", ".join(f"sc[{k}]" for k in range(module.NSCRATCH))
         src = (f"@numba.njit(parallel={parallel}, cache=True)\n"

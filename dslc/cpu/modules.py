@@ -21,7 +21,9 @@ import numpy as np
 
 from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, read_module,
                             write_entry)
-from dslc.runtime.values import Sequence
+from dslc.cpu.convert import convert
+from dslc.emit.args import packed_call
+from dslc.lang.values import Sequence
 
 _LOADED: dict[str, object] = {}
 
@@ -130,38 +132,6 @@ def _well_formed(plan: dict) -> bool:
             and all(w is None or type(w) is int for w in plan["windows"]))
 
 
-def packed_call(argnames: list[str], kinds: dict[str, str],
-                at: str = "k") -> tuple[list[str], list[str]]:
-    """Parameters of a batch function and the arguments it passes ``task`` for
-    task (or lane group) ``at``; ``kinds`` says how each argument is packed:
-    ``seq`` (one buffer + offsets), ``scalar`` (an array with one value per task),
-    ``shared``, or one of the block-interleaved kinds of emit.tiles."""
-    params, call = [], []
-    for a in argnames:
-        k = kinds[a]
-        if k == "iseq":  # interleaved by block (emit.tiles): the whole buffer
-            params.append(f"buf_{a}")
-            call.append(f"buf_{a}")
-        elif k == "ibase":
-            params.append(f"arr_{a}")
-            call.append(f"arr_{a}[n // BLOCK]")
-        elif k == "ilen":
-            params.append(f"arr_{a}")
-            call.append(f"arr_{a}[n]")
-        elif k == "lane":
-            call.append("n % BLOCK")
-        elif k == "seq":
-            params += [f"buf_{a}", f"off_{a}"]
-            call.append(f"buf_{a}[off_{a}[{at}]:off_{a}[{at} + 1]]")
-        elif k == "scalar":
-            params.append(f"arr_{a}")
-            call.append(f"arr_{a}[{at}]")
-        else:
-            params.append(a)
-            call.append(a)
-    return params, call
-
-
 def batch_source(argnames: list[str], kinds: dict[str, str]) -> str:
     """A ``prange`` loop calling ``task`` once per task."""
     params, call = packed_call(argnames, kinds)
@@ -176,8 +146,6 @@ def pack(argnames: list[str], kinds: dict[str, str], tasks: list[dict], backend,
          f) -> list:
     """The host arrays of a batch of tasks of entry ``f``, in the order of
     :func:`packed_call`'s parameters."""
-    from dslc.cpu.backend import convert
-
     registry = backend.program.registry
     arrays = []
     for a in argnames:

@@ -29,8 +29,9 @@ import numpy as np
 from dslc import settings
 from dslc.cpu import modules
 from dslc.errors import env_int
-from dslc.check import types as T
-from dslc.cpu.backend import EXACT, CpuBackend, NonFinite, _layout_spec, _shape
+from dslc.lang import types as T
+from dslc.cpu.backend import EXACT, CpuBackend
+from dslc.cpu.convert import NonFinite, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.check.ranges import request_outside
 from dslc.plan import lower
@@ -42,7 +43,7 @@ from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
 from dslc.interp.backend import in_map
-from dslc.runtime.values import Sequence
+from dslc.lang.values import Sequence
 
 
 def _cuda():

@@ -17,7 +17,7 @@ another route (one partition's points over GPU threads) refuses such a group.
 from __future__ import annotations
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.check.ranges import box_code
 from dslc.deps.extract import directed_args
 from dslc.emit import demand

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from dslc.emit.args import constant_lines, copy_lines, packed_call
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
 
@@ -313,9 +314,6 @@ def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str]
     Arguments ``placed`` in shared memory (dslc.cuda.placement) are copied there
     by the block first, those in constant memory are compiled in; the task reads
     the copy."""
-    from dslc.cpu.modules import packed_call
-    from dslc.cuda.placement import constant_lines, copy_lines
-
     params, call = packed_call(argnames, kinds)
     placed = placed or {}
     shared = {a: p for a, p in placed.items() if p.memory == "shared"}

@@ -28,7 +28,7 @@ every cell of a whole table in order (as the interpreter's ``table``).
 
 from __future__ import annotations
 
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.emit.pyexpr import Block, NotCompilable
 
 DEMAND_HELPERS = '''

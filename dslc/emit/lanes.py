@@ -28,7 +28,7 @@ import re
 from dataclasses import replace
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.emit.cpu import HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init, fused_step
 from dslc.emit.cuda import CHECKS
 from dslc.plan.task import TaskPlan

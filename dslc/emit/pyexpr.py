@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from dslc import sdk
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.emit import infinity
 from dslc.errors import NotCompilable  # noqa: F401 (raised here; importers take it from here too)
 

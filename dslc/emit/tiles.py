@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
 from dslc.emit.cpu import _FusedEmitter, arg_name, fused_init, fused_step
 from dslc.emit.cuda import CudaGenerator

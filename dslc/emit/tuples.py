@@ -11,7 +11,7 @@ interpreter, recording this reason (``dslc explain`` prints it).
 from __future__ import annotations
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 
 
 def tuple_reason(program, entry: str) -> str | None:

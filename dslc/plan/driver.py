@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from dslc.deps.extract import groups
+from dslc.check.tir import groups
 from dslc.errors import NotCompilable
 from dslc.plan.task import GroupPlan, TaskPlan, plan_task
 from dslc.plan.user import user_schedules

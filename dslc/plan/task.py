@@ -28,9 +28,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.check.ranges import box_extent, extent_name
-from dslc.deps.extract import dependence_graph, groups, guard_pieces, sequence_indexes
+from dslc.check.tir import groups
+from dslc.deps.extract import dependence_graph, guard_pieces, sequence_indexes
 from dslc.deps.ir import Affine
 from dslc.errors import DslcError, NotCompilable
 

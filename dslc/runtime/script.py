@@ -9,22 +9,23 @@ and task in any error raised while running.
 from __future__ import annotations
 
 import itertools
-import os
 import sys
 import time
 from pathlib import Path
 
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc import runlog
 from dslc.check.calls import arrange, value_fits
 from dslc.errors import DslcError
-from dslc.interp.arith import check_int, check_literal
+from dslc.lang.arith import check_int, check_literal
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
-from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links, describe
-from dslc.runtime.limits import check_map
-from dslc.runtime.results import Axis, MapResult, Prob, TableResult, to_array, wrap
-from dslc.runtime.values import Sequence
+from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
+from dslc.lang.limits import check_map
+from dslc.lang.results import Axis, MapResult, Prob, TableResult, to_array, wrap
+from dslc.lang.fasta import resolve_path
+from dslc.lang.sequences import describe
+from dslc.lang.values import Sequence
 
 
 class ScriptRunner:
@@ -114,7 +115,7 @@ class ScriptRunner:
         full = str(self.resolve(path))
         kind, arg = e.type.name, e.type.arg
         if kind == "seq":
-            from dslc.runtime.fasta import read_fasta
+            from dslc.lang.fasta import read_fasta
             return read_fasta(full, self.p.alphabets[arg], e.span)
         spec = self.p.registry.loaders[kind]
         return spec.load(arg, full, e.span, self.p.ext_context())
@@ -281,16 +282,6 @@ def _binds_alone(t) -> bool:
     takes its alphabet from a model among the other operands, which may differ
     from task to task."""
     return not (isinstance(t, T.SeqT) and t.alpha.kind != "named")
-
-
-def resolve_path(path: str, base_dir: Path) -> Path:
-    """Data files are found next to the script first, then in the working
-    directory, so an example runs from anywhere."""
-    p = Path(os.path.expanduser(path))
-    if p.is_absolute():
-        return p
-    near = base_dir / p
-    return near if near.exists() or not p.exists() else p
 
 
 def _checked(v, span):

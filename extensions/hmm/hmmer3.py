@@ -62,8 +62,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dslc import sdk
-from dslc.errors import DslcError, Span
-from dslc.runtime.values import Alphabet
+from dslc.sdk import Alphabet, DslcError, Span
 
 from .model import EMITTING, END, HMM, SILENT, START, build_hmm
 

@@ -26,7 +26,7 @@ import dslc
 from dslc.emit.lanes import LANES
 from dslc.errors import DslcError
 from dslc.emit.precision import LEAF
-from dslc.runtime.stdlib_data import stdlib_source
+from dslc.lang.stdlib import stdlib_source
 from tests.generators import DIMS, SEQS, dna, recurrences
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),

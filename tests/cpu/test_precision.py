@@ -85,7 +85,8 @@ def test_what_keeps_float64(src, entry):
 
 
 def test_gotoh_qualifies_and_the_static_bound_covers_real_values():
-    from dslc.runtime.stdlib_data import stdlib_source, standard_matrices
+    from dslc.check.registry import standard_matrices
+    from dslc.lang.stdlib import stdlib_source
 
     src = stdlib_source("align")
     prog = dslc.compile(src, backend="interp")

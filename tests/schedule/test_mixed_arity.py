@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 import dslc
 from dslc.cli import main
-from dslc.deps.extract import dependence_graph, groups
+from dslc.check.tir import groups
+from dslc.deps.extract import dependence_graph
 from dslc.deps.ir import Dependence, DependenceGraph
 from dslc.plan.task import extent_names
 from dslc.errors import DslcError

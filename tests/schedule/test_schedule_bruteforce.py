@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import dslc
-from dslc.deps.extract import dependence_graph, groups
+from dslc.check.tir import groups
+from dslc.deps.extract import dependence_graph
 from dslc.plan.task import extent_names
 from dslc.errors import DslcError
 from dslc.schedule import Extents, checked_schedule, find_schedule
