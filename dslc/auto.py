@@ -29,7 +29,8 @@ from typing import Callable
 
 from dslc.check import tir
 from dslc.emit.pyexpr import NotCompilable
-from dslc.errors import DslcError, env_int
+from dslc import settings
+from dslc.errors import DslcError
 from dslc.lang.values import Sequence
 
 CACHED_CELLS = 10**9  # DSLC_AUTO_GPU_CELLS: a cached kernel pays from here
@@ -49,8 +50,8 @@ class Choice:
 
 def thresholds() -> tuple[int, int]:
     """(cells with a cached kernel, cells with a kernel to compile) from the settings."""
-    return (env_int("DSLC_AUTO_GPU_CELLS", CACHED_CELLS, 0),
-            env_int("DSLC_AUTO_GPU_COMPILE_CELLS", COMPILE_CELLS, 0))
+    return (settings.number("DSLC_AUTO_GPU_CELLS", CACHED_CELLS),
+            settings.number("DSLC_AUTO_GPU_COMPILE_CELLS", COMPILE_CELLS))
 
 
 def choose(cells: int, kernel_cached: bool, gpu_present: Callable[[], bool],

@@ -19,6 +19,7 @@ from dslc.check.ranges import declared
 from dslc.check.tir import groups
 from dslc.emit.lanes import LANES
 from dslc.emit.tuples import tuple_reason
+from dslc import settings
 from dslc.errors import DslcError, NotCompilable, write_user_file
 from dslc.plan import lower
 from dslc.plan.driver import ASSUMED_EXTENT
@@ -86,8 +87,6 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
 def cuda_report(program, by_func: dict, entries: dict) -> dict:
     """What the CUDA backend would do with each entry the script ran: its
     strategy, launch sizes and storage placement, or why it stays on the CPU."""
-    import os
-
     from dslc.emit.cuda import CudaGenerator, storage_role
     from dslc.emit.precision import float32_info
     from dslc.emit.pyexpr import NotCompilable
@@ -96,7 +95,7 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
     from dslc.cuda.launch import block_threads
 
     block, block_why = block_threads(False, None)
-    scratch = os.environ.get("DSLC_CUDA_SCRATCH_MB", "half the device's free memory, at least 4096")
+    scratch = settings.text("DSLC_CUDA_SCRATCH_MB") or "half the device's free memory, at least 4096"
     out = {}
     for entry, plan in entries.items():
         tile = None

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from dslc import runlog
+from dslc import runlog, settings
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
@@ -257,7 +257,7 @@ class CpuBackend:
         """Plan and generate (memoised on the shapes that decide the plan: the
         sequence lengths and the requested cell)."""
         key = (func, kind, request, tuple((n, _shape(v, self.program.registry))
-                                          for n, v in sorted(scope.items())))
+                                          for n, v in sorted(scope.items())), settings.key())
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = result = self._compile_uncached(func, kind, scope, request)

@@ -129,7 +129,8 @@ class LaneMaps:
         None. ``auto`` is float32 where :func:`float32_info` allows it (the
         static-bound variant), else float64."""
         key = (func, kind, request, variant, tuple(sorted(shared)), tuple(
-            (n, len(v) if isinstance(v, Sequence) else None) for n, v in sorted(scope.items())))
+            (n, len(v) if isinstance(v, Sequence) else None) for n, v in sorted(scope.items())),
+            settings.key())
         if key not in self._memo:
             self._memo[key] = self._compile(func, kind, scope, request, variant, shared)
         return self._memo[key]

@@ -19,6 +19,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from dslc import settings
 from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, read_module,
                             write_entry)
 from dslc.cpu.convert import convert
@@ -60,7 +61,7 @@ def _codegen_hash() -> str:
     if not _CODEGEN_HASH:
         root = Path(__file__).resolve().parents[1]
         h = hashlib.sha256()
-        for sub in ("deps", "schedule", "poly", "emit", "cpu"):
+        for sub in ("lang", "deps", "schedule", "poly", "plan", "emit", "cpu"):
             for f in sorted((root / sub).glob("*.py")):
                 h.update(f.read_bytes())
         _CODEGEN_HASH.append(h.hexdigest())
@@ -69,11 +70,12 @@ def _codegen_hash() -> str:
 
 def plan_key(program, func: str, kind: str, request, scope: dict) -> str:
     """What decides a task's generated code: the program (its AST and constants),
-    the entry and the shapes of the arguments (lengths decide the schedule)."""
+    the entry, the shapes of the arguments (lengths decide the schedule) and every
+    setting that can change code (dslc.settings.key)."""
     shapes = tuple((n, len(v) if isinstance(v, Sequence) else type(v).__name__)
                    for n, v in sorted(scope.items()))
     text = repr((program.ast, sorted(program.consts.items()), func, kind, request, shapes,
-                 _codegen_hash(), extensions_digest(program.registry)))
+                 _codegen_hash(), extensions_digest(program.registry), settings.key()))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

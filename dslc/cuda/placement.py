@@ -26,11 +26,11 @@ for an array of one or two dimensions.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from dslc import settings
 from dslc.errors import DslcError
 
 SHARED_BYTES = 16 * 1024
@@ -49,7 +49,7 @@ class Placement:
 
 
 def overrides() -> dict[str, str]:
-    text = os.environ.get("DSLC_CUDA_PLACE", "")
+    text = settings.text("DSLC_CUDA_PLACE")
     out = {}
     for item in filter(None, (x.strip() for x in text.split(","))):
         name, _, memory = item.partition(":")
