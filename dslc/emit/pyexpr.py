@@ -363,7 +363,7 @@ class ExprEmitter:
     def _seqindex(self, e, b):
         s = self.expr(e.seq, b)
         i = self.as_int(e.index, b)
-        if e.span in self.safe_indexes:  # proved inside the sequence (see emit.plan)
+        if e.span in self.safe_indexes:  # proved inside the sequence (see plan.task)
             return f"np.int64({s}[{i}])"
         return f"np.int64({self.names.guarded_load(s, [f'_chk({i}, len({s}))'])})"
 

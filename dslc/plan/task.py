@@ -86,8 +86,8 @@ class GroupPlan:
     @functools.cached_property
     def nest(self) -> LoopNest | None:
         """The loop nest the generators walk: the sweep along the schedule, each
-        guard piece its own statement. Built by isl the first time it is asked for
-        (a GPU whole-problem kernel never asks); None for a group evaluated on demand."""
+        guard piece its own statement. Built by isl the first time it is asked for;
+        None for a group evaluated on demand."""
         return self._nest(dict(self.pieces) or None)
 
     @functools.cached_property
