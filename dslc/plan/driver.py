@@ -61,8 +61,8 @@ def lower(program, entry: str, kind: str, args: dict, request: tuple | None = No
     """Plan ``entry`` (a ``cell``, a whole ``table`` or a ``value``) for arguments
     ``args`` (what fixes the extents: sequences, models, declared ranges' bounds)
     and ``request`` (the cell asked for, where extents come from it); ``emit``
-    turns the plan into source. ``assumed``: every extent takes this value (for a
-    group no run has shapes for). Refusals: a DslcError for the program's own error,
+    turns the plan into source. ``assumed``: only the entry's own group, every extent
+    taking this value (for a group no run has shapes for). Refusals: a DslcError for the program's own error,
     ``NotCompilable`` where the interpreter runs the entry instead."""
     task = plan_task(program, entry, kind, args, request, user_schedules(program), assumed)
     if emit is None:

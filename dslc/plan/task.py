@@ -248,9 +248,10 @@ def _match_box(program, e) -> Fused | None:
 
 def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
               user_schedules: dict, assumed: int | None = None) -> TaskPlan:
-    """The task's plan (called by :func:`dslc.plan.lower` only). ``assumed``: every
-    extent takes that value instead of the arguments' (explain, for a group the
-    script never ran)."""
+    """The task's plan (called by :func:`dslc.plan.lower` only). ``assumed``: only
+    the entry's own group is planned, every extent taking that value instead of the
+    arguments' (explain, for a group the script never ran; the check of user
+    schedules, which holds for every extent)."""
     f = program.functions[entry]
     fused, other = ([], set())
     if kind == "value":
@@ -258,7 +259,10 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
     needed = reachable_tables(program, entry)
     all_groups = groups(program.functions)
     plans = []
-    for grp in _group_order(program, all_groups, needed):
+    order = _group_order(program, all_groups, needed)
+    if assumed is not None:
+        order = [grp for grp in order if entry in grp]
+    for grp in order:
         from dslc.schedule import model, solve, verify  # isl, where there is a table to plan
 
         graph = dependence_graph(program.functions, grp, program.consts)
