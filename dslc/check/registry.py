@@ -2,22 +2,22 @@
 
 The registry holds the core's own extension (arrays of numbers,
 :mod:`dslc.check.arrays`) first, then every installed one. The predefined
-matrices (``blosum62`` ...) are the NCBI files of ``stdlib/matrices``, read
-through the registry's ``matrix`` loader like a script's ``load(matrix[protein],
-file)``: the core knows no matrix format, and a program checked without the
-matrix extension has no predefined matrices.
+matrices (``blosum62`` ...) are the NCBI files of ``stdlib/matrices``, parsed by
+the registry's ``matrix`` definition like a script's ``define matrix
+blosum62[protein] { ... }``: the core knows no matrix format, and a program
+checked without the matrix extension has no predefined matrices. (Package data,
+so not read as a user's file: the size limits on data files do not apply.)
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 
 from dslc.check import arrays
 from dslc.check.consteval import eval_number_text
 from dslc.lang.stdlib import standard_alphabets, stdlib_dir
 from dslc.lang.values import Matrix
-from dslc.sdk import Extension, ExtContext, LoaderSpec, Registry, installed_extensions
+from dslc.sdk import DefineSpec, Extension, ExtContext, Registry, installed_extensions
 
 
 def make_registry(extra: tuple[Extension, ...] = ()) -> Registry:
@@ -32,16 +32,16 @@ def standard_matrices(reg: Registry | None = None) -> dict[str, Matrix]:
     """The predefined substitution matrices over ``protein``, one per file of
     ``stdlib/matrices`` (``BLOSUM62`` is the script name ``blosum62``), so adding a
     matrix is adding its file; none where ``reg`` has no matrix loader."""
-    loader = (reg if reg is not None else make_registry()).loaders.get("matrix")
-    return {} if loader is None else _read_matrices(loader)
+    define = (reg if reg is not None else make_registry()).defines.get("matrix")
+    return {} if define is None else _read_matrices(define)
 
 
 @functools.cache
-def _read_matrices(loader: LoaderSpec) -> dict[str, Matrix]:
-    """Read once per loader (the files are package data and do not change)."""
+def _read_matrices(define: DefineSpec) -> dict[str, Matrix]:
+    """Read once per definition (the files are package data and do not change)."""
     ctx = ExtContext(standard_alphabets(), "<stdlib>", eval_number_text)
     folder = stdlib_dir().joinpath("matrices")
     files = sorted(f.name for f in folder.iterdir() if "." not in f.name)
-    return {f.lower(): dataclasses.replace(
-                loader.load("protein", str(folder.joinpath(f)), None, ctx), name=f.lower())
+    return {f.lower(): define.parse(f.lower(), ("protein",),
+                                    folder.joinpath(f).read_text(encoding="utf-8"), None, ctx)
             for f in files}
