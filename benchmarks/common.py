@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _sw_program() -> str:
     """The standard library's Gotoh Smith-Waterman (the contract's h, e, f, sw)."""
-    from dslc.runtime.stdlib_data import stdlib_source
+    from dslc.lang.stdlib import stdlib_source
 
     return stdlib_source("align")
 
@@ -30,8 +30,8 @@ def load_proteome(path: str | None = None):
     """The proteome's records over the protein alphabet, read by dslc's own FASTA
     reader; ``path`` defaults to :func:`proteome_path` (pyhmmer's copy). Needs only
     numpy, so it also runs where pyhmmer and Numba are absent."""
-    from dslc.runtime.fasta import read_fasta
-    from dslc.runtime.stdlib_data import standard_alphabets
+    from dslc.lang.fasta import read_fasta
+    from dslc.lang.stdlib import standard_alphabets
 
     return read_fasta(path or proteome_path(), standard_alphabets()["protein"])
 

@@ -440,7 +440,7 @@ def gpu_name() -> str | None:
 def cudasw_blosum(blosum):
     """dslc's BLOSUM62 with CUDASW++'s treatment of letters outside the 20 amino acids:
     -4 against everything, themselves included."""
-    from dslc.runtime.values import Matrix
+    from dslc.lang.values import Matrix
 
     values = blosum.values.copy()
     other = [i for i, s in enumerate(blosum.alphabet.symbols) if s not in AMINO20]

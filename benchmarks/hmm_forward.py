@@ -43,7 +43,7 @@ def main() -> None:
     import pyhmmer
 
     import dslc
-    from dslc.runtime.stdlib_data import stdlib_source
+    from dslc.lang.stdlib import stdlib_source
 
     hmm_path = Path(pyhmmer.__file__).parent / "tests" / "data" / "hmms" / "txt" / "Thioesterase.hmm"
     with pyhmmer.plan7.HMMFile(hmm_path) as fh:
@@ -64,7 +64,7 @@ xs = load(seq[protein], "{proteome_path()}")
 """
     prog = dslc.compile(script, backend=args.backend)
     prog.run()
-    from dslc.runtime.values import Sequence
+    from dslc.lang.values import Sequence
 
     stop = prog.checked.alphabets["protein"].code("*")
     # the proteome's records end in a stop symbol, which no profile state emits

@@ -45,7 +45,7 @@ def main() -> None:
 
     import dslc
     from dslc import backends
-    from dslc.runtime.stdlib_data import stdlib_source
+    from dslc.lang.stdlib import stdlib_source
 
     rng = random.Random(17)
     work = Path(tempfile.mkdtemp())

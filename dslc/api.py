@@ -28,12 +28,12 @@ from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.frontend.parser import parse
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
-from dslc.runtime.fasta import read_text
-from dslc.runtime.limits import check_map
-from dslc.check.types import SeqT
-from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
+from dslc.lang.fasta import read_text
+from dslc.lang.limits import check_map
+from dslc.lang.types import SeqT
+from dslc.lang.results import Axis, MapResult, TableResult, to_array, wrap
 from dslc.runtime.script import ScriptRunner, backend_globals, run_map, table_axes
-from dslc.runtime.values import Sequence, SeqText
+from dslc.lang.values import Sequence, SeqText
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,9 @@ from typing import Callable
 
 from dslc.check import tir
 from dslc.emit.pyexpr import NotCompilable
-from dslc.errors import DslcError, env_int
-from dslc.runtime.values import Sequence
+from dslc import settings
+from dslc.errors import DslcError
+from dslc.lang.values import Sequence
 
 FLOOR_CELLS = 10**8  # DSLC_AUTO_GPU_CELLS: less work than this never looks for a GPU
 SAMPLE = 4096  # a map's cells are summed over at most this many tasks, then scaled
@@ -69,7 +70,7 @@ class Choice:
 
 def floor() -> int:
     """The least work for which the GPU is considered (the setting)."""
-    return env_int("DSLC_AUTO_GPU_CELLS", FLOOR_CELLS, 0)
+    return settings.number("DSLC_AUTO_GPU_CELLS", FLOOR_CELLS)
 
 
 def predict(work: Work, kernel_cached: bool, cpu_cached: bool, cal,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
+from dslc import settings
 from dslc.errors import DslcError
 
 
@@ -54,9 +55,9 @@ def driver_installed() -> bool:
     Seen without importing Numba: on Linux its device node (or WSL's GPU device),
     elsewhere its library; whether a GPU answers is asked only when some work
     wants it (``dslc.auto``)."""
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+    if settings.simulated():
         return False
-    if os.environ.get("NUMBA_CUDA_DRIVER"):
+    if settings.is_set("NUMBA_CUDA_DRIVER"):
         return True
     if sys.platform.startswith("linux"):
         return any(os.path.exists(p) for p in _LINUX_DRIVER)

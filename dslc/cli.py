@@ -50,6 +50,8 @@ def _script_args(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("file", nargs="?", help="the .bio script")
     cmd.add_argument("-c", "--source", metavar="TEXT",
                      help="the script's text itself, instead of a file")
+    cmd.add_argument("--setting", dest="settings", action="append", metavar="DSLC_NAME=VALUE",
+                     help="a DSLC_* setting for this run, over the environment's")
 
 
 def _script(args) -> Script:
@@ -176,7 +178,18 @@ def main(argv: list[str] | None = None) -> int:
             runlog.disable(handler)
 
 
+def _settings(items: list[str] | None) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise DslcError(f"--setting expects DSLC_NAME=VALUE, got '{item}'")
+        out[name.strip()] = value
+    return out
+
+
 def _dispatch(args) -> int:
+    settings.use(_settings(getattr(args, "settings", None)))
     settings.check_all()
     if args.command == "cache":
         from dslc.cpu import cache_tools

@@ -116,43 +116,6 @@ def _window(line: str, col: int, width: int) -> tuple[str, int, int]:
     return head + line[start:end] + tail, col - start + len(head), width
 
 
-def env_int(name: str, default: int, least: int = 0) -> int:
-    """A whole-number setting from the environment (``DSLC_CUDA_TILE``, say),
-    ``default`` where unset; anything else is the user's mistake, reported as
-    one line (exit status 2), not a traceback."""
-    def whole(text: str) -> int | None:
-        try:
-            value = int(text)
-        except ValueError:
-            return None
-        return value if value >= least else None
-
-    return _env(name, default, whole, f"a whole number of at least {least}")
-
-
-def env_choice(name: str, default: str, choices: dict[str, str]) -> str:
-    """A setting from the environment with a fixed set of values (``choices``:
-    each value and what it does, or ""), ``default`` where unset; any other
-    value is one clear error naming the variable and the values it takes."""
-    said = [f"{v} ({what})" if what else v for v, what in choices.items()]
-    said = ", ".join(said[:-1]) + f" or {said[-1]}" if len(said) > 1 else said[0]
-    return _env(name, default, lambda text: text if text in choices else None, said)
-
-
-def _env(name: str, default, parse, accepted: str):
-    """The one reader of DSLC_* settings: unset or blank gives ``default``;
-    ``parse`` returns the value or None for text it refuses."""
-    import os
-
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    value = parse(text)
-    if value is None:
-        raise DslcError(f"{name}: {text!r} is not {accepted}")
-    return value
-
-
 def write_user_file(path: str, data: str | bytes) -> None:
     """Write a file the user named (``compile -o``, ``explain --plot``). A path
     that cannot be written (a missing folder, a folder, no permission) is the
@@ -162,3 +125,9 @@ def write_user_file(path: str, data: str | bytes) -> None:
             fh.write(data)
     except OSError as e:
         raise DslcError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+class NotCompilable(Exception):
+    """A construct a compiled backend cannot compile (found while planning or
+    generating code); the caller falls back to the interpreter for that function
+    and says so in ``dslc explain``. Not the user's error: never shown as one."""

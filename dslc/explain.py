@@ -15,14 +15,16 @@ import numpy as np
 from dslc import timings
 from dslc.auto import AutoBackend
 from dslc.check.ranges import declared
-from dslc.deps.extract import dependence_graph, groups
-from dslc.errors import DslcError
-from dslc.emit.plan import (GroupPlan, data_dependent, demand_plan, extension_dims,
-                             extent_names)
+from dslc.check.tir import groups
 from dslc.emit.lanes import LANES
-from dslc.poly.loops import loop_nest, render
+from dslc.emit.tuples import tuple_reason
+from dslc import settings
+from dslc.errors import DslcError, NotCompilable, write_user_file
+from dslc.plan import lower
+from dslc.plan.driver import ASSUMED_EXTENT
+from dslc.plan.task import GroupPlan
+from dslc.poly.pretty import render
 from dslc.runtime.script import ScriptRunner
-from dslc.schedule.search import Extents, find_schedule
 
 
 _LAST_PLANS: dict = {}  # entry -> plan of the last collect()
@@ -75,18 +77,13 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
         if grp[0] in by_func:
             continue
         assumed.update(grp)
-        graph = dependence_graph(program.checked.functions, grp, program.checked.consts)
-        names = {f: extent_names(program.checked, f) for f in grp}
-        ext = Extents(names, {n: 10 for ns in names.values() for n in ns})
         try:
-            plan = GroupPlan(grp, find_schedule(graph, ext), ext, False, None)
-        except DslcError as e:
-            if data_dependent(graph) and not extension_dims(program.checked, grp):
-                plan = demand_plan(program.checked, grp, graph, ext, e)
-            else:  # the interpreter still runs it, in dependence order
-                for f in grp:
-                    fallbacks.setdefault(f, e.message)
-                continue
+            lowered = lower(program.checked, grp[0], "table", {}, assumed=ASSUMED_EXTENT)
+        except (DslcError, NotCompilable) as e:  # the interpreter still runs it
+            for f in grp:
+                fallbacks.setdefault(f, e.message if isinstance(e, DslcError) else str(e))
+            continue
+        plan = next(g for g in lowered.groups if g.functions == grp)
         for f in grp:
             by_func[f] = plan
     return by_func, sources, fallbacks, assumed
@@ -103,8 +100,6 @@ def _recording(map_):
 def cuda_report(program, by_func: dict, entries: dict) -> dict:
     """What the CUDA backend would do with each entry the script ran: its
     strategy, launch sizes and storage placement, or why it stays on the CPU."""
-    import os
-
     from dslc.emit.cuda import CudaGenerator, storage_role
     from dslc.emit.precision import float32_info
     from dslc.emit.pyexpr import NotCompilable
@@ -113,7 +108,7 @@ def cuda_report(program, by_func: dict, entries: dict) -> dict:
     from dslc.cuda.launch import block_threads
 
     block, block_why = block_threads(False, None)
-    scratch = os.environ.get("DSLC_CUDA_SCRATCH_MB", "half the device's free memory, at least 4096")
+    scratch = settings.text("DSLC_CUDA_SCRATCH_MB") or "half the device's free memory, at least 4096"
     out = {}
     for entry, plan in entries.items():
         tile = None
@@ -214,8 +209,7 @@ def report(program, backend: str = "cpu") -> dict:
     by_func, _, fallbacks, assumed = collect(program)
     out = {}
     for f, g in by_func.items():
-        graph = dependence_graph(program.checked.functions, g.functions, program.checked.consts)
-        deps = [_dependence(d) for d in graph.deps if d.caller == f]
+        deps = [_dependence(d) for d in g.graph.deps if d.caller == f]
         if g.on_demand:
             out[f] = _demand_report(g, f, deps, f in assumed)
             continue
@@ -230,7 +224,7 @@ def report(program, backend: str = "cpu") -> dict:
             "extents": {n: g.extents.values[n] for n in g.extents.names[f]},
             "extents_assumed": f in assumed,
             "dependences": deps,
-            "loops": render(loop_nest(g.schedule, g.extents, _swept_pieces(program, g))),
+            "loops": render(_swept_nest(program, g)),
         }
     if fallbacks:
         out["_interpreted"] = fallbacks
@@ -283,12 +277,12 @@ def _declared_text(grp: tuple, rep: dict) -> list[str]:
             "(not proved: checked at run time on every call)"]
 
 
-def _swept_pieces(program, g: GroupPlan) -> dict | None:
-    """The pieces a group with declared int ranges sweeps (its polyhedron, not the
+def _swept_nest(program, g: GroupPlan):
+    """The nest a group with declared int ranges sweeps (its polyhedron, not the
     box); other groups are shown over their boxes."""
     if not any(declared(program.checked.functions[f]) for f in g.functions):
-        return None
-    return dict(g.pieces)
+        return g.box_nest
+    return g.nest
 
 
 def _demand_report(g: GroupPlan, f: str, deps: list, assumed: bool) -> dict:

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.errors import DslcError, write_user_file
-from dslc.runtime.values import Sequence
+from dslc.lang.values import Sequence
 
 SIZE = (7.5, 6.0)  # inches; at DPI, the PNG is 750 x 600 pixels
 DPI = 100
@@ -75,7 +75,7 @@ def _matplotlib():
 def domain_axes(program, func: str, r: dict) -> list[Axis]:
     """Each recursive parameter with its own extent: two parameters indexing one
     sequence share an extent name, so each looks its extent up by name."""
-    from dslc.emit.plan import extent_names
+    from dslc.plan.task import extent_names
 
     f = program.checked.functions[func]
     names = extent_names(program.checked, func)

@@ -18,7 +18,7 @@ entry-point group ``dslc.extensions``. It contributes
   extension run on the interpreter.
 
 The built-in extensions use nothing but this module (and the public value
-classes in :mod:`dslc.runtime.values`); so can anyone else's.
+classes in :mod:`dslc.lang.values`); so can anyone else's.
 """
 
 from __future__ import annotations
@@ -29,8 +29,16 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Callable
 
-from dslc.check import types as T
-from dslc.errors import DslcError, Span
+from dslc.errors import DslcError, Span, register_source
+from dslc.lang import types as T
+from dslc.lang.fasta import read_text as _read_text
+from dslc.lang.limits import LOAD_SETTING, max_load_bytes
+from dslc.lang.stdlib import stdlib_source
+from dslc.lang.values import Alphabet, Matrix
+
+# Re-exported for extension authors: errors, the values they build, the library's sources.
+__all__ = ["Alphabet", "DslcError", "LOAD_SETTING", "Matrix", "Span", "max_load_bytes",
+           "register_source", "stdlib_source"]
 
 # Re-exported for extension authors: the static types an accessor may return.
 INT, FLOAT, PROB, BOOL = T.INT, T.FLOAT, T.PROB, T.BOOL
@@ -41,9 +49,7 @@ ListT = T.ListT  # what a loader returning a Python list (of columns, say) decla
 def read_text(path: str, span: Span | None, what: str = "file") -> str:
     """For loaders: a text file (gunzipped if gzip), every failure a DslcError
     at ``span`` naming ``what`` and the file."""
-    from dslc.runtime.fasta import read_text as read
-
-    return read(path, span, what)
+    return _read_text(path, span, what)
 
 
 # --------------------------------------------------------------------------- compiled forms
@@ -389,14 +395,3 @@ def installed_extensions() -> tuple[Extension, ...]:
             raise DslcError(f"extension '{ep.name}' ({ep.value}) is not a dslc.sdk.Extension")
         found.append(ext)
     return tuple(found)
-
-
-def make_registry(extra: tuple[Extension, ...] = ()) -> Registry:
-    """The core's own extension (arrays of numbers, dslc.runtime.arrays) first, then
-    every installed one."""
-    from dslc.runtime import arrays
-
-    reg = Registry()
-    for ext in (arrays.extension, *installed_extensions(), *extra):
-        reg.add(ext)
-    return reg

@@ -1,15 +1,28 @@
-"""The DSLC_* environment settings that take a fixed set of values or a whole
-number, in one table.
+"""The run's settings, in one table and one object: every ``DSLC_*`` environment
+variable, and the ``NUMBA_*`` ones dslc itself reads.
 
-Each is read where it is used (:func:`choice`, or ``env_int`` for numbers), but
-the command line checks them all first (:func:`check_all`): a mistyped
-``DSLC_CUDA_STRATEGY`` is one clear error even on a run that would never read
-it, rather than a setting silently ignored.
+Everything in dslc reads them here (:func:`choice`, :func:`number`, :func:`text`);
+nothing else reads the environment. The command line puts its own in the same
+object (``--setting DSLC_NAME=VALUE``, :func:`use`): a value given there wins over the
+environment's. The command line checks them all first (:func:`check_all`): a
+mistyped ``DSLC_CUDA_STRATEGY`` is one clear error even on a run that would
+never read it, rather than a setting silently ignored.
+
+A setting marked ``code`` in :data:`CODE` can change the code generated for an
+entry or how it runs (lanes or not, the GPU strategy, tile and block sizes,
+placements, the simulator); :func:`key` folds all of them into every cache key
+(the plan cache, dslc.cpu.modules.plan_key, and so the module each plan names),
+so a cached plan never answers for other settings. The others decide where
+things go (the cache directory), what is refused (the size limits), or which
+backend runs and in what batches (every backend gives the interpreter's value):
+no cached code depends on them.
 """
 
 from __future__ import annotations
 
-from dslc.errors import env_choice, env_int
+import os
+
+from dslc.errors import DslcError
 
 # name -> (default, {value: what it does})
 CHOICES: dict[str, tuple[str, dict[str, str]]] = {
@@ -21,23 +34,105 @@ CHOICES: dict[str, tuple[str, dict[str, str]]] = {
                              "0": "a launch per partition"}),
 }
 
-# name -> the least value it takes
+# name -> the least value it takes (the default is the reader's: some are computed)
 NUMBERS: dict[str, int] = {
     "DSLC_CUDA_TILE": 1, "DSLC_CUDA_BLOCK": 1, "DSLC_CUDA_WHOLE": 0,
     "DSLC_CUDA_HYBRID_TASKS": 0, "DSLC_CUDA_PIPELINE": 0, "DSLC_CUDA_SCRATCH_MB": 0,
     "DSLC_AUTO_GPU_CELLS": 0,
+    "DSLC_MAX_LOAD_BYTES": 1, "DSLC_MAX_RECORD_RESIDUES": 1, "DSLC_MAX_TABLE_BYTES": 1,
 }
+
+# free text, checked by their readers (a path; a list of placements)
+TEXTS: tuple[str, ...] = ("DSLC_CACHE_DIR", "DSLC_CUDA_PLACE")
+
+# Numba's own, read where dslc must know what Numba will do; the command line cannot
+# set them (Numba reads them when it is imported)
+NUMBA: tuple[str, ...] = ("NUMBA_ENABLE_CUDASIM", "NUMBA_CUDA_DRIVER")
+
+# the settings that can change generated code or how it runs: folded into every cache key
+CODE: frozenset[str] = frozenset({
+    "DSLC_LANES", "DSLC_CUDA_STRATEGY", "DSLC_CUDA_LANES", "DSLC_CUDA_COOP", "DSLC_CUDA_TILE",
+    "DSLC_CUDA_BLOCK", "DSLC_CUDA_WHOLE", "DSLC_CUDA_HYBRID_TASKS", "DSLC_CUDA_PLACE",
+    "NUMBA_ENABLE_CUDASIM",
+})
+
+NAMES: tuple[str, ...] = (*CHOICES, *NUMBERS, *TEXTS, *NUMBA)
+
+_OPTIONS: dict[str, str] = {}  # given on the command line (--set), over the environment
+
+
+def use(options: dict[str, str]) -> None:
+    """Settings given on the command line, for the rest of the process; a name
+    that is no setting (or one of Numba's) is the user's mistake."""
+    for name, value in options.items():
+        if name not in NAMES or name in NUMBA:
+            known = ", ".join(n for n in NAMES if n not in NUMBA)
+            raise DslcError(f"--setting {name}=...: no such setting", hint=f"settings: {known}")
+        _OPTIONS[name] = value
+
+
+def text(name: str) -> str:
+    """The raw text of a setting, stripped ("" where unset): the command line's,
+    else the environment's. The one place dslc reads the environment."""
+    if name not in NAMES:
+        raise KeyError(name)  # a reader asking for a setting the table lacks: a bug
+    given = _OPTIONS.get(name)
+    return (given if given is not None else os.environ.get(name, "")).strip()
+
+
+def is_set(name: str) -> bool:
+    return text(name) != ""
+
+
+def simulated() -> bool:
+    """Does CUDA run in Numba's simulator (``NUMBA_ENABLE_CUDASIM=1``)?"""
+    return text("NUMBA_ENABLE_CUDASIM") == "1"
 
 
 def choice(name: str) -> str:
-    """The value of a fixed-choice setting, its default where unset."""
+    """The value of a fixed-choice setting, its default where unset; any other
+    value is one clear error naming the setting and the values it takes."""
     default, values = CHOICES[name]
-    return env_choice(name, default, values)
+    said = [f"{v} ({what})" if what else v for v, what in values.items()]
+    said = ", ".join(said[:-1]) + f" or {said[-1]}" if len(said) > 1 else said[0]
+    return _parsed(name, default, lambda t: t if t in values else None, said)
+
+
+def number(name: str, default: int) -> int:
+    """A whole-number setting, ``default`` where unset; anything else (or less
+    than its least value) is the user's mistake, one line, not a traceback."""
+    least = NUMBERS[name]
+
+    def whole(t: str) -> int | None:
+        try:
+            value = int(t)
+        except ValueError:
+            return None
+        return value if value >= least else None
+
+    return _parsed(name, default, whole, f"a whole number of at least {least}")
+
+
+def _parsed(name: str, default, parse, accepted: str):
+    raw = text(name)
+    if not raw:
+        return default
+    value = parse(raw)
+    if value is None:
+        where = "--setting " if name in _OPTIONS else ""
+        raise DslcError(f"{where}{name}: {raw!r} is not {accepted}")
+    return value
 
 
 def check_all() -> None:
     """Every setting in the tables is unset or valid, or one DslcError says which is not."""
     for name in CHOICES:
         choice(name)
-    for name, least in NUMBERS.items():
-        env_int(name, 0, least)
+    for name in NUMBERS:
+        number(name, 0)
+
+
+def key() -> tuple[tuple[str, str], ...]:
+    """The settings that can change generated code, as given (unset ones as ""),
+    for cache keys."""
+    return tuple((name, text(name)) for name in sorted(CODE))

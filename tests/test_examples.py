@@ -41,8 +41,8 @@ def test_needleman_wunsch(backend):
 
 
 def test_smith_waterman_over_fasta(backend):
-    from dslc.runtime.fasta import read_fasta
-    from dslc.runtime.stdlib_data import standard_alphabets
+    from dslc.lang.fasta import read_fasta
+    from dslc.lang.stdlib import standard_alphabets
 
     out = run_json(EXAMPLES / "smith_waterman.bio", backend)
     db = read_fasta(str(EXAMPLES / "data" / "db.fasta"), standard_alphabets()["protein"])
@@ -77,7 +77,7 @@ def test_profile_forward(backend):
     """A Pfam profile as a (node, position) wavefront: P(x | profile) equals the
     independent numpy forward over the same profile's numbers."""
     from tests.hmm_reference import profile_forward
-    from dslc.runtime.fasta import read_fasta
+    from dslc.lang.fasta import read_fasta
     from dslc_extensions.hmm.hmmer3 import AMINO, read_profiles
 
     out = run_json(EXAMPLES / "profile_forward.bio", backend)
@@ -153,8 +153,8 @@ def test_search_hit_table():
     the query's length and n the database's. On the CPU only: the interpreter
     and the CUDA simulator take minutes over 60 alignments, and the functions
     are smith_waterman.bio's, which runs on every backend."""
-    from dslc.runtime.fasta import read_fasta
-    from dslc.runtime.stdlib_data import standard_alphabets
+    from dslc.lang.fasta import read_fasta
+    from dslc.lang.stdlib import standard_alphabets
 
     r = subprocess.run([sys.executable, "-m", "dslc.cli", "run", str(EXAMPLES / "search.bio"),
                         "--format", "tsv", "--top", "4", "--backend", "cpu", "--quiet"],

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dslc
-from dslc.runtime.stdlib_data import stdlib_source
+from dslc.lang.stdlib import stdlib_source
 from tests import reference as ref
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from dslc.check import types as T
+from dslc.lang import types as T
 
 
 def contract_order(params) -> list[int]:
@@ -60,8 +60,8 @@ def value_fits(value, param_type) -> bool:
     """Could the run-time ``value`` be bound to ``param_type``?"""
     import numpy as np
 
-    from dslc.runtime.results import Prob
-    from dslc.runtime.values import Sequence, SeqText
+    from dslc.lang.results import Prob
+    from dslc.lang.values import Sequence, SeqText
 
     if isinstance(param_type, T.SeqT):
         return isinstance(value, (str, Sequence, SeqText, np.ndarray))

@@ -8,9 +8,9 @@ import re
 
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
-from dslc.interp.arith import INT_MAX, INT_MIN, check_int, check_literal
+from dslc.lang.arith import INT_MAX, INT_MIN, check_int, check_literal
 from dslc.frontend.parser import parse_expression
-from dslc.runtime.arrays import NumArray, element, make_array
+from dslc.check.arrays import NumArray, element, make_array
 
 
 def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:

@@ -12,12 +12,12 @@ import difflib
 from dataclasses import dataclass, field
 
 from dslc.check import links, tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.check.calls import arrange, static_fits
 from dslc.check.signatures import ConstIsFloat, Signature
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
-from dslc.interp.arith import check_literal
+from dslc.lang.arith import check_literal
 from dslc.sdk import Registry
 
 # name -> number of arguments. ``div`` is integer division spelt as a call: the
@@ -441,7 +441,7 @@ class ExprChecker:
 
 def is_array(t: T.Type) -> bool:
     """An array of numbers (``const w = [...]``, ``load(ints, file)``)."""
-    from dslc.runtime.arrays import KINDS
+    from dslc.check.arrays import KINDS
 
     return isinstance(t, T.ExtT) and t.name in KINDS
 

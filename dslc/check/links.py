@@ -15,7 +15,7 @@ map task's arguments are bound (dslc.runtime.binding).
 from __future__ import annotations
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 
 Link = tuple[str, T.AlphaRef]  # (parameter, the alphabet its value must have)
 

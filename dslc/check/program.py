@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.check.consteval import const_value, eval_number_text
 from dslc.check.ranges import check_bound
 from dslc.check.exprs import ExprChecker, Scope, coerce
@@ -24,9 +24,12 @@ from dslc.check.script import ScriptTyper
 from dslc.check.signatures import ConstIsFloat, Signature, signature, table_functions
 from dslc.errors import DslcError
 from dslc.frontend import ast
-from dslc.runtime.arrays import NumArray
-from dslc.runtime.values import Alphabet
-from dslc.sdk import ExtContext, Registry, make_registry
+from dslc.check.arrays import NumArray
+from dslc.lang.values import Alphabet
+from dslc.check.registry import make_registry, standard_matrices
+from dslc.lang.fasta import resolve_path
+from dslc.lang.stdlib import standard_alphabets
+from dslc.sdk import ExtContext, Registry
 
 
 @dataclass(frozen=True)
@@ -55,12 +58,10 @@ class CheckedProgram:
 
 def standard_globals(reg: Registry) -> tuple[dict, dict, dict]:
     """Predefined alphabets and matrices (shadowable by the script)."""
-    from dslc.runtime.stdlib_data import standard_alphabets, standard_matrices
-
     alphabets = dict(standard_alphabets())
     values, types = {}, {}
     if "matrix" in reg.types:
-        for name, m in standard_matrices().items():
+        for name, m in standard_matrices(reg).items():
             values[name] = m
             types[name] = T.ExtT("matrix", alpha=T.AlphaRef("named", m.alphabet.name))
     return alphabets, values, types
@@ -179,9 +180,7 @@ def _check_directions(functions: dict[str, tir.TFunction]) -> None:
     of the same name, so every function of the group that calls the declaring one
     must have that recursive parameter (a declaration that silently does not apply
     to some calls would promise the schedule what nobody checks)."""
-    from dslc.deps.extract import groups
-
-    for grp in groups(functions):
+    for grp in tir.groups(functions):
         for caller in grp:
             f = functions[caller]
             mine = {p.name for p in f.rec_params}
@@ -212,8 +211,7 @@ def _load_const(e: ast.Load, name: str, reg: Registry, ctx: ExtContext, base_dir
     """``const w = load(ints, "w.txt")``: the file is read when the script is checked,
     so the numbers are as fixed as a literal array's (the dependence analysis may
     use them, dslc.deps)."""
-    from dslc.runtime.arrays import KINDS
-    from dslc.runtime.script import resolve_path
+    from dslc.check.arrays import KINDS
 
     if e.type.name not in KINDS:
         raise DslcError(f"a constant cannot hold a {e.type}; load it with NAME = load(...)",

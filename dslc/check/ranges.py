@@ -14,15 +14,14 @@ One module serves every stage, so the interpreter and the compiler agree:
   bound and the first parameter a call's arguments leave;
 * :func:`box_extent`: the largest value a parameter can take (interval
   arithmetic over the earlier parameters' boxes), the table's extent;
-* :func:`domain_constraints` (dependences, isl): the bounds as affine
-  constraints over the recursive parameters.
+* :func:`dslc.deps.ranges.domain_constraints` (dependences, isl): the bounds as
+  affine constraints over the recursive parameters (the dependence stage's).
 """
 
 from __future__ import annotations
 
 from dslc.check import tir
-from dslc.check import types as T
-from dslc.deps.ir import Affine, Constraint
+from dslc.lang import types as T
 from dslc.errors import DslcError
 
 
@@ -65,12 +64,12 @@ def extent_name(f: tir.TFunction, p: tir.TParam) -> str:
     that expression (``E_n`` for ``... n``, ``E_len_s`` for ``... len(s)``), so
     parameters bounded by the same expression share one extent, as ``index[s]``
     parameters of the same ``s`` do."""
-    if p.range is not None and _calling_only(f, p.range[1]):
+    if p.range is not None and calling_only(f, p.range[1]):
         return "E_" + _name_of(p.range[1])
     return f"E_int_{f.name}_{p.name}"
 
 
-def _calling_only(f: tir.TFunction, e: tir.TExpr) -> bool:
+def calling_only(f: tir.TFunction, e: tir.TExpr) -> bool:
     rec = {p.name for p in f.rec_params}
     return not any(isinstance(x, tir.Var) and x.name in rec for x in tir.walk(e))
 
@@ -98,7 +97,7 @@ def calling_extents(f: tir.TFunction) -> list[tuple[tir.TExpr, str]]:
     calling expression (``int i in 1 ... n``): that expression *is* the extent, so
     a guard ``i == n`` is the affine ``i == E_n``."""
     return [(p.range[1], extent_name(f, p)) for p in f.rec_params
-            if p.range is not None and _calling_only(f, p.range[1])]
+            if p.range is not None and calling_only(f, p.range[1])]
 
 
 def same_expr(a: tir.TExpr, b: tir.TExpr) -> bool:
@@ -209,96 +208,6 @@ def _interval(e: tir.TExpr, env: dict, boxes: dict, consts: dict) -> tuple[int, 
             return min(prods), max(prods)
     v = bound_value(e, env, consts)
     return v, v
-
-
-def domain_constraints(f: tir.TFunction, consts: dict) -> tuple[Constraint, ...] | None:
-    """The declared ranges as ``>= 0`` constraints over ``f``'s recursive
-    parameters and its calling extents (``E_n`` for a calling ``n`` that is some
-    parameter's upper bound): the polyhedron the box ``0 .. E`` is cut to. An
-    upper bound free of recursive parameters is the table's extent, which the box
-    states already. None where a bound is not affine in them: the compiler then
-    leaves the function to the interpreter."""
-    atoms = calling_extents(f)
-    rec = {p.name for p in f.rec_params}
-    out = []
-    for p in f.rec_params:
-        if p.range is None:
-            continue
-        lo, hi = (_affine(b, rec, consts, atoms) for b in p.range)
-        if lo is None:
-            return None
-        out.append(Constraint(_sub(Affine.of(0, **{p.name: 1}), lo)))
-        if _calling_only(f, p.range[1]):
-            continue  # the extent
-        if hi is None:
-            return None
-        out.append(Constraint(_sub(hi, Affine.of(0, **{p.name: 1}))))
-    return tuple(out)
-
-
-def extent_context(f: tir.TFunction, consts: dict) -> tuple[Constraint, ...]:
-    """What the extents of ``f``'s declared parameters are known to be, as
-    constraints over extents only (isl parameters): the extent of a parameter
-    whose upper bound is affine in earlier recursive parameters is at least that
-    bound's maximum over their boxes (``E_c >= E_n`` for ``c in 0 ... r``, ``r in 0
-    ... n``). The run-time extent is the interval maximum (:func:`box_extent`),
-    never below the affine maximum, so the constraint holds on every run; with it
-    isl proves a call such as ``best(r + 1, c + 1)`` inside ``c``'s box."""
-    atoms = calling_extents(f)
-    rec = {p.name for p in f.rec_params}
-    ext = {p.name: extent_name(f, p) for p in f.rec_params}
-    out = []
-    for p in f.rec_params:
-        if p.range is None or _calling_only(f, p.range[1]):
-            continue
-        hi = _affine(p.range[1], rec, consts, atoms)
-        if hi is None:
-            continue
-        top: dict[str, int] = {}
-        for v, c in hi.coeffs:  # a recursive parameter at the top of its box, or at 0
-            if v not in rec or c > 0:
-                top[ext.get(v, v)] = top.get(ext.get(v, v), 0) + c
-        top = Affine.of(hi.const, **top)
-        out.append(Constraint(_sub(Affine.of(0, **{ext[p.name]: 1}), top)))
-    return tuple(out)
-
-
-def _sub(a: Affine, b: Affine) -> Affine:
-    c = dict(a.coeffs)
-    for v, k in b.coeffs:
-        c[v] = c.get(v, 0) - k
-    return Affine.of(a.const - b.const, **c)
-
-
-def _affine(e: tir.TExpr, rec: set, consts: dict, atoms=()) -> Affine | None:
-    """``e`` as an affine expression of recursive parameters and the calling
-    extents ``atoms`` (``(hi, name)``, :func:`calling_extents`); None when it uses
-    another calling value or is not affine."""
-    for hi, name in atoms:
-        if same_expr(e, hi):
-            return Affine.of(0, **{name: 1})
-    match e:
-        case tir.Lit(value=v):
-            return Affine.of(v)
-        case tir.Var(scope="global", name=n) if isinstance(consts.get(n), int):
-            return Affine.of(consts[n])
-        case tir.Var(scope="param", name=n) if n in rec:
-            return Affine.of(0, **{n: 1})
-        case tir.Neg(operand=a):
-            x = _affine(a, rec, consts, atoms)
-            return None if x is None else _sub(Affine.of(0), x)
-        case tir.Arith(op="+" | "-" as op, left=a, right=b):
-            x, y = _affine(a, rec, consts, atoms), _affine(b, rec, consts, atoms)
-            if x is None or y is None:
-                return None
-            return _sub(x, y) if op == "-" else _sub(x, _sub(Affine.of(0), y))
-        case tir.Arith(op="*", left=a, right=b):
-            x, y = _affine(a, rec, consts, atoms), _affine(b, rec, consts, atoms)
-            if x is None or y is None or (x.coeffs and y.coeffs):
-                return None
-            k, other = (x.const, y) if not x.coeffs else (y.const, x)
-            return Affine.of(k * other.const, **{v: k * c for v, c in other.coeffs})
-    return None
 
 
 def request_outside(program, func: str, args: dict) -> bool:

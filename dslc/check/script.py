@@ -9,12 +9,12 @@ is known to the functions defined below it.
 from __future__ import annotations
 
 from dslc.check import links
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.check.calls import arrange, static_fits
 from dslc.check.signatures import ConstIsFloat, Signature
 from dslc.errors import DslcError
 from dslc.frontend import ast
-from dslc.interp.arith import check_literal
+from dslc.lang.arith import check_literal
 from dslc.runtime import script_stats
 from dslc.sdk import Registry
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.sdk import Registry

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dslc.check.types import BOOL, Type
+from dslc.lang.types import BOOL, Type
 from dslc.errors import Span
 
 
@@ -272,7 +272,7 @@ class TFunction:
         (their values are the domain, and the final cell is taken at them)."""
         if not self.is_table:
             return self.params
-        from dslc.check.types import INT
+        from dslc.lang.types import INT
         return self.calling_params + tuple(p for p in self.rec_params
                                            if p.type == INT and p.range is None)
 
@@ -341,3 +341,36 @@ def straight_line(functions: dict, entry: str) -> bool:
                                      for part in (g.cond, g.body) if part is not None
                                      for e in walk(part))
                    for f in reachable(functions, entry))
+
+
+def groups(functions: dict[str, TFunction]) -> list[tuple[str, ...]]:
+    """Recursive groups: strongly connected components of the table functions'
+    call graph, each sorted by name, in a deterministic order (a fact of the typed
+    program: the checker's own rules and every later stage use it)."""
+    tables = {n: f for n, f in functions.items() if f.is_table}
+    edges = {n: {c for c in _callees(f) if c in tables} for n, f in tables.items()}
+    reach = {n: _reachable(n, edges) for n in tables}
+    out, seen = [], set()
+    for n in sorted(tables):
+        if n in seen:
+            continue
+        comp = tuple(sorted(m for m in tables if m in reach[n] and n in reach[m]) or (n,))
+        seen.update(comp)
+        out.append(comp)
+    return out
+
+
+def _callees(f: TFunction) -> set[str]:
+    return {e.func for g in f.guards for part in (g.cond, g.body) if part is not None
+            for e in walk(part) if isinstance(e, Call)}
+
+
+def _reachable(start: str, edges: dict[str, set[str]]) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        n = todo.pop()
+        for m in edges.get(n, ()):
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return seen

@@ -13,15 +13,16 @@ import math
 
 import numpy as np
 
-from dslc import runlog, timings
+from dslc import runlog, settings, timings
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
+from dslc.cpu.convert import _layout_spec, _shape, convert, layout_arrays
+from dslc.lang.values import Sequence
 from dslc.runtime.progress import in_chunks, offset
-from dslc.runtime.values import Sequence
 
 # Numba, isl and the code generators are imported where they are first needed: a
 # run whose calls the interpreter answers needs none of them, and one whose plans
@@ -62,14 +63,6 @@ class CpuBackend:
         from dslc.cpu.lanes import LaneMaps
 
         return LaneMaps(self)
-
-    @functools.cached_property
-    def user_schedules(self) -> dict:
-        if not self.program.schedules:  # (the scheduler's package imports isl)
-            return {}
-        from dslc.schedule.user import user_schedules
-
-        return user_schedules(self.program)
 
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
@@ -261,7 +254,7 @@ class CpuBackend:
         """Plan and generate (memoised on the shapes that decide the plan: the
         sequence lengths and the requested cell)."""
         key = (func, kind, request, tuple((n, _shape(v, self.program.registry))
-                                          for n, v in sorted(scope.items())))
+                                          for n, v in sorted(scope.items())), settings.key())
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = result = self._compile_uncached(func, kind, scope, request)
@@ -277,15 +270,16 @@ class CpuBackend:
             runlog.log.info("%s (%s): plan and code from the cache", func, kind)
             return modules.load(source), argnames, windows
         from dslc.emit.cpu import CpuGenerator
-        from dslc.emit.plan import plan_task
+        from dslc.plan import lower
 
         try:
             with timings.planning():
-                plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
-                source, argnames = CpuGenerator(self.program, plan).generate()
+                lowered = lower(self.program, func, kind, scope, request,
+                                emit=lambda task: CpuGenerator(self.program, task).generate())
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return None
+        plan, source, argnames = lowered.task, lowered.source, list(lowered.argnames)
         windows = tuple(g.window for g in plan.groups)
         modules.store_plan(key, source, argnames, windows)
         runlog.log.info("%s (%s): planned and generated", func, kind)
@@ -390,117 +384,12 @@ class CpuBackend:
 def out_of_memory(func: str, span) -> DslcError:
     """What a compiled task that could not allocate its storage says: the
     storage a call needs is estimated before allocating only for whole tables
-    and maps (dslc.runtime.limits); a single call's working storage is its
+    and maps (dslc.lang.limits); a single call's working storage is its
     plan's, a window where the plan allows, else whole tables."""
     return DslcError(f"the compiled code of {func} could not allocate its working storage: "
                      "this call needs more memory than the machine has", span,
                      "'dslc explain' shows which tables it keeps whole; ask for a cell "
                      "whose table can be kept as a window, or give shorter sequences")
-
-
-def convert(v, registry):
-    """A bound argument as the generated code takes it: sequences as their codes,
-    extension values through their type's ``device_array`` layout, numbers as floats.
-    The generated code assumes numbers and device-array data finite (emit.infinity):
-    an infinite one raises :class:`NonFinite`, and the call runs on the interpreter."""
-    if isinstance(v, Sequence):
-        return v.codes
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, tuple):  # a tuple argument (emit.tuples): float64 components
-        return tuple(float(convert(x, registry)) for x in v)
-    if isinstance(v, (int, float)):
-        if not math.isfinite(v):
-            raise NonFinite("an infinite number argument")
-        return float(v)
-    for spec in registry.types.values():
-        if spec.device_array is not None and spec.accepts is not None and spec.accepts(v):
-            arr = _LAYOUTS.get(id(v))
-            if arr is None or arr[0] is not v:
-                data = spec.device_array(v)
-                arr = _LAYOUTS[id(v)] = (v, data, not _numbers(spec) or _finite(data))
-            if not arr[2]:
-                raise NonFinite(f"a {spec.name} holding an infinity or NaN")
-            return arr[1]
-    if _layout_spec(v, registry) is not None:
-        return _PLACEHOLDER  # travels as its layout's arrays (layout_arrays)
-    raise NotCompilable(f"argument of type {type(v).__name__}")
-
-
-_LAYOUTS: dict[int, tuple] = {}  # id -> (value kept alive, its array, finite)
-
-
-class NonFinite(ValueError):
-    """An infinite number argument, or an extension value whose device array
-    holds an infinity: the generated code assumes them finite (emit.infinity),
-    so the call runs on the interpreter (a ValueError: every compiled entry
-    re-runs it there)."""
-
-
-def _numbers(spec) -> bool:
-    """Are the values read from this type's device array int or float numbers
-    (what emit.infinity assumes finite)?"""
-    try:
-        return spec.index_value is not None and \
-            spec.index_value(T.ExtT(spec.name)) in (T.INT, T.FLOAT)
-    except Exception:  # an index type that needs more than the bare type: assume numbers
-        return True
-
-
-def _finite(arr) -> bool:
-    a = np.asarray(arr)
-    return a.dtype.kind not in "fc" or bool(np.isfinite(a).all())
-_PLACEHOLDER = np.zeros(1, np.int8)
-
-
-def _layout_spec(v, registry):
-    for spec in registry.types.values():
-        if spec.layout is not None and spec.accepts is not None and spec.accepts(v):
-            return spec
-    return None
-
-
-_MODEL_LAYOUTS: dict[int, tuple] = {}  # id -> (value kept alive, {name: array})
-
-
-def layout_arrays(v, registry) -> dict:
-    """The named arrays of a model value's device layout (sdk.Layout), built once."""
-    hit = _MODEL_LAYOUTS.get(id(v))
-    if hit is not None and hit[0] is v:
-        return hit[1]
-    spec = _layout_spec(v, registry)
-    if spec is None:
-        raise NotCompilable(f"no device layout for a {type(v).__name__}")
-    built = spec.layout.build(v)
-    missing = set(spec.layout.names()) - set(built)
-    if missing:
-        raise InternalError(f"layout of {spec.name} lacks {sorted(missing)}")
-    arrays = {n: np.ascontiguousarray(a) for n, a in built.items()}
-    if len(_MODEL_LAYOUTS) > 64:
-        _MODEL_LAYOUTS.clear()
-    _MODEL_LAYOUTS[id(v)] = (v, arrays)
-    return arrays
-
-
-def _shape(v, registry):
-    """What of an argument decides a plan: a sequence's length, a model's element
-    counts (the domains of its element types)."""
-    if isinstance(v, Sequence):
-        return len(v)
-    spec = _layout_spec(v, registry)
-    if spec is None:
-        return None
-    return tuple(sorted((t.name, t.size(v)) for t in registry.types.values()
-                        if t.role == "recursive" and t.size is not None
-                        and _owned_by(t, v)))
-
-
-def _owned_by(t, v) -> bool:
-    try:
-        t.size(v)
-    except Exception:  # an element type of another kind of model
-        return False
-    return True
 
 
 def _by_model(tasks: list[dict], registry):

@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from dslc import runlog
+from dslc import runlog, settings
 from dslc.errors import DslcError
 
 ENV = "DSLC_CACHE_DIR"
@@ -48,7 +48,7 @@ def cache_dir() -> Path:
     between runs). ``$DSLC_CACHE_DIR`` that cannot be used is the user's mistake;
     an unusable default (a read-only home, say) leaves the process a private
     temporary cache, with a warning."""
-    chosen = os.environ.get(ENV)
+    chosen = settings.text(ENV)
     if chosen:
         return _usable(Path(chosen), ours=False)
     default = Path.home() / ".cache" / "dslc"

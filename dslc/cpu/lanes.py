@@ -24,12 +24,13 @@ import numpy as np
 
 from dslc import runlog, settings, timings
 from dslc.cpu import modules
+from dslc.emit.args import packed_call
 from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
-from dslc.emit.plan import plan_task
 from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
+from dslc.plan import lower
+from dslc.lang.values import Sequence
 from dslc.runtime.progress import in_chunks
-from dslc.runtime.values import Sequence
 
 
 def lanes_enabled() -> bool:
@@ -129,7 +130,8 @@ class LaneMaps:
         None. ``auto`` is float32 where :func:`float32_info` allows it (the
         static-bound variant), else float64."""
         key = (func, kind, request, variant, tuple(sorted(shared)), tuple(
-            (n, len(v) if isinstance(v, Sequence) else None) for n, v in sorted(scope.items())))
+            (n, len(v) if isinstance(v, Sequence) else None) for n, v in sorted(scope.items())),
+            settings.key())
         if key not in self._memo:
             self._memo[key] = self._compile(func, kind, scope, request, variant, shared)
         return self._memo[key]
@@ -155,18 +157,23 @@ class LaneMaps:
             dtype = "float32" if "DT = np.float32" in source else "float64"
             runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, dtype)
             return modules.load(source), argnames, windows, dtype
+        chosen = []  # the variant the plan allows, found while generating
+
+        def emit(plan):
+            info = float32_info(be.program, plan)
+            chosen.append(variant if variant != "auto" else ("float32" if info else "float64"))
+            return LaneGenerator(be.program, plan, _dtype(chosen[0]), shared,
+                                 check=chosen[0] == "float32c", f32=info).generate()
+
         try:
             with timings.planning():
-                plan = plan_task(be.program, func, kind, scope, request, be.user_schedules)
-                info = float32_info(be.program, plan)
-                chosen = variant if variant != "auto" else ("float32" if info else "float64")
-                dtype = "float64" if chosen == "float64" else "float32"
-                source, argnames = LaneGenerator(be.program, plan, dtype, shared,
-                                                 check=chosen == "float32c", f32=info).generate()
+                lowered = lower(be.program, func, kind, scope, request, emit=emit)
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             modules.store_plan(key, "", [], ())
             return None
+        plan, source, argnames = lowered.task, lowered.source, list(lowered.argnames)
+        chosen, dtype = chosen[0], _dtype(chosen[0])
         windows = tuple(g.window for g in plan.groups)
         modules.store_plan(key, source, argnames, windows)
         self.generated[func] = (plan, source, chosen)
@@ -178,6 +185,11 @@ def shared_arguments(tasks: list[dict]) -> frozenset:
     """The arguments every task of a map passes the same value."""
     return frozenset(n for n, v in tasks[0].items()
                      if all(modules.same_value(t[n], v) for t in tasks))
+
+
+def _dtype(variant: str) -> str:
+    """The storage dtype of a variant (float32 and float32c store float32)."""
+    return "float64" if variant == "float64" else "float32"
 
 
 def _extents(tasks: list[dict]):
@@ -196,7 +208,7 @@ class LaneRunner:
                  parallel: bool = True):
         self.argnames, self.kinds, self.dtype = argnames, kinds, np.dtype(dtype)
         as_batch = {"seq": "seq", "lane": "scalar", "shared": "shared"}
-        params, call = modules.packed_call(
+        params, call = packed_call(
             argnames, {a: as_batch[self._kind(a)] for a in argnames}, at="g")
         scratch = ", ".join(f"sc[{k}]" for k in range(module.NSCRATCH))
         src = (f"@numba.njit(parallel={parallel}, cache=True)\n"

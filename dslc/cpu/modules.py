@@ -19,10 +19,13 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from dslc import settings
 from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, read_module,
                             write_entry)
 from dslc import timings
-from dslc.runtime.values import Sequence
+from dslc.cpu.convert import convert
+from dslc.emit.args import packed_call
+from dslc.lang.values import Sequence
 
 _LOADED: dict[str, object] = {}
 
@@ -59,7 +62,7 @@ def _codegen_hash() -> str:
     if not _CODEGEN_HASH:
         root = Path(__file__).resolve().parents[1]
         h = hashlib.sha256()
-        for sub in ("deps", "schedule", "poly", "emit", "cpu"):
+        for sub in ("lang", "deps", "schedule", "poly", "plan", "emit", "cpu"):
             for f in sorted((root / sub).glob("*.py")):
                 h.update(f.read_bytes())
         _CODEGEN_HASH.append(h.hexdigest())
@@ -68,11 +71,12 @@ def _codegen_hash() -> str:
 
 def plan_key(program, func: str, kind: str, request, scope: dict) -> str:
     """What decides a task's generated code: the program (its AST and constants),
-    the entry and the shapes of the arguments (lengths decide the schedule)."""
+    the entry, the shapes of the arguments (lengths decide the schedule) and every
+    setting that can change code (dslc.settings.key)."""
     shapes = tuple((n, len(v) if isinstance(v, Sequence) else type(v).__name__)
                    for n, v in sorted(scope.items()))
     text = repr((program.ast, sorted(program.consts.items()), func, kind, request, shapes,
-                 _codegen_hash(), extensions_digest(program.registry)))
+                 _codegen_hash(), extensions_digest(program.registry), settings.key()))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -131,38 +135,6 @@ def _well_formed(plan: dict) -> bool:
             and all(w is None or type(w) is int for w in plan["windows"]))
 
 
-def packed_call(argnames: list[str], kinds: dict[str, str],
-                at: str = "k") -> tuple[list[str], list[str]]:
-    """Parameters of a batch function and the arguments it passes ``task`` for
-    task (or lane group) ``at``; ``kinds`` says how each argument is packed:
-    ``seq`` (one buffer + offsets), ``scalar`` (an array with one value per task),
-    ``shared``, or one of the block-interleaved kinds of emit.tiles."""
-    params, call = [], []
-    for a in argnames:
-        k = kinds[a]
-        if k == "iseq":  # interleaved by block (emit.tiles): the whole buffer
-            params.append(f"buf_{a}")
-            call.append(f"buf_{a}")
-        elif k == "ibase":
-            params.append(f"arr_{a}")
-            call.append(f"arr_{a}[n // BLOCK]")
-        elif k == "ilen":
-            params.append(f"arr_{a}")
-            call.append(f"arr_{a}[n]")
-        elif k == "lane":
-            call.append("n % BLOCK")
-        elif k == "seq":
-            params += [f"buf_{a}", f"off_{a}"]
-            call.append(f"buf_{a}[off_{a}[{at}]:off_{a}[{at} + 1]]")
-        elif k == "scalar":
-            params.append(f"arr_{a}")
-            call.append(f"arr_{a}[{at}]")
-        else:
-            params.append(a)
-            call.append(a)
-    return params, call
-
-
 def batch_source(argnames: list[str], kinds: dict[str, str], width: int | None = None) -> str:
     """A ``prange`` loop calling ``task`` once per task (a tuple result of
     ``width`` components fills the task's row of ``out``)."""
@@ -181,8 +153,6 @@ def pack(argnames: list[str], kinds: dict[str, str], tasks: list[dict], backend,
          f) -> list:
     """The host arrays of a batch of tasks of entry ``f``, in the order of
     :func:`packed_call`'s parameters."""
-    from dslc.cpu.backend import convert
-
     registry = backend.program.registry
     arrays = []
     for a in argnames:

@@ -19,7 +19,6 @@ sizes).
 from __future__ import annotations
 
 import math
-import os
 import time
 import warnings
 
@@ -28,12 +27,12 @@ import numpy as np
 
 from dslc import settings, timings
 from dslc.cpu import modules
-from dslc.errors import env_int
-from dslc.check import types as T
-from dslc.cpu.backend import EXACT, CpuBackend, NonFinite, _Inexact, _layout_spec, _shape
+from dslc.lang import types as T
+from dslc.cpu.backend import EXACT, CpuBackend, _Inexact
+from dslc.cpu.convert import NonFinite, _layout_spec, _shape
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.check.ranges import request_outside
-from dslc.emit.plan import plan_task
+from dslc.plan import lower
 from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
@@ -43,7 +42,7 @@ from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
 from dslc.emit import tuples
 from dslc.interp.backend import in_map
-from dslc.runtime.values import Sequence
+from dslc.lang.values import Sequence
 
 
 def _cuda():
@@ -68,7 +67,7 @@ class CudaBackend(CpuBackend):
     @staticmethod
     def real_gpu() -> bool:
         """A device, not the simulator (``auto`` only picks a real one)."""
-        return CudaBackend.available() and os.environ.get("NUMBA_ENABLE_CUDASIM") != "1"
+        return CudaBackend.available() and not settings.simulated()
 
     def __init__(self, program, globals_: dict):
         super().__init__(program, globals_)
@@ -116,12 +115,12 @@ class CudaBackend(CpuBackend):
         CPU, where a launch per partition would cost more than it saves)."""
         try:
             with timings.planning():
-                plan = plan_task(self.program, func, kind, scope, request, self.user_schedules)
+                plan = lower(self.program, func, kind, scope, request).task
         except NotCompilable:
             return None  # the CPU backend plans it again and says why
         cells = sum(math.prod(v + 1 for v in (g.extents.values[n] for n in g.extents.names[fn]))
                     for g in plan.groups for fn in g.functions)
-        if cells < env_int("DSLC_CUDA_WHOLE", 1_000_000):
+        if cells < settings.number("DSLC_CUDA_WHOLE", 1_000_000):
             return None
         from dslc.emit.wavefront import choose_lanes
 
@@ -131,7 +130,7 @@ class CudaBackend(CpuBackend):
         try:
             with timings.planning():
                 gen = WavefrontGenerator(self.program, plan, lanes,
-                                         simulated=os.environ.get("NUMBA_ENABLE_CUDASIM") == "1")
+                                         simulated=settings.simulated())
                 device_src, host_src, argnames = gen.generate()
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
@@ -197,7 +196,7 @@ class CudaBackend(CpuBackend):
         between partitions (no launch per partition). Not in the simulator, and
         not where the device cannot hold the grid at once (``DSLC_CUDA_COOP=0``
         turns it off)."""
-        if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or \
+        if settings.simulated() or \
                 settings.choice("DSLC_CUDA_COOP") == "0":
             return False
         kernel = getattr(dev, f"all_{gi}")
@@ -276,16 +275,16 @@ class CudaBackend(CpuBackend):
         group's dependences allow, float32 where emit.precision's static bound
         holds for these tasks, else the general kernel in float64."""
         key = (func, kind, request, shared, tuple(
-            (n, _shape(v, self.program.registry)) for n, v in sorted(scope.items())))
+            (n, _shape(v, self.program.registry)) for n, v in sorted(scope.items())),
+            settings.key())
         if key not in self._plans:
             with timings.planning():
-                self._plans[key] = plan_task(self.program, func, kind, scope, request,
-                                             self.user_schedules)
+                self._plans[key] = lower(self.program, func, kind, scope, request).task
         plan = self._plans[key]
         dtype = self._dtype(plan, tasks, lens, shared)
         per_block, why = hybrid(plan, len(tasks))
         block, sized = block_threads(per_block, partition_width(plan))
-        key += (dtype, per_block, block, os.environ.get("DSLC_CUDA_TILE"))
+        key += (dtype, per_block, block)
         if key in self._kernels:
             return self._kernels[key]
         with timings.planning():  # (generating a kernel's source)
@@ -515,11 +514,11 @@ def hybrid(plan, tasks: int) -> tuple[bool, str]:
     below ``DSLC_CUDA_HYBRID_TASKS`` tasks (default 8,192), a block per task
     wins when its partitions are wide enough to keep a warp busy: on average
     at least ``WIDE`` points at the plan's extents."""
-    limit = env_int("DSLC_CUDA_HYBRID_TASKS", HYBRID_TASKS)  # checked whatever decides
+    limit = settings.number("DSLC_CUDA_HYBRID_TASKS", HYBRID_TASKS)  # checked whatever decides
     forced = settings.choice("DSLC_CUDA_STRATEGY")
     if forced in ("block", "thread"):
         return forced == "block", f"DSLC_CUDA_STRATEGY={forced}"
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+    if settings.simulated():
         # the simulator runs every thread of a block in Python: a block per task
         # only where asked for
         return False, "the CUDA simulator (DSLC_CUDA_STRATEGY=block to choose blocks)"
@@ -548,15 +547,15 @@ def pipeline_tasks() -> int:
     The default is eight waves of the threads the device holds at once, so the
     partly idle last wave of each launch costs at most an eighth of it."""
     resident = resident_threads()
-    return env_int("DSLC_CUDA_PIPELINE", 8 * resident if resident else 1 << 20)
+    return settings.number("DSLC_CUDA_PIPELINE", 8 * resident if resident else 1 << 20)
 
 
 def scratch_budget() -> int:
     """Bytes of task storage per launch: ``DSLC_CUDA_SCRATCH_MB``, else half the
     device's free memory (fewer, fuller launches: each launch ends in a partly
     idle last wave), at least 4 GiB where the device cannot say."""
-    if "DSLC_CUDA_SCRATCH_MB" in os.environ:
-        return env_int("DSLC_CUDA_SCRATCH_MB", 0) * 2**20
+    if settings.is_set("DSLC_CUDA_SCRATCH_MB"):
+        return settings.number("DSLC_CUDA_SCRATCH_MB", 0) * 2**20
     try:
         free, _ = _cuda().current_context().get_memory_info()
         return max(int(free) // 2, 4096 * 2**20)

@@ -25,8 +25,7 @@ launches are cut only by the scratch budget and the pipeline
 
 from __future__ import annotations
 
-import os
-
+from dslc import settings
 from dslc.emit.tiles import block_size
 
 WARP = 32
@@ -38,7 +37,7 @@ WIDE_BLOCK = 256
 def block_threads(per_block: bool, width: float | None) -> tuple[int, str]:
     """Threads per block for a map kernel, and why (``width``: the average
     points per partition, for task-per-block)."""
-    if "DSLC_CUDA_BLOCK" in os.environ:
+    if settings.is_set("DSLC_CUDA_BLOCK"):
         return block_size(), "DSLC_CUDA_BLOCK"
     if not per_block:
         return block_size(), "task-per-thread: no barriers between threads"

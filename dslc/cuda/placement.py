@@ -26,11 +26,11 @@ for an array of one or two dimensions.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from dslc import settings
 from dslc.errors import DslcError
 
 SHARED_BYTES = 16 * 1024
@@ -49,7 +49,7 @@ class Placement:
 
 
 def overrides() -> dict[str, str]:
-    text = os.environ.get("DSLC_CUDA_PLACE", "")
+    text = settings.text("DSLC_CUDA_PLACE")
     out = {}
     for item in filter(None, (x.strip() for x in text.split(","))):
         name, _, memory = item.partition(":")
@@ -93,27 +93,3 @@ def place(arrays: dict[str, np.ndarray], pinned: dict[str, str] | None = None
             out[arg] = Placement("global", a.shape, a.dtype.name,
                                  f"{a.nbytes} bytes: over the shared-memory budget")
     return out
-
-
-def copy_lines(arg: str, p: Placement) -> list[str]:
-    """Kernel lines copying ``arg`` into its shared array ``s_<arg>`` (every
-    thread of the block a strided part, then a barrier)."""
-    n = int(np.prod(p.shape))
-    lines = [f"s_{arg} = cuda.shared.array({p.shape!r}, np.{p.dtype})",
-             "_z = cuda.threadIdx.x",
-             f"while _z < {n}:"]
-    if len(p.shape) == 1:
-        lines.append(f"    s_{arg}[_z] = {arg}[_z]")
-    else:
-        w = p.shape[1]
-        lines.append(f"    s_{arg}[_z // {w}, _z % {w}] = {arg}[_z // {w}, _z % {w}]")
-    lines.append("    _z += cuda.blockDim.x")
-    return lines
-
-
-def constant_lines(arg: str, p: Placement) -> tuple[str, str]:
-    """(module-level definition of the values, kernel line binding ``c_<arg>``)."""
-    a = np.ascontiguousarray(p.value)
-    data = f"np.frombuffer(bytes.fromhex({a.tobytes().hex()!r}), np.{a.dtype.name})"
-    return (f"_C_{arg} = {data}.reshape({a.shape!r})",
-            f"c_{arg} = cuda.const.array_like(_C_{arg})")

@@ -14,46 +14,15 @@ from __future__ import annotations
 import itertools
 
 from dslc.check import tir
-from dslc.check import types as T
-from dslc.check.ranges import calling_extents, domain_constraints, extent_context, same_expr
+from dslc.lang import types as T
+from dslc.check.ranges import calling_extents, same_expr
+from dslc.deps.ranges import domain_constraints, extent_context
 from dslc.deps.ir import (Affine, Constraint, Dependence, DependenceGraph, RangedVar,
                           RecFunction)
 from dslc.sdk import Bounds
 
 _MAX_TERMS = 32  # a condition whose DNF grows past this is treated as "always"
 ALWAYS: tuple = ((),)
-
-
-def groups(functions: dict[str, tir.TFunction]) -> list[tuple[str, ...]]:
-    """Recursive groups: strongly connected components of the table functions'
-    call graph, each sorted by name, in a deterministic order."""
-    tables = {n: f for n, f in functions.items() if f.is_table}
-    edges = {n: {c for c in _callees(f) if c in tables} for n, f in tables.items()}
-    reach = {n: _reachable(n, edges) for n in tables}
-    out, seen = [], set()
-    for n in sorted(tables):
-        if n in seen:
-            continue
-        comp = tuple(sorted(m for m in tables if m in reach[n] and n in reach[m]) or (n,))
-        seen.update(comp)
-        out.append(comp)
-    return out
-
-
-def _callees(f: tir.TFunction) -> set[str]:
-    return {e.func for g in f.guards for part in (g.cond, g.body) if part is not None
-            for e in tir.walk(part) if isinstance(e, tir.Call)}
-
-
-def _reachable(start: str, edges: dict[str, set[str]]) -> set[str]:
-    seen, todo = set(), [start]
-    while todo:
-        n = todo.pop()
-        for m in edges.get(n, ()):
-            if m not in seen:
-                seen.add(m)
-                todo.append(m)
-    return seen
 
 
 def directed_args(call: tir.Call, caller: tir.TFunction, callee: tir.TFunction, in_group: bool):

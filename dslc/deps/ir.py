@@ -96,7 +96,7 @@ class RecFunction:
     constraints over ``params`` (and extents) that cut the box to a polyhedron;
     None when a declared range is not affine in the recursive parameters (the
     compiler then refuses the group). ``context``: what is known of the extents
-    themselves (``E_c >= E_n``, dslc.check.ranges.extent_context), true on every run."""
+    themselves (``E_c >= E_n``, dslc.deps.ranges.extent_context), true on every run."""
 
     name: str
     params: tuple[str, ...]

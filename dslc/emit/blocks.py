@@ -30,7 +30,7 @@ from __future__ import annotations
 from dslc.emit.cpu import fused_init, fused_step
 from dslc.emit.cuda import CudaGenerator
 from dslc.emit.pyexpr import Block, NotCompilable
-from dslc.poly.loops import LFor
+from dslc.poly import loopir as L
 
 
 class BlockGenerator(CudaGenerator):
@@ -55,19 +55,19 @@ class BlockGenerator(CudaGenerator):
 
     # ------------------------------------------------------------------ loops
     def _loops(self, b, body, cells, g, gi, in_partition=False):
-        for node in body:
+        for node in L.statements(body):
             strides = self._strides(node, in_partition) and not self.strided
             if strides:
                 self.shared_out.add(id(node))
             self.strided += strides
             self.in_partition = in_partition
-            super()._loops(b, [node], cells, g, gi, in_partition)
+            super()._loops(b, node, cells, g, gi, in_partition)
             self.strided -= strides
 
     @staticmethod
     def _strides(node, in_partition: bool) -> bool:
         """The outermost parallel loops inside a partition are shared out."""
-        return isinstance(node, LFor) and node.kind == "parallel" and in_partition
+        return isinstance(node, L.For) and node.kind == "parallel" and in_partition
 
     def loop_header(self, node, in_partition: bool) -> str:
         if id(node) not in self.shared_out:

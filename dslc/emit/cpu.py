@@ -17,16 +17,16 @@ another route (one partition's points over GPU threads) refuses such a group.
 from __future__ import annotations
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.check.ranges import box_code
 from dslc.deps.extract import directed_args
 from dslc.emit import demand
 from dslc.emit import infinity
 from dslc.emit import tuples
-from dslc.emit.plan import GroupPlan, TaskPlan
+from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import (RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable,
                                render_code)
-from dslc.poly.loops import PIECE, LCompute, LFor, LIf, loop_nest
+from dslc.poly import loopir as L
 
 HEADER = "import numpy as np\nimport numba\n"
 
@@ -566,13 +566,12 @@ class CpuGenerator:
                     if f in pieces:
                         for k, _ in pieces[f]:
                             # piece None: the whole (declared) domain, guards tested per cell
-                            name = f if k is None else f"{f}{PIECE}{k}"
-                            cells[name] = self._cell(f, fused_by_func.get(f, []), k)
+                            cells[(f, k)] = self._cell(f, fused_by_func.get(f, []), k)
                     else:
-                        cells[f] = self._cell(f, fused_by_func.get(f, []))
+                        cells[(f, None)] = self._cell(f, fused_by_func.get(f, []))
             finally:
                 self.sweeping = False
-            self._loops(b, loop_nest(g.schedule, g.extents, pieces).body, cells, g, gi)
+            self._loops(b, g.nest.body, cells, g, gi)
 
     def module_source(self, args: list[str], body: Block) -> str:
         src = [HEADER, RUNTIME_HELPERS, DOMAIN_HELPER]
@@ -642,10 +641,12 @@ class CpuGenerator:
         k = tuples.width(self.program.functions[func].ret)
         self.allocate(b, func, dims if k is None else dims + [str(k)])
 
-    def _loops(self, b: Block, body, cells: dict, g: GroupPlan, gi: int,
+    def _loops(self, b: Block, body: L.Stmt, cells: dict, g: GroupPlan, gi: int,
                in_partition: bool = False) -> None:
-        for node in body:
-            if isinstance(node, LFor):
+        """The loop nest's statements as code; ``cells``: the code of each
+        (function, guard piece) cell."""
+        for node in L.statements(body):
+            if isinstance(node, L.For):
                 inner = b.child()
                 if node.kind == "partition" and g.windowed:
                     # one modulo per partition and distance, not one per access
@@ -659,15 +660,15 @@ class CpuGenerator:
                 if node.kind == "partition":
                     self.after_partition(inner)
                 b.nest(self.loop_header(node, in_partition), inner)
-            elif isinstance(node, LIf):
+            elif isinstance(node, L.Guard):
                 then, orelse = b.child(), b.child()
-                self._loops(then, node.then, cells, g, gi, in_partition)
+                self._loops(then, node.body, cells, g, gi, in_partition)
                 b.nest(f"if {node.cond.to_python()}:", then)
-                if node.orelse:
+                if L.statements(node.orelse):
                     self._loops(orelse, node.orelse, cells, g, gi, in_partition)
                     b.nest("else:", orelse)
-            elif isinstance(node, LCompute):
-                f = self.program.functions[node.func.split(PIECE)[0]]
+            elif isinstance(node, L.Call):
+                f = self.program.functions[node.function]
                 point = [f"x_{p.name} = {a.to_python()}" for p, a in zip(f.rec_params, node.args)]
                 b.lines.extend(point)
                 if g.windowed and not in_partition:
@@ -678,10 +679,10 @@ class CpuGenerator:
                             b.emit(f"slot_{h}_{d} = ({part} - {d} - tmin_{h}) % W_{gi}")
                 if g.runtime_order and not in_partition:
                     lone = b.child()
-                    self.compute(lone, point, cells[node.func])
+                    self.compute(lone, point, cells[(node.function, node.piece)])
                     b.lines.extend(self._retry(lone).lines)
                 else:
-                    self.compute(b, point, cells[node.func])
+                    self.compute(b, point, cells[(node.function, node.piece)])
 
     def after_sweep(self, b: Block) -> None:
         """Code between the sweep and the task's result (a backend whose threads

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 
-from dslc.check import types as T
+from dslc.emit.args import constant_lines, copy_lines, packed_call
+from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
 
@@ -327,9 +328,6 @@ def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str]
     by the block first, those in constant memory are compiled in; the task reads
     the copy. A task whose result is a tuple of ``width`` components writes them
     to its row of ``out``."""
-    from dslc.cpu.modules import packed_call
-    from dslc.cuda.placement import constant_lines, copy_lines
-
     params, call = packed_call(argnames, kinds)
     placed = placed or {}
     shared = {a: p for a, p in placed.items() if p.memory == "shared"}

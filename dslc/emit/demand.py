@@ -2,7 +2,7 @@
 
 A group whose calls reach cells at offsets that depend on data
 (``ways(i, m - coin(i - 1))``, ``q(m - q(m - 1))``) has no schedule the compiler
-can prove, so the planner marks it ``DEMAND`` (emit.plan) and this module
+can prove, so the planner marks it ``DEMAND`` (dslc.plan.task) and this module
 generates what the interpreter does (interp.tables.demand), compiled: a full
 memo table per function, a state per cell (0 not computed, 1 on the stack, 2
 done) and an explicit stack of cells (no recursion, so no depth limit but the
@@ -28,7 +28,7 @@ every cell of a whole table in order (as the interpreter's ``table``).
 
 from __future__ import annotations
 
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.emit.pyexpr import Block, NotCompilable
 
 DEMAND_HELPERS = '''

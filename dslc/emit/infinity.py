@@ -1,7 +1,7 @@
 """Which infinities a compiled value may hold, so that NaN is caught where it can arise.
 
 The language makes ``inf - inf``, ``0 * inf`` and ``inf / inf`` errors
-(dslc.interp.arith); IEEE arithmetic in the generated code makes them NaN, which
+(dslc.lang.arith); IEEE arithmetic in the generated code makes them NaN, which
 a later ``max`` or comparison would silently drop. The generated code therefore
 checks every ``+``, ``-``, ``*`` and ``sum`` step that *can* meet two opposite
 infinities or a zero and an infinity (``_undef``, a check helper like ``_chk``:
@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 
 
 @dataclass(frozen=True)

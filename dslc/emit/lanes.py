@@ -10,7 +10,7 @@ with no dependence that LLVM turns into vector instructions.
 The tasks of a group have different extents. The sweep runs over the group's
 largest (sequences are padded with symbol code 0 up to the longest); a cell
 outside a lane's own domain computes a value nobody inside it reads, because
-every call is proved (by isl, :mod:`dslc.emit.plan`) to stay in the caller's
+every call is proved (by isl, :mod:`dslc.plan.task`) to stay in the caller's
 domain whatever the extents. What does depend on a lane's own extents is read
 per lane: ``len(s)`` in guards and bodies, the bounds of fused reductions, the
 cell a ``map`` over a table asks for. Guard pieces that isl split by an extent
@@ -28,10 +28,10 @@ import re
 from dataclasses import replace
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.emit.cpu import HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init, fused_step
 from dslc.emit.cuda import CHECKS
-from dslc.emit.plan import TaskPlan
+from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, NotCompilable
 
 # Numba has a ``noalias`` compiler flag (it marks every array argument's data

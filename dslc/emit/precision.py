@@ -42,8 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dslc.check import tir
-from dslc.check import types as T
-from dslc.emit.plan import TaskPlan
+from dslc.lang import types as T
+from dslc.plan.task import TaskPlan
 
 LEAF = 2.0**20  # the checked argument: bound on every leaf and stored value
 STATIC = 2.0**23  # the static argument: bound on every magnitude

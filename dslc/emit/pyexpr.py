@@ -23,14 +23,10 @@ from dataclasses import dataclass, field
 
 from dslc import sdk
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.emit import infinity
 from dslc.emit import tuples
-
-
-class NotCompilable(Exception):
-    """A construct this backend cannot compile; the caller falls back to the
-    interpreter for that function and says so in ``dslc explain``."""
+from dslc.errors import NotCompilable  # noqa: F401 (raised here; importers take it from here too)
 
 
 # Python refuses source nested more than 200 parentheses, 100 indentation levels or 20
@@ -387,7 +383,7 @@ class ExprEmitter:
     def _seqindex(self, e, b):
         s = self.expr(e.seq, b)
         i = self.as_int(e.index, b)
-        if e.span in self.safe_indexes:  # proved inside the sequence (see emit.plan)
+        if e.span in self.safe_indexes:  # proved inside the sequence (see plan.task)
             return f"np.int64({s}[{i}])"
         return f"np.int64({self.names.guarded_load(s, [f'_chk({i}, len({s}))'])})"
 

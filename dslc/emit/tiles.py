@@ -32,14 +32,14 @@ from __future__ import annotations
 import re
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
 from dslc.emit.cpu import _FusedEmitter, arg_name, fused_init, fused_step
 from dslc.emit.cuda import CudaGenerator
-from dslc.emit.plan import GroupPlan, TaskPlan
+from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.emit.ranges import INF, constants, live_guards
-from dslc.errors import env_int
+from dslc import settings
 
 ROWS = 32
 
@@ -47,17 +47,16 @@ ROWS = 32
 # IEEE fmax differ; an integer table only meets NaN after inf - inf, which the
 # language makes an error, and the compiled sweeps do not detect it either
 # way. The simulator has no libdevice: Python's own min and max there.
-FMAX = """import os
-if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-    _fmax, _fmin = max, min
-else:
-    from numba.cuda import libdevice
-    _fmax, _fmin = libdevice.fmaxf, libdevice.fminf
-"""
+def fmax_source() -> str:
+    """The kernel module's ``_fmax`` and ``_fmin`` (chosen when the code is
+    generated: the simulator setting is part of every cache key)."""
+    if settings.simulated():
+        return "_fmax, _fmin = max, min\n"
+    return "from numba.cuda import libdevice\n_fmax, _fmin = libdevice.fmaxf, libdevice.fminf\n"
 
 
 def tile_rows() -> int:
-    return env_int("DSLC_CUDA_TILE", ROWS, 1)
+    return settings.number("DSLC_CUDA_TILE", ROWS)
 
 
 def uniform_deltas(program, g: GroupPlan) -> dict:
@@ -134,7 +133,7 @@ THREAD_BLOCK = 128  # task-per-thread threads per block (dslc.cuda.launch says w
 def block_size() -> int:
     """Threads per block of task-per-thread kernels (and the interleaving of
     their sequences): ``DSLC_CUDA_BLOCK``, else ``THREAD_BLOCK``."""
-    return env_int("DSLC_CUDA_BLOCK", THREAD_BLOCK, 1)
+    return settings.number("DSLC_CUDA_BLOCK", THREAD_BLOCK)
 
 
 class _TileEmitter(ExprEmitter):
@@ -160,7 +159,7 @@ class _TileEmitter(ExprEmitter):
     def _exact(self) -> bool:
         """Values are float32 integers under the static bound (emit.precision):
         every sum and max below is exact, so their operands may be regrouped
-        and reordered without changing a bit (no NaN: see FMAX)."""
+        and reordered without changing a bit (no NaN: see fmax_source)."""
         return self.names.gen.dtype == "float32"
 
     def _minmax(self, e, b):
@@ -538,7 +537,7 @@ class TiledGenerator(CudaGenerator):
         task = re.sub(r"\bmath\.inf\b", "INF", task)
         task = re.sub(r"= 0\.0$", "= DT(0)", task, flags=re.M)
         consts = f"DT = np.{self.dtype}\nINF = DT(math.inf)\nBLOCK = {block_size()}\n"
-        consts += FMAX
+        consts += fmax_source()
         return head.replace("from numba import cuda\n", "from numba import cuda\n" + consts, 1) \
             + "def task(" + task
 

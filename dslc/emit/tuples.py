@@ -27,7 +27,7 @@ at run time.
 from __future__ import annotations
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 
 
 def width(t: T.Type) -> int | None:

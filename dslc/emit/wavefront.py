@@ -47,11 +47,11 @@ from dataclasses import dataclass
 
 from dslc import settings
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_init, fused_undefined
 from dslc.emit.cuda import CHECKS, HEADER, KERNEL_DECORATOR, to_device
 from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, NotCompilable
-from dslc.emit.plan import GroupPlan, TaskPlan
+from dslc.plan.task import GroupPlan, TaskPlan
 
 _ATOMIC = {"max": "cuda.atomic.max", "min": "cuda.atomic.min", "sum": "cuda.atomic.add"}
 

@@ -16,11 +16,11 @@ import math
 
 import numpy as np
 
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.interp.compile import Interpreter
 from dslc.interp.tables import Task, demand
-from dslc.runtime.limits import TABLE_CELL_BYTES, check_fits
+from dslc.lang.limits import TABLE_CELL_BYTES, check_fits
 
 
 class InterpBackend:

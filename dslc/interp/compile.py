@@ -2,7 +2,7 @@
 
 Closures rather than a tree walk keep the oracle fast enough to check the
 compiled backends on realistic inputs, while each closure stays a one-line
-statement of the language's meaning (see :mod:`dslc.interp.arith`). An
+statement of the language's meaning (see :mod:`dslc.lang.arith`). An
 environment is a dict from names to values; ``$task`` holds the running task and
 ``$table`` the table whose cell is being computed.
 """
@@ -13,10 +13,12 @@ import math
 
 from dslc.check import tir
 from dslc.check import ranges
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.errors import DslcError, source_text
-from dslc.deps.extract import directed_args, groups
-from dslc.interp import arith
+from dslc.check.tir import groups
+from dslc.deps.extract import directed_args
+from dslc.lang import arith
+from dslc.lang.sequences import as_sequence
 from dslc.interp.tables import MISSING, Table, check_direction, demand
 
 _CMP = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
@@ -382,8 +384,6 @@ def _binder(t: T.Type, program):
     """Conversion of an argument value passed inside the program (a string literal
     given to a sequence parameter is encoded when first used)."""
     if isinstance(t, T.SeqT):
-        from dslc.runtime.binding import as_sequence
-
         def bind(v):
             return v if not isinstance(v, str) else as_sequence(v, t, program, None)
         return bind

@@ -14,7 +14,7 @@ from typing import Sequence
 import islpy as isl
 
 from dslc.deps.ir import Affine, Constraint, Dependence
-from dslc.poly.isl_util import DependenceSet, affine_text, constraint_text
+from dslc.deps.polyhedra import DependenceSet, affine_text, constraint_text
 
 
 def target_always_inside(dep: Dependence, caller_params: Sequence[str],

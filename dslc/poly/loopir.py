@@ -267,6 +267,16 @@ class Block:
 Stmt = Union[For, Guard, Block, Call]
 
 
+def statements(s: Stmt | None) -> tuple:
+    """The statements of ``s`` in order with blocks flattened (none for None): what a
+    code generator walks, a block being no code of its own."""
+    if s is None:
+        return ()
+    if isinstance(s, Block):
+        return tuple(x for st in s.stmts for x in statements(st))
+    return (s,)
+
+
 @dataclass(frozen=True)
 class LoopNest:
     """A group's sweep: ``body`` over the extent parameters ``params``;

@@ -35,7 +35,7 @@ import islpy as isl
 from dslc.deps.ir import Constraint
 from dslc.errors import InternalError
 from dslc.poly import loopir as L
-from dslc.poly.isl_util import constraint_text
+from dslc.deps.polyhedra import constraint_text
 from dslc.schedule.model import Extents, Schedule, default_extent_name
 
 Pieces = Mapping[str, Sequence[tuple[int, Sequence[Sequence[Constraint]]]]]

@@ -20,10 +20,10 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from dslc.errors import DslcError, Span
-from dslc.runtime.fasta import (_HEADER_ROOM, _Context, _Record, case_fold, read_fasta,
+from dslc.lang.fasta import (_HEADER_ROOM, _Context, _Record, case_fold, read_fasta,
                                 text_lines)
-from dslc.runtime.limits import RECORD_SETTING, max_record_residues
-from dslc.runtime.values import Alphabet, Sequence
+from dslc.lang.limits import RECORD_SETTING, max_record_residues
+from dslc.lang.values import Alphabet, Sequence
 
 FASTQ = (".fastq", ".fq")
 STOCKHOLM = (".sto", ".stk", ".sth", ".stockholm")

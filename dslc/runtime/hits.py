@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dslc.errors import DslcError
-from dslc.runtime.results import Axis, MapResult, Prob
+from dslc.lang.results import Axis, MapResult, Prob
 
 EVALUE = "evalue"
 

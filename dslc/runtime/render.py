@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
-from dslc.runtime.arrays import NumArray
-from dslc.runtime.results import MapResult, Prob, TableResult, wrap
-from dslc.runtime.values import Alphabet, Matrix, Sequence
+from dslc.check.arrays import NumArray
+from dslc.lang.results import MapResult, Prob, TableResult, wrap
+from dslc.lang.values import Alphabet, Matrix, Sequence
 
 
 # ------------------------------------------------------------------ JSON

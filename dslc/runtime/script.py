@@ -9,25 +9,26 @@ and task in any error raised while running.
 from __future__ import annotations
 
 import itertools
-import os
 import sys
 from pathlib import Path
 
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc import runlog
 from dslc.check.calls import arrange, value_fits
 from dslc.errors import DslcError
-from dslc.interp.arith import check_int, check_literal
+from dslc.lang.arith import check_int, check_literal
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
-from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links, describe
+from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
 from dslc.runtime import script_stats
-from dslc.runtime.limits import check_map
+from dslc.lang.limits import check_map
+from dslc.lang.results import Axis, MapResult, Prob, TableResult, to_array, wrap
+from dslc.lang.fasta import resolve_path
+from dslc.lang.sequences import describe
+from dslc.lang.values import Sequence
 from dslc.runtime.params import STDIN
 from dslc.runtime.params import resolve as resolve_params
 from dslc.runtime.progress import Progress
-from dslc.runtime.results import Axis, MapResult, Prob, TableResult, to_array, wrap
-from dslc.runtime.values import Sequence
 
 
 class ScriptRunner:
@@ -51,7 +52,7 @@ class ScriptRunner:
     def run(self) -> list[tuple[str, object]]:
         """Run every statement; returns ``(printed name, value)`` in print order."""
         if self.p.schedules:
-            from dslc.schedule.user import verify_all
+            from dslc.plan import verify_all
             verify_all(self.p)
         printed = []
         for st in self.p.ast.stmts:
@@ -135,7 +136,7 @@ class ScriptRunner:
     def _load_stdin(self, e: ast.Load):
         """``-`` as a file path: FASTA text on standard input, read once (a second
         load of ``-`` sees the same records)."""
-        from dslc.runtime.fasta import parse_fasta_text
+        from dslc.lang.fasta import parse_fasta_text
 
         if e.type.name != "seq":
             raise DslcError(f"standard input ('-') gives FASTA sequences, not a {e.type}",
@@ -300,16 +301,6 @@ def _binds_alone(t) -> bool:
     takes its alphabet from a model among the other operands, which may differ
     from task to task."""
     return not (isinstance(t, T.SeqT) and t.alpha.kind != "named")
-
-
-def resolve_path(path: str, base_dir: Path) -> Path:
-    """Data files are found next to the script first, then in the working
-    directory, so an example runs from anywhere."""
-    p = Path(os.path.expanduser(path))
-    if p.is_absolute():
-        return p
-    near = base_dir / p
-    return near if near.exists() or not p.exists() else p
 
 
 def _checked(v, span):

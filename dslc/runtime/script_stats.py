@@ -14,12 +14,12 @@ import math
 
 import numpy as np
 
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.runtime import stats
 from dslc.runtime.binding import describe
-from dslc.runtime.results import MapResult
-from dslc.runtime.values import Matrix, Sequence
+from dslc.lang.results import MapResult
+from dslc.lang.values import Matrix, Sequence
 
 SIGNATURES = {
     "bits": ("score", "matrix", "open", "extend"),

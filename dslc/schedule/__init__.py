@@ -3,7 +3,7 @@ and what a schedule implies (partitions, order inside a partition, window).
 
 ``find_schedule`` chooses the legal schedule with the fewest partitions;
 ``verify_schedule`` checks one a user wrote. Legality is decided exactly by
-isl (through ``dslc.poly.isl_util``) for every extent at once.
+isl (through ``dslc.deps.polyhedra``) for every extent at once.
 """
 
 from dslc.schedule.model import Embedding, Extents, Schedule, extents_for, partition_range

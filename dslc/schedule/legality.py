@@ -6,7 +6,7 @@ is allowed too; such a call is then a *same-partition edge* (the callee must
 run first inside the partition) and the search checks later that those edges
 order the functions without a cycle.
 
-Every answer comes from isl (``dslc.poly.isl_util``), so it holds for every
+Every answer comes from isl (``dslc.deps.polyhedra``), so it holds for every
 extent. Because each refutation comes with a concrete witness instance, the
 checker remembers the witness's displacement ``x - y`` and tries it first on
 later candidates: most candidates of a search are refuted by an instance some
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from dslc.deps.ir import Dependence, DependenceGraph
-from dslc.poly.isl_util import DependenceSet, Witness
+from dslc.deps.polyhedra import DependenceSet, Witness
 from dslc.schedule.embed import embeddings
 from dslc.schedule.model import Embedding, Extents
 

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from dslc.deps.ir import DependenceGraph
 from dslc.errors import DslcError
-from dslc.poly.isl_util import Witness
+from dslc.deps.polyhedra import Witness
 from dslc.schedule.embed import embeddings
 from dslc.schedule.legality import Checker, call_text, dependence_sets
 from dslc.schedule.model import Embedding, ExtentsLike, Schedule, extents_for, schedule_text

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dslc.errors import DslcError
-from dslc.runtime.values import Matrix
+from dslc.lang.values import Matrix
 from dslc.trace.derive import Derivation, Step
 
 WIDTH = 60  # columns per block of the picture

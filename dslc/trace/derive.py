@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.interp.compile import span_text
 from dslc.interp.tables import MISSING, demand
@@ -120,7 +120,7 @@ class Derivation:
     def to_json(self) -> dict:
         """``--format json``: the steps with their points, values, choices and children."""
         from dslc.runtime.render import to_json_value
-        from dslc.runtime.results import wrap
+        from dslc.lang.results import wrap
 
         def choice(c: Choice) -> dict:
             out = {"kind": c.kind, "index": c.index, "text": c.text}

@@ -10,7 +10,7 @@ visited cell's value is checked against its body (:mod:`dslc.trace.derive`).
 
 from __future__ import annotations
 
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.interp.compile import Interpreter
 from dslc.interp.tables import Task

@@ -81,7 +81,7 @@ from __future__ import annotations
 import numpy as np
 
 from dslc import sdk
-from dslc.errors import DslcError
+from dslc.sdk import DslcError
 
 from .decode import ViterbiPath, posterior_decoding, viterbi_path
 from .define_parser import parse_hmm_block

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dslc.errors import DslcError
+from dslc.sdk import DslcError
 
 from .model import HMM
 
@@ -62,7 +62,7 @@ class ViterbiPath:
 @functools.cache
 def _program(backend: str):
     import dslc
-    from dslc.runtime.stdlib_data import stdlib_source
+    from dslc.sdk import stdlib_source
 
     return dslc.compile(stdlib_source("hmm"), backend=backend)
 

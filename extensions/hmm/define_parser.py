@@ -58,8 +58,7 @@ from typing import Callable
 
 import numpy as np
 
-from dslc.errors import DslcError, Span
-from dslc.runtime.values import Alphabet
+from dslc.sdk import Alphabet, DslcError, Span
 
 from .model import EMITTING, END, HMM, SILENT, START, build_hmm, silent_cycle
 

@@ -62,8 +62,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dslc import sdk
-from dslc.errors import DslcError, Span
-from dslc.runtime.values import Alphabet
+from dslc.sdk import Alphabet, DslcError, Span
 
 from .model import EMITTING, END, HMM, SILENT, START, build_hmm
 
@@ -319,7 +318,7 @@ def _binary_hmm(path: str, span: Span | None) -> bytes | None:
     Binary files start with a magic number whose first byte is not ASCII."""
     import gzip
 
-    from dslc.runtime.limits import LOAD_SETTING, max_load_bytes
+    from dslc.sdk import LOAD_SETTING, max_load_bytes
 
     try:
         with open(path, "rb") as fh:

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from dslc.runtime.values import Alphabet
+from dslc.sdk import Alphabet
 
 START, END, EMITTING, SILENT = "start", "end", "emitting", "silent"
 KINDS = (START, END, EMITTING, SILENT)

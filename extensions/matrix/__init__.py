@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from dslc import sdk
-from dslc.errors import DslcError
-from dslc.runtime.values import Matrix
+from dslc.sdk import DslcError, Matrix
 
 from . import ncbi
 

@@ -29,8 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from dslc import sdk
-from dslc.errors import DslcError, Span
-from dslc.runtime.values import Alphabet, Matrix
+from dslc.sdk import Alphabet, DslcError, Matrix, Span
 
 _INT = re.compile(r"[+-]?\d+\Z")
 _FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z|[+-]?inf(inity)?\Z", re.I)

@@ -54,7 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from dslc import sdk
-from dslc.errors import DslcError
+from dslc.sdk import DslcError
 
 from .columns import NO_SYMBOL, Column, Columns, load_columns
 from .newick import Tree, load_newick

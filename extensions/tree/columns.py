@@ -28,8 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dslc import sdk
-from dslc.errors import DslcError, Span
-from dslc.runtime.values import Alphabet
+from dslc.sdk import Alphabet, DslcError, Span
 
 from .newick import Tree
 

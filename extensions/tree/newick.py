@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dslc import sdk
-from dslc.errors import DslcError, Span, register_source
+from dslc.sdk import DslcError, Span, register_source
 
 NO_NODE = -1
 _DELIMS = set("()[]':;,")

@@ -57,7 +57,7 @@ def test_callback_counts_up_to_the_total():
 
 
 def gotoh():
-    from dslc.runtime.stdlib_data import stdlib_source
+    from dslc.lang.stdlib import stdlib_source
 
     return stdlib_source("align")  # Smith-Waterman with affine gaps: the entry sw
 

@@ -96,7 +96,7 @@ def test_gotoh_map_equals_interpreter_and_reference(q, db):
 
 
 def test_window_is_used_and_reduction_fused():
-    from dslc.emit.plan import plan_task
+    from dslc.plan import lower
 
     prog, engine = compiled(GOTOH)
     blosum = prog.checked.defined["blosum62"]
@@ -104,7 +104,7 @@ def test_window_is_used_and_reduction_fused():
 
     args = bind_call(prog.checked.functions["sw"], [blosum, 10, 1, "HEAGAWGHEE", "PAWHEAE"],
                      prog.checked, None)
-    plan = plan_task(prog.checked, "sw", "value", args, None, {})
+    plan = lower(prog.checked, "sw", "value", args, None).task
     (group,) = plan.groups
     assert group.windowed and group.schedule.window == 3
     assert group.schedule.coeffs == (1, 1)

@@ -26,7 +26,7 @@ import dslc
 from dslc.emit.lanes import LANES
 from dslc.errors import DslcError
 from dslc.emit.precision import LEAF
-from dslc.runtime.stdlib_data import stdlib_source
+from dslc.lang.stdlib import stdlib_source
 from tests.generators import DIMS, SEQS, dna, recurrences
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
@@ -293,13 +293,13 @@ def test_nussinov_float32_facts_are_the_checked_kind():
     """precision.py's docstring: Nussinov's ``n(i + 1, k) + n(k + 1, j)`` reads
     two cells, so there is no static bound (not linear) but the checked argument
     applies (float32_info is not None)."""
-    from dslc.emit.plan import plan_task
+    from dslc.plan import lower
     from dslc.emit.precision import float32_info
     from dslc.runtime.binding import bind_call
 
     prog = interp_program(_nussinov_src())
     args = bind_call(prog.checked.functions["fold"], ["GGGAAAUCCGGGAAAUCC"], prog.checked, None)
-    plan = plan_task(prog.checked, "fold", "value", args, None, {})
+    plan = lower(prog.checked, "fold", "value", args, None).task
     info = float32_info(prog.checked, plan)
     assert info is not None and not info.linear
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import dslc
-from dslc.emit.plan import plan_task
+from dslc.plan import lower
 from dslc.emit.precision import STATIC, float32_info
 from dslc.runtime.binding import bind_call
 
@@ -22,7 +22,7 @@ def _plan(src: str, entry: str, args: list, kind: str = "value"):
     bound = bind_call(f, args, c, None)
     scope = {p.name: bound[p.name] for p in (f.calling_params if f.is_table else f.params)}
     request = tuple(bound[p.name] for p in f.rec_params) if f.is_table else None
-    return c, plan_task(c, entry, kind, scope, request, {})
+    return c, lower(c, entry, kind, scope, request).task
 
 
 LINEAR = """
@@ -85,7 +85,8 @@ def test_what_keeps_float64(src, entry):
 
 
 def test_gotoh_qualifies_and_the_static_bound_covers_real_values():
-    from dslc.runtime.stdlib_data import stdlib_source, standard_matrices
+    from dslc.check.registry import standard_matrices
+    from dslc.lang.stdlib import stdlib_source
 
     src = stdlib_source("align")
     prog = dslc.compile(src, backend="interp")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import dslc
 from dslc.cuda.backend import CudaBackend, hybrid
-from dslc.emit.plan import plan_task
+from dslc.plan import lower
 from dslc.runtime.binding import bind_call
 from dslc.runtime.script import backend_globals
 from tests.generators import check_map, recurrences
@@ -106,7 +106,7 @@ def test_hybrid_picks_by_tasks_and_partition_width(strategy):
 
     def plan_for(n):
         args = bind_call(sw, [blosum, 10, 1, "A" * n, "C" * n], prog.checked, None)
-        return plan_task(prog.checked, "sw", "value", args, None, {})
+        return lower(prog.checked, "sw", "value", args, None).task
 
     strategy("auto")
     sim = os.environ.pop("NUMBA_ENABLE_CUDASIM", None)  # the choice a real GPU gets

@@ -135,14 +135,14 @@ def test_random_recurrences_in_small_register_tiles(rows, tile_rows):
 
 def test_storage_is_laid_out_with_the_task_innermost():
     from dslc.emit.cuda import CudaGenerator
-    from dslc.emit.plan import plan_task
+    from dslc.plan import lower
     from dslc.runtime.binding import bind_call
 
     prog = dslc.compile(GOTOH, backend="interp")
     blosum = prog.checked.defined["blosum62"]
     args = bind_call(prog.checked.functions["sw"], [blosum, 10, 1, "HEAGAWGHEE", "PAWHEAE"],
                      prog.checked, None)
-    plan = plan_task(prog.checked, "sw", "value", args, None, {})
+    plan = lower(prog.checked, "sw", "value", args, None).task
     gen = CudaGenerator(prog.checked, plan)
     source, _ = gen.generate()
     assert "@cuda.jit(device=True)" in source

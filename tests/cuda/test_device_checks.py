@@ -96,13 +96,13 @@ def test_hmm_maps_run_as_kernels(model, symbols, funcs):
 
 def test_silent_states_keep_done_flags_in_launch_storage():
     from dslc.emit.cuda import DONE, FAIL, MISS, CudaGenerator
-    from dslc.emit.plan import plan_task
+    from dslc.plan import lower
     from dslc.runtime.binding import bind_call
 
     cu, _ = _hmm_programs()
     args = bind_call(cu.checked.functions["hmm_forward"], [cu._globals["sil"], "ACGT"],
                      cu.checked, None)
-    plan = plan_task(cu.checked, "hmm_forward", "value", args, None, {})
+    plan = lower(cu.checked, "hmm_forward", "value", args, None).task
     gen = CudaGenerator(cu.checked, plan)
     source, _ = gen.generate()
     assert {DONE + "hmm_fwd", MISS, FAIL} <= {n for n, _ in gen.storage}

@@ -214,7 +214,7 @@ def test_a_malformed_lane_count_is_one_clear_error(monkeypatch):
 def test_a_warp_per_point_only_where_a_thread_per_point_leaves_the_gpu_idle(monkeypatch):
     """On a real GPU a group whose cells reduce over a range gets a warp per
     point unless its partitions already offer the device's resident threads."""
-    from dslc.emit.plan import plan_task
+    from dslc.plan import lower
     from dslc.emit.wavefront import choose_lanes
     from dslc.runtime.binding import bind_call
 
@@ -222,7 +222,7 @@ def test_a_warp_per_point_only_where_a_thread_per_point_leaves_the_gpu_idle(monk
     p = dslc.compile(NUSSINOV, backend="interp")
     x = "GGGAAAUCCGGGAAAUCC"
     args = bind_call(p.checked.functions["n"], [x, 0, len(x)], p.checked, None)
-    plan = plan_task(p.checked, "n", "cell", {"x": args["x"]}, (0, len(x)), {})
+    plan = lower(p.checked, "n", "cell", {"x": args["x"]}, (0, len(x))).task
     (g,) = plan.groups
     assert [ln.width for ln in choose_lanes(p.checked, plan, True, 128, 270_336)] == [32]
     wide = choose_lanes(p.checked, plan, True, 128, int(g.width()))

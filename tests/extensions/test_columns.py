@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dslc.errors import DslcError, Span
-from dslc.runtime.values import Alphabet
+from dslc.lang.values import Alphabet
 from dslc_extensions.tree.columns import NO_SYMBOL, Columns, load_columns, parse_columns_text
 from dslc_extensions.tree.newick import parse_newick
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dslc.errors import DslcError, Span
-from dslc.runtime.values import Alphabet
+from dslc.lang.values import Alphabet
 from dslc_extensions.hmm.define_parser import default_eval_expr, parse_hmm_block
 from dslc_extensions.hmm.model import EMITTING, END, SILENT, START, build_hmm
 

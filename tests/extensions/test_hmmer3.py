@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dslc.errors import DslcError, Span
-from dslc.runtime.values import Alphabet
+from dslc.lang.values import Alphabet
 from dslc_extensions.hmm.hmmer3 import (AMINO, DD, DM, II, IM, MD, MI, MM, load_hmmer3, parse_hmmer3_text,
                                         profile_to_hmm, read_profiles)
 from dslc_extensions.hmm.model import EMITTING, END, SILENT, START

@@ -13,9 +13,10 @@ from Bio.Align import substitution_matrices
 
 from dslc.cli import main
 from dslc.errors import DslcError, Span
-from dslc.runtime import stdlib_data
-from dslc.runtime.stdlib_data import standard_alphabets, standard_matrices
-from dslc.runtime.values import Alphabet, Matrix
+from dslc.lang import stdlib as stdlib_data
+from dslc.check.registry import standard_matrices
+from dslc.lang.stdlib import standard_alphabets
+from dslc.lang.values import Alphabet, Matrix
 from dslc_extensions.matrix.ncbi import load_matrix_file, parse_matrix
 
 DNA = standard_alphabets()["dna"]
@@ -96,7 +97,7 @@ def test_standard_matrices_fall_back_to_the_source_tree(monkeypatch):
         raise ModuleNotFoundError(package)
 
     monkeypatch.setattr(stdlib_data.resources, "files", absent)
-    text = stdlib_data._stdlib_dir().joinpath("matrices", "BLOSUM62").read_text()
+    text = stdlib_data.stdlib_dir().joinpath("matrices", "BLOSUM62").read_text()
     assert text.startswith("#")
     assert parse_matrix(text, PROTEIN).values.tolist() == \
         standard_matrices()["blosum62"].values.tolist()
@@ -104,7 +105,7 @@ def test_standard_matrices_fall_back_to_the_source_tree(monkeypatch):
 
 def test_stdlib_file_reordered_to_another_symbol_order():
     shuffled = Alphabet("shuffled", tuple(reversed(PROTEIN.symbols)))
-    text = stdlib_data._stdlib_dir().joinpath("matrices").joinpath("BLOSUM62").read_text()
+    text = stdlib_data.stdlib_dir().joinpath("matrices").joinpath("BLOSUM62").read_text()
     m = parse_matrix(text, shuffled, name="b62")
     ref = standard_matrices()["blosum62"]
     for a, b in itertools.product(PROTEIN.symbols, repeat=2):
@@ -307,7 +308,7 @@ def test_matrix_file_is_a_directory(tmp_path):
 
 
 def test_unreadable_matrix_file(tmp_path, monkeypatch):
-    from dslc.runtime import fasta
+    from dslc.lang import fasta
 
     p = tmp_path / "m.txt"
     p.write_text(DNASIMPLE)

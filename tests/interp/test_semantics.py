@@ -8,7 +8,7 @@ import pytest
 
 import dslc
 from dslc.errors import DslcError
-from dslc.runtime.results import MapResult, Prob, TableResult
+from dslc.lang.results import MapResult, Prob, TableResult
 
 
 def run(src: str, backend: str = "interp", **defines):

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from dslc.deps.ir import Constraint
 from dslc.poly import loopir as L
-from dslc.poly.loops import PIECE, LCompute, LFor, loop_nest
 from dslc.poly.nest import build_loop_nest
 from dslc.poly.pretty import python_source, render
 from dslc.schedule import checked_schedule, extents_for, find_schedule
@@ -141,28 +140,28 @@ def test_guard_pieces_are_loops_of_their_own():
         assert all((p == 0) == (0 in x) for _, x, p in visited)
 
 
-def test_legacy_view_for_the_code_generators():
+def test_generators_view_partition_loops_outermost_and_one_call_per_piece():
     g = G.edit_distance()
     sched = find_schedule(g, (4, 4))
     border = ((Constraint(G.A(0, i=-1), "eq"),), (Constraint(G.A(0, j=-1), "eq"),))
     inner = ((Constraint(G.A(-1, i=1)), Constraint(G.A(-1, j=1))),)
-    nest = loop_nest(sched, extents_for(g, (4, 4)), {"d": ((0, border), (1, inner))})
-    fors = [n for n in nest.body if isinstance(n, LFor)]
+    nest = build_loop_nest(sched, extents_for(g, (4, 4)), {"d": ((0, border), (1, inner))})
+    fors = [n for n in L.statements(nest.body) if isinstance(n, L.For)]
     assert fors and all(f.kind == "partition" for f in fors)
-    names = set()
+    calls = set()
 
     def collect(body):
-        for n in body:
-            if isinstance(n, LFor):
+        for n in L.statements(body):
+            if isinstance(n, L.For):
                 collect(n.body)
-            elif isinstance(n, LCompute):
-                names.add(n.func)
+            elif isinstance(n, L.Call):
+                calls.add((n.function, n.piece))
             else:
-                collect(n.then)
+                collect(n.body)
                 collect(n.orelse)
 
     collect(nest.body)
-    assert names == {f"d{PIECE}0", f"d{PIECE}1"}
+    assert calls == {("d", 0), ("d", 1)}
 
 
 def test_python_source_runs_like_the_interpreter():

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dslc.errors import DslcError, Span
-from dslc.runtime.fasta import read_fasta, read_text, text_lines
-from dslc.runtime.stdlib_data import standard_alphabets
+from dslc.lang.fasta import read_fasta, read_text, text_lines
+from dslc.lang.stdlib import standard_alphabets
 
 DNA = standard_alphabets()["dna"]
 SPAN = Span("prog.bio", 3, 6)
@@ -100,7 +100,7 @@ def test_one_line_longer_than_any_record_stops_while_reading(tmp_path, monkeypat
     p = tmp_path / "line.fa"
     p.write_text(">a\n" + "A" * 300_000 + "\n")
     monkeypatch.setenv("DSLC_MAX_RECORD_RESIDUES", "10")
-    monkeypatch.setattr("dslc.runtime.fasta._CHUNK", 100_000)
+    monkeypatch.setattr("dslc.lang.fasta._CHUNK", 100_000)
     e = _error(p)
     assert "line 2" in e.message and "DSLC_MAX_RECORD_RESIDUES" in e.message
 
@@ -126,7 +126,7 @@ def test_every_loader_reads_through_the_same_limits(tmp_path, monkeypatch):
 
 def test_line_numbers_survive_chunk_boundaries(tmp_path, monkeypatch):
     """A CRLF, a UTF-8 character or a line cut by chunk boundaries still reads right."""
-    monkeypatch.setattr("dslc.runtime.fasta._CHUNK", 7)
+    monkeypatch.setattr("dslc.lang.fasta._CHUNK", 7)
     p = tmp_path / "crlf.fa"
     p.write_bytes(">a é\r\nACGTACGTACGTACGTAC\r\nAC\r\rGT\r\n>b\r\nNN\r\n".encode())
     with pytest.raises(DslcError) as e:
@@ -146,6 +146,6 @@ def test_streamed_lines_are_those_of_splitlines(text, chunk):
         with open(p, "wb") as fh:
             fh.write(text.encode())
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr("dslc.runtime.fasta._CHUNK", chunk)
+            mp.setattr("dslc.lang.fasta._CHUNK", chunk)
             got = list(text_lines(p, SPAN))
     assert got == list(enumerate(text.splitlines(), 1))

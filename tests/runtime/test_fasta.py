@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from dslc.errors import DslcError, Span
-from dslc.runtime import fasta
-from dslc.runtime.fasta import parse_fasta_text, read_fasta
-from dslc.runtime.stdlib_data import standard_alphabets
-from dslc.runtime.values import Alphabet
+from dslc.lang import fasta
+from dslc.lang.fasta import parse_fasta_text, read_fasta
+from dslc.lang.stdlib import standard_alphabets
+from dslc.lang.values import Alphabet
 
 DNA = standard_alphabets()["dna"]
 PROTEIN = standard_alphabets()["protein"]

@@ -10,7 +10,7 @@ import pytest
 import dslc
 from dslc.errors import DslcError
 from dslc.runtime.formats import read_sequences, sequence_format
-from dslc.runtime.values import Alphabet
+from dslc.lang.values import Alphabet
 
 pytest.importorskip("Bio")
 

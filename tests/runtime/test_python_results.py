@@ -1,4 +1,4 @@
-"""Results and arguments of the Python API (dslc.api, dslc.runtime.results):
+"""Results and arguments of the Python API (dslc.api, dslc.lang.results):
 results behave as numpy arrays, print short, convert to pandas, and maps
 started from Python have axes named and labelled as a script's are; sequences
 come as str (lower case folded as in FASTA), Bio.Seq, SeqRecord or numpy

@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 
 import dslc
 from dslc.cli import main
-from dslc.deps.extract import dependence_graph, groups
+from dslc.check.tir import groups
+from dslc.deps.extract import dependence_graph
 from dslc.deps.ir import Dependence, DependenceGraph
-from dslc.emit.plan import extent_names
+from dslc.plan.task import extent_names
 from dslc.errors import DslcError
 from dslc.poly import loopir as L
 from dslc.poly.nest import build_loop_nest

@@ -10,10 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import dslc
-from dslc.deps.extract import dependence_graph, groups
-from dslc.emit.plan import extent_names
+from dslc.check.tir import groups
+from dslc.deps.extract import dependence_graph
+from dslc.plan.task import extent_names
 from dslc.errors import DslcError
-from dslc.schedule.search import Extents, find_schedule, verify_schedule
+from dslc.schedule import Extents, checked_schedule, find_schedule
 from tests.generators import Recurrence, recurrences
 
 SIZE = 6  # every dependence vector (|d| <= 2) occurs well inside a box this big
@@ -109,9 +110,9 @@ def test_user_schedule_verified_with_witness():
     graph = dependence_graph(prog.functions, ("d",), prog.consts)
     names = {"d": extent_names(prog, "d")}
     ext = Extents(names, {n: 5 for n in names["d"]})
-    assert verify_schedule(graph, ext, (2, 1)).partitions == 16
+    assert checked_schedule(graph, (2, 1), ext).partitions == 16
     with pytest.raises(DslcError, match="not valid.*partition"):
-        verify_schedule(graph, ext, (1, 0))
+        checked_schedule(graph, (1, 0), ext)
 
 
 def test_invalid_user_schedule_is_an_error_from_the_command(tmp_path, capsys):

@@ -198,14 +198,14 @@ def test_window_limit_reports_deep_windows_as_none():
     assert find_schedule(g, (80, 80)).window == 81
 
 
-def test_legacy_entry_points():
-    from dslc.schedule.search import find_schedule as legacy_find
-    from dslc.schedule.search import verify_schedule as legacy_verify
+def test_the_planners_window_limit():
+    from dslc.plan.task import WINDOW_LIMIT
 
     g = G.edit_distance()
     ext = Extents({"d": ("N", "M")}, {"N": 4, "M": 6})
-    assert legacy_find(g, ext).coeffs == (1, 1)
-    assert legacy_verify(g, ext, (1, 2)).partitions == 4 + 12 + 1
+    assert find_schedule(g, ext, window_limit=WINDOW_LIMIT).coeffs == (1, 1)
+    assert checked_schedule(g, (1, 2), ext, window_limit=WINDOW_LIMIT).partitions == 4 + 12 + 1
+    assert find_schedule(G.nussinov(), (80, 80), window_limit=WINDOW_LIMIT).window is None
 
 
 def test_search_time_for_typical_groups():

@@ -23,24 +23,26 @@ before the first header, not text, too large) is a :class:`DslcError` at the
 Files are read a chunk at a time and records encoded as they are read, so a
 file's whole text is never held: ``DSLC_MAX_LOAD_BYTES`` bounds what one load
 reads (after decompression, so a gzip bomb stops early),
-``DSLC_MAX_RECORD_RESIDUES`` what one record holds (:mod:`dslc.runtime.limits`).
+``DSLC_MAX_RECORD_RESIDUES`` what one record holds (:mod:`dslc.lang.limits`).
 """
 
 from __future__ import annotations
 
 import codecs
 import gzip
+import os
 import re
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from dslc.errors import DslcError, Span
-from dslc.runtime.limits import (LOAD_SETTING, RECORD_SETTING, max_load_bytes,
+from dslc.lang.limits import (LOAD_SETTING, RECORD_SETTING, max_load_bytes,
                                  max_record_residues)
-from dslc.runtime.values import Alphabet, Sequence
+from dslc.lang.values import Alphabet, Sequence
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20  # bytes read at a time
@@ -345,3 +347,13 @@ def read_fasta(path: str, alphabet: Alphabet, span: Span | None = None) -> list[
     why = f"a record holds at most {RECORD_SETTING} = {limit:,} residues"
     lines = text_lines(path, span, "FASTA file", (limit + _HEADER_ROOM, why))
     return parse_fasta_lines(lines, alphabet, path, span)
+
+
+def resolve_path(path: str, base_dir: Path) -> Path:
+    """Data files are found next to the script first, then in the working
+    directory, so an example runs from anywhere."""
+    p = Path(os.path.expanduser(path))
+    if p.is_absolute():
+        return p
+    near = base_dir / p
+    return near if near.exists() or not p.exists() else p

@@ -4,14 +4,15 @@ Hostile or mistaken input (``/dev/zero`` given as a FASTA file, a gzip bomb, a
 full table of two chromosomes) must stop with one clear error, not run the
 machine out of memory. Every limit here is generous enough for real data
 (docs/robustness.md, "Data files and sizes", says how much) and is read through
-:func:`dslc.errors.env_int`, so a bad setting is itself one clear error.
+:func:`dslc.settings.number`, so a bad setting is itself one clear error.
 """
 
 from __future__ import annotations
 
 import os
 
-from dslc.errors import DslcError, Span, env_int
+from dslc import settings
+from dslc.errors import DslcError, Span
 
 GIB = 1 << 30
 
@@ -33,18 +34,18 @@ MAP_TASK_BYTES = 512
 
 def max_load_bytes() -> int:
     """The most bytes (after decompression) one ``load`` reads from a file."""
-    return env_int(LOAD_SETTING, DEFAULT_LOAD_BYTES, 1)
+    return settings.number(LOAD_SETTING, DEFAULT_LOAD_BYTES)
 
 
 def max_record_residues() -> int:
     """The most residues one FASTA record may hold."""
-    return env_int(RECORD_SETTING, DEFAULT_RECORD_RESIDUES, 1)
+    return settings.number(RECORD_SETTING, DEFAULT_RECORD_RESIDUES)
 
 
 def max_table_bytes() -> int:
     """The most bytes a whole-table result or a map may ask for: the machine's
     physical memory unless the setting says less (or more)."""
-    return env_int(MEMORY_SETTING, physical_memory(), 1)
+    return settings.number(MEMORY_SETTING, physical_memory())
 
 
 def physical_memory() -> int:

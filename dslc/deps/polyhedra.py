@@ -15,8 +15,10 @@ for hundreds of candidates. Set dimensions are named ``x<k>`` (caller point),
 ``r<k>`` (ranged variables, in the order of ``Dependence.ranged``) and ``y<k>``
 (target); parameters keep the extent names they were given.
 
-Nothing outside ``dslc.poly`` imports islpy; callers get plain Python values
-(:class:`Witness`, ints, booleans) back.
+The polyhedra are the dependence stage's own result, so they live here, below
+the schedule search that asks them and the loop nests (dslc.poly) that reuse
+their text. Only this module and ``dslc.poly`` import islpy; callers get plain
+Python values (:class:`Witness`, ints, booleans) back.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The predefined alphabets and matrices (shadowable by any script)."""
+"""The standard library's files and the predefined alphabets (shadowable by any
+script). The predefined matrices are files here too, but read through the
+extension registry's ``matrix`` loader (dslc.check.registry): the core knows no
+matrix format."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from dslc.errors import InternalError
-from dslc.runtime.values import Alphabet, Matrix
+from dslc.lang.values import Alphabet
 
 PROTEIN = "ARNDCQEGHILKMFPSTWYVBZX*"
 
@@ -19,7 +22,7 @@ def standard_alphabets() -> dict[str, Alphabet]:
             "protein": Alphabet("protein", tuple(PROTEIN))}
 
 
-def _stdlib_dir():
+def stdlib_dir():
     """``stdlib/``: the installed package data (``dslc.stdlib``), or the folder next
     to this source tree when dslc runs uninstalled."""
     try:
@@ -35,21 +38,6 @@ def _stdlib_dir():
     return local
 
 
-@functools.cache
-def standard_matrices() -> dict[str, Matrix]:
-    """The predefined substitution matrices over ``protein``: every NCBI file in
-    ``stdlib/matrices`` (``BLOSUM62`` is the script name ``blosum62``), so adding a
-    matrix is adding its file."""
-    from dslc_extensions.matrix.ncbi import parse_matrix
-
-    protein = standard_alphabets()["protein"]
-    folder = _stdlib_dir().joinpath("matrices")
-    files = sorted(f.name for f in folder.iterdir() if "." not in f.name)
-    return {f.lower(): parse_matrix(folder.joinpath(f).read_text(encoding="utf-8"), protein,
-                                    name=f.lower(), source=f"matrices/{f}")
-            for f in files}
-
-
 def stdlib_source(name: str) -> str:
     """The text of ``stdlib/NAME.bio`` (routines to compile with a script)."""
-    return _stdlib_dir().joinpath(f"{name}.bio").read_text(encoding="utf-8")
+    return stdlib_dir().joinpath(f"{name}.bio").read_text(encoding="utf-8")

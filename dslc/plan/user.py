@@ -1,5 +1,6 @@
-"""User schedules: ``schedule f(i, j) = 2*i + j`` is read as coefficients and
-verified exactly against the dependences (never trusted)."""
+"""User schedules: ``schedule f(i, j) = 2*i + j`` is read as coefficients, which
+the planner verifies exactly against the dependences (never trusted;
+:func:`dslc.plan.verify_all` checks them all before a script runs)."""
 
 from __future__ import annotations
 
@@ -13,32 +14,8 @@ def coefficients(sd: ast.ScheduleDef) -> tuple[int, ...]:
 
 
 def user_schedules(program) -> dict[str, tuple[int, ...]]:
+    """Each scheduled function's coefficients (the driver verifies them)."""
     return {sd.func: coefficients(sd) for sd in program.schedules}
-
-
-def verify_all(program) -> None:
-    """Check every user schedule against its group's dependences (legality is
-    decided for all extents at once, so no input is needed)."""
-    from dslc.deps.extract import dependence_graph, groups
-    from dslc.emit.plan import data_dependent, extent_names, group_schedule, unprovable
-    from dslc.schedule.model import Extents
-    from dslc.schedule.verify import verify_schedule
-
-    wanted = user_schedules(program)
-    for grp in groups(program.functions):
-        if not any(f in wanted for f in grp):
-            continue
-        graph = dependence_graph(program.functions, grp, program.consts)
-        names = {f: extent_names(program, f) for f in grp}
-        # legality is decided for every extent; 10 is only where witnesses are sought first
-        ext = Extents(names, {n: 10 for ns in names.values() for n in ns})
-        try:
-            verify_schedule(graph, group_schedule(program, grp, wanted), ext)
-        except DslcError as err:
-            # refused only over calls whose offsets depend on data: not proved,
-            # not disproved; the group is evaluated on demand (emit.plan)
-            if not (data_dependent(graph) and unprovable(err)):
-                raise
 
 
 def _coefficient(e, var: str, sd) -> int:

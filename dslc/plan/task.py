@@ -22,20 +22,27 @@ each function's own parameters.
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from dslc.check import tir
-from dslc.check import types as T
+from dslc.lang import types as T
 from dslc.check.ranges import box_extent, extent_name
-from dslc.deps.extract import dependence_graph, groups, guard_pieces, sequence_indexes
+from dslc.check.tir import groups
+from dslc.deps.extract import dependence_graph, guard_pieces, sequence_indexes
 from dslc.deps.ir import Affine
-from dslc.emit.pyexpr import NotCompilable
-from dslc.errors import DslcError
+from dslc.errors import DslcError, NotCompilable
 
 if TYPE_CHECKING:  # the scheduler (and isl) is imported where a table is planned
-    from dslc.schedule.search import Extents, Schedule
+    from dslc.deps.ir import DependenceGraph
+    from dslc.poly.loopir import LoopNest
+    from dslc.schedule.model import Extents, Schedule
+
+# Windows deeper than this are not kept: past that depth rotating buffers cost more
+# than they save, so the planner keeps the whole table (the schedule reports None).
+WINDOW_LIMIT = 64
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,29 @@ class GroupPlan:
     # so each cell is computed when first needed, in an order found at run time
     strategy: str = "affine"
     reason: str = ""  # why the planner chose the strategy (explain shows it)
+    # the dependences the schedule was found for (dslc.deps): part of the record, not
+    # of the plan's identity
+    graph: DependenceGraph | None = field(default=None, compare=False, repr=False)
+
+    @functools.cached_property
+    def nest(self) -> LoopNest | None:
+        """The loop nest the generators walk: the sweep along the schedule, each
+        guard piece its own statement. Built by isl the first time it is asked for;
+        None for a group evaluated on demand."""
+        return self._nest(dict(self.pieces) or None)
+
+    @functools.cached_property
+    def box_nest(self) -> LoopNest | None:
+        """The same sweep over each function's box, guards not split into pieces
+        (what ``dslc explain`` shows where no declared range cuts a domain)."""
+        return self._nest(None)
+
+    def _nest(self, pieces: dict | None) -> LoopNest | None:
+        if self.schedule is None:
+            return None
+        from dslc.poly.nest import build_loop_nest  # isl, only where a nest is built
+
+        return build_loop_nest(self.schedule, self.extents, pieces)
 
     @property
     def on_demand(self) -> bool:
@@ -217,7 +247,11 @@ def _match_box(program, e) -> Fused | None:
 
 
 def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
-              user_schedules: dict) -> TaskPlan:
+              user_schedules: dict, assumed: int | None = None) -> TaskPlan:
+    """The task's plan (called by :func:`dslc.plan.lower` only). ``assumed``: only
+    the entry's own group is planned, every extent taking that value instead of the
+    arguments' (explain, for a group the script never ran; the check of user
+    schedules, which holds for every extent)."""
     f = program.functions[entry]
     fused, other = ([], set())
     if kind == "value":
@@ -225,8 +259,11 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
     needed = reachable_tables(program, entry)
     all_groups = groups(program.functions)
     plans = []
-    for grp in _group_order(program, all_groups, needed):
-        from dslc.schedule import search  # isl, where there is a table to plan
+    order = _group_order(program, all_groups, needed)
+    if assumed is not None:
+        order = [grp for grp in order if entry in grp]
+    for grp in order:
+        from dslc.schedule import model, solve, verify  # isl, where there is a table to plan
 
         graph = dependence_graph(program.functions, grp, program.consts)
         names = {g: extent_names(program, g) for g in grp}
@@ -234,17 +271,17 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
         for g in grp:
             for k, n in enumerate(names[g]):
                 earlier = tuple(values[m] for m in names[g][:k])
-                values[n] = extent_value(program, g, k, args, request if g == entry else None,
-                                         earlier)
-        ext = search.Extents(names, values)
+                values[n] = assumed if assumed is not None else extent_value(
+                    program, g, k, args, request if g == entry else None, earlier)
+        ext = model.Extents(names, values)
         runtime = frozenset()
         try:
             if any(g in user_schedules for g in grp):
-                sched = search.verify_schedule(graph, ext,
-                                               group_schedule(program, grp, user_schedules))
+                sched = verify.checked_schedule(graph, group_schedule(program, grp, user_schedules),
+                                                ext, window_limit=WINDOW_LIMIT)
             else:
                 try:
-                    sched = search.find_schedule(graph, ext)
+                    sched = solve.find_schedule(graph, ext, window_limit=WINDOW_LIMIT)
                 except DslcError as err:
                     if not extension_dims(program, grp):
                         raise  # the program's own error, reported as before
@@ -268,7 +305,7 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
         pieces = group_pieces(program, graph)
         plans.append(GroupPlan(grp, sched, ext, windowed, elim if windowed else None,
                                safe, distance, pieces, _safe_indexes(program, grp, ext),
-                               runtime))
+                               runtime, graph=graph))
     scope = {p.name: p for p in f.params}
     return TaskPlan(entry, kind, tuple(plans), tuple(fused), scope)
 
@@ -344,7 +381,7 @@ def demand_plan(program, grp: tuple[str, ...], graph, ext: Extents, err: DslcErr
         for d in graph.deps if d.data_dependent))
     reason = f"the offsets of {calls} depend on data, and {_unproved(err)}"
     return GroupPlan(grp, None, ext, False, None, strategy=DEMAND, reason=reason,
-                     safe_indexes=_safe_indexes(program, grp, ext))
+                     safe_indexes=_safe_indexes(program, grp, ext), graph=graph)
 
 
 def _unproved(err: DslcError) -> str:
@@ -378,7 +415,7 @@ def _runtime_ordered(graph, ext: Extents, err: Exception):
     search; the schedule must then keep every such dimension inside a partition
     (coefficient 0), and the generated code finds the order within a partition at
     run time (cells wait for the cells they read; see emit.cpu)."""
-    from dslc.schedule.search import find_schedule
+    from dslc.schedule.solve import find_schedule
 
     params = {f.name: f.params for f in graph.functions}
     if len({len(ps) for ps in params.values()}) > 1:
@@ -398,7 +435,7 @@ def _runtime_ordered(graph, ext: Extents, err: Exception):
         raise NotCompilable(str(err)) from None
     rest = replace(graph, deps=tuple(d for d in graph.deps if not same_partition_any(d)))
     try:
-        sched = find_schedule(rest, ext)
+        sched = find_schedule(rest, ext, window_limit=WINDOW_LIMIT)
     except DslcError as e2:
         raise NotCompilable(str(e2)) from None
     for d in opaque:
