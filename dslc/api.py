@@ -249,8 +249,7 @@ class Program:
     def trace(self, name: str, *args):
         """The derivation of one call (``call``'s arguments, or one ``map`` task's):
         a :class:`dslc.trace.derive.Derivation` (docs/api.md, "Tracebacks")."""
-        from dslc.trace import api as trace_api
-        return trace_api.trace(self, name, args)
+        return _trace(self, name, args)
 
     def align(self, derivation, matrix=None):
         """The alignment a derivation over two sequences describes
@@ -366,3 +365,36 @@ def _label(x) -> str:
     if isinstance(x, np.ndarray):
         return "<array>"
     return str(getattr(x, "name", x))
+
+
+def _trace(prog, name: str, args: tuple):
+    """The derivation of one call of ``name``: arguments are those of
+    ``Program.call`` (every argument: that call's value) or of ``Program.map`` for
+    one task (a table's calling arguments and its unranged ``int`` recursive
+    ones: the final cell, as a map's task has it)."""
+    tf = prog._function(name)
+    values = [prog._from_python(a) for a in args]
+    if len(values) == len(tf.params):
+        values = _texts(tf.params, arrange(tf.params, values, value_fits))
+        tf = prog._const_kinds(tf, tf.params, [values])
+        bound, final = bind_call(tf, values, prog.checked, None), False
+    elif tf.is_table and len(values) == len(tf.map_params):
+        tf = prog._const_kinds(tf, tf.map_params, [values])
+        bound, final = prog._bind_map(tf, values), True
+    else:
+        raise DslcError(f"trace of {name} takes its {len(tf.params)} arguments"
+                        + (f" (or a map task's {len(tf.map_params)})" if tf.is_table else "")
+                        + f", got {len(values)}")
+    return _trace_runner(prog).trace(name, bound, None, final)
+
+
+def _trace_runner(prog):
+    """One runner per checked program (a float const checks it again: a new one)."""
+    from dslc.trace.run import TraceRunner
+
+    engine = prog._engine()
+    held = getattr(prog, "_trace_runner", None)
+    if held is None or held.program is not prog.checked or held.engine_of is not engine:
+        held = TraceRunner(prog.checked, prog._globals, engine)
+        prog._trace_runner = held
+    return held

@@ -88,7 +88,7 @@ def _set_arg(cmd: argparse.ArgumentParser) -> None:
 
 def _params(items: list[str] | None) -> dict[str, str]:
     """``--set name=value`` as text; the script's param declarations say what
-    each must be (dslc.runtime.params)."""
+    each must be (dslc.check.params)."""
     out = {}
     for item in items or []:
         name, eq, value = item.partition("=")

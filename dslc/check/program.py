@@ -46,7 +46,7 @@ class CheckedProgram:
     schedules: tuple[ast.ScheduleDef, ...]
     registry: Registry
     float_consts: frozenset = frozenset()  # (function, const parameter) typed float
-    params: tuple = ()  # the script's ParamSpecs (dslc.runtime.params), in order
+    params: tuple = ()  # the script's ParamSpecs (dslc.check.params), in order
 
     @property
     def param_specs(self) -> dict:
@@ -163,7 +163,7 @@ _PARAM_TYPES = {"str": T.StrT(), "int": T.INT, "float": T.FLOAT}
 
 def _param(st: ast.ParamDef, sigs: dict, consts: dict, params: list):
     """A ``param`` declaration, refused where its name is taken already."""
-    from dslc.runtime.params import declare
+    from dslc.check.params import declare
 
     for p in params:
         if p.name == st.name:

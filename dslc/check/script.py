@@ -15,7 +15,7 @@ from dslc.check.signatures import ConstIsFloat, Signature
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.lang.arith import check_literal
-from dslc.runtime import script_stats
+from dslc.lang import script_stats
 from dslc.sdk import Registry
 
 
@@ -117,7 +117,7 @@ class ScriptTyper:
         return sig
 
     def _call(self, e: ast.Call) -> T.Type | None:
-        from dslc.trace import script as trace_forms
+        from dslc.check import trace_forms
         if trace_forms.is_form(e.func, self.sigs):
             return trace_forms.check(self, e)
         if script_stats.is_builtin(e.func, self.sigs):

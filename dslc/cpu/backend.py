@@ -22,7 +22,7 @@ from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
 from dslc.cpu.convert import _layout_spec, _shape, convert, layout_arrays
 from dslc.lang.values import Sequence
-from dslc.runtime.progress import in_chunks, offset
+from dslc.progress import in_chunks, offset
 
 # Numba, isl and the code generators are imported where they are first needed: a
 # run whose calls the interpreter answers needs none of them, and one whose plans

@@ -30,7 +30,7 @@ from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
 from dslc.plan import lower
 from dslc.lang.values import Sequence
-from dslc.runtime.progress import in_chunks
+from dslc.progress import in_chunks
 
 
 def lanes_enabled() -> bool:

@@ -55,7 +55,7 @@ def tuple_type(program, entry: str) -> T.TupleT | None:
 def refuse(program, plan, strategy: str) -> None:
     """Raise NotCompilable when ``plan`` holds tuple values: ``strategy`` (a
     specialised generator) leaves them to the plain generator."""
-    from dslc.emit.pyexpr import NotCompilable  # (pyexpr imports this module)
+    from dslc.errors import NotCompilable
 
     found = tuple_type(program, plan.entry)
     if found is not None:

@@ -33,7 +33,7 @@ class Axis:
     ``numbered``: the positions themselves index the axis and the labels only
     annotate them (a table's index axis, whose residues repeat). ``lengths``:
     the length of each sequence along a map's axis of sequences (E-values need
-    each query's length, dslc.runtime.script_stats)."""
+    each query's length, dslc.lang.script_stats)."""
 
     name: str
     labels: tuple[str, ...] | None = None
@@ -151,9 +151,7 @@ class MapResult(_Grid):
 
     def records(self) -> list[dict]:
         """One dict per task: the record name on each axis, and the value under
-        the function's name (dslc.runtime.hits.records)."""
-        from dslc.runtime.hits import records
-
+        the function's name (:func:`records`)."""
         return records(self)
 
 
@@ -191,3 +189,46 @@ def to_array(raw_values: list, value_type: str) -> np.ndarray:
     if value_type == "bool":
         return np.array(raw_values, dtype=bool)
     return np.array([float(v) for v in raw_values], dtype=np.float64)
+
+
+# Hit tables (dslc.runtime.hits shapes and prints them): rows of map results.
+@dataclass(frozen=True, eq=False)
+class HitTable:
+    """Map results over the same axes: ``columns`` are (printed name, result)."""
+
+    axes: tuple[Axis, ...]
+    columns: tuple[tuple[str, MapResult], ...]
+
+    def keys(self) -> tuple[list[str], list[str]]:
+        """Unique names for the axes and the columns (a map of a list with itself
+        has two axes of one name: the second becomes ``db (2)``)."""
+        seen: dict[str, int] = {}
+        out = []
+        for name in [a.name for a in self.axes] + [c for c, _ in self.columns]:
+            seen[name] = seen.get(name, 0) + 1
+            out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+        return out[:len(self.axes)], out[len(self.axes):]
+
+    def rows(self) -> list[tuple[tuple[str, ...], tuple]]:
+        """(record names, values) per task, in task order."""
+        shape = self.columns[0][1].values.shape
+        out = []
+        for idx in np.ndindex(*shape):
+            names = tuple(_labels(a, n)[k] for a, n, k in zip(self.axes, shape, idx))
+            out.append((names, tuple(r[idx] for _, r in self.columns)))
+        return out
+
+
+def _labels(axis: Axis, n: int) -> list[str]:
+    if axis.labels is not None and len(axis.labels) == n:
+        return [str(x) for x in axis.labels]
+    return [str(k) for k in range(n)]
+
+
+def records(result: MapResult, column: str | None = None) -> list[dict]:
+    """A map result as one dict per task: each axis's record name, and the value
+    (a script value: an int, a float, a ``Prob``) under ``column`` (default: the
+    function's name)."""
+    table = HitTable(result.axes, ((column or result.func, result),))
+    axis_keys, (col,) = table.keys()
+    return [{**dict(zip(axis_keys, names)), col: values[0]} for names, values in table.rows()]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dslc.errors import DslcError
-from dslc.lang.results import Axis, MapResult, Prob
+from dslc.lang.results import Axis, HitTable, MapResult, Prob, _labels, records  # noqa: F401
 
 EVALUE = "evalue"
 
@@ -44,39 +44,6 @@ class Shape:
     @property
     def active(self) -> bool:
         return any(x is not None for x in (self.sort, self.top, self.min_score, self.max_evalue))
-
-
-@dataclass(frozen=True, eq=False)
-class HitTable:
-    """Map results over the same axes: ``columns`` are (printed name, result)."""
-
-    axes: tuple[Axis, ...]
-    columns: tuple[tuple[str, MapResult], ...]
-
-    def keys(self) -> tuple[list[str], list[str]]:
-        """Unique names for the axes and the columns (a map of a list with itself
-        has two axes of one name: the second becomes ``db (2)``)."""
-        seen: dict[str, int] = {}
-        out = []
-        for name in [a.name for a in self.axes] + [c for c, _ in self.columns]:
-            seen[name] = seen.get(name, 0) + 1
-            out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
-        return out[:len(self.axes)], out[len(self.axes):]
-
-    def rows(self) -> list[tuple[tuple[str, ...], tuple]]:
-        """(record names, values) per task, in task order."""
-        shape = self.columns[0][1].values.shape
-        out = []
-        for idx in np.ndindex(*shape):
-            names = tuple(_labels(a, n)[k] for a, n, k in zip(self.axes, shape, idx))
-            out.append((names, tuple(r[idx] for _, r in self.columns)))
-        return out
-
-
-def _labels(axis: Axis, n: int) -> list[str]:
-    if axis.labels is not None and len(axis.labels) == n:
-        return [str(x) for x in axis.labels]
-    return [str(k) for k in range(n)]
 
 
 def _same_axes(a: MapResult, b: MapResult) -> bool:
@@ -257,13 +224,3 @@ def render_jsonl(printed: list[tuple[str, object]], how: Shape = Shape()) -> str
 
 def _dump(obj) -> str:
     return json.dumps(obj, allow_nan=False)
-
-
-def records(result: MapResult, column: str | None = None) -> list[dict]:
-    """A map result as one dict per task: each axis's record name, and the value
-    (a script value: an int, a float, a ``Prob``) under ``column`` (default: the
-    function's name)."""
-    table = HitTable(result.axes, ((column or result.func, result),))
-    axis_keys, (col,) = table.keys()
-    return [{**dict(zip(axis_keys, names)), col: values[0]} for names, values in table.rows()]
-

@@ -21,8 +21,10 @@ from dslc.lang.values import Alphabet, Matrix, Sequence
 def to_json_value(v):
     if v is None:  # a cell outside a declared range
         return None
-    if hasattr(v, "to_json"):  # a derivation or an alignment (dslc.trace)
-        return v.to_json()
+    if hasattr(v, "to_json"):  # a derivation or an alignment (dslc.trace): its fields
+        return to_json_value(v.to_json())
+    if isinstance(v, dict):
+        return {k: to_json_value(x) for k, x in v.items()}
     if isinstance(v, Prob):
         return {"prob": v.p, "log": _json_num(v.log)}
     if isinstance(v, (TableResult, MapResult)):

@@ -20,15 +20,15 @@ from dslc.lang.arith import check_int, check_literal
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
-from dslc.runtime import script_stats
+from dslc.lang import script_stats
 from dslc.lang.limits import check_map
 from dslc.lang.results import Axis, MapResult, Prob, TableResult, to_array, wrap
 from dslc.lang.fasta import resolve_path
 from dslc.lang.sequences import describe
 from dslc.lang.values import Sequence
-from dslc.runtime.params import STDIN
-from dslc.runtime.params import resolve as resolve_params
-from dslc.runtime.progress import Progress
+from dslc.check.params import STDIN
+from dslc.check.params import resolve as resolve_params
+from dslc.progress import Progress
 
 
 class ScriptRunner:
@@ -157,7 +157,7 @@ class ScriptRunner:
     def _call(self, e: ast.Call):
         if script_stats.is_builtin(e.func, self.p.functions):
             return script_stats.call(e, self._args(e))
-        from dslc.trace import script as trace_forms
+        from dslc.runtime import trace_forms
         if trace_forms.is_form(e.func, self.p.functions):
             return trace_forms.evaluate(self, e)
         tf = self.p.functions[e.func]

@@ -63,11 +63,10 @@ class Alignment:
         return self.text()
 
     def to_json(self) -> dict:
-        from dslc.runtime.render import to_json_value
         return {"names": list(self.names), "starts": list(self.starts), "ends": list(self.ends),
                 "cigar": self.cigar, "identities": self.identities, "similar": self.similar,
                 "gaps": self.gaps, "gap_opens": self.gap_opens, "length": self.length,
-                "rows": list(self.rows), "score": to_json_value(self.score)}
+                "rows": list(self.rows), "score": self.score}
 
 
 def alignment(d: Derivation, matrix: Matrix | None = None) -> Alignment:

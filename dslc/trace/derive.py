@@ -118,8 +118,8 @@ class Derivation:
         return self.text()
 
     def to_json(self) -> dict:
-        """``--format json``: the steps with their points, values, choices and children."""
-        from dslc.runtime.render import to_json_value
+        """``--format json``: the steps with their points, values, choices and children
+        (values as script values: the renderer writes them as JSON)."""
         from dslc.lang.results import wrap
 
         def choice(c: Choice) -> dict:
@@ -127,10 +127,10 @@ class Derivation:
             if c.var is not None:
                 out.update(var=c.var, value=_show(c.value))
             return out
-        return {"value": to_json_value(wrap(self.value, self.type)), "is_path": self.is_path,
+        return {"value": wrap(self.value, self.type), "is_path": self.is_path,
                 "steps": [{"call": s.label(),
                            "point": [v if isinstance(v, int) else _show(v) for v in s.point],
-                           "value": to_json_value(wrap(s.value, self.type_of(s))),
+                           "value": wrap(s.value, self.type_of(s)),
                            "choices": [choice(c) for c in s.choices],
                            "children": list(s.children)} for s in self.steps]}
 

@@ -10,7 +10,7 @@ import pytest
 
 import dslc
 from dslc import backends
-from dslc.runtime import progress as P
+from dslc import progress as P
 from dslc.runtime.script import ScriptRunner
 
 MAP = ("define alphabet dna \"ACGT\"\nint f(seq[dna] s) = len(s)\n"

@@ -10,7 +10,7 @@ import pytest
 
 import dslc
 from dslc.errors import DslcError
-from dslc.runtime import stats
+from dslc.lang import stats
 
 # BLAST's default gap costs per matrix, with lambda and K as NCBI's blast_stat.c
 # lists them (typed in again here, independently of the module's table)

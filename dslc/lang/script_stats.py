@@ -1,4 +1,4 @@
-"""The script built-ins ``bits`` and ``evalue`` (dslc.runtime.stats applied to
+"""The script built-ins ``bits`` and ``evalue`` (dslc.lang.stats applied to
 script values).
 
 They take a score or a whole ``map`` result of scores and give the same shape
@@ -16,8 +16,8 @@ import numpy as np
 
 from dslc.lang import types as T
 from dslc.errors import DslcError
-from dslc.runtime import stats
-from dslc.runtime.binding import describe
+from dslc.lang import stats
+from dslc.lang.sequences import describe
 from dslc.lang.results import MapResult
 from dslc.lang.values import Matrix, Sequence
 
