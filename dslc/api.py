@@ -34,6 +34,7 @@ from dslc.check.types import SeqT
 from dslc.runtime.results import Axis, MapResult, TableResult, to_array, wrap
 from dslc.runtime.script import ScriptRunner, backend_globals, table_axes
 from dslc.runtime.values import Sequence, SeqText
+from dslc.runtime.records import is_list
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,7 @@ class Program:
             raise DslcError(f"map({name}, ...) needs {len(params)} operands, got {len(operands)}")
         ops = [[self._from_python(x) for x in o] if isinstance(o, (list, tuple))
                else self._from_python(o) for o in operands]
-        lists = [(k, v) for k, v in enumerate(ops) if isinstance(v, list)]
+        lists = [(k, v) for k, v in enumerate(ops) if is_list(v)]
         check_map(tuple(len(v) for _, v in lists), name, None)
         combos = []
         for combo in itertools.product(*(v for _, v in lists)):

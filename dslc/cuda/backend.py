@@ -22,6 +22,7 @@ import math
 import os
 import time
 import warnings
+import weakref
 
 import numba
 import numpy as np
@@ -42,6 +43,7 @@ from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
 from dslc.interp.backend import in_map
+from dslc.runtime.batch import TaskBatch
 from dslc.runtime.values import Sequence
 
 
@@ -80,6 +82,7 @@ class CudaBackend(CpuBackend):
         self.kernel_files: dict[str, str] = {}  # map entry -> its kernel's module (dslc.auto)
         self._kernels: dict = {}
         self._plans: dict = {}
+        self._uploaded: dict = {}  # id of a packed buffer -> (weak ref, its device copy)
 
     # ------------------------------------------------------------------ one big problem
     def value(self, func: str, args: dict, span, description: str = ""):
@@ -205,31 +208,30 @@ class CudaBackend(CpuBackend):
             self.device_fallbacks.setdefault("_cooperative", str(e))
             return False
 
-    def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
-        if not tasks:
+    def map(self, func: str, tasks, span, progress=None) -> list:
+        if not len(tasks):
             return []
         if self.interp_only(func):
             return super().map(func, tasks, span, progress)
-        out = self.map_per_model(func, tasks, span, progress)
+        batch = TaskBatch.of(tasks)
+        out = self.map_per_model(func, batch, span, progress)
         if out is not None:
             return out
         f = self.program.functions[func]
-        # one pass over the tasks per question, however many stages ask it
-        shared = frozenset(n for n in tasks[0] if modules.shared_by_all(tasks, n))
-        lens = _lengths(tasks, shared)
+        shared, lens = batch.shared, batch.lengths
         try:
-            kind, widest, request = self.map_entry(f, tasks, lens)
-            compiled = self._device_compile(func, kind, widest, request, tasks, lens, shared)
+            kind, widest, request = self.map_entry(f, batch)
+            compiled = self._device_compile(func, kind, widest, request, batch, lens, shared)
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             compiled = None
         if compiled is None:
-            return super().map(func, tasks, span, progress)
+            return super().map(func, batch, span, progress)
         try:
-            values = self._launch(compiled, f, tasks, lens, shared)
+            values = self._launch(compiled, f, batch, lens, shared)
         except NonFinite as e:  # data the kernel assumes finite: the CPU (and interpreter)
             self.device_fallbacks[func] = str(e)
-            return super().map(func, tasks, span, progress)
+            return super().map(func, batch, span, progress)
         # a task the kernel could not finish (NaN), or an int beyond 2^53: the CPU
         # backend gives the exact value or reports why
         redo = (values != values) | (np.abs(values) >= EXACT) & np.isfinite(values)
@@ -240,9 +242,9 @@ class CudaBackend(CpuBackend):
             out = values.tolist()
         for k in np.flatnonzero(redo):
             self.reruns[func] = self.reruns.get(func, 0) + 1
-            out[k] = in_map(lambda: super(CudaBackend, self).map(func, [tasks[k]], span), [k])[0]
+            out[k] = in_map(lambda: super(CudaBackend, self).map(func, [batch[k]], span), [k])[0]
         if progress is not None:
-            progress(len(tasks))
+            progress(len(batch))
         return out
 
     # ------------------------------------------------------------------ compile
@@ -263,7 +265,7 @@ class CudaBackend(CpuBackend):
         key += (dtype, per_block, block, os.environ.get("DSLC_CUDA_TILE"))
         if key in self._kernels:
             return self._kernels[key]
-        shared_seqs = frozenset(n for n in shared if isinstance(tasks[0][n], Sequence))
+        shared_seqs = frozenset(n for n in shared if tasks.is_seq(n))
         gen = None
         if per_block:
             try:
@@ -297,11 +299,10 @@ class CudaBackend(CpuBackend):
             return "float64"
         arrays = []
         extent = max([int(v.max()) for v in lens.values()] + [0])
-        for n, first in tasks[0].items():
+        for n, col in tasks.columns.items():
             if n in lens:
                 continue
-            column = [first] if n in shared else \
-                list({id(t[n]): t[n] for t in tasks}.values())
+            column = [col.value] if n in shared else list({id(v): v for v in col.items}.values())
             try:
                 arrays += [np.asarray(self.convert(v), dtype=np.float64) for v in column]
             except (NotCompilable, TypeError, ValueError):
@@ -318,45 +319,43 @@ class CudaBackend(CpuBackend):
         return "float32"
 
     # ------------------------------------------------------------------ launch
-    def _launch(self, compiled, f, tasks: list[dict], lens: dict, shared) -> np.ndarray:
+    def _launch(self, compiled, f, batch, lens: dict, shared) -> np.ndarray:
         """Every task's value. Tasks run longest first (a warp's threads do
         similar work) in launches that fit the scratch budget; where there are
         several, they alternate between two streams, so the host packs launch
         ``n + 1`` while the device runs launch ``n``, and each launch's values
-        come back asynchronously into page-locked memory."""
+        come back asynchronously into page-locked memory. A sequence column's
+        packed buffer is uploaded once (:meth:`_resident`) and every launch reads
+        it where it lies."""
         cuda = _cuda()
         source, argnames, plan, storage, dtype, per_block, block = compiled
-        kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks, shared))
-        placed = self._placements(f.name, argnames, kinds, tasks[0], plan, dtype)
+        kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, batch))
+        placed = self._placements(f.name, argnames, kinds, batch.first, plan, dtype)
         module = modules.load(source + "\n" + kernel_source(
             argnames, kinds, [fn for fn, _ in storage], placed, per_block))
         self.kernel_files[f.name] = module.__file__
-        sizes = sum(lens.values(), np.zeros(len(tasks), dtype=np.int64))
-        order = np.argsort(-sizes, kind="stable").astype(np.int64)
-        launches = self._launches(order, plan, storage, dtype, lens)
+        launches = self._launches(batch.order, plan, storage, dtype, lens)
         streams = [cuda.stream(), cuda.stream()]
         held: list = [None, None]  # a stream's previous launch: alive until it is done
         results, timers = [], []
         for n, ids in enumerate(launches):
-            sub = [tasks[k] for k in ids]
-            host = self._pack(argnames, kinds, sub, plan, f, dtype,
-                              {m: v[ids] for m, v in lens.items()}, block)
             stream = streams[n % 2]
+            host = self._pack(argnames, kinds, batch, ids, plan, f, dtype, block, stream)
             stream.synchronize()  # launch n - 2 has finished: its memory may go
             held[n % 2] = None
             arrays = [cuda.to_device(a, stream=stream) if isinstance(a, np.ndarray) else a
                       for a in host]
             dims = self._dims(plan, storage, {m: int(v[ids].max()) for m, v in lens.items()})
-            scratch = [cuda.device_array((len(sub),) + d if per_block else d + (len(sub),),
+            scratch = [cuda.device_array((len(ids),) + d if per_block else d + (len(ids),),
                                          dtype=dtype, stream=stream) for d in dims]
-            d_out = cuda.device_array(len(sub), dtype=np.float64, stream=stream)
-            local = cuda.to_device(np.arange(len(sub), dtype=np.int64), stream=stream)
-            grid = len(sub) if per_block else (len(sub) + block - 1) // block
+            d_out = cuda.device_array(len(ids), dtype=np.float64, stream=stream)
+            local = cuda.to_device(np.arange(len(ids), dtype=np.int64), stream=stream)
+            grid = len(ids) if per_block else (len(ids) + block - 1) // block
             began, ended = cuda.event(), cuda.event()
             began.record(stream)
             module.batch[grid, block, stream](local, *arrays, *scratch, d_out)
             ended.record(stream)
-            values = cuda.pinned_array(len(sub), dtype=np.float64)
+            values = cuda.pinned_array(len(ids), dtype=np.float64)
             d_out.copy_to_host(values, stream=stream)
             held[n % 2] = (arrays, scratch, d_out, local)
             results.append((ids, values))
@@ -366,10 +365,22 @@ class CudaBackend(CpuBackend):
             warnings.simplefilter("ignore")
             self.kernel_seconds += sum(a.elapsed_time(b) for a, b in timers) / 1e3
         self.launches = len(launches)
-        out = np.empty(len(tasks), dtype=np.float64)
+        out = np.empty(len(batch), dtype=np.float64)
         for ids, values in results:
             out[ids] = values
         return out
+
+    def _resident(self, codes: np.ndarray, stream):
+        """The device copy of a packed sequence buffer, uploaded on first use and
+        kept while the buffer lives (a database loaded once and searched by many
+        maps, or by many calls of the Python API, is uploaded once)."""
+        hit = self._uploaded.get(id(codes))
+        if hit is not None and hit[0]() is codes:
+            return hit[1]
+        device = _cuda().to_device(codes if len(codes) else np.zeros(1, np.uint8), stream=stream)
+        self._uploaded[id(codes)] = (weakref.ref(codes), device)
+        weakref.finalize(codes, self._uploaded.pop, id(codes), None)
+        return device
 
     def _launches(self, order, plan, storage, dtype, lens) -> list[np.ndarray]:
         """The tasks of each launch, in ``order``. A launch's storage fits the
@@ -441,26 +452,27 @@ class CudaBackend(CpuBackend):
                     if g.windowed})
         return [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in storage]
 
-    def _pack(self, argnames, kinds, tasks, plan, f, dtype, lens, block) -> list:
-        """The host arrays of one launch, in the kernel's argument order."""
+    def _pack(self, argnames, kinds, batch, ids, plan, f, dtype, block, stream) -> list:
+        """The arrays of the launch of tasks ``ids``, in the kernel's argument
+        order: host arrays, and the resident device copy of each sequence
+        column's packed buffer."""
         windows = tuple(g.window for g in plan.groups)
-        plain = [a for a in argnames if kinds[a] in ("seq", "scalar", "shared")]
-        packed = iter(modules.pack(plain, kinds, tasks, self, windows, f))
+        plain = [a for a in argnames if kinds[a] in ("cseq", "scalar", "shared")]
+        packed = iter(modules.pack(plain, kinds, batch, self, windows, f, ids))
         host, bases = [], {}
         for a in argnames:
             k = kinds[a]
-            if k == "seq":
-                host += [next(packed), next(packed)]
+            if k == "cseq":
+                host += [self._resident(next(packed), stream), next(packed), next(packed)]
             elif k in ("scalar", "shared"):
                 host.append(next(packed))
             elif k == "iseq":
-                buf, bases[a[2:]] = interleave([t[a[2:]].codes for t in tasks], block,
-                                               lens[a[2:]])
+                buf, bases[a[2:]] = interleave(*batch.seq_rows(a[2:], ids), block)
                 host.append(buf)
             elif k == "ibase":
                 host.append(bases[a[3:]])
             elif k == "ilen":
-                host.append(lens[a[2:]])
+                host.append(batch.lengths[a[2:]][ids])
         # model arrays in the table type
         return [a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype == np.float64
                 and dtype != "float64" else a for a in host]
@@ -550,13 +562,12 @@ def _interleaved_kinds(argnames: list[str], kinds: dict) -> dict:
     return out
 
 
-def interleave(seqs: list, block: int, lens: np.ndarray | None = None):
+def interleave(codes: np.ndarray, starts: np.ndarray, lens: np.ndarray, block: int):
     """Sequences interleaved by block of ``block`` tasks: residue ``j`` of task
-    ``k`` at ``base[k // block] + j * block + k % block`` (each block padded to
-    its longest sequence), so a warp's reads of residue ``j`` are one line."""
-    n = len(seqs)
-    if lens is None:
-        lens = np.array([len(s) for s in seqs], dtype=np.int64)
+    ``k`` (``codes[starts[k] + j]``) at ``base[k // block] + j * block + k % block``
+    (each block padded to its longest sequence), so a warp's reads of residue
+    ``j`` are one line."""
+    n = len(lens)
     nb = -(-n // block)
     padded = np.zeros(nb * block, dtype=np.int64)
     padded[:n] = lens
@@ -564,22 +575,20 @@ def interleave(seqs: list, block: int, lens: np.ndarray | None = None):
     base = np.zeros(nb + 1, dtype=np.int64)
     np.cumsum(longest * block, out=base[1:])
     buf = np.zeros(max(int(base[-1]), 1), dtype=np.uint8)
-    offs = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lens, out=offs[1:])
-    if n and offs[-1]:
-        _scatter(np.concatenate(seqs), offs, base, block, buf)
+    if n and int(lens.sum()):
+        _scatter(codes, starts, lens, base, block, buf)
     return buf, base[:-1]
 
 
 @numba.njit(cache=True, parallel=True)
-def _scatter(cat, offs, base, block, buf):
+def _scatter(codes, starts, lens, base, block, buf):
     """Each block of tasks on its own core (blocks write disjoint ranges)."""
-    n = len(offs) - 1
+    n = len(lens)
     for b in numba.prange((n + block - 1) // block):
         for k in range(b * block, min(n, (b + 1) * block)):
             at = base[b] + k - b * block
-            for j in range(offs[k + 1] - offs[k]):
-                buf[at + j * block] = cat[offs[k] + j]
+            for j in range(lens[k]):
+                buf[at + j * block] = codes[starts[k] + j]
 
 
 def plan_extents(plan) -> dict[str, int]:
@@ -587,12 +596,3 @@ def plan_extents(plan) -> dict[str, int]:
     for g in plan.groups:
         out.update(g.extents.values)
     return out
-
-
-def _lengths(tasks: list[dict], shared: frozenset = frozenset()) -> dict[str, np.ndarray]:
-    """Each sequence argument's length in every task, computed once per map
-    (the work, for ordering; the extents, for storage and launches); a
-    sequence every task shares (the query) has one length."""
-    return {n: np.full(len(tasks), len(v), dtype=np.int64) if n in shared else
-            np.fromiter((t[n].codes.shape[0] for t in tasks), dtype=np.int64, count=len(tasks))
-            for n, v in tasks[0].items() if isinstance(v, Sequence)}

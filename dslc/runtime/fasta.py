@@ -40,6 +40,7 @@ import numpy as np
 from dslc.errors import DslcError, Span
 from dslc.runtime.limits import (LOAD_SETTING, RECORD_SETTING, max_load_bytes,
                                  max_record_residues)
+from dslc.runtime.records import Records, SeqPack
 from dslc.runtime.values import Alphabet, Sequence
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -336,12 +337,145 @@ def _encode_chars(text: str, alphabet: Alphabet) -> np.ndarray | None:
     return alphabet.encode(text)
 
 
-def read_fasta(path: str, alphabet: Alphabet, span: Span | None = None) -> list[Sequence]:
+def read_fasta(path: str, alphabet: Alphabet, span: Span | None = None) -> Records:
     """The records of the FASTA file at ``path`` (plain or gzipped), encoded over
-    ``alphabet``; see the module's docstring for the format and case rules.
-    Errors are :class:`DslcError` reported at ``span``."""
+    ``alphabet`` into one packed buffer (dslc.runtime.records); see the module's
+    docstring for the format and case rules. Errors are :class:`DslcError`
+    reported at ``span``.
+
+    A file of one-character ASCII symbols is read with numpy over its bytes
+    (:func:`_read_packed`); anything that path does not take (other alphabets,
+    bytes outside printable ASCII, a symbol outside the alphabet, a limit
+    crossed, a malformed file) is read again by the line reader, which gives
+    the value or the exact error."""
     path = str(path)
+    if alphabet.single_chars and all(s.isascii() for s in alphabet.symbols) \
+            and len(alphabet) < 255:
+        pack = _read_packed(path, alphabet, span)
+        if pack is not None:
+            return Records(pack)
+    return Records(SeqPack.of(_read_lines(path, alphabet, span), alphabet))
+
+
+def _read_lines(path: str, alphabet: Alphabet, span: Span | None) -> list[Sequence]:
     limit = max_record_residues()
     why = f"a record holds at most {RECORD_SETTING} = {limit:,} residues"
     lines = text_lines(path, span, "FASTA file", (limit + _HEADER_ROOM, why))
     return parse_fasta_lines(lines, alphabet, path, span)
+
+
+class _Declined(Exception):
+    """Something the byte reader leaves to the line reader (which reports it)."""
+
+
+def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | None:
+    """The file's records packed straight from its bytes, or None to leave it to
+    the line reader. Whole lines are taken a chunk at a time; in each, header
+    and comment lines are found from the bytes that start lines, every other
+    byte that is not whitespace is a residue, translated through a 256-entry
+    table (lower case folded as :func:`case_fold` says)."""
+    lut = _byte_table(alphabet)
+    try:
+        fh = open(path, "rb")
+    except OSError as e:
+        raise _open_error(e, path, "FASTA file", span) from None
+    reader = _PackReader(lut, max_load_bytes(), max_record_residues())
+    try:
+        with fh:
+            stream = gzip.GzipFile(fileobj=fh) if fh.peek(2)[:2] == _GZIP_MAGIC else fh
+            for chunk in _chunks(stream, path, "FASTA file", span):
+                reader.feed(chunk)
+            return reader.finish(alphabet)
+    except _Declined:
+        return None
+
+
+def _byte_table(alphabet: Alphabet) -> np.ndarray:
+    lut = np.full(256, 255, dtype=np.uint8)
+    fold = case_fold(alphabet) or {}
+    for k, s in enumerate(alphabet.symbols):
+        lut[ord(s)] = k
+    for low, up in fold.items():
+        lut[ord(low)] = alphabet.code(up)
+    return lut
+
+
+_WHITE = np.zeros(256, dtype=bool)
+_WHITE[[9, 10, 13, 32]] = True
+_ODD = np.zeros(256, dtype=bool)  # bytes the line reader must see: controls, non-ASCII
+_ODD[[b for b in range(256) if (b < 32 and b not in (9, 10, 13)) or b >= 127]] = True
+
+
+class _PackReader:
+    """The state of :func:`_read_packed` between chunks."""
+
+    def __init__(self, lut: np.ndarray, load_limit: int, record_limit: int):
+        self.lut, self.load_limit, self.record_limit = lut, load_limit, record_limit
+        self.rest = b""  # the start of a line not ended yet
+        self.total = 0
+        self.parts: list[np.ndarray] = []
+        self.residues = 0
+        self.starts: list[int] = []  # each record's first residue
+        self.names: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        if self.total > self.load_limit:
+            raise _Declined()
+        data = self.rest + chunk
+        end = data.rfind(b"\n") + 1
+        if end == 0:
+            if len(data) > 64 * _CHUNK:  # one huge unwrapped line: the line reader's
+                raise _Declined()
+            self.rest = data
+            return
+        self.rest = data[end:]
+        self._lines(data[:end])
+
+    def _lines(self, block: bytes) -> None:
+        arr = np.frombuffer(block, dtype=np.uint8)
+        if _ODD[arr].any() or (b"\r" in block and block.count(b"\r") != block.count(b"\r\n")):
+            raise _Declined()
+        ends = np.flatnonzero(arr == 10)
+        begins = np.concatenate(([0], ends[:-1] + 1))
+        first = arr[np.minimum(begins, len(arr) - 1)]
+        if (first[begins < ends] == 32).any() or (first[begins < ends] == 9).any():
+            raise _Declined()  # a line indented: the line reader strips it
+        special = np.flatnonzero((first == ord(">")) | (first == ord(";")))
+        keep = np.ones(len(arr), dtype=bool)
+        if len(special):  # header and comment lines hold no residues
+            marks = np.zeros(len(arr) + 1, dtype=np.int32)
+            np.add.at(marks, begins[special], 1)
+            np.add.at(marks, ends[special] + 1, -1)
+            keep = np.cumsum(marks[:-1]) == 0
+        keep &= ~_WHITE[arr]
+        codes = self.lut[arr[keep]]
+        if (codes == 255).any():
+            raise _Declined()
+        before = np.cumsum(keep)  # residues of this block up to each byte
+        for k in special:
+            b, e = int(begins[k]), int(ends[k])
+            if block[b] != ord(">"):
+                continue
+            if not self.starts and self.residues + int(before[b]) > 0:
+                raise _Declined()  # residues before the first header
+            words = block[b + 1:e].split(None, 1)
+            self.starts.append(self.residues + (int(before[b - 1]) if b else 0))
+            self.names.append(words[0] if words else b"record%d" % (len(self.names) + 1))
+        if not self.starts and len(codes):
+            raise _Declined()
+        self.parts.append(codes)
+        self.residues += len(codes)
+
+    def finish(self, alphabet: Alphabet) -> SeqPack:
+        if self.rest:
+            self._lines(self.rest + b"\n")
+        if not self.starts:
+            raise _Declined()  # no records: the line reader says so
+        offsets = np.array(self.starts + [self.residues], dtype=np.int64)
+        if len(offsets) > 1 and int(np.diff(offsets).max()) > self.record_limit:
+            raise _Declined()
+        codes = np.concatenate(self.parts) if self.parts else np.zeros(0, np.uint8)
+        name_offsets = np.zeros(len(self.names) + 1, dtype=np.int64)
+        np.cumsum([len(n) for n in self.names], out=name_offsets[1:])
+        return SeqPack(alphabet, codes, offsets, b"".join(self.names), name_offsets)

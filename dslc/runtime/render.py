@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from dslc.runtime.arrays import NumArray
+from dslc.runtime.records import is_list
 from dslc.runtime.results import MapResult, Prob, TableResult, wrap
 from dslc.runtime.values import Alphabet, Matrix, Sequence
 
@@ -118,7 +119,7 @@ def _render_one(name: str, value) -> str:
         head = f"{name} = map of {value.func}" + (
             f", {' x '.join(map(str, value.shape))}" if value.values.ndim else "")
         return head + "\n" + _grid(value.values, value.value_type, value.axes)
-    if isinstance(value, list):
+    if is_list(value):
         lines = [f"{name} = list of {len(value)}"]
         for k, x in enumerate(value[:20]):
             lines.append(f"  [{k}] {_short(x)}")
