@@ -413,7 +413,7 @@ class _PackReader:
         self.lut, self.load_limit, self.record_limit = lut, load_limit, record_limit
         self.rest = b""  # the start of a line not ended yet
         self.total = 0
-        self.parts: list[np.ndarray] = []
+        self.buffer = np.zeros(0, dtype=np.uint8)
         self.residues = 0
         self.starts: list[int] = []  # each record's first residue
         self.names: list[bytes] = []
@@ -437,35 +437,40 @@ class _PackReader:
         if _ODD[arr].any() or (b"\r" in block and block.count(b"\r") != block.count(b"\r\n")):
             raise _Declined()
         ends = np.flatnonzero(arr == 10)
-        begins = np.concatenate(([0], ends[:-1] + 1))
-        first = arr[np.minimum(begins, len(arr) - 1)]
-        if (first[begins < ends] == 32).any() or (first[begins < ends] == 9).any():
+        begins = np.empty_like(ends)
+        begins[0], begins[1:] = 0, ends[:-1] + 1
+        first = arr[begins]  # a line's first byte ("\n" for an empty line)
+        if ((first == 32) | (first == 9)).any():
             raise _Declined()  # a line indented: the line reader strips it
-        special = np.flatnonzero((first == ord(">")) | (first == ord(";")))
-        keep = np.ones(len(arr), dtype=bool)
-        if len(special):  # header and comment lines hold no residues
-            marks = np.zeros(len(arr) + 1, dtype=np.int32)
-            np.add.at(marks, begins[special], 1)
-            np.add.at(marks, ends[special] + 1, -1)
-            keep = np.cumsum(marks[:-1]) == 0
+        special = (first == ord(">")) | (first == ord(";"))
+        # header and comment lines hold no residues; nor does whitespace
+        keep = np.repeat(~special, ends - begins + 1)
         keep &= ~_WHITE[arr]
-        codes = self.lut[arr[keep]]
+        residues = np.flatnonzero(keep)
+        codes = self.lut[arr[residues]]
         if (codes == 255).any():
             raise _Declined()
-        before = np.cumsum(keep)  # residues of this block up to each byte
-        for k in special:
-            b, e = int(begins[k]), int(ends[k])
-            if block[b] != ord(">"):
-                continue
-            if not self.starts and self.residues + int(before[b]) > 0:
+        headers = begins[special & (first == ord(">"))]
+        if len(headers):
+            before = np.searchsorted(residues, headers)  # this block's residues before each
+            if not self.starts and before[0] + self.residues > 0:
                 raise _Declined()  # residues before the first header
-            words = block[b + 1:e].split(None, 1)
-            self.starts.append(self.residues + (int(before[b - 1]) if b else 0))
-            self.names.append(words[0] if words else b"record%d" % (len(self.names) + 1))
-        if not self.starts and len(codes):
+            self.starts.extend((before + self.residues).tolist())
+            for b, e in zip(headers.tolist(), ends[np.searchsorted(ends, headers)].tolist()):
+                words = block[b + 1:e].split(None, 1)
+                self.names.append(words[0] if words else b"record%d" % (len(self.names) + 1))
+        elif not self.starts and len(codes):
             raise _Declined()
-        self.parts.append(codes)
-        self.residues += len(codes)
+        self._append(codes)
+
+    def _append(self, codes: np.ndarray) -> None:
+        """Codes added to the buffer, grown in place (a large buffer is remapped,
+        not copied, so reading holds about one copy of the residues)."""
+        need = self.residues + len(codes)
+        if need > len(self.buffer):
+            self.buffer.resize(max(need, len(self.buffer) * 3 // 2, 1 << 16), refcheck=False)
+        self.buffer[self.residues:need] = codes
+        self.residues = need
 
     def finish(self, alphabet: Alphabet) -> SeqPack:
         if self.rest:
@@ -475,7 +480,8 @@ class _PackReader:
         offsets = np.array(self.starts + [self.residues], dtype=np.int64)
         if len(offsets) > 1 and int(np.diff(offsets).max()) > self.record_limit:
             raise _Declined()
-        codes = np.concatenate(self.parts) if self.parts else np.zeros(0, np.uint8)
+        codes = self.buffer
+        codes.resize(self.residues, refcheck=False)
         name_offsets = np.zeros(len(self.names) + 1, dtype=np.int64)
         np.cumsum([len(n) for n in self.names], out=name_offsets[1:])
         return SeqPack(alphabet, codes, offsets, b"".join(self.names), name_offsets)
