@@ -440,8 +440,9 @@ class _PackReader:
         begins = np.empty_like(ends)
         begins[0], begins[1:] = 0, ends[:-1] + 1
         first = arr[begins]  # a line's first byte ("\n" for an empty line)
-        if ((first == 32) | (first == 9)).any():
-            raise _Declined()  # a line indented: the line reader strips it
+        for b in np.flatnonzero((first == 32) | (first == 9)).tolist():
+            if block[begins[b]:ends[b]].lstrip()[:1] in (b">", b";"):
+                raise _Declined()  # an indented header or comment: the line reader's
         special = (first == ord(">")) | (first == ord(";"))
         # header and comment lines hold no residues; nor does whitespace
         keep = np.repeat(~special, ends - begins + 1)
