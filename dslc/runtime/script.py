@@ -168,41 +168,9 @@ class ScriptRunner:
         return MapResult(e.func, tf.ret.name, values, axes)
 
     def _columnar(self, tf, e: ast.Map, operands: list, lists: list, shape) -> TaskBatch | None:
-        """The tasks of a map whose listed operands are all loaded records bound to
-        sequence parameters, as columns straight from the packed records: every
-        operand is bound once (a record list by its alphabet, which all its records
-        share), so no task is made. None where binding depends on the task (an
-        ``index`` argument, a ``seq[*]`` given a string): the general path."""
-        params = tf.map_params
-        listed = dict(lists)
-        if not lists or any(not isinstance(v, Records) or not isinstance(params[k].type, T.SeqT)
-                            for k, v in lists):
-            return None
-        if any(isinstance(p.type, T.IndexT) or (k not in listed and not _binds_alone(p.type))
-               for k, p in enumerate(params)):
-            return None
-        count = 1
-        for n in shape:
-            count *= n
-        axes = np.unravel_index(np.arange(count, dtype=np.int64), shape) if count else \
-            [np.zeros(0, np.int64)] * len(shape)
-        where = {k: axis.astype(np.int64) for (k, _), axis in zip(lists, axes)}
-        raw = dict(zip((p.name for p in params), operands))
-        columns, first = {}, {}
-        for i, (p, v) in enumerate(zip(params, operands)):
-            what = f"operand {i + 1} of map({e.func}, ...)"
-            if i in listed:
-                if len(v):  # the records share an alphabet: the first binds for all
-                    first[p.name] = bind_value(v[0], p.type, self.p, e.operands[i].span, raw,
-                                               what=what)
-                columns[p.name] = SeqColumn(v.pack, where[i])
-            else:
-                first[p.name] = bind_value(v, p.type, self.p, e.operands[i].span, raw, what=what)
-                columns[p.name] = Shared(first[p.name])
-        if count:
-            spans = {p.name: o.span for p, o in zip(params, e.operands)}
-            check_links(tf, first, self.p, e.span, spans)
-        return TaskBatch(tuple(p.name for p in params), columns, count)
+        spans = [o.span for o in e.operands]
+        return columnar_batch(tf, self.p, operands, lists, shape, spans, e.span,
+                              lambda i, p: f"operand {i + 1} of map({e.func}, ...)")
 
     def _tasks(self, tf, e: ast.Map, operands: list, lists: list) -> list[dict]:
         """Every task of a map bound one by one (see :meth:`_columnar`)."""
@@ -284,6 +252,45 @@ class ScriptRunner:
             self.stream.write("\n")
             self.stream.flush()
         self._bar = None
+
+
+def columnar_batch(tf, program, operands: list, lists: list, shape, spans: list, span,
+                   what) -> TaskBatch | None:
+    """The tasks of a map whose listed operands are all loaded records bound to
+    sequence parameters, as columns straight from the packed records: every
+    operand is bound once (a record list by its alphabet, which all its records
+    share), so no task is made. None where binding depends on the task (an
+    ``index`` argument, a ``seq[*]`` given a string): the caller binds task by
+    task. ``spans``: each operand's; ``what(i, param)`` names operand ``i`` in
+    errors."""
+    params = tf.map_params
+    listed = dict(lists)
+    if not lists or any(not isinstance(v, Records) or not isinstance(params[k].type, T.SeqT)
+                        for k, v in lists):
+        return None
+    if any(isinstance(p.type, T.IndexT) or (k not in listed and not _binds_alone(p.type))
+           for k, p in enumerate(params)):
+        return None
+    count = 1
+    for n in shape:
+        count *= n
+    axes = np.unravel_index(np.arange(count, dtype=np.int64), shape) if count else \
+        [np.zeros(0, np.int64)] * len(shape)
+    where = {k: axis.astype(np.int64) for (k, _), axis in zip(lists, axes)}
+    raw = dict(zip((p.name for p in params), operands))
+    columns, first = {}, {}
+    for i, (p, v) in enumerate(zip(params, operands)):
+        if i in listed:
+            if len(v):  # the records share an alphabet: the first binds for all
+                first[p.name] = bind_value(v[0], p.type, program, spans[i], raw,
+                                           what=what(i, p))
+            columns[p.name] = SeqColumn(v.pack, where[i])
+        else:
+            first[p.name] = bind_value(v, p.type, program, spans[i], raw, what=what(i, p))
+            columns[p.name] = Shared(first[p.name])
+    if count:
+        check_links(tf, first, program, span, {p.name: sp for p, sp in zip(params, spans)})
+    return TaskBatch(tuple(p.name for p in params), columns, count)
 
 
 def backend_globals(program) -> dict:

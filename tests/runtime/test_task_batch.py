@@ -154,3 +154,25 @@ def test_a_batch_of_dicts_shares_what_every_task_shares():
     assert batch.order.tolist() == [3, 2, 1, 0]
     sub = batch.subset([2, 0])
     assert [t["t"].name for t in sub] == ["x2", "x0"] and sub[0]["q"] is q
+
+
+def test_the_api_keeps_a_database_on_the_device_across_maps(tmp_path):
+    _write(tmp_path, 2, 3)
+    prog = dslc.compile(LCS.split("a = load")[0], backend="cuda")
+    db = prog.load(tmp_path / "b.fa", "dna")
+    queries = prog.load(tmp_path / "a.fa", "dna")
+    first = prog.map("lcs", queries, db).values.tolist()
+    engine = prog._engine()
+    def of_db():
+        return [v[1] for v in engine._uploaded.values() if v[0]() is db.pack.codes]
+    uploaded = of_db()
+    assert uploaded  # the database's buffer on the device (interleaved: tiled kernels)
+    assert prog.map("lcs", queries, db).values.tolist() == first
+    assert all(a is b for a, b in zip(of_db(), uploaded)) and len(of_db()) == len(uploaded)
+    assert first == [[_lcs(x.text, y.text) for y in db] for x in queries]
+    kept = len(engine._uploaded)
+    del db, uploaded
+    import gc
+
+    gc.collect()
+    assert 0 < len(engine._uploaded) < kept  # the queries' alone: the database's are gone
