@@ -20,7 +20,7 @@ import numpy as np
 
 from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, read_module,
                             write_entry)
-from dslc.runtime.batch import TaskBatch, same_value  # noqa: F401 (same_value: lanes)
+from dslc.runtime.batch import TaskBatch
 from dslc.runtime.values import Sequence
 
 _LOADED: dict[str, object] = {}

@@ -3,7 +3,9 @@ packed buffer (dslc.runtime.fasta's byte reader, dslc.runtime.records)."""
 
 from __future__ import annotations
 
+import gc
 import gzip
+import weakref
 
 import numpy as np
 import pytest
@@ -163,8 +165,10 @@ def test_the_api_keeps_a_database_on_the_device_across_maps(tmp_path):
     queries = prog.load(tmp_path / "a.fa", "dna")
     first = prog.map("lcs", queries, db).values.tolist()
     engine = prog._engine()
+    codes = weakref.ref(db.pack.codes)
+
     def of_db():
-        return [v[1] for v in engine._uploaded.values() if v[0]() is db.pack.codes]
+        return [v[1] for v in engine._uploaded.values() if v[0]() is codes()]
     uploaded = of_db()
     assert uploaded  # the database's buffer on the device (interleaved: tiled kernels)
     assert prog.map("lcs", queries, db).values.tolist() == first
@@ -172,7 +176,5 @@ def test_the_api_keeps_a_database_on_the_device_across_maps(tmp_path):
     assert first == [[_lcs(x.text, y.text) for y in db] for x in queries]
     kept = len(engine._uploaded)
     del db, uploaded
-    import gc
-
     gc.collect()
     assert 0 < len(engine._uploaded) < kept  # the queries' alone: the database's are gone
