@@ -32,8 +32,10 @@ from dslc.lang.fasta import read_text
 from dslc.lang.limits import check_map
 from dslc.lang.types import SeqT
 from dslc.lang.results import Axis, MapResult, TableResult, to_array, wrap
-from dslc.runtime.script import ScriptRunner, backend_globals, run_map, table_axes
+from dslc.runtime.script import (ScriptRunner, _labels, backend_globals, columnar_batch,
+                                 run_map, table_axes)
 from dslc.lang.values import Sequence, SeqText
+from dslc.lang.records import Records, is_list
 
 
 @dataclass(frozen=True)
@@ -220,8 +222,16 @@ class Program:
             raise DslcError(f"map({name}, ...) needs {len(params)} operands, got {len(operands)}")
         ops = [[self._from_python(x) for x in o] if isinstance(o, (list, tuple))
                else self._from_python(o) for o in operands]
-        lists = [(k, v) for k, v in enumerate(ops) if isinstance(v, list)]
-        check_map(tuple(len(v) for _, v in lists), name, None)
+        lists = [(k, v) for k, v in enumerate(ops) if is_list(v)]
+        shape = tuple(len(v) for _, v in lists)
+        check_map(shape, name, None)
+        batch = self._columnar(tf, ops, lists, shape)
+        if batch is not None:  # loaded records: no task made, the same buffers every call
+            results = self._engine().map(name, batch, None)
+            runlog.ran(self._engine(), f"map of {len(batch)} tasks", name)
+            arr = to_array(results, tf.ret.name).reshape(shape)
+            return MapResult(name, tf.ret.name, arr, tuple(
+                Axis(params[k].name, _labels(v)) for k, v in lists))
         combos = []
         for combo in itertools.product(*(v for _, v in lists)):
             values = list(ops)
@@ -258,6 +268,19 @@ class Program:
         from dslc.trace.align import alignment
         return alignment(derivation, self._from_python(matrix) if matrix is not None else None)
 
+    def load(self, path: str, alphabet: str) -> Records:
+        """The records of a FASTA file (plain or gzipped) over one of the script's
+        alphabets, packed in one buffer as a script's ``load`` gives them. A map
+        over them binds no task one by one, and the backend keeps what it made
+        of them (the CUDA backend, their copy on the device) across calls for as
+        long as the records are alive."""
+        from dslc.lang.fasta import read_fasta
+
+        if alphabet not in self.checked.alphabets:
+            raise DslcError(f"the script has no alphabet '{alphabet}'",
+                            hint="alphabets: " + ", ".join(self.checked.alphabets))
+        return read_fasta(str(path), self.checked.alphabets[alphabet])
+
     def value(self, name: str):
         """A value the script or the standard library defines, by name: a
         matrix (``"blosum62"``), a model of a ``define`` block, a ``const``, or,
@@ -292,6 +315,19 @@ class Program:
                                      self.checked.float_consts | new)
         self._backend = None
         return self._function(tf.name)
+
+    def _columnar(self, tf, ops: list, lists: list, shape):
+        """A map over loaded records (``dslc.read_fasta``, a script's ``load``) as
+        columns over their packed buffers (runtime.script.columnar_batch): a
+        backend keeps what it made of a buffer (the CUDA backend its device copy)
+        for as long as the records live, so the same records searched by many
+        calls are packed and uploaded once."""
+        if not lists or not all(isinstance(v, Records) for _, v in lists):
+            return None
+        tf = self._const_kinds(tf, tf.map_params, [ops])
+        return columnar_batch(tf, self.checked, _texts(tf.map_params, ops), lists, shape,
+                              [None] * len(ops), None,
+                              lambda i, p: f"operand '{p.name}' of map({tf.name}, ...)")
 
     def _bind_map(self, tf, values):
         params = tf.map_params

@@ -158,10 +158,11 @@ def kernel_key(cpu, func: str, tasks: list[dict]) -> str:
     the widest task's shapes) and the number of tasks (which picks the kernel's
     strategy)."""
     from dslc.cpu import modules
+    from dslc.cpu.backend import _widest
+    from dslc.lang.batch import TaskBatch
 
     f = cpu.program.functions[func]
-    widest = {n: max((t[n] for t in tasks), key=len) if isinstance(v, Sequence) else v
-              for n, v in tasks[0].items()}
+    widest = _widest(TaskBatch.of(tasks))
     return modules.plan_key(cpu.program, func, f"cuda-map{len(tasks)}{f.is_table}", None, widest)
 
 

@@ -17,7 +17,6 @@ from dslc.auto import AutoBackend
 from dslc.check.ranges import declared
 from dslc.check.tir import groups
 from dslc.emit.lanes import LANES
-from dslc.emit.tuples import tuple_reason
 from dslc import settings
 from dslc.errors import DslcError, NotCompilable, write_user_file
 from dslc.plan import lower
@@ -50,7 +49,8 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     engine.disk_cache = False  # plan afresh, so every plan can be shown
     engine.direct_scalars = False  # compile straight-line entries too, to show them
     _LAST_TASKS.clear()
-    runner.backend.map = _recording(runner.backend.map)
+    engine_ = getattr(runner.backend, "inner", runner.backend)  # under the timing wrapper
+    engine_.map = _recording(engine_.map)
     runner.run()
     _LAST_AUTO.clear()
     _LAST_AUTO.update(runner.backend.decisions)

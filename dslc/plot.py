@@ -142,7 +142,8 @@ def _dependences(ax, program, func, shown, axes) -> None:
     """Arrows from one cell to each cell it reads (both ends of a ranged read,
     dashed), for the dependences of ``func`` on its group's functions over the
     same parameters; lengthened alike where the table is large, so they show."""
-    from dslc.deps.extract import dependence_graph, groups
+    from dslc.check.tir import groups
+    from dslc.deps.extract import dependence_graph
 
     grp = next(g for g in groups(program.checked.functions) if func in g)
     graph = dependence_graph(program.checked.functions, grp, program.checked.consts)

@@ -112,12 +112,24 @@ class Timed:
     ``collector``; everything else is the backend's own (``dslc explain`` and
     ``-v`` read its attributes through this)."""
 
+    _OWN = ("inner", "collector")
+
     def __init__(self, inner, collector: Collector):
-        self.inner = inner
-        self.collector = collector
+        object.__setattr__(self, "inner", inner)
+        object.__setattr__(self, "collector", collector)
 
     def __getattr__(self, name):
+        if name in self._OWN:  # not set yet (a copy being made)
+            raise AttributeError(name)
         return getattr(self.inner, name)
+
+    def __setattr__(self, name, value):
+        """A setting made through the wrapper (``engine.disk_cache = False``)
+        is the backend's: the wrapper only times."""
+        if name in self._OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.inner, name, value)
 
     def value(self, func, args, span, description=""):
         return self._timed("call", func, lambda: self.inner.value(func, args, span, description))

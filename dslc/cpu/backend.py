@@ -21,6 +21,7 @@ from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
 from dslc.cpu.convert import _layout_spec, _shape, convert, layout_arrays
+from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks, offset
 
@@ -100,60 +101,94 @@ class CpuBackend:
         except (IndexError, ValueError, ZeroDivisionError, _Inexact):
             return self._rerun(lambda: self.interp.table(func, calling, span, description))
 
-    def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
-        if not tasks:
+    def map(self, func: str, tasks, span, progress=None) -> list:
+        """Every task's value, in task order; ``tasks`` is a :class:`TaskBatch`
+        (a list of dicts is taken as one)."""
+        if not len(tasks):
             return []
+        batch = TaskBatch.of(tasks)
         f = self.program.functions[func]
-        out = self.map_per_model(func, tasks, span, progress)
+        out = self.map_per_model(func, batch, span, progress)
         if out is not None:
             return out
         try:
-            kind, widest, request = self.map_entry(f, tasks)
+            kind, widest, request = self.map_entry(f, batch)
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
-            return self.interp.map(func, tasks, span, progress)
+            return self.interp.map(func, batch, span, progress)
         try:
-            raw = self.lanes.run(f, kind, widest, request, tasks, progress)
+            raw = self.lanes.run(f, kind, widest, request, batch, progress)
             if raw is None:  # one task per call (compiled only when needed)
                 compiled = self._compile(func, kind, widest, request)
                 if compiled is None:
-                    return self.interp.map(func, tasks, span, progress)
+                    return self.interp.map(func, batch, span, progress)
                 module, argnames, windows = compiled
                 from dslc.cpu import modules
 
-                batch = modules.batch_function(module, argnames, tasks, self)
-                raw = in_chunks(lambda ids: batch([tasks[k] for k in ids], windows, f), tasks,
-                                progress, progress and [modules.task_size(t) for t in tasks])
+                run = modules.batch_function(module, argnames, batch, self)
+                raw = in_chunks(lambda ids: run(batch.subset(ids), windows, f), batch,
+                                progress, progress and task_sizes(batch))
         except MemoryError:
             raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, SystemError):
             # (an error raised inside a parallel batch surfaces as a SystemError)
-            return self._rerun(lambda: self.interp.map(func, tasks, span, progress))
-        out = []
-        for k, v in enumerate(raw):
-            try:  # NaN: no value (a task stopped on a check, modules.batch_function)
-                out.append(self._result(v, f.ret, span))
-            except _Inexact:
-                out.append(self._rerun(lambda: in_map(
-                    lambda: self.interp.map(func, [tasks[k]], span), [k])[0]))
+            return self._rerun(lambda: self.interp.map(func, batch, span, progress))
+        return self.map_values(func, f, raw, batch, span)
+
+    def map_values(self, func, f, raw: np.ndarray, batch, span) -> list:
+        """A map's compiled values as the interpreter gives them; a task with no
+        value (NaN: it stopped on a check, modules.batch_function) or an int
+        beyond 2^53 is recomputed by the interpreter, which gives the exact value
+        or the error. A tuple's components fill a row of ``raw``."""
+        if isinstance(f.ret, T.TupleT):
+            out = []
+            for k, v in enumerate(raw):
+                try:
+                    out.append(self._result(v, f.ret, span))
+                except _Inexact:
+                    out.append(self._rerun(lambda: in_map(
+                        lambda: self.interp.map(func, [batch[k]], span), [k])[0]))
+            return out
+        if f.ret == T.INT:
+            fin = np.isfinite(raw)
+            out = [int(v) if ok else v for v, ok in zip(raw.tolist(), fin.tolist())]
+            redo = np.flatnonzero(~fin & (raw != raw) | fin & (np.abs(raw) >= EXACT))
+        else:
+            out = raw.tolist()
+            redo = np.flatnonzero(raw != raw)
+        for k in redo.tolist():
+            out[k] = self._rerun(lambda: in_map(
+                lambda: self.interp.map(func, [batch[k]], span), [k])[0])
         return out
 
-    def map_per_model(self, func: str, tasks: list[dict], span, progress=None):
+    def map_per_model(self, func: str, batch, span, progress=None):
         """A map whose tasks use different models, run as one map per model (a
         model's layout is shared by the tasks of one compiled run); None when
         every task uses the same ones."""
-        parts = _by_model(tasks, self.program.registry)
+        parts = _by_model(batch, self.program.registry)
         if parts is None:
             return None
-        out = [None] * len(tasks)
+        out = [None] * len(batch)
         done = 0
         for ids in parts:
-            part = in_map(lambda: self.map(func, [tasks[k] for k in ids], span,
+            part = in_map(lambda: self.map(func, batch.subset(ids), span,
                                            offset(progress, done)), ids)
             done += len(ids)
             for k, v in zip(ids, part):
                 out[k] = v
         return out
+
+    def final_column(self, f, batch, i: int, ids=None) -> np.ndarray:
+        """Coordinate ``i`` of every task's final cell (:meth:`_final`): the
+        length of its sequence where it is an index over one the call does not
+        give, else task by task."""
+        p = f.rec_params[i]
+        if isinstance(p.type, T.IndexT) and p.name not in batch.columns \
+                and p.type.seq in batch.lengths:
+            lens = batch.lengths[p.type.seq]
+            return lens if ids is None else lens[ids]
+        ids = range(len(batch)) if ids is None else ids
+        return np.array([self._final(f, batch[k])[i] for k in ids], dtype=np.int64)
 
     # ------------------------------------------------------------------ helpers
     def direct(self, func: str) -> bool:
@@ -170,10 +205,11 @@ class CpuBackend:
                     {p.name: args[p.name] for p in f.calling_params})
         return "value", None, {p.name: args[p.name] for p in f.params}
 
-    def map_entry(self, f, tasks: list[dict], lens: dict | None = None):
-        """How a map over ``f`` is compiled: the entry kind, the binding whose
-        extents bound every task's, and for a table the cell asked for
-        (``lens``: each sequence argument's lengths, where the caller has them)."""
+    def map_entry(self, f, tasks):
+        """How a map over ``f`` is compiled (``tasks``: a :class:`TaskBatch`): the
+        entry kind, the binding whose extents bound every task's, and for a
+        table the cell asked for."""
+        tasks = TaskBatch.of(tasks)
         if _by_model(tasks, self.program.registry) is not None:
             # model layouts are shared by all the tasks of one compiled run
             raise NotCompilable("a map over several models (run once per model)")
@@ -181,7 +217,7 @@ class CpuBackend:
         if tupled:  # (a batch packs each argument as one number or array per task)
             raise NotCompilable(f"a map of {f.name} over tuple arguments ({tupled[0]}): "
                                 "not compiled, a single call is")
-        widest = _widest(tasks, lens)
+        widest = _widest(tasks)
         if not f.is_table:
             return "value", widest, None
         for p in f.rec_params:  # an int dimension's extent is the cell asked for
@@ -392,26 +428,30 @@ def out_of_memory(func: str, span) -> DslcError:
                      "whose table can be kept as a window, or give shorter sequences")
 
 
-def _by_model(tasks: list[dict], registry):
+def task_sizes(batch) -> np.ndarray:
+    """Each task's work as its total sequence length (the order the drivers and
+    the progress pieces take: largest first)."""
+    return sum(batch.lengths.values(), np.zeros(len(batch), dtype=np.int64))
+
+
+def _by_model(batch, registry):
     """Task indexes grouped by the models (values with a device layout) they use,
     or None when every task uses the same ones."""
-    names = [n for n, v in tasks[0].items() if _layout_spec(v, registry) is not None]
+    first = batch.first
+    names = [n for n, v in first.items()
+             if n not in batch.shared and _layout_spec(v, registry) is not None]
     if not names:
         return None
     groups: dict[tuple, list[int]] = {}
-    for k, t in enumerate(tasks):
-        groups.setdefault(tuple(id(t[n]) for n in names), []).append(k)
+    for k in range(len(batch)):
+        groups.setdefault(tuple(id(batch.columns[n].value(k)) for n in names), []).append(k)
     return list(groups.values()) if len(groups) > 1 else None
 
 
-def _widest(tasks: list[dict], lens: dict | None = None) -> dict:
+def _widest(batch) -> dict:
     """One binding with the longest sequence of every parameter: its extents
-    bound every task's, so its schedule window serves them all (``lens``: the
-    lengths by argument, when known, to save a pass over a million tasks)."""
-    out = dict(tasks[0])
-    for name, v in tasks[0].items():
-        if isinstance(v, Sequence):
-            n = lens[name] if lens is not None and name in lens else np.fromiter(
-                (t[name].codes.shape[0] for t in tasks), dtype=np.int64, count=len(tasks))
-            out[name] = tasks[int(n.argmax())][name]
+    bound every task's, so its schedule window serves them all."""
+    out = dict(batch.first)
+    for name, lens in batch.lengths.items():
+        out[name] = batch[int(lens.argmax())][name]
     return out

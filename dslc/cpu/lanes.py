@@ -29,6 +29,7 @@ from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
 from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
 from dslc.plan import lower
+from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks
 
@@ -50,13 +51,15 @@ class LaneMaps:
         self.fallbacks: dict[str, str] = {}  # entry -> why its map runs one task per call
         self._memo: dict = {}
 
-    def run(self, f, kind, widest, request, tasks, progress=None):
+    def run(self, f, kind, widest, request, batch, progress=None):
         """Every task's raw result, or None where lanes do not apply; tasks whose
-        checked float32 run is not trusted are recomputed by the scalar path."""
-        if not self.applies(tasks):
+        checked float32 run is not trusted are recomputed by the scalar path.
+        ``batch`` is a :class:`~dslc.lang.batch.TaskBatch`; ``progress(done)`` is
+        called as pieces of the map finish (dslc.progress)."""
+        if not self.applies(batch):
             return None
         be = self.backend
-        shared = shared_arguments(tasks)
+        shared = batch.shared
         params = f.calling_params if f.is_table else f.params
         kinds = {f"a_{p.name}": lane_kind(p, shared) for p in params}
         if any(k == "shared" and a[2:] not in shared for a, k in kinds.items()):
@@ -65,45 +68,45 @@ class LaneMaps:
         if compiled is None:
             return None
         module, argnames, windows, dtype = compiled
+        first = batch.first
 
-        def value_of(a, task):
+        def column(a, ids=None):
+            """Argument ``a`` of every task (``ids``) as the scalar path passes it."""
             prefix, _, rest = a.partition("_")
-            if prefix == "a" and isinstance(task[rest], Sequence):
-                return task[rest].codes
             if prefix == "n":
-                return len(task[rest])
+                lens = batch.lengths[rest]
+                return lens if ids is None else lens[ids]
             if prefix == "q":
-                return be._final(f, task)[int(rest)]
+                return be.final_column(f, batch, int(rest), ids)
+            return batch.column(rest, be.convert, ids)
+
+        def shared_value(a):
+            prefix, _, rest = a.partition("_")
             if prefix == "a":
-                return be.convert(task[rest])
-            return be.arg_value(a, task, windows, None)
+                v = first[rest]
+                return v.codes if isinstance(v, Sequence) else be.convert(v)
+            return be.arg_value(a, first, windows, None)
 
         if dtype == "float32":
-            variant = self.variant(module, argnames, kinds, tasks, value_of, request)
+            variant = self.variant(module, argnames, kinds, batch, column, shared_value, request)
             if variant != "float32":
                 compiled = self.compiled(f.name, kind, widest, request, variant, shared)
                 if compiled is None:
                     return None
                 module, argnames, windows, dtype = compiled
-        if dtype == "float32":
-            wide = value_of
-
-            def value_of(a, task):  # model arrays in the table type too
-                v = wide(a, task)
-                return v.astype(np.float32) if isinstance(v, np.ndarray) and v.dtype == np.float64 \
-                    else v
         # a map of a group or two gains nothing from threads, and a parallel
         # driver costs about a second more to compile
         runner = LaneRunner(module, argnames, kinds, dtype,
-                            parallel=len(tasks) > 2 * LANES)
-        raw, redo = runner.run_pieces(tasks, value_of, progress)
+                            parallel=len(batch) > 2 * LANES)
+        raw, redo = runner.run_pieces(batch, column, shared_value, progress)
         if redo:
             module, argnames, windows = be._compile(f.name, kind, widest, request)
-            sub = [tasks[k] for k in redo]
+            sub = batch.subset(redo)
             raw[redo] = modules.batch_function(module, argnames, sub, be)(sub, windows, f)
         return raw
 
-    def variant(self, module, argnames, kinds, tasks, value_of, request=None) -> str:
+    def variant(self, module, argnames, kinds, batch, column, shared_value,
+                request=None) -> str:
         """Which argument for float32 holds for this run's numbers
         (emit.precision): ``float32`` (the static bound), ``float32c`` (checked in
         the generated code) or neither (``float64``)."""
@@ -111,14 +114,15 @@ class LaneMaps:
         arrays = []
         for a in argnames:
             if a.startswith("a_") and kinds.get(a) == "lane":
-                arrays.append(np.array([value_of(a, t) for t in tasks], dtype=np.float64))
+                arrays.append(np.asarray(column(a), dtype=np.float64))
             elif a.startswith("g_") or (a.startswith("a_") and kinds.get(a) == "shared"
-                                         and not isinstance(tasks[0][a[2:]], Sequence)):
-                arrays.append(value_of(a, tasks[0]))
+                                         and not batch.is_seq(a[2:])):
+                arrays.append(shared_value(a))
         values = largest(arrays)
         if values is None:
             return "float64"
-        extent = max(max(_extents(tasks)), max(request or (0,)), module.SYM_EXTENT)
+        extent = max(max([int(v.max()) for v in batch.lengths.values()] + [0]),
+                     max(request or (0,)), module.SYM_EXTENT)
         if info.linear and info.static_bound(values, extent) < STATIC:
             return "float32"
         if values < LEAF and extent < LEAF:
@@ -181,24 +185,15 @@ class LaneMaps:
         return modules.load(source), argnames, windows, dtype
 
 
-def shared_arguments(tasks: list[dict]) -> frozenset:
-    """The arguments every task of a map passes the same value."""
-    return frozenset(n for n, v in tasks[0].items()
-                     if all(modules.same_value(t[n], v) for t in tasks))
+def shared_arguments(tasks) -> frozenset:
+    """The arguments every task of a map passes the same value (as the lane
+    path finds them: its batch's shared columns)."""
+    return TaskBatch.of(tasks).shared
 
 
 def _dtype(variant: str) -> str:
     """The storage dtype of a variant (float32 and float32c store float32)."""
     return "float64" if variant == "float64" else "float32"
-
-
-def _extents(tasks: list[dict]):
-    """Every sequence length of a map (coordinates can be values)."""
-    yield 0
-    for t in tasks:
-        for v in t.values():
-            if isinstance(v, Sequence):
-                yield len(v)
 
 
 class LaneRunner:
@@ -223,42 +218,48 @@ class LaneRunner:
             return "lane"
         return self.kinds.get(a, "shared")
 
-    def run_pieces(self, tasks: list[dict], value_of, progress=None):
+    def run_pieces(self, batch, column, shared_value, progress=None):
         """:meth:`run` over pieces of the tasks when ``progress`` watches
-        (runtime.progress.in_chunks); the indexes to redo are the whole map's."""
+        (dslc.progress.in_chunks); the indexes to redo are the whole map's."""
+        if progress is None:
+            return self.run(batch, column, shared_value)
         redo: list[int] = []
-        sizes = [modules.task_size(t) for t in tasks]
 
         def piece(ids):
-            sub = [tasks[k] for k in ids]
-            res, again = self.run(sub, value_of, [sizes[k] for k in ids])
+            def sub_column(a, sub_ids=None):
+                return column(a, ids if sub_ids is None else ids[sub_ids])
+            res, again = self.run(batch.subset(ids), sub_column, shared_value)
             redo.extend(int(ids[k]) for k in again)
             return res
-        raw = in_chunks(piece, tasks, progress, sizes)
+        sizes = sum(batch.lengths.values(), np.zeros(len(batch), dtype=np.int64))
+        raw = in_chunks(piece, batch, progress, sizes)
         return raw, sorted(redo)
 
-    def run(self, tasks: list[dict], value_of, sizes: list[int]):
+    def run(self, batch, column, shared_value):
         """Results for every task (float64) and the indexes of tasks whose float32
-        run cannot be trusted. ``value_of(argname, task)`` gives an argument's
-        value as the scalar path would pass it."""
-        order = np.argsort([-s for s in sizes], kind="stable")
-        ngroups = -(-len(tasks) // LANES)
-        idx = np.empty((ngroups, LANES), dtype=np.int64)
-        for g in range(ngroups):
-            chunk = order[g * LANES:(g + 1) * LANES]
-            idx[g, :len(chunk)] = chunk
-            idx[g, len(chunk):] = chunk[-1]
+        run cannot be trusted. ``column(argname, ids)`` gives an argument's value
+        in tasks ``ids``, ``shared_value(argname)`` one every task shares, as
+        the scalar path would pass them."""
+        order = batch.order
+        ngroups = -(-len(batch) // LANES)
+        idx = np.empty(ngroups * LANES, dtype=np.int64)
+        idx[:len(order)] = order
+        idx[len(order):] = order[-1]  # the last group repeats its last task
+        idx = idx.reshape(ngroups, LANES)
         arrays = []
         for a in self.argnames:
             k = self._kind(a)
             if k == "seq":
-                arrays += _pack_seqs([[value_of(a, tasks[i]) for i in row] for row in idx])
+                arrays += _pack_seqs(*batch.seq_rows(a[2:], idx.ravel()), ngroups)
             elif k == "lane":
                 dt = np.int64 if a.startswith(("n_", "q_")) else self.dtype
-                arrays.append(np.array([[value_of(a, tasks[i]) for i in row] for row in idx],
-                                       dtype=dt))
+                arrays.append(np.asarray(column(a, idx.ravel()), dtype=dt).reshape(idx.shape))
             else:
-                arrays.append(value_of(a, tasks[0]))
+                v = shared_value(a)
+                if self.dtype == np.float32 and isinstance(v, np.ndarray) and \
+                        v.dtype == np.float64:  # model arrays in the table type too
+                    v = v.astype(np.float32)
+                arrays.append(v)
         out = np.empty((ngroups, LANES), dtype=np.float64)
         big = np.zeros((ngroups, LANES), dtype=self.dtype)
         # groups are ordered largest first and handed out one at a time, so no
@@ -269,21 +270,29 @@ class LaneRunner:
                 self.module.batch(ngroups, *arrays, out, big)
         finally:
             numba.set_parallel_chunksize(previous)
-        res = np.empty(len(tasks), dtype=np.float64)
+        res = np.empty(len(batch), dtype=np.float64)
         res[idx.ravel()] = out.ravel()
-        redo = sorted({int(i) for i, b in zip(idx.ravel(), big.ravel()) if b >= LEAF})
+        redo = np.unique(idx.ravel()[big.ravel() >= LEAF]).tolist()
         return res, redo
 
 
-def _pack_seqs(rows: list[list[np.ndarray]]):
-    """Padded ``(length, LANES)`` blocks, one per group, stacked."""
-    lens = [max((len(s) for s in row), default=0) for row in rows]
-    off = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(lens, out=off[1:])
+def _pack_seqs(codes: np.ndarray, starts: np.ndarray, lens: np.ndarray, ngroups: int):
+    """Padded ``(length, LANES)`` blocks, one per group of ``LANES`` consecutive
+    rows (task ``r``'s residues at ``codes[starts[r]:starts[r] + lens[r]]``),
+    stacked, and each group's first row."""
+    longest = lens.reshape(ngroups, LANES).max(axis=1)
+    off = np.zeros(ngroups + 1, dtype=np.int64)
+    np.cumsum(longest, out=off[1:])
     buf = np.zeros((max(int(off[-1]), 1), LANES), dtype=np.uint8)
-    for g, row in enumerate(rows):
-        base = off[g]
-        for l, s in enumerate(row):
-            buf[base:base + len(s), l] = s
+    _fill_lanes(codes, starts, lens, off, buf)
     return [buf, off]
 
+
+@numba.njit(cache=True)
+def _fill_lanes(codes, starts, lens, off, buf):
+    lanes = buf.shape[1]
+    for r in range(len(lens)):
+        g, lane = r // lanes, r % lanes
+        base, at = off[g], starts[r]
+        for j in range(lens[r]):
+            buf[base + j, lane] = codes[at + j]

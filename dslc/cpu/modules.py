@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import operator
 import sys
 import types
 from pathlib import Path
@@ -25,6 +24,7 @@ from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, re
 from dslc import timings
 from dslc.cpu.convert import convert
 from dslc.emit.args import packed_call
+from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 
 _LOADED: dict[str, object] = {}
@@ -149,57 +149,37 @@ def batch_source(argnames: list[str], kinds: dict[str, str], width: int | None =
             f"{store}")
 
 
-def pack(argnames: list[str], kinds: dict[str, str], tasks: list[dict], backend, windows,
-         f) -> list:
-    """The host arrays of a batch of tasks of entry ``f``, in the order of
-    :func:`packed_call`'s parameters."""
+def pack(argnames: list[str], kinds: dict[str, str], batch: TaskBatch, backend, windows,
+         f, ids: np.ndarray | None = None) -> list:
+    """The host arrays of the tasks ``ids`` (all by default) of a batch of entry
+    ``f``, in the order of :func:`packed_call`'s parameters. A sequence travels
+    as its column's whole packed buffer (not copied) with each task's start and
+    length; numbers as one array, each distinct value converted once."""
     registry = backend.program.registry
     arrays = []
     for a in argnames:
         kind, _, rest = a.partition("_")
-        if kinds[a] == "seq":
-            seqs = [t[rest].codes for t in tasks]
-            offs = np.zeros(len(seqs) + 1, dtype=np.int64)
-            np.cumsum([len(s) for s in seqs], out=offs[1:])
-            arrays += [np.concatenate(seqs) if seqs else np.zeros(1, np.uint8), offs]
+        if kinds[a] == "cseq":
+            arrays += list(batch.seq_rows(rest, ids))
         elif kinds[a] == "scalar" and kind == "q":
-            arrays.append(np.array([backend._final(f, t)[int(rest)] for t in tasks],
-                                   dtype=np.int64))
+            arrays.append(backend.final_column(f, batch, int(rest), ids))
         elif kinds[a] == "scalar":
-            arrays.append(np.array([convert(t[rest], registry) for t in tasks]))
+            arrays.append(batch.column(rest, lambda v: convert(v, registry), ids))
         else:
-            arrays.append(backend.arg_value(a, tasks[0], windows, None))
+            arrays.append(backend.arg_value(a, batch.first, windows, None))
     return arrays
 
 
-def shared_by_all(tasks: list[dict], name: str) -> bool:
-    """Whether argument ``name`` has the same value in every task (the query of
-    a database search, say). A million tasks are checked in C where the values
-    are one object or equal numbers of one type."""
-    column = list(map(operator.itemgetter(name), tasks))
-    first = column[0]
-    if column.count(first) == len(column) and len(set(map(type, column))) == 1:
-        return True  # Sequence has identity equality; numbers compare by value
-    return all(same_value(x, first) for x in column)
-
-
-def argument_kinds(argnames: list[str], tasks: list[dict],
-                   shared: frozenset | None = None) -> dict[str, str]:
-    """How each task argument travels: ``seq`` (packed buffer + offsets),
-    ``scalar`` (one value per task) or ``shared`` (one value for all;
-    ``shared`` names them where the caller has already looked)."""
-    first = tasks[0]
+def argument_kinds(argnames: list[str], batch: TaskBatch) -> dict[str, str]:
+    """How each task argument travels: ``cseq`` (a sequence column), ``scalar``
+    (one value per task) or ``shared`` (one value for all: the query of a
+    database search, a matrix)."""
     kinds = {}
     for a in argnames:
         kind, _, rest = a.partition("_")
         if kind == "a":
-            v = first[rest]
-            if (rest in shared) if shared is not None else shared_by_all(tasks, rest):
-                kinds[a] = "shared"  # the query of a database search, say: passed once
-            elif isinstance(v, Sequence):
-                kinds[a] = "seq"
-            else:
-                kinds[a] = "scalar"
+            kinds[a] = "shared" if rest in batch.shared else \
+                "cseq" if batch.is_seq(rest) else "scalar"
         elif kind == "q":
             kinds[a] = "scalar"
         else:
@@ -207,47 +187,30 @@ def argument_kinds(argnames: list[str], tasks: list[dict],
     return kinds
 
 
-def same_value(a, b) -> bool:
-    """The same argument value (sequences by content: a query bound per task)."""
-    if a is b:
-        return True
-    if isinstance(a, Sequence) and isinstance(b, Sequence):
-        return a.alphabet is b.alphabet and np.array_equal(a.codes, b.codes)
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return type(a) is type(b) and a == b
-    return False
-
-
-def batch_function(module, argnames: list[str], tasks: list[dict], backend):
-    """A callable running every task through a generated batch loop."""
-    kinds = argument_kinds(argnames, tasks)
+def batch_function(module, argnames: list[str], batch: TaskBatch, backend):
+    """A callable running every task of a batch through a generated batch loop."""
+    kinds = argument_kinds(argnames, batch)
     src = module.__dict__.get("_batch_src")
     width = getattr(module, "RESULT_WIDTH", None)  # a tuple result's components
     bsrc = batch_source(argnames, kinds, width)
     batch_mod = load(module_text(module) + "\n" + bsrc) if src != bsrc else module
 
-    def run(tasks, windows, f):
-        arrays = pack(argnames, kinds, tasks, backend, windows, f)
-        order = np.argsort([-task_size(t) for t in tasks], kind="stable").astype(np.int64)
+    def run(batch, windows, f):
+        arrays = pack(argnames, kinds, batch, backend, windows, f)
         # a task that stops on a check leaves its slot NaN: with a chunk size set,
         # Numba does not always re-raise an exception from a worker thread, so the
         # backend re-runs NaN tasks on the interpreter (which reports the error)
-        out = np.full(len(tasks) if width is None else (len(tasks), width), np.nan)
+        out = np.full(len(batch) if width is None else (len(batch), width), np.nan)
         # tasks are ordered largest first and handed out a few at a time, so no
         # thread is left with all the long sequences
         previous = numba.set_parallel_chunksize(2)
         try:
             with timings.computing():
-                batch_mod.batch(order, *arrays, out)
+                batch_mod.batch(batch.order, *arrays, out)
         finally:
             numba.set_parallel_chunksize(previous)
         return out
     return run
-
-
-def task_size(task: dict) -> int:
-    """How much work a task is, for ordering: its total sequence length."""
-    return sum(len(v) for v in task.values() if isinstance(v, Sequence))
 
 
 def module_text(module) -> str:

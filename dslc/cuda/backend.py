@@ -18,9 +18,11 @@ sizes).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 import warnings
+import weakref
 
 import numba
 import numpy as np
@@ -42,6 +44,7 @@ from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
 from dslc.emit import tuples
 from dslc.interp.backend import in_map
+from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 
 
@@ -80,6 +83,8 @@ class CudaBackend(CpuBackend):
         self.kernel_files: dict[str, str] = {}  # map entry -> its kernel's module (dslc.auto)
         self._kernels: dict = {}
         self._plans: dict = {}
+        # a packed buffer (by id) or its rows interleaved -> (weak ref, device copies)
+        self._uploaded: dict = {}
 
     # ------------------------------------------------------------------ one big problem
     def value(self, func: str, args: dict, span, description: str = ""):
@@ -209,29 +214,28 @@ class CudaBackend(CpuBackend):
             self.device_fallbacks.setdefault("_cooperative", str(e))
             return False
 
-    def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
-        if not tasks:
+    def map(self, func: str, tasks, span, progress=None) -> list:
+        if not len(tasks):
             return []
-        out = self.map_per_model(func, tasks, span, progress)
+        batch = TaskBatch.of(tasks)
+        out = self.map_per_model(func, batch, span, progress)
         if out is not None:
             return out
         f = self.program.functions[func]
-        # one pass over the tasks per question, however many stages ask it
-        shared = frozenset(n for n in tasks[0] if modules.shared_by_all(tasks, n))
-        lens = _lengths(tasks, shared)
+        shared, lens = batch.shared, batch.lengths
         try:
-            kind, widest, request = self.map_entry(f, tasks, lens)
-            compiled = self._device_compile(func, kind, widest, request, tasks, lens, shared)
+            kind, widest, request = self.map_entry(f, batch)
+            compiled = self._device_compile(func, kind, widest, request, batch, lens, shared)
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             compiled = None
         if compiled is None:
-            return super().map(func, tasks, span, progress)
+            return super().map(func, batch, span, progress)
         try:
-            values = self._launch(compiled, f, tasks, lens, shared, progress)
+            values = self._launch(compiled, f, batch, lens, shared, progress)
         except NonFinite as e:  # data the kernel assumes finite: the CPU (and interpreter)
             self.device_fallbacks[func] = str(e)
-            return super().map(func, tasks, span, progress)
+            return super().map(func, batch, span, progress)
         # a task the kernel could not finish (NaN), or an int beyond 2^53: the CPU
         # backend gives the exact value or reports why
         if isinstance(f.ret, T.TupleT):  # a row of components per task
@@ -240,9 +244,9 @@ class CudaBackend(CpuBackend):
             out, redo = self._values(values, f.ret)
         for k in redo:
             self.reruns[func] = self.reruns.get(func, 0) + 1
-            out[k] = in_map(lambda: super(CudaBackend, self).map(func, [tasks[k]], span), [k])[0]
+            out[k] = in_map(lambda: super(CudaBackend, self).map(func, [batch[k]], span), [k])[0]
         if progress is not None:
-            progress(len(tasks))
+            progress(len(batch))
         return out
 
     @staticmethod
@@ -288,7 +292,7 @@ class CudaBackend(CpuBackend):
         if key in self._kernels:
             return self._kernels[key]
         with timings.planning():  # (generating a kernel's source)
-            shared_seqs = frozenset(n for n in shared if isinstance(tasks[0][n], Sequence))
+            shared_seqs = frozenset(n for n in shared if tasks.is_seq(n))
             gen = None
             if per_block:
                 try:
@@ -323,11 +327,10 @@ class CudaBackend(CpuBackend):
             return "float64"
         arrays = []
         extent = max([int(v.max()) for v in lens.values()] + [0])
-        for n, first in tasks[0].items():
+        for n, col in tasks.columns.items():
             if n in lens:
                 continue
-            column = [first] if n in shared else \
-                list({id(t[n]): t[n] for t in tasks}.values())
+            column = [col.value] if n in shared else list({id(v): v for v in col.items}.values())
             try:
                 arrays += [np.asarray(self.convert(v), dtype=np.float64) for v in column]
             except (NotCompilable, TypeError, ValueError):
@@ -344,33 +347,31 @@ class CudaBackend(CpuBackend):
         return "float32"
 
     # ------------------------------------------------------------------ launch
-    def _launch(self, compiled, f, tasks: list[dict], lens: dict, shared,
+    def _launch(self, compiled, f, batch, lens: dict, shared,
                 progress=None) -> np.ndarray:
         """Every task's value. Tasks run longest first (a warp's threads do
         similar work) in launches that fit the scratch budget; where there are
         several, they alternate between two streams, so the host packs launch
         ``n + 1`` while the device runs launch ``n``, and each launch's values
-        come back asynchronously into page-locked memory. ``progress(done)`` is
-        called as launches are seen to finish."""
+        come back asynchronously into page-locked memory. A sequence column's
+        packed buffer is uploaded once (:meth:`_resident`) and every launch reads
+        it where it lies. ``progress(done)`` is called as launches are seen to
+        finish."""
         cuda = _cuda()
         source, argnames, plan, storage, dtype, per_block, block = compiled
-        kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, tasks, shared))
-        placed = self._placements(f.name, argnames, kinds, tasks[0], plan, dtype)
+        kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, batch))
+        placed = self._placements(f.name, argnames, kinds, batch.first, plan, dtype)
         width = tuples.width(f.ret)  # a tuple result: a row of components per task
         module = modules.load(source + "\n" + kernel_source(
             argnames, kinds, [fn for fn, _ in storage], placed, per_block, width))
         self.kernel_files[f.name] = module.__file__
-        sizes = sum(lens.values(), np.zeros(len(tasks), dtype=np.int64))
-        order = np.argsort(-sizes, kind="stable").astype(np.int64)
-        launches = self._launches(order, plan, storage, dtype, lens)
+        launches = self._launches(batch.order, plan, storage, dtype, lens)
         streams = [cuda.stream(), cuda.stream()]
         held: list = [None, None]  # a stream's previous launch: alive until it is done
         results, timers = [], []
         for n, ids in enumerate(launches):
-            sub = [tasks[k] for k in ids]
-            host = self._pack(argnames, kinds, sub, plan, f, dtype,
-                              {m: v[ids] for m, v in lens.items()}, block)
             stream = streams[n % 2]
+            host = self._pack(argnames, kinds, batch, ids, plan, f, dtype, block, stream)
             stream.synchronize()  # launch n - 2 has finished: its memory may go
             held[n % 2] = None
             if progress is not None and n >= 2:
@@ -378,12 +379,12 @@ class CudaBackend(CpuBackend):
             arrays = [cuda.to_device(a, stream=stream) if isinstance(a, np.ndarray) else a
                       for a in host]
             dims = self._dims(plan, storage, {m: int(v[ids].max()) for m, v in lens.items()})
-            scratch = [cuda.device_array((len(sub),) + d if per_block else d + (len(sub),),
+            scratch = [cuda.device_array((len(ids),) + d if per_block else d + (len(ids),),
                                          dtype=dtype, stream=stream) for d in dims]
-            rows = len(sub) if width is None else (len(sub), width)
+            rows = len(ids) if width is None else (len(ids), width)
             d_out = cuda.device_array(rows, dtype=np.float64, stream=stream)
-            local = cuda.to_device(np.arange(len(sub), dtype=np.int64), stream=stream)
-            grid = len(sub) if per_block else (len(sub) + block - 1) // block
+            local = cuda.to_device(np.arange(len(ids), dtype=np.int64), stream=stream)
+            grid = len(ids) if per_block else (len(ids) + block - 1) // block
             began, ended = cuda.event(), cuda.event()
             began.record(stream)
             module.batch[grid, block, stream](local, *arrays, *scratch, d_out)
@@ -400,10 +401,43 @@ class CudaBackend(CpuBackend):
         self.kernel_seconds += seconds
         timings.add_compute(seconds)
         self.launches = len(launches)
-        out = np.empty(len(tasks) if width is None else (len(tasks), width), dtype=np.float64)
+        out = np.empty(len(batch) if width is None else (len(batch), width), dtype=np.float64)
         for ids, values in results:
             out[ids] = values
         return out
+
+    def _interleaved(self, batch, name, ids, block, bases: dict, stream):
+        """Sequence ``name`` of tasks ``ids`` interleaved by block (:func:`interleave`)
+        on the device; the device copy is kept, like :meth:`_resident`'s, while
+        the packed buffer lives, under the rows the launch reads: the same
+        database searched again by a query of the same length reuses it."""
+        codes, starts, lens = batch.seq_rows(name, ids)
+        key = (id(codes), block, hashlib.blake2b(starts.tobytes() + lens.tobytes(),
+                                                 digest_size=16).digest())
+        hit = self._uploaded.get(key)
+        if hit is not None and hit[0]() is codes:
+            bases[name] = hit[2]
+            return hit[1]
+        buf, bases[name] = interleave(codes, starts, lens, block)
+        device = _cuda().to_device(buf, stream=stream)
+        self._keep(key, codes, device, bases[name])
+        return device
+
+    def _keep(self, key, codes: np.ndarray, *made) -> None:
+        """Keep ``made`` (device copies) under ``key`` while ``codes`` lives."""
+        self._uploaded[key] = (weakref.ref(codes), *made)
+        weakref.finalize(codes, self._uploaded.pop, key, None)
+
+    def _resident(self, codes: np.ndarray, stream):
+        """The device copy of a packed sequence buffer, uploaded on first use and
+        kept while the buffer lives (a database loaded once and searched by many
+        maps, or by many calls of the Python API, is uploaded once)."""
+        hit = self._uploaded.get(id(codes))
+        if hit is not None and hit[0]() is codes:
+            return hit[1]
+        device = _cuda().to_device(codes if len(codes) else np.zeros(1, np.uint8), stream=stream)
+        self._keep(id(codes), codes, device)
+        return device
 
     def _launches(self, order, plan, storage, dtype, lens) -> list[np.ndarray]:
         """The tasks of each launch, in ``order``. A launch's storage fits the
@@ -475,26 +509,26 @@ class CudaBackend(CpuBackend):
                     if g.windowed})
         return [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in storage]
 
-    def _pack(self, argnames, kinds, tasks, plan, f, dtype, lens, block) -> list:
-        """The host arrays of one launch, in the kernel's argument order."""
+    def _pack(self, argnames, kinds, batch, ids, plan, f, dtype, block, stream) -> list:
+        """The arrays of the launch of tasks ``ids``, in the kernel's argument
+        order: host arrays, and the resident device copy of each sequence
+        column's packed buffer."""
         windows = tuple(g.window for g in plan.groups)
-        plain = [a for a in argnames if kinds[a] in ("seq", "scalar", "shared")]
-        packed = iter(modules.pack(plain, kinds, tasks, self, windows, f))
+        plain = [a for a in argnames if kinds[a] in ("cseq", "scalar", "shared")]
+        packed = iter(modules.pack(plain, kinds, batch, self, windows, f, ids))
         host, bases = [], {}
         for a in argnames:
             k = kinds[a]
-            if k == "seq":
-                host += [next(packed), next(packed)]
+            if k == "cseq":
+                host += [self._resident(next(packed), stream), next(packed), next(packed)]
             elif k in ("scalar", "shared"):
                 host.append(next(packed))
             elif k == "iseq":
-                buf, bases[a[2:]] = interleave([t[a[2:]].codes for t in tasks], block,
-                                               lens[a[2:]])
-                host.append(buf)
+                host.append(self._interleaved(batch, a[2:], ids, block, bases, stream))
             elif k == "ibase":
                 host.append(bases[a[3:]])
             elif k == "ilen":
-                host.append(lens[a[2:]])
+                host.append(batch.lengths[a[2:]][ids])
         # model arrays in the table type
         return [a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype == np.float64
                 and dtype != "float64" else a for a in host]
@@ -584,13 +618,12 @@ def _interleaved_kinds(argnames: list[str], kinds: dict) -> dict:
     return out
 
 
-def interleave(seqs: list, block: int, lens: np.ndarray | None = None):
+def interleave(codes: np.ndarray, starts: np.ndarray, lens: np.ndarray, block: int):
     """Sequences interleaved by block of ``block`` tasks: residue ``j`` of task
-    ``k`` at ``base[k // block] + j * block + k % block`` (each block padded to
-    its longest sequence), so a warp's reads of residue ``j`` are one line."""
-    n = len(seqs)
-    if lens is None:
-        lens = np.array([len(s) for s in seqs], dtype=np.int64)
+    ``k`` (``codes[starts[k] + j]``) at ``base[k // block] + j * block + k % block``
+    (each block padded to its longest sequence), so a warp's reads of residue
+    ``j`` are one line."""
+    n = len(lens)
     nb = -(-n // block)
     padded = np.zeros(nb * block, dtype=np.int64)
     padded[:n] = lens
@@ -598,22 +631,20 @@ def interleave(seqs: list, block: int, lens: np.ndarray | None = None):
     base = np.zeros(nb + 1, dtype=np.int64)
     np.cumsum(longest * block, out=base[1:])
     buf = np.zeros(max(int(base[-1]), 1), dtype=np.uint8)
-    offs = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lens, out=offs[1:])
-    if n and offs[-1]:
-        _scatter(np.concatenate(seqs), offs, base, block, buf)
+    if n and int(lens.sum()):
+        _scatter(codes, starts, lens, base, block, buf)
     return buf, base[:-1]
 
 
 @numba.njit(cache=True, parallel=True)
-def _scatter(cat, offs, base, block, buf):
+def _scatter(codes, starts, lens, base, block, buf):
     """Each block of tasks on its own core (blocks write disjoint ranges)."""
-    n = len(offs) - 1
+    n = len(lens)
     for b in numba.prange((n + block - 1) // block):
         for k in range(b * block, min(n, (b + 1) * block)):
             at = base[b] + k - b * block
-            for j in range(offs[k + 1] - offs[k]):
-                buf[at + j * block] = cat[offs[k] + j]
+            for j in range(lens[k]):
+                buf[at + j * block] = codes[starts[k] + j]
 
 
 def plan_extents(plan) -> dict[str, int]:
@@ -621,12 +652,3 @@ def plan_extents(plan) -> dict[str, int]:
     for g in plan.groups:
         out.update(g.extents.values)
     return out
-
-
-def _lengths(tasks: list[dict], shared: frozenset = frozenset()) -> dict[str, np.ndarray]:
-    """Each sequence argument's length in every task, computed once per map
-    (the work, for ordering; the extents, for storage and launches); a
-    sequence every task shares (the query) has one length."""
-    return {n: np.full(len(tasks), len(v), dtype=np.int64) if n in shared else
-            np.fromiter((t[n].codes.shape[0] for t in tasks), dtype=np.int64, count=len(tasks))
-            for n, v in tasks[0].items() if isinstance(v, Sequence)}

@@ -13,6 +13,7 @@ def packed_call(argnames: list[str], kinds: dict[str, str],
                 at: str = "k") -> tuple[list[str], list[str]]:
     """Parameters of a batch function and the arguments it passes ``task`` for
     task (or lane group) ``at``; ``kinds`` says how each argument is packed:
+    ``cseq`` (a task batch's packed buffer, starts and lengths: dslc.lang.batch),
     ``seq`` (one buffer + offsets), ``scalar`` (an array with one value per task),
     ``shared``, or one of the block-interleaved kinds of emit.tiles."""
     params, call = [], []
@@ -29,6 +30,9 @@ def packed_call(argnames: list[str], kinds: dict[str, str],
             call.append(f"arr_{a}[n]")
         elif k == "lane":
             call.append("n % BLOCK")
+        elif k == "cseq":  # the whole packed buffer, each task's start and length
+            params += [f"buf_{a}", f"st_{a}", f"ln_{a}"]
+            call.append(f"buf_{a}[st_{a}[{at}]:st_{a}[{at}] + ln_{a}[{at}]]")
         elif k == "seq":
             params += [f"buf_{a}", f"off_{a}"]
             call.append(f"buf_{a}[off_{a}[{at}]:off_{a}[{at} + 1]]")

@@ -42,6 +42,7 @@ import numpy as np
 from dslc.errors import DslcError, Span
 from dslc.lang.limits import (LOAD_SETTING, RECORD_SETTING, max_load_bytes,
                                  max_record_residues)
+from dslc.lang.records import Records, SeqPack
 from dslc.lang.values import Alphabet, Sequence
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -338,11 +339,27 @@ def _encode_chars(text: str, alphabet: Alphabet) -> np.ndarray | None:
     return alphabet.encode(text)
 
 
-def read_fasta(path: str, alphabet: Alphabet, span: Span | None = None) -> list[Sequence]:
+def read_fasta(path: str, alphabet: Alphabet, span: Span | None = None) -> Records:
     """The records of the FASTA file at ``path`` (plain or gzipped), encoded over
-    ``alphabet``; see the module's docstring for the format and case rules.
-    Errors are :class:`DslcError` reported at ``span``."""
+    ``alphabet`` into one packed buffer (dslc.lang.records); see the module's
+    docstring for the format and case rules. Errors are :class:`DslcError`
+    reported at ``span``.
+
+    A file of one-character ASCII symbols is read with numpy over its bytes
+    (:func:`_read_packed`); anything that path does not take (other alphabets,
+    bytes outside printable ASCII, a symbol outside the alphabet, a limit
+    crossed, a malformed file) is read again by the line reader, which gives
+    the value or the exact error."""
     path = str(path)
+    if alphabet.single_chars and all(s.isascii() for s in alphabet.symbols) \
+            and len(alphabet) < 255:
+        pack = _read_packed(path, alphabet, span)
+        if pack is not None:
+            return Records(pack)
+    return Records(SeqPack.of(_read_lines(path, alphabet, span), alphabet))
+
+
+def _read_lines(path: str, alphabet: Alphabet, span: Span | None) -> list[Sequence]:
     limit = max_record_residues()
     why = f"a record holds at most {RECORD_SETTING} = {limit:,} residues"
     lines = text_lines(path, span, "FASTA file", (limit + _HEADER_ROOM, why))
@@ -357,3 +374,127 @@ def resolve_path(path: str, base_dir: Path) -> Path:
         return p
     near = base_dir / p
     return near if near.exists() or not p.exists() else p
+
+
+class _Declined(Exception):
+    """Something the byte reader leaves to the line reader (which reports it)."""
+
+
+def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | None:
+    """The file's records packed straight from its bytes, or None to leave it to
+    the line reader. Whole lines are taken a chunk at a time; in each, header
+    and comment lines are found from the bytes that start lines, every other
+    byte that is not whitespace is a residue, translated through a 256-entry
+    table (lower case folded as :func:`case_fold` says)."""
+    lut = _byte_table(alphabet)
+    try:
+        fh = open(path, "rb")
+    except OSError as e:
+        raise _open_error(e, path, "FASTA file", span) from None
+    reader = _PackReader(lut, max_load_bytes(), max_record_residues())
+    try:
+        with fh:
+            stream = gzip.GzipFile(fileobj=fh) if fh.peek(2)[:2] == _GZIP_MAGIC else fh
+            for chunk in _chunks(stream, path, "FASTA file", span):
+                reader.feed(chunk)
+            return reader.finish(alphabet)
+    except _Declined:
+        return None
+
+
+def _byte_table(alphabet: Alphabet) -> np.ndarray:
+    lut = np.full(256, 255, dtype=np.uint8)
+    fold = case_fold(alphabet) or {}
+    for k, s in enumerate(alphabet.symbols):
+        lut[ord(s)] = k
+    for low, up in fold.items():
+        lut[ord(low)] = alphabet.code(up)
+    return lut
+
+
+_WHITE = np.zeros(256, dtype=bool)
+_WHITE[[9, 10, 13, 32]] = True
+_ODD = np.zeros(256, dtype=bool)  # bytes the line reader must see: controls, non-ASCII
+_ODD[[b for b in range(256) if (b < 32 and b not in (9, 10, 13)) or b >= 127]] = True
+
+
+class _PackReader:
+    """The state of :func:`_read_packed` between chunks."""
+
+    def __init__(self, lut: np.ndarray, load_limit: int, record_limit: int):
+        self.lut, self.load_limit, self.record_limit = lut, load_limit, record_limit
+        self.rest = b""  # the start of a line not ended yet
+        self.total = 0
+        self.buffer = np.zeros(0, dtype=np.uint8)
+        self.residues = 0
+        self.starts: list[int] = []  # each record's first residue
+        self.names: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        if self.total > self.load_limit:
+            raise _Declined()
+        data = self.rest + chunk
+        end = data.rfind(b"\n") + 1
+        if end == 0:
+            if len(data) > 64 * _CHUNK:  # one huge unwrapped line: the line reader's
+                raise _Declined()
+            self.rest = data
+            return
+        self.rest = data[end:]
+        self._lines(data[:end])
+
+    def _lines(self, block: bytes) -> None:
+        arr = np.frombuffer(block, dtype=np.uint8)
+        if _ODD[arr].any() or (b"\r" in block and block.count(b"\r") != block.count(b"\r\n")):
+            raise _Declined()
+        ends = np.flatnonzero(arr == 10)
+        begins = np.empty_like(ends)
+        begins[0], begins[1:] = 0, ends[:-1] + 1
+        first = arr[begins]  # a line's first byte ("\n" for an empty line)
+        for b in np.flatnonzero((first == 32) | (first == 9)).tolist():
+            if block[begins[b]:ends[b]].lstrip()[:1] in (b">", b";"):
+                raise _Declined()  # an indented header or comment: the line reader's
+        special = (first == ord(">")) | (first == ord(";"))
+        # header and comment lines hold no residues; nor does whitespace
+        keep = np.repeat(~special, ends - begins + 1)
+        keep &= ~_WHITE[arr]
+        residues = np.flatnonzero(keep)
+        codes = self.lut[arr[residues]]
+        if (codes == 255).any():
+            raise _Declined()
+        headers = begins[special & (first == ord(">"))]
+        if len(headers):
+            before = np.searchsorted(residues, headers)  # this block's residues before each
+            if not self.starts and before[0] + self.residues > 0:
+                raise _Declined()  # residues before the first header
+            self.starts.extend((before + self.residues).tolist())
+            for b, e in zip(headers.tolist(), ends[np.searchsorted(ends, headers)].tolist()):
+                words = block[b + 1:e].split(None, 1)
+                self.names.append(words[0] if words else b"record%d" % (len(self.names) + 1))
+        elif not self.starts and len(codes):
+            raise _Declined()
+        self._append(codes)
+
+    def _append(self, codes: np.ndarray) -> None:
+        """Codes added to the buffer, grown in place (a large buffer is remapped,
+        not copied, so reading holds about one copy of the residues)."""
+        need = self.residues + len(codes)
+        if need > len(self.buffer):
+            self.buffer.resize(max(need, len(self.buffer) * 3 // 2, 1 << 16), refcheck=False)
+        self.buffer[self.residues:need] = codes
+        self.residues = need
+
+    def finish(self, alphabet: Alphabet) -> SeqPack:
+        if self.rest:
+            self._lines(self.rest + b"\n")
+        if not self.starts:
+            raise _Declined()  # no records: the line reader says so
+        offsets = np.array(self.starts + [self.residues], dtype=np.int64)
+        if len(offsets) > 1 and int(np.diff(offsets).max()) > self.record_limit:
+            raise _Declined()
+        codes = self.buffer
+        codes.resize(self.residues, refcheck=False)
+        name_offsets = np.zeros(len(self.names) + 1, dtype=np.int64)
+        np.cumsum([len(n) for n in self.names], out=name_offsets[1:])
+        return SeqPack(alphabet, codes, offsets, b"".join(self.names), name_offsets)

@@ -18,6 +18,7 @@ from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.lang import stats
 from dslc.lang.sequences import describe
+from dslc.lang.records import Records, is_list
 from dslc.lang.results import MapResult
 from dslc.lang.values import Matrix, Sequence
 
@@ -94,7 +95,7 @@ def _length(v, arg) -> int | None:
         return len(v)
     if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 and math.isfinite(v):
         return v
-    if isinstance(v, list):
+    if is_list(v):
         return None
     raise DslcError(f"a length must be a positive number, a sequence or a list of sequences, "
                     f"got {describe(v)}", arg.span)
@@ -108,8 +109,12 @@ def _query_length(v, arg, axes):
         return one
     if axes is None:
         raise DslcError("a list of sequences as m needs a map result of scores over it", arg.span)
-    lengths = tuple(_seq_length(x, arg) for x in v)
-    names = tuple(x.name for x in v)
+    if isinstance(v, Records):  # read from the packed records: no sequence is made
+        lengths = tuple(int(n) for n in v.pack.lengths)
+        names = tuple(v.pack.name(k) for k in range(len(v)))
+    else:
+        lengths = tuple(_seq_length(x, arg) for x in v)
+        names = tuple(x.name for x in v)
     for k, axis in enumerate(axes):
         if axis.lengths == lengths and axis.labels == names:
             shape = [1] * len(axes)
@@ -124,7 +129,8 @@ def _database_length(v, arg):
     one = _length(v, arg)
     if one is not None:
         return one
-    total = sum(_seq_length(x, arg) for x in v)
+    total = int(v.pack.lengths.sum()) if isinstance(v, Records) else \
+        sum(_seq_length(x, arg) for x in v)
     if total == 0:
         raise DslcError("n is an empty list of sequences", arg.span)
     return total

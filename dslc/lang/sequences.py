@@ -10,6 +10,7 @@ import numpy as np
 from dslc.errors import DslcError, Span
 from dslc.lang import types as T
 from dslc.lang.fasta import case_fold
+from dslc.lang.records import is_list
 from dslc.lang.values import Alphabet, Sequence, SeqText
 
 
@@ -37,7 +38,7 @@ def as_sequence(value, t: T.SeqT, program, span: Span | None, siblings: dict | N
             raise DslcError(f"{what}: a code array has values outside 0..{len(alpha) - 1} "
                             f"(alphabet '{alpha.name}')", span)
         return Sequence("<array>", alpha, value.astype(np.uint8))
-    if isinstance(value, list):
+    if is_list(value):
         raise DslcError(f"{what} takes one sequence, not a list of {len(value)}", span,
                         hint="use map(f, ... (*) list) to run once per sequence")
     raise DslcError(f"{what} needs a sequence, got {describe(value)}", span)
@@ -61,7 +62,7 @@ def describe(value) -> str:
         return f"the sequence '{value.name}'"
     if isinstance(value, str):
         return "a string"
-    if isinstance(value, list):
+    if is_list(value):
         return f"a list of {len(value)}"
     if isinstance(value, tuple):
         return f"a tuple of {len(value)}"

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from dslc.check.arrays import NumArray
+from dslc.lang.records import is_list
 from dslc.lang.results import MapResult, Prob, TableResult, wrap
 from dslc.lang.values import Alphabet, Matrix, Sequence
 
@@ -35,7 +36,7 @@ def to_json_value(v):
         return _json_num(v)
     if isinstance(v, Sequence):
         return {"name": v.name, "sequence": v.text}
-    if isinstance(v, (list, tuple)):  # a tuple value is a JSON list of its components
+    if isinstance(v, (list, tuple)) or is_list(v):  # a tuple: a JSON list of its components
         return [to_json_value(x) for x in v]
     if isinstance(v, str):
         return v
@@ -124,7 +125,7 @@ def _render_one(name: str, value) -> str:
         head = f"{name} = map of {value.func}" + (
             f", {' x '.join(map(str, value.shape))}" if value.values.ndim else "")
         return head + "\n" + _grid(value.values, value.value_type, value.axes)
-    if isinstance(value, list):
+    if is_list(value):
         lines = [f"{name} = list of {len(value)}"]
         for k, x in enumerate(value[:20]):
             lines.append(f"  [{k}] {_short(x)}")

@@ -12,6 +12,8 @@ import itertools
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from dslc.lang import types as T
 from dslc import runlog
 from dslc.check.calls import arrange, value_fits
@@ -21,7 +23,9 @@ from dslc.frontend import ast
 from dslc.interp.compile import span_text
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
 from dslc.lang import script_stats
+from dslc.lang.batch import SeqColumn, Shared, TaskBatch
 from dslc.lang.limits import check_map
+from dslc.lang.records import Records, is_list
 from dslc.lang.results import Axis, MapResult, Prob, TableResult, to_array, wrap
 from dslc.lang.fasta import resolve_path
 from dslc.lang.sequences import describe
@@ -182,11 +186,29 @@ class ScriptRunner:
 
     def _map(self, e: ast.Map):
         tf = self.p.functions[e.func]
-        params = tf.map_params
         operands = [self.eval(o) for o in e.operands]
-        lists = [(k, v) for k, v in enumerate(operands) if isinstance(v, list)]
+        lists = [(k, v) for k, v in enumerate(operands) if is_list(v)]
         shape = tuple(len(v) for _, v in lists)
         check_map(shape, e.func, e.span)
+        batch = self._columnar(tf, e, operands, lists, shape)
+        if batch is None:
+            batch = TaskBatch.of(self._tasks(tf, e, operands, lists))
+        results = run_map(self.backend, e.func, batch, e.span, self.progress, self.stream)
+        runlog.ran(self.backend, f"map of {len(batch)} tasks", e.func)
+        values = to_array(results, tf.ret.name).reshape(shape) if shape else to_array(
+            results, tf.ret.name).reshape(())
+        axes = tuple(Axis(span_text(e.operands[k].span), _labels(v), lengths=seq_lengths(v))
+                     for k, v in lists)
+        return MapResult(e.func, tf.ret.name, values, axes)
+
+    def _columnar(self, tf, e: ast.Map, operands: list, lists: list, shape) -> TaskBatch | None:
+        spans = [o.span for o in e.operands]
+        return columnar_batch(tf, self.p, operands, lists, shape, spans, e.span,
+                              lambda i, p: f"operand {i + 1} of map({e.func}, ...)")
+
+    def _tasks(self, tf, e: ast.Map, operands: list, lists: list) -> list[dict]:
+        """Every task of a map bound one by one (see :meth:`_columnar`)."""
+        params = tf.map_params
         listed = {k for k, _ in lists}
         fixed: dict[int, object] = {}  # operands every task shares, bound once
         spans = {p.name: o.span for p, o in zip(params, e.operands)}
@@ -208,13 +230,7 @@ class ScriptRunner:
             check_index_args(tf, task, e.span)
             check_links(tf, task, self.p, e.span, spans)
             tasks.append(task)
-        results = run_map(self.backend, e.func, tasks, e.span, self.progress, self.stream)
-        runlog.ran(self.backend, f"map of {len(tasks)} tasks", e.func)
-        values = to_array(results, tf.ret.name).reshape(shape) if shape else to_array(
-            results, tf.ret.name).reshape(())
-        axes = tuple(Axis(span_text(e.operands[k].span), tuple(_label(x) for x in v),
-                          lengths=seq_lengths(v)) for k, v in lists)
-        return MapResult(e.func, tf.ret.name, values, axes)
+        return tasks
 
     def _index(self, e: ast.Index):
         base = self.eval(e.base)
@@ -235,7 +251,7 @@ class ScriptRunner:
             return base[tuple(idx)]
         if isinstance(base, tuple) and len(idx) == 1 and 0 <= idx[0] < len(base):
             return base[idx[0]]  # a tuple's component (the checker saw a literal)
-        if isinstance(base, list) and len(idx) == 1:
+        if is_list(base) and len(idx) == 1:
             if not 0 <= idx[0] < len(base):
                 raise DslcError(f"index {idx[0]} is outside the list (0..{len(base) - 1})", e.span)
             return base[idx[0]]
@@ -250,6 +266,45 @@ def run_map(backend, func: str, tasks: list[dict], span, want, stream=None) -> l
         return backend.map(func, tasks, span, bar.update if bar.active else None)
     finally:
         bar.close()
+
+
+def columnar_batch(tf, program, operands: list, lists: list, shape, spans: list, span,
+                   what) -> TaskBatch | None:
+    """The tasks of a map whose listed operands are all loaded records bound to
+    sequence parameters, as columns straight from the packed records: every
+    operand is bound once (a record list by its alphabet, which all its records
+    share), so no task is made. None where binding depends on the task (an
+    ``index`` argument, a ``seq[*]`` given a string): the caller binds task by
+    task. ``spans``: each operand's; ``what(i, param)`` names operand ``i`` in
+    errors."""
+    params = tf.map_params
+    listed = dict(lists)
+    if not lists or any(not isinstance(v, Records) or not isinstance(params[k].type, T.SeqT)
+                        for k, v in lists):
+        return None
+    if any(isinstance(p.type, T.IndexT) or (k not in listed and not _binds_alone(p.type))
+           for k, p in enumerate(params)):
+        return None
+    count = 1
+    for n in shape:
+        count *= n
+    axes = np.unravel_index(np.arange(count, dtype=np.int64), shape) if count else \
+        [np.zeros(0, np.int64)] * len(shape)
+    where = {k: axis.astype(np.int64) for (k, _), axis in zip(lists, axes)}
+    raw = dict(zip((p.name for p in params), operands))
+    columns, first = {}, {}
+    for i, (p, v) in enumerate(zip(params, operands)):
+        if i in listed:
+            if len(v):  # the records share an alphabet: the first binds for all
+                first[p.name] = bind_value(v[0], p.type, program, spans[i], raw,
+                                           what=what(i, p))
+            columns[p.name] = SeqColumn(v.pack, where[i])
+        else:
+            first[p.name] = bind_value(v, p.type, program, spans[i], raw, what=what(i, p))
+            columns[p.name] = Shared(first[p.name])
+    if count:
+        check_links(tf, first, program, span, {p.name: sp for p, sp in zip(params, spans)})
+    return TaskBatch(tuple(p.name for p in params), columns, count)
 
 
 def backend_globals(program) -> dict:
@@ -275,11 +330,24 @@ def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:
     return tuple(axes)
 
 
-def seq_lengths(items: list) -> tuple[int, ...] | None:
-    """The lengths of a map operand's items where all are sequences."""
+def seq_lengths(items) -> tuple[int, ...] | None:
+    """The lengths of a map operand's items where all are sequences (records: read
+    from their offsets, no sequence is made)."""
+    if isinstance(items, Records):
+        return tuple(int(n) for n in np.diff(items.pack.offsets))
     if items and all(isinstance(x, Sequence) for x in items):
         return tuple(len(x) for x in items)
     return None
+
+
+def _labels(items) -> tuple[str, ...]:
+    """The labels of a listed operand's items: records by their names, read from
+    the packed names (no sequence is made)."""
+    if isinstance(items, Records):
+        pack = items.pack
+        text, ends = pack.names, pack.name_offsets.tolist()
+        return tuple(text[a:b].decode("utf-8") for a, b in zip(ends, ends[1:]))
+    return tuple(_label(x) for x in items)
 
 
 def _label(x) -> str:

@@ -1,0 +1,187 @@
+"""A map's tasks as columns: what every backend's ``map`` receives.
+
+A map over a database of a million proteins is a million tasks; holding each as a
+dict of bound values costs a Python object per task per argument and a pass in
+Python to pack them for compiled code. A :class:`TaskBatch` holds one column per
+parameter instead:
+
+* :class:`SeqColumn`: a packed buffer of sequences (a FASTA file's
+  :class:`~dslc.lang.records.SeqPack`, stored once however many tasks read
+  it) and, per task, which of its sequences the task reads;
+* :class:`ValueColumn`: bound values (numbers, models), one per item of the
+  listed operand, and per task which item;
+* :class:`Shared`: one bound value every task shares (a query, a matrix, an HMM).
+
+A product map (queries x database) thus stores the database once, and the
+backends pack it once (:meth:`TaskBatch.seq_rows`). The batch still reads as a
+list of dicts (``batch[k]``, iteration), made on demand, for the paths that run
+one task at a time: the interpreter, and re-runs of single tasks.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from dslc.lang.records import SeqPack
+from dslc.lang.values import Sequence
+
+
+@dataclass(frozen=True, eq=False)
+class Shared:
+    """One bound value for every task."""
+
+    value: object
+
+
+@dataclass(frozen=True, eq=False)
+class SeqColumn:
+    """Task ``k`` reads sequence ``index[k]`` of ``pack``."""
+
+    pack: SeqPack
+    index: np.ndarray  # int64, one per task
+
+    def value(self, k: int) -> Sequence:
+        return self.pack.sequence(int(self.index[k]))
+
+
+@dataclass(frozen=True, eq=False)
+class ValueColumn:
+    """Task ``k`` takes ``items[index[k]]``."""
+
+    items: tuple
+    index: np.ndarray
+
+    def value(self, k: int):
+        return self.items[int(self.index[k])]
+
+
+@dataclass(frozen=True, eq=False)
+class TaskBatch:
+    """The tasks of one map, by parameter (see the module's docstring)."""
+
+    names: tuple[str, ...]  # the parameters, in order
+    columns: dict  # name -> Shared | SeqColumn | ValueColumn
+    count: int
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(self.count))]
+        if not -self.count <= k < self.count:
+            raise IndexError(k)
+        k %= self.count
+        return {n: self._value(n, k) for n in self.names}
+
+    def __iter__(self):
+        return (self[k] for k in range(self.count))
+
+    def _value(self, name: str, k: int):
+        col = self.columns[name]
+        return col.value if isinstance(col, Shared) else col.value(k)
+
+    @property
+    def first(self) -> dict:
+        return self[0]
+
+    @functools.cached_property
+    def shared(self) -> frozenset:
+        """Parameters whose value every task shares."""
+        return frozenset(n for n, c in self.columns.items() if isinstance(c, Shared))
+
+    def is_seq(self, name: str) -> bool:
+        col = self.columns[name]
+        return isinstance(col, SeqColumn) or (isinstance(col, Shared)
+                                              and isinstance(col.value, Sequence))
+
+    @functools.cached_property
+    def lengths(self) -> dict[str, np.ndarray]:
+        """Each sequence parameter's length in every task."""
+        out = {}
+        for n in self.names:
+            col = self.columns[n]
+            if isinstance(col, SeqColumn):
+                out[n] = col.pack.lengths[col.index]
+            elif isinstance(col, Shared) and isinstance(col.value, Sequence):
+                out[n] = np.full(self.count, len(col.value), dtype=np.int64)
+        return out
+
+    @functools.cached_property
+    def order(self) -> np.ndarray:
+        """Tasks by size, largest first (ties in task order): the work of a task
+        is its total sequence length."""
+        sizes = sum(self.lengths.values(), np.zeros(self.count, dtype=np.int64))
+        return np.argsort(-sizes, kind="stable").astype(np.int64)
+
+    def seq_rows(self, name: str, ids: np.ndarray | None = None):
+        """``(codes, starts, lengths)`` of a sequence parameter: task ``ids[i]``'s
+        residues are ``codes[starts[i]:starts[i] + lengths[i]]``, ``codes`` being
+        the whole packed buffer (no copy)."""
+        ids = np.arange(self.count) if ids is None else ids
+        col = self.columns[name]
+        if isinstance(col, Shared):
+            codes = np.ascontiguousarray(col.value.codes, dtype=np.uint8)
+            return (codes, np.zeros(len(ids), dtype=np.int64),
+                    np.full(len(ids), len(codes), dtype=np.int64))
+        rows = col.index[ids]
+        return col.pack.codes, col.pack.offsets[rows], col.pack.lengths[rows]
+
+    def column(self, name: str, convert, ids: np.ndarray | None = None) -> np.ndarray:
+        """A number parameter's value in every task (``ids``), each item converted
+        once by ``convert``."""
+        col = self.columns[name]
+        ids = np.arange(self.count) if ids is None else ids
+        if isinstance(col, Shared):
+            return np.full(len(ids), convert(col.value))
+        items = np.array([convert(v) for v in col.items])
+        return items[col.index[ids]]
+
+    def subset(self, ids) -> "TaskBatch":
+        """The tasks ``ids``, in that order."""
+        ids = np.asarray(ids, dtype=np.int64)
+        cols = {n: c if isinstance(c, Shared) else type(c)(
+            c.pack if isinstance(c, SeqColumn) else c.items, c.index[ids])
+            for n, c in self.columns.items()}
+        return TaskBatch(self.names, cols, len(ids))
+
+    @staticmethod
+    def of(tasks) -> "TaskBatch":
+        """A batch of tasks given as dicts of bound values (the API's, a test's);
+        a batch is returned as it is. Values every task shares (the same object,
+        or equal numbers) become one :class:`Shared`; sequences are packed once."""
+        if isinstance(tasks, TaskBatch):
+            return tasks
+        tasks = list(tasks)
+        names = tuple(tasks[0]) if tasks else ()
+        cols = {n: _column([t[n] for t in tasks]) for n in names}
+        return TaskBatch(names, cols, len(tasks))
+
+
+def same_value(a, b) -> bool:
+    """The same argument value (sequences by content: a query bound per task)."""
+    if a is b:
+        return True
+    if isinstance(a, Sequence) and isinstance(b, Sequence):
+        return a.alphabet is b.alphabet and np.array_equal(a.codes, b.codes)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return type(a) is type(b) and a == b
+    return False
+
+
+def _column(values: list):
+    first = values[0]
+    if all(same_value(v, first) for v in values):
+        return Shared(first)
+    index = np.arange(len(values), dtype=np.int64)
+    if all(isinstance(v, Sequence) for v in values) and \
+            len({id(v.alphabet) for v in values}) == 1:
+        seqs = {id(v): v for v in values}  # a sequence in several tasks packed once
+        unique = list(seqs.values())
+        where = {id(v): k for k, v in enumerate(unique)}
+        pack = SeqPack.of(unique, first.alphabet)
+        return SeqColumn(pack, np.array([where[id(v)] for v in values], dtype=np.int64))
+    return ValueColumn(tuple(values), index)

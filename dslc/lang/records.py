@@ -1,0 +1,98 @@
+"""The records of a FASTA file, packed: one buffer of residue codes for the whole file.
+
+A database that is only mapped over never needs one Python object per record: a
+``map`` reads its residues straight from the packed buffer (dslc.lang.batch), so
+memory stays near one byte per residue. Indexing a :class:`Records` (or iterating
+it) makes a :class:`~dslc.lang.values.Sequence` whose codes are a view of the
+buffer, for the places that want one value at a time (printing, calls, the
+interpreter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence as AbcSequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dslc.lang.values import Alphabet, Sequence
+
+
+@dataclass(frozen=True, eq=False)
+class SeqPack:
+    """Sequences over one alphabet, concatenated: record ``k``'s codes are
+    ``codes[offsets[k]:offsets[k + 1]]``, its name the UTF-8 bytes
+    ``names[name_offsets[k]:name_offsets[k + 1]]``."""
+
+    alphabet: Alphabet
+    codes: np.ndarray  # uint8
+    offsets: np.ndarray  # int64, one more than the records
+    names: bytes
+    name_offsets: np.ndarray  # int64, one more than the records
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def name(self, k: int) -> str:
+        return self.names[self.name_offsets[k]:self.name_offsets[k + 1]].decode("utf-8")
+
+    def sequence(self, k: int) -> Sequence:
+        return Sequence(self.name(k), self.alphabet,
+                        self.codes[self.offsets[k]:self.offsets[k + 1]])
+
+    @staticmethod
+    def of(seqs: list[Sequence], alphabet: Alphabet) -> "SeqPack":
+        """Sequences already made (those of the line reader) packed."""
+        offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
+        np.cumsum([len(s) for s in seqs], out=offsets[1:])
+        codes = np.concatenate([s.codes for s in seqs]) if seqs else np.zeros(0, np.uint8)
+        names = [s.name.encode("utf-8") for s in seqs]
+        name_offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
+        np.cumsum([len(n) for n in names], out=name_offsets[1:])
+        return SeqPack(alphabet, codes.astype(np.uint8, copy=False), offsets, b"".join(names),
+                       name_offsets)
+
+
+class Records(AbcSequence):
+    """The records ``load(seq[A], file)`` gives a script: a list of sequences to
+    the script (``len``, indexing, ``map`` over it), one packed buffer underneath.
+    The same record read twice is the same object (sequences compare by identity)."""
+
+    def __init__(self, pack: SeqPack):
+        self.pack = pack
+        self._made: dict[int, Sequence] = {}
+
+    @property
+    def alphabet(self) -> Alphabet:
+        return self.pack.alphabet
+
+    def __len__(self) -> int:
+        return len(self.pack)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        n = len(self)
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            raise IndexError(k)
+        made = self._made.get(k)
+        if made is None:
+            made = self._made[k] = self.pack.sequence(k)
+        return made
+
+    def __iter__(self):
+        return (self[k] for k in range(len(self)))
+
+    def __repr__(self) -> str:
+        return f"Records({len(self)} over '{self.alphabet.name}')"
+
+
+def is_list(v) -> bool:
+    """A script list: a Python list, or the packed records of a FASTA file."""
+    return isinstance(v, (list, Records))

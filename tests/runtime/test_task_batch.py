@@ -1,0 +1,180 @@
+"""A map's tasks as columns (dslc.lang.batch) and FASTA read straight into one
+packed buffer (dslc.lang.fasta's byte reader, dslc.lang.records)."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import weakref
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dslc
+from dslc import backends
+from dslc.errors import DslcError, Span
+from dslc.lang.batch import SeqColumn, Shared, TaskBatch
+from dslc.lang.fasta import _read_packed, parse_fasta_text, read_fasta
+from dslc.lang.records import Records
+from dslc.runtime.script import ScriptRunner
+from dslc.lang.stdlib import standard_alphabets
+from dslc.lang.values import Sequence
+
+DNA = standard_alphabets()["dna"]
+SPAN = Span("prog.bio", 3, 6)
+
+_header = st.builds(lambda name, rest: ">" + name + rest,
+                    st.sampled_from(["", "a", "r_1", "x.y|z"]),
+                    st.sampled_from(["", " desc here", "\tx"]))
+_residues = st.text("ACGTacgt \t", max_size=12)
+_line = st.one_of(_header, _residues, st.just(""), st.just(";note"))
+_fasta = st.builds(lambda first, lines, eol, last: first + eol + eol.join(lines) + last,
+                   _header, st.lists(_line, max_size=8), st.sampled_from(["\n", "\r\n"]),
+                   st.sampled_from(["", "\n"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_fasta)
+def test_the_byte_reader_reads_what_the_line_reader_reads(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("f") / "x.fa"
+    path.write_bytes(text.encode())
+    want = parse_fasta_text(text, DNA)
+    pack = _read_packed(str(path), DNA, None)
+    assert pack is not None
+    assert [pack.name(k) for k in range(len(pack))] == [r.name for r in want]
+    assert [pack.sequence(k).codes.tolist() for k in range(len(pack))] == \
+        [r.codes.tolist() for r in want]
+
+
+def test_the_byte_reader_leaves_a_bad_symbol_to_the_line_reader_s_message(tmp_path):
+    text = ">a\nACGT\n>b\nAC\nGNA\n"
+    path = tmp_path / "reads.fasta"
+    path.write_text(text)
+    with pytest.raises(DslcError) as packed:
+        read_fasta(str(path), DNA, SPAN)
+    with pytest.raises(DslcError) as lines:
+        parse_fasta_text(text, DNA, str(path), SPAN)
+    assert str(packed.value) == str(lines.value)
+    assert "record 'b'" in str(packed.value) and "position 4 (line 5)" in str(packed.value)
+
+
+def test_a_gzipped_database_is_one_buffer_of_codes(tmp_path):
+    path = tmp_path / "db.fa.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write("".join(f">s{k} x\n{'ACGT' * k}\nacg\n" for k in range(300)))
+    records = read_fasta(str(path), DNA)
+    assert isinstance(records, Records) and len(records) == 300
+    assert records.pack.codes.dtype == np.uint8
+    assert records.pack.codes.nbytes == sum(4 * k + 3 for k in range(300))
+    assert records[7].name == "s7" and records[7].text == "ACGT" * 7 + "ACG"
+    assert records[7] is records[7]  # sequences compare by identity: one object per record
+    assert records[-1].name == "s299" and [r.name for r in records[1:3]] == ["s1", "s2"]
+
+
+LCS = """
+define alphabet dna "ACGT"
+int lcs(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i == 0 or j == 0 = 0
+  | s[i - 1] == t[j - 1] = lcs(i - 1, j - 1) + 1
+  | otherwise = lcs(i - 1, j) max lcs(i, j - 1)
+a = load(seq[dna], "a.fa")
+b = load(seq[dna], "b.fa")
+print map(lcs, a (*) b)
+"""
+
+
+def _write(tmp_path, na=4, nb=5):
+    rng = np.random.default_rng(3)
+    for name, n in (("a", na), ("b", nb)):
+        (tmp_path / f"{name}.fa").write_text("".join(
+            f">{name}{k}\n{''.join(rng.choice(list('ACGT'), 3 + k))}\n" for k in range(n)))
+    (tmp_path / "s.bio").write_text(LCS)
+
+
+def _run(tmp_path, backend):
+    prog = dslc.compile(str(tmp_path / "s.bio"), backend=backend)
+    seen = {}
+
+    def make(program, globals_):
+        engine = backends.get(backend)(program, globals_)
+        run_map = engine.map
+
+        def recording(func, tasks, span, progress=None):
+            seen["tasks"] = tasks
+            return run_map(func, tasks, span, progress)
+        engine.map = recording
+        return engine
+
+    runner = ScriptRunner(prog.checked, make, prog.base_dir, quiet=True)
+    (result,) = dict(runner.run()).values()
+    return result, seen["tasks"], runner.globals
+
+
+def _lcs(s: str, t: str) -> int:
+    row = [0] * (len(t) + 1)
+    for a in s:
+        prev, row = row, [0]
+        for j, b in enumerate(t, 1):
+            row.append(prev[j - 1] + 1 if a == b else max(prev[j], row[j - 1]))
+    return row[-1]
+
+
+def test_a_map_over_loaded_records_is_columns_over_their_buffers(tmp_path):
+    _write(tmp_path)
+    result, batch, env = _run(tmp_path, "interp")
+    assert isinstance(batch, TaskBatch) and len(batch) == 20
+    s, t = batch.columns["s"], batch.columns["t"]
+    assert isinstance(s, SeqColumn) and s.pack is env["a"].pack  # the records, not a copy
+    assert t.pack is env["b"].pack
+    assert s.index.tolist() == [k // 5 for k in range(20)]
+    assert t.index.tolist() == [k % 5 for k in range(20)]
+    assert [ax.labels for ax in result.axes] == [tuple(f"a{k}" for k in range(4)),
+                                                 tuple(f"b{k}" for k in range(5))]
+    want = [[_lcs(x.text, y.text) for y in env["b"]] for x in env["a"]]
+    assert result.values.tolist() == want
+
+
+def test_the_cpu_backend_runs_a_columnar_map_as_the_interpreter_does(tmp_path):
+    _write(tmp_path)
+    want, _, _ = _run(tmp_path, "interp")
+    got, batch, _ = _run(tmp_path, "cpu")
+    assert isinstance(batch.columns["s"], SeqColumn)
+    assert got.values.tolist() == want.values.tolist()
+    assert [ax.labels for ax in got.axes] == [ax.labels for ax in want.axes]
+
+
+def test_a_batch_of_dicts_shares_what_every_task_shares():
+    q = Sequence("q", DNA, DNA.encode("ACG"))
+    xs = [Sequence(f"x{k}", DNA, DNA.encode("ACGT"[:k + 1])) for k in range(4)]
+    batch = TaskBatch.of([{"q": q, "t": x, "n": 2} for x in xs])
+    assert batch.shared == {"q", "n"} and isinstance(batch.columns["q"], Shared)
+    codes, starts, lens = batch.seq_rows("t")
+    assert [codes[a:a + n].tolist() for a, n in zip(starts, lens)] == \
+        [x.codes.tolist() for x in xs]
+    assert batch.order.tolist() == [3, 2, 1, 0]
+    sub = batch.subset([2, 0])
+    assert [t["t"].name for t in sub] == ["x2", "x0"] and sub[0]["q"] is q
+
+
+def test_the_api_keeps_a_database_on_the_device_across_maps(tmp_path):
+    _write(tmp_path, 2, 3)
+    prog = dslc.compile(LCS.split("a = load")[0], backend="cuda")
+    db = prog.load(tmp_path / "b.fa", "dna")
+    queries = prog.load(tmp_path / "a.fa", "dna")
+    first = prog.map("lcs", queries, db).values.tolist()
+    engine = prog._engine()
+    codes = weakref.ref(db.pack.codes)
+
+    def of_db():
+        return [v[1] for v in engine._uploaded.values() if v[0]() is codes()]
+    uploaded = of_db()
+    assert uploaded  # the database's buffer on the device (interleaved: tiled kernels)
+    assert prog.map("lcs", queries, db).values.tolist() == first
+    assert all(a is b for a, b in zip(of_db(), uploaded)) and len(of_db()) == len(uploaded)
+    assert first == [[_lcs(x.text, y.text) for y in db] for x in queries]
+    kept = len(engine._uploaded)
+    del db, uploaded
+    gc.collect()
+    assert 0 < len(engine._uploaded) < kept  # the queries' alone: the database's are gone
