@@ -9,6 +9,7 @@ import numpy as np
 
 GPU_TASKS = 8192
 GPU_LEN = 64  # both sequences of a GPU task
+ROW = GPU_LEN + 1  # (a local array's size must be a constant, not an expression)
 
 
 @numba.njit(cache=True)
@@ -66,7 +67,7 @@ def _kernel():
         k = cuda.grid(1)
         if k >= out.shape[0]:
             return
-        row = cuda.local.array(GPU_LEN + 1, numba.float64)
+        row = cuda.local.array(ROW, numba.float64)
         for j in range(GPU_LEN + 1):
             row[j] = j
         for i in range(1, GPU_LEN + 1):
