@@ -100,3 +100,32 @@ def test_const_float_where_an_int_is_needed_is_a_clear_error(backend):
     with pytest.raises(DslcError, match="expected int, found float"):
         run("int f(const g, int i) | i == 0 = g | otherwise = f(i - 1) + 1\nprint f(0.5, 2)\n",
             backend)
+
+
+OVERFLOW_CANCELS = """
+int g(seq[dna] s, index[s] i)
+  | i == 0 = 1
+  | otherwise = g(i - 1) * 2
+int f(seq[dna] s) = g(s, len(s)) - g(s, len(s))
+print f("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+"""
+
+
+def test_an_int_overflow_inside_a_table_is_an_error_on_every_backend(backend):
+    """``g`` passes 2^63 at i = 63: the interpreter's integer overflow. Compiled
+    code holds ints in doubles and checks only the values it returns, so the two
+    huge (inexact) cells cancel to 0 and the compiled backends print 0: a known
+    silent wrong answer (docs/robustness.md, "Integers beyond 2^53 inside a
+    table"), kept visible here until int table cells are checked where stored."""
+    import pytest
+
+    from dslc.errors import DslcError
+
+    try:
+        out = run(OVERFLOW_CANCELS, backend)
+    except DslcError as e:
+        assert "integer overflow" in e.message
+        return
+    assert backend != "interp", f"the interpreter gave {out}"
+    assert list(out.values()) == [0], f"a wrong value other than the known one: {out}"
+    pytest.xfail("compiled int tables are not checked beyond 2^53 where stored")
