@@ -230,6 +230,13 @@ def add_compute(seconds: float) -> None:
         _STACK[-1].compute_s += seconds
 
 
+def add_compile(seconds: float) -> None:
+    """Compile seconds measured around a call that compiles on first use (a CUDA
+    kernel's JIT at its first launch, dslc.cuda.backend)."""
+    if _STACK and seconds > 0:
+        _STACK[-1].compile_s += seconds
+
+
 def process_start() -> float | None:
     """When this process started (``time.time()``), where the system says (Linux)."""
     try:

@@ -99,3 +99,23 @@ def test_a_calibration_with_impossible_numbers_is_measured_again(tmp_path, monke
         assert calibrate._read(path, key) is None
     path.write_text(json.dumps({"calibration": good.__dict__}))
     assert calibrate._read(path, key) == good
+
+
+def test_a_kernel_compiled_at_its_first_launch_is_compile_time():
+    """A CUDA launch returns at once unless it compiles (or loads) the kernel: that
+    wait is compile time, not kernel time (the device's events count it too)."""
+    from dslc import timings
+    from dslc.cuda.backend import LAUNCH_S, launch_compile_seconds
+
+    waits = [LAUNCH_S * 40, 1e-5, 2e-5]
+    assert launch_compile_seconds(waits, simulated=False) == waits[0]
+    assert launch_compile_seconds([1e-5, 3e-5], simulated=False) == 0.0
+    assert launch_compile_seconds(waits, simulated=True) == 0.0  # the simulator runs kernels
+    acc = timings._Acc()
+    timings._STACK.append(acc)
+    try:
+        timings.add_compile(1.5)
+        timings.add_compute(0.25)
+    finally:
+        timings._STACK.pop()
+    assert (acc.compile_s, acc.compute_s) == (1.5, 0.25)
