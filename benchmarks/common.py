@@ -98,3 +98,36 @@ def best_of(fn, repeat: int = 3) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+# Run in a fresh interpreter per measured command, so that ru_maxrss (the peak of the
+# largest child so far) is that command's alone. argv: the output file ("-": keep the
+# printed words in the result), then the command.
+_MEASURE = """\
+import json, resource, subprocess, sys, time
+target, cmd = sys.argv[1], sys.argv[2:]
+t0 = time.perf_counter()
+if target == "-":
+    printed = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()
+else:
+    with open(target, "w") as out:
+        subprocess.run(cmd, stdout=out, check=True)
+    printed = None
+wall = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(json.dumps({"seconds": wall, "peak_mb": peak, "printed": printed}))
+"""
+
+
+def measure_process(cmd: list[str], env: dict | None = None, cwd=None,
+                    output: str = "-") -> dict:
+    """Wall seconds and peak memory (MB) of one whole process ``cmd``, measured from
+    a fresh parent; its standard output goes to the file ``output`` (or, ``-``,
+    comes back as ``printed``, split into words)."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _MEASURE, output, *cmd], cwd=cwd, env=env,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.splitlines()[-1])

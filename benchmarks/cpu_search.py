@@ -27,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import measure_process  # noqa: E402
+
 SCRIPT = """\
 q = load(seq[protein], "query.fasta")
 db = load(seq[protein], "db.faa.gz")
@@ -93,14 +95,8 @@ def main() -> None:
     dslc = [sys.executable, "-m", "dslc.cli", "run", "--backend", "cpu", "search.bio"]
     peer = [sys.executable, "parasail_search.py", "query.fasta", "db.faa.gz"]
     subprocess.run(dslc, cwd=scratch, env=env, capture_output=True, check=True)  # warm cache
-    # ru_maxrss of RUSAGE_CHILDREN is the peak of the largest child so far: measure
-    # each process from its own fresh parent so that each peak is its own
-    figures = {}
-    for name, cmd in (("parasail", peer), ("dslc", dslc)):
-        probe = subprocess.run(
-            [sys.executable, "-c", _MEASURE, json.dumps(cmd)], cwd=scratch, env=env,
-            capture_output=True, text=True, check=True)
-        figures[name] = json.loads(probe.stdout.splitlines()[-1])
+    figures = {name: measure_process(cmd, env, scratch, f"{name}.out")
+               for name, cmd in (("parasail", peer), ("dslc", dslc))}
     ours = dslc_scores(Path(scratch / "dslc.out").read_text())
     theirs = [int(line.split()[1]) for line in Path(scratch / "parasail.out").read_text()
               .splitlines()]
@@ -116,20 +112,6 @@ def main() -> None:
         Path(args.json).write_text(json.dumps(report, indent=2))
     if ours != theirs:
         raise SystemExit("scores differ from parasail")
-
-
-# run in a fresh interpreter per measured command, so ru_maxrss is that command's alone
-_MEASURE = """\
-import json, resource, subprocess, sys, time
-cmd = json.loads(sys.argv[1])
-name = "dslc" if "dslc.cli" in cmd else "parasail"
-t0 = time.perf_counter()
-with open(name + ".out", "w") as out:
-    subprocess.run(cmd, stdout=out, check=True)
-wall = time.perf_counter() - t0
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"seconds": wall, "peak_mb": peak / 1024}))
-"""
 
 
 if __name__ == "__main__":

@@ -23,11 +23,14 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import measure_process  # noqa: E402
 
 DSLC = """\
 import sys
-from dslc.runtime.fasta import read_fasta
-from dslc.runtime.stdlib_data import standard_alphabets
+from dslc.lang.fasta import read_fasta
+from dslc.lang.stdlib import standard_alphabets
 records = read_fasta(sys.argv[1], standard_alphabets()["protein"])
 print(len(records), int(records.pack.codes.size))
 """
@@ -41,14 +44,6 @@ with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as fh:
 print(len(records), sum(len(r.seq) for r in records))
 """
 
-MEASURE = """\
-import json, resource, subprocess, sys, time
-t0 = time.perf_counter()
-out = subprocess.run(sys.argv[1:], capture_output=True, text=True, check=True).stdout
-wall = time.perf_counter() - t0
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(json.dumps({"seconds": wall, "peak_mb": peak, "printed": out.split()}))
-"""
 
 
 def write_file(path: Path, proteome: str, megabytes: int) -> None:
@@ -62,9 +57,7 @@ def write_file(path: Path, proteome: str, megabytes: int) -> None:
 
 
 def measure(cmd: list[str], env: dict) -> dict:
-    done = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True,
-                          text=True, check=True, env=env)
-    return json.loads(done.stdout)
+    return measure_process(cmd, env)
 
 
 def main() -> None:
