@@ -8,6 +8,12 @@ the hash of its text and used only when its text still hashes to its name; an
 entry is written through a fresh, exclusively created temporary file and an
 atomic rename, so a planted link is never followed; a Numba entry that cannot
 be loaded is dropped and compiled again.
+
+The directory is kept under a size cap (``DSLC_CACHE_MAX_MB``): every write
+removes the least recently used groups of entries beyond it (dslc.cpu.cache_entries).
+A module's use is recorded as its access time, set explicitly when it is read
+(mount options such as ``noatime`` do not stop that), never its modification
+time, which Numba compares to decide whether its machine code is stale.
 """
 
 from __future__ import annotations
@@ -21,13 +27,16 @@ import shutil
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from dslc import runlog, settings
+from dslc.cpu.cache_entries import DIGEST, evict, group_name
 from dslc.errors import DslcError
 
 ENV = "DSLC_CACHE_DIR"
-DIGEST = 24  # hex digits of SHA-256 naming a module entry
+MAX_MB = "DSLC_CACHE_MAX_MB"
+MAX_MB_DEFAULT = 2048  # room for a few thousand compiled entries
 _DIGEST_RE = re.compile(f"[0-9a-f]{{{DIGEST}}}")
 _FALLBACK: list[Path] = []
 
@@ -115,7 +124,9 @@ def read_module(key: str) -> str | None:
     if not is_digest(key):
         return None
     try:
-        data = (cache_dir() / f"dslc_{key}.py").read_bytes()
+        with open(cache_dir() / f"dslc_{key}.py", "rb") as fh:
+            data = fh.read()
+            _mark_used(fh.fileno())
     except OSError:
         return None
     if hashlib.sha256(data).hexdigest()[:DIGEST] != key:
@@ -124,6 +135,25 @@ def read_module(key: str) -> str | None:
         return data.decode()
     except UnicodeDecodeError:
         return None
+
+
+def _mark_used(fd: int) -> None:
+    """Set an entry's access time to now, keeping its modification time to the
+    nanosecond (Numba's staleness check reads it): the size cap's record of use."""
+    with contextlib.suppress(OSError):
+        os.utime(fd, ns=(time.time_ns(), os.fstat(fd).st_mtime_ns))
+
+
+def max_bytes() -> int:
+    """The size cap of the cache directory, in bytes."""
+    return settings.number(MAX_MB, MAX_MB_DEFAULT) * 2**20
+
+
+def _enforce_cap(just_written: str) -> None:
+    """Evict beyond the cap, never the group of the entry just written. A failure
+    to scan or remove leaves the cache over its cap for this write, never fails it."""
+    with contextlib.suppress(OSError):
+        evict(cache_dir(), max_bytes(), just_written)
 
 
 def write_entry(name: str, text: str) -> Path:
@@ -141,6 +171,7 @@ def write_entry(name: str, text: str) -> Path:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    _enforce_cap(group_name(name, text))
     return d / name
 
 
@@ -176,6 +207,9 @@ class _Guarded:
     def save_overload(self, sig, data):
         with contextlib.suppress(Exception):
             self._inner.save_overload(sig, data)
+        fn = getattr(self._inner, "_py_func", None)
+        if fn is not None:
+            _enforce_cap(group_name(fn.__module__))
 
 
 def guard_numba_caches(namespace: dict) -> None:

@@ -11,52 +11,12 @@ directory itself stays, with its permissions.
 
 from __future__ import annotations
 
-import os
-import re
 import time
-from dataclasses import dataclass
-from pathlib import Path
 
-from dslc.cpu.cache import DIGEST, cache_dir
+from dslc.cpu.cache import cache_dir, max_bytes
+from dslc.cpu.cache_entries import NUMBA_DIR, TMP, entries, remove
 
-_HEX = f"[0-9a-f]{{{DIGEST}}}"
-_TMP = "unfinished writes"
 _TMP_AGE = 3600  # seconds: a write takes milliseconds, so an older temporary is a crash's
-# (kind, pattern) for the top directory and Numba's __pycache__ within it
-_TOP = (("modules", re.compile(f"dslc_{_HEX}\\.py")),
-        ("plans", re.compile("plan_[0-9a-f]+\\.json")),
-        (_TMP, re.compile("\\.(dslc_|plan_).*\\.tmp")))
-_NUMBA = (("compiled", re.compile(f"dslc_{_HEX}\\..+\\.(nbi|nbc|pyc)")),)
-NUMBA_DIR = "__pycache__"
-
-
-@dataclass(frozen=True)
-class Entry:
-    path: Path
-    kind: str
-    size: int
-    mtime: float
-
-
-def entries(d: Path) -> list[Entry]:
-    """dslc's entries in cache directory ``d``."""
-    found = _scan(d, _TOP)
-    numba = d / NUMBA_DIR
-    if numba.is_dir() and not numba.is_symlink():
-        found += _scan(numba, _NUMBA)
-    return found
-
-
-def _scan(d: Path, kinds) -> list[Entry]:
-    out = []
-    with os.scandir(d) as it:
-        for item in it:
-            kind = next((k for k, pat in kinds if pat.fullmatch(item.name)), None)
-            if kind is None or item.is_dir(follow_symlinks=False):
-                continue
-            st = item.stat(follow_symlinks=False)
-            out.append(Entry(Path(item.path), kind, st.st_size, st.st_mtime))
-    return out
 
 
 def info() -> str:
@@ -68,7 +28,9 @@ def info() -> str:
         counts[e.kind] = counts.get(e.kind, 0) + 1
     kinds = ", ".join(f"{n} {k}" for k, n in counts.items()) or "none"
     return (f"path: {d}\nsize: {_size(sum(e.size for e in found))}\n"
-            f"entries: {len(found)} ({kinds})")
+            f"entries: {len(found)} ({kinds})\n"
+            f"cap: {_size(max_bytes())} (DSLC_CACHE_MAX_MB; the least recently used "
+            f"are removed beyond it)")
 
 
 def clear() -> str:
@@ -76,14 +38,8 @@ def clear() -> str:
     what was removed, in one line."""
     d = cache_dir()
     now = time.time()
-    found = [e for e in entries(d) if e.kind != _TMP or now - e.mtime > _TMP_AGE]
-    removed = 0
-    for e in found:
-        try:
-            os.unlink(e.path)
-            removed += e.size
-        except FileNotFoundError:  # another dslc removed or replaced it meanwhile
-            pass
+    found = [e for e in entries(d) if e.kind != TMP or now - e.mtime > _TMP_AGE]
+    removed = remove(found)
     try:
         (d / NUMBA_DIR).rmdir()  # only when nothing of anyone else's is left in it
     except OSError:

@@ -38,6 +38,13 @@ def test_info_gives_path_size_and_entries(cache, capsys):
     assert f"path: {cache}" in out
     assert "size: 1.1 KiB" in out
     assert "entries: 4 (1 modules, 1 plans, 2 compiled)" in out
+    assert "cap: 2048.0 MiB (DSLC_CACHE_MAX_MB" in out
+
+
+def test_info_gives_the_cap_set(cache, capsys, monkeypatch):
+    monkeypatch.setenv("DSLC_CACHE_MAX_MB", "300")
+    _, out, _ = _cli(capsys, "cache", "info")
+    assert "cap: 300.0 MiB" in out
 
 
 def test_clear_removes_dslc_entries_only(cache, capsys, tmp_path):

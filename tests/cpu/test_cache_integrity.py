@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import stat
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 import dslc
+from dslc.cpu import cache as cache_files
 from dslc.cpu import modules
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
@@ -150,6 +152,33 @@ def test_a_garbled_plan_is_rebuilt(cache):
     path, _ = _plan(cache)
     path.write_text('{"source": ')
     _assert_correct_and_clean(cache)
+
+
+def test_the_size_cap_removes_a_real_entry_whole(cache, monkeypatch):
+    """Numba's own file names (``dslc_<digest>.<function>-<line>.pyXY.nb[ic]``) are
+    found as their module's: plan, module and machine code of a run go together."""
+    old = [p for p in cache.rglob("*") if p.is_file()]
+    assert {p.suffix for p in old} >= {".json", ".py", ".nbi", ".nbc"}
+    for p in old:
+        os.utime(p, (1000, 1000))
+    monkeypatch.setenv("DSLC_CACHE_MAX_MB", "1")
+    text = "X = 1\n" + "#" * 2**20
+    cache_files.write_entry(f"dslc_{cache_files.digest(text)}.py", text)
+    assert not any(p.exists() for p in old)
+
+
+def test_a_module_read_for_use_keeps_its_machine_code(cache, caplog):
+    """Marking a module used (its access time) must not touch its modification
+    time, which Numba compares with its cached machine code's."""
+    module = _module(cache)
+    before = module.stat()
+    os.utime(module, ns=(1, before.st_mtime_ns))
+    with caplog.at_level(logging.INFO, logger="dslc"):
+        _table("cpu")
+    assert "machine code from the cache" in caplog.text
+    assert "compiled (not in the cache)" not in caplog.text
+    after = module.stat()
+    assert after.st_mtime_ns == before.st_mtime_ns and after.st_atime > 1000
 
 
 @pytest.mark.parametrize("write", [
