@@ -6,7 +6,8 @@ on every run (private to the user; one others can write is refused, not used).
 Only dslc's own entries are counted and removed, recognised by their names
 (docs/robustness.md, "The cache"); anything else a user keeps there is left.
 Nothing is followed: a link named like an entry is removed as a link, and the
-directory itself stays, with its permissions.
+directory itself stays, with its permissions. ``info`` also gives the size cap
+that every write enforces (dslc.cpu.cache_entries).
 """
 
 from __future__ import annotations
