@@ -225,6 +225,22 @@ class CpuGenerator:
         self.globals_used.add(name)
         return f"g_{name}"
 
+    def bound_at_edge(self, e: tir.TExpr, func: str, dim: int, side: str) -> bool:
+        """Is fused-reduction bound ``e`` the edge of ``func``'s domain in ``dim``
+        (0 below, the sequence's length above), so that the sweep never passes it
+        and its test can be left out? Decided on the typed IR; where unsure, no."""
+        if side == "lo":
+            return isinstance(e, tir.Lit) and type(e.value) is int and e.value == 0
+        t = self.program.functions[func].rec_params[dim].type
+        if not (isinstance(t, T.IndexT) and isinstance(e, tir.Builtin) and e.name == "len"):
+            return False
+        s = e.args[0]
+        try:
+            return isinstance(s, tir.Var) and s.scope == "param" and \
+                self.scope_name(s.name) == self.scope_name(t.seq)
+        except NotCompilable:
+            return False
+
     def scope_name(self, name: str) -> str:
         if name in self.plan.scope:
             return name

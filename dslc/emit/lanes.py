@@ -267,16 +267,10 @@ class LaneGenerator(CpuGenerator):
             init.lines.extend(blk.lines)
             init.emit(f"{name}[l] = {text}")
             return
-        if (side == "lo" and text == "0") or (side == "hi" and text == self._extent_text(func, dim)):
+        if self.bound_at_edge(e, func, dim, side):
             self.trivial_bounds.add(name)
             return
         b.emit(f"{name} = {text}")
-
-    def _extent_text(self, func, dim) -> str:
-        try:
-            return self._extent_expr(func, dim)
-        except NotCompilable:
-            return ""
 
     def _symbol_extent(self) -> int:
         """The largest extent that is not a sequence length (alphabet sizes),

@@ -501,10 +501,9 @@ class TiledGenerator(CudaGenerator):
         for k, fu in enumerate(plan.fused):
             for i, (lo, hi) in enumerate(fu.bounds):
                 for side, e in (("lo", lo), ("hi", hi)):
-                    text = entry_em.as_int(e, b)
-                    if text == ("0" if side == "lo" else self._extent_expr(fu.func, i)):
+                    if self.bound_at_edge(e, fu.func, i, side):
                         self.trivial.add(f"{side}{k}_{i}")  # the sweep never passes it
-                    b.emit(f"{side}{k}_{i} = {text}")
+                    b.emit(f"{side}{k}_{i} = {entry_em.as_int(e, b)}")
             b.emit(f"acc{k} = {fused_init(fu, self.pr)}")
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         return fused_by_func
