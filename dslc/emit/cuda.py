@@ -23,7 +23,7 @@ storage too, cleared by the task itself.
 
 from __future__ import annotations
 
-from dslc.emit.args import constant_lines, copy_lines, packed_call
+from dslc.kernel import launch
 from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator
 from dslc.emit.pyexpr import Block, NotCompilable
@@ -35,7 +35,7 @@ HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 # signature and compute capability), so a second process that loads the same module launches
 # the kernels it compiled before instead of compiling them again. Generated modules are named by
 # the hash of their text, so a cached kernel can only belong to the code that made it.
-KERNEL_DECORATOR = "@cuda.jit(cache=True)"
+KERNEL_DECORATOR = CudaPrinter.KERNEL
 
 # Per-task storage the generator adds to the tables (name -> the task's parameter).
 FAIL, MISS, DONE = "_fail", "_miss", "_done_"
@@ -155,36 +155,21 @@ class CudaGenerator(CpuGenerator):
 def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str],
                   placed: dict | None = None, per_block: bool = False,
                   width: int | None = None) -> str:
-    """The launch: thread ``n`` runs task ``order[n]`` (``per_block``: every
-    thread of block ``n`` runs it, emit.blocks, and thread 0 keeps the value).
-    Arguments ``placed`` in shared memory (dslc.cuda.placement) are copied there
-    by the block first, those in constant memory are compiled in; the task reads
-    the copy. A task whose result is a tuple of ``width`` components writes them
-    to its row of ``out``."""
-    params, call = packed_call(argnames, kinds)
-    placed = placed or {}
-    shared = {a: p for a, p in placed.items() if p.memory == "shared"}
-    const = {a: constant_lines(a, p) for a, p in placed.items() if p.memory == "constant"}
-    call = [f"s_{a}" if a in shared else f"c_{a}" if a in const else a for a in call]
-    params += [f"T_{f}" for f in storage]
-    call += [f"T_{f}" for f in storage] + ["n"]
-    copies = [ln for a, p in shared.items() for ln in copy_lines(a, p)]
-    if copies:
-        copies.append("cuda.syncthreads()")
-    copies += [kernel_line for _, kernel_line in const.values()]
-    prologue = "".join(f"    {ln}\n" for ln in copies)
-    values = "".join(f"{module_line}\n" for module_line, _ in const.values())
-    task = f"task({', '.join(call)})"
-    result = (f"        v = {task}\n        if cuda.threadIdx.x == 0:\n            out[k] = v\n"
-              if per_block else f"        out[k] = {task}\n")
-    if width is not None:  # (task-per-block kernels refuse tuples: emit.tuples)
-        result = f"        v = {task}\n" + "".join(f"        out[k, {c}] = v[{c}]\n"
-                                                 for c in range(width))
-    return values + (
-        f"{KERNEL_DECORATOR}\n"
-        f"def batch(order, {', '.join(params)}, out):\n"
-        f"{prologue}"
-        f"    n = {'cuda.blockIdx.x' if per_block else 'cuda.grid(1)'}\n"
-        f"    if n < order.shape[0]:\n"
-        f"        k = order[n]\n"
-        f"{result}")
+    """The launch (kernel.launch): thread ``n`` runs task ``order[n]``
+    (``per_block``: every thread of block ``n`` runs it, emit.blocks, and thread 0
+    keeps the value). Arguments ``placed`` in shared memory (dslc.cuda.placement)
+    are copied there by the block first, those in constant memory are compiled in;
+    the task reads the copy. A task whose result is a tuple of ``width`` components
+    writes them to its row of ``out``."""
+    return CudaPrinter().kernel(launch_kernel(argnames, kinds, storage, placed, per_block,
+                                              width))
+
+
+def launch_kernel(argnames, kinds, storage, placed=None, per_block=False, width=None):
+    """The launch as kernel IR: the tasks, the placements, then a thread or a block
+    per task (the strategy's passes, kernel.launch)."""
+    k = launch.tasks("cuda", argnames, kinds, tuple(storage), width,
+                     module=("task", "BLOCK"))
+    passes = ((launch.place(placed),) if placed else ()) + \
+        (launch.BLOCK_PER_TASK if per_block else launch.THREAD_PER_TASK)
+    return launch.apply(k, passes)

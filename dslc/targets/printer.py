@@ -22,6 +22,7 @@ float32 kernel prints its values as float32, the helper functions it calls as fl
 
 from __future__ import annotations
 
+from dslc.kernel import ir
 from dslc.targets import runtime
 
 
@@ -97,6 +98,38 @@ class Printer:
                        if h.group in groups and h.host is not None)
 
 
+    # ------------------------------------------------------------------ launches
+    # (kernel IR, dslc.kernel.ir: the function that hands a map's tasks to ``task``)
+    KERNEL = "@numba.njit(parallel=True, cache=True)"
+
+    def length(self, x: str) -> str:
+        return f"len({x})"
+
+    def tasks_range(self, n: str, parallel: bool) -> str:
+        return f"numba.prange({n})" if parallel else f"range({n})"
+
+    def thread(self, what: str) -> str:
+        raise TypeError(f"a GPU thread number ({what}) in CPU code")
+
+    def gpu_statement(self, s, pad: str) -> list[str]:
+        raise TypeError(f"a GPU statement in CPU code: {s!r}")
+
+    def expr(self, e) -> str:
+        """A kernel IR expression as text."""
+        return _expr(self, e)
+
+    def kernel(self, k) -> str:
+        """Launch ``k`` (kernel.ir) as module text: module-level values first."""
+        values = "".join(self.module_value(s) for s in ir.walk(k.body)
+                         if isinstance(s, ir.ConstArray))
+        params = ", ".join(p.name for p in k.params)
+        body = "\n".join(_stmts(self, k.body, "    "))
+        return f"{values}{self.KERNEL}\ndef {k.name}({params}):\n{body}\n"
+
+    def module_value(self, s) -> str:
+        raise TypeError("a constant array in CPU code")
+
+
 class CudaPrinter(Printer):
     """numba-cuda device code: ``math`` names, flagged checks, device decorators."""
 
@@ -137,3 +170,75 @@ class CudaPrinter(Printer):
             if h.group in groups and not h.fails or flagged and (h.fails or h.group == "device"):
                 out.append(f"\n{self.INLINE}\n{h.device}\n")
         return "".join(out)
+
+    # ------------------------------------------------------------------ launches
+    KERNEL = "@cuda.jit(cache=True)"
+    _THREAD = {"global": "cuda.grid(1)", "block": "cuda.blockIdx.x",
+               "lane": "cuda.threadIdx.x", "width": "cuda.blockDim.x"}
+
+    def length(self, x: str) -> str:
+        return f"{x}.shape[0]"
+
+    def thread(self, what: str) -> str:
+        return self._THREAD[what]
+
+    def gpu_statement(self, s, pad: str) -> list[str]:
+        match s:
+            case ir.Barrier():
+                return [f"{pad}cuda.syncthreads()"]
+            case ir.Shared(name=n, shape=shape, dtype=dt):
+                return [f"{pad}{n} = cuda.shared.array({tuple(shape)!r}, np.{dt})"]
+            case ir.ConstArray(name=n, values=v):
+                return [f"{pad}{n} = cuda.const.array_like({v})"]
+            case ir.Strided(var=z, count=n, body=body):
+                return ([f"{pad}{z} = {self.thread('lane')}", f"{pad}while {z} < {n}:"]
+                        + _stmts(self, body, pad + "    ")
+                        + [f"{pad}    {z} += {self.thread('width')}"])
+        raise TypeError(f"not a kernel statement: {s!r}")
+
+    def module_value(self, s) -> str:
+        data = f"np.frombuffer(bytes.fromhex({s.data.hex()!r}), np.{s.dtype})"
+        return f"{s.values} = {data}.reshape({tuple(s.shape)!r})\n"
+
+
+def _expr(pr: Printer, e) -> str:
+    def go(x, nested=False) -> str:
+        match x:
+            case ir.Name(id=n):
+                return n
+            case ir.Const(value=v):
+                return str(v)
+            case ir.Slice(lo=a, hi=b):
+                return f"{go(a)}:{go(b)}"
+            case ir.Index(base=base, index=idx):
+                return f"{go(base)}[{', '.join(go(i) for i in idx)}]"
+            case ir.Bin(op=op, left=a, right=b):
+                text = f"{go(a, True)} {op} {go(b, True)}"
+                return f"({text})" if nested else text
+            case ir.Call(fn=fn, args=args):
+                return f"{fn}({', '.join(go(a) for a in args)})"
+            case ir.Length(of=a):
+                return pr.length(go(a))
+            case ir.Thread(what=w):
+                return pr.thread(w)
+        raise TypeError(f"not a kernel expression: {x!r}")
+    return go(e)
+
+
+def _stmts(pr: Printer, stmts, pad: str) -> list[str]:
+    out = []
+    for s in stmts:
+        match s:
+            case ir.Assign(target=t, value=v):
+                out.append(f"{pad}{t} = {_expr(pr, v)}")
+            case ir.Store(target=t, value=v):
+                out.append(f"{pad}{_expr(pr, t)} = {_expr(pr, v)}")
+            case ir.If(cond=c, body=body):
+                out.append(f"{pad}if {_expr(pr, c)}:")
+                out += _stmts(pr, body, pad + "    ")
+            case ir.Tasks(var=v, count=n, body=body, parallel=par):
+                out.append(f"{pad}for {v} in {pr.tasks_range(_expr(pr, n), par)}:")
+                out += _stmts(pr, body, pad + "    ")
+            case _:
+                out += pr.gpu_statement(s, pad)
+    return out
