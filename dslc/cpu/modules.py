@@ -63,7 +63,8 @@ def _codegen_hash() -> str:
     if not _CODEGEN_HASH:
         root = Path(__file__).resolve().parents[1]
         h = hashlib.sha256()
-        for sub in ("lang", "deps", "schedule", "poly", "plan", "emit", "cpu"):
+        for sub in ("lang", "deps", "schedule", "poly", "plan", "kernel", "targets", "emit",
+                    "cpu"):
             for f in sorted((root / sub).glob("*.py")):
                 h.update(f.read_bytes())
         _CODEGEN_HASH.append(h.hexdigest())
