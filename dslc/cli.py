@@ -140,7 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     comp = sub.add_parser("compile", help="write the code generated for the script's entries")
     _script_args(comp)
-    comp.add_argument("--emit", default="python", choices=["python"])
+    comp.add_argument("--emit", default="python", choices=["python", "kernel"],
+                      help="python: the generated modules; kernel: the kernel IR of each "
+                           "map's launch (CPU and GPU)")
     comp.add_argument("-o", "--output", help="file to write (default: standard output)")
     comp.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE")
     _set_arg(comp)
@@ -276,10 +278,16 @@ def _explain(prog, args) -> int:
 def _compile(prog, args) -> int:
     from dslc import explain
 
+    if args.emit == "kernel":
+        return _write(explain.kernels(prog), args)
     _, sources, fallbacks, _ = explain.collect(prog)
     text = "\n\n".join(f"# ---- entry {name}\n{src}" for name, src in sources.items())
     for name, why in fallbacks.items():
         text += f"\n# {name}: not compiled, runs on the interpreter ({why})\n"
+    return _write(text, args)
+
+
+def _write(text: str, args) -> int:
     if args.output:
         write_user_file(args.output, text)
     else:

@@ -417,3 +417,41 @@ def _map_tasks(program, func: str) -> list[dict]:
     fs = program.checked.functions
     return [t for entry, tasks in _LAST_TASKS.items()
             if func in {g.name for g in reachable(fs, entry)} for t in tasks]
+
+
+def kernels(program) -> str:
+    """``dslc compile F --emit kernel``: the kernel IR (dslc.kernel) of the launch
+    of every map the script ran, on the CPU and as a GPU thread-per-task kernel,
+    with the arguments travelling as they did in the run."""
+    from dslc.cpu.modules import argument_kinds
+    from dslc.emit.cpu import CpuGenerator
+    from dslc.emit.cuda import CudaGenerator, launch_kernel
+    from dslc.kernel import launch
+    from dslc.kernel.show import show
+    from dslc.lang.batch import TaskBatch
+
+    collect(program)
+    out = []
+    for entry, tasks in _LAST_TASKS.items():
+        plan = _LAST_PLANS.get(entry)
+        if plan is None:
+            out.append(f"# map over {entry}: runs on the interpreter (no kernel)")
+            continue
+        cpu = CpuGenerator(program.checked, plan)
+        _, argnames = cpu.generate()
+        kinds = argument_kinds(argnames, TaskBatch.of(tasks))
+        width = cpu.result_width()
+        out.append(f"# map over {entry}, {len(tasks)} tasks")
+        out.append(show(launch.apply(launch.tasks("cpu", argnames, kinds, width=width),
+                                     launch.CPU)))
+        try:
+            gpu = CudaGenerator(program.checked, plan)
+            gpu.generate()
+        except NotCompilable as e:
+            out.append(f"# {entry} on a GPU: not compiled ({e})")
+            continue
+        storage = [f for f, _ in gpu.storage]
+        out.append(show(launch_kernel(argnames, kinds, storage, width=width)))
+    if not out:
+        out.append("# the script runs no map: no launch kernel")
+    return "\n\n".join(out)

@@ -897,3 +897,49 @@ def tuple_recurrences(draw, max_dim: int = 2) -> TupleRecurrence:
     return TupleRecurrence(rec, tuple(draw(st.sampled_from(["lex", "choose"])) for _ in range(n)),
                            tuple(draw(reduction) for _ in range(n)),
                            tuple(draw(st.booleans()) for _ in range(n)))
+
+
+# --------------------------------------------------------------------------- math built-ins
+# Arguments at the edges of the functions of one number (lang.builtins): below, at and
+# above the ends of their domains, where numpy quietly gives NaN or inf but the
+# language reports "f(x) is not defined" (the interpreter's math functions raise).
+MATH_ARGUMENTS = (-2.5, -1.0, -0.0, 0.0, 1e-300, 0.5, 1.0, 2.0, 709.782712893384,
+                  709.7827128933841, 710.0, 1e308, INF, -INF)
+
+
+@dataclass(frozen=True)
+class MathCall:
+    """``g(a, 3)`` of a table whose first cell applies built-in ``fn`` to ``a``: the
+    argument is the table's calling value, so one compiled module serves every
+    argument drawn for a function."""
+
+    fn: str
+    arg: float
+
+    def source(self) -> str:
+        text = repr(self.arg) if abs(self.arg) != INF else ("inf" if self.arg > 0 else "-inf")
+        return (f"float g(float a, int n)\n"
+                f"  | n == 0 = {self.fn}(a)\n"
+                f"  | otherwise = g(a, n - 1) max -1.0\n"
+                f"print g({text}, 3)\n")
+
+
+@st.composite
+def math_calls(draw) -> MathCall:
+    """Every function of lang.builtins.MATH (a new entry is drawn as soon as it is
+    added) at the edges of its domain."""
+    from dslc.lang.builtins import MATH
+
+    return MathCall(draw(st.sampled_from([b.name for b in MATH])),
+                    draw(st.sampled_from(MATH_ARGUMENTS)))
+
+
+def outcome(src: str, backend: str):
+    """The printed values of ``src`` on ``backend``, or the language's error message."""
+    import dslc
+    from dslc.errors import DslcError
+
+    try:
+        return list(dslc.compile(src, backend=backend).run().values())
+    except DslcError as e:
+        return ("error", e.message)

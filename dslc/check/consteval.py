@@ -8,6 +8,7 @@ import re
 
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
+from dslc.lang import builtins
 from dslc.lang.arith import INT_MAX, INT_MIN, check_int, check_literal
 from dslc.frontend.parser import parse_expression
 from dslc.check.arrays import NumArray, element, make_array
@@ -72,10 +73,10 @@ def _value(e: ast.Expr, consts: dict):
             if y == 0:
                 raise DslcError("integer division by zero in a constant", e.span)
             return x // y
-        case ast.Call(func=f, args=(x,)) if f in ("log", "exp", "sqrt"):
+        case ast.Call(func=f, args=(x,)) if f in builtins.BY_NAME:
             v = const_eval(x, consts)
             try:
-                return getattr(math, f)(v)
+                return builtins.BY_NAME[f].value(v)
             except (ValueError, OverflowError):
                 raise DslcError(f"{f}({v}) is not defined", e.span) from None
     raise DslcError("a constant must be a number or arithmetic on numbers and constants", e.span)

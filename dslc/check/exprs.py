@@ -12,6 +12,7 @@ import difflib
 from dataclasses import dataclass, field
 
 from dslc.check import links, tir
+from dslc.lang import builtins
 from dslc.lang import types as T
 from dslc.check.calls import arrange, static_fits
 from dslc.check.signatures import ConstIsFloat, Signature
@@ -23,7 +24,10 @@ from dslc.sdk import Registry
 # name -> number of arguments. ``div`` is integer division spelt as a call: the
 # contract gives ``/`` (real division) and ``//`` (a comment) already, and a new
 # keyword would break scripts that use ``div`` as a name.
-BUILTINS = {"len": 1, "log": 1, "exp": 1, "abs": 1, "sqrt": 1, "float": 1, "div": 2, "code": 1}
+# built-ins and their numbers of arguments: those typed by their own rules here, and the
+# functions of one number of lang.builtins (any number in, a float out)
+BUILTINS = {"len": 1, "abs": 1, "float": 1, "div": 2, "code": 1,
+            **{name: 1 for name in builtins.BY_NAME}}
 
 
 @dataclass
@@ -375,8 +379,9 @@ class ExprChecker:
             if x.type == T.PROB:
                 raise DslcError("abs of a probability is the probability itself", e.span)
             return tir.Builtin(name, (x,), T.Scalar(T.num_name(x.type)), e.span)
-        if name == "log" and x.type == T.PROB:
-            return tir.Builtin(name, (x,), T.FLOAT, e.span)
+        fn = builtins.BY_NAME.get(name)
+        if x.type == T.PROB and fn is not None and fn.of_prob == "log":
+            return tir.Builtin(name, (x,), T.FLOAT, e.span)  # its stored log
         if x.type == T.PROB:
             raise DslcError(f"{name} of a probability is not defined; use log(p)", e.span)
         return tir.Builtin(name, (coerce(x, T.FLOAT, name, e.span),), T.FLOAT, e.span)

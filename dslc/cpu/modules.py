@@ -23,7 +23,8 @@ from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, re
                             write_entry)
 from dslc import timings
 from dslc.cpu.convert import convert
-from dslc.emit.args import packed_call
+from dslc.kernel import launch
+from dslc.targets.printer import Printer
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 
@@ -62,7 +63,8 @@ def _codegen_hash() -> str:
     if not _CODEGEN_HASH:
         root = Path(__file__).resolve().parents[1]
         h = hashlib.sha256()
-        for sub in ("lang", "deps", "schedule", "poly", "plan", "emit", "cpu"):
+        for sub in ("lang", "deps", "schedule", "poly", "plan", "kernel", "targets", "emit",
+                    "cpu"):
             for f in sorted((root / sub).glob("*.py")):
                 h.update(f.read_bytes())
         _CODEGEN_HASH.append(h.hexdigest())
@@ -137,16 +139,10 @@ def _well_formed(plan: dict) -> bool:
 
 def batch_source(argnames: list[str], kinds: dict[str, str], width: int | None = None) -> str:
     """A ``prange`` loop calling ``task`` once per task (a tuple result of
-    ``width`` components fills the task's row of ``out``)."""
-    params, call = packed_call(argnames, kinds)
-    task = f"task({', '.join(call)})"
-    store = f"        out[k] = {task}\n" if width is None else \
-        f"        v = {task}\n" + "".join(f"        out[k, {c}] = v[{c}]\n" for c in range(width))
-    return (f"@numba.njit(parallel=True, cache=True)\n"
-            f"def batch(order, {', '.join(params)}, out):\n"
-            f"    for n in numba.prange(len(order)):\n"
-            f"        k = order[n]\n"
-            f"{store}")
+    ``width`` components fills the task's row of ``out``): the launch of
+    kernel.launch with the CPU's passes."""
+    k = launch.apply(launch.tasks("cpu", argnames, kinds, width=width), launch.CPU)
+    return Printer().kernel(k)
 
 
 def pack(argnames: list[str], kinds: dict[str, str], batch: TaskBatch, backend, windows,

@@ -112,9 +112,9 @@ class BlockGenerator(CudaGenerator):
         if self.plan.fused:
             b.emit("cuda.syncthreads()")
         for k, fu in enumerate(self.plan.fused):
-            b.emit(f"acc{k} = {fused_init(fu)}")
+            b.emit(f"acc{k} = {fused_init(fu, self.pr)}")
             loop = b.child()
-            loop.emit(f"acc{k} = {fused_step(fu, f'acc{k}', f'_p{k}[_z]', self.program)}")
+            loop.emit(f"acc{k} = {fused_step(fu, f'acc{k}', f'_p{k}[_z]', self.program, self.pr)}")
             b.nest("for _z in range(cuda.blockDim.x):", loop)
         if self.plan.kind == "cell" and self.group_of[self.plan.entry].windowed:
             b.emit("res = _rs[0]")

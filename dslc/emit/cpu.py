@@ -16,6 +16,8 @@ another route (one partition's points over GPU threads) refuses such a group.
 
 from __future__ import annotations
 
+import math
+
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_code
@@ -24,25 +26,11 @@ from dslc.emit import demand
 from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
-from dslc.emit.pyexpr import (RUNTIME_HELPERS, Block, ExprEmitter, Names, NotCompilable,
-                               render_code)
+from dslc.emit.pyexpr import Block, ExprEmitter, Names, NotCompilable, render_code
 from dslc.poly import loopir as L
+from dslc.targets.printer import Printer
 
 HEADER = "import numpy as np\nimport numba\n"
-
-DOMAIN_HELPER = '''
-@numba.njit(inline="always")
-def _dom(v, e):
-    if v < 0 or v > e:
-        raise IndexError("recursive argument outside its domain")
-    return v
-
-
-@numba.njit(inline="always")
-def _missing(m):
-    m[0] = 1
-    return 0.0
-'''
 
 
 _STORED = (T.INT, T.FLOAT, T.PROB)  # table values kept as they are (bools become 0/1)
@@ -70,6 +58,9 @@ class _TaskNames(Names):
     def function_name(self):
         return None if self.func is None else self.func.name
 
+    def printer(self):
+        return self.gen.pr
+
     def param(self, name, t):
         if self.func is not None and self.func.is_table:
             p = self.func.param(name)
@@ -78,7 +69,7 @@ class _TaskNames(Names):
         if isinstance(t, T.IndexT) or (isinstance(t, T.ExtT) and t.owner):
             # a position or an element passed to a plain entry: an int64 index
             # (numbers travel as floats, see cpu.backend.convert)
-            return f"np.int64({arg_name(self.gen.scope_name(name))})"
+            return self.gen.pr.int64(arg_name(self.gen.scope_name(name)))
         return arg_name(self.gen.scope_name(name))
 
     def local(self, name):
@@ -103,10 +94,10 @@ class _TaskNames(Names):
             in_group = self.func is not None and call.func in self.gen.group_functions(
                 self.func.name)
             for k, name, direction in directed_args(call, self.func, f, in_group):
-                rec[k] = direction_checked(rec[k], self.param(name, T.INT), direction)
+                rec[k] = direction_checked(rec[k], self.param(name, T.INT), direction,
+                                           self.printer())
             return self.gen.read(call.func, rec, call.span)
-        self.gen.need_helper(call.func)
-        return f"fn_{call.func}({', '.join(args)})"
+        return self.gen.helper_call(call.func, args, self.printer())
 
     def coordinates(self, call):
         f = self.gen.program.functions[call.func]
@@ -116,7 +107,7 @@ class _TaskNames(Names):
         return self.gen.layout_arg(model, array)
 
     def guarded_load(self, array, index):
-        return self.gen.guarded_load(array, index)
+        return self.gen.guarded_load(array, index, self.printer())
 
     def ext_index(self, e, base, keys):
         if e.indexer is not None and e.indexer.device_array is not None:
@@ -129,19 +120,26 @@ class _TaskNames(Names):
         raise NotCompilable(f"alphabet of {alpha}")
 
 
-def direction_checked(arg: str, mine: str, direction: str) -> str:
+def direction_checked(arg: str, mine: str, direction: str, pr: Printer) -> str:
     """``arg`` checked against a declared direction (``int m decreasing``: below the
     caller's ``mine``) with the domain helper every generator already has (a kernel
     turns it into a flag, the backend re-runs the task and the interpreter reports
     the call): decreasing is ``0 <= arg <= mine - 1``, increasing ``arg - mine - 1 >=
     0`` (a value below 0 is outside the domain anyway)."""
     if direction == "decreasing":
-        return f"_dom({arg}, {mine} - 1)"
-    return f"(_dom(({arg}) - {mine} - 1, 9223372036854775807) + {mine} + 1)"
+        return pr.check("_dom", arg, f"{mine} - 1")
+    return f"({pr.check('_dom', f'({arg}) - {mine} - 1', '9223372036854775807')} + {mine} + 1)"
 
 
 class _HelperNames(_TaskNames):
     """Names inside a non-recursive helper function: its own parameters."""
+
+    def __init__(self, gen, func, pr: Printer):
+        super().__init__(gen, func)
+        self.pr = pr
+
+    def printer(self):
+        return self.pr
 
     def param(self, name, t):
         return f"p_{name}"
@@ -150,8 +148,7 @@ class _HelperNames(_TaskNames):
         f = self.gen.program.functions[call.func]
         if f.is_table:
             raise NotCompilable(f"helper reading the table of {call.func}")
-        self.gen.need_helper(call.func)
-        return f"fn_{call.func}({', '.join(args)})"
+        return self.gen.helper_call(call.func, args, self.pr)
 
     def layout_array(self, model, array):
         raise NotCompilable("a model's device layout read inside a helper function")
@@ -176,10 +173,13 @@ class CpuGenerator:
         self.demand_arities: set[int] = set()  # read helpers the demand evaluator uses
         self._demand_counter = [0]  # one name counter for every cell of the evaluator
         self.globals_used: set[str] = set()
+        self.pr = self.printer()  # how the task's code is spelled (targets.printer)
         self.helpers: dict[str, str] = {}
+        self.flagged: set[str] = set()  # helper functions holding a check (take the flag)
+        self.host_allocations = 0  # arrays the task allocates itself (a kernel cannot)
         lengths = tuples.widths(program)
         if lengths:  # (a key no function has: names are identifiers)
-            self.helpers["<tuples>"] = tuples.helpers(lengths)
+            self.helpers["<tuples>"] = tuples.helpers(lengths, self.pr.for_value())
         self.group_of = {f: g for g in plan.groups for f in g.functions}
         self.current: str | None = None  # the function whose cell is being generated
         self.slots: dict[str, set[int]] = {}  # function -> partition distances read
@@ -191,6 +191,10 @@ class CpuGenerator:
                                 "as the result")
 
     # ------------------------------------------------------------------ names
+    def printer(self) -> Printer:
+        """The task's printer: Numba on the CPU, float64 values."""
+        return Printer()
+
     def group_functions(self, func: str) -> tuple[str, ...]:
         """The functions of ``func``'s recursive group (none outside the plan)."""
         g = self.group_of.get(func)
@@ -221,6 +225,22 @@ class CpuGenerator:
         self.globals_used.add(name)
         return f"g_{name}"
 
+    def bound_at_edge(self, e: tir.TExpr, func: str, dim: int, side: str) -> bool:
+        """Is fused-reduction bound ``e`` the edge of ``func``'s domain in ``dim``
+        (0 below, the sequence's length above), so that the sweep never passes it
+        and its test can be left out? Decided on the typed IR; where unsure, no."""
+        if side == "lo":
+            return isinstance(e, tir.Lit) and type(e.value) is int and e.value == 0
+        t = self.program.functions[func].rec_params[dim].type
+        if not (isinstance(t, T.IndexT) and isinstance(e, tir.Builtin) and e.name == "len"):
+            return False
+        s = e.args[0]
+        try:
+            return isinstance(s, tir.Var) and s.scope == "param" and \
+                self.scope_name(s.name) == self.scope_name(t.seq)
+        except NotCompilable:
+            return False
+
     def scope_name(self, name: str) -> str:
         if name in self.plan.scope:
             return name
@@ -236,7 +256,7 @@ class CpuGenerator:
             raise NotCompilable(f"table {func} outside the plan")
         ext = g.extents.names[func]
         if g.on_demand and self.current in g.functions:
-            checked = [a if self._own_coordinate(a, e) else f"_ddom({a}, {e}, _need)"
+            checked = [a if self._own_coordinate(a, e) else self.pr.check("_ddom", a, e, "_need")
                        for a, e in zip(args, ext)]
             ref = (f"_rd{len(args)}(T_{func}, S_{func}, _need, {g.functions.index(func)}, "
                    f"{', '.join(checked)})")
@@ -246,8 +266,9 @@ class CpuGenerator:
         else:
             # inside a cell evaluated on demand an argument may come from a
             # placeholder: its domain check counts only before one (emit.demand)
-            dom = "_ddom({}, {}, _need)" if self._in_demand() else "_dom({}, {})"
-            checked = [a if self._own_coordinate(a, e) else dom.format(a, e)
+            extra = ("_need",) if self._in_demand() else ()
+            dom = "_ddom" if self._in_demand() else "_dom"
+            checked = [a if self._own_coordinate(a, e) else self.pr.check(dom, a, e, *extra)
                        for a, e in zip(args, ext)]
         ref = self._stored(g, func, args, checked, span)
         ret = self.program.functions[func].ret
@@ -301,7 +322,7 @@ class CpuGenerator:
         a tuple cell's components are the innermost dimension (emit.tuples)."""
         return f"T_{func}[{', '.join(index)}]"
 
-    def guarded_load(self, array: str, index: list[str]) -> str:
+    def guarded_load(self, array: str, index: list[str], pr: Printer) -> str:
         """A read behind a run-time check: plain, since a failed check stops the task."""
         return f"{array}[{', '.join(index)}]"
 
@@ -321,9 +342,11 @@ class CpuGenerator:
 
     def allocate_done(self, b: Block, func: str, dims: list[str]) -> None:
         """Done flags for every cell of ``func``, all clear."""
+        self.host_allocations += 1
         b.emit(f"D_{func} = np.zeros(({', '.join(dims)},), np.uint8)")
 
     def allocate_miss(self, b: Block) -> None:
+        self.host_allocations += 1
         b.emit("_miss = np.zeros(1, np.int64)")
 
     def _partition(self, g: GroupPlan, func: str, args: list[str]) -> str:
@@ -334,18 +357,30 @@ class CpuGenerator:
     def _gid(self, g: GroupPlan) -> int:
         return self.plan.groups.index(g)
 
+    def helper_call(self, name: str, args: list[str], pr: Printer) -> str:
+        """A call of helper function ``name`` (generated first: whether it holds a
+        check decides whether it takes a kernel's failure flag)."""
+        self.need_helper(name)
+        flagged = name in self.flagged
+        pr.calls_flagged = pr.calls_flagged or flagged
+        return pr.helper_call(f"fn_{name}", args, flagged)
+
     def need_helper(self, name: str) -> None:
         if name in self.helpers:
             return
         self.helpers[name] = ""  # reserve (recursion is impossible: non-table)
         f = self.program.functions[name]
-        names = self.helper_names(f)
+        pr = self.pr.helper()  # float64 values, its own record of checks
+        names = self.helper_names(f, pr)
         em = self.emitter(names, set())
         b = Block()
         val = self._guards(f, em, b)
-        params = ", ".join(f"p_{p.name}" for p in f.params)
+        if pr.fails() or pr.calls_flagged:
+            self.flagged.add(name)
+        self.pr.used |= pr.used
+        params = pr.helper_params([f"p_{p.name}" for p in f.params], name in self.flagged)
         body = b.render(1)
-        self.helpers[name] = (f"@numba.njit(cache=True)\ndef fn_{name}({params}):\n"
+        self.helpers[name] = (f"{pr.FUNCTION}\ndef fn_{name}({', '.join(params)}):\n"
                               f"{body}\n    return {val}\n")
 
     # ------------------------------------------------------------------ bodies
@@ -393,12 +428,12 @@ class CpuGenerator:
                 b.emit(f"{val} = {em.as_value(body, b) if f.ret == T.INT else em.expr(body, b)}")
         finally:
             self.current = None
-        val = _stored(f, val, b, ints=False)
+        val = _stored(f, val, b, ints=False, pr=self.pr)
         g = self.group_of[func]
         xs = [f"x_{p.name}" for p in f.rec_params]
         store = b.child() if g.runtime_order else b
         if k is not None:
-            tuples.exact(store, f.ret, val)
+            tuples.exact(store, f.ret, val, self.pr)
             store.emit(tuples.put(k, self.write(g, func, xs), val))
         else:
             store.emit(f"{self.write(g, func, xs)} = {val}")
@@ -423,7 +458,7 @@ class CpuGenerator:
             val = self._guards(f, em, b)
         finally:
             self.current = None
-        val = _stored(f, val, b, ints=True)
+        val = _stored(f, val, b, ints=True, pr=self.pr)
         return demand.cell_body(self, func, stack, b, val)
 
     def _retried_cell(self, value: Block, store: Block, func: str, xs: list[str]) -> Block:
@@ -449,7 +484,7 @@ class CpuGenerator:
         """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
         conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
         inner = b.child()
-        inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val, self.program)}")
+        inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val, self.program, self.pr)}")
         b.nest(f"if {conds}:", inner)
 
     def capture(self, b: Block, xs: list[str], val: str) -> None:
@@ -462,8 +497,8 @@ class CpuGenerator:
     def task_names(self, f) -> "_TaskNames":
         return _TaskNames(self, f)
 
-    def helper_names(self, f) -> "_HelperNames":
-        return _HelperNames(self, f)
+    def helper_names(self, f, pr: Printer) -> "_HelperNames":
+        return _HelperNames(self, f, pr)
 
     def emitter(self, names, rec: set, safe_indexes: frozenset = frozenset()) -> ExprEmitter:
         """The expression emitter every body of this task is generated with."""
@@ -485,9 +520,9 @@ class CpuGenerator:
         if plan.kind == "cell":
             names = self.group_of[plan.entry].extents.names[plan.entry]
             for i, e in enumerate(names):
-                b.emit(f"_dom(q_{i}, {e})")
+                b.emit(self.pr.check("_dom", f"q_{i}", e))
             k = tuples.width(self.program.functions[plan.entry].ret)
-            b.emit(f"res = {'np.nan' if k is None else tuples.filled(k, 'np.nan')}")
+            b.emit(f"res = {self.pr.nan() if k is None else tuples.filled(k, self.pr.nan())}")
         fused_by_func: dict[str, list] = {}
         entry_names = self.task_names(self.program.functions[plan.entry])
         entry_em = self.emitter(entry_names, set())
@@ -495,7 +530,7 @@ class CpuGenerator:
             for i, (lo, hi) in enumerate(fu.bounds):
                 b.emit(f"lo{k}_{i} = {entry_em.as_int(lo, b)}")
                 b.emit(f"hi{k}_{i} = {entry_em.as_int(hi, b)}")
-            b.emit(f"acc{k} = {fused_init(fu)}")
+            b.emit(f"acc{k} = {fused_init(fu, self.pr)}")
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         self.sweep(b, fused_by_func)
         self.after_sweep(b)
@@ -574,14 +609,14 @@ class CpuGenerator:
             self._loops(b, g.nest.body, cells, g, gi)
 
     def module_source(self, args: list[str], body: Block) -> str:
-        src = [HEADER, RUNTIME_HELPERS, DOMAIN_HELPER]
+        src = [HEADER, self.pr.library("core", "domain")]
         if self.result_width() is not None:  # a map's batch stores each component
             src.append(f"RESULT_WIDTH = {self.result_width()}\n")
         if self.demand_arities:
-            src.append(demand.DEMAND_HELPERS)
+            src.append(self.pr.library("demand"))
             src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
         src += [h for h in self.helpers.values()]
-        src.append(f"@numba.njit(cache=True)\ndef task({', '.join(args)}):\n{body.render(1)}\n")
+        src.append(f"{self.pr.FUNCTION}\ndef task({', '.join(args)}):\n{body.render(1)}\n")
         return "\n".join(src)
 
     def _extent_expr(self, f: str, k: int) -> str:
@@ -602,7 +637,8 @@ class CpuGenerator:
             spec = self.program.registry.types.get(t.name)
             if spec is not None and spec.device_size is not None:
                 names = self.task_names(self.program.functions[f])
-                size = render_code(spec.device_size, lambda a: names.layout_array(t.owner, a))
+                size = render_code(spec.device_size, lambda a: names.layout_array(t.owner, a),
+                                   pr=self.pr)
                 return f"({size} - 1)"
         raise NotCompilable(f"the extent of {f}'s parameter {p.name}")
 
@@ -634,6 +670,7 @@ class CpuGenerator:
             self.allocate_miss(b)
 
     def allocate(self, b: Block, func: str, dims: list[str]) -> None:
+        self.host_allocations += 1
         b.emit(f"T_{func} = np.empty(({', '.join(dims)},), np.float64)")
 
     def _allocate(self, b: Block, func: str, dims: list[str]) -> None:
@@ -707,7 +744,7 @@ class CpuGenerator:
         loop.emit("_left = 0")
         loop.lines.extend(sweep.lines)
         stuck = sweep.child()
-        stuck.emit("_chk(-1, 0)")
+        stuck.emit(self.pr.check("_chk", "-1", "0"))
         stuck.emit("break")  # where a failed check does not stop the task (a GPU kernel)
         loop.nest("if _left != 0 and _left == _prev:", stuck)
         out = sweep.child()
@@ -721,15 +758,15 @@ class CpuGenerator:
         b.lines.extend(cell.lines)
 
 
-def fused_step(fu, acc: str, val: str, program) -> str:
+def fused_step(fu, acc: str, val: str, program, pr: Printer) -> str:
     """One step of a fused reduction: ``acc`` combined with ``val`` (a sum whose
     cells may be both infinities is checked, emit.infinity)."""
     if isinstance(fu.type, T.TupleT):
-        return tuples.combine(fu.op, len(fu.type.items), acc, val)
+        return tuples.combine(fu.op, len(fu.type.items), acc, val, pr)
     if fu.type == T.PROB:
-        return f"_logaddexp({acc}, {val})"
+        return pr.check("_logaddexp", acc, val)
     if fu.op == "sum" and fused_undefined(fu, program):
-        return f"_undef({acc} + {val})"
+        return pr.check("_undef", f"{acc} + {val}")
     return f"{acc} + {val}" if fu.op == "sum" else f"{fu.op}({acc}, {val})"
 
 
@@ -739,13 +776,20 @@ def fused_undefined(fu, program) -> bool:
         infinity.sum_undefined(infinity.of(program).results.get(fu.func, infinity.ANY))
 
 
-def fused_init(fu) -> str:
+def fused_init(fu, pr: Printer) -> str:
     """The empty reduction: the start of a fused accumulator."""
     if isinstance(fu.type, T.TupleT):
-        return tuples.init(fu.op, len(fu.type.items))
+        return tuples.init(fu.op, len(fu.type.items), pr)
     if fu.op == "max" or fu.type == T.PROB:
-        return "-np.inf"
-    return "np.inf" if fu.op == "min" else "0.0"
+        return pr.inf(negative=True)
+    return pr.inf() if fu.op == "min" else pr.zero()
+
+
+def fused_start(fu) -> float:
+    """The empty reduction's value (a scalar accumulator's start, for a host)."""
+    if fu.op == "max" or fu.type == T.PROB:
+        return -math.inf
+    return math.inf if fu.op == "min" else 0.0
 
 
 class _FusedEmitter(ExprEmitter):
@@ -761,13 +805,13 @@ class _FusedEmitter(ExprEmitter):
         return super()._reduce(e, b)
 
 
-def _stored(f, val: str, b: Block, ints: bool) -> str:
+def _stored(f, val: str, b: Block, ints: bool, pr: Printer) -> str:
     """A cell's value as its float64 table holds it: a bool as 1.0 or 0.0, and an int
     converted where ``ints`` (the on-demand cell, whose guards may yield an int64)."""
     if f.ret == T.BOOL:
         conv = f"1.0 if {val} else 0.0"
     elif f.ret == T.INT and ints:
-        conv = f"float({val})"
+        conv = pr.to_value(val)
     else:
         return val
     stored = b.fresh("val")

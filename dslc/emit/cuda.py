@@ -23,170 +23,19 @@ storage too, cleared by the task itself.
 
 from __future__ import annotations
 
-import re
-
-from dslc.emit.args import constant_lines, copy_lines, packed_call
+from dslc.kernel import launch
 from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator
-from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, NotCompilable
-
-CHECKS = ("_dom(", "_chk(", "_to_log(", "_to_index(", "_div(", "_idiv(", "_fmod_floor(",
-          "_neg_prob(", "_log(", "_sqrt(", "_undef(", "_inexact(")
-
-# Device code spells a few numpy names through ``math`` (scalars only there).
-_DEVICE_NAMES = [(r"\bnp\.inf\b", "math.inf"), (r"\bnp\.nan\b", "math.nan"),
-                 (r"\bnp\.int64\(", "int("), (r"\bnp\.exp\(", "math.exp("),
-                 (r"\bnp\.log1p\(", "math.log1p("), (r"\bnp\.log\(", "math.log("),
-                 (r"\bnp\.sqrt\(", "math.sqrt("), (r"\bnp\.floor\(", "math.floor(")]
+from dslc.emit.pyexpr import Block, NotCompilable
+from dslc.targets.printer import CudaPrinter
 
 HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 
-# The check helpers; on the device each becomes ``NAME_f(_F, tid, ...)``.
 # Every kernel is cached on disk by Numba-CUDA beside its generated module (one entry per
 # signature and compute capability), so a second process that loads the same module launches
 # the kernels it compiled before instead of compiling them again. Generated modules are named by
 # the hash of their text, so a cached kernel can only belong to the code that made it.
-KERNEL_DECORATOR = "@cuda.jit(cache=True)"
-
-FLAGGED = ("_dom", "_chk", "_to_log", "_to_index", "_div", "_idiv", "_fmod_floor", "_neg_prob",
-           "_log", "_sqrt", "_ld", "_ld2", "_ld3", "_undef", "_inexact")
-
-# Device variants (host-flavoured; to_device makes them device functions): a
-# failure sets the task's flag and returns a value that keeps the thread inside
-# its arrays (index 0) or marks the value unusable (NaN), never raises.
-DEVICE_CHECKS = '''
-@numba.njit(inline="always")
-def _dom_f(F, tid, v, e):
-    if v < 0 or v > e:
-        F[tid] = 1
-        return 0
-    return v
-
-
-@numba.njit(inline="always")
-def _chk_f(F, tid, i, n):
-    if i < 0 or i >= n:
-        F[tid] = 1
-        return 0
-    return i
-
-
-@numba.njit(inline="always")
-def _ld_f(F, tid, a, i):
-    if i < 0 or i >= a.shape[0]:
-        F[tid] = 1
-        return a.dtype.type(0)
-    return a[i]
-
-
-@numba.njit(inline="always")
-def _ld2_f(F, tid, a, i, j):
-    if i < 0 or i >= a.shape[0] or j < 0 or j >= a.shape[1]:
-        F[tid] = 1
-        return a.dtype.type(0)
-    return a[i, j]
-
-
-@numba.njit(inline="always")
-def _ld3_f(F, tid, a, i, j, k):
-    if i < 0 or i >= a.shape[0] or j < 0 or j >= a.shape[1] or k < 0 or k >= a.shape[2]:
-        F[tid] = 1
-        return a.dtype.type(0)
-    return a[i, j, k]
-
-
-@numba.njit(inline="always")
-def _to_index_f(F, tid, x):
-    if x != x or x == np.inf or x == -np.inf:
-        F[tid] = 1
-        return np.int64(0)
-    return np.int64(x)
-
-
-@numba.njit(inline="always")
-def _inexact_f(F, tid, v):
-    if (v >= 9007199254740992.0 or v <= -9007199254740992.0) and v != np.inf and v != -np.inf:
-        F[tid] = 1
-    return v
-
-
-@numba.njit(inline="always")
-def _neg_prob_f(F, tid):
-    F[tid] = 1
-    return np.nan
-
-
-@numba.njit(inline="always")
-def _undef_f(F, tid, v):
-    if v != v:
-        F[tid] = 1
-    return v
-
-
-@numba.njit(inline="always")
-def _fmod_floor_f(F, tid, a, b):
-    if b == 0:
-        F[tid] = 1
-        return np.nan
-    return _undef_f(F, tid, a - b * np.floor(a / b))
-
-
-@numba.njit(inline="always")
-def _idiv_f(F, tid, a, b):
-    if b == 0 or a == np.inf or a == -np.inf or b == np.inf or b == -np.inf:
-        F[tid] = 1
-        return np.nan
-    return np.floor(a / b)
-
-
-@numba.njit(inline="always")
-def _div_f(F, tid, a, b):
-    if b == 0:
-        F[tid] = 1
-        return np.nan
-    return _undef_f(F, tid, a / b)
-
-
-@numba.njit(inline="always")
-def _log_f(F, tid, x):
-    if x < 0.0:
-        F[tid] = 1
-        return np.nan
-    if x == 0.0:
-        return -np.inf
-    return np.log(x)
-
-
-@numba.njit(inline="always")
-def _to_log_f(F, tid, x):
-    if x < 0.0 or x != x or x == np.inf:
-        F[tid] = 1
-        return np.nan
-    if x == 0.0:
-        return -np.inf
-    return np.log(x)
-
-
-@numba.njit(inline="always")
-def _sqrt_f(F, tid, x):
-    if x < 0.0:
-        F[tid] = 1
-        return np.nan
-    return np.sqrt(x)
-
-
-@numba.njit(inline="always")
-def _missing_at(m, tid):
-    m[tid] = 1
-    return 0.0
-
-
-@numba.njit(inline="always")
-def _result_f(F, tid, v):
-    if F[tid] != 0:
-        return np.nan
-    return v
-'''
+KERNEL_DECORATOR = CudaPrinter.KERNEL
 
 # Per-task storage the generator adds to the tables (name -> the task's parameter).
 FAIL, MISS, DONE = "_fail", "_miss", "_done_"
@@ -215,24 +64,6 @@ def storage_role(name: str) -> str | None:
     return None
 
 
-def with_flags(src: str) -> str:
-    """Generated task and helper code with every check helper taking the task's
-    failure flag (``_chk(i, n)`` -> ``_chk_f(_F, tid, i, n)``); helper functions
-    take and pass it too."""
-    for name in FLAGGED:
-        src = re.sub(rf"(?<![\w.]){name}\(", f"{name}_f(_F, tid, ", src)
-    return re.sub(r"(?<![\w.])(fn_\w+)\(", r"\1(_F, tid, ", src)
-
-
-def to_device(src: str) -> str:
-    """Host-flavoured generated code as device code: decorators and math names."""
-    src = src.replace('@numba.njit(inline="always")', "@cuda.jit(device=True, inline=True)")
-    src = src.replace("@numba.njit(cache=True)", "@cuda.jit(device=True)")
-    for pat, rep in _DEVICE_NAMES:
-        src = re.sub(pat, rep, src)
-    return src
-
-
 class CudaGenerator(CpuGenerator):
     """Task-per-thread: storage comes from the launch, indexed by the thread's task."""
 
@@ -247,6 +78,10 @@ class CudaGenerator(CpuGenerator):
         if clash:
             raise NotCompilable(f"a table named {clash[0]} (a name the kernel's storage uses)")
 
+    def printer(self):
+        """Device code (targets.printer): checks flag the task instead of raising."""
+        return CudaPrinter()
+
     def cell_ref(self, func: str, index: list[str]) -> str:
         # a tuple cell's components: the dimension before the task's (emit.tuples)
         parts = [":"] if isinstance(self.program.functions[func].ret, T.TupleT) else []
@@ -256,14 +91,13 @@ class CudaGenerator(CpuGenerator):
         self.storage.append((func, dims))
 
     # ------------------------------------------------------------------ checks
-    def guarded_load(self, array: str, index: list[str]) -> str:
+    def guarded_load(self, array: str, index: list[str], pr) -> str:
         """A read behind a check, bounds-tested against the array itself: after a
         failed check the thread runs on, and must not leave the array (an empty
         sequence has no element 0)."""
         if not 1 <= len(index) <= 3:
             raise NotCompilable(f"a checked read of {len(index)} dimensions")
-        name = "_ld" if len(index) == 1 else f"_ld{len(index)}"
-        return f"{name}({array}, {', '.join(index)})"
+        return pr.check("_ld" if len(index) == 1 else f"_ld{len(index)}", array, *index)
 
     def done_ref(self, func: str, index: list[str]) -> str:
         return f"D_{func}[{', '.join(index + ['tid'])}]"
@@ -302,56 +136,40 @@ class CudaGenerator(CpuGenerator):
         body.lines.insert(0, "_F[tid] = 0")
         self.storage.append((FAIL, []))
 
+    def module_constants(self) -> str:
+        """Module-level constants the task reads (none here; emit.tiles has some)."""
+        return ""
+
     def module_source(self, args: list[str], body: Block) -> str:
-        helpers = "\n".join(self.helpers.values())
-        rendered = body.render(1)
-        checks = any(c in rendered or c in helpers for c in CHECKS + ("_ld(", "_ld2(", "_ld3("))
+        checks = self.pr.fails()  # a check anywhere: the task takes its failure flag
         if checks:
             self._flag_failures(body)
-        task_args = args + [storage_param(f) for f, _ in self.storage] + ["tid"]
-        task = f"@numba.njit(cache=True)\ndef task({', '.join(task_args)}):\n{body.render(1)}\n"
-        if "np.empty" in task or "np.full" in task or "np.zeros" in task:
+        if self.host_allocations:
             raise NotCompilable("allocation inside the task")
-        src = [HEADER, to_device(RUNTIME_HELPERS)]
-        if checks:
-            src.append(to_device(DEVICE_CHECKS))
-            helpers, task = with_flags(helpers), with_flags(task)
-        return "\n".join(src + [to_device(helpers), to_device(task)])
+        task_args = args + [storage_param(f) for f, _ in self.storage] + ["tid"]
+        task = f"{self.pr.FUNCTION}\ndef task({', '.join(task_args)}):\n{body.render(1)}\n"
+        return "\n".join([HEADER + self.module_constants(), self.pr.library("core", flagged=checks),
+                          "\n".join(self.helpers.values()), task])
 
 
 def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str],
                   placed: dict | None = None, per_block: bool = False,
                   width: int | None = None) -> str:
-    """The launch: thread ``n`` runs task ``order[n]`` (``per_block``: every
-    thread of block ``n`` runs it, emit.blocks, and thread 0 keeps the value).
-    Arguments ``placed`` in shared memory (dslc.cuda.placement) are copied there
-    by the block first, those in constant memory are compiled in; the task reads
-    the copy. A task whose result is a tuple of ``width`` components writes them
-    to its row of ``out``."""
-    params, call = packed_call(argnames, kinds)
-    placed = placed or {}
-    shared = {a: p for a, p in placed.items() if p.memory == "shared"}
-    const = {a: constant_lines(a, p) for a, p in placed.items() if p.memory == "constant"}
-    call = [f"s_{a}" if a in shared else f"c_{a}" if a in const else a for a in call]
-    params += [f"T_{f}" for f in storage]
-    call += [f"T_{f}" for f in storage] + ["n"]
-    copies = [ln for a, p in shared.items() for ln in copy_lines(a, p)]
-    if copies:
-        copies.append("cuda.syncthreads()")
-    copies += [kernel_line for _, kernel_line in const.values()]
-    prologue = "".join(f"    {ln}\n" for ln in copies)
-    values = "".join(f"{module_line}\n" for module_line, _ in const.values())
-    task = f"task({', '.join(call)})"
-    result = (f"        v = {task}\n        if cuda.threadIdx.x == 0:\n            out[k] = v\n"
-              if per_block else f"        out[k] = {task}\n")
-    if width is not None:  # (task-per-block kernels refuse tuples: emit.tuples)
-        result = f"        v = {task}\n" + "".join(f"        out[k, {c}] = v[{c}]\n"
-                                                 for c in range(width))
-    return values + (
-        f"{KERNEL_DECORATOR}\n"
-        f"def batch(order, {', '.join(params)}, out):\n"
-        f"{prologue}"
-        f"    n = {'cuda.blockIdx.x' if per_block else 'cuda.grid(1)'}\n"
-        f"    if n < order.shape[0]:\n"
-        f"        k = order[n]\n"
-        f"{result}")
+    """The launch (kernel.launch): thread ``n`` runs task ``order[n]``
+    (``per_block``: every thread of block ``n`` runs it, emit.blocks, and thread 0
+    keeps the value). Arguments ``placed`` in shared memory (dslc.cuda.placement)
+    are copied there by the block first, those in constant memory are compiled in;
+    the task reads the copy. A task whose result is a tuple of ``width`` components
+    writes them to its row of ``out``."""
+    return CudaPrinter().kernel(launch_kernel(argnames, kinds, storage, placed, per_block,
+                                              width))
+
+
+def launch_kernel(argnames, kinds, storage, placed=None, per_block=False, width=None):
+    """The launch as kernel IR: the tasks, the placements, then a thread or a block
+    per task (the strategy's passes, kernel.launch)."""
+    k = launch.tasks("cuda", argnames, kinds, tuple(storage), width,
+                     module=("task", "BLOCK"))
+    passes = ((launch.place(placed),) if placed else ()) + \
+        (launch.BLOCK_PER_TASK if per_block else launch.THREAD_PER_TASK)
+    return launch.apply(k, passes)

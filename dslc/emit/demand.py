@@ -31,17 +31,6 @@ from __future__ import annotations
 from dslc.lang import types as T
 from dslc.emit.pyexpr import Block, NotCompilable
 
-DEMAND_HELPERS = '''
-@numba.njit(inline="always")
-def _ddom(v, e, nd):
-    if v < 0 or v > e:
-        if nd[0] != 0:
-            return 0  # after a placeholder: the body's value is thrown away
-        raise IndexError("recursive argument outside its domain")
-    return v
-'''
-
-
 def read_helper(arity: int) -> str:
     """``_rdN(T, S, nd, fid, a0, ...)``: a cell of an ``N``-dimensional table of a
     group evaluated on demand, or 0 after recording the first cell not done yet
@@ -88,6 +77,7 @@ def emit_group(gen, b: Block, gi: int, g) -> None:
     width = max(len(d) for d in dims.values())
     for f in funcs:
         gen.allocate(b, f, dims[f])
+        gen.host_allocations += 1
         b.emit(f"S_{f} = np.zeros(({', '.join(dims[f])},), np.uint8)")
         gen.demand_arities.add(len(dims[f]))
     cells = " + ".join("(" + " * ".join(f"({d})" for d in dims[f]) + ")" for f in funcs)
@@ -99,11 +89,11 @@ def emit_group(gen, b: Block, gi: int, g) -> None:
     if gen.plan.kind == "cell":
         for k, q in enumerate(qs):
             b.emit(f"{q} = q_{k}")
-        _demand(b, gi, funcs, funcs.index(entry), qs, bodies, width)
+        _demand(b, gi, funcs, funcs.index(entry), qs, bodies, width, gen.pr)
         return
     # the whole table: every cell demanded in order, as the interpreter does
     body = b.child()
-    _demand(body, gi, funcs, funcs.index(entry), qs, bodies, width)
+    _demand(body, gi, funcs, funcs.index(entry), qs, bodies, width, gen.pr)
     for q, d in reversed(list(zip(qs, dims[entry]))):
         outer = b.child()
         outer.nest(f"for {q} in range({d}):", body)
@@ -112,7 +102,7 @@ def emit_group(gen, b: Block, gi: int, g) -> None:
 
 
 def _demand(b: Block, gi: int, funcs: list[str], fid: int, qs: list[str], bodies: dict,
-            width: int) -> None:
+            width: int, pr) -> None:
     """The value of cell ``qs`` of function number ``fid``, and first of every
     cell it needs (the explicit stack)."""
     f = funcs[fid]
@@ -132,7 +122,8 @@ def _demand(b: Block, gi: int, funcs: list[str], fid: int, qs: list[str], bodies
         branch.lines.extend(bodies[h].lines)
         loop.nest(f"{'if' if k == 0 else 'elif'} _fid == {k}:", branch)
     cycle, push = loop.child(), loop.child()
-    cycle.emit("_chk(-1, 0)  # a cell that needs itself: the interpreter reports the chain")
+    cycle.emit(f"{pr.check('_chk', '-1', '0')}  # a cell that needs itself: the interpreter "
+               "reports the chain")
     push.emit("_sp += 1")
     push.emit(f"for _k in range({1 + width}):")
     push.emit(f"    {stk}[_sp, _k] = _need[1 + _k]")

@@ -24,15 +24,14 @@ scalar path, which can.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.emit.cpu import HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init, fused_step
-from dslc.emit.cuda import CHECKS
 from dslc.plan.task import TaskPlan
-from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, NotCompilable
+from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
+from dslc.targets.printer import Printer
 
 # Numba has a ``noalias`` compiler flag (it marks every array argument's data
 # pointer noalias) but no decorator option for it; this maps one.
@@ -63,6 +62,7 @@ class _LaneNames(_TaskNames):
                 return f"x_{name}"
         scope = self.gen.scope_name(name)
         if self.gen.kind_of(scope) == "lane":
+            self.gen.lane_reads += 1
             return f"a_{scope}[l]"
         return f"a_{scope}"
 
@@ -87,11 +87,14 @@ class LaneEmitter(ExprEmitter):
         if e.span not in self.safe_indexes:
             raise NotCompilable("a sequence index not proved in range (lanes)")
         lane = ", l" if self._lane_seq(e.seq) else ""
-        return f"np.int64({s}[{self.as_int(e.index, b)}{lane}])"
+        if lane:
+            self.names.gen.lane_reads += 1
+        return self.pr.int64(f"{s}[{self.as_int(e.index, b)}{lane}]")
 
     def _builtin(self, e, b):
         x = e.args[0]
         if e.name == "len" and self._lane_seq(x):
+            self.names.gen.lane_reads += 1
             return f"n_{x.name}[l]"
         return super()._builtin(e, b)
 
@@ -123,6 +126,8 @@ class LaneGenerator(CpuGenerator):
             raise NotCompilable("lanes run map entries only")
         super().__init__(program, _without_extent_pieces(program, plan))
         self.dtype = dtype  # the storage and arithmetic type of table values
+        self.pr = self.printer()
+        self.lane_reads = 0  # values read per lane so far (a bound that reads one differs)
         self.check = check  # record stored magnitudes (the checked float32 argument)
         self.f32 = f32  # emit.precision.Float32 facts, kept in the module for the host
         self.shared = shared  # entry arguments identical in every task
@@ -135,8 +140,12 @@ class LaneGenerator(CpuGenerator):
     def task_names(self, f):
         return _LaneNames(self, f)
 
-    def helper_names(self, f):
-        return _LaneHelperNames(self, f)
+    def printer(self):
+        """The lane function's values are of the storage type (float32 stays float32)."""
+        return Printer(getattr(self, "dtype", "float64"))
+
+    def helper_names(self, f, pr):
+        return _LaneHelperNames(self, f, pr)
 
     def emitter(self, names, rec, safe_indexes=frozenset()):
         return LaneEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
@@ -177,8 +186,8 @@ class LaneGenerator(CpuGenerator):
                     tests.append(f"({x} {op} {name})")
         if tests:
             # a select, not a branch, so the lane loop stays vectorisable
-            val = f"({val} if {' & '.join(tests)} else {fused_init(fu)})"
-        b.emit(f"acc{k}[l] = {fused_step(fu, f'acc{k}[l]', val, self.program)}")
+            val = f"({val} if {' & '.join(tests)} else {fused_init(fu, self.pr)})"
+        b.emit(f"acc{k}[l] = {fused_step(fu, f'acc{k}[l]', val, self.program, self.pr)}")
 
     def capture(self, b, xs, val):
         cond = " and ".join(f"{x} == q_{i}[l]" for i, x in enumerate(xs))
@@ -188,7 +197,7 @@ class LaneGenerator(CpuGenerator):
         if self.check:
             # the largest finite magnitude stored, per lane (see emit.precision)
             b.emit(f"_m = abs({val})")
-            b.emit("big[l] = max(big[l], _m if _m != np.inf else DT(0))")
+            b.emit(f"big[l] = max(big[l], _m if _m != {self.pr.inf()} else DT(0))")
 
     def _extent_expr(self, f, k):
         p = self.program.functions[f].rec_params[k]
@@ -216,7 +225,7 @@ class LaneGenerator(CpuGenerator):
         init = Block([], b.counter)
         if plan.kind == "cell":
             self.scratch.append(("res", "LANES", "DT"))
-            init.emit("res[l] = np.nan")
+            init.emit(f"res[l] = {self.pr.nan()}")
         fused_by_func: dict[str, list] = {}
         entry_em = self.emitter(self.task_names(entry), set())
         for k, fu in enumerate(plan.fused):
@@ -224,7 +233,7 @@ class LaneGenerator(CpuGenerator):
                 for side, e in (("lo", lo), ("hi", hi)):
                     self._bound(b, init, f"{side}{k}_{i}", e, entry_em, fu.func, i, side)
             self.scratch.append((f"acc{k}", "LANES", "DT"))
-            init.emit(f"acc{k}[l] = {fused_init(fu)}")
+            init.emit(f"acc{k}[l] = {fused_init(fu, self.pr)}")
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         if init.lines:
             b.nest("for l in range(LANES):", init)
@@ -250,23 +259,18 @@ class LaneGenerator(CpuGenerator):
         """A fused reduction's bound: per lane where it differs between lanes;
         left out where the sweep can never pass it (0 below, the extent above)."""
         blk = Block([], b.counter)
+        reads = self.lane_reads
         text = em.as_int(e, blk)
-        if "[l]" in text or blk.lines:
+        if self.lane_reads != reads or blk.lines:
             self.lane_bounds.add(name)
             self.scratch.append((name, "LANES", "DT"))
             init.lines.extend(blk.lines)
             init.emit(f"{name}[l] = {text}")
             return
-        if (side == "lo" and text == "0") or (side == "hi" and text == self._extent_text(func, dim)):
+        if self.bound_at_edge(e, func, dim, side):
             self.trivial_bounds.add(name)
             return
         b.emit(f"{name} = {text}")
-
-    def _extent_text(self, func, dim) -> str:
-        try:
-            return self._extent_expr(func, dim)
-        except NotCompilable:
-            return ""
 
     def _symbol_extent(self) -> int:
         """The largest extent that is not a sequence length (alphabet sizes),
@@ -285,12 +289,8 @@ class LaneGenerator(CpuGenerator):
         names = [n for n, _, _ in self.scratch]
         task = (f"@numba.njit(cache=True, noalias=True)\n"
                 f"def lanes({', '.join(args + ['out', 'big'] + names)}):\n{body.render(1)}\n")
-        if any(c in task or c in helpers for c in CHECKS):
+        if self.pr.fails():
             raise NotCompilable("a run-time check a padded lane could not report")
-        if self.dtype != "float64":
-            # literals in the table type, or every float32 operation widens to float64
-            task = re.sub(r"\bfloat\(", "DT(", task)
-            task = re.sub(r"\bnp\.inf\b", "INF", task)
         arrays = ", ".join(f"np.empty({shape}, {dt})" for _, shape, dt in self.scratch)
         scratch = (f"@numba.njit(cache=True)\n"
                    f"def scratch({', '.join(args)}):\n{(extents or Block()).render(1)}\n"
@@ -299,7 +299,8 @@ class LaneGenerator(CpuGenerator):
                   f"NSCRATCH = {len(self.scratch)}\n"
                   f"F32 = {_f32_tuple(self.f32)}\n"
                   f"SYM_EXTENT = {self._symbol_extent()}\n")
-        return "\n".join([NOALIAS_HEADER, HEADER, consts, RUNTIME_HELPERS, helpers, scratch, task])
+        return "\n".join([NOALIAS_HEADER, HEADER, consts, self.pr.library("core"), helpers,
+                          scratch, task])
 
 
 def _f32_tuple(info) -> str:

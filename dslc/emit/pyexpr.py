@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 
 from dslc import sdk
 from dslc.check import tir
+from dslc.lang import builtins
 from dslc.lang import types as T
 from dslc.emit import infinity
 from dslc.emit import tuples
+from dslc.targets.printer import Printer
 from dslc.errors import NotCompilable  # noqa: F401 (raised here; importers take it from here too)
 
 
@@ -131,6 +133,10 @@ class Names:
         known: then every operation that could meet ``inf - inf`` is checked."""
         return None
 
+    def printer(self) -> Printer:
+        """How the code of this body is spelled for its target (targets.printer)."""
+        return Printer()
+
 
 def is_index(e: tir.TExpr, consts: dict) -> bool:
     """Is ``e`` an always-finite integer expression (emitted as int64)?"""
@@ -173,6 +179,7 @@ class ExprEmitter:
                  safe_indexes: frozenset = frozenset()):
         self.names, self.consts, self.rec, self.alphabets = names, consts, rec_params, alphabets
         self.safe_indexes = safe_indexes  # spans of s[e] proved to lie inside s
+        self.pr = names.printer()
         self._height = 0  # nesting of the text the innermost expr() call has written so far
 
     def index(self, e: tir.TExpr) -> bool:
@@ -188,12 +195,12 @@ class ExprEmitter:
     def as_int(self, e: tir.TExpr, b: Block) -> str:
         """``e`` where an int64 is needed (array index, recursive argument)."""
         s = self.expr(e, b)
-        return s if self.index(e) else f"_to_index({s})"
+        return s if self.index(e) else self.pr.check("_to_index", s)
 
     def as_value(self, e: tir.TExpr, b: Block) -> str:
         """``e`` as a float64 value (for int-typed values)."""
         s = self.expr(e, b)
-        return f"float({s})" if self.index(e) and e.type == T.INT else s
+        return self.pr.to_value(s) if self.index(e) and e.type == T.INT else s
 
     # ------------------------------------------------------------------ dispatch
     def expr(self, e: tir.TExpr, b: Block) -> str:
@@ -214,7 +221,7 @@ class ExprEmitter:
         if isinstance(v, bool):
             return "True" if v else "False"
         if isinstance(v, float) and math.isinf(v):
-            return "np.inf" if v > 0 else "-np.inf"
+            return self.pr.inf(v < 0)
         if type(v) is int:
             return str(v)
         return repr(float(v))
@@ -234,7 +241,7 @@ class ExprEmitter:
             c = self.consts.get(e.name)
             if isinstance(c, (int, float)):
                 if isinstance(c, float) and math.isinf(c):
-                    return "np.inf" if c > 0 else "-np.inf"
+                    return self.pr.inf(c < 0)
                 return repr(c)
             return self.names.global_(e.name, e.type)
         if e.scope == "param":
@@ -246,13 +253,13 @@ class ExprEmitter:
         if isinstance(e.type, T.TupleT):  # int components are float64 already
             return self.expr(src, b)
         if e.type == T.FLOAT:
-            return f"float({self.expr(src, b)})"
+            return self.pr.to_value(self.expr(src, b))
         if src.type == T.PROB:
             return self.expr(src, b)
         logs = self._literal_logs(src, b)
         if logs is not None:
             return logs
-        return f"_to_log(float({self.expr(src, b)}))"
+        return self.pr.check("_to_log", self.pr.to_value(self.expr(src, b)))
 
     def _literal_logs(self, e, b) -> str | None:
         """A probability written as literals chosen by conditions (``if s.isstart
@@ -263,9 +270,9 @@ class ExprEmitter:
         if isinstance(e, tir.Lit) and not isinstance(e.value, bool):
             v = float(e.value)
             if v == 0:
-                return "-np.inf"
+                return self.pr.inf(negative=True)
             # a negative or infinite probability: the check fails, the interpreter says why
-            return repr(math.log(v)) if 0 < v < math.inf else "_neg_prob()"
+            return repr(math.log(v)) if 0 < v < math.inf else self.pr.check("_neg_prob")
         if not isinstance(e, tir.Cond):
             return None
         probe = b.child()
@@ -284,22 +291,24 @@ class ExprEmitter:
         op, t = e.op, e.type
         if isinstance(t, T.TupleT):  # + component by component
             x, y = self._hoist(self.expr(e.left, b), b), self._hoist(self.expr(e.right, b), b)
-            return tuples.add(len(t.items), x, y)
+            return tuples.add(len(t.items), x, y, self.pr)
         if t == T.PROB:
             x, y = self.expr(e.left, b), self.expr(e.right, b)
-            return {"*": f"({x} + {y})", "/": f"({x} - {y})", "+": f"_logaddexp({x}, {y})"}[op]
+            if op == "+":
+                return self.pr.check("_logaddexp", x, y)
+            return {"*": f"({x} + {y})", "/": f"({x} - {y})"}[op]
         if t == T.INT and self.index(e):
             x, y = self.expr(e.left, b), self.expr(e.right, b)
             return f"({x} {op} {y})"
         x, y = self.as_value(e.left, b), self.as_value(e.right, b)
         if op == "%":
-            return f"_fmod_floor({x}, {y})"
+            return self.pr.check("_fmod_floor", x, y)
         if op == "/" and _nonzero_literal(e.right):
             return f"({x} / {y})"  # nothing to check
         if op == "/":
-            return f"_div({x}, {y})"
+            return self.pr.check("_div", x, y)
         if self.undefined(e):
-            return f"_undef({x} {op} {y})"
+            return self.pr.check("_undef", f"{x} {op} {y}")
         return f"({x} {op} {y})"
 
     def facts(self, e: tir.TExpr) -> infinity.Infs:
@@ -317,7 +326,7 @@ class ExprEmitter:
     def _minmax(self, e, b):
         if isinstance(e.type, T.TupleT):  # lexicographic
             return tuples.combine(e.op, len(e.type.items), self.expr(e.left, b),
-                                  self.expr(e.right, b))
+                                  self.expr(e.right, b), self.pr)
         if e.type == T.INT and self.index(e.left) and self.index(e.right):
             x, y = self.expr(e.left, b), self.expr(e.right, b)
         else:
@@ -362,7 +371,7 @@ class ExprEmitter:
 
     def _maketuple(self, e, b):
         # float() on every component: a UniTuple of float64 whatever each is computed from
-        return tuples.literal([f"float({self.as_value(x, b)})" for x in e.items])
+        return tuples.literal([self.pr.to_value(self.as_value(x, b)) for x in e.items])
 
     def _component(self, e, b):
         return f"{self.expr(e.base, b)}[{e.k}]"
@@ -372,20 +381,26 @@ class ExprEmitter:
         if e.name == "len":
             return f"len({self.expr(x, b)})"
         if e.name == "code":
-            return f"np.int64({self.expr(x, b)})"
+            return self.pr.int64(self.expr(x, b))
         if e.name == "div":  # a value (float64), floored and checked like %
-            return f"_idiv({self.as_value(x, b)}, {self.as_value(e.args[1], b)})"
-        if e.name == "log" and x.type == T.PROB:
-            return self.expr(x, b)
-        fn = {"log": "_log", "exp": "np.exp", "sqrt": "_sqrt", "abs": "abs", "float": "float"}
-        return f"{fn[e.name]}({self.as_value(x, b) if e.name != 'abs' else self.expr(x, b)})"
+            return self.pr.check("_idiv", self.as_value(x, b), self.as_value(e.args[1], b))
+        if e.name == "abs":
+            return f"abs({self.expr(x, b)})"
+        if e.name == "float":
+            return self.pr.to_value(self.as_value(x, b))
+        fn = builtins.BY_NAME[e.name]  # a function of one number (lang.builtins)
+        if x.type == T.PROB and fn.of_prob == "log":
+            return self.expr(x, b)  # the stored log
+        v = self.as_value(x, b)
+        helper = fn.helper()
+        return self.pr.check(helper, v) if helper else self.pr.math(fn.math, v)
 
     def _seqindex(self, e, b):
         s = self.expr(e.seq, b)
         i = self.as_int(e.index, b)
         if e.span in self.safe_indexes:  # proved inside the sequence (see plan.task)
-            return f"np.int64({s}[{i}])"
-        return f"np.int64({self.names.guarded_load(s, [f'_chk({i}, len({s}))'])})"
+            return self.pr.int64(f"{s}[{i}]")
+        return self.pr.int64(self.names.guarded_load(s, [self.pr.check("_chk", i, f"len({s})")]))
 
     def _extindex(self, e, b):
         if e.indexer is None and isinstance(e.base, tir.ExtAttr) \
@@ -445,9 +460,9 @@ class ExprEmitter:
     def _render_typed(self, code, model, recv, keys, value, b, t) -> str:
         keys = [self._hoist(k, b) for k in keys]
         text = render_code(code, self._array(model, value), recv=recv, keys=keys,
-                           guarded=self.names.guarded_load)
+                           guarded=self.names.guarded_load, pr=self.pr)
         if isinstance(t, T.SymT) or t == T.INT:
-            return f"np.int64({text})"
+            return self.pr.int64(text)
         return text
 
     def _array(self, model, value):
@@ -470,9 +485,10 @@ class ExprEmitter:
         recv = self._receiver(it.base, b)
         array = self._array(self._model(it.base), None)
         guarded = self.names.guarded_load
-        lo = render_code(sdk.lift(each.lo), array, recv=recv, guarded=guarded)
-        hi = render_code(sdk.lift(each.hi), array, recv=recv, guarded=guarded)
-        return lo, hi, lambda k: render_code(each.item, array, recv=recv, item=k, guarded=guarded)
+        lo = render_code(sdk.lift(each.lo), array, recv=recv, guarded=guarded, pr=self.pr)
+        hi = render_code(sdk.lift(each.hi), array, recv=recv, guarded=guarded, pr=self.pr)
+        return lo, hi, lambda k: render_code(each.item, array, recv=recv, item=k, guarded=guarded,
+                                             pr=self.pr)
 
     def _call(self, e, b):
         args = []
@@ -497,11 +513,11 @@ class ExprEmitter:
         width = tuples.width(kind)
         # accumulators are float64 values (ints included: an empty max is -inf)
         if width is not None:
-            init = tuples.init(e.op, width)
+            init = tuples.init(e.op, width, self.pr)
         elif e.op == "sum":
-            init = "-np.inf" if kind == T.PROB else "0.0"
+            init = self.pr.inf(negative=True) if kind == T.PROB else self.pr.zero()
         else:
-            init = "-np.inf" if e.op == "max" else "np.inf"
+            init = self.pr.inf(negative=e.op == "max")
         b.emit(f"{acc} = {init}")
         var = self.names.local(e.var)
         it = e.iterable
@@ -526,11 +542,11 @@ class ExprEmitter:
             target = inner
         value = self.as_value(e.body, target) if kind != T.PROB else self.expr(e.body, target)
         if width is not None:
-            step = tuples.combine(e.op, width, acc, self._hoist(value, target))
+            step = tuples.combine(e.op, width, acc, self._hoist(value, target), self.pr)
         elif e.op == "sum" and kind != T.PROB and infinity.sum_undefined(self.facts(e.body)):
-            step = f"_undef({acc} + {value})"
+            step = self.pr.check("_undef", f"{acc} + {value}")
         elif e.op == "sum":
-            step = f"_logaddexp({acc}, {value})" if kind == T.PROB else f"{acc} + {value}"
+            step = self.pr.check("_logaddexp", acc, value) if kind == T.PROB else f"{acc} + {value}"
         else:
             step = f"{e.op}({acc}, {value})"
         target.emit(f"{acc} = {step}")
@@ -555,18 +571,21 @@ def _nonzero_literal(e: tir.TExpr) -> bool:
 
 
 def render_code(code, array, recv: str | None = None, keys=(), item: str | None = None,
-                guarded=None) -> str:
+                guarded=None, pr: Printer | None = None) -> str:
     """A compiled-form template (sdk.Code) as a Python/Numba expression; ``array(name)``
     spells a layout array (``""``: the value's own device_array). ``guarded(array,
     index)`` spells a load whose index holds a ``checked`` (Names.guarded_load);
-    without it such loads are plain reads."""
+    without it such loads are plain reads. ``pr`` spells infinities and checks for the
+    target (targets.printer; the CPU's by default)."""
+    pr = pr or Printer()
+
     def go(c) -> str:
         match c:
             case sdk.Lit(value=v):
                 if isinstance(v, bool):
                     return "True" if v else "False"
                 if isinstance(v, float):
-                    return ("np.inf" if v > 0 else "-np.inf") if math.isinf(v) else repr(v)
+                    return pr.inf(v < 0) if math.isinf(v) else repr(v)
                 return str(int(v))
             case sdk.Op(op="not", args=(a,)):
                 return f"(not {go(a)})"
@@ -594,7 +613,7 @@ def render_code(code, array, recv: str | None = None, keys=(), item: str | None 
             case sdk.Select(cond=cnd, then=a, orelse=x):
                 return f"({go(a)} if {go(cnd)} else {go(x)})"
             case sdk.Checked(index=i, limit=n):
-                return f"_chk({go(i)}, {go(n)})"
+                return pr.check("_chk", go(i), go(n))
         raise NotCompilable(f"compiled form {c!r}")
     return go(code)
 
@@ -612,95 +631,3 @@ def _has_check(c) -> bool:
             return _has_check(cnd) or _has_check(a) or _has_check(x)
     return False
 
-
-RUNTIME_HELPERS = '''
-@numba.njit(inline="always")
-def _undef(v):
-    if v != v:
-        raise ValueError("undefined arithmetic (inf - inf, 0 * inf or inf / inf)")
-    return v
-
-@numba.njit(inline="always")
-def _logaddexp(a, b):
-    if a == -np.inf:
-        return b
-    if b == -np.inf:
-        return a
-    if a < b:
-        a, b = b, a
-    return a + np.log1p(np.exp(b - a))
-
-
-@numba.njit(inline="always")
-def _inexact(v):
-    if (v >= 9007199254740992.0 or v <= -9007199254740992.0) and v != np.inf and v != -np.inf:
-        raise ValueError("an int beyond 2^53: the interpreter recomputes it exactly")
-    return v
-
-
-@numba.njit(inline="always")
-def _to_log(x):
-    if x < 0.0 or x != x or x == np.inf:
-        raise ValueError("a probability cannot be negative or infinite")
-    if x == 0.0:
-        return -np.inf
-    return np.log(x)
-
-
-@numba.njit(inline="always")
-def _neg_prob():
-    raise ValueError("a probability cannot be negative")
-
-
-@numba.njit(inline="always")
-def _chk(i, n):
-    if i < 0 or i >= n:
-        raise IndexError("sequence index out of range")
-    return i
-
-
-@numba.njit(inline="always")
-def _to_index(x):
-    if x != x or x == np.inf or x == -np.inf:
-        raise ValueError("an infinite value used as an index")
-    return np.int64(x)
-
-
-@numba.njit(inline="always")
-def _fmod_floor(a, b):
-    if b == 0:
-        raise ZeroDivisionError("remainder by zero")
-    return _undef(a - b * np.floor(a / b))
-
-
-@numba.njit(inline="always")
-def _idiv(a, b):
-    if b == 0:
-        raise ZeroDivisionError("integer division by zero")
-    if a == np.inf or a == -np.inf or b == np.inf or b == -np.inf:
-        raise ValueError("integer division with an infinite operand")
-    return np.floor(a / b)
-
-
-@numba.njit(inline="always")
-def _div(a, b):
-    if b == 0:
-        raise ZeroDivisionError("division by zero")
-    return _undef(a / b)
-
-
-@numba.njit(inline="always")
-def _log(x):
-    if x < 0.0:
-        raise ValueError("log of a negative number")
-    if x == 0.0:
-        return -np.inf
-    return np.log(x)
-
-
-@numba.njit(inline="always")
-def _sqrt(x):
-    if x < 0.0:
-        raise ValueError("sqrt of a negative number")
-    return np.sqrt(x)
-'''

@@ -29,8 +29,6 @@ the first. ``R`` defaults to :data:`ROWS` (``DSLC_CUDA_TILE`` overrides).
 
 from __future__ import annotations
 
-import re
-
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
@@ -40,6 +38,7 @@ from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.emit.ranges import INF, constants, live_guards
 from dslc import settings
+from dslc.targets.printer import CudaPrinter
 
 ROWS = 32
 
@@ -76,10 +75,6 @@ def uniform_deltas(program, g: GroupPlan) -> dict:
             deltas.append(-a.const)
         out[d.span] = tuple(deltas)
     return out
-
-
-# a register of a cell computed earlier in the current column (emit.tiles names)
-_CURRENT = re.compile(r"\br_\w+_\d+_0\b")
 
 
 def _flatten(e, op: str) -> list:
@@ -154,7 +149,7 @@ class _TileEmitter(ExprEmitter):
             return super()._seqindex(e, b)
         if e.span not in self.safe_indexes:
             raise NotCompilable("a sequence index not proved in range")
-        return f"np.int64(a_{name}[ib_{name} + ({self.as_int(e.index, b)}) * BLOCK + ln])"
+        return self.pr.int64(f"a_{name}[ib_{name} + ({self.as_int(e.index, b)}) * BLOCK + ln]")
 
     def _exact(self) -> bool:
         """Values are float32 integers under the static bound (emit.precision):
@@ -170,8 +165,14 @@ class _TileEmitter(ExprEmitter):
         ints = e.type == T.INT and self.index(e.left) and self.index(e.right)
         if ints or not self._exact():
             return super()._minmax(e, b)
-        texts = [self.as_value(x, b) for x in _flatten(e, e.op)]
-        texts.sort(key=lambda x: bool(_CURRENT.search(x)))  # stable: others keep their order
+        gen = self.names.gen
+        operands = []  # (text, reads a cell computed earlier in this column)
+        for x in _flatten(e, e.op):
+            before = gen.current_reads
+            text = self.as_value(x, b)
+            operands.append((text, gen.current_reads != before))
+        operands.sort(key=lambda tc: tc[1])  # stable: the others keep their order
+        texts = [t for t, _ in operands]
         out = texts[0]
         for x in texts[1:]:
             out = f"_f{e.op}({out}, {x})"
@@ -235,6 +236,8 @@ class TiledGenerator(CudaGenerator):
         self.udim = 1 - self.tdim
         self.rows = rows or tile_rows()
         self.dtype = dtype
+        self.pr = self.printer()
+        self.current_reads = 0  # reads of a cell computed earlier in the current column
         self.interleaved = frozenset(n for n, p in plan.scope.items()
                                      if isinstance(p.type, T.SeqT) and n not in shared_dims)
         self.dt = max([d[self.tdim] for d in self.deltas.values()] + [1])
@@ -259,6 +262,10 @@ class TiledGenerator(CudaGenerator):
         return {d.span: d.callee for d in graph.deps}
 
     # ------------------------------------------------------------------ names
+    def printer(self):
+        """Values, literals and zero starts in the table type (float32 stays float32)."""
+        return CudaPrinter(getattr(self, "dtype", "float64"), typed_zero=True)
+
     def emitter(self, names, rec, safe_indexes=frozenset()):
         return _TileEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
 
@@ -279,6 +286,7 @@ class TiledGenerator(CudaGenerator):
         d = self.deltas[span]
         rr, du = self.row - d[self.tdim], d[self.udim]
         if rr >= 0:
+            self.current_reads += du == 0
             return self.reg(func, rr, du)
         # a row of the previous tile: its boundary value, loaded a column ahead
         return self.breg(func, self.dt + rr, du)
@@ -358,7 +366,7 @@ class TiledGenerator(CudaGenerator):
         entry = self.program.functions[self.plan.entry]
         for p in entry.params:  # numbers in the table type: float32 stays float32
             if p.type in (T.INT, T.FLOAT) and arg_name(p.name) in self._args():
-                b.emit(f"{arg_name(p.name)} = float({arg_name(p.name)})")
+                b.emit(f"{arg_name(p.name)} = {self.pr.to_value(arg_name(p.name))}")
         fused_by_func = self._prologue(b)
         f0 = g.functions[0]
         e_t = g.extents.names[f0][self.tdim]
@@ -368,11 +376,11 @@ class TiledGenerator(CudaGenerator):
         for f in g.functions:
             for r in range(self.rows):
                 for c in range(self.back[f] + 1):
-                    b.emit(f"{self.reg(f, r, c)} = 0.0")
+                    b.emit(f"{self.reg(f, r, c)} = {self.pr.zero()}")
         for f in self.crossing:
             for k in range(self.dt):
                 for c in ["n"] + list(range(self.bback[f] + 1)):
-                    b.emit(f"{self.breg(f, k, c)} = 0.0")
+                    b.emit(f"{self.breg(f, k, c)} = {self.pr.zero()}")
         kt, ku = self._corner()
         tile = b.child()
         tile.emit(f"new = (t0 // {self.rows}) % 2")
@@ -487,17 +495,16 @@ class TiledGenerator(CudaGenerator):
         """Requested cell and fused reductions, as in the wavefront task."""
         plan = self.plan
         if plan.kind == "cell":
-            b.emit("res = np.nan")
+            b.emit(f"res = {self.pr.nan()}")
         fused_by_func: dict[str, list] = {}
         entry_em = self.emitter(self.task_names(self.program.functions[plan.entry]), set())
         for k, fu in enumerate(plan.fused):
             for i, (lo, hi) in enumerate(fu.bounds):
                 for side, e in (("lo", lo), ("hi", hi)):
-                    text = entry_em.as_int(e, b)
-                    if text == ("0" if side == "lo" else self._extent_expr(fu.func, i)):
+                    if self.bound_at_edge(e, fu.func, i, side):
                         self.trivial.add(f"{side}{k}_{i}")  # the sweep never passes it
-                    b.emit(f"{side}{k}_{i} = {text}")
-            b.emit(f"acc{k} = {fused_init(fu)}")
+                    b.emit(f"{side}{k}_{i} = {entry_em.as_int(e, b)}")
+            b.emit(f"acc{k} = {fused_init(fu, self.pr)}")
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         return fused_by_func
 
@@ -505,9 +512,11 @@ class TiledGenerator(CudaGenerator):
         tests = [f"{x} {op} {side}{k}_{i}" for i, x in enumerate(xs)
                  for side, op in (("lo", ">="), ("hi", "<="))
                  if f"{side}{k}_{i}" not in self.trivial]
-        step = fused_step(fu, f"acc{k}", val, self.program)
-        if self.dtype == "float32" and step.startswith(("max(", "min(")):
-            step = "_f" + step
+        if self.dtype == "float32" and fu.op in ("max", "min") and fu.type != T.PROB \
+                and not isinstance(fu.type, T.TupleT):
+            step = f"_f{fu.op}(acc{k}, {val})"  # one instruction (fmax_source)
+        else:
+            step = fused_step(fu, f"acc{k}", val, self.program, self.pr)
         if not tests:
             b.emit(f"acc{k} = {step}")
             return
@@ -526,20 +535,13 @@ class TiledGenerator(CudaGenerator):
                            self.program.alphabets, fused_nodes)
         b.emit(f"return {self._guards(f, em, b)}")
 
-    def module_source(self, args, body):
-        src = super().module_source(args, body)
+    def module_constants(self) -> str:
+        """The block size the kernel's sequences are interleaved by; a float32
+        kernel's value type, its infinity and its min/max (fmax_source)."""
         if self.dtype == "float64":
-            return src.replace("from numba import cuda\n",
-                               f"from numba import cuda\nBLOCK = {block_size()}\n", 1)
-        head, task = src.split("def task(", 1)
-        # literals in the table type, or every float32 operation widens to float64
-        task = re.sub(r"\bfloat\(", "DT(", task)
-        task = re.sub(r"\bmath\.inf\b", "INF", task)
-        task = re.sub(r"= 0\.0$", "= DT(0)", task, flags=re.M)
-        consts = f"DT = np.{self.dtype}\nINF = DT(math.inf)\nBLOCK = {block_size()}\n"
-        consts += fmax_source()
-        return head.replace("from numba import cuda\n", "from numba import cuda\n" + consts, 1) \
-            + "def task(" + task
+            return f"BLOCK = {block_size()}\n"
+        return (f"DT = np.{self.dtype}\nINF = DT(math.inf)\nBLOCK = {block_size()}\n"
+                + fmax_source())
 
     def _args(self) -> list[str]:
         """An interleaved sequence also takes its block's base and its length;

@@ -13,7 +13,7 @@ and ``min`` are lexicographic and keep the left operand on a tie (Python's
 ``max(a, b)`` returns ``b`` only when ``b > a``), ``==`` compares every component.
 The lexicographic helpers are emitted once per module for each length the
 program uses; the component-wise sum is written inline, so its checks take a
-kernel's failure flag like every other check (emit.cuda.with_flags).
+kernel's failure flag like every other check (targets.printer).
 
 Only the plain generators (the per-task CPU generator and the plain CUDA kernel)
 compile tuples; the specialised strategies (SIMD lanes, register tiles,
@@ -90,21 +90,21 @@ def filled(k: int, value: str) -> str:
     return literal([value] * k)
 
 
-def init(op: str, k: int) -> str:
+def init(op: str, k: int, pr) -> str:
     """The empty reduction: every component ``-inf`` (max), ``inf`` (min) or 0 (sum)."""
-    return filled(k, {"max": "-np.inf", "min": "np.inf", "sum": "0.0"}[op])
+    return filled(k, {"max": pr.inf(True), "min": pr.inf(), "sum": "0.0"}[op])
 
 
-def add(k: int, x: str, y: str) -> str:
+def add(k: int, x: str, y: str, pr) -> str:
     """``x + y`` component by component (``x``, ``y``: names), each sum checked
     for ``inf - inf`` as the interpreter's int and float ``+`` are."""
-    return literal([f"_undef({x}[{c}] + {y}[{c}])" for c in range(k)])
+    return literal([pr.check("_undef", f"{x}[{c}] + {y}[{c}]") for c in range(k)])
 
 
-def combine(op: str, k: int, x: str, y: str) -> str:
+def combine(op: str, k: int, x: str, y: str, pr) -> str:
     """One step of reduction ``op`` (or binary ``max``/``min``) over tuples."""
     if op == "sum":
-        return add(k, x, y)
+        return add(k, x, y, pr)
     return f"_t{op}{k}({x}, {y})"
 
 
@@ -112,7 +112,7 @@ def equal(k: int, x: str, y: str) -> str:
     return f"_teq{k}({x}, {y})"
 
 
-def exact(b, t: T.TupleT, val: str) -> None:
+def exact(b, t: T.TupleT, val: str, pr) -> None:
     """Check every int component of a cell's value ``val`` before it is stored:
     one beyond 2^53 stops the task (a kernel flags it), and the interpreter
     recomputes it exactly or reports its overflow. Stored values are checked, not
@@ -120,7 +120,7 @@ def exact(b, t: T.TupleT, val: str) -> None:
     whose other component the interpreter reports."""
     for c, item in enumerate(t.items):
         if item == T.INT:
-            b.emit(f"_inexact({val}[{c}])")
+            b.emit(pr.check("_inexact", f"{val}[{c}]"))
 
 
 def get(k: int, row: str) -> str:
@@ -133,27 +133,27 @@ def put(k: int, row: str, val: str) -> str:
     return f"_tput{k}({row}, {val})"
 
 
-def helpers(ks: list[int]) -> str:
+def helpers(ks: list[int], pr) -> str:
     """Lexicographic max/min, equality, loads and stores for tuples of each length
     in ``ks``, and the GPU's flagged result (a task whose check failed returns NaNs)."""
-    return "\n".join(_helpers(k) for k in ks)
+    return "\n".join(_helpers(k, pr) for k in ks)
 
 
-def _helpers(k: int) -> str:
+def _helpers(k: int, pr) -> str:
     # plain Numba functions, not inline="always": inlining them at the IR level made a
     # tuple module about a third slower to compile, and LLVM inlines them anyway
     def lex(op: str) -> str:
         cmp = ">" if op == "max" else "<"
         lines = [f"    if b[{c}] != a[{c}]:\n        return b if b[{c}] {cmp} a[{c}] else a"
                  for c in range(k)]
-        return (f'@numba.njit(cache=True)\ndef _t{op}{k}(a, b):\n'
+        return (f'{pr.FUNCTION}\ndef _t{op}{k}(a, b):\n'
                 + "\n".join(lines) + "\n    return a\n")
     comps = [f"r[{c}]" for c in range(k)]
     same = " and ".join(f"a[{c}] == b[{c}]" for c in range(k))
     stores = "\n".join(f"    r[{c}] = v[{c}]" for c in range(k))
     return (lex("max") + "\n" + lex("min") + "\n"
-            f'@numba.njit(cache=True)\ndef _teq{k}(a, b):\n    return {same}\n\n'
-            f'@numba.njit(cache=True)\ndef _tget{k}(r):\n    return {literal(comps)}\n\n'
-            f'@numba.njit(cache=True)\ndef _tput{k}(r, v):\n{stores}\n\n'
-            f'@numba.njit(cache=True)\ndef _tresult{k}_f(F, tid, v):\n'
-            f"    if F[tid] != 0:\n        return {filled(k, 'np.nan')}\n    return v\n")
+            f'{pr.FUNCTION}\ndef _teq{k}(a, b):\n    return {same}\n\n'
+            f'{pr.FUNCTION}\ndef _tget{k}(r):\n    return {literal(comps)}\n\n'
+            f'{pr.FUNCTION}\ndef _tput{k}(r, v):\n{stores}\n\n'
+            f'{pr.FUNCTION}\ndef _tresult{k}_f(F, tid, v):\n'
+            f"    if F[tid] != 0:\n        return {filled(k, pr.nan())}\n    return v\n")

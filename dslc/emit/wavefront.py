@@ -39,7 +39,6 @@ flags a failed check and the CPU re-runs that task; here there is no task to re-
 
 from __future__ import annotations
 
-import math
 import sys
 import threading
 from contextlib import contextmanager
@@ -48,10 +47,11 @@ from dataclasses import dataclass
 from dslc import settings
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_init, fused_undefined
-from dslc.emit.cuda import CHECKS, HEADER, KERNEL_DECORATOR, to_device
-from dslc.emit.pyexpr import RUNTIME_HELPERS, Block, ExprEmitter, NotCompilable
+from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_start, fused_undefined
+from dslc.emit.cuda import HEADER, KERNEL_DECORATOR
+from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.plan.task import GroupPlan, TaskPlan
+from dslc.targets.printer import CudaPrinter, Printer
 
 _ATOMIC = {"max": "cuda.atomic.max", "min": "cuda.atomic.min", "sum": "cuda.atomic.add"}
 
@@ -219,6 +219,10 @@ class WavefrontGenerator(CpuGenerator):
     def allocate(self, b, func, dims):
         self.storage.append((func, dims))
 
+    def printer(self):
+        """The kernels are device code; the host's final step is printed apart (_final)."""
+        return CudaPrinter()
+
     def describe(self) -> str:
         """How the points of the groups meet threads (CudaBackend.strategy)."""
         return "; ".join(dict.fromkeys(ln.describe() for ln in self.lanes)) or \
@@ -252,13 +256,9 @@ class WavefrontGenerator(CpuGenerator):
     def generate(self) -> tuple[str, str, list[str]]:
         """(device module source, host module source, argument names)."""
         plan = self.plan
-        head = Block(self.extent_lines())
+        head = self._head()
         fused_by_func: dict[str, list] = {}
-        entry_em = self.emitter(self.task_names(self.program.functions[plan.entry]), set())
         for k, fu in enumerate(plan.fused):
-            for i, (lo, hi) in enumerate(fu.bounds):
-                head.emit(f"lo{k}_{i} = {entry_em.as_int(lo, head)}")
-                head.emit(f"hi{k}_{i} = {entry_em.as_int(hi, head)}")
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         stores = []
         for gi, g in enumerate(plan.groups):  # every group's storage first: each kernel takes all
@@ -267,14 +267,24 @@ class WavefrontGenerator(CpuGenerator):
         kernels = [self._kernel(gi, g, head, stores[gi], fused_by_func)
                    for gi, g in enumerate(plan.groups)]
         args = self.argnames()
-        own = "\n".join([*self.helpers.values(), *kernels])
-        if any(c in own for c in CHECKS):
+        if self.pr.fails():
             raise NotCompilable("a run-time check the kernel could not report")
         split = [lane_helpers(w, self.simulated) for w in sorted(
             {ln.width for ln in self.lanes if ln.width > 1})]
-        device = "\n".join([HEADER, to_device(RUNTIME_HELPERS), to_device(
-            "\n".join(self.helpers.values()))] + split + kernels)
-        return device, self._final(args, head), args
+        device = "\n".join([HEADER, self.pr.library("core"), "\n".join(self.helpers.values())]
+                           + split + kernels)
+        return device, self._final(args), args
+
+    def _head(self) -> Block:
+        """Extents and the fused reductions' bounds: the start of every kernel and
+        of the host's final step (each printed for its own target)."""
+        head = Block(self.extent_lines())
+        entry_em = self.emitter(self.task_names(self.program.functions[self.plan.entry]), set())
+        for k, fu in enumerate(self.plan.fused):
+            for i, (lo, hi) in enumerate(fu.bounds):
+                head.emit(f"lo{k}_{i} = {entry_em.as_int(lo, head)}")
+                head.emit(f"hi{k}_{i} = {entry_em.as_int(hi, head)}")
+        return head
 
     def _kernel(self, gi, g, head: Block, store: Block, fused_by_func) -> str:
         coeffs = g.schedule.coeffs
@@ -327,7 +337,7 @@ class WavefrontGenerator(CpuGenerator):
         step.lines.extend(sweep.lines)
         step.emit("grid.sync()")
         every.nest("for c0 in range(first, first + count):", step)
-        return to_device(
+        return (
             f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0'])}):\n{one.render(1)}\n\n\n"
             f"{KERNEL_DECORATOR}\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
             f"{every.render(1)}\n")
@@ -340,11 +350,13 @@ class WavefrontGenerator(CpuGenerator):
         ext = g.extents.names[g.functions[0]]
         return " * ".join(f"({ext[m]} + 1)" for m in range(len(ext)) if m != k) or "1"
 
-    def _final(self, args: list[str], head: Block) -> str:
+    def _final(self, args: list[str]) -> str:
         """The host side after the sweep: the entry's value from the accumulators
-        and the tables it reads (kinds ``cell`` and ``table`` need nothing)."""
+        and the tables it reads (kinds ``cell`` and ``table`` need nothing).
+        Host code: its own printer and its own helper functions."""
         plan = self.plan
-        b = Block(list(head.lines), head.counter)
+        self.pr, self.helpers, self.flagged = Printer(), {}, set()
+        b = self._head()
         if plan.kind == "value":
             f = self.program.functions[plan.entry]
             fused = {id(fu.node): f"acc{k}[0]" for k, fu in enumerate(plan.fused)}
@@ -356,17 +368,15 @@ class WavefrontGenerator(CpuGenerator):
             b.emit("return 0.0")
         params = args + [f"T_{f}" for f, _ in self.storage] + \
             [f"acc{k}" for k in range(len(plan.fused))]
-        from dslc.emit.cpu import DOMAIN_HELPER
         from dslc.emit.cpu import HEADER as CPU_HEADER
-        return "\n".join([CPU_HEADER, RUNTIME_HELPERS, DOMAIN_HELPER,
+        return "\n".join([CPU_HEADER, self.pr.library("core", "domain"),
                           *[h for h in self.helpers.values()],
-                          f"@numba.njit(cache=True)\ndef final({', '.join(params)}):\n"
+                          f"{self.pr.FUNCTION}\ndef final({', '.join(params)}):\n"
                           f"{b.render(1)}\n"])
 
     def initial(self, k: int) -> float:
         """The start value of accumulator ``k``."""
-        v = fused_init(self.plan.fused[k])
-        return {"-np.inf": -math.inf, "np.inf": math.inf}.get(v, 0.0)
+        return fused_start(self.plan.fused[k])
 
 
 # ---------------------------------------------------------------- the simulator

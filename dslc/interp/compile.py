@@ -13,6 +13,7 @@ import math
 
 from dslc.check import tir
 from dslc.check import ranges
+from dslc.lang import builtins
 from dslc.lang import types as T
 from dslc.errors import DslcError, source_text
 from dslc.check.tir import groups
@@ -221,13 +222,12 @@ class Interpreter:
         if name == "div":
             y, div = self.expr(e.args[1], fn), arith.int_op("div", span)
             return lambda env: div(x(env), y(env))
-        if name == "log":
-            if e.args[0].type == T.PROB:
-                return x
-            return lambda env: _math(math.log, x(env), "log", span)
         if name == "abs" and e.type == T.INT:  # abs(-2^63) does not fit in 64 bits
             return lambda env: arith.check_int(abs(x(env)), span)
-        f = {"exp": math.exp, "sqrt": math.sqrt, "abs": abs, "float": float}[name]
+        fn = builtins.BY_NAME.get(name)  # a function of one number (lang.builtins)
+        if fn is not None and fn.of_prob == "log" and e.args[0].type == T.PROB:
+            return x  # the stored log
+        f = fn.value if fn is not None else {"abs": abs, "float": float}[name]
         return lambda env: _math(f, x(env), name, span)
 
     def _seqindex(self, e, fn):

@@ -1,0 +1,84 @@
+"""The kernel IR's verifier: run after every pass (kernel.launch), so a pass that
+breaks an invariant fails where it is applied, not in the code a target prints.
+
+It checks what a printer relies on and a target's rules: every name is a parameter,
+an array declared before, or assigned before it is read (in the same block or an
+enclosing one); parameters are distinct and their roles known; a store goes to a
+parameter or a shared array; GPU constructs (thread numbers, strided loops,
+barriers, shared and constant arrays) appear only in a ``cuda`` kernel, and a
+barrier only at the kernel's top level (every thread of the block reaches it: none
+inside a branch or a loop that threads leave at different times); a CPU kernel's
+tasks loop is at its top level.
+"""
+
+from __future__ import annotations
+
+from dslc.errors import InternalError
+from dslc.kernel import ir
+
+_GPU_ONLY = (ir.Strided, ir.Barrier, ir.Shared, ir.ConstArray)
+
+
+def verify(k: ir.Kernel) -> ir.Kernel:
+    """``k`` itself, or InternalError naming the broken rule."""
+    names = [p.name for p in k.params]
+    if len(set(names)) != len(names):
+        _fail(k, "a parameter named twice")
+    for p in k.params:
+        if p.role not in ir.ROLES:
+            _fail(k, f"parameter {p.name} has an unknown role {p.role!r}")
+    if k.target not in ("cpu", "cuda"):
+        _fail(k, f"unknown target {k.target!r}")
+    _block(k, k.body, set(names) | set(k.module), {p.name for p in k.params}, top=True)
+    return k
+
+
+def _block(k, stmts, known: set, arrays: set, top: bool) -> None:
+    known = set(known)
+    for s in stmts:
+        if isinstance(s, _GPU_ONLY) and k.target != "cuda":
+            _fail(k, f"{type(s).__name__} in a {k.target} kernel")
+        match s:
+            case ir.Assign(target=t, value=v):
+                _expr(k, v, known)
+                known.add(t)
+            case ir.Store(target=t, value=v):
+                if not (isinstance(t.base, ir.Name) and t.base.id in arrays):
+                    _fail(k, f"a store into {t.base}, not a parameter or shared array")
+                _expr(k, t, known)
+                _expr(k, v, known)
+            case ir.If(cond=c, body=body):
+                _expr(k, c, known)
+                _block(k, body, known, arrays, top=False)
+            case ir.Tasks(var=v, count=n, body=body):
+                if k.target == "cpu" and not top:
+                    _fail(k, "the tasks loop of a CPU kernel inside another statement")
+                _expr(k, n, known)
+                _block(k, body, known | {v}, arrays, top=False)
+            case ir.Strided(var=v, body=body):
+                _block(k, body, known | {v}, arrays, top=False)
+            case ir.Barrier():
+                if not top:
+                    _fail(k, "a barrier that not every thread of the block reaches")
+            case ir.Shared(name=n) | ir.ConstArray(name=n):
+                known.add(n)
+                arrays.add(n)
+            case _:
+                _fail(k, f"unknown statement {s!r}")
+
+
+def _expr(k, e, known: set) -> None:
+    for x in ir.exprs(e):
+        if isinstance(x, ir.Call) and x.fn not in known:
+            _fail(k, f"a call of {x.fn}, which the module does not define")
+        if isinstance(x, ir.Name) and x.id not in known:
+            _fail(k, f"{x.id} read before it is defined")
+        if isinstance(x, ir.Thread):
+            if k.target != "cuda":
+                _fail(k, f"a thread number in a {k.target} kernel")
+            if x.what not in ir.THREAD:
+                _fail(k, f"unknown thread number {x.what!r}")
+
+
+def _fail(k: ir.Kernel, why: str):
+    raise InternalError(f"kernel {k.name} ({k.target}): {why}")

@@ -1,0 +1,244 @@
+"""How generated code spells what differs between targets: one printer per target.
+
+The code generators (dslc.emit) write one body of code for every target; what differs
+between Numba on the CPU and numba-cuda device code, and between value types, is asked
+of a printer instead of being patched into the text afterwards:
+
+* numbers: an infinity is ``np.inf`` on the CPU, ``math.inf`` on a device, ``INF`` (the
+  value type's own) in a float32 kernel, so that no float32 operation widens to float64;
+  a conversion to the value type is ``float(x)`` or ``DT(x)``; int64 casts and the math
+  functions have the target's names;
+* runtime helpers (targets.runtime): a helper that can fail is called as it is on the
+  CPU and as its flagged variant ``NAME_f(_F, tid, ...)`` on a device; every helper
+  spelled is recorded in ``used``, which a module's printers share, so a generator asks
+  ``fails()`` whether its plan holds a run-time check;
+* generated functions (``fn_<name>``) take the task's failure flag on a device when
+  they, or what they call, hold a check;
+* decorators, and the helper library a module carries.
+
+A printer is made for one function's value type (:meth:`for_value`): the task of a
+float32 kernel prints its values as float32, the helper functions it calls as float64.
+"""
+
+from __future__ import annotations
+
+from dslc.kernel import ir
+from dslc.targets import runtime
+
+
+class Printer:
+    """Numba on the CPU."""
+
+    INF = "np.inf"
+    NAN = "np.nan"
+    INLINE = '@numba.njit(inline="always")'
+    FUNCTION = "@numba.njit(cache=True)"
+    device = False
+
+    def __init__(self, value: str = "float64", typed_zero: bool = False,
+                 used: set | None = None):
+        self.value = value  # the value type of the function being printed
+        self.typed_zero = typed_zero  # a zero start value in the value type (a float32 kernel)
+        self.used: set[str] = set() if used is None else used
+        self.calls_flagged = False  # a generated function holding a check was called
+
+    def helper(self) -> "Printer":
+        """A printer for a generated helper function: float64 values and its own
+        record of the checks it holds (merged into the module's by the generator)."""
+        return type(self)()
+
+    def for_value(self, value: str = "float64", typed_zero: bool = False) -> "Printer":
+        """A printer for another function of the same module (sharing ``used``)."""
+        return type(self)(value, typed_zero, self.used)
+
+    # ------------------------------------------------------------------ numbers
+    def inf(self, negative: bool = False) -> str:
+        s = "INF" if self.value != "float64" else self.INF
+        return f"-{s}" if negative else s
+
+    def nan(self) -> str:
+        return self.NAN
+
+    def to_value(self, x: str) -> str:
+        """``x`` converted to the value type."""
+        return f"DT({x})" if self.value != "float64" else f"float({x})"
+
+    def zero(self) -> str:
+        """The start of a sum (or a register) in the value type."""
+        return "DT(0)" if self.typed_zero and self.value != "float64" else "0.0"
+
+    def int64(self, x: str) -> str:
+        return f"np.int64({x})"
+
+    def math(self, fn: str, x: str) -> str:
+        """``exp``, ``log``, ``log1p``, ``sqrt``, ``floor`` of a scalar."""
+        return f"np.{fn}({x})"
+
+    # ------------------------------------------------------------------ calls
+    def check(self, name: str, *args: str) -> str:
+        """A call of runtime helper ``name`` (targets.runtime)."""
+        self.used.add(name)
+        return f"{name}({', '.join(args)})"
+
+    def helper_call(self, name: str, args: list[str], flagged: bool) -> str:
+        """A call of generated function ``name`` (``flagged``: it holds a check)."""
+        return f"{name}({', '.join(args)})"
+
+    def helper_params(self, params: list[str], flagged: bool) -> list[str]:
+        return params
+
+    def fails(self) -> bool:
+        """Has any function printed with this module's printers a check that can fail?"""
+        return any(runtime.fails(n) for n in self.used)
+
+    # ------------------------------------------------------------------ modules
+    def library(self, *groups: str) -> str:
+        """The runtime helpers of ``groups`` (targets.runtime), as module text."""
+        return "".join(f"\n{self.INLINE}\n{h.host}\n" for h in runtime.HELPERS
+                       if h.group in groups and h.host is not None)
+
+
+    # ------------------------------------------------------------------ launches
+    # (kernel IR, dslc.kernel.ir: the function that hands a map's tasks to ``task``)
+    KERNEL = "@numba.njit(parallel=True, cache=True)"
+
+    def length(self, x: str) -> str:
+        return f"len({x})"
+
+    def tasks_range(self, n: str, parallel: bool) -> str:
+        return f"numba.prange({n})" if parallel else f"range({n})"
+
+    def thread(self, what: str) -> str:
+        raise TypeError(f"a GPU thread number ({what}) in CPU code")
+
+    def gpu_statement(self, s, pad: str) -> list[str]:
+        raise TypeError(f"a GPU statement in CPU code: {s!r}")
+
+    def expr(self, e) -> str:
+        """A kernel IR expression as text."""
+        return _expr(self, e)
+
+    def kernel(self, k) -> str:
+        """Launch ``k`` (kernel.ir) as module text: module-level values first."""
+        values = "".join(self.module_value(s) for s in ir.walk(k.body)
+                         if isinstance(s, ir.ConstArray))
+        params = ", ".join(p.name for p in k.params)
+        body = "\n".join(_stmts(self, k.body, "    "))
+        return f"{values}{self.KERNEL}\ndef {k.name}({params}):\n{body}\n"
+
+    def module_value(self, s) -> str:
+        raise TypeError("a constant array in CPU code")
+
+
+class CudaPrinter(Printer):
+    """numba-cuda device code: ``math`` names, flagged checks, device decorators."""
+
+    INF = "math.inf"
+    NAN = "math.nan"
+    INLINE = "@cuda.jit(device=True, inline=True)"
+    FUNCTION = "@cuda.jit(device=True)"
+    device = True
+
+    def int64(self, x: str) -> str:
+        return f"int({x})"
+
+    def math(self, fn: str, x: str) -> str:
+        return f"math.{fn}({x})"
+
+    def check(self, name: str, *args: str) -> str:
+        self.used.add(name)
+        h = runtime.BY_NAME.get(name)
+        if h is not None and h.fails:
+            if h.device is None:
+                from dslc.errors import NotCompilable
+                raise NotCompilable(f"a check ({name}) with no device form")
+            return f"{name}_f({', '.join(('_F', 'tid') + args)})"
+        return f"{name}({', '.join(args)})"
+
+    def helper_call(self, name: str, args: list[str], flagged: bool) -> str:
+        return f"{name}({', '.join((['_F', 'tid'] if flagged else []) + args)})"
+
+    def helper_params(self, params: list[str], flagged: bool) -> list[str]:
+        return (["_F", "tid"] if flagged else []) + params
+
+    def library(self, *groups: str, flagged: bool = False) -> str:
+        """Device helpers of ``groups``; the flagged checks too where ``flagged``."""
+        out = []
+        for h in runtime.HELPERS:
+            if h.device is None:
+                continue
+            if h.group in groups and not h.fails or flagged and (h.fails or h.group == "device"):
+                out.append(f"\n{self.INLINE}\n{h.device}\n")
+        return "".join(out)
+
+    # ------------------------------------------------------------------ launches
+    KERNEL = "@cuda.jit(cache=True)"
+    _THREAD = {"global": "cuda.grid(1)", "block": "cuda.blockIdx.x",
+               "lane": "cuda.threadIdx.x", "width": "cuda.blockDim.x"}
+
+    def length(self, x: str) -> str:
+        return f"{x}.shape[0]"
+
+    def thread(self, what: str) -> str:
+        return self._THREAD[what]
+
+    def gpu_statement(self, s, pad: str) -> list[str]:
+        match s:
+            case ir.Barrier():
+                return [f"{pad}cuda.syncthreads()"]
+            case ir.Shared(name=n, shape=shape, dtype=dt):
+                return [f"{pad}{n} = cuda.shared.array({tuple(shape)!r}, np.{dt})"]
+            case ir.ConstArray(name=n, values=v):
+                return [f"{pad}{n} = cuda.const.array_like({v})"]
+            case ir.Strided(var=z, count=n, body=body):
+                return ([f"{pad}{z} = {self.thread('lane')}", f"{pad}while {z} < {n}:"]
+                        + _stmts(self, body, pad + "    ")
+                        + [f"{pad}    {z} += {self.thread('width')}"])
+        raise TypeError(f"not a kernel statement: {s!r}")
+
+    def module_value(self, s) -> str:
+        data = f"np.frombuffer(bytes.fromhex({s.data.hex()!r}), np.{s.dtype})"
+        return f"{s.values} = {data}.reshape({tuple(s.shape)!r})\n"
+
+
+def _expr(pr: Printer, e) -> str:
+    def go(x, nested=False) -> str:
+        match x:
+            case ir.Name(id=n):
+                return n
+            case ir.Const(value=v):
+                return str(v)
+            case ir.Slice(lo=a, hi=b):
+                return f"{go(a)}:{go(b)}"
+            case ir.Index(base=base, index=idx):
+                return f"{go(base)}[{', '.join(go(i) for i in idx)}]"
+            case ir.Bin(op=op, left=a, right=b):
+                text = f"{go(a, True)} {op} {go(b, True)}"
+                return f"({text})" if nested else text
+            case ir.Call(fn=fn, args=args):
+                return f"{fn}({', '.join(go(a) for a in args)})"
+            case ir.Length(of=a):
+                return pr.length(go(a))
+            case ir.Thread(what=w):
+                return pr.thread(w)
+        raise TypeError(f"not a kernel expression: {x!r}")
+    return go(e)
+
+
+def _stmts(pr: Printer, stmts, pad: str) -> list[str]:
+    out = []
+    for s in stmts:
+        match s:
+            case ir.Assign(target=t, value=v):
+                out.append(f"{pad}{t} = {_expr(pr, v)}")
+            case ir.Store(target=t, value=v):
+                out.append(f"{pad}{_expr(pr, t)} = {_expr(pr, v)}")
+            case ir.If(cond=c, body=body):
+                out.append(f"{pad}if {_expr(pr, c)}:")
+                out += _stmts(pr, body, pad + "    ")
+            case ir.Tasks(var=v, count=n, body=body, parallel=par):
+                out.append(f"{pad}for {v} in {pr.tasks_range(_expr(pr, n), par)}:")
+                out += _stmts(pr, body, pad + "    ")
+            case _:
+                out += pr.gpu_statement(s, pad)
+    return out
