@@ -75,11 +75,30 @@ class Decision:
 
     def to_json(self) -> dict:
         """The record as explain's JSON carries it (empty fields left out)."""
-        out = {k: v for k, v in asdict(self).items() if v not in (None, ())}
+        out = {k: v for k, v in asdict(self).items()
+               if v not in (None, ()) and k not in ("placement", "storage", "notes")}
         out["why"] = list(self.why)
+        if self.placement:
+            out["placement"] = {p.argument: {"memory": p.memory, "why": p.why}
+                                for p in self.placement}
+        if self.storage:
+            out["storage"] = {s.table: {"memory": s.memory, "shape": list(s.shape), "why": s.why}
+                              for s in self.storage}
         if self.notes:
             out["notes"] = dict(self.notes)
         return out
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Decision":
+        """The record :meth:`to_json` wrote (keys it does not know are ignored)."""
+        plain = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        plain["why"] = tuple(data.get("why", ()))
+        plain["placement"] = tuple(Placement(a, p["memory"], p["why"])
+                                   for a, p in data.get("placement", {}).items())
+        plain["storage"] = tuple(Storage(t, s["memory"], tuple(s["shape"]), s["why"])
+                                 for t, s in data.get("storage", {}).items())
+        plain["notes"] = tuple(data.get("notes", {}).items())
+        return cls(**plain)
 
     def lines(self) -> list[str]:
         """The record as explain's text prints it."""
