@@ -254,7 +254,8 @@ class AutoBackend:
         if self._cuda is None:
             from dslc.cuda.backend import CudaBackend
 
-            self._cuda = CudaBackend(self.program, self.globals)
+            # one CPU backend for both: what the device leaves to it reuses its code
+            self._cuda = CudaBackend(self.program, self.globals, cpu=self.cpu)
         return self._cuda
 
     def _calibration(self):

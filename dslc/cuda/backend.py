@@ -102,6 +102,7 @@ class Whole:
     device_src: str = ""
     host_src: str = ""
     argnames: tuple[str, ...] = ()
+    cooperative: bool = False  # every partition in one launch, the grid synchronised
 
 
 class CudaBackend:
@@ -245,7 +246,7 @@ class CudaBackend:
                      why=(f"{how}, {gen.describe()}",
                           f"{cells:,} cells, at least DSLC_CUDA_WHOLE={least:,}"))
         return Chosen(d, kind, scope, request,
-                      Whole(gen, plan, device_src, host_src, tuple(argnames)))
+                      Whole(gen, plan, device_src, host_src, tuple(argnames), coop))
 
     # ------------------------------------------------------------------ one big problem
     def value(self, func: str, args: dict, span, description: str = ""):
@@ -294,7 +295,7 @@ class CudaBackend:
         cuda.synchronize()
         with timings.computing():  # (a kernel's first launch compiles it: not counted)
             t0 = time.perf_counter()
-            self._sweep(chosen.decision, gen, plan, dev, dargs, store, accs, res, env, block)
+            self._sweep(chosen, dev, dargs, store, accs, res, env, block)
             cuda.synchronize()
             self.kernel_seconds += time.perf_counter() - t0
         names = [f for f, _ in gen.storage]
@@ -308,10 +309,11 @@ class CudaBackend:
             return tables[names.index(plan.entry)]
         return host.final(*hargs, *tables, *[a.copy_to_host() for a in accs])
 
-    def _sweep(self, decision, gen, plan, dev, dargs, store, accs, res, env, block):
+    def _sweep(self, chosen, dev, dargs, store, accs, res, env, block):
         """Every partition of every group of a whole problem, launched."""
         from dslc.emit.wavefront import simulated_shuffles
 
+        gen, plan = chosen.compiled.gen, chosen.compiled.plan
         for gi, g in enumerate(plan.groups):
             # each point takes gen.lanes[gi].width threads (a warp where split)
             width = gen.lanes[gi].width
@@ -319,7 +321,7 @@ class CudaBackend:
             grid = max(1, min(-(-points * width // block), 4096))
             if gen.simulated and width > 1:
                 grid = min(grid, 2)  # each simulated lane is a Python thread: few, striding
-            if not self._cooperative(decision, dev, gi, grid, block,
+            if not self._cooperative(chosen, dev, gi, grid, block,
                                      (*dargs, *store, *accs, res),
                                      g.schedule.first, g.schedule.partitions):
                 kernel = getattr(dev, f"part_{gi}")
@@ -327,12 +329,12 @@ class CudaBackend:
                     for c0 in range(g.schedule.first, g.schedule.first + g.schedule.partitions):
                         kernel[grid, block](*dargs, *store, *accs, res, c0)
 
-    def _cooperative(self, decision, dev, gi, grid, block, args, first, count) -> bool:
+    def _cooperative(self, chosen, dev, gi, grid, block, args, first, count) -> bool:
         """Every partition in one cooperative launch, the grid synchronised
-        between partitions (no launch per partition), where ``decision`` chose
+        between partitions (no launch per partition), where the decision chose
         it. Where the device refuses (an older driver or toolkit), a launch per
         partition, and the record says why."""
-        if not decision.why[0].startswith("every partition in one cooperative launch"):
+        if not chosen.compiled.cooperative:
             return False
         kernel = getattr(dev, f"all_{gi}")
         try:
@@ -342,10 +344,10 @@ class CudaBackend:
             return True
         except Exception as e:  # an older driver or toolkit: a launch per partition
             self.device_fallbacks.setdefault("_cooperative", str(e))
-            rest = decision.why[0].split(", ", 1)[1]
-            self.decisions.add(replace(decision, why=(
-                f"a launch per partition, {rest}",
-                f"the cooperative launch was refused: {e}") + decision.why[1:]))
+            d = chosen.decision
+            self.decisions.add(replace(d, why=(
+                f"a launch per partition, {chosen.compiled.gen.describe()}",
+                f"the cooperative launch was refused: {e}") + d.why[1:]))
             return False
 
     # ------------------------------------------------------------------ maps
