@@ -3,7 +3,10 @@
 The script is run once on the CPU backend so that every schedule is chosen for
 the script's real inputs (the number of partitions depends on them); each
 recursive group is then reported with its dependences, schedule, partitions,
-window depth, order within a partition and loop nest.
+window depth, order within a partition and loop nest. Where maps and calls
+ran, and how, is each backend's decision record (dslc.cpu.decision): the CPU
+backend's for what it ran, and for ``--backend cuda`` the CUDA backend's own
+``decide`` over the same maps and calls; nothing here derives a strategy.
 """
 
 from __future__ import annotations

@@ -212,7 +212,8 @@ class CudaBackend:
         ``DSLC_CUDA_WHOLE`` cells (default 1,000,000; smaller ones run on the
         CPU, where a launch per partition would cost more than it saves)."""
         tupled = rules.tuples_on_the_cpu(self.program, func)
-        if tupled:
+        if tupled:  # (the device cannot run it: ``-v`` says so, as for a refused kernel)
+            self.device_fallbacks[func] = tupled
             return self._on_cpu(func, work, tasks, tupled)
         try:
             with timings.planning():
