@@ -18,8 +18,8 @@ from dslc import runlog, settings, timings
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
-from dslc.cpu.decision import (CPU_LANES, CPU_PLAIN, INTERPRETER, VALUE_TYPES, Decision,
-                               Decisions)
+from dslc.cpu.decision import (CPU_LANES, CPU_PLAIN, INTERPRETER, PYTHON_VALUES, VALUE_TYPES,
+                               Decision, Decisions)
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
@@ -105,14 +105,14 @@ class CpuBackend:
         if work == "table":
             kind, request, scope = "table", None, tasks
         elif self.direct(func):
-            return Chosen(said(INTERPRETER, why=(DIRECT,)))
+            return _interpreted(said, DIRECT)
         elif request_outside(self.program, func, tasks):
-            return Chosen(said(INTERPRETER, why=(OUTSIDE,)))
+            return _interpreted(said, OUTSIDE)
         else:
             kind, request, scope = self.call_entry(f, tasks)
         compiled = self.compiled(func, kind, scope, request)
         if compiled is None:
-            return Chosen(said(INTERPRETER, why=(self.fallbacks.get(func, ""),)))
+            return _interpreted(said, self.fallbacks.get(func, ""))
         return Chosen(said(CPU_PLAIN, why=(f"compiled as a {kind} entry",)),
                       kind, scope, request, compiled)
 
@@ -125,7 +125,7 @@ class CpuBackend:
             kind, widest, request = self.map_entry(f, batch)
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
-            return Chosen(said(INTERPRETER, why=(str(e),)))
+            return _interpreted(said, str(e))
         lane, declined = self.lanes.choose(f, kind, widest, request, batch)
         if lane is not None:
             return Chosen(said(CPU_LANES, value_type=VALUE_TYPES[lane.variant], lanes=LANES,
@@ -134,7 +134,7 @@ class CpuBackend:
                           kind, widest, request, lane)
         compiled = self.compiled(func, kind, widest, request)
         if compiled is None:
-            return Chosen(said(INTERPRETER, why=(self.fallbacks.get(func, ""),)))
+            return _interpreted(said, self.fallbacks.get(func, ""))
         return Chosen(said(CPU_PLAIN, why=("a task per call, tasks in parallel",
                                            f"no task groups: {declined}")),
                       kind, widest, request, compiled)
@@ -509,6 +509,11 @@ def widest_task(batch) -> dict:
     for name, lens in batch.lengths.items():
         out[name] = batch[int(lens.argmax())][name]
     return out
+
+
+def _interpreted(said, why: str) -> Chosen:
+    """A decision to run on the interpreter (``said``: the record's fixed fields)."""
+    return Chosen(said(INTERPRETER, value_type=PYTHON_VALUES, why=(why,)))
 
 
 def per_model(map_, func: str, batch, span, progress, registry):

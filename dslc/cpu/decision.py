@@ -23,6 +23,7 @@ WHOLE_GPU = "whole-GPU wavefront"  # a single large call or table
 # value types: float32 where emit.precision's static bound holds, float32 with a
 # per-lane check (tasks past it recomputed in float64), or float64
 VALUE_TYPES = {"float64": "float64", "float32": "float32", "float32c": "float32 checked"}
+PYTHON_VALUES = "python numbers (exact ints)"  # the interpreter's
 
 
 @dataclass(frozen=True)
