@@ -147,7 +147,7 @@ def predicted_bytes(tasks: list[dict]) -> int:
 def _task_cells(cpu, f, task: dict) -> int:
     if f.is_table:
         try:
-            return math.prod(c + 1 for c in cpu._final(f, task))
+            return math.prod(c + 1 for c in cpu.final_cell(f, task))
         except (NotCompilable, DslcError, KeyError, TypeError, ValueError):
             pass  # a domain only planning knows: the sequences' estimate
     return math.prod(len(v) + 1 for v in task.values() if isinstance(v, Sequence))
@@ -158,11 +158,11 @@ def kernel_key(cpu, func: str, tasks: list[dict]) -> str:
     the widest task's shapes) and the number of tasks (which picks the kernel's
     strategy)."""
     from dslc.cpu import modules
-    from dslc.cpu.backend import _widest
+    from dslc.cpu.backend import widest_task
     from dslc.lang.batch import TaskBatch
 
     f = cpu.program.functions[func]
-    widest = _widest(TaskBatch.of(tasks))
+    widest = widest_task(TaskBatch.of(tasks))
     return modules.plan_key(cpu.program, func, f"cuda-map{len(tasks)}{f.is_table}", None, widest)
 
 
@@ -254,7 +254,8 @@ class AutoBackend:
         if self._cuda is None:
             from dslc.cuda.backend import CudaBackend
 
-            self._cuda = CudaBackend(self.program, self.globals)
+            # one CPU backend for both: what the device leaves to it reuses its code
+            self._cuda = CudaBackend(self.program, self.globals, cpu=self.cpu)
         return self._cuda
 
     def _calibration(self):

@@ -3,22 +3,22 @@
 The script is run once on the CPU backend so that every schedule is chosen for
 the script's real inputs (the number of partitions depends on them); each
 recursive group is then reported with its dependences, schedule, partitions,
-window depth, order within a partition and loop nest.
+window depth, order within a partition and loop nest. Where maps and calls
+ran, and how, is each backend's decision record (dslc.cpu.decision): the CPU
+backend's for what it ran, and for ``--backend cuda`` the CUDA backend's own
+``decide`` over the same maps and calls; nothing here derives a strategy.
 """
 
 from __future__ import annotations
 
 import functools
 
-import numpy as np
-
 from dslc import timings
 from dslc.auto import AutoBackend
 from dslc.check.ranges import declared
 from dslc.check.tir import groups
-from dslc.emit.lanes import LANES
-from dslc import settings
-from dslc.errors import DslcError, NotCompilable, write_user_file
+from dslc.cpu.decision import Decision
+from dslc.errors import DslcError, NotCompilable
 from dslc.plan import lower
 from dslc.plan.driver import ASSUMED_EXTENT
 from dslc.plan.task import GroupPlan
@@ -27,14 +27,12 @@ from dslc.runtime.script import ScriptRunner
 
 
 _LAST_PLANS: dict = {}  # entry -> plan of the last collect()
-_LAST_LANES: dict = {}  # map entry -> how its map ran on the CPU (lanes or why not)
 _LAST_AUTO: dict = {}  # entry -> where --backend auto runs it, and why (dslc.auto.Choice)
 _LAST_TASKS: dict = {}  # map entry -> the tasks its maps ran (for --plot)
+_LAST_WORK: dict = {}  # (entry, work) -> the tasks (a map) or arguments (a call) last run
+_LAST_RUN: list = []  # the CPU backend that ran the script (its decision records)
 
 _LAST_COMPILE: dict = {}  # entry -> seconds planning and compiling it on the CPU
-
-_VARIANTS = {"float32": "float32 (static bound)", "float32c": "float32 (checked per cell)",
-             "float64": "float64"}
 
 
 def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, str], set]:
@@ -49,8 +47,9 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     engine.disk_cache = False  # plan afresh, so every plan can be shown
     engine.direct_scalars = False  # compile straight-line entries too, to show them
     _LAST_TASKS.clear()
-    engine_ = getattr(runner.backend, "inner", runner.backend)  # under the timing wrapper
-    engine_.map = _recording(engine_.map)
+    _LAST_WORK.clear()
+    _LAST_RUN[:] = [engine]
+    _record_work(getattr(runner.backend, "inner", runner.backend))  # under the timing wrapper
     runner.run()
     _LAST_AUTO.clear()
     _LAST_AUTO.update(runner.backend.decisions)
@@ -59,11 +58,6 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
         _LAST_COMPILE[e.func] = _LAST_COMPILE.get(e.func, 0.0) + e.compile_s
     by_func, sources = {}, {}
     _LAST_PLANS.clear()
-    _LAST_LANES.clear()
-    for e, (_, _, variant) in engine.lanes.generated.items():
-        _LAST_LANES[e] = {"strategy": f"lane groups of {LANES}", "values": _VARIANTS[variant]}
-    for e, why in engine.lanes.fallbacks.items():
-        _LAST_LANES.setdefault(e, {"strategy": "one task per call", "why": why})
     compiled = {e: (plan, source) for e, (plan, source, _) in engine.lanes.generated.items()}
     compiled.update(engine.generated)  # the scalar task's source where both exist
     for entry, (plan, source) in compiled.items():
@@ -89,120 +83,35 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     return by_func, sources, fallbacks, assumed
 
 
-def _recording(map_):
-    """``map_`` noting each map's tasks by entry, for the plot of their work."""
-    def run(func, tasks, span, progress=None):
+def _record_work(engine) -> None:
+    """Note each map's tasks (for the plot of their work, and the CUDA backend's
+    decisions) and each call's arguments, by entry, as ``engine`` runs them."""
+    map_, value, table = engine.map, engine.value, engine.table
+
+    def run_map(func, tasks, span, progress=None):
         _LAST_TASKS.setdefault(func, []).extend(tasks)
+        _LAST_WORK[(func, "map")] = tasks
         return map_(func, tasks, span, progress)
-    return run
+
+    def run_value(func, args, span, description=""):
+        _LAST_WORK[(func, "call")] = args
+        return value(func, args, span, description)
+
+    def run_table(func, calling, span, description=""):
+        _LAST_WORK[(func, "table")] = calling
+        return table(func, calling, span, description)
+    engine.map, engine.value, engine.table = run_map, run_value, run_table
 
 
-def cuda_report(program, by_func: dict, entries: dict) -> dict:
-    """What the CUDA backend would do with each entry the script ran: its
-    strategy, launch sizes and storage placement, or why it stays on the CPU."""
-    from dslc.emit.cuda import CudaGenerator, storage_role
-    from dslc.emit.precision import float32_info
-    from dslc.emit.pyexpr import NotCompilable
-    from dslc.emit.tiles import TiledGenerator
+def cuda_decisions() -> list:
+    """The CUDA backend's decisions for the maps and calls the script ran (made
+    by the backend's own :meth:`~dslc.cuda.backend.CudaBackend.decide`, its CPU
+    part the backend that ran them; nothing runs on the device)."""
+    from dslc.cuda.backend import CudaBackend
 
-    from dslc.cuda.launch import block_threads
-
-    block, block_why = block_threads(False, None)
-    scratch = settings.text("DSLC_CUDA_SCRATCH_MB") or "half the device's free memory, at least 4096"
-    out = {}
-    for entry, plan in entries.items():
-        tile = None
-        try:
-            gen = tile = TiledGenerator(program.checked, plan)
-            gen.generate()
-        except NotCompilable as e:
-            untiled = str(e)
-            try:
-                gen = CudaGenerator(program.checked, plan)
-                gen.generate()
-            except NotCompilable as e:
-                out[entry] = {"strategy": "cpu", "why": f"not compiled for the device: {e}"}
-                continue
-        info = float32_info(program.checked, plan)
-        out[entry] = {
-            "strategy": "task-per-thread",
-            "why": "map tasks are independent: one thread sweeps one task's table",
-            "register_tile": ({"rows": tile.rows, "rows_source": "DSLC_CUDA_TILE (default 32)",
-                               "tiled_dimension": "a dimension whose sequence every task "
-                                                  "shares (the query), else the first",
-                               "why": "dependences are uniform steps back in two dimensions: "
-                                      "rows of a tile live in registers, only its last rows "
-                                      "go to memory (the dimension shared by every task "
-                                      "is tiled)"}
-                              if tile is not None else {"rows": None, "why": untiled}),
-            "values": ("float32 where the static bound holds for the map's numbers, else float64"
-                       if tile is not None and info is not None and info.linear else "float64"),
-            "block": block, "block_source": f"{block_why}; DSLC_CUDA_BLOCK overrides",
-            "grid": ("one thread per task, every task of a launch in one grid (no cap: "
-                     "larger grids were never slower; launches are cut only to fit the "
-                     "scratch memory and, beyond DSLC_CUDA_PIPELINE tasks, so that packing "
-                     "overlaps the kernels)"),
-            "scratch_mb_per_launch": scratch,
-            "storage": {f: {"memory": "global",
-                            "shape": dims + ["tasks"],
-                            "why": ("the tile's boundary rows (double-buffered); "
-                                    if tile is not None and storage_role(f) is None else
-                                    f"{storage_role(f)}; " if storage_role(f) else "") +
-                                   "task innermost, so a warp's accesses coalesce"}
-                        for f, dims in gen.storage},
-            "placement": ("model arrays every task shares (a substitution matrix, HMM "
-                          "tables): shared memory when they fit (16 KiB each, 32 KiB per "
-                          "block), copied there once per block; else global. Sequences: "
-                          "global, interleaved by block so a warp's reads coalesce. "
-                          "DSLC_CUDA_PLACE=name:shared|global overrides"),
-            "specialised": ("tiles run code specialised to where they lie: guards decided "
-                            "by each row's box, the first columns peeled, stream-invariant "
-                            "sequence reads hoisted, the next column's loads issued early"
-                            if tile is not None else None),
-            "hybrid": _hybrid_text(program, plan),
-            "single_calls": _tuples_on_the_cpu(program, entry) or (
-                             "a call or table of at least DSLC_CUDA_WHOLE cells (default "
-                             "1,000,000) runs as one problem on the whole GPU: partitions in "
-                             "order (one cooperative launch with grid sync on a real GPU), the "
-                             "points of a partition over all threads (a warp per point where a "
-                             "cell reduces over a range and a thread per point would leave the "
-                             "GPU idle; DSLC_CUDA_LANES=1|32); smaller ones on the CPU"),
-        }
-    return out
-
-
-def _tuples_on_the_cpu(program, entry: str) -> str | None:
-    """Where single calls of an entry holding tuples run (emit.tuples: the
-    whole-problem kernel leaves them to the CPU backend's compiled code)."""
-    from dslc.emit.tuples import tuple_type
-
-    found = tuple_type(program.checked, entry)
-    if found is None:
-        return None
-    return (f"on the CPU backend's compiled code, whatever their size: {entry} uses tuple "
-            f"values ({found}), which the whole-problem kernel does not hold")
-
-
-def _hybrid_text(program, plan) -> str:
-    """When a map of this entry would run one block per task instead."""
-    from dslc.cuda.backend import HYBRID_TASKS, WIDE, partition_width
-    from dslc.cuda.launch import block_threads
-    from dslc.emit.blocks import BlockGenerator
-    from dslc.emit.pyexpr import NotCompilable
-
-    width = partition_width(plan)
-    if width is None or width < WIDE:
-        return (f"one thread per task at any count (partitions average "
-                f"{0 if width is None else width:.0f} points, fewer than {WIDE})")
-    try:
-        BlockGenerator(program.checked, plan, 128).generate()
-    except NotCompilable as e:
-        return f"one thread per task at any count (no task-per-block: {e})"
-    threads, why = block_threads(True, width)
-    return (f"one block per task for maps of fewer than DSLC_CUDA_HYBRID_TASKS (default "
-            f"{HYBRID_TASKS:,}) tasks on a GPU (partitions average {width:.0f} points at "
-            f"these extents), {threads} threads per block ({why}); "
-            f"DSLC_CUDA_STRATEGY=block|thread forces one")
+    engine = _LAST_RUN[0]
+    cuda = CudaBackend(engine.program, engine.globals, cpu=engine)
+    return [cuda.decide(func, work, tasks) for (func, work), tasks in _LAST_WORK.items()]
 
 
 def report(program, backend: str = "cpu") -> dict:
@@ -228,8 +137,7 @@ def report(program, backend: str = "cpu") -> dict:
         }
     if fallbacks:
         out["_interpreted"] = fallbacks
-    if _LAST_LANES:
-        out["_maps"] = dict(_LAST_LANES)
+    out["_cpu"] = [d.to_json() for d in _LAST_RUN[0].decisions.values()]
     if _LAST_COMPILE:
         out["_compile_s"] = {e: round(v, 3) for e, v in _LAST_COMPILE.items()}
     if _LAST_AUTO:
@@ -237,11 +145,11 @@ def report(program, backend: str = "cpu") -> dict:
                             "kernel_cached": c.kernel_cached, "predicted_cpu_s": c.cpu_s,
                             "predicted_gpu_s": c.gpu_s} for e, c in _LAST_AUTO.items()}
     if backend == "cuda":
-        out["_cuda"] = cuda_report(program, by_func, _LAST_PLANS)
-        for e, c in out["_cuda"].items():
-            if e in _LAST_AUTO and c["strategy"] != "cpu":
-                c["kernel"] = ("cached by an earlier run" if _LAST_AUTO[e].kernel_cached else
-                               "compiled at its first launch (not cached)")
+        out["_cuda"] = [d.to_json() for d in cuda_decisions()]
+        for c in out["_cuda"]:
+            if c["entry"] in _LAST_AUTO and c["backend"] == "cuda":
+                c["kernel"] = ("cached by an earlier run" if _LAST_AUTO[c["entry"]].kernel_cached
+                               else "compiled at its first launch (not cached)")
     return out
 
 
@@ -362,35 +270,19 @@ def render_text(rep: dict) -> str:
         lines.extend("    " + ln for ln in r["loops"].splitlines())
     for f, why in rep.get("_interpreted", {}).items():
         lines.append(f"{f}: runs on the interpreter ({why})")
-    for entry, m in rep.get("_maps", {}).items():
-        detail = m.get("values") or m.get("why")
-        lines.append(f"map over {entry} on the CPU: {m['strategy']} ({detail})")
     for entry, secs in rep.get("_compile_s", {}).items():
         lines.append(f"{entry}: {secs:.3f} s planning and compiling on the CPU "
                      "(plans made afresh; machine code may come from Numba's cache)")
     for entry, c in rep.get("_auto", {}).items():
         lines.append(f"--backend auto runs {entry} on the {c['backend'].upper()} ({c['why']})")
-    for entry, c in rep.get("_cuda", {}).items():
-        lines.append(f"cuda, entry {entry}: {c['strategy']} ({c['why']})")
-        if c["strategy"] != "cpu":
-            lines.append(f"  block {c['block']} threads ({c['block_source']}); scratch up to "
-                         f"{c['scratch_mb_per_launch']} MB per launch (tasks beyond it run in "
-                         "further launches)")
-            lines.append(f"  grid: {c['grid']}")
+    for key, title in (("_cpu", "the CPU backend's decisions, for what it ran:"),
+                       ("_cuda", "the CUDA backend's decisions, for the same maps and calls:")):
+        if rep.get(key):
+            lines.append(title)
+        for c in rep.get(key, []):
+            lines.extend(Decision.from_json(c).lines())
             if "kernel" in c:
                 lines.append(f"  kernel: {c['kernel']}")
-            t = c["register_tile"]
-            lines.append(f"  register tile: {t['rows']} rows ({t['why']})" if t["rows"] else
-                         f"  register tile: none ({t['why']})")
-            lines.append(f"  values: {c['values']}")
-            lines.append(f"  placement: {c['placement']}")
-            lines.append(f"  hybrid: {c['hybrid']}")
-            if c.get("specialised"):
-                lines.append(f"  specialised: {c['specialised']}")
-            lines.append(f"  single calls: {c['single_calls']}")
-            for f, st in c["storage"].items():
-                lines.append(f"  {f}: {st['memory']} memory, [{', '.join(st['shape'])}] "
-                             f"({st['why']})")
     return "\n".join(lines)
 
 

@@ -107,26 +107,42 @@ def explain_report(path, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_explain_for_cuda_shows_strategy_sizes_and_placement(capsys):
+def record(rep: dict, backend: str, entry: str, work: str = "map") -> dict:
+    """The decision record explain printed for ``entry``'s ``work`` on ``backend``."""
+    return next(r for r in rep[f"_{backend}"] if r["entry"] == entry and r["work"] == work)
+
+
+def test_explain_for_cuda_shows_strategy_sizes_and_placement(capsys, write_bio):
     from dslc.cli import main
 
     assert main(["explain", str(EXAMPLES / "smith_waterman.bio"), "--backend", "cuda",
                  "--format", "json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    sw = rep["_cuda"]["sw"]
-    assert sw["strategy"] == "task-per-thread" and sw["block"] > 0
+    sw = record(rep, "cuda", "sw")
+    assert sw["strategy"] == "task-per-thread" and sw["block"] > 0 and sw["grid"] >= 1
+    assert sw["rows"] == 32 and sw["launches"] == 1 and sw["tasks"] == 20
     assert all(st["shape"][-1] == "tasks" for st in sw["storage"].values())
-    assert "shared memory" in sw["placement"] and "float32" in sw["values"]
-    assert sw["hybrid"].startswith("one block per task for maps of fewer than")
+    assert any(p["memory"] == "shared" for p in sw["placement"].values())
+    assert sw["value_type"] == "float32"
+    assert sw["notes"]["hybrid"].startswith("one block per task for maps of fewer than")
+    assert "name:shared|constant|global" in sw["notes"]["placement"]
+    assert record(rep, "cpu", "sw")["strategy"] == "cpu task groups"
+    # the example's calls of n are small: the CPU part runs them, and says why
+    nussinov = (EXAMPLES / "nussinov.bio").read_text()
     assert main(["explain", str(EXAMPLES / "nussinov.bio"), "--backend", "cuda",
                  "--format", "json"]) == 0
-    # its one run-time check (the cell asked for) flags the task on the device
-    n = json.loads(capsys.readouterr().out)["_cuda"]["n"]
+    call = record(json.loads(capsys.readouterr().out), "cuda", "n", "call")
+    assert call["backend"] == "cpu" and "fewer than DSLC_CUDA_WHOLE" in call["why"][0]
+    # a map of n: its one run-time check (the cell asked for) flags the task on the device
+    p = write_bio(nussinov + 'xs = load(seq[rna], "xs.fa")\nprint map(n, xs)\n',
+                  xs__fa=">a\nGGGAAAUCC\n>b\nGGGAAAAUCCC\n")
+    n = record(explain_report(p, capsys), "cuda", "n")
     assert n["strategy"] == "task-per-thread"
     assert n["storage"]["_fail"]["shape"] == ["tasks"]
-    rep = explain_report(EXAMPLES / "casino.bio", capsys)
-    assert rep["_cuda"]["px"]["hybrid"].startswith("one thread per task at any count")
     assert "failure flag" in n["storage"]["_fail"]["why"]
+    rep = explain_report(EXAMPLES / "casino.bio", capsys)
+    assert record(rep, "cuda", "px")["notes"]["hybrid"].startswith(
+        "one thread per task at any count")
 
 
 @pytest.mark.parametrize("name", ["coin_change", "knapsack", "fewest_squares", "hofstadter_q"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,10 +18,12 @@ from dslc import runlog, settings, timings
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
+from dslc.cpu.decision import (CPU_LANES, CPU_PLAIN, INTERPRETER, PYTHON_VALUES, VALUE_TYPES,
+                               Decision, Decisions)
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
-from dslc.cpu.convert import _layout_spec, _shape, convert, layout_arrays
+from dslc.cpu.convert import convert, layout_arrays, layout_spec, plan_shape
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks, offset
@@ -32,9 +35,27 @@ from dslc.progress import in_chunks, offset
 EXACT = 2.0**53
 
 
-class _Inexact(Exception):
+class Inexact(Exception):
     """A compiled int result beyond 2^53, or a map task with no value: the
     interpreter recomputes it exactly (or reports the overflow or the error)."""
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """A backend's decision and what running it needs: the entry's kind, the
+    binding planned for, the cell asked for, and what was compiled (None:
+    nothing, the decision names who runs it instead)."""
+
+    decision: Decision
+    kind: str | None = None
+    scope: dict | None = field(default=None, compare=False)
+    request: tuple | None = None
+    compiled: object = field(default=None, compare=False)
+
+
+DIRECT = ("straight-line code: the interpreter answers a single call sooner than compiled "
+          "code loads")
+OUTSIDE = "the cell asked for is outside the declared ranges: the interpreter reports it"
 
 
 class CpuBackend:
@@ -57,6 +78,7 @@ class CpuBackend:
         self.interp = InterpBackend(program, globals_)
         self.fallbacks: dict[str, str] = {}  # entry -> why it runs on the interpreter
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source) last compiled
+        self.decisions = Decisions()  # (entry, work) -> the last decision for it
         self._memo: dict = {}
 
     @functools.cached_property
@@ -65,32 +87,85 @@ class CpuBackend:
 
         return LaneMaps(self)
 
+    # ------------------------------------------------------------------ decisions
+    def decide(self, func: str, work: str, tasks) -> Decision:
+        """How this backend runs ``work`` ("map": ``tasks`` a batch or list of
+        task dicts; "call" or "table": ``tasks`` the arguments), as the run
+        itself decides it (:meth:`choose`)."""
+        return self.choose(func, work, tasks).decision
+
+    def choose(self, func: str, work: str, tasks) -> Chosen:
+        """The one place the CPU backend decides: the interpreter, plain
+        compiled code or (a map) lane groups, compiling what is chosen
+        (memoised, so the run that follows finds it)."""
+        if work == "map":
+            return self._choose_map(func, TaskBatch.of(tasks))
+        f = self.program.functions[func]
+        said = functools.partial(Decision, func, "cpu", work)
+        if work == "table":
+            kind, request, scope = "table", None, tasks
+        elif self.direct(func):
+            return _interpreted(said, DIRECT)
+        elif request_outside(self.program, func, tasks):
+            return _interpreted(said, OUTSIDE)
+        else:
+            kind, request, scope = self.call_entry(f, tasks)
+        compiled = self.compiled(func, kind, scope, request)
+        if compiled is None:
+            return _interpreted(said, self.fallbacks.get(func, ""))
+        return Chosen(said(CPU_PLAIN, why=(f"compiled as a {kind} entry",)),
+                      kind, scope, request, compiled)
+
+    def _choose_map(self, func: str, batch) -> Chosen:
+        from dslc.emit.lanes import LANES
+
+        f = self.program.functions[func]
+        said = functools.partial(Decision, func, "cpu", "map", tasks=len(batch))
+        try:
+            kind, widest, request = self.map_entry(f, batch)
+        except NotCompilable as e:
+            self.fallbacks[func] = str(e)
+            return _interpreted(said, str(e))
+        lane, declined = self.lanes.choose(f, kind, widest, request, batch)
+        if lane is not None:
+            return Chosen(said(CPU_LANES, value_type=VALUE_TYPES[lane.variant], lanes=LANES,
+                               why=(f"tasks sorted by size in groups of {LANES}, a group "
+                                    "per core", lane.why)),
+                          kind, widest, request, lane)
+        compiled = self.compiled(func, kind, widest, request)
+        if compiled is None:
+            return _interpreted(said, self.fallbacks.get(func, ""))
+        return Chosen(said(CPU_PLAIN, why=("a task per call, tasks in parallel",
+                                           f"no task groups: {declined}")),
+                      kind, widest, request, compiled)
+
+    def _ran(self, chosen: Chosen) -> Chosen:
+        self.decisions.add(chosen.decision)
+        return chosen
+
     # ------------------------------------------------------------------ interface
     def value(self, func: str, args: dict, span, description: str = ""):
+        c = self._ran(self.choose(func, "call", args))
+        if c.compiled is None:
+            return self.interp.value(func, args, span, description)
         f = self.program.functions[func]
-        if self.direct(func) or request_outside(self.program, func, args):
-            return self.interp.value(func, args, span, description)
-        kind, request, scope = self.call_entry(f, args)
-        compiled = self._compile(func, kind, scope, request)
-        if compiled is None:
-            return self.interp.value(func, args, span, description)
-        module, argnames, windows = compiled
+        module, argnames, windows = c.compiled
         try:
-            bound = self._task_args(argnames, scope, windows, request)
+            bound = self._task_args(argnames, c.scope, windows, c.request)
             with timings.computing():
                 raw = module.task(*bound)
-            return self._result(raw, f.ret, span)
+            return self.result(raw, f.ret, span)
         except MemoryError:
             raise out_of_memory(func, span) from None
-        except (IndexError, ValueError, ZeroDivisionError, _Inexact):
+        except (IndexError, ValueError, ZeroDivisionError, Inexact):
             return self._rerun(lambda: self.interp.value(func, args, span, description))
 
     def table(self, func: str, calling: dict, span, description: str = ""):
         self.interp.check_table_fits(func, calling, span)
-        compiled = self._compile(func, "table", calling, None)
-        if compiled is None:
+        c = self._ran(self.choose(func, "table", calling))
+        if c.compiled is None:
             return self.interp.table(func, calling, span, description)
-        module, argnames, windows = compiled
+        module, argnames, windows = c.compiled
         try:
             bound = self._task_args(argnames, calling, windows, None)
             with timings.computing():
@@ -98,7 +173,7 @@ class CpuBackend:
             return self.table_values(func, calling, raw, span)
         except MemoryError:
             raise out_of_memory(func, span) from None
-        except (IndexError, ValueError, ZeroDivisionError, _Inexact):
+        except (IndexError, ValueError, ZeroDivisionError, Inexact):
             return self._rerun(lambda: self.interp.table(func, calling, span, description))
 
     def map(self, func: str, tasks, span, progress=None) -> list:
@@ -108,23 +183,19 @@ class CpuBackend:
             return []
         batch = TaskBatch.of(tasks)
         f = self.program.functions[func]
-        out = self.map_per_model(func, batch, span, progress)
+        out = per_model(self.map, func, batch, span, progress, self.program.registry)
         if out is not None:
             return out
-        try:
-            kind, widest, request = self.map_entry(f, batch)
-        except NotCompilable as e:
-            self.fallbacks[func] = str(e)
+        c = self._ran(self.choose(func, "map", batch))
+        if c.compiled is None:
             return self.interp.map(func, batch, span, progress)
         try:
-            raw = self.lanes.run(f, kind, widest, request, batch, progress)
-            if raw is None:  # one task per call (compiled only when needed)
-                compiled = self._compile(func, kind, widest, request)
-                if compiled is None:
-                    return self.interp.map(func, batch, span, progress)
-                module, argnames, windows = compiled
+            if c.decision.strategy == CPU_LANES:
+                raw = self.lanes.run(f, c, batch, progress)
+            else:
                 from dslc.cpu import modules
 
+                module, argnames, windows = c.compiled
                 run = modules.batch_function(module, argnames, batch, self)
                 raw = in_chunks(lambda ids: run(batch.subset(ids), windows, f), batch,
                                 progress, progress and task_sizes(batch))
@@ -144,8 +215,8 @@ class CpuBackend:
             out = []
             for k, v in enumerate(raw):
                 try:
-                    out.append(self._result(v, f.ret, span))
-                except _Inexact:
+                    out.append(self.result(v, f.ret, span))
+                except Inexact:
                     out.append(self._rerun(lambda: in_map(
                         lambda: self.interp.map(func, [batch[k]], span), [k])[0]))
             return out
@@ -161,25 +232,8 @@ class CpuBackend:
                 lambda: self.interp.map(func, [batch[k]], span), [k])[0])
         return out
 
-    def map_per_model(self, func: str, batch, span, progress=None):
-        """A map whose tasks use different models, run as one map per model (a
-        model's layout is shared by the tasks of one compiled run); None when
-        every task uses the same ones."""
-        parts = _by_model(batch, self.program.registry)
-        if parts is None:
-            return None
-        out = [None] * len(batch)
-        done = 0
-        for ids in parts:
-            part = in_map(lambda: self.map(func, batch.subset(ids), span,
-                                           offset(progress, done)), ids)
-            done += len(ids)
-            for k, v in zip(ids, part):
-                out[k] = v
-        return out
-
     def final_column(self, f, batch, i: int, ids=None) -> np.ndarray:
-        """Coordinate ``i`` of every task's final cell (:meth:`_final`): the
+        """Coordinate ``i`` of every task's final cell (:meth:`final_cell`): the
         length of its sequence where it is an index over one the call does not
         give, else task by task."""
         p = f.rec_params[i]
@@ -188,7 +242,7 @@ class CpuBackend:
             lens = batch.lengths[p.type.seq]
             return lens if ids is None else lens[ids]
         ids = range(len(batch)) if ids is None else ids
-        return np.array([self._final(f, batch[k])[i] for k in ids], dtype=np.int64)
+        return np.array([self.final_cell(f, batch[k])[i] for k in ids], dtype=np.int64)
 
     # ------------------------------------------------------------------ helpers
     def direct(self, func: str) -> bool:
@@ -217,7 +271,7 @@ class CpuBackend:
         if tupled:  # (a batch packs each argument as one number or array per task)
             raise NotCompilable(f"a map of {f.name} over tuple arguments ({tupled[0]}): "
                                 "not compiled, a single call is")
-        widest = _widest(tasks)
+        widest = widest_task(tasks)
         if not f.is_table:
             return "value", widest, None
         for p in f.rec_params:  # an int dimension's extent is the cell asked for
@@ -225,27 +279,27 @@ class CpuBackend:
                 widest[p.name] = max(int(t[p.name]) for t in tasks)
         if declared(f):
             widest = self._widest_declared(f, tasks, widest)
-        return "cell", widest, tuple(self._final(f, widest))
+        return "cell", widest, tuple(self.final_cell(f, widest))
 
     def _widest_declared(self, f, tasks: list[dict], widest: dict) -> dict:
         """Declared ranges take their extents from calling values (``const n``):
         the binding planned for takes them from the task with the largest final
         cell, and must bound every task's cell in every dimension (a bound such
         as ``0 ... 10 - n`` need not: the map then runs on the interpreter)."""
-        cells = [self._final(f, t) for t in tasks]
+        cells = [self.final_cell(f, t) for t in tasks]
         if any(final_outside(self.program, f, t, c) for t, c in zip(tasks, cells)):
             raise NotCompilable(f"a task's final cell of {f.name} is outside its declared "
                                 "ranges (the interpreter reports it)")
         top = max(range(len(tasks)), key=lambda k: cells[k])
         out = dict(widest)
         out.update({n: v for n, v in tasks[top].items() if not isinstance(v, Sequence)})
-        mine = self._final(f, out)
+        mine = self.final_cell(f, out)
         if any(any(c > m for c, m in zip(cell, mine)) for cell in cells):
             raise NotCompilable(f"a map over {f.name} whose tasks' declared ranges are not "
                                 "bounded by one task's")
         return out
 
-    def _final(self, f, args: dict) -> list[int]:
+    def final_cell(self, f, args: dict) -> list[int]:
         """The cell a call of table function ``f`` asks for: its own index
         arguments where it has them, else the table's last cell."""
         out = []
@@ -283,13 +337,13 @@ class CpuBackend:
             if declared(f) and outside(f, tuple(int(x) for x in idx), calling,
                                        self.program.consts) is not None:
                 continue
-            out[idx] = self._result(raw[idx], ret, span)
+            out[idx] = self.result(raw[idx], ret, span)
         return out
 
-    def _compile(self, func, kind, scope, request):
+    def compiled(self, func, kind, scope, request):
         """Plan and generate (memoised on the shapes that decide the plan: the
         sequence lengths and the requested cell)."""
-        key = (func, kind, request, tuple((n, _shape(v, self.program.registry))
+        key = (func, kind, request, tuple((n, plan_shape(v, self.program.registry))
                                           for n, v in sorted(scope.items())), settings.key())
         if key in self._memo:
             return self._memo[key]
@@ -302,7 +356,7 @@ class CpuBackend:
         key = self.plan_key(func, kind, scope, request)
         hit = modules.cached_plan(key) if self.disk_cache else None
         if hit is not None:
-            source, argnames, windows = hit
+            source, argnames, windows, _ = hit
             runlog.log.info("%s (%s): plan and code from the cache", func, kind)
             return modules.load(source), argnames, windows
         from dslc.emit.cpu import CpuGenerator
@@ -327,7 +381,7 @@ class CpuBackend:
         """The disk cache's key of an entry's scalar plan."""
         from dslc.cpu import modules
 
-        sizes = tuple(_shape(v, self.program.registry) for _, v in sorted(scope.items())
+        sizes = tuple(plan_shape(v, self.program.registry) for _, v in sorted(scope.items())
                       if not isinstance(v, Sequence))
         return modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope)
 
@@ -381,17 +435,17 @@ class CpuBackend:
     def convert(self, v):
         return convert(v, self.program.registry)
 
-    def _result(self, raw, ret, span):
+    def result(self, raw, ret, span):
         if isinstance(ret, T.TupleT):  # each component as a number of its type
-            return tuple(self._result(x, t, span) for x, t in zip(raw, ret.items))
+            return tuple(self.result(x, t, span) for x, t in zip(raw, ret.items))
         v = float(raw)
         if v != v:  # a check the code could not stop on (emit.infinity): the interpreter's word
-            raise _Inexact()
+            raise Inexact()
         if ret == T.INT:
             if math.isinf(v):
                 return v
             if abs(v) >= EXACT:
-                raise _Inexact()
+                raise Inexact()
             return int(v)
         return v
 
@@ -399,12 +453,12 @@ class CpuBackend:
         """``_result`` of every cell at once (a traceback fills whole tables per hit)."""
         flat = np.asarray(raw, dtype=np.float64).ravel()
         if np.isnan(flat).any():
-            raise _Inexact()
+            raise Inexact()
         out = flat.astype(object)  # Python floats
         if ret == T.INT:
             finite = np.isfinite(flat)
             if (np.abs(flat[finite]) >= EXACT).any():
-                raise _Inexact()
+                raise Inexact()
             out[finite] = flat[finite].astype(np.int64).astype(object)  # Python ints
         return out.reshape(raw.shape)
 
@@ -439,7 +493,7 @@ def _by_model(batch, registry):
     or None when every task uses the same ones."""
     first = batch.first
     names = [n for n, v in first.items()
-             if n not in batch.shared and _layout_spec(v, registry) is not None]
+             if n not in batch.shared and layout_spec(v, registry) is not None]
     if not names:
         return None
     groups: dict[tuple, list[int]] = {}
@@ -448,10 +502,32 @@ def _by_model(batch, registry):
     return list(groups.values()) if len(groups) > 1 else None
 
 
-def _widest(batch) -> dict:
+def widest_task(batch) -> dict:
     """One binding with the longest sequence of every parameter: its extents
     bound every task's, so its schedule window serves them all."""
     out = dict(batch.first)
     for name, lens in batch.lengths.items():
         out[name] = batch[int(lens.argmax())][name]
+    return out
+
+
+def _interpreted(said, why: str) -> Chosen:
+    """A decision to run on the interpreter (``said``: the record's fixed fields)."""
+    return Chosen(said(INTERPRETER, value_type=PYTHON_VALUES, why=(why,)))
+
+
+def per_model(map_, func: str, batch, span, progress, registry):
+    """A map whose tasks use different models, run as one ``map_`` per model (a
+    model's layout is shared by the tasks of one compiled run); None when
+    every task uses the same ones."""
+    parts = _by_model(batch, registry)
+    if parts is None:
+        return None
+    out = [None] * len(batch)
+    done = 0
+    for ids in parts:
+        part = in_map(lambda: map_(func, batch.subset(ids), span, offset(progress, done)), ids)
+        done += len(ids)
+        for k, v in zip(ids, part):
+            out[k] = v
     return out

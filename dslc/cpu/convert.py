@@ -1,6 +1,6 @@
 """Arguments as the generated code takes them: sequences as their codes, numbers
 as finite floats, extension values as their device arrays or layouts (built once
-per value), and what of an argument decides a plan (:func:`_shape`). Shared by
+per value), and what of an argument decides a plan (:func:`plan_shape`). Shared by
 the CPU backend, its batches (dslc.cpu.modules) and the CUDA backend."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def convert(v, registry):
             if not arr[2]:
                 raise NonFinite(f"a {spec.name} holding an infinity or NaN")
             return arr[1]
-    if _layout_spec(v, registry) is not None:
+    if layout_spec(v, registry) is not None:
         return _PLACEHOLDER  # travels as its layout's arrays (layout_arrays)
     raise NotCompilable(f"argument of type {type(v).__name__}")
 
@@ -69,7 +69,7 @@ def _finite(arr) -> bool:
 _PLACEHOLDER = np.zeros(1, np.int8)
 
 
-def _layout_spec(v, registry):
+def layout_spec(v, registry):
     for spec in registry.types.values():
         if spec.layout is not None and spec.accepts is not None and spec.accepts(v):
             return spec
@@ -84,7 +84,7 @@ def layout_arrays(v, registry) -> dict:
     hit = _MODEL_LAYOUTS.get(id(v))
     if hit is not None and hit[0] is v:
         return hit[1]
-    spec = _layout_spec(v, registry)
+    spec = layout_spec(v, registry)
     if spec is None:
         raise NotCompilable(f"no device layout for a {type(v).__name__}")
     built = spec.layout.build(v)
@@ -98,12 +98,12 @@ def layout_arrays(v, registry) -> dict:
     return arrays
 
 
-def _shape(v, registry):
+def plan_shape(v, registry):
     """What of an argument decides a plan: a sequence's length, a model's element
     counts (the domains of its element types)."""
     if isinstance(v, Sequence):
         return len(v)
-    spec = _layout_spec(v, registry)
+    spec = layout_spec(v, registry)
     if spec is None:
         return None
     return tuple(sorted((t.name, t.size(v)) for t in registry.types.values()

@@ -18,6 +18,7 @@ recomputed by the float64 scalar path); else float64.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 
 import numba
 import numpy as np
@@ -51,27 +52,38 @@ class LaneMaps:
         self.fallbacks: dict[str, str] = {}  # entry -> why its map runs one task per call
         self._memo: dict = {}
 
-    def run(self, f, kind, widest, request, batch, progress=None):
-        """Every task's raw result, or None where lanes do not apply; tasks whose
-        checked float32 run is not trusted are recomputed by the scalar path.
-        ``batch`` is a :class:`~dslc.lang.batch.TaskBatch`; ``progress(done)`` is
-        called as pieces of the map finish (dslc.progress)."""
+    def choose(self, f, kind, widest, request, batch):
+        """(:class:`LaneChoice`, "") where a map of ``batch`` runs in lane groups,
+        its value type chosen for these tasks' numbers, compiling the variant;
+        else (None, why not). ``batch`` is a :class:`~dslc.lang.batch.TaskBatch`."""
         if not self.applies(batch):
-            return None
-        be = self.backend
+            return None, (f"fewer than {LANES} tasks" if lanes_enabled() else "DSLC_LANES=0")
         shared = batch.shared
         params = f.calling_params if f.is_table else f.params
         kinds = {f"a_{p.name}": lane_kind(p, shared) for p in params}
         if any(k == "shared" and a[2:] not in shared for a, k in kinds.items()):
-            return None  # a model that differs between tasks: one task per call
+            return None, "a model that differs between tasks"
         compiled = self.compiled(f.name, kind, widest, request, "auto", shared)
         if compiled is None:
-            return None
-        module, argnames, windows, dtype = compiled
-        first = batch.first
+            return None, self.fallbacks.get(f.name, "")
+        module, argnames, windows, variant = compiled
+        why = "float64: the plan's values allow no float32 (emit.precision)"
+        if variant == "float32":
+            column, shared_value = self._accessors(f, batch, windows)
+            variant = self.variant(module, argnames, kinds, batch, column, shared_value, request)
+            why = _WHY[variant]
+            if variant != "float32":
+                compiled = self.compiled(f.name, kind, widest, request, variant, shared)
+                if compiled is None:
+                    return None, self.fallbacks.get(f.name, "")
+        return LaneChoice(compiled, kinds, variant, why), ""
+
+    def _accessors(self, f, batch, windows):
+        """``column(a, ids)``: argument ``a`` of every task (``ids``) as the scalar
+        path passes it; ``shared_value(a)``: one every task shares."""
+        be, first = self.backend, batch.first
 
         def column(a, ids=None):
-            """Argument ``a`` of every task (``ids``) as the scalar path passes it."""
             prefix, _, rest = a.partition("_")
             if prefix == "n":
                 lens = batch.lengths[rest]
@@ -86,21 +98,24 @@ class LaneMaps:
                 v = first[rest]
                 return v.codes if isinstance(v, Sequence) else be.convert(v)
             return be.arg_value(a, first, windows, None)
+        return column, shared_value
 
-        if dtype == "float32":
-            variant = self.variant(module, argnames, kinds, batch, column, shared_value, request)
-            if variant != "float32":
-                compiled = self.compiled(f.name, kind, widest, request, variant, shared)
-                if compiled is None:
-                    return None
-                module, argnames, windows, dtype = compiled
+    def run(self, f, chosen, batch, progress=None):
+        """Every task's raw result, as ``chosen`` (the backend's decision, its
+        ``compiled`` a :class:`LaneChoice`) says; tasks whose checked float32 run
+        is not trusted are recomputed by the scalar path. ``progress(done)`` is
+        called as pieces of the map finish (dslc.progress)."""
+        be, lane = self.backend, chosen.compiled
+        module, argnames, windows, variant = lane.compiled
+        column, shared_value = self._accessors(f, batch, windows)
         # a map of a group or two gains nothing from threads, and a parallel
         # driver costs about a second more to compile
-        runner = LaneRunner(module, argnames, kinds, dtype,
+        runner = LaneRunner(module, argnames, lane.kinds, _dtype(variant),
                             parallel=len(batch) > 2 * LANES)
         raw, redo = runner.run_pieces(batch, column, shared_value, progress)
         if redo:
-            module, argnames, windows = be._compile(f.name, kind, widest, request)
+            module, argnames, windows = be.compiled(f.name, chosen.kind, chosen.scope,
+                                                    chosen.request)
             sub = batch.subset(redo)
             raw[redo] = modules.batch_function(module, argnames, sub, be)(sub, windows, f)
         return raw
@@ -130,7 +145,7 @@ class LaneMaps:
         return "float64"
 
     def compiled(self, func, kind, scope, request, variant: str, shared: frozenset):
-        """(module, argnames, windows, storage dtype) of an entry's lane code, or
+        """(module, argnames, windows, variant) of an entry's lane code, or
         None. ``auto`` is float32 where :func:`float32_info` allows it (the
         static-bound variant), else float64."""
         key = (func, kind, request, variant, tuple(sorted(shared)), tuple(
@@ -155,12 +170,11 @@ class LaneMaps:
         key = self.plan_key(func, kind, scope, request, variant, shared)
         hit = modules.cached_plan(key) if be.disk_cache else None
         if hit is not None:
-            source, argnames, windows = hit
+            source, argnames, windows, values = hit
             if not source:
                 return None
-            dtype = "float32" if "DT = np.float32" in source else "float64"
-            runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, dtype)
-            return modules.load(source), argnames, windows, dtype
+            runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, values)
+            return modules.load(source), argnames, windows, values
         chosen = []  # the variant the plan allows, found while generating
 
         def emit(plan):
@@ -177,12 +191,29 @@ class LaneMaps:
             modules.store_plan(key, "", [], ())
             return None
         plan, source, argnames = lowered.task, lowered.source, list(lowered.argnames)
-        chosen, dtype = chosen[0], _dtype(chosen[0])
+        chosen = chosen[0]
         windows = tuple(g.window for g in plan.groups)
-        modules.store_plan(key, source, argnames, windows)
+        modules.store_plan(key, source, argnames, windows, chosen)
         self.generated[func] = (plan, source, chosen)
-        runlog.log.info("%s (%s, lanes, %s): planned and generated", func, kind, dtype)
-        return modules.load(source), argnames, windows, dtype
+        runlog.log.info("%s (%s, lanes, %s): planned and generated", func, kind, chosen)
+        return modules.load(source), argnames, windows, chosen
+
+
+_WHY = {"float32": "float32: emit.precision's static bound holds for these tasks' numbers",
+        "float32c": "float32 checked: each lane records the largest magnitude it stored; "
+                    "tasks reaching the limit are recomputed in float64",
+        "float64": "float64: these tasks' numbers are beyond what float32 is trusted with"}
+
+
+@dataclass(frozen=True)
+class LaneChoice:
+    """A map's lane code: (module, argnames, windows, variant), how each
+    argument travels, the variant (``float32``, ``float32c``, ``float64``) and why."""
+
+    compiled: tuple = field(compare=False)
+    kinds: dict = field(compare=False)
+    variant: str
+    why: str
 
 
 def shared_arguments(tasks) -> frozenset:

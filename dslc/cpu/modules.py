@@ -96,8 +96,13 @@ def extensions_digest(registry) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
+VALUES = ("float64", "float32", "float32c")  # a plan's value types (dslc.cpu.decision)
+
+
 def cached_plan(key: str):
-    """(source, argnames, windows) stored under ``key``; an empty source records
+    """(source, argnames, windows, values) stored under ``key``: ``values`` is the
+    value type its code was generated for (``VALUES``), kept with the plan so
+    that nothing has to be read back out of the source; an empty source records
     that nothing could be generated. None where there is no plan or it fails a
     check: its checksum (an edited plan, swapped argnames), its fields' forms
     (a module is named by a digest, never a path) or its module's hash."""
@@ -109,16 +114,17 @@ def cached_plan(key: str):
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if plan["source"] == "":
-        return "", [], ()
+        return "", [], (), plan["values"]
     source = read_module(plan["source"])
     if source is None:
         return None
-    return source, plan["argnames"], tuple(plan["windows"])
+    return source, plan["argnames"], tuple(plan["windows"]), plan["values"]
 
 
-def store_plan(key: str, source: str, argnames: list[str], windows: tuple) -> None:
+def store_plan(key: str, source: str, argnames: list[str], windows: tuple,
+               values: str = "float64") -> None:
     plan = {"source": digest(source) if source else "", "argnames": list(argnames),
-            "windows": list(windows)}
+            "windows": list(windows), "values": values}
     write_entry(f"plan_{key}.json",
                 json.dumps({"plan": plan, "check": _plan_check(key, plan)}))
 
@@ -134,7 +140,8 @@ def _well_formed(plan: dict) -> bool:
             and isinstance(plan["argnames"], list)
             and all(isinstance(a, str) and a.isidentifier() for a in plan["argnames"])
             and isinstance(plan["windows"], list)
-            and all(w is None or type(w) is int for w in plan["windows"]))
+            and all(w is None or type(w) is int for w in plan["windows"])
+            and plan["values"] in VALUES)
 
 
 def batch_source(argnames: list[str], kinds: dict[str, str], width: int | None = None) -> str:

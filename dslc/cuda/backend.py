@@ -7,13 +7,18 @@ sized to a scratch-memory budget (inputs larger than the device are processed
 in chunks with the same results). A single call or whole table of at least
 ``DSLC_CUDA_WHOLE`` cells (default 1,000,000) runs as one problem on the whole
 GPU (:mod:`dslc.emit.wavefront`); smaller ones, and anything the device cannot
-take, run on the CPU backend. ``DSLC_CUDA_BLOCK`` (threads per block, default
+take, run on the CPU backend it holds (composition: the CPU backend is a part,
+not a base class). ``DSLC_CUDA_BLOCK`` (threads per block, default
 128), ``DSLC_CUDA_SCRATCH_MB`` (storage per launch, default half the free memory),
 ``DSLC_CUDA_TILE`` (tile rows, default 32), ``DSLC_CUDA_PIPELINE`` (tasks per
 launch when a large map is cut so packing overlaps kernels), ``DSLC_CUDA_LANES``
 (1 or 32 threads per point of a whole problem) and ``DSLC_CUDA_COOP=0`` (no
 cooperative launch) override the defaults (:mod:`dslc.cuda.launch` for block
 sizes).
+
+Every map and call is decided in :meth:`CudaBackend.choose`, which the run
+and ``dslc explain`` both call; the decision is a record
+(:class:`dslc.cpu.decision.Decision`) kept in ``decisions``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import math
 import time
 import warnings
 import weakref
+from dataclasses import dataclass, field, replace
 
 import numba
 import numpy as np
@@ -30,8 +36,10 @@ import numpy as np
 from dslc import settings, timings
 from dslc.cpu import modules
 from dslc.lang import types as T
-from dslc.cpu.backend import EXACT, CpuBackend, _Inexact
-from dslc.cpu.convert import NonFinite, _layout_spec, _shape
+from dslc.cpu.backend import EXACT, Chosen, CpuBackend, Inexact, per_model
+from dslc.cpu.convert import NonFinite, layout_spec, plan_shape
+from dslc.cpu.decision import (TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU, Decision, Decisions,
+                               Placement, Storage)
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.check.ranges import request_outside
 from dslc.plan import lower
@@ -39,6 +47,8 @@ from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
 from dslc.cuda.launch import block_threads, resident_threads
+from dslc.cuda import rules
+from dslc.cuda.rules import hybrid, partition_width
 from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
@@ -57,7 +67,45 @@ def _cuda():
     return cuda
 
 
-class CudaBackend(CpuBackend):
+@dataclass(frozen=True)
+class Kernel:
+    """A map's generated kernel (memoised by the shapes that decide it) and the
+    decision that chose it, before the map's own sizes are added."""
+
+    source: str
+    argnames: tuple[str, ...]
+    plan: object = field(compare=False)
+    storage: tuple = ()
+    dtype: str = "float64"
+    per_block: bool = False
+    block: int = 128
+    decision: Decision | None = None
+
+
+@dataclass(frozen=True)
+class Launches:
+    """What a map's run needs beyond its kernel: how arguments travel, where the
+    shared model arrays live, and the tasks of each launch."""
+
+    kernel: Kernel
+    kinds: dict = field(compare=False)
+    placed: dict = field(compare=False)
+    launches: tuple = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Whole:
+    """A single problem's whole-GPU wavefront: its generator, plan and sources."""
+
+    gen: object = field(compare=False)
+    plan: object = field(compare=False)
+    device_src: str = ""
+    host_src: str = ""
+    argnames: tuple[str, ...] = ()
+    cooperative: bool = False  # every partition in one launch, the grid synchronised
+
+
+class CudaBackend:
     name = "cuda"
 
     @staticmethod
@@ -72,61 +120,113 @@ class CudaBackend(CpuBackend):
         """A device, not the simulator (``auto`` only picks a real one)."""
         return CudaBackend.available() and not settings.simulated()
 
-    def __init__(self, program, globals_: dict):
-        super().__init__(program, globals_)
+    def __init__(self, program, globals_: dict, cpu: CpuBackend | None = None):
+        self.program = program
+        self.globals = globals_
+        # what the device does not take runs here (``cpu``: one that already ran the
+        # script, as for ``dslc explain``)
+        self.cpu = cpu if cpu is not None else CpuBackend(program, globals_)
+        self.decisions = Decisions()  # (entry, work) -> the last decision for it
         self.device_fallbacks: dict[str, str] = {}
-        self.strategy: dict[str, str] = {}  # entry -> the kernel strategy chosen, and why
-        self.placement: dict[str, dict] = {}  # entry -> argument -> (memory, why)
         self.kernel_seconds = 0.0  # time spent in kernels (for benchmarks)
         self.launches = 0  # kernel launches of the last map (for benchmarks)
         self.reruns: dict[str, int] = {}  # entry -> map tasks the device left to the CPU
         self.kernel_files: dict[str, str] = {}  # map entry -> its kernel's module (dslc.auto)
+        self.device_generated: dict[str, tuple] = {}  # entry -> (plan, kernel source)
         self._kernels: dict = {}
         self._plans: dict = {}
         # a packed buffer (by id) or its rows interleaved -> (weak ref, device copies)
         self._uploaded: dict = {}
 
-    # ------------------------------------------------------------------ one big problem
-    def value(self, func: str, args: dict, span, description: str = ""):
+    # ------------------------------------------------------------------ the CPU part
+    disk_cache = property(lambda self: self.cpu.disk_cache,
+                          lambda self, v: setattr(self.cpu, "disk_cache", v))
+    direct_scalars = property(lambda self: self.cpu.direct_scalars,
+                              lambda self, v: setattr(self.cpu, "direct_scalars", v))
+
+    @property
+    def fallbacks(self) -> dict[str, str]:
+        """Entries the CPU part runs on the interpreter, and why."""
+        return self.cpu.fallbacks
+
+    @property
+    def generated(self) -> dict[str, tuple]:
+        """entry -> (plan, source) last generated, on the device or the CPU."""
+        return {**self.cpu.generated, **self.device_generated}
+
+    def explain(self) -> dict:
+        return self.cpu.explain()
+
+    def direct(self, func: str) -> bool:
+        return self.cpu.direct(func)
+
+    def code_cached(self, func: str, tasks, is_map: bool) -> bool:
+        return self.cpu.code_cached(func, tasks, is_map)
+
+    @property
+    def strategy(self) -> dict[str, str]:
+        """entry -> the device strategy it last ran with, and why (benchmarks, ``-v``)."""
+        return {d.entry: summary(d) for d in self.decisions.values() if d.backend == "cuda"}
+
+    @property
+    def placement(self) -> dict[str, dict]:
+        """map entry -> argument -> (memory, why) of its last device run."""
+        return {d.entry: {p.argument: (p.memory, p.why) for p in d.placement}
+                for d in self.decisions.values() if d.placement}
+
+    # ------------------------------------------------------------------ decisions
+    def decide(self, func: str, work: str, tasks) -> Decision:
+        """How this backend runs ``work`` ("map": ``tasks`` a batch or list of task
+        dicts; "call" or "table": ``tasks`` the arguments): :meth:`choose`'s record."""
+        return self.choose(func, work, tasks).decision
+
+    def choose(self, func: str, work: str, tasks) -> Chosen:
+        """The one place the CUDA backend decides: a map's kernel (task-per-block,
+        register-tiled or plain task-per-thread; value type; block, grid and
+        launches; placement), a large call's whole-GPU wavefront, or the CPU
+        part's own decision with the reason the device declined."""
+        if work == "map":
+            return self._choose_map(func, TaskBatch.of(tasks))
         f = self.program.functions[func]
-        if self.direct(func) or request_outside(self.program, func, args):
-            return super().value(func, args, span, description)
-        kind, request, scope = self.call_entry(f, args)
-        try:
-            raw = self._whole(func, kind, scope, request)
-        except (IndexError, ValueError, ZeroDivisionError):
-            raw = None  # the entry's own body stopped on the host: the CPU says why
-        if raw is not None and raw == raw:  # NaN: a check the kernel met, the CPU says why
-            v = float(raw)
-            if f.ret != T.INT or not math.isfinite(v) or abs(v) < EXACT:
-                return self._result(v, f.ret, span)
-        return super().value(func, args, span, description)
+        if work == "table":
+            kind, request, scope = "table", None, tasks
+        elif self.cpu.direct(func):
+            return self._on_cpu(func, work, tasks, "straight-line code")
+        elif request_outside(self.program, func, tasks):
+            return self._on_cpu(func, work, tasks, "a cell outside the declared ranges")
+        else:
+            kind, request, scope = self.cpu.call_entry(f, tasks)
+        return self._choose_whole(func, work, kind, scope, request, tasks)
 
-    def table(self, func: str, calling: dict, span, description: str = ""):
-        self.interp.check_table_fits(func, calling, span)
-        try:
-            raw = self._whole(func, "table", calling, None)
-        except (IndexError, ValueError, ZeroDivisionError):
-            raw = None
-        ret = self.program.functions[func].ret
-        if raw is None or np.isnan(raw).any() or \
-                (ret == T.INT and (np.abs(raw[np.isfinite(raw)]) >= EXACT).any()):
-            return super().table(func, calling, span, description)
-        return self.table_values(func, calling, raw, span)
+    def _on_cpu(self, func, work, tasks, why: str) -> Chosen:
+        """The CPU part's decision, with why the device did not take it first."""
+        d = self.cpu.decide(func, work, tasks)
+        return Chosen(replace(d, why=(why,) + d.why))
 
-    def _whole(self, func, kind, scope, request):
+    def _ran(self, chosen: Chosen) -> Chosen:
+        self.decisions.add(chosen.decision)
+        return chosen
+
+    def _choose_whole(self, func, work, kind, scope, request, tasks) -> Chosen:
         """A single problem on the whole GPU (emit.wavefront) when it is at least
         ``DSLC_CUDA_WHOLE`` cells (default 1,000,000; smaller ones run on the
         CPU, where a launch per partition would cost more than it saves)."""
+        tupled = rules.tuples_on_the_cpu(self.program, func)
+        if tupled:  # (the device cannot run it: ``-v`` says so, as for a refused kernel)
+            self.device_fallbacks[func] = tupled
+            return self._on_cpu(func, work, tasks, tupled)
         try:
             with timings.planning():
                 plan = lower(self.program, func, kind, scope, request).task
-        except NotCompilable:
-            return None  # the CPU backend plans it again and says why
+        except NotCompilable as e:
+            return self._on_cpu(func, work, tasks, f"not planned: {e}")
         cells = sum(math.prod(v + 1 for v in (g.extents.values[n] for n in g.extents.names[fn]))
                     for g in plan.groups for fn in g.functions)
-        if cells < settings.number("DSLC_CUDA_WHOLE", 1_000_000):
-            return None
+        least = settings.number("DSLC_CUDA_WHOLE", 1_000_000)
+        if cells < least:
+            return self._on_cpu(func, work, tasks, f"{cells:,} cells, fewer than "
+                                f"DSLC_CUDA_WHOLE={least:,}: a launch per partition would "
+                                "cost more than it saves")
         from dslc.emit.wavefront import choose_lanes
 
         # a warp per point where cells reduce over ranges (real GPU), else a thread
@@ -139,16 +239,51 @@ class CudaBackend(CpuBackend):
                 device_src, host_src, argnames = gen.generate()
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
-            return None
-        self.strategy[func] = f"whole problem: a launch per partition, {gen.describe()}"
-        self.generated[func] = (plan, device_src)
-        return self._run_whole(gen, plan, device_src, host_src, argnames, scope, request)
+            return self._on_cpu(func, work, tasks, f"not compiled for the device: {e}")
+        coop = not settings.simulated() and settings.choice("DSLC_CUDA_COOP") != "0"
+        how = "every partition in one cooperative launch" if coop else "a launch per partition"
+        d = Decision(func, "cuda", work, WHOLE_GPU, block=block_size(),
+                     lanes=max(ln.width for ln in gen.lanes) if gen.lanes else 1,
+                     why=(f"{how}, {gen.describe()}",
+                          f"{cells:,} cells, at least DSLC_CUDA_WHOLE={least:,}"))
+        return Chosen(d, kind, scope, request,
+                      Whole(gen, plan, device_src, host_src, tuple(argnames), coop))
 
-    def _run_whole(self, gen, plan, device_src, host_src, argnames, scope, request):
+    # ------------------------------------------------------------------ one big problem
+    def value(self, func: str, args: dict, span, description: str = ""):
+        f = self.program.functions[func]
+        try:
+            c = self._ran(self.choose(func, "call", args))
+            raw = self._run_whole(c) if c.decision.backend == "cuda" else None
+        except (IndexError, ValueError, ZeroDivisionError):
+            raw = None  # the entry's own body stopped on the host: the CPU says why
+        if raw is not None and raw == raw:  # NaN: a check the kernel met, the CPU says why
+            v = float(raw)
+            if f.ret != T.INT or not math.isfinite(v) or abs(v) < EXACT:
+                return self.cpu.result(v, f.ret, span)
+        return self.cpu.value(func, args, span, description)
+
+    def table(self, func: str, calling: dict, span, description: str = ""):
+        self.cpu.interp.check_table_fits(func, calling, span)
+        try:
+            c = self._ran(self.choose(func, "table", calling))
+            raw = self._run_whole(c) if c.decision.backend == "cuda" else None
+        except (IndexError, ValueError, ZeroDivisionError):
+            raw = None
+        ret = self.program.functions[func].ret
+        if raw is None or np.isnan(raw).any() or \
+                (ret == T.INT and (np.abs(raw[np.isfinite(raw)]) >= EXACT).any()):
+            return self.cpu.table(func, calling, span, description)
+        return self.cpu.table_values(func, calling, raw, span)
+
+    def _run_whole(self, chosen: Chosen):
+        w, scope, request = chosen.compiled, chosen.scope, chosen.request
+        gen, plan = w.gen, w.plan
+        self.device_generated[plan.entry] = (plan, w.device_src)
         cuda = _cuda()
-        dev, host = modules.load(device_src), modules.load(host_src)
+        dev, host = modules.load(w.device_src), modules.load(w.host_src)
         windows = tuple(g.window for g in plan.groups)
-        hargs = [self.arg_value(a, scope, windows, request) for a in argnames]
+        hargs = [self.cpu.arg_value(a, scope, windows, request) for a in w.argnames]
         dargs = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in hargs]
         env = dict(plan_extents(plan))
         env.update({f"W_{gi}": g.schedule.window for gi, g in enumerate(plan.groups)
@@ -161,7 +296,7 @@ class CudaBackend(CpuBackend):
         cuda.synchronize()
         with timings.computing():  # (a kernel's first launch compiles it: not counted)
             t0 = time.perf_counter()
-            self._sweep(gen, plan, dev, dargs, store, accs, res, env, block)
+            self._sweep(chosen, dev, dargs, store, accs, res, env, block)
             cuda.synchronize()
             self.kernel_seconds += time.perf_counter() - t0
         names = [f for f, _ in gen.storage]
@@ -175,10 +310,11 @@ class CudaBackend(CpuBackend):
             return tables[names.index(plan.entry)]
         return host.final(*hargs, *tables, *[a.copy_to_host() for a in accs])
 
-    def _sweep(self, gen, plan, dev, dargs, store, accs, res, env, block):
+    def _sweep(self, chosen, dev, dargs, store, accs, res, env, block):
         """Every partition of every group of a whole problem, launched."""
         from dslc.emit.wavefront import simulated_shuffles
 
+        gen, plan = chosen.compiled.gen, chosen.compiled.plan
         for gi, g in enumerate(plan.groups):
             # each point takes gen.lanes[gi].width threads (a warp where split)
             width = gen.lanes[gi].width
@@ -186,23 +322,20 @@ class CudaBackend(CpuBackend):
             grid = max(1, min(-(-points * width // block), 4096))
             if gen.simulated and width > 1:
                 grid = min(grid, 2)  # each simulated lane is a Python thread: few, striding
-            if self._cooperative(dev, gi, grid, block, (*dargs, *store, *accs, res),
-                                 g.schedule.first, g.schedule.partitions):
-                self.strategy[plan.entry] = ("whole problem: every partition in one "
-                                             f"cooperative launch, {gen.describe()}")
-            else:
+            if not self._cooperative(chosen, dev, gi, grid, block,
+                                     (*dargs, *store, *accs, res),
+                                     g.schedule.first, g.schedule.partitions):
                 kernel = getattr(dev, f"part_{gi}")
                 with simulated_shuffles(gen.simulated and width > 1):
                     for c0 in range(g.schedule.first, g.schedule.first + g.schedule.partitions):
                         kernel[grid, block](*dargs, *store, *accs, res, c0)
 
-    def _cooperative(self, dev, gi, grid, block, args, first, count) -> bool:
+    def _cooperative(self, chosen, dev, gi, grid, block, args, first, count) -> bool:
         """Every partition in one cooperative launch, the grid synchronised
-        between partitions (no launch per partition). Not in the simulator, and
-        not where the device cannot hold the grid at once (``DSLC_CUDA_COOP=0``
-        turns it off)."""
-        if settings.simulated() or \
-                settings.choice("DSLC_CUDA_COOP") == "0":
+        between partitions (no launch per partition), where the decision chose
+        it. Where the device refuses (an older driver or toolkit), a launch per
+        partition, and the record says why."""
+        if not chosen.compiled.cooperative:
             return False
         kernel = getattr(dev, f"all_{gi}")
         try:
@@ -212,30 +345,30 @@ class CudaBackend(CpuBackend):
             return True
         except Exception as e:  # an older driver or toolkit: a launch per partition
             self.device_fallbacks.setdefault("_cooperative", str(e))
+            d = chosen.decision
+            self.decisions.add(replace(d, why=(
+                f"a launch per partition, {chosen.compiled.gen.describe()}",
+                f"the cooperative launch was refused: {e}") + d.why[1:]))
             return False
 
+    # ------------------------------------------------------------------ maps
     def map(self, func: str, tasks, span, progress=None) -> list:
         if not len(tasks):
             return []
         batch = TaskBatch.of(tasks)
-        out = self.map_per_model(func, batch, span, progress)
+        out = per_model(self.map, func, batch, span, progress, self.program.registry)
         if out is not None:
             return out
         f = self.program.functions[func]
-        shared, lens = batch.shared, batch.lengths
+        c = self._ran(self.choose(func, "map", batch))
+        if c.decision.backend == "cpu":
+            return self.cpu.map(func, batch, span, progress)
         try:
-            kind, widest, request = self.map_entry(f, batch)
-            compiled = self._device_compile(func, kind, widest, request, batch, lens, shared)
-        except NotCompilable as e:
-            self.device_fallbacks[func] = str(e)
-            compiled = None
-        if compiled is None:
-            return super().map(func, batch, span, progress)
-        try:
-            values = self._launch(compiled, f, batch, lens, shared, progress)
+            values = self._launch(c.compiled, f, batch, progress)
         except NonFinite as e:  # data the kernel assumes finite: the CPU (and interpreter)
             self.device_fallbacks[func] = str(e)
-            return super().map(func, batch, span, progress)
+            self._ran(self._on_cpu(func, "map", batch, f"not run on the device: {e}"))
+            return self.cpu.map(func, batch, span, progress)
         # a task the kernel could not finish (NaN), or an int beyond 2^53: the CPU
         # backend gives the exact value or reports why
         if isinstance(f.ret, T.TupleT):  # a row of components per task
@@ -244,10 +377,28 @@ class CudaBackend(CpuBackend):
             out, redo = self._values(values, f.ret)
         for k in redo:
             self.reruns[func] = self.reruns.get(func, 0) + 1
-            out[k] = in_map(lambda: super(CudaBackend, self).map(func, [batch[k]], span), [k])[0]
+            out[k] = in_map(lambda: self.cpu.map(func, [batch[k]], span), [k])[0]
         if progress is not None:
             progress(len(batch))
         return out
+
+    def _choose_map(self, func: str, batch) -> Chosen:
+        f = self.program.functions[func]
+        try:
+            kind, widest, request = self.cpu.map_entry(f, batch)
+            k = self._device_compile(func, kind, widest, request, batch)
+            kinds = _interleaved_kinds(list(k.argnames),
+                                       modules.argument_kinds(k.argnames, batch))
+            placed = self._placements(k.argnames, kinds, batch.first, k.plan, k.dtype)
+        except (NotCompilable, NonFinite) as e:
+            self.device_fallbacks[func] = str(e)
+            return self._on_cpu(func, "map", batch, f"not compiled for the device: {e}")
+        launches = self._launches(batch.order, k.plan, k.storage, k.dtype, batch.lengths)
+        grid = max(len(ids) if k.per_block else -(-len(ids) // k.block) for ids in launches)
+        d = replace(k.decision, tasks=len(batch), grid=grid, launches=len(launches),
+                    placement=tuple(Placement(a[2:].lstrip("_"), p.memory, p.why)
+                                    for a, p in placed.items()))
+        return Chosen(d, kind, widest, request, Launches(k, kinds, placed, tuple(launches)))
 
     @staticmethod
     def _values(values: np.ndarray, ret) -> tuple[list, np.ndarray]:
@@ -266,20 +417,21 @@ class CudaBackend(CpuBackend):
         out, redo = [], []
         for k, row in enumerate(values):
             try:
-                out.append(self._result(row, ret, span))
-            except _Inexact:
+                out.append(self.cpu.result(row, ret, span))
+            except Inexact:
                 out.append(None)
                 redo.append(k)
         return out, redo
 
     # ------------------------------------------------------------------ compile
-    def _device_compile(self, func, kind, scope, request, tasks, lens, shared):
+    def _device_compile(self, func, kind, scope, request, tasks) -> Kernel:
         """The kernel for a map: task-per-block (emit.blocks) where ``hybrid``
         picks it, else task-per-thread: register-tiled (emit.tiles) where the
         group's dependences allow, float32 where emit.precision's static bound
         holds for these tasks, else the general kernel in float64."""
+        shared, lens = tasks.shared, tasks.lengths
         key = (func, kind, request, shared, tuple(
-            (n, _shape(v, self.program.registry)) for n, v in sorted(scope.items())),
+            (n, plan_shape(v, self.program.registry)) for n, v in sorted(scope.items())),
             settings.key())
         if key not in self._plans:
             with timings.planning():
@@ -289,35 +441,54 @@ class CudaBackend(CpuBackend):
         per_block, why = hybrid(plan, len(tasks))
         block, sized = block_threads(per_block, partition_width(plan))
         key += (dtype, per_block, block)
-        if key in self._kernels:
-            return self._kernels[key]
-        with timings.planning():  # (generating a kernel's source)
-            shared_seqs = frozenset(n for n in shared if tasks.is_seq(n))
-            gen = None
-            if per_block:
-                try:
-                    gen = BlockGenerator(self.program, plan, block)
-                    source, argnames = gen.generate()
-                    self.strategy[func] = (f"task-per-block ({why}; {block} threads: "
-                                           f"{sized}), float64")
-                except NotCompilable as e:
-                    gen, why = None, f"{why}, but {e}"
-            if gen is None:
-                block = block_size()
-                try:
-                    gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
-                    source, argnames = gen.generate()
-                    self.strategy[func] = (f"task-per-thread ({why}), register tile of {gen.rows} "
-                                           f"rows, {dtype}")
-                except NotCompilable as e:
-                    gen = CudaGenerator(self.program, plan)
-                    source, argnames = gen.generate()
-                    self.strategy[func] = f"task-per-thread ({why}; {e}), float64"
-        result = (source, argnames, plan, gen.storage, gen.dtype,
-                  isinstance(gen, BlockGenerator), block)
-        self._kernels[key] = result
-        self.generated[func] = (plan, source)
-        return result
+        if key not in self._kernels:
+            with timings.planning():  # (generating a kernel's source)
+                self._kernels[key] = self._generate(func, plan, tasks, dtype, per_block, why,
+                                                    block, sized)
+        k = self._kernels[key]
+        self.device_generated[func] = (plan, k.source)
+        return k
+
+    def _generate(self, func, plan, tasks, dtype, per_block, why, block, sized) -> Kernel:
+        """A map kernel's source and the decision that chose it (``why``: the
+        hybrid rule's reason; a strategy declined adds the generator's reason)."""
+        said = dict(entry=func, backend="cuda", work="map")
+        common = (("hybrid", rules.hybrid_note(self.program, plan)),
+                  ("scratch", rules.scratch()), ("placement", rules.PLACEMENT),
+                  ("single calls", rules.single_calls(self.program, func)))
+        reasons = [why]
+        if per_block:
+            try:
+                gen = BlockGenerator(self.program, plan, block)
+                source, argnames = gen.generate()
+                d = Decision(**said, strategy=TASK_PER_BLOCK, value_type=gen.dtype,
+                             block=block, why=(why, f"{block} threads: {sized}"),
+                             storage=_storage(gen.storage, True, False),
+                             notes=(("register tile", "none (a block per task)"),) + common)
+                return Kernel(source, tuple(argnames), plan, tuple(gen.storage), gen.dtype,
+                              True, block, d)
+            except NotCompilable as e:
+                reasons.append(f"no task-per-block: {e}")
+        block = block_size()
+        sized = rules.block_source(block_threads(False, None)[1])
+        shared_seqs = frozenset(n for n in tasks.shared if tasks.is_seq(n))
+        try:
+            gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
+            source, argnames = gen.generate()
+            tile = (("register tile", rules.tile(gen.rows)),
+                    ("specialised", rules.SPECIALISED))
+        except NotCompilable as e:
+            gen = CudaGenerator(self.program, plan)
+            source, argnames = gen.generate()
+            reasons.append(str(e))
+            tile = (("register tile", f"none ({e})"),)
+        tiled = isinstance(gen, TiledGenerator)
+        d = Decision(**said, strategy=TASK_PER_THREAD, value_type=gen.dtype, block=block,
+                     rows=gen.rows if tiled else None, why=tuple(reasons),
+                     storage=_storage(gen.storage, False, tiled),
+                     notes=(("block", sized),) + tile + common)
+        return Kernel(source, tuple(argnames), plan, tuple(gen.storage), gen.dtype, False,
+                      block, d)
 
     def _dtype(self, plan, tasks, lens, shared) -> str:
         """float32 where the static argument of emit.precision holds (a kernel
@@ -332,12 +503,12 @@ class CudaBackend(CpuBackend):
                 continue
             column = [col.value] if n in shared else list({id(v): v for v in col.items}.values())
             try:
-                arrays += [np.asarray(self.convert(v), dtype=np.float64) for v in column]
+                arrays += [np.asarray(self.cpu.convert(v), dtype=np.float64) for v in column]
             except (NotCompilable, TypeError, ValueError):
                 return "float64"
         for name in self.globals:
             try:
-                arrays.append(np.asarray(self.convert(self.globals[name]), dtype=np.float64))
+                arrays.append(np.asarray(self.cpu.convert(self.globals[name]), dtype=np.float64))
             except (NotCompilable, TypeError, ValueError):
                 pass
         values = largest(arrays)
@@ -347,8 +518,7 @@ class CudaBackend(CpuBackend):
         return "float32"
 
     # ------------------------------------------------------------------ launch
-    def _launch(self, compiled, f, batch, lens: dict, shared,
-                progress=None) -> np.ndarray:
+    def _launch(self, run: Launches, f, batch, progress=None) -> np.ndarray:
         """Every task's value. Tasks run longest first (a warp's threads do
         similar work) in launches that fit the scratch budget; where there are
         several, they alternate between two streams, so the host packs launch
@@ -358,14 +528,14 @@ class CudaBackend(CpuBackend):
         it where it lies. ``progress(done)`` is called as launches are seen to
         finish."""
         cuda = _cuda()
-        source, argnames, plan, storage, dtype, per_block, block = compiled
-        kinds = _interleaved_kinds(argnames, modules.argument_kinds(argnames, batch))
-        placed = self._placements(f.name, argnames, kinds, batch.first, plan, dtype)
+        k, kinds, placed, lens = run.kernel, run.kinds, run.placed, batch.lengths
+        source, argnames, plan, storage = k.source, list(k.argnames), k.plan, list(k.storage)
+        dtype, per_block, block = k.dtype, k.per_block, k.block
         width = tuples.width(f.ret)  # a tuple result: a row of components per task
         module = modules.load(source + "\n" + kernel_source(
             argnames, kinds, [fn for fn, _ in storage], placed, per_block, width))
         self.kernel_files[f.name] = module.__file__
-        launches = self._launches(batch.order, plan, storage, dtype, lens)
+        launches = run.launches
         streams = [cuda.stream(), cuda.stream()]
         held: list = [None, None]  # a stream's previous launch: alive until it is done
         results, timers, waits = [], [], []
@@ -471,9 +641,8 @@ class CudaBackend(CpuBackend):
             start += len(ids)
         return out
 
-    def _placements(self, func, argnames, kinds, task, plan, dtype) -> dict:
-        """Memory for the model arrays every task shares (dslc.cuda.placement),
-        recorded in ``self.placement`` for reports."""
+    def _placements(self, argnames, kinds, task, plan, dtype) -> dict:
+        """Memory for the model arrays every task shares (dslc.cuda.placement)."""
         windows = tuple(g.window for g in plan.groups)
         arrays = {}
         for a in argnames:
@@ -481,12 +650,10 @@ class CudaBackend(CpuBackend):
                 continue
             if a.startswith("a_") and isinstance(task.get(a[2:]), Sequence):
                 continue  # sequences stay in global memory, interleaved
-            v = self.arg_value(a, task, windows, None)
+            v = self.cpu.arg_value(a, task, windows, None)
             if isinstance(v, np.ndarray) and v.dtype.kind in "fiu":  # bool arrays stay global
                 arrays[a] = v.astype(dtype) if v.dtype == np.float64 else v
-        placed = place(arrays, {a: self._where(a, task) for a in arrays})
-        self.placement[func] = {a[2:].lstrip("_"): (p.memory, p.why) for a, p in placed.items()}
-        return placed
+        return place(arrays, {a: self._where(a, task) for a in arrays})
 
     def _where(self, arg: str, task: dict) -> str:
         """Where an extension pinned a layout array (``sdk.DeviceArray.where``;
@@ -495,7 +662,7 @@ class CudaBackend(CpuBackend):
             return "auto"
         _, array, model = arg[2:].split("_", 2)
         value = task[model] if model in task else self.globals.get(model)
-        spec = _layout_spec(value, self.program.registry)
+        spec = layout_spec(value, self.program.registry)
         found = spec.layout.array(array) if spec is not None else None
         return found.where if found is not None else "auto"
 
@@ -519,7 +686,7 @@ class CudaBackend(CpuBackend):
         column's packed buffer."""
         windows = tuple(g.window for g in plan.groups)
         plain = [a for a in argnames if kinds[a] in ("cseq", "scalar", "shared")]
-        packed = iter(modules.pack(plain, kinds, batch, self, windows, f, ids))
+        packed = iter(modules.pack(plain, kinds, batch, self.cpu, windows, f, ids))
         host, bases = [], {}
         for a in argnames:
             k = kinds[a]
@@ -538,13 +705,6 @@ class CudaBackend(CpuBackend):
                 and dtype != "float64" else a for a in host]
 
 
-# fewer map tasks than this leave a large GPU's threads idle: on an H200, Smith-Waterman
-# (q = 375) ran faster one block per task at 4,096 tasks (1.55x) and one thread per
-# task at 16,384 (2.4x); docs/benchmarks.md, "Task-per-block or task-per-thread"
-HYBRID_TASKS = 8192
-WIDE = 32  # points per partition that keep a block's warp busy
-
-
 LAUNCH_S = 0.05  # a kernel launch is asynchronous: a call that blocks longer compiled
 
 
@@ -557,40 +717,6 @@ def launch_compile_seconds(waits: list[float], simulated: bool) -> float:
     if simulated:
         return 0.0
     return sum(w for w in waits if w > LAUNCH_S)
-
-
-def hybrid(plan, tasks: int) -> tuple[bool, str]:
-    """Task-per-block or task-per-thread for a map of ``tasks`` tasks
-    (``DSLC_CUDA_STRATEGY=block|thread`` forces one). One task per thread needs
-    many tasks to fill the GPU (an H100 runs over 100,000 threads at once);
-    below ``DSLC_CUDA_HYBRID_TASKS`` tasks (default 8,192), a block per task
-    wins when its partitions are wide enough to keep a warp busy: on average
-    at least ``WIDE`` points at the plan's extents."""
-    limit = settings.number("DSLC_CUDA_HYBRID_TASKS", HYBRID_TASKS)  # checked whatever decides
-    forced = settings.choice("DSLC_CUDA_STRATEGY")
-    if forced in ("block", "thread"):
-        return forced == "block", f"DSLC_CUDA_STRATEGY={forced}"
-    if settings.simulated():
-        # the simulator runs every thread of a block in Python: a block per task
-        # only where asked for
-        return False, "the CUDA simulator (DSLC_CUDA_STRATEGY=block to choose blocks)"
-    if tasks >= limit:
-        return False, f"{tasks} tasks, at least DSLC_CUDA_HYBRID_TASKS={limit}"
-    width = partition_width(plan)
-    if width is None:
-        return False, "no table to sweep"
-    if width < WIDE:
-        return False, f"partitions of {width:.0f} points on average, fewer than {WIDE}"
-    return True, (f"{tasks} tasks, fewer than DSLC_CUDA_HYBRID_TASKS={limit}, partitions of "
-                  f"{width:.0f} points on average")
-
-
-def partition_width(plan) -> float | None:
-    """Points per partition on average, at the plan's extents, in the group
-    with the most partitions (None: the plan sweeps no table)."""
-    if not plan.groups:
-        return None
-    return max(plan.groups, key=lambda g: g.schedule.partitions if g.schedule else 0).width()
 
 
 def pipeline_tasks() -> int:
@@ -670,3 +796,27 @@ def plan_extents(plan) -> dict[str, int]:
     for g in plan.groups:
         out.update(g.extents.values)
     return out
+
+
+def summary(d: Decision) -> str:
+    """A device decision in one line (``strategy``: benchmarks and ``-v``)."""
+    if d.strategy == WHOLE_GPU:
+        return f"whole problem: {'; '.join(d.why)}"
+    tile = f", register tile of {d.rows} rows" if d.rows else ""
+    return f"{d.strategy} ({'; '.join(d.why)}){tile}, {d.value_type}"
+
+
+def _storage(storage, per_block: bool, tiled: bool) -> tuple[Storage, ...]:
+    """A map kernel's working storage as the decision records it."""
+    from dslc.emit.cuda import storage_role
+
+    out = []
+    for name, dims in storage:
+        role = storage_role(name)
+        why = f"{role}; " if role else "the tile's boundary rows (double-buffered); " \
+            if tiled else ""
+        shape = ("tasks", *dims) if per_block else (*dims, "tasks")
+        why += "a block's own task, shared by its threads" if per_block else \
+            "task innermost, so a warp's accesses coalesce"
+        out.append(Storage(name, "global", tuple(shape), why))
+    return tuple(out)

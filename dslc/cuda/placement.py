@@ -37,6 +37,8 @@ SHARED_BYTES = 16 * 1024
 SHARED_TOTAL = 32 * 1024
 SHARED_LIMIT = 48 * 1024  # static shared memory a block may have: a pin cannot exceed it
 CONSTANT_TOTAL = 64 * 1024
+MEMORIES = ("shared", "constant", "global")
+OVERRIDE = "DSLC_CUDA_PLACE=name:" + "|".join(MEMORIES)  # the setting's form, as reports say it
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ def overrides() -> dict[str, str]:
     out = {}
     for item in filter(None, (x.strip() for x in text.split(","))):
         name, _, memory = item.partition(":")
-        if memory not in ("shared", "constant", "global"):
+        if memory not in MEMORIES:
             raise DslcError(f"DSLC_CUDA_PLACE: {item!r} is not name:shared, name:constant "
                             "or name:global")
         out[name] = memory

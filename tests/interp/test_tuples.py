@@ -340,12 +340,17 @@ def test_explain_says_which_strategy_holds_tuples(capsys, write_bio):
 
     from dslc.cli import main
 
-    p = write_bio(textwrap.dedent(CO_OPTIMAL) + 'print d("GATTACA", "GCA")\n')
+    p = write_bio(textwrap.dedent(CO_OPTIMAL) + 'print d("GATTACA", "GCA")\n'
+                  'xs = load(seq[dna], "xs.fa")\nprint map(d, xs (*) "GCA")\n',
+                  xs__fa=">a\nGATTACA\n>b\nGCA\n")
     assert main(["explain", "--backend", "cuda", str(p)]) == 0
     out = capsys.readouterr().out
     assert "register tile: none (d uses tuple values (tuple[int, int]): the register-tiled " \
            "kernel does not hold them" in out
     assert "single calls: on the CPU backend's compiled code, whatever their size" in out
+    # the table the script asked for: the record of that call says where it ran, and why
+    assert "cpu, entry d: cpu plain, float64 (table)\n  why: on the CPU backend's compiled " \
+           "code, whatever their size" in out
     assert "interpreted" not in out.lower()
 
 
