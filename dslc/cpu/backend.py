@@ -58,6 +58,7 @@ class CpuBackend:
         self.fallbacks: dict[str, str] = {}  # entry -> why it runs on the interpreter
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source) last compiled
         self._memo: dict = {}
+        self._table_scopes: dict = {}  # (func, shapes) -> the widest binding planned for
 
     @functools.cached_property
     def lanes(self):
@@ -87,7 +88,7 @@ class CpuBackend:
 
     def table(self, func: str, calling: dict, span, description: str = ""):
         self.interp.check_table_fits(func, calling, span)
-        compiled = self._compile(func, "table", calling, None)
+        compiled = self._compile(func, "table", self._table_plan_scope(func, calling), None)
         if compiled is None:
             return self.interp.table(func, calling, span, description)
         module, argnames, windows = compiled
@@ -285,6 +286,22 @@ class CpuBackend:
                 continue
             out[idx] = self._result(raw[idx], ret, span)
         return out
+
+    def _table_plan_scope(self, func: str, calling: dict) -> dict:
+        """The binding a whole table is planned for: the widest seen so far for this
+        function (per parameter, the longest sequence) among bindings whose other
+        arguments have the same shapes. A plan for a box serves every box inside it
+        (a map's plan for its widest task runs all its tasks the same way), so the
+        tables of a search's top hits, all lengths, cost a few plans, not one each."""
+        fixed = tuple((n, _shape(v, self.program.registry)) for n, v in sorted(calling.items())
+                      if not isinstance(v, Sequence))
+        key = (func, fixed, settings.key())
+        widest = dict(self._table_scopes.get(key, calling))
+        for n, v in calling.items():
+            if isinstance(v, Sequence) and len(v) > len(widest[n]):
+                widest[n] = v
+        self._table_scopes[key] = widest
+        return widest
 
     def _compile(self, func, kind, scope, request):
         """Plan and generate (memoised on the shapes that decide the plan: the

@@ -261,7 +261,7 @@ class Tracer:
     def _elements(self, e, cf, env) -> tuple[list, list]:
         """The elements a max/min reduction takes (its ``where`` holds) and its body's
         value at each, in order (``env`` is left with the reduction's variable set)."""
-        row = self._row(e, cf, env)
+        row = self._block(e, cf, env) if isinstance(e.body, tir.Reduce) else self._row(e, cf, env)
         if row is not None:
             return row
         elements, values = [], []
@@ -285,15 +285,51 @@ class Tracer:
             return None
         env[e.var] = span[0]
         kind, table, rec = self._callee(e.body, cf, env)
-        if table._dense is None or table.outside is not None or span[-1] > table.extents[axis] \
-                or span[0] < 0 or not all(type(x) is int and 0 <= x <= n for k, (x, n) in
-                                          enumerate(zip(rec, table.extents)) if k != axis):
+        values = _slices(table, rec, {axis: span})
+        if values is None:
             return None
-        index = tuple(slice(span[0], span[-1] + 1) if k == axis else x for k, x in enumerate(rec))
-        values = table._dense[index].tolist()
+        values = values.tolist()
         if None in values:
             return None
         return list(span), values
+
+    def _block(self, e, cf, env):
+        """``max(i in a ... b : max(j in c ... d : h(i, j)))`` over a filled table (a
+        search's entry point: the best cell of a whole table): each ``i``'s inner
+        extreme from one 2-D slice of the table, in the order the interpreter visits
+        the elements; None where ``_row`` would not take the inner reduction, or the
+        outer variable moves anything but its own axis (the inner range among them)."""
+        inner = e.body
+        axes = self._block_axes(e)
+        if axes is None:
+            return None
+        span = self._eval(e.iterable, cf, env)
+        if not span:
+            return None
+        saved = env.get(inner.var, MISSING)
+        try:
+            env[e.var] = span[0]
+            cols = self._eval(inner.iterable, cf, env)
+            if not cols:
+                return None
+            env[inner.var] = cols[0]
+            kind, table, rec = self._callee(inner.body, cf, env)
+        finally:
+            _restore(env, inner.var, saved)
+        block = _slices(table, rec, {axes[0]: span, axes[1]: cols})
+        if block is None:
+            return None
+        rows = (block if axes[0] < axes[1] else block.T).tolist()
+        if any(None in r for r in rows):
+            return None
+        return list(span), [_extreme(inner, r) for r in rows]
+
+    def _block_axes(self, e):
+        """For ``_block``: the callee's axes of the outer and the inner variable."""
+        hit = self._rows.get(id(e))
+        if hit is None:
+            hit = self._rows[id(e)] = (e, _block_axes(self.interp, e))
+        return hit[1]
 
     def _row_axis(self, e):
         """For ``_row``: the callee's recursive axis the reduction's variable alone is
@@ -440,20 +476,57 @@ class Tracer:
 
 
 def _row_axis(interp, e: tir.Reduce):
+    """The recursive axis of the table ``e``'s body calls that ``e``'s variable alone
+    is passed to (a range without ``where``; no other argument names it), or None."""
     body = e.body
     if e.where is not None or not isinstance(e.iterable, tir.RangeIter) \
             or not isinstance(body, tir.Call) or not interp.functions[body.func].is_table:
         return None
-    callee = interp.functions[body.func]
+    return _var_axis(interp, body, e.var)
 
-    def mine(x):
-        return isinstance(x, tir.Var) and x.scope == "local" and x.name == e.var
-    along = [p for p, a in zip(callee.tf.params, body.args) if mine(a)]
-    uses = sum(mine(x) for a in body.args for x in tir.walk(a))
+
+def _block_axes(interp, e: tir.Reduce):
+    """For a reduction over a same-operator reduction over a table call: the axes of
+    the outer and the inner variable (see ``_row_axis``), when the outer variable
+    appears nowhere else in the inner reduction (not in its range)."""
+    inner = e.body
+    if not isinstance(inner, tir.Reduce) or inner.op != e.op or inner.var == e.var \
+            or e.where is not None or not isinstance(e.iterable, tir.RangeIter):
+        return None
+    axis = _row_axis(interp, inner)
+    if axis is None or any(_local(x, e.var) for x in tir.walk(inner.iterable)):
+        return None
+    outer = _var_axis(interp, inner.body, e.var)
+    return None if outer is None or outer == axis else (outer, axis)
+
+
+def _var_axis(interp, call: tir.Call, var: str):
+    callee = interp.functions[call.func]
+    along = [p for p, a in zip(callee.tf.params, call.args) if _local(a, var)]
+    uses = sum(_local(x, var) for a in call.args for x in tir.walk(a))
     if len(along) != 1 or uses != 1 or not along[0].recursive \
             or any(p.direction for p in callee.tf.params):
         return None
     return callee.rec_names.index(along[0].name)
+
+
+def _local(x, var: str) -> bool:
+    return isinstance(x, tir.Var) and x.scope == "local" and x.name == var
+
+
+def _slices(table, rec: tuple, spans: dict):
+    """The cells of ``table`` at ``rec`` with each axis of ``spans`` over its range (a
+    numpy view), or None where a cell is outside the box or declared ranges."""
+    if table._dense is None or table.outside is not None:
+        return None
+    for axis, span in spans.items():
+        if span[0] < 0 or span[-1] > table.extents[axis]:
+            return None
+    if not all(type(x) is int and 0 <= x <= n for k, (x, n) in enumerate(zip(rec, table.extents))
+               if k not in spans):
+        return None
+    return table._dense[tuple(slice(spans[k][0], spans[k][-1] + 1) if k in spans else x
+                              for k, x in enumerate(rec))]
 
 
 def _extreme(e: tir.Reduce, values: list):
