@@ -148,6 +148,7 @@ class Tracer:
         self._closures: dict = {}  # id(expr) -> (expr, closure, owner)
         self._contributes: dict = {}
         self._rows: dict = {}
+        self._texts: dict = {}
 
     # ------------------------------------------------------------ the walk
     def derive(self, func: str, env: dict, table=None, rec: tuple | None = None) -> Derivation:
@@ -205,28 +206,33 @@ class Tracer:
     def _body(self, cf, env, choices, calls):
         for k, g in enumerate(cf.tf.guards):
             if g.cond is None or self._eval(g.cond, cf, env):
-                choices.append(Choice("guard", k, span_text(g.body.span)))
-                return self._follow(g.body, cf, env, choices, calls)
+                choices.append(Choice("guard", k, self._text(g.body)))
+                return self._follow(g.body, cf, env, choices, calls, True)
         raise DslcError(f"no guard of '{cf.name}' applies", cf.span)
 
-    def _follow(self, e, cf, env, choices, calls):
+    def _follow(self, e, cf, env, choices, calls, need: bool):
         """Record the alternatives ``e`` takes and the calls its value comes from;
-        returns its value (the interpreter's)."""
+        returns its value (the interpreter's) where ``need``. Without ``need``, ``e``
+        was evaluated already in this ``env`` (an alternative compared, a reduction's
+        element, a part of an expression evaluated whole), so it is not again: each
+        sub-expression of a step is evaluated once or twice, not once per level, and
+        every error its evaluation raises has been raised."""
         if not self._contributing(e):
-            return self._eval(e, cf, env)
+            return self._eval(e, cf, env) if need else None
         match e:
             case tir.MinMax(op=op):
                 alts = _chain(e, op)
-                want = self._eval(e, cf, env)
-                k = next(k for k, a in enumerate(alts) if _same(self._eval(a, cf, env), want))
-                choices.append(Choice(op, k, span_text(alts[k].span)))
-                self._follow(alts[k], cf, env, choices, calls)
+                values = [self._eval(a, cf, env) for a in alts]
+                want = _fold(e, op, iter(values))
+                k = next(k for k, v in enumerate(values) if _same(v, want))
+                choices.append(Choice(op, k, self._text(alts[k])))
+                self._follow(alts[k], cf, env, choices, calls, False)
                 return want
             case tir.Cond():
                 k = 0 if self._eval(e.cond, cf, env) else 1
                 branch = e.then if k == 0 else e.orelse
-                choices.append(Choice("if", k, span_text(branch.span)))
-                return self._follow(branch, cf, env, choices, calls)
+                choices.append(Choice("if", k, self._text(branch)))
+                return self._follow(branch, cf, env, choices, calls, need)
             case tir.Reduce(op="sum"):
                 raise DslcError("a sum over calls combines every term: its value has no "
                                 "single derivation (trace follows max, min and if)", e.span)
@@ -239,8 +245,8 @@ class Tracer:
                 pass  # conditions and indexes decide, they do not contribute
             case _:
                 for c in tir.children(e):
-                    self._follow(c, cf, env, choices, calls)
-        return self._eval(e, cf, env)
+                    self._follow(c, cf, env, choices, calls, False)
+        return self._eval(e, cf, env) if need else None
 
     def _reduction(self, e, cf, env, choices, calls):
         saved = env.get(e.var, MISSING)
@@ -250,8 +256,8 @@ class Tracer:
             for v, x in zip(elements, values):
                 if _same(x, want):
                     env[e.var] = v
-                    choices.append(Choice(e.op, 0, span_text(e.body.span), e.var, v))
-                    self._follow(e.body, cf, env, choices, calls)
+                    choices.append(Choice(e.op, 0, self._text(e.body), e.var, v))
+                    self._follow(e.body, cf, env, choices, calls, False)
                     return want
             choices.append(Choice(e.op, -1, "(empty)", e.var, None))
             return want
@@ -458,6 +464,13 @@ class Tracer:
     def _eval(self, e, cf, env):
         return self._closure(e, cf)(env)
 
+    def _text(self, e) -> str:
+        """``e``'s source text (a choice's), read once per expression."""
+        hit = self._texts.get(id(e))
+        if hit is None:
+            hit = self._texts[id(e)] = (e, span_text(e.span))
+        return hit[1]
+
     def _closure(self, e, cf):
         hit = self._closures.get(id(e))
         if hit is None or hit[2] is not cf:
@@ -538,6 +551,17 @@ def _extreme(e: tir.Reduce, values: list):
         start = -math.inf if e.op == "max" else math.inf
         return (start,) * n if n else start
     return max(values) if e.op == "max" else min(values)
+
+
+def _fold(e, op: str, values):
+    """The value of the operator chain ``e`` from its operands' values (``values``,
+    in ``_chain``'s order), combined in the tree's own shape as the interpreter's
+    closure combines them (so equal values, NaN and ties included)."""
+    if not (isinstance(e, tir.MinMax) and e.op == op):
+        return next(values)
+    a = _fold(e.left, op, values)
+    b = _fold(e.right, op, values)
+    return max(a, b) if op == "max" else min(a, b)
 
 
 def _chain(e, op: str) -> list:
