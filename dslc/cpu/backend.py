@@ -417,12 +417,15 @@ class CpuBackend:
         flat = np.asarray(raw, dtype=np.float64).ravel()
         if np.isnan(flat).any():
             raise _Inexact()
-        out = flat.astype(object)  # Python floats
-        if ret == T.INT:
-            finite = np.isfinite(flat)
-            if (np.abs(flat[finite]) >= EXACT).any():
-                raise _Inexact()
-            out[finite] = flat[finite].astype(np.int64).astype(object)  # Python ints
+        if ret != T.INT:
+            return flat.astype(object).reshape(raw.shape)  # Python floats
+        finite = np.isfinite(flat)
+        ints = np.where(finite, flat, 0.0)
+        if (np.abs(ints) >= EXACT).any():
+            raise _Inexact()
+        out = ints.astype(np.int64).astype(object)  # Python ints, then the few infinities
+        inf = np.flatnonzero(~finite)
+        out[inf] = flat[inf].astype(object)
         return out.reshape(raw.shape)
 
     def _rerun(self, rerun):

@@ -295,7 +295,7 @@ class Tracer:
         if values is None:
             return None
         values = values.tolist()
-        if None in values:
+        if not table.whole and None in values:
             return None
         return list(span), values
 
@@ -326,7 +326,7 @@ class Tracer:
         if block is None:
             return None
         rows = (block if axes[0] < axes[1] else block.T).tolist()
-        if any(None in r for r in rows):
+        if not table.whole and any(None in r for r in rows):
             return None
         return list(span), [_extreme(inner, r) for r in rows]
 

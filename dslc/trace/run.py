@@ -65,4 +65,5 @@ class TraceRunner:
             except DslcError:
                 return  # the interpreter computes the cells it needs, and says why not
             table._dense[...] = whole  # the same objects (None: outside declared ranges)
+            table.whole = True
         return fill
