@@ -26,7 +26,7 @@ from typing import Any
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.errors import DslcError
-from dslc.interp.compile import span_text
+from dslc.interp.compile import shares_table, span_text
 from dslc.interp.tables import MISSING, demand
 
 
@@ -149,6 +149,7 @@ class Tracer:
         self._contributes: dict = {}
         self._rows: dict = {}
         self._texts: dict = {}
+        self._shares: dict = {}
 
     # ------------------------------------------------------------ the walk
     def derive(self, func: str, env: dict, table=None, rec: tuple | None = None) -> Derivation:
@@ -160,7 +161,7 @@ class Tracer:
         todo = [(0, first)]
         while todo:
             k, what = todo.pop()
-            step, calls = self._step(what)
+            fields, calls = self._step(what)
             kids = []
             for call in calls:
                 key = _key(call)
@@ -172,11 +173,12 @@ class Tracer:
                     kids.append(len(steps) - 1)
                 else:
                     kids.append(seen[key])
-            steps[k] = dataclasses.replace(step, children=tuple(kids))
+            steps[k] = Step(*fields[:5], tuple(kids), *fields[5:])
         ret = self.interp.program.functions[func].ret
         return Derivation(tuple(steps), ret.name if hasattr(ret, "name") else str(ret), self)
 
-    def _step(self, what) -> tuple[Step, list]:
+    def _step(self, what) -> tuple[tuple, list]:
+        """A step's fields but its children, and the calls its value comes from."""
         if what[0] == "cell":
             _, table, rec = what
             cf = table.func
@@ -200,8 +202,8 @@ class Tracer:
             raise DslcError(f"the table of {cf.name} holds {value} at {rec}, but its body "
                             f"gives {got} there: the backend that filled it disagrees with "
                             "the interpreter", cf.span)
-        return Step(cf.name, cf.rec_names if rec else (), tuple(rec), value, tuple(choices),
-                    (), seqs, env), calls
+        return (cf.name, cf.rec_names if rec else (), tuple(rec), value, tuple(choices),
+                seqs, env), calls
 
     def _body(self, cf, env, choices, calls):
         for k, g in enumerate(cf.tf.guards):
@@ -394,6 +396,12 @@ class Tracer:
         """``_callee``; with ``rec`` (the recursive arguments' values, already
         computed), only the calling arguments are evaluated."""
         callee = self.interp.functions[e.func]
+        table = self._sibling(e, cf, env, callee)
+        if table is not None:
+            if rec is None:
+                rec = tuple(self._eval(a, cf, env) for p, a in zip(callee.tf.params, e.args)
+                            if p.recursive)
+            return ("cell", table, rec)
         args = [self._eval(a, cf, env) if rec is None or not p.recursive else None
                 for p, a in zip(callee.tf.params, e.args)]
         params = callee.tf.params
@@ -405,6 +413,18 @@ class Tracer:
             rec = tuple(a for p, a in zip(params, args) if p.recursive)
         table = self.interp.table_for(env["$task"], callee, cenv, rec, e.span)
         return ("cell", table, rec)
+
+    def _sibling(self, e: tir.Call, cf, env, callee):
+        """The callee's table where the interpreter keeps it with the cell's own table
+        (``shares_table``: found there once the body's evaluation has called it), so
+        that its calling arguments need not be evaluated and looked up again."""
+        cur = env.get("$table")
+        if cur is None or not callee.is_table:
+            return None
+        hit = self._shares.get(id(e))
+        if hit is None or hit[2] is not cf:
+            hit = self._shares[id(e)] = (e, shares_table(e, cf, callee), cf)
+        return cur.siblings.get(callee.name) if hit[1] else None
 
     # ------------------------------------------------------------ replay
     def recompute(self, d: Derivation) -> list:
