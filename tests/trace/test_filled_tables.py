@@ -29,7 +29,8 @@ def entry(ndim: int, op: str) -> str:
 
 def derive(prog, seqs, filled: bool):
     if filled:
-        prog._trace_runner = TraceRunner(prog.checked, prog._globals, prog._engine(),
+        engine = prog._engine()  # (binds the script's globals first)
+        prog._trace_runner = TraceRunner(prog.checked, prog._globals, engine,
                                          InterpBackend(prog.checked, prog._globals))
     try:
         return prog.trace("best", *seqs).steps
