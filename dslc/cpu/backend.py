@@ -80,6 +80,7 @@ class CpuBackend:
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source) last compiled
         self.decisions = Decisions()  # (entry, work) -> the last decision for it
         self._memo: dict = {}
+        self._table_scopes: dict = {}  # (func, shapes) -> the widest binding planned for
 
     @functools.cached_property
     def lanes(self):
@@ -102,8 +103,8 @@ class CpuBackend:
             return self._choose_map(func, TaskBatch.of(tasks))
         f = self.program.functions[func]
         said = functools.partial(Decision, func, "cpu", work)
-        if work == "table":
-            kind, request, scope = "table", None, tasks
+        if work == "table":  # planned for the widest binding seen (_table_plan_scope)
+            kind, request, scope = "table", None, self._table_plan_scope(func, tasks)
         elif self.direct(func):
             return _interpreted(said, DIRECT)
         elif request_outside(self.program, func, tasks):
@@ -340,6 +341,23 @@ class CpuBackend:
             out[idx] = self.result(raw[idx], ret, span)
         return out
 
+    def _table_plan_scope(self, func: str, calling: dict) -> dict:
+        """The binding a whole table is planned for: the widest seen so far for this
+        function (per parameter, the longest sequence) among bindings whose other
+        arguments have the same shapes. A plan for a box serves every box inside it
+        (a map's plan for its widest task runs all its tasks the same way), so the
+        tables of a search's top hits, all lengths, cost a few plans, not one each."""
+        registry = self.program.registry
+        fixed = tuple((n, plan_shape(v, registry)) for n, v in sorted(calling.items())
+                      if not isinstance(v, Sequence))
+        key = (func, fixed, settings.key())
+        widest = dict(self._table_scopes.get(key, calling))
+        for n, v in calling.items():
+            if isinstance(v, Sequence) and len(v) > len(widest[n]):
+                widest[n] = v
+        self._table_scopes[key] = widest
+        return widest
+
     def compiled(self, func, kind, scope, request):
         """Plan and generate (memoised on the shapes that decide the plan: the
         sequence lengths and the requested cell)."""
@@ -454,12 +472,15 @@ class CpuBackend:
         flat = np.asarray(raw, dtype=np.float64).ravel()
         if np.isnan(flat).any():
             raise Inexact()
-        out = flat.astype(object)  # Python floats
-        if ret == T.INT:
-            finite = np.isfinite(flat)
-            if (np.abs(flat[finite]) >= EXACT).any():
-                raise Inexact()
-            out[finite] = flat[finite].astype(np.int64).astype(object)  # Python ints
+        if ret != T.INT:
+            return flat.astype(object).reshape(raw.shape)  # Python floats
+        finite = np.isfinite(flat)
+        ints = np.where(finite, flat, 0.0)
+        if (np.abs(ints) >= EXACT).any():
+            raise Inexact()
+        out = ints.astype(np.int64).astype(object)  # Python ints, then the few infinities
+        inf = np.flatnonzero(~finite)
+        out[inf] = flat[inf].astype(object)
         return out.reshape(raw.shape)
 
     def _rerun(self, rerun):

@@ -348,10 +348,7 @@ class Interpreter:
         rec_fns = tuple(a for a, p in zip(args, params) if p.recursive)
         calling = tuple((p.name, a, _binder(p.type, self.program))
                         for a, p in zip(args, params) if not p.recursive)
-        calling_arg_exprs = [a for a, p in zip(e.args, params) if not p.recursive]
-        cacheable = e.rec_only and fn.is_table and all(
-            isinstance(a, tir.Var) and (a.scope == "global" or a.name in fn.calling_names)
-            for a in calling_arg_exprs)
+        cacheable = shares_table(e, fn, callee)
         name, span, interp = callee.name, e.span, self
         text = span_text(e.span)
         directed = tuple((k, pname, direction, fn.rec_names.index(pname))
@@ -378,6 +375,16 @@ class Interpreter:
                 v = demand(table, rec)
             return v
         return call
+
+
+def shares_table(e: tir.Call, fn: CompiledFunction, callee: CompiledFunction) -> bool:
+    """Does the table call ``e`` in ``fn``'s body pass ``fn``'s own calling arguments
+    (or globals) unchanged? Then every cell of one table of ``fn`` calls the same
+    table of the callee, kept in ``Table.siblings`` after the first call."""
+    calling = [a for a, p in zip(e.args, callee.tf.params) if not p.recursive]
+    return e.rec_only and fn.is_table and all(
+        isinstance(a, tir.Var) and (a.scope == "global" or a.name in fn.calling_names)
+        for a in calling)
 
 
 def _binder(t: T.Type, program):

@@ -47,6 +47,7 @@ class Table:
         self.task, self.func, self.env, self.extents = task, func, env, extents
         self.siblings: dict = {}
         self.outside = None  # declared ranges: rec -> (k, lo, hi) of the first left, or None
+        self.whole = False  # every cell given at once by a backend (dslc.trace.run)
         size = 1
         for e in extents:
             size *= e + 1

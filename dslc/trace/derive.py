@@ -26,7 +26,7 @@ from typing import Any
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.errors import DslcError
-from dslc.interp.compile import span_text
+from dslc.interp.compile import shares_table, span_text
 from dslc.interp.tables import MISSING, demand
 
 
@@ -148,6 +148,8 @@ class Tracer:
         self._closures: dict = {}  # id(expr) -> (expr, closure, owner)
         self._contributes: dict = {}
         self._rows: dict = {}
+        self._texts: dict = {}
+        self._shares: dict = {}
 
     # ------------------------------------------------------------ the walk
     def derive(self, func: str, env: dict, table=None, rec: tuple | None = None) -> Derivation:
@@ -159,7 +161,7 @@ class Tracer:
         todo = [(0, first)]
         while todo:
             k, what = todo.pop()
-            step, calls = self._step(what)
+            fields, calls = self._step(what)
             kids = []
             for call in calls:
                 key = _key(call)
@@ -171,11 +173,12 @@ class Tracer:
                     kids.append(len(steps) - 1)
                 else:
                     kids.append(seen[key])
-            steps[k] = dataclasses.replace(step, children=tuple(kids))
+            steps[k] = Step(*fields[:5], tuple(kids), *fields[5:])
         ret = self.interp.program.functions[func].ret
         return Derivation(tuple(steps), ret.name if hasattr(ret, "name") else str(ret), self)
 
-    def _step(self, what) -> tuple[Step, list]:
+    def _step(self, what) -> tuple[tuple, list]:
+        """A step's fields but its children, and the calls its value comes from."""
         if what[0] == "cell":
             _, table, rec = what
             cf = table.func
@@ -199,34 +202,39 @@ class Tracer:
             raise DslcError(f"the table of {cf.name} holds {value} at {rec}, but its body "
                             f"gives {got} there: the backend that filled it disagrees with "
                             "the interpreter", cf.span)
-        return Step(cf.name, cf.rec_names if rec else (), tuple(rec), value, tuple(choices),
-                    (), seqs, env), calls
+        return (cf.name, cf.rec_names if rec else (), tuple(rec), value, tuple(choices),
+                seqs, env), calls
 
     def _body(self, cf, env, choices, calls):
         for k, g in enumerate(cf.tf.guards):
             if g.cond is None or self._eval(g.cond, cf, env):
-                choices.append(Choice("guard", k, span_text(g.body.span)))
-                return self._follow(g.body, cf, env, choices, calls)
+                choices.append(Choice("guard", k, self._text(g.body)))
+                return self._follow(g.body, cf, env, choices, calls, True)
         raise DslcError(f"no guard of '{cf.name}' applies", cf.span)
 
-    def _follow(self, e, cf, env, choices, calls):
+    def _follow(self, e, cf, env, choices, calls, need: bool):
         """Record the alternatives ``e`` takes and the calls its value comes from;
-        returns its value (the interpreter's)."""
+        returns its value (the interpreter's) where ``need``. Without ``need``, ``e``
+        was evaluated already in this ``env`` (an alternative compared, a reduction's
+        element, a part of an expression evaluated whole), so it is not again: each
+        sub-expression of a step is evaluated once or twice, not once per level, and
+        every error its evaluation raises has been raised."""
         if not self._contributing(e):
-            return self._eval(e, cf, env)
+            return self._eval(e, cf, env) if need else None
         match e:
             case tir.MinMax(op=op):
                 alts = _chain(e, op)
-                want = self._eval(e, cf, env)
-                k = next(k for k, a in enumerate(alts) if _same(self._eval(a, cf, env), want))
-                choices.append(Choice(op, k, span_text(alts[k].span)))
-                self._follow(alts[k], cf, env, choices, calls)
+                values = [self._eval(a, cf, env) for a in alts]
+                want = _fold(e, op, iter(values))
+                k = next(k for k, v in enumerate(values) if _same(v, want))
+                choices.append(Choice(op, k, self._text(alts[k])))
+                self._follow(alts[k], cf, env, choices, calls, False)
                 return want
             case tir.Cond():
                 k = 0 if self._eval(e.cond, cf, env) else 1
                 branch = e.then if k == 0 else e.orelse
-                choices.append(Choice("if", k, span_text(branch.span)))
-                return self._follow(branch, cf, env, choices, calls)
+                choices.append(Choice("if", k, self._text(branch)))
+                return self._follow(branch, cf, env, choices, calls, need)
             case tir.Reduce(op="sum"):
                 raise DslcError("a sum over calls combines every term: its value has no "
                                 "single derivation (trace follows max, min and if)", e.span)
@@ -239,8 +247,8 @@ class Tracer:
                 pass  # conditions and indexes decide, they do not contribute
             case _:
                 for c in tir.children(e):
-                    self._follow(c, cf, env, choices, calls)
-        return self._eval(e, cf, env)
+                    self._follow(c, cf, env, choices, calls, False)
+        return self._eval(e, cf, env) if need else None
 
     def _reduction(self, e, cf, env, choices, calls):
         saved = env.get(e.var, MISSING)
@@ -250,8 +258,8 @@ class Tracer:
             for v, x in zip(elements, values):
                 if _same(x, want):
                     env[e.var] = v
-                    choices.append(Choice(e.op, 0, span_text(e.body.span), e.var, v))
-                    self._follow(e.body, cf, env, choices, calls)
+                    choices.append(Choice(e.op, 0, self._text(e.body), e.var, v))
+                    self._follow(e.body, cf, env, choices, calls, False)
                     return want
             choices.append(Choice(e.op, -1, "(empty)", e.var, None))
             return want
@@ -261,7 +269,7 @@ class Tracer:
     def _elements(self, e, cf, env) -> tuple[list, list]:
         """The elements a max/min reduction takes (its ``where`` holds) and its body's
         value at each, in order (``env`` is left with the reduction's variable set)."""
-        row = self._row(e, cf, env)
+        row = self._block(e, cf, env) if isinstance(e.body, tir.Reduce) else self._row(e, cf, env)
         if row is not None:
             return row
         elements, values = [], []
@@ -285,15 +293,51 @@ class Tracer:
             return None
         env[e.var] = span[0]
         kind, table, rec = self._callee(e.body, cf, env)
-        if table._dense is None or table.outside is not None or span[-1] > table.extents[axis] \
-                or span[0] < 0 or not all(type(x) is int and 0 <= x <= n for k, (x, n) in
-                                          enumerate(zip(rec, table.extents)) if k != axis):
+        values = _slices(table, rec, {axis: span})
+        if values is None:
             return None
-        index = tuple(slice(span[0], span[-1] + 1) if k == axis else x for k, x in enumerate(rec))
-        values = table._dense[index].tolist()
-        if None in values:
+        values = values.tolist()
+        if not table.whole and None in values:
             return None
         return list(span), values
+
+    def _block(self, e, cf, env):
+        """``max(i in a ... b : max(j in c ... d : h(i, j)))`` over a filled table (a
+        search's entry point: the best cell of a whole table): each ``i``'s inner
+        extreme from one 2-D slice of the table, in the order the interpreter visits
+        the elements; None where ``_row`` would not take the inner reduction, or the
+        outer variable moves anything but its own axis (the inner range among them)."""
+        inner = e.body
+        axes = self._block_axes(e)
+        if axes is None:
+            return None
+        span = self._eval(e.iterable, cf, env)
+        if not span:
+            return None
+        saved = env.get(inner.var, MISSING)
+        try:
+            env[e.var] = span[0]
+            cols = self._eval(inner.iterable, cf, env)
+            if not cols:
+                return None
+            env[inner.var] = cols[0]
+            kind, table, rec = self._callee(inner.body, cf, env)
+        finally:
+            _restore(env, inner.var, saved)
+        block = _slices(table, rec, {axes[0]: span, axes[1]: cols})
+        if block is None:
+            return None
+        rows = (block if axes[0] < axes[1] else block.T).tolist()
+        if not table.whole and any(None in r for r in rows):
+            return None
+        return list(span), [_extreme(inner, r) for r in rows]
+
+    def _block_axes(self, e):
+        """For ``_block``: the callee's axes of the outer and the inner variable."""
+        hit = self._rows.get(id(e))
+        if hit is None:
+            hit = self._rows[id(e)] = (e, _block_axes(self.interp, e))
+        return hit[1]
 
     def _row_axis(self, e):
         """For ``_row``: the callee's recursive axis the reduction's variable alone is
@@ -352,6 +396,12 @@ class Tracer:
         """``_callee``; with ``rec`` (the recursive arguments' values, already
         computed), only the calling arguments are evaluated."""
         callee = self.interp.functions[e.func]
+        table = self._sibling(e, cf, env, callee)
+        if table is not None:
+            if rec is None:
+                rec = tuple(self._eval(a, cf, env) for p, a in zip(callee.tf.params, e.args)
+                            if p.recursive)
+            return ("cell", table, rec)
         args = [self._eval(a, cf, env) if rec is None or not p.recursive else None
                 for p, a in zip(callee.tf.params, e.args)]
         params = callee.tf.params
@@ -363,6 +413,18 @@ class Tracer:
             rec = tuple(a for p, a in zip(params, args) if p.recursive)
         table = self.interp.table_for(env["$task"], callee, cenv, rec, e.span)
         return ("cell", table, rec)
+
+    def _sibling(self, e: tir.Call, cf, env, callee):
+        """The callee's table where the interpreter keeps it with the cell's own table
+        (``shares_table``: found there once the body's evaluation has called it), so
+        that its calling arguments need not be evaluated and looked up again."""
+        cur = env.get("$table")
+        if cur is None or not callee.is_table:
+            return None
+        hit = self._shares.get(id(e))
+        if hit is None or hit[2] is not cf:
+            hit = self._shares[id(e)] = (e, shares_table(e, cf, callee), cf)
+        return cur.siblings.get(callee.name) if hit[1] else None
 
     # ------------------------------------------------------------ replay
     def recompute(self, d: Derivation) -> list:
@@ -422,6 +484,13 @@ class Tracer:
     def _eval(self, e, cf, env):
         return self._closure(e, cf)(env)
 
+    def _text(self, e) -> str:
+        """``e``'s source text (a choice's), read once per expression."""
+        hit = self._texts.get(id(e))
+        if hit is None:
+            hit = self._texts[id(e)] = (e, span_text(e.span))
+        return hit[1]
+
     def _closure(self, e, cf):
         hit = self._closures.get(id(e))
         if hit is None or hit[2] is not cf:
@@ -440,20 +509,57 @@ class Tracer:
 
 
 def _row_axis(interp, e: tir.Reduce):
+    """The recursive axis of the table ``e``'s body calls that ``e``'s variable alone
+    is passed to (a range without ``where``; no other argument names it), or None."""
     body = e.body
     if e.where is not None or not isinstance(e.iterable, tir.RangeIter) \
             or not isinstance(body, tir.Call) or not interp.functions[body.func].is_table:
         return None
-    callee = interp.functions[body.func]
+    return _var_axis(interp, body, e.var)
 
-    def mine(x):
-        return isinstance(x, tir.Var) and x.scope == "local" and x.name == e.var
-    along = [p for p, a in zip(callee.tf.params, body.args) if mine(a)]
-    uses = sum(mine(x) for a in body.args for x in tir.walk(a))
+
+def _block_axes(interp, e: tir.Reduce):
+    """For a reduction over a same-operator reduction over a table call: the axes of
+    the outer and the inner variable (see ``_row_axis``), when the outer variable
+    appears nowhere else in the inner reduction (not in its range)."""
+    inner = e.body
+    if not isinstance(inner, tir.Reduce) or inner.op != e.op or inner.var == e.var \
+            or e.where is not None or not isinstance(e.iterable, tir.RangeIter):
+        return None
+    axis = _row_axis(interp, inner)
+    if axis is None or any(_local(x, e.var) for x in tir.walk(inner.iterable)):
+        return None
+    outer = _var_axis(interp, inner.body, e.var)
+    return None if outer is None or outer == axis else (outer, axis)
+
+
+def _var_axis(interp, call: tir.Call, var: str):
+    callee = interp.functions[call.func]
+    along = [p for p, a in zip(callee.tf.params, call.args) if _local(a, var)]
+    uses = sum(_local(x, var) for a in call.args for x in tir.walk(a))
     if len(along) != 1 or uses != 1 or not along[0].recursive \
             or any(p.direction for p in callee.tf.params):
         return None
     return callee.rec_names.index(along[0].name)
+
+
+def _local(x, var: str) -> bool:
+    return isinstance(x, tir.Var) and x.scope == "local" and x.name == var
+
+
+def _slices(table, rec: tuple, spans: dict):
+    """The cells of ``table`` at ``rec`` with each axis of ``spans`` over its range (a
+    numpy view), or None where a cell is outside the box or declared ranges."""
+    if table._dense is None or table.outside is not None:
+        return None
+    for axis, span in spans.items():
+        if span[0] < 0 or span[-1] > table.extents[axis]:
+            return None
+    if not all(type(x) is int and 0 <= x <= n for k, (x, n) in enumerate(zip(rec, table.extents))
+               if k not in spans):
+        return None
+    return table._dense[tuple(slice(spans[k][0], spans[k][-1] + 1) if k in spans else x
+                              for k, x in enumerate(rec))]
 
 
 def _extreme(e: tir.Reduce, values: list):
@@ -465,6 +571,17 @@ def _extreme(e: tir.Reduce, values: list):
         start = -math.inf if e.op == "max" else math.inf
         return (start,) * n if n else start
     return max(values) if e.op == "max" else min(values)
+
+
+def _fold(e, op: str, values):
+    """The value of the operator chain ``e`` from its operands' values (``values``,
+    in ``_chain``'s order), combined in the tree's own shape as the interpreter's
+    closure combines them (so equal values, NaN and ties included)."""
+    if not (isinstance(e, tir.MinMax) and e.op == op):
+        return next(values)
+    a = _fold(e.left, op, values)
+    b = _fold(e.right, op, values)
+    return max(a, b) if op == "max" else min(a, b)
 
 
 def _chain(e, op: str) -> list:

@@ -20,10 +20,14 @@ from dslc.trace.derive import Derivation, Tracer
 class TraceRunner:
     """Traces calls of one program; ``engine`` (any backend, or None) fills tables."""
 
-    def __init__(self, program, globals_: dict, engine=None):
+    def __init__(self, program, globals_: dict, engine=None, fill_with=None):
+        """``fill_with``: the backend that fills each table whole, by default
+        ``engine`` unless it is the interpreter (which computes cells on demand
+        faster than whole tables); the tests fill with the interpreter to compare
+        reading filled tables with computing cells on demand, without compiling."""
         self.program = program
         self.engine_of = engine
-        self.engine = engine if getattr(engine, "name", "") != "interp" else None
+        self.engine = fill_with or (engine if getattr(engine, "name", "") != "interp" else None)
         self.tracer = Tracer(Interpreter(program, globals_))
 
     def trace(self, func: str, args: dict, span, final: bool = False) -> Derivation:
@@ -61,4 +65,5 @@ class TraceRunner:
             except DslcError:
                 return  # the interpreter computes the cells it needs, and says why not
             table._dense[...] = whole  # the same objects (None: outside declared ranges)
+            table.whole = True
         return fill
