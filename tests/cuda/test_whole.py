@@ -50,6 +50,7 @@ def whole_for_every_size(monkeypatch):
     monkeypatch.setenv("DSLC_CUDA_BLOCK", "32")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["nussinov.bio", "needleman_wunsch.bio", "three_way.bio"])
 def test_examples_on_the_whole_gpu_equal_the_interpreter(name):
     got, be = _run(str(EXAMPLES / name), cuda.CudaBackend)
@@ -82,6 +83,7 @@ print r
     assert be.strategy and all(v.startswith("whole problem") for v in be.strategy.values())
 
 
+@pytest.mark.long
 def test_an_error_in_the_entry_is_reported_by_position(tmp_path):
     """The whole-GPU path cannot report a bad call itself: the CPU backend re-runs
     it and gives the usual file:line:col message and exit status 2."""
@@ -139,6 +141,7 @@ TRNA = re.search(r'trna = "([ACGU]+)"', (EXAMPLES / "nussinov.bio").read_text())
 WIDER_THAN_A_WARP = 38
 
 
+@pytest.mark.long
 def test_nussinov_example_with_a_warp_per_point(warp_per_point):
     """The example's program and its calls: the fold of GGGAAAUCC as a variable,
     and the tRNA's first WIDER_THAN_A_WARP bases, whose reductions are wider than a warp."""
@@ -173,6 +176,7 @@ print d("ACGTTGCAAGTACGATTAC", "ACGTTACGAGCATG", 19, 14)
 """
 
 
+@pytest.mark.long
 def test_fused_sum_counts_each_point_once(warp_per_point):
     """The entry's fused int sum adds each cell once (lane 0), the cell's min is split."""
     be = _same_as_interpreter(FUSED_AND_MIN)
