@@ -69,7 +69,7 @@ def write_bio(tmp_path):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``long`` (tens of seconds in CI: mostly the CUDA simulator's) start first,
+    """Tests marked ``long`` (a minute or more in CI) start first,
     in the order collected, the rest keep theirs. The suite runs on two workers with
     ``--dist worksteal`` (pyproject.toml): a worker that runs dry takes queued tests from the
     other, but never the one running nor the one queued next, so a long test reached late
