@@ -66,3 +66,13 @@ def write_bio(tmp_path):
         return p
 
     return write
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``long`` (a minute or more in CI) start first,
+    in the order collected, the rest keep theirs. The suite runs on two workers with
+    ``--dist worksteal`` (pyproject.toml): a worker that runs dry takes queued tests from the
+    other, but never the one running nor the one queued next, so a long test reached late
+    would run alone at the end and decide the wall time; started first, the other worker's
+    short tests fill in beside it."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)

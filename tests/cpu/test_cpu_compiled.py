@@ -25,6 +25,7 @@ def compiled(src: str):
     return prog, prog._engine()
 
 
+@pytest.mark.long
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rec=recurrences(layered=True), data=st.data())
 def test_random_recurrences_compile_and_match(rec, data):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -49,6 +50,7 @@ def whole_for_every_size(monkeypatch):
     monkeypatch.setenv("DSLC_CUDA_BLOCK", "32")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["nussinov.bio", "needleman_wunsch.bio", "three_way.bio"])
 def test_examples_on_the_whole_gpu_equal_the_interpreter(name):
     got, be = _run(str(EXAMPLES / name), cuda.CudaBackend)
@@ -81,6 +83,7 @@ print r
     assert be.strategy and all(v.startswith("whole problem") for v in be.strategy.values())
 
 
+@pytest.mark.long
 def test_an_error_in_the_entry_is_reported_by_position(tmp_path):
     """The whole-GPU path cannot report a bad call itself: the CPU backend re-runs
     it and gives the usual file:line:col message and exit status 2."""
@@ -128,15 +131,28 @@ def warp_per_point(monkeypatch):
     monkeypatch.setenv("DSLC_CUDA_LANES", "32")
 
 
+NUSSINOV = (EXAMPLES / "nussinov.bio").read_text().split("r = n(")[0]
+TRNA = re.search(r'trna = "([ACGU]+)"', (EXAMPLES / "nussinov.bio").read_text()).group(1)
+# The longest reduction of n(x, 0, m) ranges over k in 4 ... m - 1, m - 4 values: with
+# m = 38 the widest cells (j - i = 37, 38) have 33 and 34 values, more than a warp's 32
+# lanes, so lanes 0 and 1 take a second k on the strided loop, as the 76-nt tRNA's do (up to
+# 72 values, three k on a lane). Every other path is the same code, run on a table a quarter
+# of the tRNA's size (each simulated lane is a Python thread: the whole tRNA took ~4 minutes).
+WIDER_THAN_A_WARP = 38
+
+
+@pytest.mark.long
 def test_nussinov_example_with_a_warp_per_point(warp_per_point):
-    be = _same_as_interpreter(str(EXAMPLES / "nussinov.bio"))
+    """The example's program and its calls: the fold of GGGAAAUCC as a variable,
+    and the tRNA's first WIDER_THAN_A_WARP bases, whose reductions are wider than a warp."""
+    x = TRNA[:WIDER_THAN_A_WARP]
+    assert WIDER_THAN_A_WARP - 4 > 32
+    be = _same_as_interpreter(NUSSINOV + f'r = n("GGGAAAUCC", 0, 9)\nprint r\n'
+                              f'print n("{x}", 0, {len(x)})\n')
     _split_everywhere(be)
     _, src = be.generated["n"]
     shuffle = "_shfl_xor(" if SIMULATED else "cuda.shfl_xor_sync(0xffffffff"
     assert "+ _lane, " in src and "_lanes_max(" in src and shuffle in src
-
-
-NUSSINOV = (EXAMPLES / "nussinov.bio").read_text().split("r = n(")[0]
 
 
 @pytest.mark.parametrize("seed,block", [(0, 32), (1, 64), (2, 32)])
@@ -160,6 +176,7 @@ print d("ACGTTGCAAGTACGATTAC", "ACGTTACGAGCATG", 19, 14)
 """
 
 
+@pytest.mark.long
 def test_fused_sum_counts_each_point_once(warp_per_point):
     """The entry's fused int sum adds each cell once (lane 0), the cell's min is split."""
     be = _same_as_interpreter(FUSED_AND_MIN)

@@ -220,6 +220,7 @@ def test_hmmer3_profile_forward(backend, write_bio):
         assert close(logs(out["f"])[k], want), (k, want)
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not THIO.exists(), reason="pyhmmer's test data is not installed")
 @pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
 def test_profile_forward_is_a_node_position_wavefront(backend, write_bio):
@@ -296,6 +297,7 @@ def test_profile_backward_on_every_backend(backend, write_bio):
         assert "profile_backward" in engine.strategy and not engine.reruns, engine.reruns
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not THIO.exists(), reason="pyhmmer's test data is not installed")
 @pytest.mark.parametrize("backend", BACKENDS, ids=IDS)
 def test_profile_backward_tables_and_posterior(backend, write_bio):

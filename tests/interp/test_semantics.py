@@ -240,6 +240,7 @@ def test_map_over_a_table_with_an_int_parameter(backend):
     assert prog.map("fib", [5, 10, 20]).values.tolist() == [5, 55, 6765]
 
 
+@pytest.mark.long
 def test_interpreter_finishes_a_2000_by_2000_edit_distance():
     """Evaluation in dependence order on an explicit stack: no recursion limit."""
     import random

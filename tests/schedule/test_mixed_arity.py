@@ -289,6 +289,7 @@ def rand_dna(rng: random.Random, longest: int) -> str:
     return "".join(rng.choice("ACGT") for _ in range(rng.randint(0, longest)))
 
 
+@pytest.mark.long
 @compiled
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rec=mixed(), seed=st.integers(0, 2 ** 16))
@@ -393,6 +394,7 @@ def operands(rng: random.Random, nseq: int, tasks: int) -> list[list[str]]:
         [[rand_dna(rng, 6) for _ in range(rng.randint(1, 2))] for _ in range(nseq - 1)]
 
 
+@pytest.mark.long
 @compiled
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_programs_compile_and_equal_the_interpreter(name):
