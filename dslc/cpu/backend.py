@@ -23,7 +23,7 @@ from dslc.cpu.decision import (CPU_LANES, CPU_PLAIN, INTERPRETER, PYTHON_VALUES,
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
-from dslc.cpu.convert import convert, layout_arrays, layout_spec, plan_shape
+from dslc.cpu.convert import EXACT, convert, layout_arrays, layout_spec, plan_shape, python_numbers
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks, offset
@@ -32,7 +32,6 @@ from dslc.progress import in_chunks, offset
 # run whose calls the interpreter answers needs none of them, and one whose plans
 # and modules are cached on disk needs Numba alone (docs/architecture.md, start-up).
 
-EXACT = 2.0**53
 
 
 class Inexact(Exception):
@@ -221,13 +220,7 @@ class CpuBackend:
                     out.append(self._rerun(lambda: in_map(
                         lambda: self.interp.map(func, [batch[k]], span), [k])[0]))
             return out
-        if f.ret == T.INT:
-            fin = np.isfinite(raw)
-            out = [int(v) if ok else v for v, ok in zip(raw.tolist(), fin.tolist())]
-            redo = np.flatnonzero(~fin & (raw != raw) | fin & (np.abs(raw) >= EXACT))
-        else:
-            out = raw.tolist()
-            redo = np.flatnonzero(raw != raw)
+        out, redo = python_numbers(raw, f.ret == T.INT)
         for k in redo.tolist():
             out[k] = self._rerun(lambda: in_map(
                 lambda: self.interp.map(func, [batch[k]], span), [k])[0])

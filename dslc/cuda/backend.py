@@ -37,7 +37,7 @@ from dslc import settings, timings
 from dslc.cpu import modules
 from dslc.lang import types as T
 from dslc.cpu.backend import EXACT, Chosen, CpuBackend, Inexact, per_model
-from dslc.cpu.convert import NonFinite, layout_spec, plan_shape
+from dslc.cpu.convert import NonFinite, layout_spec, plan_shape, python_numbers
 from dslc.cpu.decision import (TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU, Decision, Decisions,
                                Placement, Storage)
 from dslc.emit.cuda import CudaGenerator, kernel_source
@@ -403,13 +403,7 @@ class CudaBackend:
     @staticmethod
     def _values(values: np.ndarray, ret) -> tuple[list, np.ndarray]:
         """A map's numbers as the interpreter's values, and the tasks to redo."""
-        redo = (values != values) | (np.abs(values) >= EXACT) & np.isfinite(values)
-        if ret == T.INT:
-            fin = np.isfinite(values).tolist()
-            out = [int(v) if ok else v for v, ok in zip(values.tolist(), fin)]
-        else:
-            out = values.tolist()
-        return out, np.flatnonzero(redo)
+        return python_numbers(values, ret == T.INT)
 
     def _tuple_values(self, values: np.ndarray, ret, span) -> tuple[list, list[int]]:
         """A map's rows of tuple components as tuples, and the tasks to redo (a
