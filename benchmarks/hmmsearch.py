@@ -77,7 +77,8 @@ def compare(hmm_path: str, fasta: str, backend: str, evalue: float) -> float:
     print(f"   hits with E <= {evalue}: dslc {len(a)}, pyhmmer {len(b)}; same order: "
           f"{[k for *_, k in a] == [k for *_, k in b]}")
     for (e1, s1, k), (e2, s2, k2) in zip(a, b):
-        print(f"   {k[0]:>20} {k[1]:<32} {-s1:9.3f} {e1:10.3g}   |  {k2[1]:<32} {-s2:9.3f} {e2:10.3g}")
+        print(f"   {k[0]:>20} {k[1]:<32} {-s1:9.3f} {e1:10.3g}   |  "
+              f"{k2[1]:<32} {-s2:9.3f} {e2:10.3g}")
     return worst
 
 

@@ -35,6 +35,11 @@ receiver                   accessor                     result
 ``k: pnode[h]``           ``k.isfirst`` *, ``k.islast`` *  ``bool``: ``k == 0``, ``k == M``
 ``k: pnode[h]``           ``k.match`` *, ``k.insert`` *, ``state[h]``: the node's match, insert and
                           ``k.delete`` *               delete states (see below)
+``s: state[h]``           ``s.odds[c]`` *              ``prob``: HMMER3's search odds (.search)
+``k: pnode[h]``           ``k.entry`` *                ``prob``: the local entry B -> Mk
+``h: hmm``                ``h.ej`` *, ``h.ec`` *       ``prob``: E -> J, E -> C (multihit: 1/2)
+``h: hmm``                ``h.nj`` *                   ``float``: expected J visits (multihit: 1)
+``h: hmm``                ``h.fwdtau`` *, ``h.fwdlambda`` *  ``float``: STATS LOCAL FORWARD
 ========================  ===========================  ===========================================
 
 Profile nodes (``pnode[h]``, recursive, numbered ``0 .. M``) exist for a model
@@ -61,8 +66,12 @@ Choices where the contract is silent:
 * ``s.emission[c]`` reads single-symbol emissions. A k-mer (codon) state of a
   model written with ``emission e = ATG : 1, * : 0;`` has no per-symbol table;
   reading its ``emission`` is a run-time error naming the state.
-* ``load(hmm, file)`` reads a HMMER3 profile file and takes its *first*
-  profile, as the global core model described in :mod:`.hmmer3`. Its emissions
+* ``load(hmm, file)`` reads a HMMER3 profile file of one profile, as the
+  global core model described in :mod:`.hmmer3` (a file of several is an
+  error); ``load(hmms, file)`` reads every profile of the file as a list, for a
+  map over models and sequences. The search-model accessors (``s.odds``,
+  ``k.entry``, ``h.ej`` ...) give what HMMER3's local multihit configuration
+  takes from the profile (see :mod:`.search`). Its emissions
   are laid out over the script's alphabet of the profile's kind, ``protein``
   for amino-acid profiles (so programs read them with ``seq[protein]``
   sequences; degenerate codes such as ``B``, ``Z`` and ``X`` emit the sum of
@@ -321,7 +330,8 @@ def _load(arg, path, span, ctx: sdk.ExtContext) -> HMM:
         raise DslcError(f"{path} holds {len(profiles)} models ({names}); load(hmm, ...) "
                         "reads a file of one model", span,
                         "load(hmms, ...) reads every model of the file as a list, which a map "
-                        "searches in one run (models (*) sequences)")
+                        "searches in one run (models (*) sequences); from Python, "
+                        "dslc_extensions.hmm.hmmer3.load_hmmer3(path)")
     return _load_all(arg, path, span, ctx, profiles)[0]
 
 
