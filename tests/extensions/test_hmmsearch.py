@@ -95,11 +95,9 @@ def test_a_profile_without_stats_is_one_error(tmp_path):
                      if not line.startswith("STATS LOCAL FORWARD"))
     bare = tmp_path / "bare.hmm"
     bare.write_text(text + "\n")
-    fasta = tmp_path / "db.fasta"
-    fasta.write_text(">p\nMKVLAAGIWE\n")
-    prog = dslc.compile(str(EXAMPLE), backend="interp")
+    src = f'float tau(hmm h) = h.fwdtau\nm = load(hmms, "{bare}")\nprint map(tau, m)\n'
     with pytest.raises(DslcError, match="STATS LOCAL FORWARD"):
-        prog.run(hmms=str(bare), db=str(fasta), quiet=True)
+        dslc.compile(src, backend="interp").run(quiet=True)
 
 
 def test_one_model_load_names_the_list_loader(tmp_path):
