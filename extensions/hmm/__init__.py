@@ -404,7 +404,7 @@ LAYOUT = sdk.Layout(arrays=(
     sdk.DeviceArray("pmatch", where="constant", doc="int64[M+1]: node k's match state"),
     sdk.DeviceArray("pinsert", where="constant", doc="int64[M+1]: node k's insert state"),
     sdk.DeviceArray("pdelete", where="constant", doc="int64[M+1]: node k's delete state"),
-    sdk.DeviceArray("odds", where="shared",
+    sdk.DeviceArray("odds",
                     doc="float64[n, |A|]: log odds of HMMER3's search emissions (0 rows: none)"),
     sdk.DeviceArray("entry", where="constant", doc="float64[M+1]: log of the local entry B -> Mk"),
     sdk.DeviceArray("xsc", doc="float64[2]: logs of E -> J and E -> C (multihit)"),
