@@ -1,5 +1,6 @@
 """The script built-ins ``bits`` and ``evalue`` (dslc.lang.stats applied to
-script values).
+script values), and ``len`` (a list's number of items: the database size an
+E-value is multiplied by).
 
 They take a score or a whole ``map`` result of scores and give the same shape
 back (a map result keeps its axes, so its record names), so a search prints its
@@ -25,6 +26,7 @@ from dslc.lang.values import Matrix, Sequence
 SIGNATURES = {
     "bits": ("score", "matrix", "open", "extend"),
     "evalue": ("score", "m", "n", "matrix", "open", "extend"),
+    "len": ("value",),
 }
 
 
@@ -42,6 +44,8 @@ def static_type(e, arg_types: list) -> T.Type | None:
         raise DslcError(f"{e.func} takes {len(want)} arguments ({', '.join(want)}), "
                         f"got {len(e.args)}", e.span)
     score = arg_types[0]
+    if e.func == "len":
+        return T.INT
     if isinstance(score, T.ArrayT):
         return T.ArrayT(T.FLOAT)
     return None if score is None else T.FLOAT
@@ -50,6 +54,8 @@ def static_type(e, arg_types: list) -> T.Type | None:
 def call(e, args: list):
     """Evaluate ``bits(...)`` or ``evalue(...)`` on the values ``args``."""
     named = dict(zip(SIGNATURES[e.func], zip(args, e.args)))
+    if e.func == "len":
+        return _count(*named["value"])
     score, axes = _scores(*named["score"])
     params = stats.karlin(_matrix_name(*named["matrix"]), _int(*named["open"]),
                           _int(*named["extend"]), e.span)
@@ -62,6 +68,13 @@ def call(e, args: list):
     if axes is None:
         return float(out)
     return MapResult(e.func, "float", np.asarray(out, dtype=np.float64), axes)
+
+
+def _count(v, arg) -> int:
+    """``len(v)``: a list's number of items, a sequence's number of symbols."""
+    if is_list(v) or isinstance(v, Sequence):
+        return len(v)
+    raise DslcError(f"len takes a list or a sequence, got {describe(v)}", arg.span)
 
 
 def _scores(v, arg):

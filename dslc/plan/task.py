@@ -414,7 +414,11 @@ def _runtime_ordered(graph, ext: Extents, err: Exception):
     ``hmm_fwd(t.start, i)`` from a silent state). Those calls are left out of the
     search; the schedule must then keep every such dimension inside a partition
     (coefficient 0), and the generated code finds the order within a partition at
-    run time (cells wait for the cells they read; see emit.cpu)."""
+    run time (cells wait for the cells they read; see emit.cpu). Calls that move
+    only along those dimensions (``k - 1`` at the same position) then stay in
+    their partition too, and are ordered at run time with them: a profile's
+    delete states and the sum into its end state beside the begin state read at
+    every node."""
     from dslc.schedule.solve import find_schedule
 
     params = {f.name: f.params for f in graph.functions}
@@ -427,21 +431,35 @@ def _runtime_ordered(graph, ext: Extents, err: Exception):
         mine = params[d.caller]
         if not any(a is None for a in d.args):
             return False
-        return all(a is None or (k < len(mine) and a.coeffs == ((mine[k], 1),) and a.const == 0)
+        return all(a is None or _identity(a, mine, k) for k, a in enumerate(d.args))
+
+    inside = {k for d in graph.deps if same_partition_any(d)
+              for k, a in enumerate(d.args) if a is None}
+
+    def same_partition(d) -> bool:
+        """Does ``d`` stay in its caller's partition once the ``inside``
+        dimensions have coefficient 0 (``hs_d(k - 1, i)`` beside ``hs_b(?, i)``)?
+        Such calls are ordered at run time like the ``?`` ones."""
+        mine = params[d.caller]
+        return all(k in inside or (a is not None and _identity(a, mine, k))
                    for k, a in enumerate(d.args))
 
-    opaque = [d for d in graph.deps if same_partition_any(d)]
+    opaque = [d for d in graph.deps if inside and same_partition(d)]
     if not opaque:
         raise NotCompilable(str(err)) from None
-    rest = replace(graph, deps=tuple(d for d in graph.deps if not same_partition_any(d)))
+    rest = replace(graph, deps=tuple(d for d in graph.deps if not same_partition(d)))
     try:
         sched = find_schedule(rest, ext, window_limit=WINDOW_LIMIT)
     except DslcError as e2:
         raise NotCompilable(str(e2)) from None
-    for d in opaque:
-        if any(a is None and sched.coeffs[k] != 0 for k, a in enumerate(d.args)):
-            raise NotCompilable(str(err)) from None
+    if any(sched.coeffs[k] != 0 for k in inside):
+        raise NotCompilable(str(err)) from None
     return sched, frozenset(d.span for d in opaque)
+
+
+def _identity(a, mine, k: int) -> bool:
+    """Is argument ``a`` at position ``k`` the caller's own coordinate there?"""
+    return k < len(mine) and a.coeffs == ((mine[k], 1),) and a.const == 0
 
 
 def _call_facts(graph, ext: Extents, sched: Schedule):

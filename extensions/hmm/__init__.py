@@ -35,6 +35,11 @@ receiver                   accessor                     result
 ``k: pnode[h]``           ``k.isfirst`` *, ``k.islast`` *  ``bool``: ``k == 0``, ``k == M``
 ``k: pnode[h]``           ``k.match`` *, ``k.insert`` *, ``state[h]``: the node's match, insert and
                           ``k.delete`` *               delete states (see below)
+``s: state[h]``           ``s.odds[c]`` *              ``prob``: HMMER3's search odds (.search)
+``k: pnode[h]``           ``k.entry`` *                ``prob``: the local entry B -> Mk
+``h: hmm``                ``h.ej`` *, ``h.ec`` *       ``prob``: E -> J, E -> C (multihit: 1/2)
+``h: hmm``                ``h.nj`` *                   ``float``: expected J visits (multihit: 1)
+``h: hmm``                ``h.fwdtau`` *, ``h.fwdlambda`` *  ``float``: STATS LOCAL FORWARD
 ========================  ===========================  ===========================================
 
 Profile nodes (``pnode[h]``, recursive, numbered ``0 .. M``) exist for a model
@@ -61,8 +66,12 @@ Choices where the contract is silent:
 * ``s.emission[c]`` reads single-symbol emissions. A k-mer (codon) state of a
   model written with ``emission e = ATG : 1, * : 0;`` has no per-symbol table;
   reading its ``emission`` is a run-time error naming the state.
-* ``load(hmm, file)`` reads a HMMER3 profile file and takes its *first*
-  profile, as the global core model described in :mod:`.hmmer3`. Its emissions
+* ``load(hmm, file)`` reads a HMMER3 profile file of one profile, as the
+  global core model described in :mod:`.hmmer3` (a file of several is an
+  error); ``load(hmms, file)`` reads every profile of the file as a list, for a
+  map over models and sequences. The search-model accessors (``s.odds``,
+  ``k.entry``, ``h.ej`` ...) give what HMMER3's local multihit configuration
+  takes from the profile (see :mod:`.search`). Its emissions
   are laid out over the script's alphabet of the profile's kind, ``protein``
   for amino-acid profiles (so programs read them with ``seq[protein]``
   sequences; degenerate codes such as ``B``, ``Z`` and ``X`` emit the sum of
@@ -87,6 +96,7 @@ from .decode import ViterbiPath, posterior_decoding, viterbi_path
 from .define_parser import parse_hmm_block
 from .hmmer3 import profile_to_hmm, read_profiles
 from .model import HMM
+from . import search
 
 __all__ = ["extension", "HMM", "ViterbiPath", "viterbi_path", "posterior_decoding"]
 
@@ -238,6 +248,49 @@ def _next(h, k: int) -> int:
     return k + 1
 
 
+_SEARCH: dict[int, tuple[HMM, dict]] = {}  # _search_arrays
+
+
+def _search_arrays(h: HMM) -> dict[str, np.ndarray]:
+    """HMMER3's search profile (see :mod:`.search`) as natural logs: ``odds[s, c]``
+    per state and symbol, ``entry[k]`` per node, ``xsc`` = E -> J, E -> C and
+    ``nj``; arrays of no rows for a model with no profile (their reads are
+    checked, so a compiled program stops where the interpreter reports it)."""
+    p = h.profile
+    if p is None:
+        return {"odds": np.zeros((0, len(h.alphabet))), "entry": np.zeros(0),
+                "xsc": np.zeros(0), "nj": np.zeros(0), "fwdstats": np.zeros(0)}
+    odds = np.full((h.n_states, len(h.alphabet)), -np.inf)
+    match = search.match_log_odds(p, h.alphabet)
+    insert = search.insert_log_odds(p, h.alphabet)
+    for k in range(1, p.M + 1):
+        odds[p.match_state(k)] = match[k - 1]
+    for k in range(p.M):
+        odds[p.insert_state(k)] = insert
+    with np.errstate(divide="ignore"):
+        entry = np.log(search.local_entry(p))
+    return {"odds": odds, "entry": entry,
+            "xsc": np.log([search.E_TO_J, search.E_TO_C]), "nj": np.array([search.EXPECTED_J]),
+            "fwdstats": np.array(search.forward_stats(p) or (), dtype=np.float64)}
+
+
+def _search(what: str, name: str, index: int | None = None):
+    """The interpreter's form of a search-profile accessor: array ``name`` of
+    :func:`_search_arrays` at the receiver (an element), or at ``index`` (a
+    model receiver)."""
+    def evaluate(owner, r):
+        model = r if owner is None else owner
+        _profile(model, what)
+        a = _per_model(_SEARCH, model, _search_arrays)[name]
+        if name == "fwdstats" and not len(a):
+            raise DslcError(f"{what}: profile '{model.name}' has no 'STATS LOCAL FORWARD' line "
+                            "(hmmcalibrate or hmmbuild write it)")
+        if owner is None:
+            return float(a[index])
+        return a[r] if a.ndim > 1 else float(a[r])
+    return evaluate
+
+
 def _band(h: HMM) -> dict[str, np.ndarray]:
     """Transition probabilities as a band: ``band[a, b - a - lo]`` for ``b - a``
     in ``[lo, hi]`` (``bandlo = [lo, hi]``), ``-inf`` where no transition goes.
@@ -272,25 +325,40 @@ _PROFILE_ALPHABET = {"amino": "protein", "dna": "dna", "rna": "rna"}
 
 def _load(arg, path, span, ctx: sdk.ExtContext) -> HMM:
     profiles = read_profiles(path, span)
-    if not profiles:
-        raise DslcError(f"{path}: no HMMER3 profile in the file", span)
     if len(profiles) > 1:  # never one of them silently
         names = ", ".join(p.name for p in profiles[:5]) + (", ..." if len(profiles) > 5 else "")
         raise DslcError(f"{path} holds {len(profiles)} models ({names}); load(hmm, ...) "
                         "reads a file of one model", span,
-                        "split the file (hmmfetch), or read every model from Python with "
+                        "load(hmms, ...) reads every model of the file as a list, which a map "
+                        "searches in one run (models (*) sequences); from Python, "
                         "dslc_extensions.hmm.hmmer3.load_hmmer3(path)")
-    first = profiles[0]
+    return _load_all(arg, path, span, ctx, profiles)[0]
+
+
+def _load_all(arg, path, span, ctx: sdk.ExtContext, profiles=None) -> list[HMM]:
+    """Every model of a HMMER3 file, in file order, over the alphabet ``arg``
+    (or the one of the first profile's kind: a file's models share one)."""
+    profiles = profiles if profiles is not None else read_profiles(path, span)
+    if not profiles:
+        raise DslcError(f"{path}: no HMMER3 profile in the file", span)
+    kinds = sorted({p.alphabet.name for p in profiles})
+    if len(kinds) > 1:
+        raise DslcError(f"{path} mixes profiles over {' and '.join(kinds)}; a list of models "
+                        "shares one alphabet", span)
     if arg is not None:
         alphabet = ctx.alphabet(arg, span)
     else:
-        wanted = _PROFILE_ALPHABET.get(first.alphabet.name)
+        wanted = _PROFILE_ALPHABET.get(kinds[0])
         alphabet = ctx.alphabets.get(wanted) if wanted else None
-    return profile_to_hmm(first, alphabet, span)
+    return [profile_to_hmm(p, alphabet, span) for p in profiles]
 
 
 def _static_type(arg, alphabet):
     return sdk.ExtT("hmm", alpha=sdk.AlphaRef("named", arg) if arg else None)
+
+
+def _static_list_type(arg, alphabet):
+    return sdk.ListT(_static_type(arg, alphabet))
 
 
 # --------------------------------------------------------------------------- compiled forms
@@ -310,7 +378,7 @@ def _layout(h: HMM) -> dict:
         "outoff": outoff,
         "tstart": h.trans_start, "tend": h.trans_end, "tprob": h.trans_logprob,
         "emit": emit, "erow": erow,
-        **_band(h), **_node_states(h),
+        **_band(h), **_node_states(h), **_per_model(_SEARCH, h, _search_arrays),
     }
 
 
@@ -336,6 +404,12 @@ LAYOUT = sdk.Layout(arrays=(
     sdk.DeviceArray("pmatch", where="constant", doc="int64[M+1]: node k's match state"),
     sdk.DeviceArray("pinsert", where="constant", doc="int64[M+1]: node k's insert state"),
     sdk.DeviceArray("pdelete", where="constant", doc="int64[M+1]: node k's delete state"),
+    sdk.DeviceArray("odds",
+                    doc="float64[n, |A|]: log odds of HMMER3's search emissions (0 rows: none)"),
+    sdk.DeviceArray("entry", where="constant", doc="float64[M+1]: log of the local entry B -> Mk"),
+    sdk.DeviceArray("xsc", doc="float64[2]: logs of E -> J and E -> C (multihit)"),
+    sdk.DeviceArray("nj", doc="float64[1]: the expected number of J visits (multihit: 1)"),
+    sdk.DeviceArray("fwdstats", doc="float64[2]: tau and lambda of STATS LOCAL FORWARD (or none)"),
 ), build=_layout)
 
 _silent, _inoff, _outoff = sdk.arr("silent"), sdk.arr("inoff"), sdk.arr("outoff")
@@ -371,6 +445,13 @@ DEVICE = {
     ("pnode", "match"): sdk.arr("pmatch")[R],
     ("pnode", "insert"): sdk.arr("pinsert")[R],
     ("pnode", "delete"): sdk.arr("pdelete")[R],
+    ("state", "odds"): sdk.arr("odds")[sdk.checked(R, sdk.arr("odds").len), sdk.key(0)],
+    ("pnode", "entry"): sdk.arr("entry")[R],
+    ("hmm", "ej"): sdk.arr("xsc")[sdk.checked(0, sdk.arr("xsc").len)],
+    ("hmm", "ec"): sdk.arr("xsc")[sdk.checked(1, sdk.arr("xsc").len)],
+    ("hmm", "nj"): sdk.arr("nj")[sdk.checked(0, sdk.arr("nj").len)],
+    ("hmm", "fwdtau"): sdk.arr("fwdstats")[sdk.checked(0, sdk.arr("fwdstats").len)],
+    ("hmm", "fwdlambda"): sdk.arr("fwdstats")[sdk.checked(1, sdk.arr("fwdstats").len)],
 }
 
 
@@ -449,7 +530,23 @@ extension = sdk.Extension(
              "the node's insert state (node M: the end state, which has none)"),
         _acc("pnode", "delete", _state_of, _node_state("pdelete"),
              "the node's delete state (node 0: the end state, which has none)"),
+        _acc("state", "odds", _emission_type, _search("s.odds", "odds"),
+             "HMMER3's search odds of each symbol against the null model (match: e(c) / f(c); "
+             "insert: 1; a degenerate code: the f-weighted geometric mean; *: 0)"),
+        _acc("pnode", "entry", lambda t: sdk.PROB, _search("k.entry", "entry"),
+             "the local entry B -> Mk (by match occupancy; node 0: 0)"),
+        _acc("hmm", "ej", lambda t: sdk.PROB, _search("h.ej", "xsc", 0),
+             "E -> J in HMMER3's multihit configuration (1/2)"),
+        _acc("hmm", "ec", lambda t: sdk.PROB, _search("h.ec", "xsc", 1),
+             "E -> C in HMMER3's multihit configuration (1/2)"),
+        _acc("hmm", "nj", lambda t: sdk.FLOAT, _search("h.nj", "nj", 0),
+             "the expected number of J visits (multihit: 1), which sets the length model"),
+        _acc("hmm", "fwdtau", lambda t: sdk.FLOAT, _search("h.fwdtau", "fwdstats", 0),
+             "tau (bits) of the profile's STATS LOCAL FORWARD line"),
+        _acc("hmm", "fwdlambda", lambda t: sdk.FLOAT, _search("h.fwdlambda", "fwdstats", 1),
+             "lambda of the profile's STATS LOCAL FORWARD line"),
     ),
     defines=(sdk.DefineSpec("hmm", _define, _model_type),),
-    loaders=(sdk.LoaderSpec("hmm", _load, _static_type),),
+    loaders=(sdk.LoaderSpec("hmm", _load, _static_type),
+             sdk.LoaderSpec("hmms", _load_all, _static_list_type)),
 )
