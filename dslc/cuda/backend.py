@@ -288,7 +288,7 @@ class CudaBackend:
         env = dict(plan_extents(plan))
         env.update({f"W_{gi}": g.schedule.window for gi, g in enumerate(plan.groups)
                     if g.windowed})
-        dims = [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in gen.storage]
+        dims = [tuple(int(d.eval(env)) for d in ds) for _, ds in gen.storage]
         store = [cuda.device_array(d, dtype=np.float64) for d in dims]
         accs = [cuda.to_device(np.array([gen.initial(k)])) for k in range(len(plan.fused))]
         res = cuda.to_device(np.array([np.nan]))
@@ -318,7 +318,7 @@ class CudaBackend:
         for gi, g in enumerate(plan.groups):
             # each point takes gen.lanes[gi].width threads (a warp where split)
             width = gen.lanes[gi].width
-            points = int(eval(gen.points(gi), {"__builtins__": {}}, env))
+            points = int(gen.points(gi).eval(env))
             grid = max(1, min(-(-points * width // block), 4096))
             if gen.simulated and width > 1:
                 grid = min(grid, 2)  # each simulated lane is a Python thread: few, striding
@@ -672,7 +672,7 @@ class CudaBackend:
                     env[name] = longest[seq] if seq in longest else g.extents.values[name]
         env.update({f"W_{gi}": g.schedule.window for gi, g in enumerate(plan.groups)
                     if g.windowed})
-        return [tuple(int(eval(d, {"__builtins__": {}}, env)) for d in ds) for _, ds in storage]
+        return [tuple(int(d.eval(env)) for d in ds) for _, ds in storage]
 
     def _pack(self, argnames, kinds, batch, ids, plan, f, dtype, block, stream) -> list:
         """The arrays of the launch of tasks ``ids``, in the kernel's argument
@@ -809,6 +809,7 @@ def _storage(storage, per_block: bool, tiled: bool) -> tuple[Storage, ...]:
         role = storage_role(name)
         why = f"{role}; " if role else "the tile's boundary rows (double-buffered); " \
             if tiled else ""
+        dims = tuple(str(d) for d in dims)  # loop-IR expressions over the extents
         shape = ("tasks", *dims) if per_block else (*dims, "tasks")
         why += "a block's own task, shared by its threads" if per_block else \
             "task innermost, so a warp's accesses coalesce"

@@ -343,7 +343,7 @@ class CpuGenerator:
     def allocate_done(self, b: Block, func: str, dims: list[str]) -> None:
         """Done flags for every cell of ``func``, all clear."""
         self.host_allocations += 1
-        b.emit(f"D_{func} = np.zeros(({', '.join(dims)},), np.uint8)")
+        b.emit(f"D_{func} = np.zeros(({', '.join(map(str, dims))},), np.uint8)")
 
     def allocate_miss(self, b: Block) -> None:
         self.host_allocations += 1
@@ -656,13 +656,15 @@ class CpuGenerator:
     def _storage(self, b: Block, gi: int, g: GroupPlan) -> None:
         for f in g.functions:
             ext = g.extents.names[f]
+            # shapes are loop-IR expressions over the extents and window depths: the
+            # text of a host allocation, evaluated by a backend allocating on a device
             if g.windowed:
                 elim = g.eliminated_in(f)
-                dims = [f"W_{gi}"] + [f"{e} + 1" for k, e in enumerate(ext) if k != elim]
+                dims = [L.Var(f"W_{gi}")] + [_past(e) for k, e in enumerate(ext) if k != elim]
                 lows = [f"min(0, {c}) * {e}" for c, e in zip(g.schedule.own(f), ext) if c]
                 b.emit(f"tmin_{f} = {' + '.join(lows) or '0'}")
             else:
-                dims = [f"{e} + 1" for e in ext]
+                dims = [_past(e) for e in ext]
             self._allocate(b, f, dims)
             if g.runtime_order:
                 self.allocate_done(b, f, dims)
@@ -671,12 +673,12 @@ class CpuGenerator:
 
     def allocate(self, b: Block, func: str, dims: list[str]) -> None:
         self.host_allocations += 1
-        b.emit(f"T_{func} = np.empty(({', '.join(dims)},), np.float64)")
+        b.emit(f"T_{func} = np.empty(({', '.join(map(str, dims))},), np.float64)")
 
     def _allocate(self, b: Block, func: str, dims: list[str]) -> None:
         """Storage for ``func``'s cells: a tuple's components one more dimension."""
         k = tuples.width(self.program.functions[func].ret)
-        self.allocate(b, func, dims if k is None else dims + [str(k)])
+        self.allocate(b, func, dims if k is None else dims + [L.Const(k)])
 
     def _loops(self, b: Block, body: L.Stmt, cells: dict, g: GroupPlan, gi: int,
                in_partition: bool = False) -> None:
@@ -756,6 +758,11 @@ class CpuGenerator:
         """Place one cell's code at its point of the loop nest (the point's
         coordinates, ``point``, are already assigned)."""
         b.lines.extend(cell.lines)
+
+
+def _past(extent: str) -> L.Expr:
+    """``extent + 1``: cells 0 .. extent of a dimension."""
+    return L.Add(L.Var(extent), L.Const(1))
 
 
 def fused_step(fu, acc: str, val: str, program, pr: Printer) -> str:

@@ -71,7 +71,7 @@ class CudaGenerator(CpuGenerator):
 
     def __init__(self, program, plan):
         super().__init__(program, plan)
-        self.storage: list[tuple[str, list[str]]] = []  # (function, dims without the task)
+        self.storage: list[tuple[str, list]] = []  # (function, loop-IR dims without the task)
         self.dtype = "float64"  # of the storage and the table values
         clash = [f for g in plan.groups for f in g.functions
                  if f in (FAIL, MISS) or f.startswith(DONE)]

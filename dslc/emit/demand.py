@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dslc.lang import types as T
 from dslc.emit.pyexpr import Block, NotCompilable
+from dslc.poly import loopir as L
 
 def read_helper(arity: int) -> str:
     """``_rdN(T, S, nd, fid, a0, ...)``: a cell of an ``N``-dimensional table of a
@@ -73,12 +74,12 @@ def emit_group(gen, b: Block, gi: int, g) -> None:
     """Storage, the evaluator, and the demands of the task's request."""
     check_entry(gen, g)
     funcs = list(g.functions)
-    dims = {f: [f"{e} + 1" for e in g.extents.names[f]] for f in funcs}
+    dims = {f: [L.Add(L.Var(e), L.Const(1)) for e in g.extents.names[f]] for f in funcs}
     width = max(len(d) for d in dims.values())
     for f in funcs:
         gen.allocate(b, f, dims[f])
         gen.host_allocations += 1
-        b.emit(f"S_{f} = np.zeros(({', '.join(dims[f])},), np.uint8)")
+        b.emit(f"S_{f} = np.zeros(({', '.join(map(str, dims[f]))},), np.uint8)")
         gen.demand_arities.add(len(dims[f]))
     cells = " + ".join("(" + " * ".join(f"({d})" for d in dims[f]) + ")" for f in funcs)
     b.emit(f"_stk{gi} = np.empty(({cells} + 1, {1 + width}), np.int64)")

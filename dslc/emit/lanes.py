@@ -159,7 +159,7 @@ class LaneGenerator(CpuGenerator):
     def allocate(self, b, func, dims):
         # storage comes from the caller: arrays the function receives are
         # marked noalias, which is what lets LLVM vectorise the lane loops
-        self.scratch.append((f"T_{func}", f"({', '.join(dims)}, LANES)", "DT"))
+        self.scratch.append((f"T_{func}", f"({', '.join(map(str, dims))}, LANES)", "DT"))
 
     def compute(self, b, point, cell):
         # the cells of one point (e, f, h of a Gotoh sweep) share one lane loop:

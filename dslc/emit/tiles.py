@@ -38,6 +38,7 @@ from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.emit.ranges import INF, constants, live_guards
 from dslc import settings
+from dslc.poly import loopir as L
 from dslc.targets.printer import CudaPrinter
 
 ROWS = 32
@@ -372,7 +373,8 @@ class TiledGenerator(CudaGenerator):
         e_t = g.extents.names[f0][self.tdim]
         e_u = g.extents.names[f0][self.udim]
         for f in self.crossing:  # one column more: the stream loads a column ahead
-            self.storage.append((f, ["2", str(self.dt), f"{e_u} + 2"]))
+            self.storage.append((f, [L.Const(2), L.Const(self.dt),
+                                     L.Add(L.Var(e_u), L.Const(2))]))
         for f in g.functions:
             for r in range(self.rows):
                 for c in range(self.back[f] + 1):

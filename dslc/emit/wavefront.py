@@ -51,6 +51,7 @@ from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_start
 from dslc.emit.cuda import HEADER, KERNEL_DECORATOR
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.plan.task import GroupPlan, TaskPlan
+from dslc.poly import loopir as L
 from dslc.targets.printer import CudaPrinter, Printer
 
 _ATOMIC = {"max": "cuda.atomic.max", "min": "cuda.atomic.min", "sum": "cuda.atomic.add"}
@@ -205,7 +206,7 @@ class WavefrontGenerator(CpuGenerator):
         """``lanes``: per group (choose_lanes; default a thread per point);
         ``simulated``: the warp shuffles are the simulator's stand-in."""
         super().__init__(program, plan)
-        self.storage: list[tuple[str, list[str]]] = []
+        self.storage: list[tuple[str, list]] = []  # (function, loop-IR dims)
         self.lanes = lanes or tuple(Lanes(1, "the default") for _ in plan.groups)
         self.simulated = simulated
         self.width = 1  # lanes of the point whose cells are being generated
@@ -342,13 +343,18 @@ class WavefrontGenerator(CpuGenerator):
             f"{KERNEL_DECORATOR}\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
             f"{every.render(1)}\n")
 
-    def points(self, gi: int) -> str:
+    def points(self, gi: int) -> L.Expr:
         """How many coordinate tuples a partition kernel of group ``gi`` walks
-        (each takes ``self.lanes[gi].width`` threads)."""
+        (each takes ``self.lanes[gi].width`` threads), over the extents."""
         g = self.plan.groups[gi]
         k = eliminated(g.schedule.coeffs)
         ext = g.extents.names[g.functions[0]]
-        return " * ".join(f"({ext[m]} + 1)" for m in range(len(ext)) if m != k) or "1"
+        out: L.Expr = L.Const(1)
+        for m in range(len(ext)):
+            if m != k:
+                past = L.Add(L.Var(ext[m]), L.Const(1))
+                out = past if out == L.Const(1) else L.Mul(out, past)
+        return out
 
     def _final(self, args: list[str]) -> str:
         """The host side after the sweep: the entry's value from the accumulators
