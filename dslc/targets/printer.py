@@ -97,7 +97,6 @@ class Printer:
         return "".join(f"\n{self.INLINE}\n{h.host}\n" for h in runtime.HELPERS
                        if h.group in groups and h.host is not None)
 
-
     # ------------------------------------------------------------------ launches
     # (kernel IR, dslc.kernel.ir: the function that hands a map's tasks to ``task``)
     KERNEL = "@numba.njit(parallel=True, cache=True)"
