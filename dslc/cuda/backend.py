@@ -768,21 +768,29 @@ def interleave(codes: np.ndarray, starts: np.ndarray, lens: np.ndarray, block: i
     longest = padded.reshape(nb, block).max(axis=1)
     base = np.zeros(nb + 1, dtype=np.int64)
     np.cumsum(longest * block, out=base[1:])
-    buf = np.zeros(max(int(base[-1]), 1), dtype=np.uint8)
-    if n and int(lens.sum()):
-        _scatter(codes, starts, lens, base, block, buf)
+    if not n or not int(base[-1]):
+        return np.zeros(1, dtype=np.uint8), base[:-1]
+    buf = np.empty(int(base[-1]), dtype=np.uint8)  # every byte written, padding included
+    _scatter(codes, starts, lens, base, block, buf)
     return buf, base[:-1]
 
 
 @numba.njit(cache=True, parallel=True)
 def _scatter(codes, starts, lens, base, block, buf):
-    """Each block of tasks on its own core (blocks write disjoint ranges)."""
+    """Each block of tasks on its own core (blocks write disjoint ranges), residue
+    by residue: the ``j``-th residues of a block's tasks are one contiguous run of
+    ``block`` bytes, written in order, a task already past its end writing 0."""
     n = len(lens)
     for b in numba.prange((n + block - 1) // block):
-        for k in range(b * block, min(n, (b + 1) * block)):
-            at = base[b] + k - b * block
-            for j in range(lens[k]):
-                buf[at + j * block] = codes[starts[k] + j]
+        first = b * block
+        for j in range((base[b + 1] - base[b]) // block):
+            row = base[b] + j * block
+            for lane in range(block):
+                k = first + lane
+                if k < n and j < lens[k]:
+                    buf[row + lane] = codes[starts[k] + j]
+                else:
+                    buf[row + lane] = 0
 
 
 def plan_extents(plan) -> dict[str, int]:

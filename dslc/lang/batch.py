@@ -114,8 +114,7 @@ class TaskBatch:
     def order(self) -> np.ndarray:
         """Tasks by size, largest first (ties in task order): the work of a task
         is its total sequence length."""
-        sizes = sum(self.lengths.values(), np.zeros(self.count, dtype=np.int64))
-        return np.argsort(-sizes, kind="stable").astype(np.int64)
+        return largest_first(sum(self.lengths.values(), np.zeros(self.count, dtype=np.int64)))
 
     def seq_rows(self, name: str, ids: np.ndarray | None = None):
         """``(codes, starts, lengths)`` of a sequence parameter: task ``ids[i]``'s
@@ -159,6 +158,20 @@ class TaskBatch:
         names = tuple(tasks[0]) if tasks else ()
         cols = {n: _column([t[n] for t in tasks]) for n in names}
         return TaskBatch(names, cols, len(tasks))
+
+
+def largest_first(sizes: np.ndarray) -> np.ndarray:
+    """The indexes of ``sizes`` (non-negative), largest first, ties in index order.
+    Keys that fit in 16 bits sort by radix (numpy's stable sort of small ints): a
+    million tasks in milliseconds rather than the tenth of a second a stable sort of
+    int64 keys takes."""
+    if len(sizes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    top = int(sizes.max())
+    key = top - sizes  # the largest size first
+    if int(sizes.min()) >= 0 and top < 2**16:
+        key = key.astype(np.uint16)
+    return np.argsort(key, kind="stable").astype(np.int64)
 
 
 def same_value(a, b) -> bool:

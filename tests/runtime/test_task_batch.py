@@ -178,3 +178,30 @@ def test_the_api_keeps_a_database_on_the_device_across_maps(tmp_path):
     del db, uploaded
     gc.collect()
     assert 0 < len(engine._uploaded) < kept  # the queries' alone: the database's are gone
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 70000), max_size=60))
+def test_tasks_run_largest_first_ties_in_order(sizes):
+    from dslc.lang.batch import largest_first
+
+    sizes = np.array(sizes, dtype=np.int64)
+    assert largest_first(sizes).tolist() == np.argsort(-sizes, kind="stable").tolist()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 9), max_size=40), st.sampled_from([1, 2, 4, 32]))
+def test_interleaving_by_block_puts_every_residue_where_the_kernel_reads_it(lens, block):
+    """Residue ``j`` of task ``k`` at ``base[k // block] + j * block + k % block``,
+    every other byte of a block 0 (emit.tiles reads them by that rule)."""
+    from dslc.cuda.backend import interleave
+
+    lens = np.array(lens, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64) if len(lens) else lens
+    codes = (np.arange(int(lens.sum()), dtype=np.int64) % 250 + 1).astype(np.uint8)
+    buf, base = interleave(codes, starts, lens, block)
+    want = np.zeros_like(buf)
+    for k, n in enumerate(lens.tolist()):
+        for j in range(n):
+            want[base[k // block] + j * block + k % block] = codes[starts[k] + j]
+    assert buf.tolist() == want.tolist()
