@@ -48,6 +48,12 @@ def load(source: str):
     mod.__file__ = str(path)
     mod._dslc_source = source
     sys.modules[name] = mod
+    # Python adds __warningregistry__ to a module's globals the first time code in it
+    # warns (numpy's "invalid value" on inf - inf, before the check reports it); in
+    # Numba's CUDA simulator another thread of the block may be iterating those globals
+    # then (it swaps the module's `cuda` per call), which fails with "dictionary changed
+    # size during iteration". The registry made here, the globals never change size.
+    mod.__dict__["__warningregistry__"] = {}
     exec(compile(source, str(path), "exec"), mod.__dict__)
     guard_numba_caches(mod.__dict__)
     _LOADED[key] = mod
