@@ -319,7 +319,7 @@ def kernels(program) -> str:
     from dslc.emit.cpu import CpuGenerator
     from dslc.emit.cuda import CudaGenerator, launch_kernel
     from dslc.kernel import launch
-    from dslc.kernel.show import show
+    from dslc.targets.show import show
     from dslc.lang.batch import TaskBatch
 
     collect(program)

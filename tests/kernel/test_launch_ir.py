@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from dslc.errors import InternalError
 from dslc.kernel import ir, launch
-from dslc.kernel.show import show
+from dslc.targets.show import show
 from dslc.kernel.verify import verify
 from dslc.targets.printer import CudaPrinter, Printer
 from tests.conftest import ROOT

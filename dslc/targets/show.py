@@ -5,6 +5,7 @@ GPU's thread numbers named, not the Python a target prints."""
 from __future__ import annotations
 
 from dslc.kernel import ir
+from dslc.targets.printer import Printer
 
 
 def show(k: ir.Kernel) -> str:
@@ -43,23 +44,18 @@ def _stmts(stmts, pad: str) -> list[str]:
     return out
 
 
+class _Reader(Printer):
+    """Expressions as a target prints them, thread numbers and lengths in words."""
+
+    _WORDS = {"global": "thread in grid", "block": "block in grid",
+              "lane": "thread in block", "width": "threads per block"}
+
+    def length(self, x: str) -> str:
+        return f"length({x})"
+
+    def thread(self, what: str) -> str:
+        return self._WORDS[what]
+
+
 def expr(e) -> str:
-    match e:
-        case ir.Name(id=n):
-            return n
-        case ir.Const(value=v):
-            return str(v)
-        case ir.Slice(lo=a, hi=b):
-            return f"{expr(a)}:{expr(b)}"
-        case ir.Index(base=b, index=idx):
-            return f"{expr(b)}[{', '.join(expr(i) for i in idx)}]"
-        case ir.Bin(op=op, left=a, right=b):
-            return f"({expr(a)} {op} {expr(b)})"
-        case ir.Call(fn=fn, args=args):
-            return f"{fn}({', '.join(expr(a) for a in args)})"
-        case ir.Length(of=a):
-            return f"length({expr(a)})"
-        case ir.Thread(what=w):
-            return {"global": "thread in grid", "block": "block in grid",
-                    "lane": "thread in block", "width": "threads per block"}[w]
-    raise TypeError(f"not a kernel expression: {e!r}")
+    return _Reader().expr(e)
