@@ -53,7 +53,9 @@ def parse_gpus(spec: str, count=None) -> tuple[int, ...]:
         if len(set(devices)) != len(devices):
             raise DslcError(f"--gpus names a device twice: '{spec}'")
     if not devices:
-        raise DslcError("--gpus needs at least one GPU")
+        raise DslcError("--gpus needs at least one GPU",
+                        hint="a number counts devices: --gpus 1 runs on device 0; "
+                             "--gpus 0,2 names them")
     if max(devices) >= have:
         raise DslcError(f"--gpus {spec}: this host has {have} GPU(s) (devices 0..{have - 1})")
     return devices

@@ -393,7 +393,7 @@ class CudaBackend:
         except (NotCompilable, NonFinite) as e:
             self.device_fallbacks[func] = str(e)
             return self._on_cpu(func, "map", batch, f"not compiled for the device: {e}")
-        launches = self._launches(batch.order, k.plan, k.storage, k.dtype, batch.lengths)
+        launches = self._launches(batch, k.plan, k.storage, k.dtype)
         grid = max(len(ids) if k.per_block else -(-len(ids) // k.block) for ids in launches)
         d = replace(k.decision, tasks=len(batch), grid=grid, launches=len(launches),
                     placement=tuple(Placement(a[2:].lstrip("_"), p.memory, p.why)
@@ -578,17 +578,23 @@ class CudaBackend:
         """Sequence ``name`` of tasks ``ids`` interleaved by block (:func:`interleave`)
         on the device; the device copy is kept, like :meth:`_resident`'s, while
         the packed buffer lives, under the rows the launch reads: the same
-        database searched again by a query of the same length reuses it."""
+        database searched again by another query reuses it. A sequence every
+        task of the launch reads (a query) is one block that every block's base
+        points to."""
         codes, starts, lens = batch.seq_rows(name, ids)
+        same = len(ids) > 0 and bool((starts == starts[0]).all() and (lens == lens[0]).all())
+        if same:  # one sequence for every task (a query): every block shares one
+            starts, lens = np.full(block, starts[0]), np.full(block, lens[0])
         key = (id(codes), block, hashlib.blake2b(starts.tobytes() + lens.tobytes(),
                                                  digest_size=16).digest())
         hit = self._uploaded.get(key)
         if hit is not None and hit[0]() is codes:
-            bases[name] = hit[2]
-            return hit[1]
-        buf, bases[name] = interleave(codes, starts, lens, block)
-        device = _cuda().to_device(buf, stream=stream)
-        self._keep(key, codes, device, bases[name])
+            device, base = hit[1], hit[2]
+        else:
+            buf, base = interleave(codes, starts, lens, block)
+            device = _cuda().to_device(buf, stream=stream)
+            self._keep(key, codes, device, base)
+        bases[name] = np.zeros(-(-len(ids) // block), dtype=np.int64) if same else base
         return device
 
     def _keep(self, key, codes: np.ndarray, *made) -> None:
@@ -607,20 +613,32 @@ class CudaBackend:
         self._keep(id(codes), codes, device)
         return device
 
-    def _launches(self, order, plan, storage, dtype, lens) -> list[np.ndarray]:
-        """The tasks of each launch, in ``order``. A launch's storage fits the
-        scratch budget (half of it when there are several, since two are in
-        flight). Tasks run longest first, so a launch's first task roughly
-        bounds every task's storage (launches grow as tasks shrink); the exact
-        bound is the launch's largest extent of every dimension. Beyond
-        ``pipeline_tasks()`` tasks a map is cut into launches of about that
-        many, so that packing overlaps the kernels."""
+    def _launches(self, batch, plan, storage, dtype) -> list[np.ndarray]:
+        """The tasks of each launch. A launch's storage fits the scratch budget
+        (half of it when there are several, since two are in flight). Tasks run
+        longest first, so a launch's first task roughly bounds every task's
+        storage (launches grow as tasks shrink); the exact bound is the launch's
+        largest extent of every dimension. Beyond ``pipeline_tasks()`` tasks a map
+        is cut into launches of about that many, so that packing overlaps the
+        kernels. Where the batch's groups (:attr:`TaskBatch.grouped`: a product's
+        queries) are large, no launch spans two of them, so every query's launches
+        read the database's rows in the same order and its interleaved copy is
+        made and uploaded once (:meth:`_interleaved`)."""
         budget = scratch_budget()
-        piece = pipeline_tasks()
-        if piece and len(order) > piece:
+        piece = pipeline_tasks() or len(batch)
+        order, bounds = batch.grouped
+        if len(bounds) > 2 and int(np.diff(bounds).min()) < piece // 4:
+            order, bounds = batch.order, np.array([0, len(batch)])  # small groups: one order
+        if len(batch) > piece or len(bounds) > 2:
             budget //= 2
-        else:
-            piece = len(order)
+        out = []
+        for g in range(len(bounds) - 1):
+            out += self._cut(order[bounds[g]:bounds[g + 1]], piece, budget, plan, storage,
+                             dtype, batch.lengths)
+        return out
+
+    def _cut(self, order, piece, budget, plan, storage, dtype, lens) -> list[np.ndarray]:
+        """``order`` cut into launches of at most ``piece`` tasks within ``budget``."""
         out, start = [], 0
         while start < len(order):
             chunk = min(piece, len(order) - start)

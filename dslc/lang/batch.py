@@ -116,6 +116,32 @@ class TaskBatch:
         is its total sequence length."""
         return largest_first(sum(self.lengths.values(), np.zeros(self.count, dtype=np.int64)))
 
+    @functools.cached_property
+    def grouped(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(order, bounds)``: the tasks grouped by the items of the batch's narrow
+        columns (those listing at most ``NARROW`` items: the queries of a queries x
+        database product), groups in the order of those items, and by size,
+        largest first, within a group (:attr:`order` restricted to it); group ``g``
+        is ``order[bounds[g]:bounds[g + 1]]``. Every group of a product then reads
+        the wide column's items in the same order, so what a backend derives from
+        those rows (the database interleaved for a GPU launch) serves every group."""
+        order = self.order
+        listed = {n: _items(c) for n, c in self.columns.items() if _items(c) is not None}
+        key = np.zeros(self.count, dtype=np.int64)
+        stride = 1
+        if any(k > NARROW for k in listed.values()):  # else no column is the wide one
+            for n, items in listed.items():
+                if items <= NARROW:
+                    key += self.columns[n].index * stride
+                    stride *= items
+        if stride == 1:
+            return order, np.array([0, self.count], dtype=np.int64)
+        keyed = key[order].astype(np.uint16) if stride <= 2**16 else key[order]
+        order = order[np.argsort(keyed, kind="stable")]
+        keyed = key[order]
+        bounds = np.flatnonzero(np.diff(keyed)) + 1
+        return order, np.concatenate(([0], bounds, [self.count])).astype(np.int64)
+
     def seq_rows(self, name: str, ids: np.ndarray | None = None):
         """``(codes, starts, lengths)`` of a sequence parameter: task ``ids[i]``'s
         residues are ``codes[starts[i]:starts[i] + lengths[i]]``, ``codes`` being
@@ -158,6 +184,16 @@ class TaskBatch:
         names = tuple(tasks[0]) if tasks else ()
         cols = {n: _column([t[n] for t in tasks]) for n in names}
         return TaskBatch(names, cols, len(tasks))
+
+
+def _items(col) -> int | None:
+    """How many items a column lists (None: one value shared by every task)."""
+    if isinstance(col, SeqColumn):
+        return len(col.pack.lengths)
+    return len(col.items) if isinstance(col, ValueColumn) else None
+
+
+NARROW = 64  # a column listing at most this many items groups a batch (TaskBatch.grouped)
 
 
 def largest_first(sizes: np.ndarray) -> np.ndarray:

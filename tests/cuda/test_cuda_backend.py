@@ -187,6 +187,42 @@ def test_a_map_cut_into_launches_gives_the_values_of_one(monkeypatch, env):
     assert len(seen) >= 2 and seen == sorted(seen) and seen[-1] == len(tasks)  # not only at the end
 
 
+def test_a_product_s_queries_run_in_launches_of_their_own(monkeypatch):
+    """Queries x a database of more than NARROW records, cut into launches: no
+    launch spans two queries, the database is interleaved once for all of them,
+    and every value is the interpreter's."""
+    import numpy as np
+
+    from dslc.lang.batch import SeqColumn, Shared, TaskBatch
+    from dslc.lang.records import SeqPack
+    from dslc.runtime.binding import bind_call
+
+    prog = dslc.compile(GOTOH, backend="interp")
+    sw = prog.checked.functions["sw"]
+    aa = "ARNDCQEGHILKMFPSTWYV"
+    texts = ["HEAGAWGHEE", "PAWHEAE"] + [(aa * 3)[k % 7: k % 7 + 1 + (k * 5) % 9]
+                                         for k in range(66)]
+    tasks = [bind_call(sw, [prog.checked.defined["blosum62"], 10, 1, q, t], prog.checked, None)
+             for q in texts[:2] for t in texts[2:]]
+    first = tasks[0]
+    packs = {n: SeqPack.of([t[n] for t in tasks[:66]] if n == "t" else
+                           [tasks[0][n], tasks[66][n]], first[n].alphabet) for n in ("s", "t")}
+    index = {"s": np.arange(132) // 66, "t": np.arange(132) % 66}
+    batch = TaskBatch(tuple(first), {n: SeqColumn(packs[n], index[n]) if n in packs
+                                     else Shared(first[n]) for n in first}, 132)
+    want = dslc.compile(GOTOH, backend="interp")._engine().map("sw", tasks, None)
+    monkeypatch.setenv("DSLC_CUDA_PIPELINE", "32")
+    from dslc.cuda import backend as cb
+    calls = []
+    real = cb.interleave
+    monkeypatch.setattr(cb, "interleave", lambda *a: calls.append(len(a[2])) or real(*a))
+    engine = engine_of(prog)
+    assert engine.map("sw", batch, None) == want
+    assert engine.launches == 6 and not engine.device_fallbacks
+    # the database's rows of its 3 launches once, and one block (of any width) per query
+    assert len(calls) == 5 and sorted(calls)[:3] == [2, 32, 32]
+
+
 @pytest.mark.parametrize("name,value", [
     ("DSLC_CUDA_PIPELINE", "abc"), ("DSLC_CUDA_TILE", "0"), ("DSLC_CUDA_BLOCK", "1.5"),
     ("DSLC_CUDA_SCRATCH_MB", "-3"), ("DSLC_CUDA_HYBRID_TASKS", "many")])

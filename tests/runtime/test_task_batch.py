@@ -17,7 +17,7 @@ from dslc import backends
 from dslc.errors import DslcError, Span
 from dslc.lang.batch import SeqColumn, Shared, TaskBatch
 from dslc.lang.fasta import _read_packed, parse_fasta_text, read_fasta
-from dslc.lang.records import Records
+from dslc.lang.records import Records, SeqPack
 from dslc.runtime.script import ScriptRunner
 from dslc.lang.stdlib import standard_alphabets
 from dslc.lang.values import Sequence
@@ -205,3 +205,63 @@ def test_interleaving_by_block_puts_every_residue_where_the_kernel_reads_it(lens
         for j in range(n):
             want[base[k // block] + j * block + k % block] = codes[starts[k] + j]
     assert buf.tolist() == want.tolist()
+
+
+def _product(nq: int, nd: int, lens: list[int]) -> TaskBatch:
+    """``nq`` queries x ``nd`` database sequences, as `dslc run` binds a product."""
+    seqs = [Sequence(f"s{k}", DNA, DNA.encode("".join("ACGT"[(k + j) % 4] for j in range(n))))
+            for k, n in enumerate(lens)]
+    qs, db = SeqPack.of(seqs[:nq], DNA), SeqPack.of(seqs[nq:nq + nd], DNA)
+    n = nq * nd
+    return TaskBatch(("s", "t"), {"s": SeqColumn(qs, np.arange(n) // nd),
+                                  "t": SeqColumn(db, np.arange(n) % nd)}, n)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 90), st.data())
+def test_a_product_groups_by_query_each_reading_the_database_in_one_order(nq, nd, data):
+    from dslc.lang.batch import NARROW
+
+    lens = data.draw(st.lists(st.integers(0, 6), min_size=nq + nd, max_size=nq + nd))
+    batch = _product(nq, nd, lens)
+    order, bounds = batch.grouped
+    assert sorted(order.tolist()) == list(range(nq * nd))
+    groups = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    if nd <= NARROW:  # no wide column: one group, largest first
+        assert len(groups) == 1 and order.tolist() == batch.order.tolist()
+        return
+    assert len(groups) == nq
+    size = batch.lengths["s"] + batch.lengths["t"]
+    rows = []
+    for g in groups:
+        assert len(set((g // nd).tolist())) == 1  # one query per group
+        assert g.tolist() == sorted(g.tolist(), key=lambda k: (-size[k], k))
+        rows.append((g % nd).tolist())
+    assert all(r == rows[0] for r in rows)  # the database in the same order for each
+
+
+def test_a_query_every_task_reads_is_one_shared_block(monkeypatch):
+    """A launch whose tasks all read one sequence (the query) interleaves one block
+    for all (every block's base 0), kept while its buffer lives; the database's
+    rows are interleaved once for every query of a product."""
+    from dslc.cuda import backend as cb
+
+    calls = []
+    real = cb.interleave
+    monkeypatch.setattr(cb, "interleave", lambda *a: calls.append(len(a[2])) or real(*a))
+    monkeypatch.setattr(cb, "_cuda", lambda: type("C", (), {"to_device": staticmethod(
+        lambda a, stream=None: a.copy())}))
+    engine = cb.CudaBackend.__new__(cb.CudaBackend)
+    engine._uploaded = {}
+    batch = _product(3, 70, [2, 3, 4] + [1 + k % 5 for k in range(70)])
+    order, bounds = batch.grouped
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        ids, bases = order[a:b], {}
+        q = engine._interleaved(batch, "s", ids, 32, bases, None)
+        assert bases["s"].tolist() == [0, 0, 0]
+        codes, starts, lens = batch.seq_rows("s", ids[:1])
+        start, n = int(starts[0]), int(lens[0])
+        want = np.repeat(codes[start:start + n], 32)  # residue j in every lane
+        assert q[:n * 32].tolist() == want.tolist()
+        engine._interleaved(batch, "t", ids, 32, bases, None)
+    assert calls == [32, 70, 32, 32]  # each query's one block, the database once
