@@ -47,7 +47,7 @@ from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
 from dslc.cuda.launch import block_threads, resident_threads
-from dslc.cuda import rules
+from dslc.cuda import layout, rules
 from dslc.cuda.rules import hybrid, partition_width
 from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
@@ -575,8 +575,8 @@ class CudaBackend:
         return out
 
     def _interleaved(self, batch, name, ids, block, bases: dict, stream):
-        """Sequence ``name`` of tasks ``ids`` interleaved by block (:func:`interleave`)
-        on the device; the device copy is kept, like :meth:`_resident`'s, while
+        """Sequence ``name`` of tasks ``ids`` interleaved by block on the device
+        (:mod:`dslc.cuda.layout`), from its resident packed buffer; the device copy is kept, like :meth:`_resident`'s, while
         the packed buffer lives, under the rows the launch reads: the same
         database searched again by another query reuses it. A sequence every
         task of the launch reads (a query) is one block that every block's base
@@ -591,8 +591,8 @@ class CudaBackend:
         if hit is not None and hit[0]() is codes:
             device, base = hit[1], hit[2]
         else:
-            buf, base = interleave(codes, starts, lens, block)
-            device = _cuda().to_device(buf, stream=stream)
+            device, base = layout.interleave(_cuda(), self._resident(codes, stream), starts,
+                                             lens, block, stream)
             self._keep(key, codes, device, base)
         bases[name] = np.zeros(-(-len(ids) // block), dtype=np.int64) if same else base
         return device
@@ -772,43 +772,6 @@ def _interleaved_kinds(argnames: list[str], kinds: dict) -> dict:
         elif a == "ln":
             out[a] = "lane"
     return out
-
-
-def interleave(codes: np.ndarray, starts: np.ndarray, lens: np.ndarray, block: int):
-    """Sequences interleaved by block of ``block`` tasks: residue ``j`` of task
-    ``k`` (``codes[starts[k] + j]``) at ``base[k // block] + j * block + k % block``
-    (each block padded to its longest sequence), so a warp's reads of residue
-    ``j`` are one line."""
-    n = len(lens)
-    nb = -(-n // block)
-    padded = np.zeros(nb * block, dtype=np.int64)
-    padded[:n] = lens
-    longest = padded.reshape(nb, block).max(axis=1)
-    base = np.zeros(nb + 1, dtype=np.int64)
-    np.cumsum(longest * block, out=base[1:])
-    if not n or not int(base[-1]):
-        return np.zeros(1, dtype=np.uint8), base[:-1]
-    buf = np.empty(int(base[-1]), dtype=np.uint8)  # every byte written, padding included
-    _scatter(codes, starts, lens, base, block, buf)
-    return buf, base[:-1]
-
-
-@numba.njit(cache=True, parallel=True)
-def _scatter(codes, starts, lens, base, block, buf):
-    """Each block of tasks on its own core (blocks write disjoint ranges), residue
-    by residue: the ``j``-th residues of a block's tasks are one contiguous run of
-    ``block`` bytes, written in order, a task already past its end writing 0."""
-    n = len(lens)
-    for b in numba.prange((n + block - 1) // block):
-        first = b * block
-        for j in range((base[b + 1] - base[b]) // block):
-            row = base[b] + j * block
-            for lane in range(block):
-                k = first + lane
-                if k < n and j < lens[k]:
-                    buf[row + lane] = codes[starts[k] + j]
-                else:
-                    buf[row + lane] = 0
 
 
 def plan_extents(plan) -> dict[str, int]:

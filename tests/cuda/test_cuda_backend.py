@@ -214,8 +214,9 @@ def test_a_product_s_queries_run_in_launches_of_their_own(monkeypatch):
     monkeypatch.setenv("DSLC_CUDA_PIPELINE", "32")
     from dslc.cuda import backend as cb
     calls = []
-    real = cb.interleave
-    monkeypatch.setattr(cb, "interleave", lambda *a: calls.append(len(a[2])) or real(*a))
+    real = cb.layout.interleave
+    monkeypatch.setattr(cb.layout, "interleave",
+                        lambda *a, **k: calls.append(len(a[3])) or real(*a, **k))
     engine = engine_of(prog)
     assert engine.map("sw", batch, None) == want
     assert engine.launches == 6 and not engine.device_fallbacks
