@@ -142,6 +142,14 @@ class TaskBatch:
         bounds = np.flatnonzero(np.diff(keyed)) + 1
         return order, np.concatenate(([0], bounds, [self.count])).astype(np.int64)
 
+    def seq_items(self, name: str, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(codes, items)``: the packed buffer a sequence parameter reads and,
+        per task of ``ids``, which of its sequences (None: one for every task)."""
+        col = self.columns[name]
+        if isinstance(col, Shared):
+            return np.ascontiguousarray(col.value.codes, dtype=np.uint8), None
+        return col.pack.codes, col.index[ids]
+
     def seq_rows(self, name: str, ids: np.ndarray | None = None):
         """``(codes, starts, lengths)`` of a sequence parameter: task ``ids[i]``'s
         residues are ``codes[starts[i]:starts[i] + lengths[i]]``, ``codes`` being
