@@ -169,12 +169,18 @@ class CpuBackend:
         try:
             bound = self._task_args(argnames, calling, windows, None)
             with timings.computing():
-                raw = module.task(*bound)
+                raw = module.task(*bound)[0]  # the entry's (TABLES: the group's)
             return self.table_values(func, calling, raw, span)
         except MemoryError:
             raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, Inexact):
             return self._rerun(lambda: self.interp.table(func, calling, span, description))
+
+    def tables(self, func: str, callings: list, span, description: str = "") -> list:
+        """For each binding of ``callings``, ``func``'s whole table and the others
+        its sweep fills, as numbers read cell by cell (dslc.cpu.tables)."""
+        from dslc.cpu.tables import whole_tables
+        return whole_tables(self, func, callings, span, description)
 
     def map(self, func: str, tasks, span, progress=None) -> list:
         """Every task's value, in task order; ``tasks`` is a :class:`TaskBatch`

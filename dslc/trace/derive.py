@@ -293,7 +293,8 @@ class Tracer:
             return None
         env[e.var] = span[0]
         kind, table, rec = self._callee(e.body, cf, env)
-        values = _slices(table, rec, {axis: span})
+        index = _region(table, rec, {axis: span})
+        values = None if index is None else table.region(index)
         if values is None:
             return None
         values = values.tolist()
@@ -324,9 +325,12 @@ class Tracer:
             kind, table, rec = self._callee(inner.body, cf, env)
         finally:
             _restore(env, inner.var, saved)
-        block = _slices(table, rec, {axes[0]: span, axes[1]: cols})
-        if block is None:
+        index = _region(table, rec, {axes[0]: span, axes[1]: cols})
+        if index is None:
             return None
+        if table.numbers is not None:
+            return _numeric_block(inner, table.numbers, index, axes, span)
+        block = table.region(index)
         rows = (block if axes[0] < axes[1] else block.T).tolist()
         if not table.whole and any(None in r for r in rows):
             return None
@@ -547,10 +551,22 @@ def _local(x, var: str) -> bool:
     return isinstance(x, tir.Var) and x.scope == "local" and x.name == var
 
 
-def _slices(table, rec: tuple, spans: dict):
-    """The cells of ``table`` at ``rec`` with each axis of ``spans`` over its range (a
-    numpy view), or None where a cell is outside the box or declared ranges."""
-    if table._dense is None or table.outside is not None:
+def _numeric_block(inner, numbers, index: tuple, axes: tuple, span):
+    """``_block`` over a table of numbers: each row's extreme taken on the numbers
+    and only those converted (a conversion that keeps order: exact ints, floats);
+    None where a cell has no exact value or a cell is a tuple (the generic path)."""
+    block = numbers.raw[index]
+    if block.ndim != 2:
+        return None
+    block = block if axes[0] < axes[1] else block.T
+    rows = numbers.many(block.max(axis=1) if inner.op == "max" else block.min(axis=1))
+    return None if rows is None else (list(span), rows.tolist())
+
+
+def _region(table, rec: tuple, spans: dict):
+    """The numpy index of the cells of ``table`` at ``rec`` with each axis of ``spans``
+    over its range, or None where a cell is outside the box or declared ranges."""
+    if not table.dense or table.outside is not None:
         return None
     for axis, span in spans.items():
         if span[0] < 0 or span[-1] > table.extents[axis]:
@@ -558,8 +574,8 @@ def _slices(table, rec: tuple, spans: dict):
     if not all(type(x) is int and 0 <= x <= n for k, (x, n) in enumerate(zip(rec, table.extents))
                if k not in spans):
         return None
-    return table._dense[tuple(slice(spans[k][0], spans[k][-1] + 1) if k in spans else x
-                              for k, x in enumerate(rec))]
+    return tuple(slice(spans[k][0], spans[k][-1] + 1) if k in spans else x
+                 for k, x in enumerate(rec))
 
 
 def _extreme(e: tir.Reduce, values: list):
