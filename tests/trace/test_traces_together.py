@@ -35,3 +35,20 @@ def test_traces_together_equal_traces_one_by_one(monkeypatch):
         == [d.steps for d in want]
     assert [str(cpu.align(d)) for d in together] == [str(interp.align(d)) for d in want]
     assert all(d.recompute() == [s.value for s in d.steps] for d in together)
+
+
+def test_cells_beyond_exact_numbers_are_the_interpreter_s():
+    """Compiled tables are numbers converted as the walk reads them: a cell whose
+    number is not its exact value (an int beyond 2^53) is computed by the
+    interpreter instead, and the row maxima of the entry's block fall back to the
+    cells' values."""
+    src = ("int g(seq[dna] s, index[s] i, seq[dna] t, index[t] j)\n"
+           "  | i == 0 or j == 0 = 9007199254740000\n"
+           "  | otherwise = g(i - 1, j) + 1 max g(i, j - 1) + 2 max g(i - 1, j - 1)\n"
+           "int best(seq[dna] s, seq[dna] t) =\n"
+           "    max(i in 0 ... len(s) : max(j in 0 ... len(t) : g(i, j)))\n")
+    cpu, interp = dslc.compile(src, backend="cpu"), dslc.compile(src, backend="interp")
+    calls = [("ACGTACGTAC", "ACGTTGCA"), ("ACG", "TTGCAAC")]
+    got, want = cpu.traces("best", calls), [interp.trace("best", *c) for c in calls]
+    assert [d.value for d in got] == [9007199254740025, 9007199254740016]
+    assert [d.steps for d in got] == [d.steps for d in want]
