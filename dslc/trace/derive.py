@@ -150,6 +150,9 @@ class Tracer:
         self._rows: dict = {}
         self._texts: dict = {}
         self._shares: dict = {}
+        self._chains: dict = {}
+        self._seqs: dict = {}
+        self._recs: dict = {}
 
     # ------------------------------------------------------------ the walk
     def derive(self, func: str, env: dict, table=None, rec: tuple | None = None) -> Derivation:
@@ -188,8 +191,7 @@ class Tracer:
             value = table.get(rec)
             if value is MISSING:
                 value = demand(table, rec)
-            seqs = tuple((p.type.seq, env[p.type.seq]) if isinstance(p.type, T.IndexT)
-                         else None for p in cf.tf.rec_params)
+            seqs = tuple(None if q is None else (q, env[q]) for q in self._seq_params(cf))
         else:
             _, name, env = what
             cf, rec, value, seqs = self.interp.functions[name], (), MISSING, ()
@@ -223,11 +225,11 @@ class Tracer:
             return self._eval(e, cf, env) if need else None
         match e:
             case tir.MinMax(op=op):
-                alts = _chain(e, op)
-                values = [self._eval(a, cf, env) for a in alts]
+                alts, closures, texts = self._alternatives(e, cf)
+                values = [c(env) for c in closures]
                 want = _fold(e, op, iter(values))
                 k = next(k for k, v in enumerate(values) if _same(v, want))
-                choices.append(Choice(op, k, self._text(alts[k])))
+                choices.append(Choice(op, k, texts[k]))
                 self._follow(alts[k], cf, env, choices, calls, False)
                 return want
             case tir.Cond():
@@ -392,6 +394,32 @@ class Tracer:
             return closure(env)
         return read
 
+    def _alternatives(self, e: tir.MinMax, cf) -> tuple:
+        """An operator chain's operands (``_chain``), their closures and texts, made
+        once per chain and function (a walk meets the same chain at every step)."""
+        hit = self._chains.get(id(e))
+        if hit is None or hit[1] is not cf:
+            alts = _chain(e, e.op)
+            hit = self._chains[id(e)] = (e, cf, (alts, [self._closure(a, cf) for a in alts],
+                                                 [self._text(a) for a in alts]))
+        return hit[2]
+
+    def _seq_params(self, cf) -> tuple:
+        """For each recursive parameter of ``cf``, the sequence it indexes, or None."""
+        hit = self._seqs.get(cf.name)
+        if hit is None or hit[0] is not cf:
+            hit = self._seqs[cf.name] = (cf, tuple(
+                p.type.seq if isinstance(p.type, T.IndexT) else None for p in cf.tf.rec_params))
+        return hit[1]
+
+    def _rec_args(self, e: tir.Call, cf, callee) -> list:
+        """The closures of a call's recursive arguments, made once per call and function."""
+        hit = self._recs.get(id(e))
+        if hit is None or hit[1] is not cf:
+            hit = self._recs[id(e)] = (e, cf, [self._closure(a, cf) for p, a in zip(
+                callee.tf.params, e.args) if p.recursive])
+        return hit[2]
+
     def _callee(self, e: tir.Call, cf, env):
         """The step a contributing call leads to: a cell, or a plain call's env."""
         return self._callee_of(e, cf, env, None)
@@ -403,8 +431,7 @@ class Tracer:
         table = self._sibling(e, cf, env, callee)
         if table is not None:
             if rec is None:
-                rec = tuple(self._eval(a, cf, env) for p, a in zip(callee.tf.params, e.args)
-                            if p.recursive)
+                rec = tuple(a(env) for a in self._rec_args(e, cf, callee))
             return ("cell", table, rec)
         args = [self._eval(a, cf, env) if rec is None or not p.recursive else None
                 for p, a in zip(callee.tf.params, e.args)]
