@@ -4,8 +4,9 @@ For each of ``--queries`` queries (proteins of the proteome picked by length, fr
 about 100 to 900 residues), one ``map`` of the standard library's Gotoh
 Smith-Waterman (BLOSUM62, gaps 10 + 1) over pyhmmer's 2,100-protein proteome, then
 ``Program.align`` of ``Program.traces(...)`` (the hits traced together) for its
-``--top`` best hits. Every alignment is rescored here from its printed rows alone (Biopython's BLOSUM62, a gap run of length L
-costing 11 + (L - 1), parasail's open 11 / extend 1) and that score must equal
+``--top`` best hits. Every alignment is rescored here from its printed rows alone
+(Biopython's BLOSUM62, a gap run of length L costing 11 + (L - 1), parasail's open 11 /
+extend 1) and that score must equal
 parasail's ``sw_striped_profile_16`` for the same pair, and dslc's search score.
 
     python benchmarks/trace_parasail.py [--queries 10] [--top 10] [--json out.json]
