@@ -12,7 +12,8 @@ threads: the search runs on every core, the alignments on one). ``--database N``
 searches N proteins drawn from the proteome instead (benchmarks.common.sample_database),
 to see the search grow with the database while the alignments stay ``--top``.
 
-    python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--each] [--json out.json]
+    python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--each]
+                                    [--json out.json]
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ from dslc.cpu.decision import (CPU_LANES, CPU_PLAIN, INTERPRETER, PYTHON_VALUES,
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
-from dslc.cpu.convert import EXACT, convert, layout_arrays, layout_spec, plan_shape, python_numbers
+from dslc.cpu.convert import (EXACT, Inexact, convert, layout_arrays, layout_spec, plan_shape,
+                              python_numbers)
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks, offset
@@ -32,11 +33,6 @@ from dslc.progress import in_chunks, offset
 # run whose calls the interpreter answers needs none of them, and one whose plans
 # and modules are cached on disk needs Numba alone (docs/architecture.md, start-up).
 
-
-
-class Inexact(Exception):
-    """A compiled int result beyond 2^53, or a map task with no value: the
-    interpreter recomputes it exactly (or reports the overflow or the error)."""
 
 
 @dataclass(frozen=True)

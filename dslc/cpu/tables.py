@@ -14,6 +14,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from dslc import timings
+from dslc.cpu.convert import Inexact
 from dslc.lang import types as T
 from dslc.interp.tables import MISSING, Numbers
 
@@ -55,8 +56,6 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "") ->
 def _reader(cpu, func: str, span):
     """``Numbers.one`` and ``Numbers.many`` of ``func``'s cells: the backend's own
     conversion of compiled results, MISSING (None) where it has no exact value."""
-    from dslc.cpu.backend import Inexact
-
     ret = cpu.program.functions[func].ret
 
     def one(x):
