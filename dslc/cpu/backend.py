@@ -176,7 +176,10 @@ class CpuBackend:
         """For each binding of ``callings``, ``func``'s whole table and the others
         its sweep fills, as numbers read cell by cell (dslc.cpu.tables)."""
         from dslc.cpu.tables import whole_tables
-        return whole_tables(self, func, callings, span, description)
+        try:
+            return whole_tables(self, func, callings, span, description)
+        except MemoryError:
+            raise out_of_memory(func, span) from None
 
     def map(self, func: str, tasks, span, progress=None) -> list:
         """Every task's value, in task order; ``tasks`` is a :class:`TaskBatch`

@@ -36,19 +36,20 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "") ->
     names = module.TABLES
     readers = {n: _reader(cpu, n, span) for n in names}
 
-    def sweep(calling):
+    def sweep(bound):
         try:
-            raw = module.task(*cpu._task_args(argnames, calling, windows, None))
+            raw = module.task(*bound)
         except (IndexError, ValueError, ZeroDivisionError):
             return None  # the backend's table says what stopped it
         return {n: Numbers(r, *readers[n]) for n, r in zip(names, raw)}
 
+    bound = [cpu._task_args(argnames, c, windows, None) for c in callings]  # (Python: here)
     with timings.computing():
-        if len(callings) == 1:
-            filled = [sweep(callings[0])]
+        if len(bound) == 1:
+            filled = [sweep(bound[0])]
         else:
-            with ThreadPoolExecutor(_threads(len(callings))) as pool:
-                filled = list(pool.map(sweep, callings))
+            with ThreadPoolExecutor(_threads(len(bound))) as pool:
+                filled = list(pool.map(sweep, bound))
     return [got if got is not None else {func: cpu.table(func, c, span, description)}
             for c, got in zip(callings, filled)]
 
