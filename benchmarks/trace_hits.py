@@ -3,15 +3,17 @@
 The search: the standard library's Gotoh Smith-Waterman (BLOSUM62, gaps 10 + 1),
 one query of about 375 residues against pyhmmer's 2,100-protein test proteome, as
 one ``map``. Then the alignments of its ``--top`` best hits: for each, the traceback
-(``Program.trace``, tables filled by the compiled backend, the walk over the filled
-tables with the interpreter's closures) and the alignment read off it
+(``Program.traces``: every hit's tables filled by one call of the compiled
+backend, the hits in parallel, then each walk over its tables with the interpreter's
+closures; ``--each``: ``Program.trace`` per hit) and the alignment read off it
 (``Program.align``). Both timed warm (compiled modules loaded); the ratio is the
 alignments' share of the search's time, in wall and in CPU seconds (the process's, all
 threads: the search runs on every core, the alignments on one). ``--database N``
 searches N proteins drawn from the proteome instead (benchmarks.common.sample_database),
 to see the search grow with the database while the alignments stay ``--top``.
 
-    python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--json out.json]
+    python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--each]
+                                    [--json out.json]
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="use only the first N proteins")
     ap.add_argument("--database", type=int, default=0,
                     help="search N proteins drawn from the proteome (with replacement)")
+    ap.add_argument("--each", action="store_true",
+                    help="trace the hits one call each (Program.trace), not together")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
 
@@ -49,13 +53,18 @@ def main() -> None:
     prog = dslc.compile(SW_PROGRAM, backend="cpu")
     prog.map("sw", "blosum62", 10, 1, query, db[:4])  # compile (or load from the cache)
     prog.align(prog.trace("sw", "blosum62", 10, 1, query, db[0]))
+    prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in range(2)])
 
     t0, c0 = time.perf_counter(), time.process_time()
     scores = prog.map("sw", "blosum62", 10, 1, query, db).values
     search, search_cpu = time.perf_counter() - t0, time.process_time() - c0
     top = np.argsort(-scores, kind="stable")[: args.top]
     t0, c0 = time.perf_counter(), time.process_time()
-    alignments = [prog.align(prog.trace("sw", "blosum62", 10, 1, query, db[k])) for k in top]
+    if args.each:
+        derivations = [prog.trace("sw", "blosum62", 10, 1, query, db[k]) for k in top]
+    else:
+        derivations = prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in top])
+    alignments = [prog.align(d) for d in derivations]
     aligned, aligned_cpu = time.perf_counter() - t0, time.process_time() - c0
     assert all(a.score == scores[k] for a, k in zip(alignments, top))
     out = {"query": query.name, "query_length": len(query), "database": len(db),

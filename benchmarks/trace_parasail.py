@@ -3,9 +3,10 @@
 For each of ``--queries`` queries (proteins of the proteome picked by length, from
 about 100 to 900 residues), one ``map`` of the standard library's Gotoh
 Smith-Waterman (BLOSUM62, gaps 10 + 1) over pyhmmer's 2,100-protein proteome, then
-``Program.align(Program.trace(...))`` for its ``--top`` best hits. Every alignment is
-rescored here from its printed rows alone (Biopython's BLOSUM62, a gap run of length L
-costing 11 + (L - 1), parasail's open 11 / extend 1) and that score must equal
+``Program.align`` of ``Program.traces(...)`` (the hits traced together) for its
+``--top`` best hits. Every alignment is rescored here from its printed rows alone
+(Biopython's BLOSUM62, a gap run of length L costing 11 + (L - 1), parasail's open 11 /
+extend 1) and that score must equal
 parasail's ``sw_striped_profile_16`` for the same pair, and dslc's search score.
 
     python benchmarks/trace_parasail.py [--queries 10] [--top 10] [--json out.json]
@@ -68,7 +69,8 @@ def main() -> None:
         search += time.perf_counter() - t0
         top = np.argsort(-scores, kind="stable")[: args.top]
         t0 = time.perf_counter()
-        alignments = [prog.align(prog.trace("sw", "blosum62", 10, 1, query, db[k])) for k in top]
+        alignments = [prog.align(d) for d in prog.traces(
+            "sw", [("blosum62", 10, 1, query, db[k]) for k in top])]
         aligned += time.perf_counter() - t0
         profile = parasail.profile_create_16(query.text, parasail.blosum62)
         for k, a in zip(top, alignments):

@@ -261,6 +261,14 @@ class Program:
         a :class:`dslc.trace.derive.Derivation` (docs/api.md, "Tracebacks")."""
         return _trace(self, name, args)
 
+    @deep.for_program
+    def traces(self, name: str, calls) -> list:
+        """The derivations of several calls of ``name``, each given by its arguments as
+        :meth:`trace` takes them (a search's top hits): their tables are filled by
+        one backend call, the calls in parallel (dslc.trace.run)."""
+        bound = [_trace_call(self, name, tuple(args)) for args in calls]
+        return _trace_runner(self).traces(name, bound, None)
+
     def align(self, derivation, matrix=None):
         """The alignment a derivation over two sequences describes
         (:class:`dslc.trace.align.Alignment`); ``matrix`` (a name or a matrix) decides
@@ -404,10 +412,16 @@ def _label(x) -> str:
 
 
 def _trace(prog, name: str, args: tuple):
-    """The derivation of one call of ``name``: arguments are those of
-    ``Program.call`` (every argument: that call's value) or of ``Program.map`` for
-    one task (a table's calling arguments and its unranged ``int`` recursive
-    ones: the final cell, as a map's task has it)."""
+    """The derivation of one call of ``name`` (``_trace_call``'s arguments)."""
+    bound, final = _trace_call(prog, name, args)
+    return _trace_runner(prog).trace(name, bound, None, final)
+
+
+def _trace_call(prog, name: str, args: tuple) -> tuple[dict, bool]:
+    """A traced call's bound arguments, and whether they are a map task's (its final
+    cell): arguments are those of ``Program.call`` (every argument: that call's
+    value) or of ``Program.map`` for one task (a table's calling arguments and its
+    unranged ``int`` recursive ones: the final cell, as a map's task has it)."""
     tf = prog._function(name)
     values = [prog._from_python(a) for a in args]
     if len(values) == len(tf.params):
@@ -421,7 +435,7 @@ def _trace(prog, name: str, args: tuple):
         raise DslcError(f"trace of {name} takes its {len(tf.params)} arguments"
                         + (f" (or a map task's {len(tf.map_params)})" if tf.is_table else "")
                         + f", got {len(values)}")
-    return _trace_runner(prog).trace(name, bound, None, final)
+    return bound, final
 
 
 def _trace_runner(prog):

@@ -23,7 +23,8 @@ from dslc.cpu.decision import (CPU_LANES, CPU_PLAIN, INTERPRETER, PYTHON_VALUES,
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, InternalError
 from dslc.interp.backend import InterpBackend, in_map
-from dslc.cpu.convert import EXACT, convert, layout_arrays, layout_spec, plan_shape, python_numbers
+from dslc.cpu.convert import (EXACT, Inexact, convert, layout_arrays, layout_spec, plan_shape,
+                              python_numbers)
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks, offset
@@ -32,11 +33,6 @@ from dslc.progress import in_chunks, offset
 # run whose calls the interpreter answers needs none of them, and one whose plans
 # and modules are cached on disk needs Numba alone (docs/architecture.md, start-up).
 
-
-
-class Inexact(Exception):
-    """A compiled int result beyond 2^53, or a map task with no value: the
-    interpreter recomputes it exactly (or reports the overflow or the error)."""
 
 
 @dataclass(frozen=True)
@@ -169,12 +165,21 @@ class CpuBackend:
         try:
             bound = self._task_args(argnames, calling, windows, None)
             with timings.computing():
-                raw = module.task(*bound)
+                raw = module.task(*bound)[0]  # the entry's (TABLES: the group's)
             return self.table_values(func, calling, raw, span)
         except MemoryError:
             raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, Inexact):
             return self._rerun(lambda: self.interp.table(func, calling, span, description))
+
+    def tables(self, func: str, callings: list, span, description: str = "") -> list:
+        """For each binding of ``callings``, ``func``'s whole table and the others
+        its sweep fills, as numbers read cell by cell (dslc.cpu.tables)."""
+        from dslc.cpu.tables import whole_tables
+        try:
+            return whole_tables(self, func, callings, span, description)
+        except MemoryError:
+            raise out_of_memory(func, span) from None
 
     def map(self, func: str, tasks, span, progress=None) -> list:
         """Every task's value, in task order; ``tasks`` is a :class:`TaskBatch`

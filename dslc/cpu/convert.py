@@ -46,6 +46,11 @@ def convert(v, registry):
 _LAYOUTS: dict[int, tuple] = {}  # id -> (value kept alive, its array, finite)
 
 
+class Inexact(Exception):
+    """A compiled int result beyond 2^53, or a map task with no value: the
+    interpreter recomputes it exactly (or reports the overflow or the error)."""
+
+
 class NonFinite(ValueError):
     """An infinite number argument, or an extension value whose device array
     holds an infinity: the generated code assumes them finite (emit.infinity),

@@ -541,7 +541,7 @@ class CpuGenerator:
                 b.emit(f"res = {self.read_stored(plan.entry, qs)}")
             b.emit("return res")
         elif plan.kind == "table":
-            b.emit(f"return T_{plan.entry}")
+            b.emit(f"return ({''.join(f'T_{f}, ' for f in self.whole_tables())})")
         else:
             f = self.program.functions[plan.entry]
             fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
@@ -551,6 +551,15 @@ class CpuGenerator:
             b.emit(f"return {val}")
         args = self.argnames()
         return self.module_source(args, b), args
+
+    def whole_tables(self) -> list[str]:
+        """The tables a ``table`` entry returns: the entry's, then the others of its
+        group, which the same sweep fills whole (a traceback reads them all, one
+        sweep instead of one per table); a group filled on demand has only the
+        cells its entry needed of the others, so it returns the entry's alone."""
+        entry = self.plan.entry
+        g = self.group_of[entry]
+        return [entry] + ([] if g.on_demand else [f for f in g.functions if f != entry])
 
     def read_stored(self, func: str, index: list[str]) -> str:
         """A stored cell of ``func`` as a value (a tuple's components together)."""
@@ -612,6 +621,8 @@ class CpuGenerator:
         src = [HEADER, self.pr.library("core", "domain")]
         if self.result_width() is not None:  # a map's batch stores each component
             src.append(f"RESULT_WIDTH = {self.result_width()}\n")
+        if self.plan.kind == "table":  # the tables ``task`` returns, in order
+            src.append(f"TABLES = {tuple(self.whole_tables())!r}\n")
         if self.demand_arities:
             src.append(self.pr.library("demand"))
             src += [demand.read_helper(n) for n in sorted(self.demand_arities)]

@@ -13,6 +13,8 @@ itself is reported instead of looping forever.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -40,6 +42,20 @@ class Task:
         self.fill = None  # table -> None: fills a new table's cells first (dslc.trace.run)
 
 
+@dataclass(frozen=True)
+class Numbers:
+    """A whole table as a compiled backend computed it, read a cell at a time (a
+    traceback visits a path of cells, not the table): ``raw`` its numbers (a
+    tuple's components one more dimension); ``one`` a raw cell as the
+    interpreter's value, MISSING where the number is not that value exactly (NaN:
+    a check the code met; an int beyond 2^53); ``many`` the same of an array of
+    cells, None where any has no exact value."""
+
+    raw: np.ndarray
+    one: Callable
+    many: Callable
+
+
 class Table:
     """The memo of one recursive function for one binding of its calling args."""
 
@@ -48,14 +64,33 @@ class Table:
         self.siblings: dict = {}
         self.outside = None  # declared ranges: rec -> (k, lo, hi) of the first left, or None
         self.whole = False  # every cell given at once by a backend (dslc.trace.run)
+        self.numbers: Numbers | None = None  # those cells, converted when first read
         size = 1
         for e in extents:
             size *= e + 1
         if size <= _DENSE_LIMIT:
-            self._dense = np.empty(tuple(e + 1 for e in extents), dtype=object)
-            self._sparse = None
+            self._sparse = None  # ``_dense`` made when first used (``__getattr__``)
         else:
             self._dense, self._sparse = None, {}
+
+    def __getattr__(self, name: str):
+        """``_dense``, allocated on first use: a table a backend gives as numbers
+        (``give_numbers``) never needs one, and a traceback opens a few per call."""
+        if name != "_dense":
+            raise AttributeError(name)
+        self._dense = np.empty(tuple(e + 1 for e in self.extents), dtype=object)
+        return self._dense
+
+    @property
+    def dense(self) -> bool:
+        """Is the table small enough to be kept as an array (else a dict)?"""
+        return self._sparse is None or self.numbers is not None
+
+    def give_numbers(self, numbers: Numbers) -> None:
+        """Every cell from a compiled backend's numbers, converted when first read
+        and kept (a traceback reads a path of cells, not the table)."""
+        self.numbers, self.whole = numbers, True
+        self._dense, self._sparse = None, {}
 
     def check_domain(self, rec: tuple, span, call: str) -> None:
         check_point("recursive argument", self.func.rec_names, rec, self.extents, span, call)
@@ -78,7 +113,25 @@ class Table:
         if self._dense is not None:
             v = self._dense[rec]
             return MISSING if v is None else v
-        return self._sparse.get(rec, MISSING)
+        v = self._sparse.get(rec, MISSING)
+        return v if v is not MISSING or self.numbers is None else self._number(rec)
+
+    def _number(self, rec: tuple):
+        """A cell of ``numbers`` as the interpreter's value, kept; MISSING outside the
+        declared ranges or where it has no exact value (the interpreter computes it)."""
+        if self.outside is not None and self.outside(rec) is not None:
+            return MISSING
+        v = self.numbers.one(self.numbers.raw[rec])
+        if v is not MISSING:
+            self._sparse[rec] = v
+        return v
+
+    def region(self, index: tuple):
+        """The cells at a numpy ``index`` (slices): the interpreter's values (None where
+        one is not known), or None where ``numbers`` has no exact value for one."""
+        if self.numbers is not None:
+            return self.numbers.many(self.numbers.raw[index])
+        return self._dense[index]
 
     def set(self, rec: tuple, value) -> None:
         if self._dense is not None:

@@ -32,7 +32,7 @@ class Printer:
     INF = "np.inf"
     NAN = "np.nan"
     INLINE = '@numba.njit(inline="always")'
-    FUNCTION = "@numba.njit(cache=True)"
+    FUNCTION = "@numba.njit(cache=True, nogil=True)"
     device = False
 
     def __init__(self, value: str = "float64", typed_zero: bool = False,

@@ -150,6 +150,9 @@ class Tracer:
         self._rows: dict = {}
         self._texts: dict = {}
         self._shares: dict = {}
+        self._chains: dict = {}
+        self._seqs: dict = {}
+        self._recs: dict = {}
 
     # ------------------------------------------------------------ the walk
     def derive(self, func: str, env: dict, table=None, rec: tuple | None = None) -> Derivation:
@@ -188,8 +191,7 @@ class Tracer:
             value = table.get(rec)
             if value is MISSING:
                 value = demand(table, rec)
-            seqs = tuple((p.type.seq, env[p.type.seq]) if isinstance(p.type, T.IndexT)
-                         else None for p in cf.tf.rec_params)
+            seqs = tuple(None if q is None else (q, env[q]) for q in self._seq_params(cf))
         else:
             _, name, env = what
             cf, rec, value, seqs = self.interp.functions[name], (), MISSING, ()
@@ -223,11 +225,11 @@ class Tracer:
             return self._eval(e, cf, env) if need else None
         match e:
             case tir.MinMax(op=op):
-                alts = _chain(e, op)
-                values = [self._eval(a, cf, env) for a in alts]
+                alts, closures, texts = self._alternatives(e, cf)
+                values = [c(env) for c in closures]
                 want = _fold(e, op, iter(values))
                 k = next(k for k, v in enumerate(values) if _same(v, want))
-                choices.append(Choice(op, k, self._text(alts[k])))
+                choices.append(Choice(op, k, texts[k]))
                 self._follow(alts[k], cf, env, choices, calls, False)
                 return want
             case tir.Cond():
@@ -293,7 +295,8 @@ class Tracer:
             return None
         env[e.var] = span[0]
         kind, table, rec = self._callee(e.body, cf, env)
-        values = _slices(table, rec, {axis: span})
+        index = _region(table, rec, {axis: span})
+        values = None if index is None else table.region(index)
         if values is None:
             return None
         values = values.tolist()
@@ -324,9 +327,12 @@ class Tracer:
             kind, table, rec = self._callee(inner.body, cf, env)
         finally:
             _restore(env, inner.var, saved)
-        block = _slices(table, rec, {axes[0]: span, axes[1]: cols})
-        if block is None:
+        index = _region(table, rec, {axes[0]: span, axes[1]: cols})
+        if index is None:
             return None
+        if table.numbers is not None:
+            return _numeric_block(inner, table.numbers, index, axes, span)
+        block = table.region(index)
         rows = (block if axes[0] < axes[1] else block.T).tolist()
         if not table.whole and any(None in r for r in rows):
             return None
@@ -388,6 +394,32 @@ class Tracer:
             return closure(env)
         return read
 
+    def _alternatives(self, e: tir.MinMax, cf) -> tuple:
+        """An operator chain's operands (``_chain``), their closures and texts, made
+        once per chain and function (a walk meets the same chain at every step)."""
+        hit = self._chains.get(id(e))
+        if hit is None or hit[1] is not cf:
+            alts = _chain(e, e.op)
+            hit = self._chains[id(e)] = (e, cf, (alts, [self._closure(a, cf) for a in alts],
+                                                 [self._text(a) for a in alts]))
+        return hit[2]
+
+    def _seq_params(self, cf) -> tuple:
+        """For each recursive parameter of ``cf``, the sequence it indexes, or None."""
+        hit = self._seqs.get(cf.name)
+        if hit is None or hit[0] is not cf:
+            hit = self._seqs[cf.name] = (cf, tuple(
+                p.type.seq if isinstance(p.type, T.IndexT) else None for p in cf.tf.rec_params))
+        return hit[1]
+
+    def _rec_args(self, e: tir.Call, cf, callee) -> list:
+        """The closures of a call's recursive arguments, made once per call and function."""
+        hit = self._recs.get(id(e))
+        if hit is None or hit[1] is not cf:
+            hit = self._recs[id(e)] = (e, cf, [self._closure(a, cf) for p, a in zip(
+                callee.tf.params, e.args) if p.recursive])
+        return hit[2]
+
     def _callee(self, e: tir.Call, cf, env):
         """The step a contributing call leads to: a cell, or a plain call's env."""
         return self._callee_of(e, cf, env, None)
@@ -399,8 +431,7 @@ class Tracer:
         table = self._sibling(e, cf, env, callee)
         if table is not None:
             if rec is None:
-                rec = tuple(self._eval(a, cf, env) for p, a in zip(callee.tf.params, e.args)
-                            if p.recursive)
+                rec = tuple(a(env) for a in self._rec_args(e, cf, callee))
             return ("cell", table, rec)
         args = [self._eval(a, cf, env) if rec is None or not p.recursive else None
                 for p, a in zip(callee.tf.params, e.args)]
@@ -547,10 +578,22 @@ def _local(x, var: str) -> bool:
     return isinstance(x, tir.Var) and x.scope == "local" and x.name == var
 
 
-def _slices(table, rec: tuple, spans: dict):
-    """The cells of ``table`` at ``rec`` with each axis of ``spans`` over its range (a
-    numpy view), or None where a cell is outside the box or declared ranges."""
-    if table._dense is None or table.outside is not None:
+def _numeric_block(inner, numbers, index: tuple, axes: tuple, span):
+    """``_block`` over a table of numbers: each row's extreme taken on the numbers
+    and only those converted (a conversion that keeps order: exact ints, floats);
+    None where a cell has no exact value or a cell is a tuple (the generic path)."""
+    block = numbers.raw[index]
+    if block.ndim != 2:
+        return None
+    block = block if axes[0] < axes[1] else block.T
+    rows = numbers.many(block.max(axis=1) if inner.op == "max" else block.min(axis=1))
+    return None if rows is None else (list(span), rows.tolist())
+
+
+def _region(table, rec: tuple, spans: dict):
+    """The numpy index of the cells of ``table`` at ``rec`` with each axis of ``spans``
+    over its range, or None where a cell is outside the box or declared ranges."""
+    if not table.dense or table.outside is not None:
         return None
     for axis, span in spans.items():
         if span[0] < 0 or span[-1] > table.extents[axis]:
@@ -558,8 +601,8 @@ def _slices(table, rec: tuple, spans: dict):
     if not all(type(x) is int and 0 <= x <= n for k, (x, n) in enumerate(zip(rec, table.extents))
                if k not in spans):
         return None
-    return table._dense[tuple(slice(spans[k][0], spans[k][-1] + 1) if k in spans else x
-                              for k, x in enumerate(rec))]
+    return tuple(slice(spans[k][0], spans[k][-1] + 1) if k in spans else x
+                 for k, x in enumerate(rec))
 
 
 def _extreme(e: tir.Reduce, values: list):

@@ -1,20 +1,34 @@
-"""Tracing one call: a task whose tables a backend fills, then the walk.
+"""Tracing calls: tasks whose tables a backend fills, then the walks.
 
 A traceback is asked for a few selected calls (the top hits of a search), never for a
-whole map, so a search pays nothing for it. The task is an ordinary interpreter task;
+whole map, so a search pays nothing for it. Each call is an ordinary interpreter task;
 with a compiled backend, each table the walk opens is first filled whole by that
-backend (``backend.table``), so the walk only re-evaluates the bodies of the cells it
-visits; with the interpreter, cells are computed on demand as usual. Either way each
-visited cell's value is checked against its body (:mod:`dslc.trace.derive`).
+backend, so the walk only re-evaluates the bodies of the cells it visits; with the
+interpreter, cells are computed on demand as usual. Either way each visited cell's
+value is checked against its body (:mod:`dslc.trace.derive`).
+
+A backend with ``tables`` (the CPU's, dslc.cpu.tables) fills a table and the others
+its sweep computes in one call, as numbers converted cell by cell when read; and the
+calls traced together (:meth:`TraceRunner.traces`) have their first tables filled in
+one such call: each call's walk is first run up to the first table it opens (which
+is where a search's entry, ``max(i ... : max(j ... : h(i, j)))``, starts), those
+tables are filled together, then the walks run on them.
 """
 
 from __future__ import annotations
 
 from dslc.lang import types as T
 from dslc.errors import DslcError
-from dslc.interp.compile import Interpreter
-from dslc.interp.tables import Task
+from dslc.interp.compile import Interpreter, _hkey
+from dslc.interp.tables import Numbers, Task
 from dslc.trace.derive import Derivation, Tracer
+
+
+class _Opened(Exception):
+    """The first table a walk opens (the walk up to it only asked which one)."""
+
+    def __init__(self, table):
+        self.table = table
 
 
 class TraceRunner:
@@ -33,10 +47,20 @@ class TraceRunner:
     def trace(self, func: str, args: dict, span, final: bool = False) -> Derivation:
         """The derivation of ``func`` at ``args`` (bound, as a backend's ``value``
         takes them); ``final``: the recursive arguments are a map's (the final cell)."""
+        return self._derive(func, args, span, final, self._filler(span, {}))
+
+    def traces(self, func: str, calls: list, span) -> list[Derivation]:
+        """The derivations of ``func`` at each ``(args, final)`` of ``calls``
+        (as :meth:`trace`), the first table of every walk filled in one backend call."""
+        ready = self._first_tables(func, calls, span)
+        return [self._derive(func, args, span, final, self._filler(span, got))
+                for (args, final), got in zip(calls, ready)]
+
+    def _derive(self, func, args, span, final, fill) -> Derivation:
         interp = self.tracer.interp
         cf = interp.functions[func]
         task = Task(f"trace of {func}")
-        task.fill = self._filler(span)
+        task.fill = fill
         if not cf.is_table:
             env = dict(args)
             env["$task"] = task
@@ -50,20 +74,90 @@ class TraceRunner:
         table.check_domain(rec, span, f"{func}(...)")
         return self.tracer.derive(func, cenv, table, rec)
 
-    def _filler(self, span):
+    def _first_tables(self, func, calls, span) -> list[dict]:
+        """For each call, the tables its walk's first table's sweep fills (keyed as
+        the task keeps them), all filled by one call of the backend's ``tables``."""
+        tables = getattr(self.engine, "tables", None)
+        if tables is None or len(calls) < 2:
+            return [{} for _ in calls]
+        opened = [self._opened(func, args, span, final) for args, final in calls]
+        out = [{} for _ in calls]
+        by_func: dict = {}
+        for k, t in enumerate(opened):
+            if t is not None:
+                by_func.setdefault(t.func.name, []).append(k)
+        for name, ks in by_func.items():
+            callings = [_calling(opened[k]) for k in ks]
+            for k, calling, got in zip(ks, callings, tables(name, callings, span, "trace")):
+                out[k] = _keyed(self.tracer.interp, calling, got)
+        return out
+
+    def _opened(self, func, args, span, final):
+        """The first table ``func``'s walk at ``args`` opens that a backend fills, or None."""
+        def stop(table):
+            raise _Opened(table if _fillable(table) else None)
+        try:
+            self._derive(func, args, span, final, stop)
+        except _Opened as e:
+            return e.table
+        return None
+
+    def _filler(self, span, ready: dict):
+        """``Task.fill``: a new table's cells from ``ready`` (filled with others), or
+        from the backend now (with the other tables of its sweep, kept in ``ready``
+        for when the walk opens them)."""
         engine = self.engine
         if engine is None:
             return None
+        tables = getattr(engine, "tables", None)
+        interp = self.tracer.interp
 
         def fill(table) -> None:
-            if table._dense is None or any(p.type == T.INT and p.range is None
-                                           for p in table.func.tf.rec_params):
+            if not _fillable(table):
                 return  # huge, or extents from a first call: computed on demand
-            calling = {n: table.env[n] for n in table.func.calling_names}
-            try:
-                whole = engine.table(table.func.name, calling, span, "trace")
-            except DslcError:
-                return  # the interpreter computes the cells it needs, and says why not
-            table._dense[...] = whole  # the same objects (None: outside declared ranges)
-            table.whole = True
+            key = _key(interp, table.func.name, table.env)
+            if key not in ready:
+                calling = _calling(table)
+                try:
+                    if tables is None:
+                        got = {table.func.name: engine.table(table.func.name, calling, span,
+                                                             "trace")}
+                    else:
+                        got = tables(table.func.name, [calling], span, "trace")[0]
+                except DslcError:
+                    return  # the interpreter computes the cells it needs, and says why not
+                ready.update(_keyed(interp, calling, got))
+            _give(table, ready.pop(key))
         return fill
+
+
+def _fillable(table) -> bool:
+    return table.dense and not any(p.type == T.INT and p.range is None
+                                                for p in table.func.tf.rec_params)
+
+
+def _calling(table) -> dict:
+    return {n: table.env[n] for n in table.func.calling_names}
+
+
+def _key(interp, func: str, env: dict):
+    """The key a task keeps ``func``'s table under for the calling values in ``env``
+    (``Interpreter.table_for``'s)."""
+    return (func, tuple(_hkey(env[n]) for n in interp.functions[func].calling_names))
+
+
+def _keyed(interp, calling: dict, got: dict) -> dict:
+    """The tables of one sweep keyed as the task keeps them: each function's with
+    the calling values of the one filled (a sweep's tables share its binding)."""
+    return {_key(interp, n, calling): t for n, t in got.items()
+            if all(c in calling for c in interp.functions[n].calling_names)}
+
+
+def _give(table, whole) -> None:
+    """A table's cells from a backend: numbers read when the walk reads them, or the
+    interpreter's values (None: outside declared ranges)."""
+    if isinstance(whole, Numbers):
+        table.give_numbers(whole)
+    else:
+        table._dense[...] = whole
+        table.whole = True

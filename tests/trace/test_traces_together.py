@@ -1,0 +1,54 @@
+"""Several calls traced together (``Program.traces``, a search's top hits): every
+call's tables come from one backend call, each sweep filling all the tables of its
+group, and the derivations are those of the calls traced one by one, and the
+interpreter's (one Numba compile here)."""
+
+from __future__ import annotations
+
+import dslc
+import dslc.cpu.tables
+from tests.conftest import EXAMPLES
+
+PAIRS = [("MKVLAAGIVGLLLAGCSSHKEE", "HKKLTIENCPVHELEDEIEKE"),
+         ("HKKLTIENCPVHELEDEIEKE", "MKVLAAGIVGLLLAG"),
+         ("MKVLAAGIVGLL", "MKVLAAGIVGLLLAGCSSHKEEAAGIV")]
+
+
+def test_traces_together_equal_traces_one_by_one(monkeypatch):
+    path = str(EXAMPLES / "smith_waterman.bio")
+    cpu, interp = dslc.compile(path, backend="cpu"), dslc.compile(path, backend="interp")
+    calls = [("blosum62", 10, 1, q, r) for q, r in PAIRS]
+    fills = []
+    whole_tables = dslc.cpu.tables.whole_tables
+
+    def counted(cpu_, func, callings, span, description=""):
+        fills.append((func, len(callings)))
+        return whole_tables(cpu_, func, callings, span, description)
+    monkeypatch.setattr(dslc.cpu.tables, "whole_tables", counted)
+    together = cpu.traces("sw", calls)
+    assert fills == [("h", len(calls))]  # h, e and f of every call: one sweep each, one call
+    fills.clear()
+    one_by_one = [cpu.trace("sw", *c) for c in calls]
+    assert fills == [("h", 1)] * len(calls)
+    want = [interp.trace("sw", *c) for c in calls]
+    assert [d.steps for d in together] == [d.steps for d in one_by_one] \
+        == [d.steps for d in want]
+    assert [str(cpu.align(d)) for d in together] == [str(interp.align(d)) for d in want]
+    assert all(d.recompute() == [s.value for s in d.steps] for d in together)
+
+
+def test_cells_beyond_exact_numbers_are_the_interpreter_s():
+    """Compiled tables are numbers converted as the walk reads them: a cell whose
+    number is not its exact value (an int beyond 2^53) is computed by the
+    interpreter instead, and the row maxima of the entry's block fall back to the
+    cells' values."""
+    src = ("int g(seq[dna] s, index[s] i, seq[dna] t, index[t] j)\n"
+           "  | i == 0 or j == 0 = 9007199254740000\n"
+           "  | otherwise = g(i - 1, j) + 1 max g(i, j - 1) + 2 max g(i - 1, j - 1)\n"
+           "int best(seq[dna] s, seq[dna] t) =\n"
+           "    max(i in 0 ... len(s) : max(j in 0 ... len(t) : g(i, j)))\n")
+    cpu, interp = dslc.compile(src, backend="cpu"), dslc.compile(src, backend="interp")
+    calls = [("ACGTACGTAC", "ACGTTGCA"), ("ACG", "TTGCAAC")]
+    got, want = cpu.traces("best", calls), [interp.trace("best", *c) for c in calls]
+    assert [d.value for d in got] == [9007199254740025, 9007199254740016]
+    assert [d.steps for d in got] == [d.steps for d in want]
