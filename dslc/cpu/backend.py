@@ -76,6 +76,7 @@ class CpuBackend:
         self.decisions = Decisions()  # (entry, work) -> the last decision for it
         self._memo: dict = {}
         self._table_scopes: dict = {}  # (func, shapes) -> the widest binding planned for
+        self.reruns: dict[str, int] = {}  # entry -> compiled tasks re-run on the interpreter
 
     @functools.cached_property
     def lanes(self):
@@ -154,7 +155,7 @@ class CpuBackend:
         except MemoryError:
             raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, Inexact):
-            return self._rerun(lambda: self.interp.value(func, args, span, description))
+            return self._rerun(func, lambda: self.interp.value(func, args, span, description))
 
     def table(self, func: str, calling: dict, span, description: str = ""):
         self.interp.check_table_fits(func, calling, span)
@@ -170,7 +171,7 @@ class CpuBackend:
         except MemoryError:
             raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, Inexact):
-            return self._rerun(lambda: self.interp.table(func, calling, span, description))
+            return self._rerun(func, lambda: self.interp.table(func, calling, span, description))
 
     def tables(self, func: str, callings: list, span, description: str = "") -> list:
         """For each binding of ``callings``, ``func``'s whole table and the others
@@ -208,7 +209,8 @@ class CpuBackend:
             raise out_of_memory(func, span) from None
         except (IndexError, ValueError, ZeroDivisionError, SystemError):
             # (an error raised inside a parallel batch surfaces as a SystemError)
-            return self._rerun(lambda: self.interp.map(func, batch, span, progress))
+            return self._rerun(func, lambda: self.interp.map(func, batch, span, progress),
+                               len(batch))
         return self.map_values(func, f, raw, batch, span)
 
     def map_values(self, func, f, raw: np.ndarray, batch, span) -> list:
@@ -222,12 +224,12 @@ class CpuBackend:
                 try:
                     out.append(self.result(v, f.ret, span))
                 except Inexact:
-                    out.append(self._rerun(lambda: in_map(
+                    out.append(self._rerun(func, lambda: in_map(
                         lambda: self.interp.map(func, [batch[k]], span), [k])[0]))
             return out
         out, redo = python_numbers(raw, f.ret == T.INT)
         for k in redo.tolist():
-            out[k] = self._rerun(lambda: in_map(
+            out[k] = self._rerun(func, lambda: in_map(
                 lambda: self.interp.map(func, [batch[k]], span), [k])[0])
         return out
 
@@ -481,9 +483,13 @@ class CpuBackend:
         out[inf] = flat[inf].astype(object)
         return out.reshape(raw.shape)
 
-    def _rerun(self, rerun):
+    def _rerun(self, func: str, rerun, tasks: int = 1):
         """The interpreter's answer: the exact value beyond 2^53, or the precise
-        error (with call and values) where the compiled task stopped."""
+        error (with call and values) where the compiled task stopped. Counted in
+        ``reruns`` and said under ``-v``: a compiled entry whose tasks keep
+        coming back here runs at the interpreter's speed."""
+        self.reruns[func] = self.reruns.get(func, 0) + tasks
+        runlog.log.info("%s: %d compiled task(s) re-run on the interpreter", func, tasks)
         return rerun()
 
     def explain(self) -> dict:

@@ -24,6 +24,7 @@ from dslc.check.ranges import box_code
 from dslc.deps.extract import directed_args
 from dslc.emit import demand
 from dslc.emit import infinity
+from dslc.emit import shared_sweep
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, Names, NotCompilable, render_code
@@ -161,6 +162,9 @@ class CpuGenerator:
     # does this generator hold tuple values (emit.tuples)? The specialised ones
     # name their strategy here and leave tuples to the plain generators
     TUPLES: str | None = None
+    # may a value entry's sweep be a module of its own, shared by the entries that
+    # sweep the same tables (emit.shared_sweep)? Not where a subclass prints its own module
+    SHARED_SWEEP = True
 
     def __init__(self, program, plan: TaskPlan):
         self.program, self.plan = program, plan
@@ -534,6 +538,7 @@ class CpuGenerator:
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         self.sweep(b, fused_by_func)
         self.after_sweep(b)
+        swept = len(b.lines)  # the lines after these read the tables (emit.shared_sweep)
         if plan.kind == "cell":
             ent_g = self.group_of[plan.entry]
             if not ent_g.windowed:
@@ -550,6 +555,10 @@ class CpuGenerator:
             val = self._guards(f, em, b)
             b.emit(f"return {val}")
         args = self.argnames()
+        if shared_sweep.applies(self):
+            src = shared_sweep.module_source(self, args, b, swept)
+            if src is not None:
+                return src, args
         return self.module_source(args, b), args
 
     def whole_tables(self) -> list[str]:
@@ -617,8 +626,8 @@ class CpuGenerator:
                 self.sweeping = False
             self._loops(b, g.nest.body, cells, g, gi)
 
-    def module_source(self, args: list[str], body: Block) -> str:
-        src = [HEADER, self.pr.library("core", "domain")]
+    def module_source(self, args: list[str], body: Block, prelude: str = "") -> str:
+        src = [HEADER + prelude, self.pr.library("core", "domain")]
         if self.result_width() is not None:  # a map's batch stores each component
             src.append(f"RESULT_WIDTH = {self.result_width()}\n")
         if self.plan.kind == "table":  # the tables ``task`` returns, in order
@@ -692,47 +701,100 @@ class CpuGenerator:
         self.allocate(b, func, dims if k is None else dims + [L.Const(k)])
 
     def _loops(self, b: Block, body: L.Stmt, cells: dict, g: GroupPlan, gi: int,
-               in_partition: bool = False) -> None:
+               in_partition: bool = False, retried: bool = False) -> None:
         """The loop nest's statements as code; ``cells``: the code of each
-        (function, guard piece) cell."""
+        (function, guard piece) cell; ``retried``: inside one partition's retry
+        loop already (:meth:`_lone_partitions`)."""
+        if g.runtime_order and not in_partition and not retried:
+            self._lone_partitions(b, body, cells, g, gi)
+            return
         for node in L.statements(body):
-            if isinstance(node, L.For):
-                inner = b.child()
-                if node.kind == "partition" and g.windowed:
-                    # one modulo per partition and distance, not one per access
-                    for f in g.functions:
-                        for d in sorted(self.slots.get(f, ())):
-                            inner.emit(f"slot_{f}_{d} = ({node.var} - {d} - tmin_{f}) % W_{gi}")
-                self._loops(inner, node.body, cells, g, gi,
-                            in_partition or node.kind == "partition")
-                if g.runtime_order and node.kind == "partition":
-                    inner = self._retry(inner)
-                if node.kind == "partition":
-                    self.after_partition(inner)
-                b.nest(self.loop_header(node, in_partition), inner)
-            elif isinstance(node, L.Guard):
-                then, orelse = b.child(), b.child()
-                self._loops(then, node.body, cells, g, gi, in_partition)
-                b.nest(f"if {node.cond.to_python()}:", then)
-                if L.statements(node.orelse):
-                    self._loops(orelse, node.orelse, cells, g, gi, in_partition)
-                    b.nest("else:", orelse)
-            elif isinstance(node, L.Call):
-                f = self.program.functions[node.function]
-                point = [f"x_{p.name} = {a.to_python()}" for p, a in zip(f.rec_params, node.args)]
-                b.lines.extend(point)
-                if g.windowed and not in_partition:
-                    # a lone point outside any partition loop: its own slots
-                    part = self._partition(g, f.name, [f"x_{p.name}" for p in f.rec_params])
-                    for h in g.functions:
-                        for d in sorted(self.slots.get(h, ())):
-                            b.emit(f"slot_{h}_{d} = ({part} - {d} - tmin_{h}) % W_{gi}")
-                if g.runtime_order and not in_partition:
-                    lone = b.child()
-                    self.compute(lone, point, cells[(node.function, node.piece)])
-                    b.lines.extend(self._retry(lone).lines)
-                else:
-                    self.compute(b, point, cells[(node.function, node.piece)])
+            self._statement(b, node, cells, g, gi, in_partition, retried)
+
+    def _statement(self, b: Block, node: L.Stmt, cells: dict, g: GroupPlan, gi: int,
+                   in_partition: bool, retried: bool) -> None:
+        """One statement of the loop nest as code (see :meth:`_loops`)."""
+        if isinstance(node, L.For):
+            inner = b.child()
+            if node.kind == "partition" and g.windowed:
+                # one modulo per partition and distance, not one per access
+                for f in g.functions:
+                    for d in sorted(self.slots.get(f, ())):
+                        inner.emit(f"slot_{f}_{d} = ({node.var} - {d} - tmin_{f}) % W_{gi}")
+            self._loops(inner, node.body, cells, g, gi,
+                        in_partition or node.kind == "partition", retried)
+            if g.runtime_order and node.kind == "partition":
+                inner = self._retry(inner)
+            if node.kind == "partition":
+                self.after_partition(inner)
+            b.nest(self.loop_header(node, in_partition), inner)
+        elif isinstance(node, L.Guard):
+            then, orelse = b.child(), b.child()
+            self._loops(then, node.body, cells, g, gi, in_partition, retried)
+            b.nest(f"if {node.cond.to_python()}:", then)
+            if L.statements(node.orelse):
+                self._loops(orelse, node.orelse, cells, g, gi, in_partition, retried)
+                b.nest("else:", orelse)
+        elif isinstance(node, L.Call):
+            f = self.program.functions[node.function]
+            point = [f"x_{p.name} = {a.to_python()}" for p, a in zip(f.rec_params, node.args)]
+            b.lines.extend(point)
+            if g.windowed and not in_partition:
+                # a lone point outside any partition loop: its own slots
+                part = self._partition(g, f.name, [f"x_{p.name}" for p in f.rec_params])
+                for h in g.functions:
+                    for d in sorted(self.slots.get(h, ())):
+                        b.emit(f"slot_{h}_{d} = ({part} - {d} - tmin_{h}) % W_{gi}")
+            if g.runtime_order and not in_partition and not retried:
+                lone = b.child()
+                self.compute(lone, point, cells[(node.function, node.piece)])
+                b.lines.extend(self._retry(lone).lines)
+            else:
+                self.compute(b, point, cells[(node.function, node.piece)])
+
+    def _lone_partitions(self, b: Block, body: L.Stmt, cells: dict, g: GroupPlan,
+                         gi: int) -> None:
+        """The statements outside any partition loop of a group ordered at run
+        time: isl writes a partition it peels (a base row, a guard piece of its
+        own) as lone statements, one per function and piece, in an order that
+        need not be the one the data gives. Consecutive statements of one
+        partition (their points' ``S`` equal as affine forms) are retried
+        together until all are done, as a partition loop's body is; one whose
+        partition is not known alone is retried by itself (``_loops``)."""
+        stmts = L.statements(body)
+        k = 0
+        while k < len(stmts):
+            part = self._partition_of(g, stmts[k])
+            end = k + 1
+            while part is not None and end < len(stmts) and \
+                    self._partition_of(g, stmts[end]) == part:
+                end += 1
+            if part is None:
+                self._statement(b, stmts[k], cells, g, gi, False, False)
+            else:
+                region = b.child()
+                self._loops(region, L.Block(stmts[k:end]), cells, g, gi, retried=True)
+                b.lines.extend(self._retry(region).lines)
+            k = end
+
+    def _partition_of(self, g: GroupPlan, stmt: L.Stmt):
+        """The affine form (``loopir.linear``) of the partition every statement
+        instance of ``stmt`` lies in, or None (a partition loop, no call, calls
+        in different partitions, or a form that is not affine)."""
+        forms = set()
+        for node in L.walk(stmt):
+            if isinstance(node, L.For) and node.kind == "partition":
+                return None
+            if isinstance(node, L.Call):
+                coeffs = g.schedule.own(node.function)
+                total = L.Const(0)
+                for c, a in zip(coeffs, node.args):
+                    if c:
+                        total = L.Add(total, L.Mul(L.Const(c), a))
+                forms.add(L.linear(total))
+        if len(forms) != 1 or None in forms:
+            return None
+        return forms.pop()
 
     def after_sweep(self, b: Block) -> None:
         """Code between the sweep and the task's result (a backend whose threads

@@ -325,3 +325,36 @@ def execute(stmt: Stmt, env: dict[str, int], visit: Callable[[Call, tuple[int, .
             execute(stmt.orelse, env, visit)
     else:
         raise TypeError(f"not a loop IR statement: {stmt!r}")
+
+
+def linear(e: Expr) -> tuple | None:
+    """``e`` as a normal form ``(const, ((var, coeff), ...))`` (sorted, no zero
+    coefficient) where it is affine in its variables, else None: two affine
+    expressions are equal for every value of their variables exactly when their
+    forms are (how a generator tells that lone statements share a partition)."""
+    terms: dict[str, int] = {}
+    const = _linear(e, 1, terms)
+    if const is None:
+        return None
+    return const, tuple(sorted((v, c) for v, c in terms.items() if c))
+
+
+def _linear(e: Expr, scale: int, terms: dict[str, int]) -> int | None:
+    """Add ``scale * e``'s variable terms to ``terms``; its constant, or None
+    where ``e`` is not affine."""
+    if isinstance(e, Const) and isinstance(e.value, int):
+        return scale * e.value
+    if isinstance(e, Var):
+        terms[e.name] = terms.get(e.name, 0) + scale
+        return 0
+    if isinstance(e, Neg):
+        return _linear(e.operand, -scale, terms)
+    if isinstance(e, (Add, Sub)):
+        a = _linear(e.left, scale, terms)
+        b = _linear(e.right, scale if isinstance(e, Add) else -scale, terms)
+        return None if a is None or b is None else a + b
+    if isinstance(e, Mul):
+        for k, x in ((e.left, e.right), (e.right, e.left)):
+            if isinstance(k, Const) and isinstance(k.value, int):
+                return _linear(x, scale * k.value, terms)
+    return None

@@ -141,6 +141,7 @@ def test_chain_inside_a_runtime_ordered_partition_compiles(tmp_path):
     engine = cpu._engine()
     assert any(k[0] == "chain" and v is not None for k, v in engine._memo.items())  # compiled
     assert "chain" not in engine.fallbacks, engine.fallbacks
+    assert engine.reruns == {}, engine.reruns  # and its tasks finish compiled
     want = interp.map("chain", interp._globals["g"], texts).values.ravel()
     assert len(got) == len(want) == 8
     for g, w in zip(got, want):

@@ -216,3 +216,32 @@ def test_expressions_render_with_the_parentheses_python_needs():
     assert L.Sub(a, L.Sub(b, c)).to_python() == "a - (b - c)"
     assert L.Mul(L.Add(a, b), c).to_python() == "(a + b) * c"
     assert L.Sub(L.Sub(a, b), c).to_python() == "a - b - c"
+
+
+_AFFINE_LEAVES = st.one_of(st.integers(-5, 5).map(L.Const),
+                           st.sampled_from(["a", "b", "E_x"]).map(L.Var))
+
+
+def _affine_exprs():
+    """Affine loop-IR expressions (sums, differences, negations, constant multiples)."""
+    return st.recursive(_AFFINE_LEAVES, lambda sub: st.one_of(
+        st.tuples(sub, sub).map(lambda p: L.Add(*p)),
+        st.tuples(sub, sub).map(lambda p: L.Sub(*p)),
+        sub.map(L.Neg),
+        st.tuples(st.integers(-3, 3).map(L.Const), sub).map(lambda p: L.Mul(*p))),
+        max_leaves=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_affine_exprs(), _affine_exprs(), st.dictionaries(
+    st.sampled_from(["a", "b", "E_x"]), st.integers(-20, 20), min_size=3))
+def test_linear_forms_are_equal_exactly_when_the_expressions_are(e, f, env):
+    """loopir.linear: a form that evaluates as its expression does, and equal forms
+    for expressions equal everywhere (how lone statements are grouped by partition)."""
+    form = L.linear(e)
+    const, terms = form
+    assert e.eval(env) == const + sum(c * env[v] for v, c in terms)
+    if L.linear(f) == form:
+        assert e.eval(env) == f.eval(env)
+    assert L.linear(L.Add(e, L.Neg(f))) == L.linear(L.Sub(e, f))
+    assert L.linear(L.FloorDiv(e, L.Const(2))) is None
