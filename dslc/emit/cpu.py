@@ -24,7 +24,6 @@ from dslc.check.ranges import box_code
 from dslc.deps.extract import directed_args
 from dslc.emit import demand
 from dslc.emit import infinity
-from dslc.emit import shared_sweep
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, Names, NotCompilable, render_code
@@ -162,9 +161,6 @@ class CpuGenerator:
     # does this generator hold tuple values (emit.tuples)? The specialised ones
     # name their strategy here and leave tuples to the plain generators
     TUPLES: str | None = None
-    # may a value entry's sweep be a module of its own, shared by the entries that
-    # sweep the same tables (emit.shared_sweep)? Not where a subclass prints its own module
-    SHARED_SWEEP = True
 
     def __init__(self, program, plan: TaskPlan):
         self.program, self.plan = program, plan
@@ -538,7 +534,6 @@ class CpuGenerator:
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         self.sweep(b, fused_by_func)
         self.after_sweep(b)
-        swept = len(b.lines)  # the lines after these read the tables (emit.shared_sweep)
         if plan.kind == "cell":
             ent_g = self.group_of[plan.entry]
             if not ent_g.windowed:
@@ -555,10 +550,6 @@ class CpuGenerator:
             val = self._guards(f, em, b)
             b.emit(f"return {val}")
         args = self.argnames()
-        if shared_sweep.applies(self):
-            src = shared_sweep.module_source(self, args, b, swept)
-            if src is not None:
-                return src, args
         return self.module_source(args, b), args
 
     def whole_tables(self) -> list[str]:
@@ -626,8 +617,8 @@ class CpuGenerator:
                 self.sweeping = False
             self._loops(b, g.nest.body, cells, g, gi)
 
-    def module_source(self, args: list[str], body: Block, prelude: str = "") -> str:
-        src = [HEADER + prelude, self.pr.library("core", "domain")]
+    def module_source(self, args: list[str], body: Block) -> str:
+        src = [HEADER, self.pr.library("core", "domain")]
         if self.result_width() is not None:  # a map's batch stores each component
             src.append(f"RESULT_WIDTH = {self.result_width()}\n")
         if self.plan.kind == "table":  # the tables ``task`` returns, in order

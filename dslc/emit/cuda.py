@@ -68,7 +68,6 @@ class CudaGenerator(CpuGenerator):
     """Task-per-thread: storage comes from the launch, indexed by the thread's task."""
 
     ON_DEMAND = False  # a kernel follows the schedule (a demand-driven kernel: unfinished)
-    SHARED_SWEEP = False  # the kernel's module is printed here (module_source)
 
     def __init__(self, program, plan):
         super().__init__(program, plan)
