@@ -106,15 +106,9 @@ def _exp(logs: np.ndarray) -> list | None:
 
 
 # ------------------------------------------------------------------ JSON
-def json_cells(arr: np.ndarray, value_type: str):
-    """The result as nested lists of JSON values (what ``render._nested`` gives),
-    or None."""
-    flat = json_flat(arr, value_type)
-    return None if flat is None else flat.tolist()
-
-
 def json_flat(arr: np.ndarray, value_type: str) -> np.ndarray | None:
-    """The result's JSON values as an object array of its shape, or None."""
+    """The result's JSON values as an object array of its shape (its ``tolist()``:
+    the nested lists ``render._nested`` gives), or None."""
     got = numeric(arr, value_type)
     if got is None:
         return None

@@ -64,8 +64,8 @@ def _json_num(v):
 def result_json(arr: np.ndarray, value_type: str):
     """A result array as nested lists of JSON values: at once where it holds
     numbers (dslc.runtime.cells), else cell by cell (:func:`_nested`)."""
-    fast = at_once.json_cells(arr, value_type)
-    return _nested(arr, value_type) if fast is None else fast
+    fast = at_once.json_flat(arr, value_type)
+    return _nested(arr, value_type) if fast is None else fast.tolist()
 
 
 def _nested(arr: np.ndarray, value_type: str):
