@@ -7,6 +7,7 @@ nested lists.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -200,18 +201,24 @@ def _grid2(arr, value_type, axes) -> str:
     cells = [flat[r * cols:(r + 1) * cols] for r in range(rows)]
     rl, cl = _labels(axes[0], rows), _labels(axes[1], cols)
     numbered = axes[0].labels is not None and len(axes[0].labels) == rows and rl[0] == ""
-    w = max([len(x) for row in cells for x in row] + [len(x) for x in cl] + [len(str(cols - 1))])
+    w = max([max(map(len, flat), default=0)] + [len(x) for x in cl] + [len(str(cols - 1))])
     corner = f"{axes[0].name}\\{axes[1].name}"
     rw = max([len(f"{k} {x}".strip()) for k, x in enumerate(rl)] + [len(corner)])
     if numbered or (axes[1].labels and len(axes[1].labels) == cols and cl[0] == ""):
         head1 = " " * rw + "  " + " ".join(f"{k:>{w}}" for k in range(cols))
-        head2 = f"{corner:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cl)
+        head2 = f"{corner:>{rw}}  " + _row(cl, w)
         lines = [head1, head2]
         for k in range(rows):
             lab = f"{k} {rl[k]}".strip() if numbered else rl[k]
-            lines.append(f"{lab:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cells[k]))
+            lines.append(f"{lab:>{rw}}  " + _row(cells[k], w))
         return "\n".join(lines)
-    lines = [f"{corner:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cl)]
+    lines = [f"{corner:>{rw}}  " + _row(cl, w)]
     for k in range(rows):
-        lines.append(f"{rl[k]:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cells[k]))
+        lines.append(f"{rl[k]:>{rw}}  " + _row(cells[k], w))
     return "\n".join(lines)
+
+
+def _row(texts: list[str], width: int) -> str:
+    """Texts right-aligned in columns of ``width`` (``f"{x:>{width}}"`` each,
+    mapped in C: a row may hold a million cells)."""
+    return " ".join(map(str.rjust, texts, itertools.repeat(width)))
