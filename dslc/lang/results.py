@@ -231,12 +231,13 @@ class HitTable:
             out.append((names, tuple(r[idx] for _, r in self.columns)))
         return out
 
-    def name_columns(self, field=str) -> list[list[str]]:
+    def name_columns(self, encode=list) -> list[list[str]]:
         """Each axis's record name for every task, in task order (``rows``'
-        names, a column per axis), each label passed through ``field`` once."""
+        names, a column per axis); ``encode`` turns an axis's list of labels
+        into what is printed (each label encoded once, however many rows)."""
         shape = self.columns[0][1].values.shape
         where = np.unravel_index(np.arange(int(np.prod(shape)), dtype=np.int64), shape)
-        return [np.array([field(x) for x in _labels(a, n)], dtype=object)[k].tolist()
+        return [np.array(encode(_labels(a, n)), dtype=object)[k].tolist()
                 for a, n, k in zip(self.axes, shape, where)]
 
 

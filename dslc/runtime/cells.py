@@ -164,6 +164,14 @@ def json_texts(values: list) -> list[str]:
     return out
 
 
+def json_strings(texts: list[str]) -> list[str]:
+    """Each string's JSON text (``json.dumps`` of each): in one encoder call
+    where no string holds ``", "`` (its encoding then holds none either)."""
+    if ", " in "\n".join(texts):
+        return list(map(json.dumps, texts))
+    return _split(texts)
+
+
 def _split(values: list) -> list[str]:
     if not values:
         return []

@@ -197,7 +197,7 @@ def _tsv_rows(table: HitTable) -> list[str] | None:
     columns = [cells.text_cells(r.values, r.value_type, tsv=True) for _, r in table.columns]
     if any(c is None for c in columns) or not table.axes:
         return None
-    return list(map("\t".join, zip(*table.name_columns(_field), *columns)))
+    return list(map("\t".join, zip(*table.name_columns(_fields), *columns)))
 
 
 def _tsv_cell(v) -> list[str]:
@@ -208,6 +208,10 @@ def _tsv_cell(v) -> list[str]:
     if isinstance(v, Prob):
         return [fmt_scalar(v.p), fmt_scalar(v.log)]
     return [_field(fmt_scalar(v))]
+
+
+def _fields(texts: list[str]) -> list[str]:
+    return list(map(_field, texts))
 
 
 def _field(s: str) -> str:
@@ -252,7 +256,7 @@ def _jsonl_rows(table: HitTable) -> list[str] | None:
     if any(f is None for f in flats) or not table.axes or len(set(keys)) < len(keys):
         return None  # (two equal keys: the row's dict keeps one)
     values = [cells.json_texts(f.ravel().tolist()) for f in flats]
-    names = table.name_columns(json.dumps)
+    names = table.name_columns(cells.json_strings)
     escaped = (json.dumps(k).replace("{", "{{").replace("}", "}}") for k in keys)
     template = "{{" + ", ".join(f"{k}: {{}}" for k in escaped) + "}}"
     return list(map(template.format, *names, *values))

@@ -174,12 +174,12 @@ def _grid(arr: np.ndarray, value_type: str, axes) -> str:
     if arr.ndim == 1:
         texts = text_cells(arr, value_type)
         if not (axes and axes[0].labels):
-            return "\n".join(f"  [{k}] {x}" for k, x in enumerate(texts))
+            return "\n".join(map("  [{}] {}".format, itertools.count(), texts))
         labels = _labels(axes[0], arr.shape[0])
         width = max(len(s) for s in labels)
-        name = axes[0].name
-        return "\n".join(f"  {name}={k:<3} {lab:<{width}}  {x}"
-                         for k, (lab, x) in enumerate(zip(labels, texts)))
+        name = axes[0].name.replace("{", "{{").replace("}", "}}")
+        line = f"  {name}={{:<3}} {{:<{width}}}  {{}}".format  # a line per cell, mapped in C
+        return "\n".join(map(line, itertools.count(), labels, texts))
     if arr.ndim == 2:
         return _grid2(arr, value_type, axes)
     parts = []

@@ -139,16 +139,16 @@ def _off(monkeypatch):
         monkeypatch.setattr(cells, name, lambda *a, **k: None)
 
 
-NAMES = ("q1", "tab\there", 'quote"{brace}', "ünï", "%s")
+NAMES = ("q1", "tab\there", "comma, space", 'quote"{brace}', "ünï", "%s")
 
 
 def _printed():
-    """Map results over one axis of awkward record names (a tab, quotes, braces,
+    """Map results over one axis (named with braces) of awkward record names (a tab, quotes, braces,
     non-ASCII), a two-axis map and a table with None cells."""
-    axis = Axis("db", NAMES, lengths=(3,) * len(NAMES))
-    ints = np.array([3, -1, 0, 2**53 + 1, 7], dtype=np.int64)
-    evals = np.array([0.5, -0.0, math.inf, 1e-320, 2.5e17])
-    logs = np.array([-math.inf, 0.0, -800.0, -1.5, -1e-12])
+    axis = Axis("db{0}", NAMES, lengths=(3,) * len(NAMES))
+    ints = np.array([3, -1, 0, 2**53 + 1, 7, -(2**62)], dtype=np.int64)
+    evals = np.array([0.5, -0.0, math.inf, 1e-320, 2.5e17, 1 / 3])
+    logs = np.array([-math.inf, 0.0, -800.0, -1.5, -1e-12, -690.5])
     two = np.array([[1.0, math.inf], [-math.inf, 4.0]])
     table = np.array([[None, 1], [2, None]], dtype=object)
     return [("scores", MapResult("sw", "int", ints, (axis,))),
@@ -171,3 +171,9 @@ def test_printed_outputs_equal_those_printed_value_by_value(monkeypatch):
     fast = _outputs()
     _off(monkeypatch)
     assert fast == _outputs()
+
+
+@SETTINGS
+@given(st.lists(st.text(alphabet=st.sampled_from('ab, "\\\t{}ü\u2028'), max_size=6), max_size=8))
+def test_record_names_encode_as_json_dumps_does(names):
+    assert cells.json_strings(names) == [json.dumps(x) for x in names]
