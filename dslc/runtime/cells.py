@@ -80,21 +80,33 @@ def _objects(items) -> np.ndarray:
     return np.fromiter(items, dtype=object)
 
 
-def _int_values(v: np.ndarray) -> np.ndarray | None:
-    """An int result's cells as an object array of Python ints, infinities as
-    ``"inf"``/``"-inf"``; None for a NaN (the per-value path raises on it) or
-    a float beyond int64."""
+def _ints(v: np.ndarray):
+    """An int result's cells as ``(int64 values, +inf mask, -inf mask)`` (the
+    masks None where the values are ints already); None for a NaN (the
+    per-value path raises on it) or a float beyond int64."""
     if v.dtype.kind in "biu":
         if v.dtype.kind == "u" and v.size and int(v.max()) >= _INT_RANGE:
             return None
-        return v.astype(np.int64).astype(object)
+        return v.astype(np.int64), None, None
     finite = np.isfinite(v)
     if np.isnan(v).any() or (np.abs(v[finite]) >= _INT_RANGE).any():
         return None
-    out = np.where(finite, v, 0.0).astype(np.int64).astype(object)
-    out[v == math.inf] = "inf"
-    out[v == -math.inf] = "-inf"
+    return np.where(finite, v, 0.0).astype(np.int64), v == math.inf, v == -math.inf
+
+
+def _with_infinities(out: np.ndarray, up, down) -> np.ndarray:
+    """``out`` (an object array) with ``"inf"``/``"-inf"`` where the masks say."""
+    if up is not None:
+        out[up] = "inf"
+        out[down] = "-inf"
     return out
+
+
+def _int_values(v: np.ndarray) -> np.ndarray | None:
+    """An int result's cells as an object array of Python ints, infinities as
+    ``"inf"``/``"-inf"`` (None as :func:`_ints`)."""
+    got = _ints(v)
+    return None if got is None else _with_infinities(got[0].astype(object), *got[1:])
 
 
 def _exp(logs: np.ndarray) -> list | None:
@@ -198,10 +210,10 @@ def text_cells(arr: np.ndarray, value_type: str, tsv: bool = False) -> list[str]
 
 
 def _text_int(v: np.ndarray) -> np.ndarray | None:
-    ints = _int_values(v)
-    if ints is None:
+    got = _ints(v)
+    if got is None:
         return None
-    return _objects(x if isinstance(x, str) else str(x) for x in ints.tolist())
+    return _with_infinities(_objects(map(str, got[0].tolist())), *got[1:])
 
 
 _G10 = "{:.10g}".format
