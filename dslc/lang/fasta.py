@@ -508,8 +508,9 @@ class _PackReader:
             raise _Declined()
         at = len(self.names)
         self.names.extend(names)
-        for k in [k for k, n in enumerate(names) if not n]:
-            self.names[at + k] = b"record%d" % (at + k + 1)
+        if not all(names):  # (all: one C pass; an empty header is rare)
+            for k in [k for k, n in enumerate(names) if not n]:
+                self.names[at + k] = b"record%d" % (at + k + 1)
 
     def _append(self, codes: np.ndarray) -> None:
         """Codes added to the buffer, grown in place (a large buffer is remapped,

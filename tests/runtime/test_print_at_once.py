@@ -177,3 +177,16 @@ def test_printed_outputs_equal_those_printed_value_by_value(monkeypatch):
 @given(st.lists(st.text(alphabet=st.sampled_from('ab, "\\\t{}ü\u2028'), max_size=6), max_size=8))
 def test_record_names_encode_as_json_dumps_does(names):
     assert cells.json_strings(names) == [json.dumps(x) for x in names]
+
+
+@SETTINGS
+@given(st.lists(st.text(alphabet=st.sampled_from("ab\nü\t "), max_size=4), min_size=1, max_size=6))
+def test_record_names_decode_as_each_name_does(names):
+    from dslc.lang.records import SeqPack
+    from dslc.lang.stdlib import standard_alphabets
+    from dslc.lang.values import Sequence
+    from dslc.runtime.script import record_names
+
+    dna = standard_alphabets()["dna"]
+    pack = SeqPack.of([Sequence(n, dna, np.zeros(1, np.uint8)) for n in names], dna)
+    assert record_names(pack) == tuple(names)
