@@ -15,7 +15,7 @@ from dslc.lang.fasta import parse_fasta_text
 from dslc.lang.stdlib import standard_alphabets
 
 DNA = standard_alphabets()["dna"]
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 _WORD = st.text("abcXY_.|-09", max_size=6)

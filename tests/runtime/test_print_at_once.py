@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from dslc.lang.results import Axis, MapResult, TableResult, _floats_reference, to_array, wrap
 from dslc.runtime import cells, hits, render
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 BIG = 2**53
 _FLOATS = st.one_of(
