@@ -414,8 +414,12 @@ def _byte_table(alphabet: Alphabet) -> np.ndarray:
 
 _WHITE = np.zeros(256, dtype=bool)
 _WHITE[[9, 10, 13, 32]] = True
-_ODD = np.zeros(256, dtype=bool)  # bytes the line reader must see: controls, non-ASCII
-_ODD[[b for b in range(256) if (b < 32 and b not in (9, 10, 13)) or b >= 127]] = True
+# bytes the line reader must see: controls, DEL and (bytes.isascii) non-ASCII
+_ODD_ASCII = bytes(b for b in range(128) if (b < 32 and b not in (9, 10, 13)) or b == 127)
+_WHITE_BYTES = bytes([9, 10, 13, 32])
+# a header's first word as bytes.split finds it (after a line break: a literal the regex
+# engine scans for quickly, where ^ with re.M is tried at every byte)
+_NAME = re.compile(rb"\n>[ \t\r]*([^ \t\r\n]*)")
 
 
 class _PackReader:
@@ -423,6 +427,7 @@ class _PackReader:
 
     def __init__(self, lut: np.ndarray, load_limit: int, record_limit: int):
         self.lut, self.load_limit, self.record_limit = lut, load_limit, record_limit
+        self.table = lut.tobytes()  # the same, for bytes.translate
         self.rest = b""  # the start of a line not ended yet
         self.total = 0
         self.buffer = np.zeros(0, dtype=np.uint8)
@@ -445,9 +450,10 @@ class _PackReader:
         self._lines(data[:end])
 
     def _lines(self, block: bytes) -> None:
-        arr = np.frombuffer(block, dtype=np.uint8)
-        if _ODD[arr].any() or (b"\r" in block and block.count(b"\r") != block.count(b"\r\n")):
+        if not block.isascii() or len(block.translate(None, _ODD_ASCII)) < len(block) or (
+                b"\r" in block and block.count(b"\r") != block.count(b"\r\n")):
             raise _Declined()
+        arr = np.frombuffer(block, dtype=np.uint8)
         ends = np.flatnonzero(arr == 10)
         begins = np.empty_like(ends)
         begins[0], begins[1:] = 0, ends[:-1] + 1
@@ -456,25 +462,55 @@ class _PackReader:
             if block[begins[b]:ends[b]].lstrip()[:1] in (b">", b";"):
                 raise _Declined()  # an indented header or comment: the line reader's
         special = (first == ord(">")) | (first == ord(";"))
+        got = self._lines_unspaced(arr, begins, ends, special)
+        codes, before = got if got is not None else self._lines_spaced(arr, begins, ends, special)
+        if (codes == 255).any():
+            raise _Declined()
+        header = special & (first == ord(">"))
+        if header.any():
+            if not self.starts and before[0] + self.residues > 0:
+                raise _Declined()  # residues before the first header
+            self.starts.extend((before + self.residues).tolist())
+            self._names(block, int(header.sum()))
+        elif not self.starts and len(codes):
+            raise _Declined()
+        self._append(codes)
+
+    def _lines_unspaced(self, arr, begins, ends, special):
+        """(codes, residues of the block before each header) where no sequence
+        line holds whitespace but its line break: every byte of a sequence line
+        is a residue, translated and counted a line at a time with no per-byte
+        index; None where one does (the caller takes :meth:`_lines_spaced`)."""
+        body = arr[np.repeat(~special, ends - begins + 1)].tobytes()
+        residues = body.translate(self.table, _WHITE_BYTES)
+        lengths = np.where(special, 0, ends - begins)
+        if len(residues) != int(lengths.sum()):
+            return None
+        before = np.concatenate(([0], np.cumsum(lengths)))[np.flatnonzero(special & (
+            arr[begins] == ord(">")))]
+        return np.frombuffer(residues, dtype=np.uint8), before
+
+    def _lines_spaced(self, arr, begins, ends, special):
+        """(codes, residues before each header) of a block whose sequence lines
+        may hold whitespace (a byte mask of residues)."""
         # header and comment lines hold no residues; nor does whitespace
         keep = np.repeat(~special, ends - begins + 1)
         keep &= ~_WHITE[arr]
         residues = np.flatnonzero(keep)
-        codes = self.lut[arr[residues]]
-        if (codes == 255).any():
+        headers = begins[special & (arr[begins] == ord(">"))]
+        return self.lut[arr[residues]], np.searchsorted(residues, headers)
+
+    def _names(self, block: bytes, count: int) -> None:
+        """The names of the block's ``count`` headers: the first word after the
+        ``>`` (``record<k>`` for an empty header), found by one regex pass."""
+        names = _NAME.findall(b"\n" + block)
+        if len(names) != count:
             raise _Declined()
-        headers = begins[special & (first == ord(">"))]
-        if len(headers):
-            before = np.searchsorted(residues, headers)  # this block's residues before each
-            if not self.starts and before[0] + self.residues > 0:
-                raise _Declined()  # residues before the first header
-            self.starts.extend((before + self.residues).tolist())
-            for b, e in zip(headers.tolist(), ends[np.searchsorted(ends, headers)].tolist()):
-                words = block[b + 1:e].split(None, 1)
-                self.names.append(words[0] if words else b"record%d" % (len(self.names) + 1))
-        elif not self.starts and len(codes):
-            raise _Declined()
-        self._append(codes)
+        at = len(self.names)
+        self.names.extend(names)
+        if not all(names):  # (all: one C pass; an empty header is rare)
+            for k in [k for k, n in enumerate(names) if not n]:
+                self.names[at + k] = b"record%d" % (at + k + 1)
 
     def _append(self, codes: np.ndarray) -> None:
         """Codes added to the buffer, grown in place (a large buffer is remapped,
@@ -496,5 +532,6 @@ class _PackReader:
         codes = self.buffer
         codes.resize(self.residues, refcheck=False)
         name_offsets = np.zeros(len(self.names) + 1, dtype=np.int64)
-        np.cumsum([len(n) for n in self.names], out=name_offsets[1:])
+        np.cumsum(np.fromiter(map(len, self.names), dtype=np.int64, count=len(self.names)),
+                  out=name_offsets[1:])
         return SeqPack(alphabet, codes, offsets, b"".join(self.names), name_offsets)

@@ -175,19 +175,31 @@ def to_array(raw_values: list, value_type: str) -> np.ndarray:
     """Raw results as a numpy array: int64 where every value is a finite int,
     float64 otherwise (so int infinities survive); an object array of the raw values
     where some are None (cells of a table outside its declared ranges) or where they
-    are tuples."""
-    if value_type == "tuple" or any(v is None for v in raw_values):
+    are tuples. A list of plain numbers converts in one numpy call (a map's
+    million values); anything else value by value (:func:`_floats_reference`)."""
+    kinds = set(map(type, raw_values))
+    if value_type == "tuple" or type(None) in kinds:
         out = np.empty(len(raw_values), dtype=object)  # (np.array would unpack tuples)
         for k, v in enumerate(raw_values):
             out[k] = v
         return out
-    if value_type == "int" and all(isinstance(v, int) for v in raw_values):
+    if value_type == "int" and all(issubclass(k, int) for k in kinds):
         try:
             return np.array(raw_values, dtype=np.int64)
         except OverflowError:
             return np.array(raw_values, dtype=object)
     if value_type == "bool":
         return np.array(raw_values, dtype=bool)
+    if kinds <= _PLAIN:  # numpy converts each as float() does
+        return np.array(raw_values, dtype=np.float64)
+    return _floats_reference(raw_values)
+
+
+_PLAIN = {float, int, np.float64, np.float32, np.int64, np.int32}
+
+
+def _floats_reference(raw_values: list) -> np.ndarray:
+    """The reference conversion: ``float()`` of each value."""
     return np.array([float(v) for v in raw_values], dtype=np.float64)
 
 
@@ -212,11 +224,21 @@ class HitTable:
     def rows(self) -> list[tuple[tuple[str, ...], tuple]]:
         """(record names, values) per task, in task order."""
         shape = self.columns[0][1].values.shape
+        labels = [_labels(a, n) for a, n in zip(self.axes, shape)]  # once, not per row
         out = []
         for idx in np.ndindex(*shape):
-            names = tuple(_labels(a, n)[k] for a, n, k in zip(self.axes, shape, idx))
+            names = tuple(lab[k] for lab, k in zip(labels, idx))
             out.append((names, tuple(r[idx] for _, r in self.columns)))
         return out
+
+    def name_columns(self, encode=list) -> list[list[str]]:
+        """Each axis's record name for every task, in task order (``rows``'
+        names, a column per axis); ``encode`` turns an axis's list of labels
+        into what is printed (each label encoded once, however many rows)."""
+        shape = self.columns[0][1].values.shape
+        where = np.unravel_index(np.arange(int(np.prod(shape)), dtype=np.int64), shape)
+        return [np.array(encode(_labels(a, n)), dtype=object)[k].tolist()
+                for a, n, k in zip(self.axes, shape, where)]
 
 
 def _labels(axis: Axis, n: int) -> list[str]:

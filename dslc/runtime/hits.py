@@ -178,12 +178,26 @@ def _tsv_table(table: HitTable, how: Shape) -> str:
     probs = [r.value_type == "prob" for _, r in table.columns]
     head = axis_keys + [h for c, p in zip(col_keys, probs) for h in ([c, c + ".log"] if p else [c])]
     lines = ["\t".join(_field(h) for h in head)]
+    fast = None if how.active else _tsv_rows(table)
+    if fast is not None:
+        return "\n".join(lines + fast)
     for names, values in _shaped(table, how):
         cells = [_field(x) for x in names]
         for v in values:
             cells.extend(_tsv_cell(v))
         lines.append("\t".join(cells))
     return "\n".join(lines)
+
+
+def _tsv_rows(table: HitTable) -> list[str] | None:
+    """Every row of an unshaped table at once (dslc.runtime.cells), or None
+    where a column is not numbers: the rows are then made one by one."""
+    from dslc.runtime import cells
+
+    columns = [cells.text_cells(r.values, r.value_type, tsv=True) for _, r in table.columns]
+    if any(c is None for c in columns) or not table.axes:
+        return None
+    return list(map("\t".join, zip(*table.name_columns(_fields), *columns)))
 
 
 def _tsv_cell(v) -> list[str]:
@@ -194,6 +208,10 @@ def _tsv_cell(v) -> list[str]:
     if isinstance(v, Prob):
         return [fmt_scalar(v.p), fmt_scalar(v.log)]
     return [_field(fmt_scalar(v))]
+
+
+def _fields(texts: list[str]) -> list[str]:
+    return list(map(_field, texts))
 
 
 def _field(s: str) -> str:
@@ -214,12 +232,34 @@ def render_jsonl(printed: list[tuple[str, object]], how: Shape = Shape()) -> str
         if not isinstance(g, HitTable):
             lines.append(_dump({"print": g[0], "value": to_json_value(g[1])}))
             continue
+        fast = None if how.active else _jsonl_rows(g)
+        if fast is not None:
+            lines.extend(fast)
+            continue
         axis_keys, col_keys = g.keys()
         for names, values in _shaped(g, how):
             obj = dict(zip(axis_keys, names))
             obj.update(zip(col_keys, (to_json_value(v) for v in values)))
             lines.append(_dump(obj))
     return "\n".join(lines)
+
+
+def _jsonl_rows(table: HitTable) -> list[str] | None:
+    """Every line of an unshaped table at once, or None (as :func:`_tsv_rows`):
+    each record name and value encoded once, the lines filled from a template
+    of the keys (what ``json.dumps`` of the row's dict writes)."""
+    from dslc.runtime import cells
+
+    flats = [cells.json_flat(r.values, r.value_type) for _, r in table.columns]
+    axis_keys, col_keys = table.keys()
+    keys = axis_keys + col_keys
+    if any(f is None for f in flats) or not table.axes or len(set(keys)) < len(keys):
+        return None  # (two equal keys: the row's dict keeps one)
+    values = [cells.json_texts(f.ravel().tolist()) for f in flats]
+    names = table.name_columns(cells.json_strings)
+    escaped = (json.dumps(k).replace("{", "{{").replace("}", "}}") for k in keys)
+    template = "{{" + ", ".join(f"{k}: {{}}" for k in escaped) + "}}"
+    return list(map(template.format, *names, *values))
 
 
 def _dump(obj) -> str:

@@ -7,6 +7,7 @@ nested lists.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -16,6 +17,7 @@ from dslc.check.arrays import NumArray
 from dslc.lang.records import is_list
 from dslc.lang.results import MapResult, Prob, TableResult, wrap
 from dslc.lang.values import Alphabet, Matrix, Sequence
+from dslc.runtime import cells as at_once
 
 
 # ------------------------------------------------------------------ JSON
@@ -29,7 +31,7 @@ def to_json_value(v):
     if isinstance(v, Prob):
         return {"prob": v.p, "log": _json_num(v.log)}
     if isinstance(v, (TableResult, MapResult)):
-        return _nested(v.values, v.value_type)
+        return result_json(v.values, v.value_type)
     if isinstance(v, bool):
         return v
     if isinstance(v, (int, float, np.integer, np.floating)):
@@ -60,7 +62,15 @@ def _json_num(v):
     return f
 
 
+def result_json(arr: np.ndarray, value_type: str):
+    """A result array as nested lists of JSON values: at once where it holds
+    numbers (dslc.runtime.cells), else cell by cell (:func:`_nested`)."""
+    fast = at_once.json_flat(arr, value_type)
+    return _nested(arr, value_type) if fast is None else fast.tolist()
+
+
 def _nested(arr: np.ndarray, value_type: str):
+    """The reference: each cell wrapped as a script value, then made JSON."""
     if not isinstance(arr, np.ndarray):  # a cell of an object array
         return to_json_value(wrap(arr, value_type))
     if arr.ndim == 0:
@@ -108,6 +118,18 @@ def _cell(arr, idx, value_type) -> str:
     return fmt_scalar(wrap(arr[idx], value_type))
 
 
+def text_cells(arr: np.ndarray, value_type: str) -> list[str]:
+    """Every cell's text in C order: at once where the array holds numbers
+    (dslc.runtime.cells), else cell by cell (:func:`text_cells_reference`)."""
+    fast = at_once.text_cells(arr, value_type)
+    return text_cells_reference(arr, value_type) if fast is None else fast
+
+
+def text_cells_reference(arr: np.ndarray, value_type: str) -> list[str]:
+    """The reference: each cell wrapped as a script value, then formatted."""
+    return [_cell(arr, idx, value_type) for idx in np.ndindex(arr.shape)]
+
+
 def render_text(printed: list[tuple[str, object]]) -> str:
     blocks = []
     for name, value in printed:
@@ -148,14 +170,16 @@ def _short(x) -> str:
 
 def _grid(arr: np.ndarray, value_type: str, axes) -> str:
     if arr.ndim == 0:
-        return "  " + _cell(arr, (), value_type)
+        return "  " + text_cells(arr, value_type)[0]
     if arr.ndim == 1:
-        labels = _labels(axes[0], arr.shape[0]) if axes else [str(k) for k in range(arr.shape[0])]
+        texts = text_cells(arr, value_type)
+        if not (axes and axes[0].labels):
+            return "\n".join(map("  [{}] {}".format, itertools.count(), texts))
+        labels = _labels(axes[0], arr.shape[0])
         width = max(len(s) for s in labels)
-        name = axes[0].name if axes else ""
-        return "\n".join(f"  {name}={k:<3} {labels[k]:<{width}}  {_cell(arr, (k,), value_type)}"
-                         if axes and axes[0].labels else
-                         f"  [{k}] {_cell(arr, (k,), value_type)}" for k in range(arr.shape[0]))
+        name = axes[0].name.replace("{", "{{").replace("}", "}}")
+        line = f"  {name}={{:<3}} {{:<{width}}}  {{}}".format  # a line per cell, mapped in C
+        return "\n".join(map(line, itertools.count(), labels, texts))
     if arr.ndim == 2:
         return _grid2(arr, value_type, axes)
     parts = []
@@ -173,21 +197,28 @@ def _labels(axis, n) -> list[str]:
 
 def _grid2(arr, value_type, axes) -> str:
     rows, cols = arr.shape
-    cells = [[_cell(arr, (r, c), value_type) for c in range(cols)] for r in range(rows)]
+    flat = text_cells(arr, value_type)
+    cells = [flat[r * cols:(r + 1) * cols] for r in range(rows)]
     rl, cl = _labels(axes[0], rows), _labels(axes[1], cols)
     numbered = axes[0].labels is not None and len(axes[0].labels) == rows and rl[0] == ""
-    w = max([len(x) for row in cells for x in row] + [len(x) for x in cl] + [len(str(cols - 1))])
+    w = max([max(map(len, flat), default=0)] + [len(x) for x in cl] + [len(str(cols - 1))])
     corner = f"{axes[0].name}\\{axes[1].name}"
     rw = max([len(f"{k} {x}".strip()) for k, x in enumerate(rl)] + [len(corner)])
     if numbered or (axes[1].labels and len(axes[1].labels) == cols and cl[0] == ""):
         head1 = " " * rw + "  " + " ".join(f"{k:>{w}}" for k in range(cols))
-        head2 = f"{corner:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cl)
+        head2 = f"{corner:>{rw}}  " + _row(cl, w)
         lines = [head1, head2]
         for k in range(rows):
             lab = f"{k} {rl[k]}".strip() if numbered else rl[k]
-            lines.append(f"{lab:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cells[k]))
+            lines.append(f"{lab:>{rw}}  " + _row(cells[k], w))
         return "\n".join(lines)
-    lines = [f"{corner:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cl)]
+    lines = [f"{corner:>{rw}}  " + _row(cl, w)]
     for k in range(rows):
-        lines.append(f"{rl[k]:>{rw}}  " + " ".join(f"{x:>{w}}" for x in cells[k]))
+        lines.append(f"{rl[k]:>{rw}}  " + _row(cells[k], w))
     return "\n".join(lines)
+
+
+def _row(texts: list[str], width: int) -> str:
+    """Texts right-aligned in columns of ``width`` (``f"{x:>{width}}"`` each,
+    mapped in C: a row may hold a million cells)."""
+    return " ".join(map(str.rjust, texts, itertools.repeat(width)))

@@ -334,7 +334,7 @@ def seq_lengths(items) -> tuple[int, ...] | None:
     """The lengths of a map operand's items where all are sequences (records: read
     from their offsets, no sequence is made)."""
     if isinstance(items, Records):
-        return tuple(int(n) for n in np.diff(items.pack.offsets))
+        return tuple(np.diff(items.pack.offsets).tolist())
     if items and all(isinstance(x, Sequence) for x in items):
         return tuple(len(x) for x in items)
     return None
@@ -344,10 +344,24 @@ def _labels(items) -> tuple[str, ...]:
     """The labels of a listed operand's items: records by their names, read from
     the packed names (no sequence is made)."""
     if isinstance(items, Records):
-        pack = items.pack
-        text, ends = pack.names, pack.name_offsets.tolist()
-        return tuple(text[a:b].decode("utf-8") for a, b in zip(ends, ends[1:]))
+        return record_names(items.pack)
     return tuple(_label(x) for x in items)
+
+
+def record_names(pack) -> tuple[str, ...]:
+    """The packed names decoded: at once where no name holds a line break (a
+    name is a header's first word, so none does): one decode of the names with
+    a break between each, split; else name by name."""
+    text, ends = pack.names, pack.name_offsets
+    count = len(ends) - 1
+    if count < 1 or b"\n" in text:
+        return tuple(text[a:b].decode("utf-8") for a, b in zip(ends.tolist(), ends[1:].tolist()))
+    spaced = np.full(len(text) + count - 1, 10, dtype=np.uint8)  # "\n" between names
+    blob = np.frombuffer(text, dtype=np.uint8)
+    sizes = np.diff(ends)
+    at = np.arange(len(text)) + np.repeat(np.arange(count), sizes)  # each byte's new place
+    spaced[at] = blob
+    return tuple(spaced.tobytes().decode("utf-8").split("\n"))
 
 
 def _label(x) -> str:
