@@ -1,10 +1,12 @@
 """A Dask client that runs maps: shards out, results back in task order.
 
-Large operands (the query, a matrix, an HMM: any value that more than one task
-of the map shares) are scattered once to every worker, each keeping its own
-copy, and the shards carry only a reference to them. A worker that dies takes
-nothing with it: the scheduler gives its unfinished shards to another worker
-(distributed's ``allowed-failures``), and every worker holds the shared operands.
+A map arrives as a :class:`~dslc.lang.batch.TaskBatch`. Its payloads (the
+database's packed buffer, the query, a matrix, an HMM) are scattered once to
+every worker, each keeping its own copy; a shard is a
+:class:`~dslc.cluster.columns.Part` (its tasks' indexes into those payloads) and
+its values come back as one array, placed by task index. A worker that dies
+takes nothing with it: the scheduler gives its unfinished shards to another
+worker (distributed's ``allowed-failures``), and every worker holds the payloads.
 """
 
 from __future__ import annotations
@@ -14,9 +16,13 @@ import os
 from dataclasses import dataclass
 
 from dslc import runlog
-from dslc.cluster.shards import parse_gpus, split, task_cells
-from dslc.cluster.worker import Failed, Plan, Shared, run_shard
+import numpy as np
+
+from dslc.cluster.columns import Part, payloads
+from dslc.cluster.shards import parse_gpus, shard_tasks, task_cells
+from dslc.cluster.worker import Failed, Plan, run_shard
 from dslc.errors import DslcError
+from dslc.lang.batch import TaskBatch
 
 
 def _distributed():
@@ -42,19 +48,20 @@ class Pool:
     def threads(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
-    def map(self, plan: Plan, program, func: str, tasks: list[dict], span,
-            progress=None) -> list:
-        """The results of ``plan``'s ``func`` over ``tasks``, in task order; a
-        language error in a task is raised as a local run raises it.
-        ``program``: the client's checked program, to predict each task's work."""
+    def map(self, plan: Plan, program, func: str, tasks, span, progress=None) -> list:
+        """The results of ``plan``'s ``func`` over ``tasks`` (a batch, or a list
+        of dicts), in task order; a language error in a task is raised as a local
+        run raises it. ``program``: the client's checked program, to predict each
+        task's work."""
         from dslc.interp.backend import TaskError
 
-        if not tasks:
+        batch = TaskBatch.of(tasks)
+        if not len(batch):
             return []
-        shards = split(task_cells(program, func, tasks),
-                       self.threads() * self.per_thread)
-        futures = self._submit(plan, func, tasks, shards, span)
-        out: list = [None] * len(tasks)
+        shards = shard_tasks(batch, task_cells(program, func, batch),
+                             self.threads() * self.per_thread)
+        futures = self._submit(plan, func, batch, shards, span)
+        out = np.empty(len(batch), dtype=object)
         failures = []
         done = 0
         for fut in _distributed().as_completed(futures):
@@ -63,31 +70,32 @@ class Pool:
             if isinstance(result, Failed):
                 failures.append((ids, result))
                 continue
-            for k, v in zip(ids, result):
-                out[k] = v
+            out[ids] = result  # numbers become Python's, as a local run gives them
             done += len(ids)
             runlog.log.info("map %s: shard of %d task(s) done, %d/%d", func, len(ids), done,
-                            len(tasks))
+                            len(batch))
             if progress is not None:
                 progress(done)
         if failures:
             ids, f = min(failures, key=lambda x: -1 if x[1].task is None else x[0][x[1].task])
             error = DslcError(f.message, f.span, f.hint)
-            raise error if f.task is None else TaskError(error, ids[f.task], tasks[ids[f.task]])
-        return out
+            if f.task is None:
+                raise error
+            k = int(ids[f.task])
+            raise TaskError(error, k, batch[k])
+        return out.tolist()
 
-    def _submit(self, plan, func, tasks, shards, span) -> dict:
+    def _submit(self, plan, func, batch: TaskBatch, shards, span) -> dict:
         """One future per shard (mapped to its task indexes), the plan and the
-        shared operands scattered first, to every worker."""
-        shared, refs = _shared(tasks)
+        batch's payloads scattered first, once to every worker."""
+        buffers, slots = payloads(batch)
         client = self.client
         plan_f = client.scatter(plan, broadcast=True, hash=False)
-        shared_f = client.scatter([shared], broadcast=True, hash=False)[0]
+        buffers_f = client.scatter([buffers], broadcast=True, hash=False)[0]
         futures = {}
         for ids in shards:
-            part = [{n: refs.get(id(v), v) for n, v in tasks[k].items()} for k in ids]
-            fut = client.submit(run_shard, plan_f, func, part, shared_f, span, pure=False,
-                                key=f"dslc-{func}-shard-{os.urandom(6).hex()}")
+            fut = client.submit(run_shard, plan_f, func, Part.cut(batch, ids, slots), buffers_f,
+                                span, pure=False, key=f"dslc-{func}-shard-{os.urandom(6).hex()}")
             futures[fut] = ids
         return futures
 
@@ -95,20 +103,6 @@ class Pool:
         self.client.close()
         if self.owned is not None:
             self.owned.close()
-
-
-def _shared(tasks: list[dict]) -> tuple[list, dict]:
-    """The operands more than one task holds (by identity; numbers and strings
-    cost nothing to send), and for each a :class:`Shared` reference."""
-    seen: dict[int, int] = {}
-    values: dict[int, object] = {}
-    for t in tasks:
-        for v in t.values():
-            if not isinstance(v, (bool, int, float, str, type(None))):
-                seen[id(v)] = seen.get(id(v), 0) + 1
-                values[id(v)] = v
-    shared = [values[i] for i, n in seen.items() if n > 1]
-    return shared, {id(v): Shared(k) for k, v in enumerate(shared)}
 
 
 @contextlib.contextmanager

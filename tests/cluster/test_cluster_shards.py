@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import dslc
 from dslc.cli import main
-from dslc.cluster.pool import _shared
+from dslc.cluster.columns import Part, payloads
 from dslc.cluster.shards import parse_gpus, split, task_cells
-from dslc.cluster.worker import Shared
 from dslc.errors import DslcError
+from dslc.lang.batch import TaskBatch
+from dslc.lang.records import SeqPack
 from tests.conftest import EXAMPLES
 
 
@@ -62,11 +64,16 @@ def test_operands_every_task_shares_are_sent_once():
             return [0] * len(tasks)
 
     ScriptRunner(prog.checked, Spy, prog.base_dir, quiet=True).run()
-    tasks = runs[0]
-    shared, refs = _shared(tasks)
-    # the matrix and the query are shared; each database sequence is its task's own
-    assert {id(v) for v in shared} == {id(tasks[0]["sm"]), id(tasks[0]["s"])}
-    assert isinstance(refs[id(tasks[3]["s"])], Shared) and id(tasks[3]["t"]) not in refs
+    batch = TaskBatch.of(runs[0])
+    buffers, slots = payloads(batch)
+    # the matrix and the query are one payload each; the database sequences one packed buffer
+    assert {id(buffers[slots[n]]) for n in ("sm", "s")} == {id(batch[0]["sm"]), id(batch[0]["s"])}
+    assert isinstance(buffers[slots["t"]], SeqPack) and len(buffers) == len(set(map(id, buffers)))
+    part = Part.cut(batch, np.array([3, 1]), slots)
+    assert part.indexes[batch.names.index("s")] is None  # a shard carries no shared value
+    rebuilt = part.batch(buffers)
+    assert [rebuilt[k]["t"].codes.tolist() for k in (0, 1)] == \
+        [batch[k]["t"].codes.tolist() for k in (3, 1)]
 
 
 @pytest.mark.parametrize("spec, devices", [("all", (0, 1, 2, 3)), ("2", (0, 1)),
