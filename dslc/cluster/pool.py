@@ -34,6 +34,9 @@ def _distributed():
     return distributed
 
 
+RESCATTERS = 3  # times a map sends its payloads again after losing them with workers
+
+
 @dataclass
 class Pool:
     """A client and how many shards each of its worker threads gets (more than
@@ -53,19 +56,30 @@ class Pool:
         of dicts), in task order; a language error in a task is raised as a local
         run raises it. ``program``: the client's checked program, to predict each
         task's work."""
-        from dslc.interp.backend import TaskError
-
         batch = TaskBatch.of(tasks)
         if not len(batch):
             return []
         shards = shard_tasks(batch, task_cells(program, func, batch),
                              self.threads() * self.per_thread)
-        futures = self._submit(plan, func, batch, shards, span)
+        sent = self._scatter(plan, batch)
+        futures = {self._shard(sent, func, ids, span): ids for ids in shards}
         out = np.empty(len(batch), dtype=object)
         failures = []
         done = 0
-        for fut in _distributed().as_completed(futures):
-            ids = futures[fut]
+        lost = 0
+        running = _distributed().as_completed(futures)
+        for fut in running:
+            ids = futures.pop(fut)
+            if fut.cancelled() and lost < RESCATTERS:
+                # its payloads went with the last worker holding a copy (Dask keeps
+                # a broadcast's copies only where a shard waits for them): send again
+                if any(f.cancelled() for f in sent[:2]):
+                    lost += 1
+                    sent = self._scatter(plan, batch)
+                again = self._shard(sent, func, ids, span)
+                futures[again] = ids
+                running.add(again)
+                continue
             result = fut.result()
             if isinstance(result, Failed):
                 failures.append((ids, result))
@@ -77,32 +91,41 @@ class Pool:
             if progress is not None:
                 progress(done)
         if failures:
-            ids, f = min(failures, key=lambda x: -1 if x[1].task is None else x[0][x[1].task])
-            error = DslcError(f.message, f.span, f.hint)
-            if f.task is None:
-                raise error
-            k = int(ids[f.task])
-            raise TaskError(error, k, batch[k])
+            raise _first_error(failures, batch)
         return out.tolist()
 
-    def _submit(self, plan, func, batch: TaskBatch, shards, span) -> dict:
-        """One future per shard (mapped to its task indexes), the plan and the
-        batch's payloads scattered first, once to every worker."""
+    def _scatter(self, plan, batch: TaskBatch) -> tuple:
+        """The plan and the batch's payloads sent once to every worker (futures),
+        and which payload each parameter reads."""
         buffers, slots = payloads(batch)
-        client = self.client
-        plan_f = client.scatter(plan, broadcast=True, hash=False)
-        buffers_f = client.scatter([buffers], broadcast=True, hash=False)[0]
-        futures = {}
-        for ids in shards:
-            fut = client.submit(run_shard, plan_f, func, Part.cut(batch, ids, slots), buffers_f,
-                                span, pure=False, key=f"dslc-{func}-shard-{os.urandom(6).hex()}")
-            futures[fut] = ids
-        return futures
+        plan_f = self.client.scatter(plan, broadcast=True, hash=False)
+        buffers_f = self.client.scatter([buffers], broadcast=True, hash=False)[0]
+        return plan_f, buffers_f, batch, slots
+
+    def _shard(self, sent: tuple, func: str, ids, span):
+        """The future of one shard: the tasks ``ids`` as a :class:`Part` of the
+        scattered payloads."""
+        plan_f, buffers_f, batch, slots = sent
+        return self.client.submit(run_shard, plan_f, func, Part.cut(batch, ids, slots), buffers_f,
+                                  span, pure=False, key=f"dslc-{func}-shard-{os.urandom(6).hex()}")
 
     def close(self) -> None:
         self.client.close()
         if self.owned is not None:
             self.owned.close()
+
+
+def _first_error(failures: list, batch: TaskBatch) -> DslcError:
+    """The error a local run raises: the first failing task's, by its position
+    in the whole map (an error outside any task first)."""
+    from dslc.interp.backend import TaskError
+
+    ids, f = min(failures, key=lambda x: -1 if x[1].task is None else x[0][x[1].task])
+    error = DslcError(f.message, f.span, f.hint)
+    if f.task is None:
+        return error
+    k = int(ids[f.task])
+    return TaskError(error, k, batch[k])
 
 
 @contextlib.contextmanager

@@ -6,6 +6,7 @@ Numba code in each worker process would cost CI more than the rest together."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import threading
@@ -17,6 +18,8 @@ import pytest
 import dslc
 from dslc.cli import main
 from dslc.interp.backend import TaskError
+from dslc.lang.records import SeqPack
+from dslc.lang.values import Sequence
 from tests.conftest import EXAMPLES
 
 distributed = pytest.importorskip("distributed")
@@ -112,3 +115,65 @@ def _busy_worker(client, wait: float = 30.0) -> str:
                 return worker
         time.sleep(0.005)
     raise AssertionError("no shard was ever given to a worker")
+
+
+def test_a_product_map_ships_each_packed_buffer_once_per_worker(client, monkeypatch):
+    # 3 queries x 7 proteins in 4 shards (2 per worker thread): each shard carries indexes
+    # only; the packed sequences go out in one broadcast scatter, one copy on every worker
+    prog = dslc.compile(str(EXAMPLES / "smith_waterman.bio"), backend="interp")
+    queries = [QUERY, "GIVGLLA", "SSHKEETPAAQE"]
+    scattered, submitted = [], []
+    scatter, submit = client.scatter, client.submit
+
+    def spy_scatter(data, **kw):
+        futures = scatter(data, **kw)
+        scattered.append((data, kw, futures))
+        return futures
+
+    def spy_submit(fn, *args, **kw):
+        submitted.append(args)
+        return submit(fn, *args, **kw)
+
+    monkeypatch.setattr(client, "scatter", spy_scatter)
+    monkeypatch.setattr(client, "submit", spy_submit)
+    there = prog.map("sw", "blosum62", 10, 1, queries, DB, client=client)
+    here = prog.map("sw", "blosum62", 10, 1, queries, DB)
+    assert _axes(there) == _axes(here) and there.values.tolist() == here.values.tolist()
+    packs = [(p, kw, f) for data, kw, f in scattered for p in _walk(data) if isinstance(p, SeqPack)]
+    assert len({id(p) for p, _, _ in packs}) == len(packs) == 2  # the queries', the proteins'
+    assert all(kw.get("broadcast") for _, kw, _ in packs)
+    workers = set(client.nthreads())
+    assert len(submitted) > len(workers)
+    carried = [v for args in submitted for v in _walk(args)]
+    assert not any(isinstance(v, (SeqPack, Sequence)) for v in carried)
+
+
+def _walk(value):
+    """``value`` and what it holds (containers, dataclass fields), depth first."""
+    yield value
+    if isinstance(value, (list, tuple, dict)):
+        for v in value.values() if isinstance(value, dict) else value:
+            yield from _walk(v)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            yield from _walk(getattr(value, field.name))
+
+
+def test_payloads_lost_with_their_workers_are_sent_again(client, monkeypatch):
+    # the payloads' copies released before any shard ran, as when every worker holding one
+    # dies: the shards reading them are cancelled, and the map sends them again
+    prog = dslc.compile(str(EXAMPLES / "edit_distance.bio"), backend="interp")
+    words = ["kitten", "sitting", "sunday", "saturday", "distance"]
+    sent = []
+    scatter = client.scatter
+
+    def losing(data, **kw):
+        futures = scatter(data, **kw)
+        sent.append(futures)
+        if len(sent) == 2:  # the first map's payloads (after its plan)
+            client.cancel(futures)
+        return futures
+
+    monkeypatch.setattr(client, "scatter", losing)
+    there = prog.map("d", words, "algorithm", client=client)
+    assert len(sent) == 4 and there.values.tolist() == prog.map("d", words, "algorithm").values.tolist()

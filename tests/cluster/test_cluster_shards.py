@@ -8,7 +8,7 @@ import pytest
 import dslc
 from dslc.cli import main
 from dslc.cluster.columns import Part, payloads
-from dslc.cluster.shards import parse_gpus, split, task_cells
+from dslc.cluster.shards import GREEDY_UP_TO, parse_gpus, shard_tasks, split, task_cells
 from dslc.errors import DslcError
 from dslc.lang.batch import TaskBatch
 from dslc.lang.records import SeqPack
@@ -108,3 +108,33 @@ def test_gpus_need_the_cuda_backend(capsys):
     path = str(EXAMPLES / "casino.bio")
     assert main(["run", path, "--backend", "interp", "--gpus", "1"]) == 2
     assert "cuda backend" in capsys.readouterr().err
+
+
+def test_a_products_shards_read_one_slice_of_the_database_for_every_query():
+    # 3 words x 100 (more than NARROW: the wide column) in 4 shards of about equal cells
+    prog = dslc.compile(str(EXAMPLES / "edit_distance.bio"), backend="interp")
+    rng = np.random.default_rng(7)
+    words = ["".join(rng.choice(list("abcdef"), int(n))) for n in rng.integers(1, 40, 100)]
+    f = prog.checked.functions["d"]
+    seqs = [prog._bind_map(f, [w, "a"])["s"] for w in words]
+    queries = [prog._bind_map(f, ["a", q])["t"] for q in ("ab", "abcdefgh", "abcd")]
+    batch = TaskBatch.of([{"s": s, "t": q} for q in queries for s in seqs])
+    cells = task_cells(prog.checked, "d", batch)
+    assert cells.tolist() == [(len(w) + 1) * (len(q) + 1) for q in ("ab", "abcdefgh", "abcd")
+                              for w in words]
+    shards = shard_tasks(batch, cells, 4)
+    assert np.sort(np.concatenate(shards)).tolist() == list(range(300))
+    for ids in shards:
+        assert ids.tolist() == sorted(ids.tolist())
+        slices = [set(ids[ids // 100 == g] % 100) for g in range(3)]
+        assert slices[0] == slices[1] == slices[2]  # every query with the same proteins
+    loads = [int(cells[ids].sum()) for ids in shards]
+    assert len(shards) == 4 and max(loads) - min(loads) <= 2 * int(cells.max()) * 3
+
+
+def test_many_units_are_cut_into_ranges_of_even_work():
+    weights = np.random.default_rng(3).integers(1, 2000, GREEDY_UP_TO * 2)[::-1]
+    shards = split(weights, 5)
+    assert np.concatenate(shards).tolist() == list(range(len(weights)))  # ranges, in order
+    loads = [int(weights[s].sum()) for s in shards]
+    assert max(loads) - min(loads) <= 2 * int(weights.max())
