@@ -18,7 +18,9 @@ import pytest
 import dslc
 from dslc.cli import main
 from dslc.interp.backend import TaskError
+from dslc.lang.fasta import read_fasta
 from dslc.lang.records import SeqPack
+from dslc.lang.stdlib import standard_alphabets
 from dslc.lang.values import Sequence
 from tests.conftest import EXAMPLES
 
@@ -117,11 +119,13 @@ def _busy_worker(client, wait: float = 30.0) -> str:
     raise AssertionError("no shard was ever given to a worker")
 
 
-def test_a_product_map_ships_each_packed_buffer_once_per_worker(client, monkeypatch):
-    # 3 queries x 7 proteins in 4 shards (2 per worker thread): each shard carries indexes
-    # only; the packed sequences go out in one broadcast scatter, one copy on every worker
+def test_a_product_map_ships_each_packed_buffer_once_per_worker(client, monkeypatch, tmp_path):
+    # 3 queries x 7 proteins, read from FASTA files (packed buffers), in 4 shards (2 per
+    # worker thread): each shard carries indexes only; the packed sequences go out in one
+    # broadcast scatter, one copy on every worker
     prog = dslc.compile(str(EXAMPLES / "smith_waterman.bio"), backend="interp")
-    queries = [QUERY, "GIVGLLA", "SSHKEETPAAQE"]
+    queries = _records(tmp_path / "q.fasta", [QUERY, "GIVGLLA", "SSHKEETPAAQE"])
+    db = _records(tmp_path / "db.fasta", DB)
     scattered, submitted = [], []
     scatter, submit = client.scatter, client.submit
 
@@ -136,8 +140,8 @@ def test_a_product_map_ships_each_packed_buffer_once_per_worker(client, monkeypa
 
     monkeypatch.setattr(client, "scatter", spy_scatter)
     monkeypatch.setattr(client, "submit", spy_submit)
-    there = prog.map("sw", "blosum62", 10, 1, queries, DB, client=client)
-    here = prog.map("sw", "blosum62", 10, 1, queries, DB)
+    there = prog.map("sw", "blosum62", 10, 1, queries, db, client=client)
+    here = prog.map("sw", "blosum62", 10, 1, queries, db)
     assert _axes(there) == _axes(here) and there.values.tolist() == here.values.tolist()
     packs = [(p, kw, f) for data, kw, f in scattered for p in _walk(data) if isinstance(p, SeqPack)]
     assert len({id(p) for p, _, _ in packs}) == len(packs) == 2  # the queries', the proteins'
@@ -146,6 +150,11 @@ def test_a_product_map_ships_each_packed_buffer_once_per_worker(client, monkeypa
     assert len(submitted) > len(workers)
     carried = [v for args in submitted for v in _walk(args)]
     assert not any(isinstance(v, (SeqPack, Sequence)) for v in carried)
+
+
+def _records(path, seqs: list[str]):
+    path.write_text("".join(f">p{k}\n{s}\n" for k, s in enumerate(seqs)))
+    return read_fasta(str(path), standard_alphabets()["protein"])
 
 
 def _walk(value):
@@ -176,4 +185,5 @@ def test_payloads_lost_with_their_workers_are_sent_again(client, monkeypatch):
 
     monkeypatch.setattr(client, "scatter", losing)
     there = prog.map("d", words, "algorithm", client=client)
-    assert len(sent) == 4 and there.values.tolist() == prog.map("d", words, "algorithm").values.tolist()
+    here = prog.map("d", words, "algorithm")
+    assert len(sent) == 4 and there.values.tolist() == here.values.tolist()
