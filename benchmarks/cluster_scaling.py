@@ -46,7 +46,7 @@ FASTA_BYTES_PER_PROTEIN = 340  # 1M drawn proteins: 340 MB of FASTA
 MODEL_GPUS = (1, 2, 8, 64)
 
 SHARDS = (2, 8, 32, 128)  # shard counts of the overhead measurement
-TINY = 4000  # tasks of the overhead measurement (2 queries x 2,000 proteins of 8 residues)
+TINY = 2000  # proteins of 8 residues in the overhead measurement (x the queries: its tasks)
 
 
 def write_fasta(path: Path, records) -> None:
@@ -191,7 +191,7 @@ def main() -> None:
         pool_s, there = min((timed(lambda: pool.map(plan, prog.checked, "sw", batch, None))
                              for _ in range(2)), key=lambda r: r[0])
         assert there == local, "the pool's values differ from the local run's"
-        overhead = shard_overhead(client, plan, prog, product_batch(prog, queries[:2], tiny),
+        overhead = shard_overhead(client, plan, prog, product_batch(prog, queries, tiny),
                                   args.workers)
         scatter = scatter_cost(client, db.pack)
     finally:
@@ -259,9 +259,9 @@ def model(report: dict, queries: int = 10, qlen: int = 375, proteins: float = 1e
 
 
 def _tiny(tmp: Path, proteome, picks):
-    """TINY / 2 proteins of 8 residues (the first 8 of each drawn protein)."""
+    """TINY proteins of 8 residues (the first 8 of each drawn protein)."""
     with open(tmp / "tiny.fasta", "w") as out:
-        for k in picks[:TINY // 2]:
+        for k in picks[:TINY]:
             out.write(f">t{k}\n{proteome[int(k)].text[:8]}\n")
     return read(tmp / "tiny.fasta")
 

@@ -3,11 +3,14 @@
 A map's :class:`~dslc.lang.batch.TaskBatch` holds, per parameter, one payload
 (a packed buffer of sequences, a tuple of values, or one value every task shares)
 and, for a listed column, one index per task. The payloads are what is large (a
-database of a million proteins is one :class:`~dslc.lang.records.SeqPack`), so a
-pool scatters them once to every worker; a shard is a :class:`Part`: which
-payload each parameter reads and the index of every task of the shard into it,
-a few bytes a task. A worker rebuilds the shard's batch from the two, without a
-copy of the payloads, and runs its backend's ``map`` on it as on any batch.
+database of a million proteins is one :class:`~dslc.lang.records.SeqPack`). A
+pool scatters the small ones (the queries, a matrix, a model) once to every
+worker, and cuts a wide packed buffer (the database: :func:`wide`) into the
+records each shard reads, sent with that shard alone, so each residue travels
+once whatever the number of workers. A shard is a :class:`Part`: which payload
+each parameter reads and the index of every task of the shard into it, a few
+bytes a task. A worker rebuilds the shard's batch from the two, without a copy
+of the payloads, and runs its backend's ``map`` on it as on any batch.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dslc.lang.batch import SeqColumn, Shared, TaskBatch
+from dslc.lang.batch import NARROW, SeqColumn, Shared, TaskBatch
+from dslc.lang.records import SeqPack
 
 
 def payload(col):
@@ -54,19 +58,59 @@ class Part:
     count: int
 
     @staticmethod
-    def cut(batch: TaskBatch, ids: np.ndarray, slots: dict[str, int]) -> "Part":
-        """The tasks ``ids`` of ``batch``, in that order (:meth:`TaskBatch.subset`)."""
-        cols = [batch.columns[n] for n in batch.names]
-        return Part(batch.names, tuple(type(c) for c in cols),
-                    tuple(slots[n] for n in batch.names),
-                    tuple(None if isinstance(c, Shared) else c.index[ids] for c in cols),
-                    len(ids))
+    def cut(batch: TaskBatch, ids: np.ndarray, slots: dict[str, int],
+            sliced: frozenset = frozenset()) -> tuple["Part", dict]:
+        """The tasks ``ids`` of ``batch``, in that order (:meth:`TaskBatch.subset`),
+        and the payloads of their own: each packed buffer numbered in ``sliced`` is
+        cut to the records these tasks read (:func:`take`), its indexes renumbered."""
+        kinds, indexes, own = [], [], {}
+        for n in batch.names:
+            c = batch.columns[n]
+            kinds.append(type(c))
+            index = None if isinstance(c, Shared) else c.index[ids]
+            if slots[n] in sliced:
+                rows, index = np.unique(index, return_inverse=True)
+                own[slots[n]] = take(c.pack, rows)
+            indexes.append(index)
+        part = Part(batch.names, tuple(kinds), tuple(slots[n] for n in batch.names),
+                    tuple(indexes), len(ids))
+        return part, own
 
     def batch(self, buffers: tuple) -> TaskBatch:
         """The shard's tasks as a batch reading ``buffers`` (the payloads)."""
         cols = {n: kind(buffers[s]) if kind is Shared else kind(buffers[s], index)
                 for n, kind, s, index in zip(self.names, self.kinds, self.slots, self.indexes)}
         return TaskBatch(self.names, cols, self.count)
+
+
+def wide(batch: TaskBatch, slots: dict[str, int]) -> frozenset:
+    """The payloads worth cutting per shard rather than sending whole to every
+    worker: packed buffers of more than ``NARROW`` records that one parameter
+    reads (a database, not the queries a product pairs with all of it)."""
+    readers: dict[int, int] = {}
+    for n in batch.names:
+        readers[slots[n]] = readers.get(slots[n], 0) + 1
+    return frozenset(slots[n] for n, c in batch.columns.items()
+                     if isinstance(c, SeqColumn) and len(c.pack) > NARROW
+                     and readers[slots[n]] == 1)
+
+
+def take(pack: SeqPack, rows: np.ndarray) -> SeqPack:
+    """The records ``rows`` of ``pack`` (in that order) as a pack of their own."""
+    codes, offsets = _gather(pack.codes, pack.offsets, rows)
+    names, name_offsets = _gather(np.frombuffer(pack.names, dtype=np.uint8),
+                                  pack.name_offsets, rows)
+    return SeqPack(pack.alphabet, codes, offsets, names.tobytes(), name_offsets)
+
+
+def _gather(flat: np.ndarray, offsets: np.ndarray, rows: np.ndarray):
+    """The runs ``flat[offsets[r]:offsets[r + 1]]`` of ``rows``, concatenated, and
+    their new offsets (one numpy gather, no loop over the rows)."""
+    lens = offsets[rows + 1] - offsets[rows]
+    out = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lens, out=out[1:])
+    where = np.repeat(offsets[rows] - out[:-1], lens) + np.arange(out[-1], dtype=np.int64)
+    return flat[where], out
 
 
 def as_column(values: list) -> np.ndarray:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from dslc import runlog
 import numpy as np
 
-from dslc.cluster.columns import Part, payloads
+from dslc.cluster.columns import Part, payloads, wide
 from dslc.cluster.shards import parse_gpus, shard_tasks, task_cells
 from dslc.cluster.worker import Failed, Plan, run_shard
 from dslc.errors import DslcError
@@ -34,7 +34,7 @@ def _distributed():
     return distributed
 
 
-RESCATTERS = 3  # times a map sends its payloads again after losing them with workers
+RESENDS = 3  # times a map sends a shard's payloads again after losing them (per shard)
 
 
 @dataclass
@@ -62,21 +62,21 @@ class Pool:
         shards = shard_tasks(batch, task_cells(program, func, batch),
                              self.threads() * self.per_thread)
         sent = self._scatter(plan, batch)
-        futures = {self._shard(sent, func, ids, span): ids for ids in shards}
+        futures = {self._shard(sent, func, ids, k, span): ids for k, ids in enumerate(shards)}
         out = np.empty(len(batch), dtype=object)
         failures = []
         done = 0
-        lost = 0
+        resent = 0
         running = _distributed().as_completed(futures)
         for fut in running:
             ids = futures.pop(fut)
-            if fut.cancelled() and lost < RESCATTERS:
-                # its payloads went with the last worker holding a copy (Dask keeps
-                # a broadcast's copies only where a shard waits for them): send again
-                if any(f.cancelled() for f in sent[:2]):
-                    lost += 1
+            if fut.cancelled() and resent < RESENDS * len(shards):
+                # a payload it reads went with the last worker holding it (Dask
+                # keeps a broadcast's copies only where a shard waits): send again
+                resent += 1
+                if any(f.cancelled() for f in [sent.plan, *sent.common.values()]):
                     sent = self._scatter(plan, batch)
-                again = self._shard(sent, func, ids, span)
+                again = self._shard(sent, func, ids, resent, span)
                 futures[again] = ids
                 running.add(again)
                 continue
@@ -94,25 +94,48 @@ class Pool:
             raise _first_error(failures, batch)
         return out.tolist()
 
-    def _scatter(self, plan, batch: TaskBatch) -> tuple:
-        """The plan and the batch's payloads sent once to every worker (futures),
-        and which payload each parameter reads."""
+    def _scatter(self, plan, batch: TaskBatch) -> "_Sent":
+        """The plan and the batch's payloads but the wide ones sent once to every
+        worker (futures); the wide ones are cut per shard (:meth:`_shard`)."""
         buffers, slots = payloads(batch)
-        plan_f = self.client.scatter(plan, broadcast=True, hash=False)
-        buffers_f = self.client.scatter([buffers], broadcast=True, hash=False)[0]
-        return plan_f, buffers_f, batch, slots
+        cut = wide(batch, slots)
+        client = self.client
+        plan_f = client.scatter(plan, broadcast=True, hash=False)
+        common = [k for k in range(len(buffers)) if k not in cut]
+        futures = client.scatter([buffers[k] for k in common], broadcast=True, hash=False)
+        return _Sent(plan_f, dict(zip(common, futures)), batch, slots, cut,
+                     list(client.nthreads()))
 
-    def _shard(self, sent: tuple, func: str, ids, span):
-        """The future of one shard: the tasks ``ids`` as a :class:`Part` of the
-        scattered payloads."""
-        plan_f, buffers_f, batch, slots = sent
-        return self.client.submit(run_shard, plan_f, func, Part.cut(batch, ids, slots), buffers_f,
-                                  span, pure=False, key=f"dslc-{func}-shard-{os.urandom(6).hex()}")
+    def _shard(self, sent: "_Sent", func: str, ids, k: int, span):
+        """The future of one shard: the tasks ``ids`` as a :class:`Part`, its own
+        slice of each wide payload sent to the ``k``-th worker (round robin), where
+        the scheduler then runs the shard."""
+        part, own = Part.cut(sent.batch, ids, sent.slots, sent.cut)
+        client = self.client
+        worker = [sent.workers[k % len(sent.workers)]] if own else None
+        mine = {n: client.scatter(v, workers=worker, hash=False) for n, v in own.items()}
+        buffers = [mine[n] if n in mine else sent.common[n]
+                   for n in range(len(sent.common) + len(mine))]
+        return client.submit(run_shard, sent.plan, func, part, buffers, span, pure=False,
+                             key=f"dslc-{func}-shard-{os.urandom(6).hex()}")
 
     def close(self) -> None:
         self.client.close()
         if self.owned is not None:
             self.owned.close()
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """What a map has scattered: the plan's future, those of the payloads every
+    worker holds (by payload number), and what cuts the rest per shard."""
+
+    plan: object
+    common: dict
+    batch: TaskBatch
+    slots: dict
+    cut: frozenset
+    workers: list
 
 
 def _first_error(failures: list, batch: TaskBatch) -> DslcError:

@@ -119,20 +119,32 @@ def _busy_worker(client, wait: float = 30.0) -> str:
     raise AssertionError("no shard was ever given to a worker")
 
 
+PROTEIN_EDITS = """\
+int d(seq[protein] s, index[s] i, seq[protein] t, index[t] j) =
+    if i == 0 then j
+    else if j == 0 then i
+    else if s[i - 1] == t[j - 1] then d(i - 1, j - 1)
+    else (d(i - 1, j) min d(i, j - 1) min d(i - 1, j - 1)) + 1
+"""
+
+
 def test_a_product_map_ships_each_packed_buffer_once_per_worker(client, monkeypatch, tmp_path):
-    # 3 queries x 7 proteins, read from FASTA files (packed buffers), in 4 shards (2 per
-    # worker thread): each shard carries indexes only; the packed sequences go out in one
-    # broadcast scatter, one copy on every worker
-    prog = dslc.compile(str(EXAMPLES / "smith_waterman.bio"), backend="interp")
-    queries = _records(tmp_path / "q.fasta", [QUERY, "GIVGLLA", "SSHKEETPAAQE"])
-    db = _records(tmp_path / "db.fasta", DB)
+    # 2 queries x 70 proteins read from FASTA files (packed buffers), in 4 shards (2 per
+    # worker thread): the queries' buffer goes to every worker once (a broadcast), the
+    # proteins' (more than NARROW) in slices, each protein in one slice sent to one worker;
+    # a shard carries indexes only
+    prog = dslc.compile(PROTEIN_EDITS, backend="interp")
+    queries = _records(tmp_path / "q.fasta", ["MKVLA", "GIVG"])
+    rng = np.random.default_rng(5)
+    proteins = ["".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), int(n)))
+                for n in rng.integers(1, 7, 70)]
+    db = _records(tmp_path / "db.fasta", proteins)
     scattered, submitted = [], []
     scatter, submit = client.scatter, client.submit
 
     def spy_scatter(data, **kw):
-        futures = scatter(data, **kw)
-        scattered.append((data, kw, futures))
-        return futures
+        scattered.append((data, kw))
+        return scatter(data, **kw)
 
     def spy_submit(fn, *args, **kw):
         submitted.append(args)
@@ -140,14 +152,17 @@ def test_a_product_map_ships_each_packed_buffer_once_per_worker(client, monkeypa
 
     monkeypatch.setattr(client, "scatter", spy_scatter)
     monkeypatch.setattr(client, "submit", spy_submit)
-    there = prog.map("sw", "blosum62", 10, 1, queries, db, client=client)
-    here = prog.map("sw", "blosum62", 10, 1, queries, db)
+    there = prog.map("d", queries, db, client=client)
+    here = prog.map("d", queries, db)
     assert _axes(there) == _axes(here) and there.values.tolist() == here.values.tolist()
-    packs = [(p, kw, f) for data, kw, f in scattered for p in _walk(data) if isinstance(p, SeqPack)]
-    assert len({id(p) for p, _, _ in packs}) == len(packs) == 2  # the queries', the proteins'
-    assert all(kw.get("broadcast") for _, kw, _ in packs)
-    workers = set(client.nthreads())
-    assert len(submitted) > len(workers)
+    packs = [(p, kw) for data, kw in scattered for p in _walk(data) if isinstance(p, SeqPack)]
+    whole = [p for p, kw in packs if kw.get("broadcast")]
+    assert [len(p) for p in whole] == [2] and whole[0] is queries.pack
+    slices = [(p, kw) for p, kw in packs if not kw.get("broadcast")]
+    assert all(len(kw["workers"]) == 1 for _, kw in slices)
+    names = sorted(p.name(k) for p, _ in slices for k in range(len(p)))
+    assert names == sorted(f"p{k}" for k in range(70))  # every protein sent once
+    assert len(submitted) == len(slices) == 2 * len(client.nthreads())
     carried = [v for args in submitted for v in _walk(args)]
     assert not any(isinstance(v, (SeqPack, Sequence)) for v in carried)
 

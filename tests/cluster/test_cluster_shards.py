@@ -7,7 +7,7 @@ import pytest
 
 import dslc
 from dslc.cli import main
-from dslc.cluster.columns import Part, payloads
+from dslc.cluster.columns import Part, payloads, wide
 from dslc.cluster.shards import GREEDY_UP_TO, parse_gpus, shard_tasks, split, task_cells
 from dslc.errors import DslcError
 from dslc.lang.batch import TaskBatch
@@ -69,8 +69,8 @@ def test_operands_every_task_shares_are_sent_once():
     # the matrix and the query are one payload each; the database sequences one packed buffer
     assert {id(buffers[slots[n]]) for n in ("sm", "s")} == {id(batch[0]["sm"]), id(batch[0]["s"])}
     assert isinstance(buffers[slots["t"]], SeqPack) and len(buffers) == len(set(map(id, buffers)))
-    part = Part.cut(batch, np.array([3, 1]), slots)
-    assert part.indexes[batch.names.index("s")] is None  # a shard carries no shared value
+    part, own = Part.cut(batch, np.array([3, 1]), slots)
+    assert part.indexes[batch.names.index("s")] is None and not own  # no value of its own
     rebuilt = part.batch(buffers)
     assert [rebuilt[k]["t"].codes.tolist() for k in (0, 1)] == \
         [batch[k]["t"].codes.tolist() for k in (3, 1)]
@@ -138,3 +138,25 @@ def test_many_units_are_cut_into_ranges_of_even_work():
     assert np.concatenate(shards).tolist() == list(range(len(weights)))  # ranges, in order
     loads = [int(weights[s].sum()) for s in shards]
     assert max(loads) - min(loads) <= 2 * int(weights.max())
+
+
+def test_a_wide_buffer_is_cut_to_the_records_each_shard_reads():
+    # 2 queries x 70 proteins: the proteins' buffer (more than NARROW records) is cut per
+    # shard, renumbered; the queries' buffer is not
+    prog = dslc.compile(str(EXAMPLES / "edit_distance.bio"), backend="interp")
+    f = prog.checked.functions["d"]
+    words = ["abcdef"[: 1 + k % 6] + "xyz"[: k % 3] for k in range(70)]
+    seqs = [prog._bind_map(f, [w, "a"])["s"] for w in words]
+    queries = [prog._bind_map(f, ["a", q])["t"] for q in ("ab", "abc")]
+    batch = TaskBatch.of([{"s": s, "t": q} for q in queries for s in seqs])
+    buffers, slots = payloads(batch)
+    assert wide(batch, slots) == {slots["s"]}
+    ids = np.array([140 - 1, 5, 70 + 5, 33])
+    part, own = Part.cut(batch, ids, slots, wide(batch, slots))
+    assert list(own) == [slots["s"]] and len(own[slots["s"]]) == 3  # rows 69, 5 and 33
+    mine = part.batch([own.get(k, b) for k, b in enumerate(buffers)])
+    whole = batch.subset(ids)
+    for k in range(len(ids)):
+        for n in ("s", "t"):
+            assert mine[k][n].name == whole[k][n].name
+            assert mine[k][n].codes.tolist() == whole[k][n].codes.tolist()
