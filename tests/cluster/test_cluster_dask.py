@@ -183,22 +183,24 @@ def _walk(value):
             yield from _walk(getattr(value, field.name))
 
 
-def test_payloads_lost_with_their_workers_are_sent_again(client, monkeypatch):
-    # the payloads' copies released before any shard ran, as when every worker holding one
-    # dies: the shards reading them are cancelled, and the map sends them again
+@pytest.mark.parametrize("lost, calls", [(2, 12), (3, 7)])
+def test_payloads_lost_with_their_workers_are_sent_again(client, monkeypatch, lost, calls):
+    # a payload released before any shard ran, as when every worker holding it dies: the
+    # words every worker holds (scatter 2, after the plan: then all 4 shards are cancelled)
+    # or one shard's slice of the 70 words (scatter 3); what read it is sent again
     prog = dslc.compile(str(EXAMPLES / "edit_distance.bio"), backend="interp")
-    words = ["kitten", "sitting", "sunday", "saturday", "distance"]
+    words = ["kitten", "sitting", "sunday", "saturday", "distance"] * 14
     sent = []
     scatter = client.scatter
 
     def losing(data, **kw):
         futures = scatter(data, **kw)
         sent.append(futures)
-        if len(sent) == 2:  # the first map's payloads (after its plan)
+        if len(sent) == lost:
             client.cancel(futures)
         return futures
 
     monkeypatch.setattr(client, "scatter", losing)
     there = prog.map("d", words, "algorithm", client=client)
     here = prog.map("d", words, "algorithm")
-    assert len(sent) == 4 and there.values.tolist() == here.values.tolist()
+    assert len(sent) == calls and there.values.tolist() == here.values.tolist()
