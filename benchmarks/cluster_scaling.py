@@ -143,7 +143,7 @@ def scatter_cost(client, pack) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--proteome", required=True, help="a protein FASTA file (read only)")
+    ap.add_argument("--proteome", help="a protein FASTA file (read only; required to measure)")
     ap.add_argument("--queries", type=int, default=5)
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--workers", type=int, default=2)
@@ -230,25 +230,26 @@ def _write(report: dict, path: str | None) -> None:
 def model(report: dict, queries: int = 10, qlen: int = 375, proteins: float = 1e8) -> dict:
     """Predicted seconds of ``queries`` x ``proteins`` on G GPUs by term (the model of
     docs/benchmarks.md): the GPU constants above, the pool's from ``report``. dslc as it
-    is: the FASTA read by one process on the client, the packed database broadcast to
-    every worker (Dask's replication: each round every holder sends to 2 more), each GPU
-    uploading and interleaving only its shard, one shard per GPU, the values gathered
-    and placed on the client."""
+    is: the FASTA read by one process on the client; with a pool (G > 1) the database
+    sent from the client once in slices (one per shard, each to one worker) at the rate
+    measured for one worker, and the values back the same way; each GPU interleaving and
+    uploading only its slice; one shard per GPU; the values placed on the client. G = 1
+    is a run without a pool (nothing sent)."""
     send = report["scatter"]["db_x4"]["one_worker_mb_per_s"] * 1e6  # bytes/s of one copy
     residues = proteins * RESIDUES_PER_PROTEIN
     tasks = queries * proteins
     client = report["client_side"]
     out = {}
     for g in MODEL_GPUS:
-        rounds = 0 if g == 1 else 1 + int(np.ceil(np.log(g) / np.log(3)))
+        pooled = g > 1
         terms = {
             "read_fasta_on_client": proteins * FASTA_BYTES_PER_PROTEIN / FASTA_READ,
-            "plan_on_client": tasks / 1e6 * client["plan_seconds_per_million_tasks"],
-            "broadcast_database": rounds * residues / send,
+            "plan_on_client": pooled * tasks / 1e6 * client["plan_seconds_per_million_tasks"],
+            "send_database": pooled * residues / send,
             "interleave_and_upload": proteins / g * INTERLEAVE + residues / g / HOST_TO_DEVICE,
-            "per_shard_overhead": g * report["shard_overhead"]["seconds_per_shard"],
+            "per_shard_overhead": pooled * g * report["shard_overhead"]["seconds_per_shard"],
             "kernel": queries * qlen * residues / (g * GPU_CELLS_PER_S),
-            "gather_values": (0 if g == 1 else tasks * 8 / send)
+            "values_back": pooled * tasks * 8 / send
             + tasks / 1e6 * client["place_seconds_per_million_values"],
         }
         total = sum(terms.values())
