@@ -173,6 +173,16 @@ class Program:
                 backends.get(self.backend_name)(self.checked, self._globals), self._collector)
         return self._backend
 
+    def _map_engine(self, pool):
+        """What a map runs on: this program's backend, or a pool's workers."""
+        from dslc import cluster
+
+        engine = self._engine()
+        if pool is None:
+            return engine
+        return cluster.sharded(pool, self.backend_asked, self.base_dir)(self.checked,
+                                                                        self._globals)
+
     def __getattr__(self, name: str):
         if name.startswith("_") or name not in self.checked.functions:
             raise AttributeError(name)
@@ -216,6 +226,8 @@ class Program:
         ``client``'s workers or on ``gpus`` (``"all"``, a count, ``"0,2"``)
         where given (:mod:`dslc.cluster`). ``progress``: as for :meth:`run` (True,
         False or ``f(done, total)``)."""
+        from dslc import cluster
+
         tf = self._function(name)
         params = tf.map_params
         if len(operands) != len(params):
@@ -227,8 +239,10 @@ class Program:
         check_map(shape, name, None)
         batch = self._columnar(tf, ops, lists, shape)
         if batch is not None:  # loaded records: no task made, the same buffers every call
-            results = self._engine().map(name, batch, None)
-            runlog.ran(self._engine(), f"map of {len(batch)} tasks", name)
+            with cluster.using(client=client, gpus=gpus, backend=self.backend_asked) as pool:
+                engine = self._map_engine(pool)
+                results = engine.map(name, batch, None)
+            runlog.ran(engine, f"map of {len(batch)} tasks", name)
             arr = to_array(results, tf.ret.name).reshape(shape)
             return MapResult(name, tf.ret.name, arr, tuple(
                 Axis(params[k].name, _labels(v)) for k, v in lists))
@@ -240,14 +254,9 @@ class Program:
             combos.append(values)
         tf = self._const_kinds(tf, params, combos)
         tasks = [self._bind_map(tf, values) for values in combos]
-        engine = self._engine()
-        from dslc import cluster
-
         self._collector.reset()
         with cluster.using(client=client, gpus=gpus, backend=self.backend_asked) as pool:
-            if pool is not None:
-                engine = cluster.sharded(pool, self.backend_asked, self.base_dir)(
-                    self.checked, self._globals)
+            engine = self._map_engine(pool)
             results = self._timed(lambda: run_map(engine, name, tasks, None, progress))
         runlog.ran(engine, f"map of {len(tasks)} tasks", name)
         shape = tuple(len(v) for _, v in lists)

@@ -24,7 +24,8 @@ class ShardedBackend:
     def table(self, func: str, calling: dict, span, description: str = ""):
         return self.local.table(func, calling, span, description)
 
-    def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
+    def map(self, func: str, tasks, span, progress=None) -> list:
+        """``tasks``: a :class:`~dslc.lang.batch.TaskBatch` (or a list of dicts)."""
         return self.pool.map(self.plan, self.program, func, tasks, span, progress)
 
     def __getattr__(self, name: str):

@@ -1,10 +1,12 @@
 """A Dask client that runs maps: shards out, results back in task order.
 
-Large operands (the query, a matrix, an HMM: any value that more than one task
-of the map shares) are scattered once to every worker, each keeping its own
-copy, and the shards carry only a reference to them. A worker that dies takes
-nothing with it: the scheduler gives its unfinished shards to another worker
-(distributed's ``allowed-failures``), and every worker holds the shared operands.
+A map arrives as a :class:`~dslc.lang.batch.TaskBatch`. Its payloads (the
+database's packed buffer, the query, a matrix, an HMM) are scattered once to
+every worker, each keeping its own copy; a shard is a
+:class:`~dslc.cluster.columns.Part` (its tasks' indexes into those payloads) and
+its values come back as one array, placed by task index. A worker that dies
+takes nothing with it: the scheduler gives its unfinished shards to another
+worker (distributed's ``allowed-failures``), and every worker holds the payloads.
 """
 
 from __future__ import annotations
@@ -14,9 +16,13 @@ import os
 from dataclasses import dataclass
 
 from dslc import runlog
-from dslc.cluster.shards import parse_gpus, split, task_cells
-from dslc.cluster.worker import Failed, Plan, Shared, run_shard
+import numpy as np
+
+from dslc.cluster.columns import Part, payloads, wide
+from dslc.cluster.shards import parse_gpus, shard_tasks, task_cells
+from dslc.cluster.worker import Failed, Plan, run_shard
 from dslc.errors import DslcError
+from dslc.lang.batch import TaskBatch
 
 
 def _distributed():
@@ -26,6 +32,9 @@ def _distributed():
         raise DslcError("running on a cluster needs Dask's distributed package",
                         hint="pip install 'dslc[cluster]'") from None
     return distributed
+
+
+RESENDS = 3  # times a map sends a shard's payloads again after losing them (per shard)
 
 
 @dataclass
@@ -42,54 +51,73 @@ class Pool:
     def threads(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
-    def map(self, plan: Plan, program, func: str, tasks: list[dict], span,
-            progress=None) -> list:
-        """The results of ``plan``'s ``func`` over ``tasks``, in task order; a
-        language error in a task is raised as a local run raises it.
-        ``program``: the client's checked program, to predict each task's work."""
-        from dslc.interp.backend import TaskError
-
-        if not tasks:
+    def map(self, plan: Plan, program, func: str, tasks, span, progress=None) -> list:
+        """The results of ``plan``'s ``func`` over ``tasks`` (a batch, or a list
+        of dicts), in task order; a language error in a task is raised as a local
+        run raises it. ``program``: the client's checked program, to predict each
+        task's work."""
+        batch = TaskBatch.of(tasks)
+        if not len(batch):
             return []
-        shards = split(task_cells(program, func, tasks),
-                       self.threads() * self.per_thread)
-        futures = self._submit(plan, func, tasks, shards, span)
-        out: list = [None] * len(tasks)
+        shards = shard_tasks(batch, task_cells(program, func, batch),
+                             self.threads() * self.per_thread)
+        sent = self._scatter(plan, batch)
+        futures = {self._shard(sent, func, ids, k, span): ids for k, ids in enumerate(shards)}
+        out = np.empty(len(batch), dtype=object)
         failures = []
         done = 0
-        for fut in _distributed().as_completed(futures):
-            ids = futures[fut]
+        resent = 0
+        running = _distributed().as_completed(futures)
+        for fut in running:
+            ids = futures.pop(fut)
+            if fut.cancelled() and resent < RESENDS * len(shards):
+                # a payload it reads went with the last worker holding it (Dask
+                # keeps a broadcast's copies only where a shard waits): send again
+                resent += 1
+                if any(f.cancelled() for f in [sent.plan, *sent.common.values()]):
+                    sent = self._scatter(plan, batch)
+                again = self._shard(sent, func, ids, resent, span)
+                futures[again] = ids
+                running.add(again)
+                continue
             result = fut.result()
             if isinstance(result, Failed):
                 failures.append((ids, result))
                 continue
-            for k, v in zip(ids, result):
-                out[k] = v
+            out[ids] = result  # numbers become Python's, as a local run gives them
             done += len(ids)
             runlog.log.info("map %s: shard of %d task(s) done, %d/%d", func, len(ids), done,
-                            len(tasks))
+                            len(batch))
             if progress is not None:
                 progress(done)
         if failures:
-            ids, f = min(failures, key=lambda x: -1 if x[1].task is None else x[0][x[1].task])
-            error = DslcError(f.message, f.span, f.hint)
-            raise error if f.task is None else TaskError(error, ids[f.task], tasks[ids[f.task]])
-        return out
+            raise _first_error(failures, batch)
+        return out.tolist()
 
-    def _submit(self, plan, func, tasks, shards, span) -> dict:
-        """One future per shard (mapped to its task indexes), the plan and the
-        shared operands scattered first, to every worker."""
-        shared, refs = _shared(tasks)
+    def _scatter(self, plan, batch: TaskBatch) -> "_Sent":
+        """The plan and the batch's payloads but the wide ones sent once to every
+        worker (futures); the wide ones are cut per shard (:meth:`_shard`)."""
+        buffers, slots = payloads(batch)
+        cut = wide(batch, slots)
         client = self.client
         plan_f = client.scatter(plan, broadcast=True, hash=False)
-        shared_f = client.scatter([shared], broadcast=True, hash=False)[0]
-        futures = {}
-        for ids in shards:
-            part = [{n: refs.get(id(v), v) for n, v in tasks[k].items()} for k in ids]
-            fut = client.submit(run_shard, plan_f, func, part, shared_f, span, pure=False,
-                                key=f"dslc-{func}-shard-{os.urandom(6).hex()}")
-            futures[fut] = ids
-        return futures
+        common = [k for k in range(len(buffers)) if k not in cut]
+        futures = client.scatter([buffers[k] for k in common], broadcast=True, hash=False)
+        return _Sent(plan_f, dict(zip(common, futures)), batch, slots, cut,
+                     list(client.nthreads()))
+
+    def _shard(self, sent: "_Sent", func: str, ids, k: int, span):
+        """The future of one shard: the tasks ``ids`` as a :class:`Part`, its own
+        slice of each wide payload sent to the ``k``-th worker (round robin), where
+        the scheduler then runs the shard."""
+        part, own = Part.cut(sent.batch, ids, sent.slots, sent.cut)
+        client = self.client
+        worker = [sent.workers[k % len(sent.workers)]] if own else None
+        mine = {n: client.scatter(v, workers=worker, hash=False) for n, v in own.items()}
+        buffers = [mine[n] if n in mine else sent.common[n]
+                   for n in range(len(sent.common) + len(mine))]
+        return client.submit(run_shard, sent.plan, func, part, buffers, span, pure=False,
+                             key=f"dslc-{func}-shard-{os.urandom(6).hex()}")
 
     def close(self) -> None:
         self.client.close()
@@ -97,18 +125,30 @@ class Pool:
             self.owned.close()
 
 
-def _shared(tasks: list[dict]) -> tuple[list, dict]:
-    """The operands more than one task holds (by identity; numbers and strings
-    cost nothing to send), and for each a :class:`Shared` reference."""
-    seen: dict[int, int] = {}
-    values: dict[int, object] = {}
-    for t in tasks:
-        for v in t.values():
-            if not isinstance(v, (bool, int, float, str, type(None))):
-                seen[id(v)] = seen.get(id(v), 0) + 1
-                values[id(v)] = v
-    shared = [values[i] for i, n in seen.items() if n > 1]
-    return shared, {id(v): Shared(k) for k, v in enumerate(shared)}
+@dataclass(frozen=True)
+class _Sent:
+    """What a map has scattered: the plan's future, those of the payloads every
+    worker holds (by payload number), and what cuts the rest per shard."""
+
+    plan: object
+    common: dict
+    batch: TaskBatch
+    slots: dict
+    cut: frozenset
+    workers: list
+
+
+def _first_error(failures: list, batch: TaskBatch) -> DslcError:
+    """The error a local run raises: the first failing task's, by its position
+    in the whole map (an error outside any task first)."""
+    from dslc.interp.backend import TaskError
+
+    ids, f = min(failures, key=lambda x: -1 if x[1].task is None else x[0][x[1].task])
+    error = DslcError(f.message, f.span, f.hint)
+    if f.task is None:
+        return error
+    k = int(ids[f.task])
+    return TaskError(error, k, batch[k])
 
 
 @contextlib.contextmanager

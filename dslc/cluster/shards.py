@@ -2,20 +2,47 @@
 
 Work is predicted as cells (the size of each task's table, as ``auto`` predicts
 it), not as a count of tasks: one protein of 2,000 residues is a hundred of 20.
+Both the prediction and the split are numpy passes over the batch's columns, so a
+map of ten million tasks is split without a Python object per task.
 """
 
 from __future__ import annotations
 
 import heapq
 
+import numpy as np
+
 from dslc.errors import DslcError
 
+GREEDY_UP_TO = 4096  # units split by the greedy rule; more are cut into ranges
 
-def split(weights: list[int], n: int) -> list[list[int]]:
-    """At most ``n`` non-empty shards of task indexes, each in increasing order,
-    whose summed weights are as even as the greedy rule makes them: the heaviest
-    task first, each to the lightest shard so far (within 4/3 of the best split).
-    A task is never divided: a single large problem stays on one worker."""
+
+def shard_tasks(batch, cells: np.ndarray, n: int) -> list[np.ndarray]:
+    """At most ``n`` shards of the task indexes of ``batch`` (each increasing, so
+    a worker meets its first failing task first), of about equal ``cells``.
+
+    The unit split is a position of :attr:`TaskBatch.grouped`'s order: where the
+    batch is a product (groups of one size: every query with the same database),
+    position ``p`` is the ``p``-th database item with every query, so a shard
+    reads one slice of the database for all the queries (a GPU worker interleaves
+    and uploads it once); otherwise a position is one task."""
+    order, bounds = batch.grouped
+    sizes = np.diff(bounds)
+    rows = len(sizes) if len(sizes) > 1 and (sizes == sizes[0]).all() else 1
+    units = order.reshape(rows, -1)
+    weights = cells[units].sum(axis=0)
+    return [np.sort(units[:, s].ravel()) for s in map(np.asarray, split(weights, n))]
+
+
+def split(weights, n: int) -> list:
+    """At most ``n`` non-empty shards of unit indexes, each in increasing order,
+    of about equal summed weight. A few units (up to ``GREEDY_UP_TO``) by the
+    greedy rule: the heaviest first, each to the lightest shard so far (within 4/3
+    of the best split). More are cut into ranges of their order by the running
+    sum (numpy; each shard within one unit of an even share: the caller orders
+    them largest first). A unit is never divided: a large problem stays whole."""
+    if len(weights) > GREEDY_UP_TO:
+        return _ranges(np.maximum(np.asarray(weights, dtype=np.int64), 1), n)
     n = max(1, min(n, len(weights)))
     heap = [(0, k) for k in range(n)]  # (work so far, shard)
     shards: list[list[int]] = [[] for _ in range(n)]
@@ -26,13 +53,42 @@ def split(weights: list[int], n: int) -> list[list[int]]:
     return [sorted(s) for s in shards if s]
 
 
-def task_cells(program, func: str, tasks: list[dict]) -> list[int]:
-    """The predicted cells of each task of a map of ``func`` (dslc.auto's rule)."""
-    from dslc.auto import predicted_cells
-    from dslc.cpu.backend import CpuBackend
+def _ranges(weights: np.ndarray, n: int) -> list[np.ndarray]:
+    """Consecutive ranges of ``weights``, cut where the running sum crosses each
+    ``k/n`` of the total (empty ranges dropped)."""
+    run = np.cumsum(weights)
+    marks = run[-1] * np.arange(1, n) / n
+    cuts = np.unique(np.concatenate(([0], np.searchsorted(run, marks, side="right"),
+                                     [len(weights)])))
+    return [np.arange(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
 
-    cpu = CpuBackend(program, {})
-    return [predicted_cells(cpu, func, [t]) for t in tasks]
+
+def task_cells(program, func: str, tasks) -> np.ndarray:
+    """The predicted cells of each task of a map of ``func`` (dslc.auto's rule,
+    per task): the size of its table where ``func`` is one, from the batch's
+    lengths in one numpy pass where its final cell is them (task by task where it
+    is not), else the product of its sequences' lengths plus one; 1 a task for a
+    function that reaches no table. ``tasks``: a batch or a list of dicts."""
+    from dslc.check import tir
+    from dslc.cpu.backend import CpuBackend
+    from dslc.emit.pyexpr import NotCompilable
+    from dslc.lang.batch import TaskBatch
+
+    batch = TaskBatch.of(tasks)
+    ones = np.ones(len(batch), dtype=np.int64)
+    f = program.functions[func]
+    if not any(g.is_table for g in tir.reachable(program.functions, func)):
+        return ones
+    if f.is_table:
+        cpu = CpuBackend(program, {})
+        try:
+            cells = ones
+            for i in range(len(f.rec_params)):
+                cells = cells * (cpu.final_column(f, batch, i) + 1)
+            return cells
+        except (NotCompilable, DslcError, KeyError, TypeError, ValueError):
+            pass  # a domain only planning knows: the sequences' estimate
+    return np.prod([n + 1 for n in batch.lengths.values()], axis=0, initial=1) * ones
 
 
 def parse_gpus(spec: str, count=None) -> tuple[int, ...]:

@@ -15,6 +15,7 @@ import pickle
 import threading
 from dataclasses import dataclass, field
 
+from dslc.cluster.columns import Part, as_column
 from dslc.errors import DslcError
 
 
@@ -35,13 +36,6 @@ class Plan:
         body = (checked.ast, consts, checked.float_consts, base_dir, backend)
         key = hashlib.sha256(pickle.dumps(body)).hexdigest()
         return Plan(*body, key=key)
-
-
-@dataclass(frozen=True)
-class Shared:
-    """Stands in a shard's task for an operand sent once to every worker."""
-
-    index: int
 
 
 @dataclass(frozen=True)
@@ -81,18 +75,18 @@ def _build(plan: Plan):
     return backends.get(plan.backend)(checked, backend_globals(checked))
 
 
-def run_shard(plan: Plan, func: str, tasks: list[dict], shared: list, span):
-    """The results of ``tasks`` (their ``Shared`` operands filled in from
-    ``shared``), or a :class:`Failed` for a language error."""
+def run_shard(plan: Plan, func: str, part: Part, buffers: tuple, span):
+    """The values of the shard ``part`` (its batch's payloads are ``buffers``,
+    scattered once to this worker) as one array (:func:`as_column`), or a
+    :class:`Failed` for a language error."""
     from dslc import deep
     from dslc.interp.backend import TaskError
 
-    tasks = [{n: shared[v.index] if isinstance(v, Shared) else v for n, v in t.items()}
-             for t in tasks]
     try:
         backend, lock = backend_for(plan)
         with lock:
-            return deep.run(plan.tree.depth, backend.map, func, tasks, span)
+            values = deep.run(plan.tree.depth, backend.map, func, part.batch(buffers), span)
+        return as_column(values)
     except TaskError as e:
         return Failed(e.error.message, e.error.span, e.error.hint, e.k)
     except DslcError as e:

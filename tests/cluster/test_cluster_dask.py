@@ -6,6 +6,7 @@ Numba code in each worker process would cost CI more than the rest together."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import threading
@@ -17,6 +18,10 @@ import pytest
 import dslc
 from dslc.cli import main
 from dslc.interp.backend import TaskError
+from dslc.lang.fasta import read_fasta
+from dslc.lang.records import SeqPack
+from dslc.lang.stdlib import standard_alphabets
+from dslc.lang.values import Sequence
 from tests.conftest import EXAMPLES
 
 distributed = pytest.importorskip("distributed")
@@ -112,3 +117,109 @@ def _busy_worker(client, wait: float = 30.0) -> str:
                 return worker
         time.sleep(0.005)
     raise AssertionError("no shard was ever given to a worker")
+
+
+PROTEIN_EDITS = """\
+int d(seq[protein] s, index[s] i, seq[protein] t, index[t] j) =
+    if i == 0 then j
+    else if j == 0 then i
+    else if s[i - 1] == t[j - 1] then d(i - 1, j - 1)
+    else (d(i - 1, j) min d(i, j - 1) min d(i - 1, j - 1)) + 1
+"""
+
+
+def test_a_product_map_ships_each_packed_buffer_once_per_worker(client, monkeypatch, tmp_path):
+    # 2 queries x 70 proteins read from FASTA files (packed buffers), in 4 shards (2 per
+    # worker thread): the queries' buffer goes to every worker once (a broadcast), the
+    # proteins' (more than NARROW) in slices, each protein in one slice sent to one worker;
+    # a shard carries indexes only
+    prog = dslc.compile(PROTEIN_EDITS, backend="interp")
+    queries = _records(tmp_path / "q.fasta", ["MKVLA", "GIVG"])
+    rng = np.random.default_rng(5)
+    proteins = ["".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), int(n)))
+                for n in rng.integers(1, 7, 70)]
+    db = _records(tmp_path / "db.fasta", proteins)
+    scattered, submitted = [], []
+    scatter, submit = client.scatter, client.submit
+
+    def spy_scatter(data, **kw):
+        scattered.append((data, kw))
+        return scatter(data, **kw)
+
+    def spy_submit(fn, *args, **kw):
+        submitted.append(args)
+        return submit(fn, *args, **kw)
+
+    monkeypatch.setattr(client, "scatter", spy_scatter)
+    monkeypatch.setattr(client, "submit", spy_submit)
+    there = prog.map("d", queries, db, client=client)
+    here = prog.map("d", queries, db)
+    assert _axes(there) == _axes(here) and there.values.tolist() == here.values.tolist()
+    packs = [(p, kw) for data, kw in scattered for p in _walk(data) if isinstance(p, SeqPack)]
+    whole = [p for p, kw in packs if kw.get("broadcast")]
+    assert [len(p) for p in whole] == [2] and whole[0] is queries.pack
+    slices = [(p, kw) for p, kw in packs if not kw.get("broadcast")]
+    assert all(len(kw["workers"]) == 1 for _, kw in slices)
+    names = sorted(p.name(k) for p, _ in slices for k in range(len(p)))
+    assert names == sorted(f"p{k}" for k in range(70))  # every protein sent once
+    assert len(submitted) == len(slices) == 2 * len(client.nthreads())
+    carried = [v for args in submitted for v in _walk(args)]
+    assert not any(isinstance(v, (SeqPack, Sequence)) for v in carried)
+
+
+def _records(path, seqs: list[str]):
+    path.write_text("".join(f">p{k}\n{s}\n" for k, s in enumerate(seqs)))
+    return read_fasta(str(path), standard_alphabets()["protein"])
+
+
+def _walk(value):
+    """``value`` and what it holds (containers, dataclass fields), depth first."""
+    yield value
+    if isinstance(value, (list, tuple, dict)):
+        for v in value.values() if isinstance(value, dict) else value:
+            yield from _walk(v)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            yield from _walk(getattr(value, field.name))
+
+
+@pytest.mark.parametrize("lost", [2, 3])
+def test_payloads_lost_with_their_workers_are_sent_again(client, monkeypatch, lost):
+    # a payload released before any shard ran, as when every worker holding it dies: the
+    # word every worker holds (scatter 2, after the plan: every shard reads it) or one
+    # shard's slice of the 70 words (scatter 3); the shards that read it run again
+    prog = dslc.compile(str(EXAMPLES / "edit_distance.bio"), backend="interp")
+    words = ["kitten", "sitting", "sunday", "saturday", "distance"] * 14
+    sent, parts = [], []
+    scatter, submit = client.scatter, client.submit
+
+    def losing(data, **kw):
+        futures = scatter(data, **kw)
+        sent.append(futures)
+        if len(sent) == lost:
+            client.cancel(futures)
+            _forgotten(client, futures)
+        return futures
+
+    def spy_submit(fn, *args, **kw):
+        parts.append(args[2])
+        return submit(fn, *args, **kw)
+
+    monkeypatch.setattr(client, "scatter", losing)
+    monkeypatch.setattr(client, "submit", spy_submit)
+    there = prog.map("d", words, "algorithm", client=client)
+    here = prog.map("d", words, "algorithm")
+    assert there.values.tolist() == here.values.tolist()
+    assert sum(p.count for p in parts) > len(words)  # some tasks were sent twice
+
+
+def _forgotten(client, futures, wait: float = 30.0) -> None:
+    """Returns once the scheduler no longer knows ``futures`` (a cancel is asynchronous)."""
+    keys = [f.key for f in (futures if isinstance(futures, list) else [futures])]
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        if not client.run_on_scheduler(lambda dask_scheduler: [k for k in keys
+                                                               if k in dask_scheduler.tasks]):
+            return
+        time.sleep(0.01)
+    raise AssertionError("the scheduler kept a cancelled payload")

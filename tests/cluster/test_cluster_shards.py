@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import dslc
 from dslc.cli import main
-from dslc.cluster.pool import _shared
-from dslc.cluster.shards import parse_gpus, split, task_cells
-from dslc.cluster.worker import Shared
+from dslc.cluster.columns import Part, payloads, wide
+from dslc.cluster.shards import GREEDY_UP_TO, parse_gpus, shard_tasks, split, task_cells
 from dslc.errors import DslcError
+from dslc.lang.batch import TaskBatch
+from dslc.lang.records import SeqPack
 from tests.conftest import EXAMPLES
 
 
@@ -62,11 +64,16 @@ def test_operands_every_task_shares_are_sent_once():
             return [0] * len(tasks)
 
     ScriptRunner(prog.checked, Spy, prog.base_dir, quiet=True).run()
-    tasks = runs[0]
-    shared, refs = _shared(tasks)
-    # the matrix and the query are shared; each database sequence is its task's own
-    assert {id(v) for v in shared} == {id(tasks[0]["sm"]), id(tasks[0]["s"])}
-    assert isinstance(refs[id(tasks[3]["s"])], Shared) and id(tasks[3]["t"]) not in refs
+    batch = TaskBatch.of(runs[0])
+    buffers, slots = payloads(batch)
+    # the matrix and the query are one payload each; the database sequences one packed buffer
+    assert {id(buffers[slots[n]]) for n in ("sm", "s")} == {id(batch[0]["sm"]), id(batch[0]["s"])}
+    assert isinstance(buffers[slots["t"]], SeqPack) and len(buffers) == len(set(map(id, buffers)))
+    part, own = Part.cut(batch, np.array([3, 1]), slots)
+    assert part.indexes[batch.names.index("s")] is None and not own  # no value of its own
+    rebuilt = part.batch(buffers)
+    assert [rebuilt[k]["t"].codes.tolist() for k in (0, 1)] == \
+        [batch[k]["t"].codes.tolist() for k in (3, 1)]
 
 
 @pytest.mark.parametrize("spec, devices", [("all", (0, 1, 2, 3)), ("2", (0, 1)),
@@ -101,3 +108,55 @@ def test_gpus_need_the_cuda_backend(capsys):
     path = str(EXAMPLES / "casino.bio")
     assert main(["run", path, "--backend", "interp", "--gpus", "1"]) == 2
     assert "cuda backend" in capsys.readouterr().err
+
+
+def test_a_products_shards_read_one_slice_of_the_database_for_every_query():
+    # 3 words x 100 (more than NARROW: the wide column) in 4 shards of about equal cells
+    prog = dslc.compile(str(EXAMPLES / "edit_distance.bio"), backend="interp")
+    rng = np.random.default_rng(7)
+    words = ["".join(rng.choice(list("abcdef"), int(n))) for n in rng.integers(1, 40, 100)]
+    f = prog.checked.functions["d"]
+    seqs = [prog._bind_map(f, [w, "a"])["s"] for w in words]
+    queries = [prog._bind_map(f, ["a", q])["t"] for q in ("ab", "abcdefgh", "abcd")]
+    batch = TaskBatch.of([{"s": s, "t": q} for q in queries for s in seqs])
+    cells = task_cells(prog.checked, "d", batch)
+    assert cells.tolist() == [(len(w) + 1) * (len(q) + 1) for q in ("ab", "abcdefgh", "abcd")
+                              for w in words]
+    shards = shard_tasks(batch, cells, 4)
+    assert np.sort(np.concatenate(shards)).tolist() == list(range(300))
+    for ids in shards:
+        assert ids.tolist() == sorted(ids.tolist())
+        slices = [set(ids[ids // 100 == g] % 100) for g in range(3)]
+        assert slices[0] == slices[1] == slices[2]  # every query with the same proteins
+    loads = [int(cells[ids].sum()) for ids in shards]
+    assert len(shards) == 4 and max(loads) - min(loads) <= 2 * int(cells.max()) * 3
+
+
+def test_many_units_are_cut_into_ranges_of_even_work():
+    weights = np.random.default_rng(3).integers(1, 2000, GREEDY_UP_TO * 2)[::-1]
+    shards = split(weights, 5)
+    assert np.concatenate(shards).tolist() == list(range(len(weights)))  # ranges, in order
+    loads = [int(weights[s].sum()) for s in shards]
+    assert max(loads) - min(loads) <= 2 * int(weights.max())
+
+
+def test_a_wide_buffer_is_cut_to_the_records_each_shard_reads():
+    # 2 queries x 70 proteins: the proteins' buffer (more than NARROW records) is cut per
+    # shard, renumbered; the queries' buffer is not
+    prog = dslc.compile(str(EXAMPLES / "edit_distance.bio"), backend="interp")
+    f = prog.checked.functions["d"]
+    words = ["abcdef"[: 1 + k % 6] + "xyz"[: k % 3] for k in range(70)]
+    seqs = [prog._bind_map(f, [w, "a"])["s"] for w in words]
+    queries = [prog._bind_map(f, ["a", q])["t"] for q in ("ab", "abc")]
+    batch = TaskBatch.of([{"s": s, "t": q} for q in queries for s in seqs])
+    buffers, slots = payloads(batch)
+    assert wide(batch, slots) == {slots["s"]}
+    ids = np.array([140 - 1, 5, 70 + 5, 33])
+    part, own = Part.cut(batch, ids, slots, wide(batch, slots))
+    assert list(own) == [slots["s"]] and len(own[slots["s"]]) == 3  # rows 69, 5 and 33
+    mine = part.batch([own.get(k, b) for k, b in enumerate(buffers)])
+    whole = batch.subset(ids)
+    for k in range(len(ids)):
+        for n in ("s", "t"):
+            assert mine[k][n].name == whole[k][n].name
+            assert mine[k][n].codes.tolist() == whole[k][n].codes.tolist()
