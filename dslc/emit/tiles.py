@@ -29,11 +29,13 @@ the first. ``R`` defaults to :data:`ROWS` (``DSLC_CUDA_TILE`` overrides).
 
 from __future__ import annotations
 
+import ast
+
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
 from dslc.emit.cpu import _FusedEmitter, arg_name, fused_init, fused_step
-from dslc.emit.cuda import CudaGenerator
+from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.emit.ranges import INF, constants, live_guards
@@ -361,7 +363,12 @@ class TiledGenerator(CudaGenerator):
         ``x_t = r`` exactly), the first columns peeled off where ``u`` guards
         bite, and sequence reads that do not change along the stream hoisted
         out of it. Full tiles past the first need no row test; the first and a
-        partial last tile test each row against the extent."""
+        partial last tile test each row against the extent.
+
+        Each kind of tile is a device function of its own (:meth:`_tile_function`):
+        Numba's frontend passes (liveness, SSA) cost the product of a function's
+        variables and blocks, so three functions of one tile each compile several
+        times faster than one function holding all three; NVVM still inlines them."""
         g = self.g
         b = Block(self.extent_lines())
         entry = self.program.functions[self.plan.entry]
@@ -371,30 +378,77 @@ class TiledGenerator(CudaGenerator):
         fused_by_func = self._prologue(b)
         f0 = g.functions[0]
         e_t = g.extents.names[f0][self.tdim]
-        e_u = g.extents.names[f0][self.udim]
         for f in self.crossing:  # one column more: the stream loads a column ahead
             self.storage.append((f, [L.Const(2), L.Const(self.dt),
-                                     L.Add(L.Var(e_u), L.Const(2))]))
-        for f in g.functions:
+                                     L.Add(L.Var(g.extents.names[f0][self.udim]), L.Const(2))]))
+        kt, ku = self._corner()
+        variants = [  # (name, test, rows' t ranges, guarded)
+            ("_tile_inner", f"t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}",
+             lambda r: (kt, INF), False),
+            # the first tile: row r is x_t = r exactly, so each row's guards are decided
+            ("_tile_first", "t0 == 0", lambda r: (r, r), True),
+            ("_tile_last", None, lambda r: (kt, INF), True)]
+        bodies = [self._tile(fused_by_func, t_range, ku, guarded)
+                  for _, _, t_range, guarded in variants]
+        tail = b.child()
+        self._epilogue(tail)
+        params = self._tile_params(b)
+        state = (["res"] if self.plan.kind == "cell" else []) + \
+            [f"acc{k}" for k in range(len(self.plan.fused))]
+        self.tile_functions = [self._tile_function(name, params, state, body)
+                               for (name, _, _, _), body in zip(variants, bodies)]
+        lhs = f"{', '.join(state)} = " if state else ""
+        tile = b.child()
+        for k, (name, test, _, _) in enumerate(variants):
+            call = b.child()
+            call.emit(f"{lhs}{name}({', '.join(params)})")
+            head = "else:" if test is None else f"{'if' if k == 0 else 'elif'} {test}:"
+            tile.nest(head, call)
+        b.nest(f"for t0 in range(0, {e_t} + 1, {self.rows}):", tile)
+        b.lines.extend(tail.lines)
+        return self.module_source(self._args(), b), self._args()
+
+    def _tile_params(self, prologue: Block) -> list[str]:
+        """What a tile function is passed: the task's parameters as the task will
+        have them (with its failure flag where a check was printed, see
+        :meth:`module_source`), every name the prologue assigns (extents, numbers
+        in the table type, reduction bounds and accumulators), and ``t0``."""
+        planned = self.task_params(self._args())
+        if self.pr.fails():
+            planned = planned[:-1] + [storage_param(FAIL)] + planned[-1:]
+        self.planned_params = planned
+        tree = ast.parse("\n".join(ln for ln in prologue.lines if isinstance(ln, str)))
+        assigned = [t.id for st in tree.body if isinstance(st, ast.Assign)
+                    for t in st.targets if isinstance(t, ast.Name)]
+        return list(dict.fromkeys(planned + assigned + ["t0"]))
+
+    def _tile_function(self, name: str, params: list[str], state: list[str],
+                       body: Block) -> str:
+        """One kind of tile as a device function: its registers are its own
+        locals (a tile starts no read in a column before the stream's first, so
+        none is live across tiles); it returns the task's result and reductions."""
+        out = Block()
+        out.emit(f"new = (t0 // {self.rows}) % 2")
+        out.emit("old = 1 - new")
+        for f in self.g.functions:
             for r in range(self.rows):
                 for c in range(self.back[f] + 1):
-                    b.emit(f"{self.reg(f, r, c)} = {self.pr.zero()}")
+                    out.emit(f"{self.reg(f, r, c)} = {self.pr.zero()}")
         for f in self.crossing:
             for k in range(self.dt):
                 for c in ["n"] + list(range(self.bback[f] + 1)):
-                    b.emit(f"{self.breg(f, k, c)} = {self.pr.zero()}")
-        kt, ku = self._corner()
-        tile = b.child()
-        tile.emit(f"new = (t0 // {self.rows}) % 2")
-        tile.emit("old = 1 - new")
-        tile.nest(f"if t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}:",
-                  self._tile(fused_by_func, lambda r: (kt, INF), ku, False))
-        # the first tile: row r is x_t = r exactly, so each row's guards are decided
-        tile.nest("elif t0 == 0:", self._tile(fused_by_func, lambda r: (r, r), ku, True))
-        tile.nest("else:", self._tile(fused_by_func, lambda r: (kt, INF), ku, True))
-        b.nest(f"for t0 in range(0, {e_t} + 1, {self.rows}):", tile)
-        self._epilogue(b)
-        return self.module_source(self._args(), b), self._args()
+                    out.emit(f"{self.breg(f, k, c)} = {self.pr.zero()}")
+        out.lines.extend(body.lines)
+        if state:
+            out.emit(f"return {', '.join(state)}")
+        return f"{self.pr.FUNCTION}\ndef {name}({', '.join(params)}):\n{out.render(1)}\n"
+
+    def module_source(self, args: list[str], body: Block) -> str:
+        """The task, then its tile functions (passed the task's own parameters)."""
+        text = super().module_source(args, body)
+        if self.task_params(args) != self.planned_params:
+            raise NotCompilable("the tile functions' parameters differ from the task's")
+        return "\n".join([text] + self.tile_functions)
 
     def _tile(self, fused_by_func, t_range, ku: int, guarded: bool) -> Block:
         """One tile's code: reads of ``t`` alone hoisted to its top, the first
