@@ -259,6 +259,7 @@ class TiledGenerator(CudaGenerator):
         self.hoisted: dict = {}
         self.row_guarded = False  # the tile being generated may be cut short
         self.hoist_from = 0  # its first row whose reads of t alone are hoisted
+        self.capturing = True  # the code being generated may hold the requested cell
         self.trivial: set[str] = set()  # fused-reduction bounds the sweep never passes
 
     def _callee_of_spans(self) -> dict:
@@ -386,13 +387,19 @@ class TiledGenerator(CudaGenerator):
         kt, ku = self._corner()
         # (name, test, rows' t ranges, guarded, first row whose t-only reads are hoisted):
         # in an edge tile row r is x_t = r (the first tile) or past the corner (the last)
-        variants = [("_tile_inner", f"t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}",
-                     lambda r: (kt, INF), False, 0),
+        inner = f"t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}"
+        if self.plan.kind == "cell":  # the requested cell's tile: an edge tile keeps it
+            q = f"q_{self.tdim}"
+            inner += f" and ({q} < t0 or {q} > t0 + {self.rows - 1})"
+        variants = [("_tile_inner", inner, lambda r: (kt, INF), False, 0),
                     ("_tile_edge", None, lambda r: (r, INF), True, kt)]
         # the peeled columns: one copy for every tile, each row tested (once a tile)
         head = self._head(fused_by_func, ku) if ku else None
-        streams = [self._stream(fused_by_func, t_range, ku, guarded, hoist_from)
-                   for _, _, t_range, guarded, hoist_from in variants]
+        streams = []
+        for name, _, t_range, guarded, hoist_from in variants:
+            self.capturing = name != "_tile_inner"
+            streams.append(self._stream(fused_by_func, t_range, ku, guarded, hoist_from))
+        self.capturing = True
         tail = b.child()
         self._epilogue(tail)
         params = self._tile_params(b)
@@ -468,6 +475,12 @@ class TiledGenerator(CudaGenerator):
         if self.task_params(args) != self.planned_params:
             raise NotCompilable("the tile functions' parameters differ from the task's")
         return "\n".join([text] + self.tile_functions)
+
+    def capture(self, b: Block, xs: list[str], val: str) -> None:
+        """The requested cell is kept by the tile that holds it: never an
+        interior tile (see :meth:`generate`), whose cells test nothing."""
+        if self.capturing:
+            super().capture(b, xs, val)
 
     def _head(self, fused_by_func, ku: int) -> Block:
         """The first ``ku`` columns of any tile (where the ``u`` guards still
