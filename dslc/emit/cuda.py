@@ -140,14 +140,18 @@ class CudaGenerator(CpuGenerator):
         """Module-level constants the task reads (none here; emit.tiles has some)."""
         return ""
 
+    def task_params(self, args: list[str]) -> list[str]:
+        """The task's parameters: its arguments, the launch's storage, the thread's task."""
+        return args + [storage_param(f) for f, _ in self.storage] + ["tid"]
+
     def module_source(self, args: list[str], body: Block) -> str:
         checks = self.pr.fails()  # a check anywhere: the task takes its failure flag
         if checks:
             self._flag_failures(body)
         if self.host_allocations:
             raise NotCompilable("allocation inside the task")
-        task_args = args + [storage_param(f) for f, _ in self.storage] + ["tid"]
-        task = f"{self.pr.FUNCTION}\ndef task({', '.join(task_args)}):\n{body.render(1)}\n"
+        task = f"{self.pr.FUNCTION}\ndef task({', '.join(self.task_params(args))}):\n" \
+            f"{body.render(1)}\n"
         return "\n".join([HEADER + self.module_constants(), self.pr.library("core", flagged=checks),
                           "\n".join(self.helpers.values()), task])
 

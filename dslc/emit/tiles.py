@@ -29,11 +29,13 @@ the first. ``R`` defaults to :data:`ROWS` (``DSLC_CUDA_TILE`` overrides).
 
 from __future__ import annotations
 
+import ast
+
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
 from dslc.emit.cpu import _FusedEmitter, arg_name, fused_init, fused_step
-from dslc.emit.cuda import CudaGenerator
+from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.emit.ranges import INF, constants, live_guards
@@ -256,6 +258,8 @@ class TiledGenerator(CudaGenerator):
         self.column_hoist = self.tile_hoist = None  # invariant reads: pending list, tile block
         self.hoisted: dict = {}
         self.row_guarded = False  # the tile being generated may be cut short
+        self.hoist_from = 0  # its first row whose reads of t alone are hoisted
+        self.capturing = True  # the code being generated may hold the requested cell
         self.trivial: set[str] = set()  # fused-reduction bounds the sweep never passes
 
     def _callee_of_spans(self) -> dict:
@@ -336,7 +340,7 @@ class TiledGenerator(CudaGenerator):
             if key not in self.hoisted:  # fetched a column ahead (see _column)
                 self.hoisted[key] = f"hv{len(self.hoisted)}"
                 self.column_hoist.append((self.hoisted[key], text))
-        elif used == {t}:
+        elif used == {t} and self.row >= self.hoist_from:
             key = ("t", text, self.row)
             if key not in self.hoisted:
                 self.hoisted[key] = f"hv{len(self.hoisted)}"
@@ -357,11 +361,17 @@ class TiledGenerator(CudaGenerator):
     # ------------------------------------------------------------------ task
     def generate(self):
         """Every tile runs code specialised to where it lies: guards decided by
-        the box of each row (emit.ranges; in the first tile row ``r`` is
-        ``x_t = r`` exactly), the first columns peeled off where ``u`` guards
-        bite, and sequence reads that do not change along the stream hoisted
-        out of it. Full tiles past the first need no row test; the first and a
-        partial last tile test each row against the extent."""
+        the box of each row (emit.ranges), the first columns peeled off where
+        ``u`` guards bite, and sequence reads that do not change along the stream
+        hoisted out of it. Full tiles past the first need no row test; the first
+        and a partial last tile (the edge tiles) test each row against the extent,
+        and in rows below the corner their ``t`` guards too.
+
+        Compile time is weighed here (docs/architecture.md): Numba's frontend
+        passes (liveness, SSA) cost the product of a function's variables and
+        blocks, so the code is cut into device functions of one unrolled tile
+        column each (:meth:`_device_function`), and the first and last tiles share
+        one; NVVM inlines them again."""
         g = self.g
         b = Block(self.extent_lines())
         entry = self.program.functions[self.plan.entry]
@@ -371,47 +381,129 @@ class TiledGenerator(CudaGenerator):
         fused_by_func = self._prologue(b)
         f0 = g.functions[0]
         e_t = g.extents.names[f0][self.tdim]
-        e_u = g.extents.names[f0][self.udim]
         for f in self.crossing:  # one column more: the stream loads a column ahead
             self.storage.append((f, [L.Const(2), L.Const(self.dt),
-                                     L.Add(L.Var(e_u), L.Const(2))]))
-        for f in g.functions:
+                                     L.Add(L.Var(g.extents.names[f0][self.udim]), L.Const(2))]))
+        kt, ku = self._corner()
+        # (name, test, rows' t ranges, guarded, first row whose t-only reads are hoisted):
+        # in an edge tile row r is x_t = r (the first tile) or past the corner (the last)
+        inner = f"t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}"
+        if self.plan.kind == "cell":  # the requested cell's tile: an edge tile keeps it
+            q = f"q_{self.tdim}"
+            inner += f" and ({q} < t0 or {q} > t0 + {self.rows - 1})"
+        variants = [("_tile_inner", inner, lambda r: (kt, INF), False, 0),
+                    ("_tile_edge", None, lambda r: (r, INF), True, kt)]
+        # the peeled columns: one copy for every tile, each row tested (once a tile)
+        head = self._head(fused_by_func, ku) if ku else None
+        streams = []
+        for name, _, t_range, guarded, hoist_from in variants:
+            self.capturing = name != "_tile_inner"
+            streams.append(self._stream(fused_by_func, t_range, ku, guarded, hoist_from))
+        self.capturing = True
+        tail = b.child()
+        self._epilogue(tail)
+        params = self._tile_params(b)
+        state = (["res"] if self.plan.kind == "cell" else []) + \
+            [f"acc{k}" for k in range(len(self.plan.fused))]
+        handed = self._handed() if head is not None else []
+        self.tile_functions = [
+            self._device_function(name, params, stream, state, handed,
+                                  "_tile_head" if head is not None else None)
+            for (name, *_), stream in zip(variants, streams)]
+        if head is not None:
+            self.tile_functions.append(
+                self._device_function("_tile_head", params, head, state + handed))
+        lhs = f"{', '.join(state)} = " if state else ""
+        tile = b.child()
+        for k, (name, test, *_) in enumerate(variants):
+            call = b.child()
+            call.emit(f"{lhs}{name}({', '.join(params)})")
+            tile.nest("else:" if test is None else f"if {test}:", call)
+        b.nest(f"for t0 in range(0, {e_t} + 1, {self.rows}):", tile)
+        b.lines.extend(tail.lines)
+        return self.module_source(self._args(), b), self._args()
+
+    def _tile_params(self, prologue: Block) -> list[str]:
+        """What a tile function is passed: the task's parameters as the task will
+        have them (with its failure flag where a check was printed, see
+        :meth:`module_source`), every name the prologue assigns (extents, numbers
+        in the table type, reduction bounds and accumulators), and ``t0``."""
+        planned = self.task_params(self._args())
+        if self.pr.fails():
+            planned = planned[:-1] + [storage_param(FAIL)] + planned[-1:]
+        self.planned_params = planned
+        tree = ast.parse("\n".join(ln for ln in prologue.lines if isinstance(ln, str)))
+        assigned = [t.id for st in tree.body if isinstance(st, ast.Assign)
+                    for t in st.targets if isinstance(t, ast.Name)]
+        return list(dict.fromkeys(planned + assigned + ["t0"]))
+
+    def _handed(self) -> list[str]:
+        """Registers the peeled columns hand to the stream: those a column reads
+        back (the boundary values and hoisted reads are loaded again)."""
+        return [self.reg(f, r, c) for f in self.g.functions for r in range(self.rows)
+                for c in range(self.back[f])]
+
+    def _device_function(self, name: str, params: list[str], body: Block, result: list[str],
+                         handed: list[str] = (), head: str | None = None) -> str:
+        """A part of a tile as a device function: ``body``, after calling ``head``
+        for the registers ``handed`` over, returning ``result``. Registers are its
+        own locals: a tile reads no column before the stream's first, so none is
+        live across tiles; the task's result and reductions go in and out."""
+        out = Block()
+        out.emit(f"new = (t0 // {self.rows}) % 2")
+        out.emit("old = 1 - new")
+        for f in self.g.functions:
             for r in range(self.rows):
                 for c in range(self.back[f] + 1):
-                    b.emit(f"{self.reg(f, r, c)} = {self.pr.zero()}")
+                    if self.reg(f, r, c) not in handed:
+                        out.emit(f"{self.reg(f, r, c)} = {self.pr.zero()}")
         for f in self.crossing:
             for k in range(self.dt):
                 for c in ["n"] + list(range(self.bback[f] + 1)):
-                    b.emit(f"{self.breg(f, k, c)} = {self.pr.zero()}")
-        kt, ku = self._corner()
-        tile = b.child()
-        tile.emit(f"new = (t0 // {self.rows}) % 2")
-        tile.emit("old = 1 - new")
-        tile.nest(f"if t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}:",
-                  self._tile(fused_by_func, lambda r: (kt, INF), ku, False))
-        # the first tile: row r is x_t = r exactly, so each row's guards are decided
-        tile.nest("elif t0 == 0:", self._tile(fused_by_func, lambda r: (r, r), ku, True))
-        tile.nest("else:", self._tile(fused_by_func, lambda r: (kt, INF), ku, True))
-        b.nest(f"for t0 in range(0, {e_t} + 1, {self.rows}):", tile)
-        self._epilogue(b)
-        return self.module_source(self._args(), b), self._args()
-
-    def _tile(self, fused_by_func, t_range, ku: int, guarded: bool) -> Block:
-        """One tile's code: reads of ``t`` alone hoisted to its top, the first
-        ``ku`` columns (where the ``u`` guards still bite), then the interior
-        columns. ``t_range(r)`` bounds ``x_t`` in row ``r``; ``guarded`` tiles
-        may be cut short by the extent (each row tested, hoisted reads too)."""
-        e_u = self.g.extents.names[self.g.functions[0]][self.udim]
-        out, body = Block(), Block()
-        self.row_guarded = guarded
-        if ku:
-            pre, edge = self._column(fused_by_func, t_range, (0, ku - 1), guarded, 0)
-            body.lines.extend(pre.lines)
-            body.nest(f"for u in range(0, {ku} if {ku} <= {e_u} else {e_u} + 1):", edge)
-        pre, inner = self._column(fused_by_func, t_range, (ku, INF), guarded, ku, out)
-        body.lines.extend(pre.lines)
-        body.nest(f"for u in range({ku}, {e_u} + 1):", inner)
+                    out.emit(f"{self.breg(f, k, c)} = {self.pr.zero()}")
+        taken = [x for x in result if x not in handed] + list(handed)
+        if head is not None:
+            out.emit(f"{', '.join(taken)} = {head}({', '.join(params)})")
         out.lines.extend(body.lines)
+        if result:
+            out.emit(f"return {', '.join(result)}")
+        return f"{self.pr.FUNCTION}\ndef {name}({', '.join(params)}):\n{out.render(1)}\n"
+
+    def module_source(self, args: list[str], body: Block) -> str:
+        """The task, then its tile functions (passed the task's own parameters)."""
+        text = super().module_source(args, body)
+        if self.task_params(args) != self.planned_params:
+            raise NotCompilable("the tile functions' parameters differ from the task's")
+        return "\n".join([text] + self.tile_functions)
+
+    def capture(self, b: Block, xs: list[str], val: str) -> None:
+        """The requested cell is kept by the tile that holds it: never an
+        interior tile (see :meth:`generate`), whose cells test nothing."""
+        if self.capturing:
+            super().capture(b, xs, val)
+
+    def _head(self, fused_by_func, ku: int) -> Block:
+        """The first ``ku`` columns of any tile (where the ``u`` guards still
+        bite): row ``r`` is at least ``x_t = r``, and tested against the extent."""
+        e_u = self.g.extents.names[self.g.functions[0]][self.udim]
+        self.row_guarded, self.hoist_from = True, self.rows
+        head = Block()
+        pre, edge = self._column(fused_by_func, lambda r: (r, INF), (0, ku - 1), True, 0)
+        head.lines.extend(pre.lines)
+        head.nest(f"for u in range(0, {ku} if {ku} <= {e_u} else {e_u} + 1):", edge)
+        return head
+
+    def _stream(self, fused_by_func, t_range, ku: int, guarded: bool, hoist_from: int) -> Block:
+        """A tile's columns from ``ku`` on: reads of ``t`` alone hoisted to the
+        top (from row ``hoist_from`` on), then the stream. ``t_range(r)`` bounds
+        ``x_t`` in row ``r``; ``guarded`` tiles may be cut short by the extent
+        (each row tested, hoisted reads too)."""
+        e_u = self.g.extents.names[self.g.functions[0]][self.udim]
+        self.row_guarded, self.hoist_from = guarded, hoist_from
+        out = Block()
+        pre, inner = self._column(fused_by_func, t_range, (ku, INF), guarded, ku, out)
+        out.lines.extend(pre.lines)
+        out.nest(f"for u in range({ku}, {e_u} + 1):", inner)
         return out
 
     def _corner(self) -> tuple[int, int]:

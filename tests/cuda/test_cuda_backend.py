@@ -238,3 +238,28 @@ def test_a_malformed_number_setting_is_one_clear_error(monkeypatch, capsys, name
     err = capsys.readouterr().err
     assert err.startswith(f"error: {name}: {value!r} is not a whole number") and \
         "Traceback" not in err, err
+
+
+def test_register_tile_functions_hold_one_unrolled_column_each():
+    """Compile time (issue 14): Numba's frontend is quadratic in a function's size,
+    so no device function of a register-tiled kernel holds more than one unrolled
+    copy of the tile's rows (the last row's value is assigned once per copy), and
+    the first and last tiles share theirs."""
+    import re
+
+    from dslc.emit.tiles import TiledGenerator
+    from dslc.plan import lower
+    from dslc.runtime.binding import bind_call
+
+    prog = dslc.compile(GOTOH, backend="interp")
+    blosum = prog.checked.defined["blosum62"]
+    args = bind_call(prog.checked.functions["sw"], [blosum, 10, 1, "HEAGAWGHEE", "PAWHEAE"],
+                     prog.checked, None)
+    plan = lower(prog.checked, "sw", "value", args, None).task
+    gen = TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=8, dtype="float32")
+    source, _ = gen.generate()
+    functions = source.split("\ndef ")[1:]
+    last = re.compile(r"^\s*r_h_7_0 = (?!DT\(0\))", re.M)
+    copies = {f.split("(")[0]: len(last.findall(f)) for f in functions}
+    assert max(copies.values()) == 1, copies
+    assert sum(copies.values()) == 3, copies  # the peeled head, the interior, the edges
