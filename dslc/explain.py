@@ -330,11 +330,11 @@ def kernels(program) -> str:
             out.append(f"# map over {entry}: runs on the interpreter (no kernel)")
             continue
         cpu = CpuGenerator(program.checked, plan)
-        _, argnames = cpu.generate()
-        kinds = argument_kinds(argnames, TaskBatch.of(tasks))
+        _, args = cpu.generate()
+        kinds = argument_kinds(args, TaskBatch.of(tasks))
         width = cpu.result_width()
         out.append(f"# map over {entry}, {len(tasks)} tasks")
-        out.append(show(launch.apply(launch.tasks("cpu", argnames, kinds, width=width),
+        out.append(show(launch.apply(launch.tasks("cpu", args, kinds, width=width),
                                      launch.CPU)))
         try:
             gpu = CudaGenerator(program.checked, plan)
@@ -343,7 +343,7 @@ def kernels(program) -> str:
             out.append(f"# {entry} on a GPU: not compiled ({e})")
             continue
         storage = [f for f, _ in gpu.storage]
-        out.append(show(launch_kernel(argnames, kinds, storage, width=width)))
+        out.append(show(launch_kernel(args, kinds, storage, width=width)))
     if not out:
         out.append("# the script runs no map: no launch kernel")
     return "\n\n".join(out)

@@ -149,9 +149,9 @@ class CpuBackend:
         if c.compiled is None:
             return self.interp.value(func, args, span, description)
         f = self.program.functions[func]
-        module, argnames, windows = c.compiled
+        module, args, windows = c.compiled
         try:
-            bound = self._task_args(argnames, c.scope, windows, c.request)
+            bound = self._task_args(args, c.scope, windows, c.request)
             with timings.computing():
                 raw = module.task(*bound)
             return self.result(raw, f.ret, span)
@@ -165,9 +165,9 @@ class CpuBackend:
         c = self._ran(self.choose(func, "table", calling))
         if c.compiled is None:
             return self.interp.table(func, calling, span, description)
-        module, argnames, windows = c.compiled
+        module, args, windows = c.compiled
         try:
-            bound = self._task_args(argnames, calling, windows, None)
+            bound = self._task_args(args, calling, windows, None)
             with timings.computing():
                 raw = module.task(*bound)
             return self.table_values(func, calling, raw, span)
@@ -195,8 +195,8 @@ class CpuBackend:
             else:
                 from dslc.cpu import modules
 
-                module, argnames, windows = c.compiled
-                run = modules.batch_function(module, argnames, batch, self)
+                module, args, windows = c.compiled
+                run = modules.batch_function(module, args, batch, self)
                 raw = in_chunks(lambda ids: run(batch.subset(ids), windows, f), batch,
                                 progress, progress and task_sizes(batch))
         except MemoryError:
@@ -367,9 +367,9 @@ class CpuBackend:
         key = self.plan_key(func, kind, scope, request)
         hit = modules.cached_plan(key) if self.disk_cache else None
         if hit is not None:
-            source, argnames, windows, _ = hit
+            source, args, windows, _ = hit
             runlog.log.info("%s (%s): plan and code from the cache", func, kind)
-            return modules.load(source), argnames, windows
+            return modules.load(source), args, windows
         from dslc.emit.cpu import CpuGenerator
         from dslc.plan import lower
 
@@ -380,13 +380,13 @@ class CpuBackend:
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return None
-        plan, source, argnames = lowered.task, lowered.source, list(lowered.argnames)
+        plan, source, args = lowered.task, lowered.source, list(lowered.args)
         windows = tuple(g.window for g in plan.groups)
-        modules.store_plan(key, source, argnames, windows)
+        modules.store_plan(key, source, args, windows)
         runlog.log.info("%s (%s): planned and generated", func, kind)
         module = modules.load(source)
         self.generated[func] = (plan, source)
-        return module, argnames, windows
+        return module, args, windows
 
     def plan_key(self, func, kind, scope, request) -> str:
         """The disk cache's key of an entry's scalar plan."""
@@ -420,28 +420,27 @@ class CpuBackend:
             return True
         return modules.cached_plan(key) is not None
 
-    def _task_args(self, argnames, scope: dict, windows, request) -> list:
-        return [self.arg_value(name, scope, windows, request) for name in argnames]
+    def _task_args(self, args, scope: dict, windows, request) -> list:
+        return [self.arg_value(a, scope, windows, request) for a in args]
 
-    def arg_value(self, name: str, scope: dict, windows, request):
-        kind, _, rest = name.partition("_")
-        if kind == "a":
-            return convert(scope[rest], self.program.registry)
-        if kind == "g" and rest.startswith("_") and rest not in self.globals:
-            # g__ARRAY_MODEL: array ARRAY of the device layout of MODEL (emit.cpu)
-            _, array, model = rest.split("_", 2)
+    def arg_value(self, arg, scope: dict, windows, request):
+        """The value the task takes for ``arg`` (kernel.ir.TaskArg), by its role."""
+        if arg.role == "argument":
+            return convert(scope[arg.of], self.program.registry)
+        if arg.role == "layout":  # an array of the device layout of a model (emit.cpu)
+            array, model = arg.of
             value = scope[model] if model in scope else self.globals[model]
             return layout_arrays(value, self.program.registry)[array]
-        if kind == "g":
-            v = self.globals[rest]
+        if arg.role == "global":
+            v = self.globals[arg.of]
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 return float(v)  # a script number: emit.infinity assumes nothing of it
             return convert(v, self.program.registry)
-        if kind == "W":
-            return windows[int(rest)]  # the window depths of the plan's groups
-        if kind == "q":
-            return int(request[int(rest)])
-        raise InternalError(f"unknown task argument {name}")
+        if arg.role == "window":
+            return windows[arg.of]  # the window depths of the plan's groups
+        if arg.role == "cell":
+            return int(request[arg.of])
+        raise InternalError(f"no value for task argument {arg}")
 
     def convert(self, v):
         return convert(v, self.program.registry)

@@ -26,6 +26,7 @@ import numpy as np
 from dslc import runlog, settings, timings
 from dslc.cpu import modules
 from dslc.emit.args import packed_call
+from dslc.emit.cpu import argument
 from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
 from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
@@ -60,17 +61,17 @@ class LaneMaps:
             return None, (f"fewer than {LANES} tasks" if lanes_enabled() else "DSLC_LANES=0")
         shared = batch.shared
         params = f.calling_params if f.is_table else f.params
-        kinds = {f"a_{p.name}": lane_kind(p, shared) for p in params}
-        if any(k == "shared" and a[2:] not in shared for a, k in kinds.items()):
+        kinds = {argument(p.name).name: lane_kind(p, shared) for p in params}
+        if any(lane_kind(p, shared) == "shared" and p.name not in shared for p in params):
             return None, "a model that differs between tasks"
         compiled = self.compiled(f.name, kind, widest, request, "auto", shared)
         if compiled is None:
             return None, self.fallbacks.get(f.name, "")
-        module, argnames, windows, variant = compiled
+        module, args, windows, variant = compiled
         why = "float64: the plan's values allow no float32 (emit.precision)"
         if variant == "float32":
             column, shared_value = self._accessors(f, batch, windows)
-            variant = self.variant(module, argnames, kinds, batch, column, shared_value, request)
+            variant = self.variant(module, args, kinds, batch, column, shared_value, request)
             why = _WHY[variant]
             if variant != "float32":
                 compiled = self.compiled(f.name, kind, widest, request, variant, shared)
@@ -84,18 +85,16 @@ class LaneMaps:
         be, first = self.backend, batch.first
 
         def column(a, ids=None):
-            prefix, _, rest = a.partition("_")
-            if prefix == "n":
-                lens = batch.lengths[rest]
+            if a.role == "length":
+                lens = batch.lengths[a.of]
                 return lens if ids is None else lens[ids]
-            if prefix == "q":
-                return be.final_column(f, batch, int(rest), ids)
-            return batch.column(rest, be.convert, ids)
+            if a.role == "cell":
+                return be.final_column(f, batch, a.of, ids)
+            return batch.column(a.of, be.convert, ids)
 
         def shared_value(a):
-            prefix, _, rest = a.partition("_")
-            if prefix == "a":
-                v = first[rest]
+            if a.role == "argument":
+                v = first[a.of]
                 return v.codes if isinstance(v, Sequence) else be.convert(v)
             return be.arg_value(a, first, windows, None)
         return column, shared_value
@@ -106,32 +105,33 @@ class LaneMaps:
         is not trusted are recomputed by the scalar path. ``progress(done)`` is
         called as pieces of the map finish (dslc.progress)."""
         be, lane = self.backend, chosen.compiled
-        module, argnames, windows, variant = lane.compiled
+        module, args, windows, variant = lane.compiled
         column, shared_value = self._accessors(f, batch, windows)
         # a map of a group or two gains nothing from threads, and a parallel
         # driver costs about a second more to compile
-        runner = LaneRunner(module, argnames, lane.kinds, _dtype(variant),
+        runner = LaneRunner(module, args, lane.kinds, _dtype(variant),
                             parallel=len(batch) > 2 * LANES)
         raw, redo = runner.run_pieces(batch, column, shared_value, progress)
         if redo:
-            module, argnames, windows = be.compiled(f.name, chosen.kind, chosen.scope,
-                                                    chosen.request)
+            module, args, windows = be.compiled(f.name, chosen.kind, chosen.scope,
+                                                chosen.request)
             sub = batch.subset(redo)
-            raw[redo] = modules.batch_function(module, argnames, sub, be)(sub, windows, f)
+            raw[redo] = modules.batch_function(module, args, sub, be)(sub, windows, f)
         return raw
 
-    def variant(self, module, argnames, kinds, batch, column, shared_value,
+    def variant(self, module, args, kinds, batch, column, shared_value,
                 request=None) -> str:
         """Which argument for float32 holds for this run's numbers
         (emit.precision): ``float32`` (the static bound), ``float32c`` (checked in
         the generated code) or neither (``float64``)."""
         info = Float32(*module.F32)
         arrays = []
-        for a in argnames:
-            if a.startswith("a_") and kinds.get(a) == "lane":
+        for a in args:
+            if a.role == "argument" and kinds.get(a.name) == "lane":
                 arrays.append(np.asarray(column(a), dtype=np.float64))
-            elif a.startswith("g_") or (a.startswith("a_") and kinds.get(a) == "shared"
-                                         and not batch.is_seq(a[2:])):
+            elif a.role in ("global", "layout") or (
+                    a.role == "argument" and kinds.get(a.name) == "shared"
+                    and not batch.is_seq(a.of)):
                 arrays.append(shared_value(a))
         values = largest(arrays)
         if values is None:
@@ -145,7 +145,7 @@ class LaneMaps:
         return "float64"
 
     def compiled(self, func, kind, scope, request, variant: str, shared: frozenset):
-        """(module, argnames, windows, variant) of an entry's lane code, or
+        """(module, args, windows, variant) of an entry's lane code, or
         None. ``auto`` is float32 where :func:`float32_info` allows it (the
         static-bound variant), else float64."""
         key = (func, kind, request, variant, tuple(sorted(shared)), tuple(
@@ -170,11 +170,11 @@ class LaneMaps:
         key = self.plan_key(func, kind, scope, request, variant, shared)
         hit = modules.cached_plan(key) if be.disk_cache else None
         if hit is not None:
-            source, argnames, windows, values = hit
+            source, args, windows, values = hit
             if not source:
                 return None
             runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, values)
-            return modules.load(source), argnames, windows, values
+            return modules.load(source), args, windows, values
         chosen = []  # the variant the plan allows, found while generating
 
         def emit(plan):
@@ -190,13 +190,13 @@ class LaneMaps:
             self.fallbacks[func] = str(e)
             modules.store_plan(key, "", [], ())
             return None
-        plan, source, argnames = lowered.task, lowered.source, list(lowered.argnames)
+        plan, source, args = lowered.task, lowered.source, list(lowered.args)
         chosen = chosen[0]
         windows = tuple(g.window for g in plan.groups)
-        modules.store_plan(key, source, argnames, windows, chosen)
+        modules.store_plan(key, source, args, windows, chosen)
         self.generated[func] = (plan, source, chosen)
         runlog.log.info("%s (%s, lanes, %s): planned and generated", func, kind, chosen)
-        return modules.load(source), argnames, windows, chosen
+        return modules.load(source), args, windows, chosen
 
 
 _WHY = {"float32": "float32: emit.precision's static bound holds for these tasks' numbers",
@@ -207,8 +207,8 @@ _WHY = {"float32": "float32: emit.precision's static bound holds for these tasks
 
 @dataclass(frozen=True)
 class LaneChoice:
-    """A map's lane code: (module, argnames, windows, variant), how each
-    argument travels, the variant (``float32``, ``float32c``, ``float64``) and why."""
+    """A map's lane code: (module, args, windows, variant), how each
+    argument travels (by name), the variant (``float32``, ``float32c``, ``float64``) and why."""
 
     compiled: tuple = field(compare=False)
     kinds: dict = field(compare=False)
@@ -230,12 +230,12 @@ def _dtype(variant: str) -> str:
 class LaneRunner:
     """A compiled lane module and how to feed it."""
 
-    def __init__(self, module, argnames: list[str], kinds: dict[str, str], dtype: str,
+    def __init__(self, module, args: list, kinds: dict[str, str], dtype: str,
                  parallel: bool = True):
-        self.argnames, self.kinds, self.dtype = argnames, kinds, np.dtype(dtype)
+        self.args, self.kinds, self.dtype = args, kinds, np.dtype(dtype)
         as_batch = {"seq": "seq", "lane": "scalar", "shared": "shared"}
         params, call = packed_call(
-            argnames, {a: as_batch[self._kind(a)] for a in argnames}, at="g")
+            args, {a.name: as_batch[self._kind(a)] for a in args}, at="g")
         scratch = ", ".join(f"sc[{k}]" for k in range(module.NSCRATCH))
         src = (f"@numba.njit(parallel={parallel}, cache=True)\n"
                f"def batch(ngroups, {', '.join(params)}, out, big):\n"
@@ -244,10 +244,10 @@ class LaneRunner:
                f"        lanes({', '.join(call)}, out[g], big[g]{', ' if scratch else ''}{scratch})\n")
         self.module = modules.load(modules.module_text(module) + "\n" + src)
 
-    def _kind(self, a: str) -> str:
-        if a.startswith(("n_", "q_")):
+    def _kind(self, a) -> str:
+        if a.role in ("length", "cell"):
             return "lane"
-        return self.kinds.get(a, "shared")
+        return self.kinds.get(a.name, "shared")
 
     def run_pieces(self, batch, column, shared_value, progress=None):
         """:meth:`run` over pieces of the tasks when ``progress`` watches
@@ -268,8 +268,8 @@ class LaneRunner:
 
     def run(self, batch, column, shared_value):
         """Results for every task (float64) and the indexes of tasks whose float32
-        run cannot be trusted. ``column(argname, ids)`` gives an argument's value
-        in tasks ``ids``, ``shared_value(argname)`` one every task shares, as
+        run cannot be trusted. ``column(arg, ids)`` gives an argument's value
+        in tasks ``ids``, ``shared_value(arg)`` one every task shares, as
         the scalar path would pass them."""
         order = batch.order
         ngroups = -(-len(batch) // LANES)
@@ -278,12 +278,12 @@ class LaneRunner:
         idx[len(order):] = order[-1]  # the last group repeats its last task
         idx = idx.reshape(ngroups, LANES)
         arrays = []
-        for a in self.argnames:
+        for a in self.args:
             k = self._kind(a)
             if k == "seq":
-                arrays += _pack_seqs(*batch.seq_rows(a[2:], idx.ravel()), ngroups)
+                arrays += _pack_seqs(*batch.seq_rows(a.of, idx.ravel()), ngroups)
             elif k == "lane":
-                dt = np.int64 if a.startswith(("n_", "q_")) else self.dtype
+                dt = np.int64 if a.role in ("length", "cell") else self.dtype
                 arrays.append(np.asarray(column(a, idx.ravel()), dtype=dt).reshape(idx.shape))
             else:
                 v = shared_value(a)

@@ -27,6 +27,7 @@ from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, Names, NotCompilable, render_code
+from dslc.kernel.ir import TaskArg
 from dslc.poly import loopir as L
 from dslc.targets.printer import Printer
 
@@ -44,6 +45,22 @@ def _stored_type(t: T.Type) -> bool:
 
 def arg_name(p: str) -> str:
     return f"a_{p}"
+
+
+def argument(p: str) -> TaskArg:
+    """The task argument carrying the entry's parameter ``p``."""
+    return TaskArg(arg_name(p), "argument", p)
+
+
+def length(p: str) -> TaskArg:
+    """The task argument carrying each task's length of sequence argument ``p``
+    (where the backend, not the task, knows it: a padded or interleaved buffer)."""
+    return TaskArg(f"n_{p}", "length", p, "int64")
+
+
+def printed(args) -> list[str]:
+    """The task arguments' names as the generated code spells them."""
+    return [a.name for a in args]
 
 
 class _TaskNames(Names):
@@ -77,8 +94,9 @@ class _TaskNames(Names):
 
     def global_(self, name, t):
         if self.gen.has_layout(t):
-            self.gen.globals_used.add(name)
-            return f"g_{name}"
+            arg = TaskArg(f"g_{name}", "global", name)
+            self.gen.globals_used[arg.name] = arg
+            return arg.name
         raise NotCompilable(f"global '{name}'")
 
     def table_read(self, call, args, block):
@@ -172,7 +190,7 @@ class CpuGenerator:
                                 f"({on_demand[0].reason})")
         self.demand_arities: set[int] = set()  # read helpers the demand evaluator uses
         self._demand_counter = [0]  # one name counter for every cell of the evaluator
-        self.globals_used: set[str] = set()
+        self.globals_used: dict[str, TaskArg] = {}  # by printed name
         self.pr = self.printer()  # how the task's code is spelled (targets.printer)
         self.helpers: dict[str, str] = {}
         self.flagged: set[str] = set()  # helper functions holding a check (take the flag)
@@ -208,8 +226,8 @@ class CpuGenerator:
     def layout_arg(self, model: str, array: str) -> str:
         """The task argument carrying array ``array`` of the device layout
         (sdk.Layout) of the model in variable ``model`` (an argument of the entry
-        or a global): ``g__ARRAY_MODEL``, resolved by the backend like a global,
-        one value shared by every task of a map."""
+        or a global), one value shared by every task of a map; printed
+        ``g__ARRAY_MODEL``."""
         if model in self.plan.scope:
             t = self.plan.scope[model].type
         elif model in self.program.global_types:
@@ -222,8 +240,9 @@ class CpuGenerator:
         name = f"_{array}_{model}"
         if name in self.program.global_types:
             raise NotCompilable(f"global '{name}' clashes with a layout argument")
-        self.globals_used.add(name)
-        return f"g_{name}"
+        arg = TaskArg(f"g_{name}", "layout", (array, model))
+        self.globals_used[arg.name] = arg
+        return arg.name
 
     def bound_at_edge(self, e: tir.TExpr, func: str, dim: int, side: str) -> bool:
         """Is fused-reduction bound ``e`` the edge of ``func``'s domain in ``dim``
@@ -513,8 +532,8 @@ class CpuGenerator:
         return self.cell_ref(func, [f"slot_{func}_0"] + rest)
 
     # ------------------------------------------------------------------ task
-    def generate(self) -> tuple[str, list[str]]:
-        """The module source and the task's argument names, in order."""
+    def generate(self) -> tuple[str, list[TaskArg]]:
+        """The module source and the task's arguments, in order."""
         plan = self.plan
         b = Block(self.extent_lines())
         if plan.kind == "cell":
@@ -549,7 +568,7 @@ class CpuGenerator:
                                fused_nodes)
             val = self._guards(f, em, b)
             b.emit(f"return {val}")
-        args = self.argnames()
+        args = self.task_args()
         return self.module_source(args, b), args
 
     def read_stored(self, func: str, index: list[str]) -> str:
@@ -562,7 +581,7 @@ class CpuGenerator:
         """The number of components of the task's result (a tuple), else None."""
         return tuples.width(self.program.functions[self.plan.entry].ret)
 
-    def argnames(self, per_argument=lambda name: [], windows: bool = True) -> list[str]:
+    def task_args(self, per_argument=lambda name: [], windows: bool = True) -> list[TaskArg]:
         """The task's arguments, in order: the entry's (each followed by what a
         backend adds for it, ``per_argument(name)``), the globals its code reads,
         the window depths (``windows``) and, for a cell, the cell asked for."""
@@ -570,13 +589,14 @@ class CpuGenerator:
         entry = self.program.functions[plan.entry]
         args = []
         for p in entry.params if plan.kind == "value" else entry.calling_params:
-            args += [arg_name(p.name), *per_argument(p.name)]
-        args += [f"g_{n}" for n in sorted(self.globals_used)]
+            args += [argument(p.name), *per_argument(p.name)]
+        args += [self.globals_used[n] for n in sorted(self.globals_used)]
         if windows:
-            args += [f"W_{gi}" for gi, g in enumerate(plan.groups) if g.windowed]
+            args += [TaskArg(f"W_{gi}", "window", gi, "int64")
+                     for gi, g in enumerate(plan.groups) if g.windowed]
         if plan.kind == "cell":
-            args += [f"q_{i}" for i in range(len(self.group_of[plan.entry].extents.names[
-                plan.entry]))]
+            args += [TaskArg(f"q_{i}", "cell", i, "int64") for i in range(len(
+                self.group_of[plan.entry].extents.names[plan.entry]))]
         return args
 
     def extent_lines(self) -> list[str]:
@@ -608,7 +628,7 @@ class CpuGenerator:
                 self.sweeping = False
             self._loops(b, g.nest.body, cells, g, gi)
 
-    def module_source(self, args: list[str], body: Block) -> str:
+    def module_source(self, args: list[TaskArg], body: Block) -> str:
         src = [HEADER, self.pr.library("core", "domain")]
         if self.result_width() is not None:  # a map's batch stores each component
             src.append(f"RESULT_WIDTH = {self.result_width()}\n")
@@ -616,7 +636,7 @@ class CpuGenerator:
             src.append(self.pr.library("demand"))
             src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
         src += [h for h in self.helpers.values()]
-        src.append(f"{self.pr.FUNCTION}\ndef task({', '.join(args)}):\n{body.render(1)}\n")
+        src.append(f"{self.pr.FUNCTION}\ndef task({', '.join(printed(args))}):\n{body.render(1)}\n")
         return "\n".join(src)
 
     def _extent_expr(self, f: str, k: int) -> str:

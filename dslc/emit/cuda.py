@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dslc.kernel import launch
 from dslc.lang import types as T
-from dslc.emit.cpu import CpuGenerator
+from dslc.emit.cpu import CpuGenerator, printed
 from dslc.emit.pyexpr import Block, NotCompilable
 from dslc.targets.printer import CudaPrinter
 
@@ -140,19 +140,19 @@ class CudaGenerator(CpuGenerator):
         """Module-level constants the task reads (none here; emit.tiles has some)."""
         return ""
 
-    def module_source(self, args: list[str], body: Block) -> str:
+    def module_source(self, args: list, body: Block) -> str:
         checks = self.pr.fails()  # a check anywhere: the task takes its failure flag
         if checks:
             self._flag_failures(body)
         if self.host_allocations:
             raise NotCompilable("allocation inside the task")
-        task_args = args + [storage_param(f) for f, _ in self.storage] + ["tid"]
+        task_args = printed(args) + [storage_param(f) for f, _ in self.storage] + ["tid"]
         task = f"{self.pr.FUNCTION}\ndef task({', '.join(task_args)}):\n{body.render(1)}\n"
         return "\n".join([HEADER + self.module_constants(), self.pr.library("core", flagged=checks),
                           "\n".join(self.helpers.values()), task])
 
 
-def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str],
+def kernel_source(args: list, kinds: dict[str, str], storage: list[str],
                   placed: dict | None = None, per_block: bool = False,
                   width: int | None = None) -> str:
     """The launch (kernel.launch): thread ``n`` runs task ``order[n]``
@@ -161,14 +161,14 @@ def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str]
     are copied there by the block first, those in constant memory are compiled in;
     the task reads the copy. A task whose result is a tuple of ``width`` components
     writes them to its row of ``out``."""
-    return CudaPrinter().kernel(launch_kernel(argnames, kinds, storage, placed, per_block,
+    return CudaPrinter().kernel(launch_kernel(args, kinds, storage, placed, per_block,
                                               width))
 
 
-def launch_kernel(argnames, kinds, storage, placed=None, per_block=False, width=None):
+def launch_kernel(args, kinds, storage, placed=None, per_block=False, width=None):
     """The launch as kernel IR: the tasks, the placements, then a thread or a block
     per task (the strategy's passes, kernel.launch)."""
-    k = launch.tasks("cuda", argnames, kinds, tuple(storage), width,
+    k = launch.tasks("cuda", args, kinds, tuple(storage), width,
                      module=("task", "BLOCK"))
     passes = ((launch.place(placed),) if placed else ()) + \
         (launch.BLOCK_PER_TASK if per_block else launch.THREAD_PER_TASK)

@@ -28,7 +28,8 @@ from dataclasses import replace
 
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.emit.cpu import HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init, fused_step
+from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init, fused_step,
+                           length, printed)
 from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.targets.printer import Printer
@@ -217,7 +218,7 @@ class LaneGenerator(CpuGenerator):
         return super()._extent_expr(f, k)
 
     # the task ----------------------------------------------------------------
-    def generate(self) -> tuple[str, list[str]]:
+    def generate(self) -> tuple[str, list]:
         plan = self.plan
         entry = self.program.functions[plan.entry]
         extents = Block(self.extent_lines())
@@ -281,19 +282,20 @@ class LaneGenerator(CpuGenerator):
                           for p in self.program.functions[f].rec_params
                           if isinstance(p.type, T.SymT)])
 
-    def lane_args(self) -> list[str]:
-        return self.argnames(lambda n: [f"n_{n}"] if self.kind_of(n) == "seq" else [])
+    def lane_args(self) -> list:
+        return self.task_args(lambda n: [length(n)] if self.kind_of(n) == "seq" else [])
 
     def module_source(self, args, body, extents=None):
         helpers = "\n".join(self.helpers.values())
         names = [n for n, _, _ in self.scratch]
+        params = ", ".join(printed(args) + ["out", "big"] + names)
         task = (f"@numba.njit(cache=True, noalias=True)\n"
-                f"def lanes({', '.join(args + ['out', 'big'] + names)}):\n{body.render(1)}\n")
+                f"def lanes({params}):\n{body.render(1)}\n")
         if self.pr.fails():
             raise NotCompilable("a run-time check a padded lane could not report")
         arrays = ", ".join(f"np.empty({shape}, {dt})" for _, shape, dt in self.scratch)
         scratch = (f"@numba.njit(cache=True)\n"
-                   f"def scratch({', '.join(args)}):\n{(extents or Block()).render(1)}\n"
+                   f"def scratch({', '.join(printed(args))}):\n{(extents or Block()).render(1)}\n"
                    f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})\n")
         consts = (f"LANES = {LANES}\nDT = np.{self.dtype}\nINF = DT(np.inf)\n"
                   f"NSCRATCH = {len(self.scratch)}\n"

@@ -47,7 +47,8 @@ from dataclasses import dataclass
 from dslc import settings
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_start, fused_undefined
+from dslc.emit.cpu import (CpuGenerator, _FusedEmitter, _HelperNames, fused_start, fused_undefined,
+                           printed)
 from dslc.emit.cuda import HEADER, KERNEL_DECORATOR
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.plan.task import GroupPlan, TaskPlan
@@ -254,8 +255,9 @@ class WavefrontGenerator(CpuGenerator):
         b.nest(f"if {self._once(cond)}:", inner)
 
     # ------------------------------------------------------------------ source
-    def generate(self) -> tuple[str, str, list[str]]:
-        """(device module source, host module source, argument names)."""
+    def generate(self) -> tuple[str, str, list]:
+        """(device module source, host module source, the task's arguments:
+        kernel.ir.TaskArg)."""
         plan = self.plan
         head = self._head()
         fused_by_func: dict[str, list] = {}
@@ -267,7 +269,7 @@ class WavefrontGenerator(CpuGenerator):
             self._storage(stores[-1], gi, g)
         kernels = [self._kernel(gi, g, head, stores[gi], fused_by_func)
                    for gi, g in enumerate(plan.groups)]
-        args = self.argnames()
+        args = self.task_args()
         if self.pr.fails():
             raise NotCompilable("a run-time check the kernel could not report")
         split = [lane_helpers(w, self.simulated) for w in sorted(
@@ -327,7 +329,7 @@ class WavefrontGenerator(CpuGenerator):
             threads = ["_gid = cuda.grid(1)", f"_lane = _gid % {width}",
                        f"idx0 = _gid // {width}", f"nth = cuda.gridsize(1) // {width}"]
         start = [*threads, *head.lines, *store.lines]
-        params = self.argnames() + [f"T_{f}" for f, _ in self.storage] + \
+        params = printed(self.task_args()) + [f"T_{f}" for f, _ in self.storage] + \
             [f"acc{k}" for k in range(len(self.plan.fused))] + ["res"]
         one = Block(list(start), head.counter)
         one.lines.extend(sweep.lines)
@@ -356,7 +358,7 @@ class WavefrontGenerator(CpuGenerator):
                 out = past if out == L.Const(1) else L.Mul(out, past)
         return out
 
-    def _final(self, args: list[str]) -> str:
+    def _final(self, args: list) -> str:
         """The host side after the sweep: the entry's value from the accumulators
         and the tables it reads (kinds ``cell`` and ``table`` need nothing).
         Host code: its own printer and its own helper functions."""
@@ -372,7 +374,7 @@ class WavefrontGenerator(CpuGenerator):
             b.emit(f"return {self._guards(f, em, b)}")
         else:
             b.emit("return 0.0")
-        params = args + [f"T_{f}" for f, _ in self.storage] + \
+        params = printed(args) + [f"T_{f}" for f, _ in self.storage] + \
             [f"acc{k}" for k in range(len(plan.fused))]
         from dslc.emit.cpu import HEADER as CPU_HEADER
         return "\n".join([CPU_HEADER, self.pr.library("core", "domain"),

@@ -172,6 +172,32 @@ ROLES = ("order", "buffer", "starts", "lengths", "offsets", "values", "shared", 
 
 
 @dataclass(frozen=True)
+class TaskArg:
+    """A parameter of the generated ``task``, as the generator made it: ``name`` as
+    printed in the code (for people only: nothing parses it), ``role`` what it
+    holds, ``of`` what of the source it comes from, ``dtype`` its elements
+    (``any`` where the value's own type decides). Backends bind, pack and place
+    arguments by role and ``of``.
+
+    Roles (``of``): ``argument`` (a parameter of the entry: its name), ``global``
+    (a global the task reads: its name), ``layout`` (an array of an extension
+    type's device layout: ``(array, model)``, the model an argument or a global),
+    ``window`` (a windowed group's depth: the group's number), ``cell`` (a
+    coordinate of the cell asked for: its dimension), ``length`` (an argument
+    sequence's length per task: the argument), ``base`` (an interleaved sequence's
+    first position for the task's thread block: the argument), ``thread`` (the
+    GPU thread's number in its thread block: nothing)."""
+
+    name: str
+    role: str
+    of: str | int | tuple = ""
+    dtype: str = "any"
+
+
+TASK_ROLES = ("argument", "global", "layout", "window", "cell", "length", "base", "thread")
+
+
+@dataclass(frozen=True)
 class Kernel:
     """A launch for ``target`` (``cpu``: one call runs every task; ``cuda``: one
     thread, or one block, per task)."""

@@ -25,19 +25,19 @@ from dslc.kernel import ir
 from dslc.kernel.verify import verify
 
 
-def packed(argnames: list[str], kinds: dict[str, str],
+def packed(args, kinds: dict[str, str],
            at: ir.Expr = ir.Name("k")) -> tuple[list[ir.Param], list[ir.Expr]]:
-    """The launch's parameters for the task's arguments ``argnames`` and the
-    arguments it passes ``task`` for task (or lane group) ``at``; ``kinds`` says
-    how each travels: ``cseq`` (a task batch's packed buffer, starts and lengths:
-    dslc.lang.batch), ``seq`` (one buffer and offsets), ``scalar`` (one value per
-    task), ``shared`` (one value for all), or the block-interleaved kinds of
-    emit.tiles (``iseq`` the whole buffer, ``ibase`` a block's base, ``ilen`` the
+    """The launch's parameters for the task's arguments ``args`` (ir.TaskArg) and
+    the arguments it passes ``task`` for task (or lane group) ``at``; ``kinds``
+    (by argument name) says how each travels: ``cseq`` (a task batch's packed
+    buffer, starts and lengths: dslc.lang.batch), ``seq`` (one buffer and
+    offsets), ``scalar`` (one value per task), ``shared`` (one value for all), or
+    the block-interleaved kinds of emit.tiles (``iseq`` the whole buffer, ``ibase`` a block's base, ``ilen`` the
     task's length, ``lane`` the thread's lane in its block)."""
     params, call = [], []
     n, block = ir.Name("n"), ir.Name("BLOCK")
-    for a in argnames:
-        k = kinds[a]
+    for arg in args:
+        a, k = arg.name, kinds[arg.name]
         if k == "iseq":
             params.append(ir.Param(f"buf_{a}", "buffer", a, "uint8"))
             call.append(ir.Name(f"buf_{a}"))
@@ -71,12 +71,12 @@ def packed(argnames: list[str], kinds: dict[str, str],
     return params, call
 
 
-def tasks(target: str, argnames: list[str], kinds: dict[str, str],
+def tasks(target: str, args, kinds: dict[str, str],
           storage: tuple[str, ...] = (), width: int | None = None,
           module: tuple[str, ...] = ("task",)) -> ir.Kernel:
     """The launch before any strategy: task ``order[n]`` for every ``n``, its
     per-task ``storage`` tables passed with the thread's number on a GPU."""
-    params, call = packed(argnames, kinds)
+    params, call = packed(args, kinds)
     params = [ir.Param("order", "order", dtype="int64"), *params,
               *(ir.Param(f"T_{f}", "storage", f) for f in storage), ir.Param("out", "result")]
     call += [ir.Name(f"T_{f}") for f in storage]
