@@ -18,7 +18,7 @@ from dslc import runlog, settings, timings
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
-from dslc.cpu.decision import (CPU_LANES, CPU_PLAIN, INTERPRETER, PYTHON_VALUES, VALUE_TYPES,
+from dslc.cpu.decision import (CPU_PACKS, CPU_PLAIN, INTERPRETER, PYTHON_VALUES, VALUE_TYPES,
                                Decision, Decisions)
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, InternalError
@@ -82,10 +82,10 @@ class CpuBackend:
         self._table_scopes: dict = {}  # (func, shapes) -> the widest binding planned for
 
     @functools.cached_property
-    def lanes(self):
-        from dslc.cpu.lanes import LaneMaps
+    def packs(self):
+        from dslc.cpu.packs import PackMaps
 
-        return LaneMaps(self)
+        return PackMaps(self)
 
     # ------------------------------------------------------------------ decisions
     def decide(self, func: str, work: str, tasks) -> Decision:
@@ -96,7 +96,7 @@ class CpuBackend:
 
     def choose(self, func: str, work: str, tasks) -> Chosen:
         """The one place the CPU backend decides: the interpreter, plain
-        compiled code or (a map) lane groups, compiling what is chosen
+        compiled code or (a map) packs, compiling what is chosen
         (memoised, so the run that follows finds it)."""
         if work == "map":
             return self._choose_map(func, TaskBatch.of(tasks))
@@ -117,7 +117,7 @@ class CpuBackend:
                       kind, scope, request, compiled)
 
     def _choose_map(self, func: str, batch) -> Chosen:
-        from dslc.emit.lanes import LANES
+        from dslc.emit.packs import PACK
 
         f = self.program.functions[func]
         said = functools.partial(Decision, func, "cpu", "map", tasks=len(batch))
@@ -126,10 +126,10 @@ class CpuBackend:
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return _interpreted(said, str(e))
-        lane, declined = self.lanes.choose(f, kind, widest, request, batch)
+        lane, declined = self.packs.choose(f, kind, widest, request, batch)
         if lane is not None:
-            return Chosen(said(CPU_LANES, value_type=VALUE_TYPES[lane.variant], lanes=LANES,
-                               why=(f"tasks sorted by size in groups of {LANES}, a group "
+            return Chosen(said(CPU_PACKS, value_type=VALUE_TYPES[lane.variant], pack=PACK,
+                               why=(f"tasks sorted by size in groups of {PACK}, a group "
                                     "per core", lane.why)),
                           kind, widest, request, lane)
         compiled = self.compiled(func, kind, widest, request)
@@ -190,8 +190,8 @@ class CpuBackend:
         if c.compiled is None:
             return self.interp.map(func, batch, span, progress)
         try:
-            if c.decision.strategy == CPU_LANES:
-                raw = self.lanes.run(f, c, batch, progress)
+            if c.decision.strategy == CPU_PACKS:
+                raw = self.packs.run(f, c, batch, progress)
             else:
                 from dslc.cpu import modules
 
@@ -401,7 +401,7 @@ class CpuBackend:
         generated code, in the disk cache (what ``auto`` weighs against a
         compile)? True where nothing would be compiled (the interpreter runs it)."""
         from dslc.cpu import modules
-        from dslc.cpu.lanes import shared_arguments
+        from dslc.cpu.packs import shared_arguments
 
         f = self.program.functions[func]
         args = tasks[0]
@@ -412,9 +412,9 @@ class CpuBackend:
                 kind, request, scope = "table", None, args
             else:
                 kind, request, scope = self.call_entry(f, args)
-            key = self.lanes.plan_key(func, kind, scope, request, "auto",
+            key = self.packs.plan_key(func, kind, scope, request, "auto",
                                       shared_arguments(tasks)) \
-                if is_map and self.lanes.applies(tasks) else \
+                if is_map and self.packs.applies(tasks) else \
                 self.plan_key(func, kind, scope, request)
         except (NotCompilable, DslcError):
             return True

@@ -178,15 +178,15 @@ def _well_formed_arg(a) -> bool:
                  or (isinstance(of, list) and all(isinstance(x, str) for x in of))))
 
 
-def batch_source(args: list[TaskArg], kinds: dict[str, str], width: int | None = None) -> str:
+def batch_source(args: list[TaskArg], travel: dict[str, str], width: int | None = None) -> str:
     """A ``prange`` loop calling ``task`` once per task (a tuple result of
     ``width`` components fills the task's row of ``out``): the launch of
     kernel.launch with the CPU's passes."""
-    k = launch.apply(launch.tasks("cpu", args, kinds, width=width), launch.CPU)
+    k = launch.apply(launch.tasks("cpu", args, travel, width=width), launch.CPU)
     return Printer().kernel(k)
 
 
-def pack(args: list[TaskArg], kinds: dict[str, str], batch: TaskBatch, backend, windows,
+def pack(args: list[TaskArg], travel: dict[str, str], batch: TaskBatch, backend, windows,
          f, ids: np.ndarray | None = None) -> list:
     """The host arrays of the tasks ``ids`` (all by default) of a batch of entry
     ``f``, in the order of :func:`packed_call`'s parameters. A sequence travels
@@ -195,43 +195,43 @@ def pack(args: list[TaskArg], kinds: dict[str, str], batch: TaskBatch, backend, 
     registry = backend.program.registry
     arrays = []
     for a in args:
-        if kinds[a.name] == "cseq":
+        if travel[a.name] == "cseq":
             arrays += list(batch.seq_rows(a.of, ids))
-        elif kinds[a.name] == "scalar" and a.role == "cell":
+        elif travel[a.name] == "scalar" and a.role == "cell":
             arrays.append(backend.final_column(f, batch, a.of, ids))
-        elif kinds[a.name] == "scalar":
+        elif travel[a.name] == "scalar":
             arrays.append(batch.column(a.of, lambda v: convert(v, registry), ids))
         else:
             arrays.append(backend.arg_value(a, batch.first, windows, None))
     return arrays
 
 
-def argument_kinds(args: list[TaskArg], batch: TaskBatch) -> dict[str, str]:
+def argument_travel(args: list[TaskArg], batch: TaskBatch) -> dict[str, str]:
     """How each task argument travels, by name: ``cseq`` (a sequence column),
     ``scalar`` (one value per task) or ``shared`` (one value for all: the query
     of a database search, a matrix)."""
-    kinds = {}
+    travel = {}
     for a in args:
         if a.role == "argument":
-            kinds[a.name] = "shared" if a.of in batch.shared else \
+            travel[a.name] = "shared" if a.of in batch.shared else \
                 "cseq" if batch.is_seq(a.of) else "scalar"
         elif a.role == "cell":
-            kinds[a.name] = "scalar"
+            travel[a.name] = "scalar"
         else:
-            kinds[a.name] = "shared"
-    return kinds
+            travel[a.name] = "shared"
+    return travel
 
 
 def batch_function(module, args: list[TaskArg], batch: TaskBatch, backend):
     """A callable running every task of a batch through a generated batch loop."""
-    kinds = argument_kinds(args, batch)
+    travel = argument_travel(args, batch)
     src = module.__dict__.get("_batch_src")
     width = getattr(module, "RESULT_WIDTH", None)  # a tuple result's components
-    bsrc = batch_source(args, kinds, width)
+    bsrc = batch_source(args, travel, width)
     batch_mod = load(module_text(module) + "\n" + bsrc) if src != bsrc else module
 
     def run(batch, windows, f):
-        arrays = pack(args, kinds, batch, backend, windows, f)
+        arrays = pack(args, travel, batch, backend, windows, f)
         # a task that stops on a check leaves its slot NaN: with a chunk size set,
         # Numba does not always re-raise an exception from a worker thread, so the
         # backend re-runs NaN tasks on the interpreter (which reports the error)

@@ -88,7 +88,7 @@ class Launches:
     shared model arrays live, and the tasks of each launch."""
 
     kernel: Kernel
-    kinds: dict = field(compare=False)
+    travel: dict = field(compare=False)
     placed: dict = field(compare=False)
     launches: tuple = field(compare=False)
 
@@ -387,8 +387,8 @@ class CudaBackend:
         try:
             kind, widest, request = self.cpu.map_entry(f, batch)
             k = self._device_compile(func, kind, widest, request, batch)
-            kinds = _interleaved_kinds(list(k.args), modules.argument_kinds(k.args, batch))
-            placed = self._placements(k.args, kinds, batch.first, k.plan, k.dtype)
+            travel = _interleaved_travel(list(k.args), modules.argument_travel(k.args, batch))
+            placed = self._placements(k.args, travel, batch.first, k.plan, k.dtype)
         except (NotCompilable, NonFinite) as e:
             self.device_fallbacks[func] = str(e)
             return self._on_cpu(func, "map", batch, f"not compiled for the device: {e}")
@@ -397,7 +397,7 @@ class CudaBackend:
         d = replace(k.decision, tasks=len(batch), grid=grid, launches=len(launches),
                     placement=tuple(Placement(_shown(a), p.memory, p.why)
                                     for a, p in _by_arg(k.args, placed)))
-        return Chosen(d, kind, widest, request, Launches(k, kinds, placed, tuple(launches)))
+        return Chosen(d, kind, widest, request, Launches(k, travel, placed, tuple(launches)))
 
     @staticmethod
     def _values(values: np.ndarray, ret) -> tuple[list, np.ndarray]:
@@ -521,12 +521,12 @@ class CudaBackend:
         it where it lies. ``progress(done)`` is called as launches are seen to
         finish."""
         cuda = _cuda()
-        k, kinds, placed, lens = run.kernel, run.kinds, run.placed, batch.lengths
+        k, travel, placed, lens = run.kernel, run.travel, run.placed, batch.lengths
         source, args, plan, storage = k.source, list(k.args), k.plan, list(k.storage)
         dtype, per_block, block = k.dtype, k.per_block, k.block
         width = tuples.width(f.ret)  # a tuple result: a row of components per task
         module = modules.load(source + "\n" + kernel_source(
-            args, kinds, [fn for fn, _ in storage], placed, per_block, width))
+            args, travel, [fn for fn, _ in storage], placed, per_block, width))
         self.kernel_files[f.name] = module.__file__
         launches = run.launches
         streams = [cuda.stream(), cuda.stream()]
@@ -534,7 +534,7 @@ class CudaBackend:
         results, timers, waits = [], [], []
         for n, ids in enumerate(launches):
             stream = streams[n % 2]
-            host = self._pack(args, kinds, batch, ids, plan, f, dtype, block, stream)
+            host = self._pack(args, travel, batch, ids, plan, f, dtype, block, stream)
             stream.synchronize()  # launch n - 2 has finished: its memory may go
             held[n % 2] = None
             if progress is not None and n >= 2:
@@ -634,13 +634,13 @@ class CudaBackend:
             start += len(ids)
         return out
 
-    def _placements(self, args, kinds, task, plan, dtype) -> dict:
+    def _placements(self, args, travel, task, plan, dtype) -> dict:
         """Memory for the model arrays every task shares (dslc.cuda.placement), by
         argument name."""
         windows = tuple(g.window for g in plan.groups)
         arrays, where = {}, {}
         for a in args:
-            if kinds[a.name] != "shared" or a.role not in ("argument", "global", "layout"):
+            if travel[a.name] != "shared" or a.role not in ("argument", "global", "layout"):
                 continue
             if a.role == "argument" and isinstance(task.get(a.of), Sequence):
                 continue  # sequences stay in global memory, interleaved
@@ -674,16 +674,16 @@ class CudaBackend:
                     if g.windowed})
         return [tuple(int(d.eval(env)) for d in ds) for _, ds in storage]
 
-    def _pack(self, args, kinds, batch, ids, plan, f, dtype, block, stream) -> list:
+    def _pack(self, args, travel, batch, ids, plan, f, dtype, block, stream) -> list:
         """The arrays of the launch of tasks ``ids``, in the kernel's argument
         order: host arrays, and the resident device copy of each sequence
         column's packed buffer."""
         windows = tuple(g.window for g in plan.groups)
-        plain = [a for a in args if kinds[a.name] in ("cseq", "scalar", "shared")]
-        packed = iter(modules.pack(plain, kinds, batch, self.cpu, windows, f, ids))
+        plain = [a for a in args if travel[a.name] in ("cseq", "scalar", "shared")]
+        packed = iter(modules.pack(plain, travel, batch, self.cpu, windows, f, ids))
         host, bases = [], {}
         for a in args:
-            k = kinds[a.name]
+            k = travel[a.name]
             if k == "cseq":
                 host += [self._resident(next(packed), stream), next(packed), next(packed)]
             elif k in ("scalar", "shared"):
@@ -741,11 +741,11 @@ def _typeof(v):
     return typeof(v)
 
 
-def _interleaved_kinds(args: list, kinds: dict) -> dict:
+def _interleaved_travel(args: list, travel: dict) -> dict:
     """Arguments of a register-tiled kernel (emit.tiles): a sequence argument with
     a ``base`` (its thread block's first position) is interleaved by block, a
     ``length`` its lengths, ``thread`` the thread's number in its block."""
-    out = dict(kinds)
+    out = dict(travel)
     interleaved = {a.of for a in args if a.role == "base"}
     for a in args:
         if a.role == "base":
@@ -755,7 +755,7 @@ def _interleaved_kinds(args: list, kinds: dict) -> dict:
         elif a.role == "length":
             out[a.name] = "ilen"
         elif a.role == "thread":
-            out[a.name] = "lane"
+            out[a.name] = "thread"
     return out
 
 

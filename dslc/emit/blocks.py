@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dslc.emit.cpu import fused_init, fused_step
 from dslc.emit.cuda import CudaGenerator
-from dslc.emit.pyexpr import Block, NotCompilable
+from dslc.emit.pyexpr import Lines, NotCompilable
 from dslc.poly import loopir as L
 
 
@@ -76,10 +76,10 @@ class BlockGenerator(CudaGenerator):
         return (f"for {node.var} in range({lo} + cuda.threadIdx.x * {step}, {hi} + 1, "
                 f"{step} * cuda.blockDim.x):")
 
-    def after_partition(self, b: Block) -> None:
+    def after_partition(self, b: Lines) -> None:
         b.emit("cuda.syncthreads()")
 
-    def compute(self, b: Block, point: list[str], cell: Block) -> None:
+    def compute(self, b: Lines, point: list[str], cell: Lines) -> None:
         if self.strided:
             b.lines.extend(cell.lines)
             return
@@ -102,7 +102,7 @@ class BlockGenerator(CudaGenerator):
         inner.emit(f"_rs[0] = {val}")
         b.nest(f"if {cond}:", inner)
 
-    def after_sweep(self, b: Block) -> None:
+    def after_sweep(self, b: Lines) -> None:
         """Partial reductions of every thread combined, in thread order; the
         captured cell read by all."""
         b.emit("cuda.syncthreads()")

@@ -26,7 +26,7 @@ from dslc.emit import demand
 from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
-from dslc.emit.pyexpr import Block, ExprEmitter, Names, NotCompilable, render_code
+from dslc.emit.pyexpr import Lines, ExprEmitter, Names, NotCompilable, render_code
 from dslc.kernel.ir import TaskArg
 from dslc.poly import loopir as L
 from dslc.targets.printer import Printer
@@ -359,12 +359,12 @@ class CpuGenerator:
         """The value of a read of a cell not done yet (it records the miss)."""
         return "_missing(_miss)"
 
-    def allocate_done(self, b: Block, func: str, dims: list[str]) -> None:
+    def allocate_done(self, b: Lines, func: str, dims: list[str]) -> None:
         """Done flags for every cell of ``func``, all clear."""
         self.host_allocations += 1
         b.emit(f"D_{func} = np.zeros(({', '.join(map(str, dims))},), np.uint8)")
 
-    def allocate_miss(self, b: Block) -> None:
+    def allocate_miss(self, b: Lines) -> None:
         self.host_allocations += 1
         b.emit("_miss = np.zeros(1, np.int64)")
 
@@ -392,7 +392,7 @@ class CpuGenerator:
         pr = self.pr.helper()  # float64 values, its own record of checks
         names = self.helper_names(f, pr)
         em = self.emitter(names, set())
-        b = Block()
+        b = Lines()
         val = self._guards(f, em, b)
         if pr.fails() or pr.calls_flagged:
             self.flagged.add(name)
@@ -403,7 +403,7 @@ class CpuGenerator:
                               f"{body}\n    return {val}\n")
 
     # ------------------------------------------------------------------ bodies
-    def _guards(self, f: tir.TFunction, em: ExprEmitter, b: Block) -> str:
+    def _guards(self, f: tir.TFunction, em: ExprEmitter, b: Lines) -> str:
         out = b.fresh("val")
         self._guard_chain(f.guards, 0, em, b, out, f.ret)
         return out
@@ -421,7 +421,7 @@ class CpuGenerator:
         b.nest(f"if {cond}:", then)
         b.nest("else:", orelse)
 
-    def _cell(self, func: str, fused_for: list, guard: int | None = None) -> Block:
+    def _cell(self, func: str, fused_for: list, guard: int | None = None) -> Lines:
         """The code computing one cell of ``func``: all its guards, or only guard
         ``guard`` when the domain was split into guard pieces."""
         f = self.program.functions[func]
@@ -436,7 +436,7 @@ class CpuGenerator:
                                 "recursive parameters: only the loop nest places them")
         em = self.emitter(self.task_names(f), {p.name for p in f.rec_params},
                           self.group_of[func].safe_indexes)
-        b = Block()
+        b = Lines()
         self.current = func
         try:
             if guard is None:
@@ -465,13 +465,13 @@ class CpuGenerator:
             return self._retried_cell(b, store, func, xs)
         return b
 
-    def demand_cell(self, func: str, stack: str) -> Block:
+    def demand_cell(self, func: str, stack: str) -> Lines:
         """One cell of ``func`` in a group evaluated on demand, at the top of
         ``stack`` (emit.demand)."""
         f = self.program.functions[func]
         g = self.group_of[func]
         em = self.emitter(self.task_names(f), {p.name for p in f.rec_params}, g.safe_indexes)
-        b = Block([], self._demand_counter)
+        b = Lines([], self._demand_counter)
         self.current = func
         try:
             val = self._guards(f, em, b)
@@ -480,7 +480,7 @@ class CpuGenerator:
         val = _stored(f, val, b, ints=True, pr=self.pr)
         return demand.cell_body(self, func, stack, b, val)
 
-    def _retried_cell(self, value: Block, store: Block, func: str, xs: list[str]) -> Block:
+    def _retried_cell(self, value: Lines, store: Lines, func: str, xs: list[str]) -> Lines:
         """A cell of a group whose same-partition order is found at run time: computed
         when every same-partition cell it reads is done, else left for the next pass."""
         done = self.done_ref(func, xs)
@@ -496,17 +496,17 @@ class CpuGenerator:
         out.nest(f"if {done} == 0:", body)
         return out
 
-    def after_write(self, b: Block, val: str) -> None:
+    def after_write(self, b: Lines, val: str) -> None:
         """Anything a backend does with each stored cell value (nothing here)."""
 
-    def fuse(self, b: Block, k: int, fu, xs: list[str], val: str) -> None:
+    def fuse(self, b: Lines, k: int, fu, xs: list[str], val: str) -> None:
         """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
         conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val, self.program, self.pr)}")
         b.nest(f"if {conds}:", inner)
 
-    def capture(self, b: Block, xs: list[str], val: str) -> None:
+    def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """Keep the requested cell as the window sweeps past it."""
         cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
@@ -535,7 +535,7 @@ class CpuGenerator:
     def generate(self) -> tuple[str, list[TaskArg]]:
         """The module source and the task's arguments, in order."""
         plan = self.plan
-        b = Block(self.extent_lines())
+        b = Lines(self.extent_lines())
         if plan.kind == "cell":
             names = self.group_of[plan.entry].extents.names[plan.entry]
             for i, e in enumerate(names):
@@ -605,7 +605,7 @@ class CpuGenerator:
                  for f in g.functions for k, name in enumerate(g.extents.names[f])]
         return list(dict.fromkeys(lines))
 
-    def sweep(self, b: Block, fused_by_func: dict) -> None:
+    def sweep(self, b: Lines, fused_by_func: dict) -> None:
         """Every group's storage and its loop nest, callees' groups first (the
         task's body between its prologue and its result)."""
         for gi, g in enumerate(self.plan.groups):
@@ -628,7 +628,7 @@ class CpuGenerator:
                 self.sweeping = False
             self._loops(b, g.nest.body, cells, g, gi)
 
-    def module_source(self, args: list[TaskArg], body: Block) -> str:
+    def module_source(self, args: list[TaskArg], body: Lines) -> str:
         src = [HEADER, self.pr.library("core", "domain")]
         if self.result_width() is not None:  # a map's batch stores each component
             src.append(f"RESULT_WIDTH = {self.result_width()}\n")
@@ -673,7 +673,7 @@ class CpuGenerator:
                 return f"len({arg_name(self.scope_name(s.name))})"
         raise NotCompilable(f"a declared range's bound {e}")
 
-    def _storage(self, b: Block, gi: int, g: GroupPlan) -> None:
+    def _storage(self, b: Lines, gi: int, g: GroupPlan) -> None:
         for f in g.functions:
             ext = g.extents.names[f]
             # shapes are loop-IR expressions over the extents and window depths: the
@@ -691,16 +691,16 @@ class CpuGenerator:
         if g.runtime_order:
             self.allocate_miss(b)
 
-    def allocate(self, b: Block, func: str, dims: list[str]) -> None:
+    def allocate(self, b: Lines, func: str, dims: list[str]) -> None:
         self.host_allocations += 1
         b.emit(f"T_{func} = np.empty(({', '.join(map(str, dims))},), np.float64)")
 
-    def _allocate(self, b: Block, func: str, dims: list[str]) -> None:
+    def _allocate(self, b: Lines, func: str, dims: list[str]) -> None:
         """Storage for ``func``'s cells: a tuple's components one more dimension."""
         k = tuples.width(self.program.functions[func].ret)
         self.allocate(b, func, dims if k is None else dims + [L.Const(k)])
 
-    def _loops(self, b: Block, body: L.Stmt, cells: dict, g: GroupPlan, gi: int,
+    def _loops(self, b: Lines, body: L.Stmt, cells: dict, g: GroupPlan, gi: int,
                in_partition: bool = False) -> None:
         """The loop nest's statements as code; ``cells``: the code of each
         (function, guard piece) cell."""
@@ -743,7 +743,7 @@ class CpuGenerator:
                 else:
                     self.compute(b, point, cells[(node.function, node.piece)])
 
-    def after_sweep(self, b: Block) -> None:
+    def after_sweep(self, b: Lines) -> None:
         """Code between the sweep and the task's result (a backend whose threads
         share a task combines their partial reductions here; nothing here)."""
 
@@ -753,11 +753,11 @@ class CpuGenerator:
         return (f"for {node.var} in range({node.lower.to_python()}, "
                 f"{node.upper.to_python()} + 1, {node.step}):")
 
-    def after_partition(self, b: Block) -> None:
+    def after_partition(self, b: Lines) -> None:
         """Code closing one partition's iteration (a barrier, on a backend whose
         threads share a partition; nothing here)."""
 
-    def _retry(self, sweep: Block) -> Block:
+    def _retry(self, sweep: Lines) -> Lines:
         """Repeat one partition's sweep until every cell is done (cells read in the
         same partition through accessors: their order is known only at run time);
         a pass that finishes no cell means a cycle, reported by the interpreter."""
@@ -774,7 +774,7 @@ class CpuGenerator:
         out.nest("while _left != 0:", loop)
         return out
 
-    def compute(self, b: Block, point: list[str], cell: Block) -> None:
+    def compute(self, b: Lines, point: list[str], cell: Lines) -> None:
         """Place one cell's code at its point of the loop nest (the point's
         coordinates, ``point``, are already assigned)."""
         b.lines.extend(cell.lines)
@@ -832,7 +832,7 @@ class _FusedEmitter(ExprEmitter):
         return super()._reduce(e, b)
 
 
-def _stored(f, val: str, b: Block, ints: bool, pr: Printer) -> str:
+def _stored(f, val: str, b: Lines, ints: bool, pr: Printer) -> str:
     """A cell's value as its float64 table holds it: a bool as 1.0 or 0.0, and an int
     converted where ``ints`` (the on-demand cell, whose guards may yield an int64)."""
     if f.ret == T.BOOL:

@@ -71,7 +71,7 @@ class Length:
 @dataclass(frozen=True)
 class Thread:
     """The GPU's numbering: ``global`` (the thread in the grid), ``block`` (the
-    block in the grid), ``lane`` (the thread in its block), ``width`` (threads
+    block in the grid), ``thread`` (the thread in its block), ``width`` (threads
     per block)."""
 
     what: str
@@ -79,7 +79,7 @@ class Thread:
 
 Expr = Union[Name, Const, Slice, Index, Bin, Call, Length, Thread]
 
-THREAD = ("global", "block", "lane", "width")
+THREAD = ("global", "block", "thread", "width")
 
 
 # ------------------------------------------------------------------ statements
@@ -115,7 +115,7 @@ class Tasks:
 @dataclass(frozen=True)
 class Strided:
     """``var`` over ``0 .. count - 1``, the iterations spread over the threads of a
-    block (each thread from its lane, by the block's width)."""
+    block (each thread from its number in the block, by the block's width)."""
 
     var: str
     count: int

@@ -27,7 +27,7 @@ class Placed:
     value: object = None
 
 
-KINDS = ("cseq", "seq", "scalar", "shared")
+TRAVEL = ("cseq", "seq", "scalar", "shared")
 
 
 @st.composite
@@ -36,14 +36,14 @@ def launches(draw):
     with the passes of a strategy (placements on a GPU)."""
     n = draw(st.integers(1, 4))
     names = [f"a_{c}" for c in "stuv"[:n]]
-    kinds = {a: draw(st.sampled_from(KINDS)) for a in names}
+    travel = {a: draw(st.sampled_from(TRAVEL)) for a in names}
     args = [ir.TaskArg(a, "argument", a[2:]) for a in names]
     target = draw(st.sampled_from(["cpu", "cuda"]))
     width = draw(st.sampled_from([None, 2, 3]))
     storage = tuple(draw(st.lists(st.sampled_from(["h", "e", "_fail"]), unique=True)))
     passes = launch.CPU
     if target == "cuda":
-        shared = [a for a in names if kinds[a] == "shared"]
+        shared = [a for a in names if travel[a] == "shared"]
         placed = {}
         for a in shared:
             memory = draw(st.sampled_from(["shared", "constant", "global"]))
@@ -55,7 +55,7 @@ def launches(draw):
             (launch.BLOCK_PER_TASK if per_block else launch.THREAD_PER_TASK)
     else:
         storage = ()
-    return launch.tasks(target, args, kinds, storage, width), passes
+    return launch.tasks(target, args, travel, storage, width), passes
 
 
 @settings(max_examples=60, deadline=None)
