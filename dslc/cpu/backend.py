@@ -149,9 +149,9 @@ class CpuBackend:
         if c.compiled is None:
             return self.interp.value(func, args, span, description)
         f = self.program.functions[func]
-        module, args, windows = c.compiled
+        module, task_args, windows = c.compiled
         try:
-            bound = self._task_args(args, c.scope, windows, c.request)
+            bound = self._task_args(task_args, c.scope, windows, c.request)
             with timings.computing():
                 raw = module.task(*bound)
             return self.result(raw, f.ret, span)
