@@ -58,7 +58,7 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
         _LAST_COMPILE[e.func] = _LAST_COMPILE.get(e.func, 0.0) + e.compile_s
     by_func, sources = {}, {}
     _LAST_PLANS.clear()
-    compiled = {e: (plan, source) for e, (plan, source, _) in engine.lanes.generated.items()}
+    compiled = {e: (plan, source) for e, (plan, source, _) in engine.packs.generated.items()}
     compiled.update(engine.generated)  # the scalar task's source where both exist
     for entry, (plan, source) in compiled.items():
         _LAST_PLANS[entry] = plan
@@ -315,7 +315,7 @@ def kernels(program) -> str:
     """``dslc compile F --emit kernel``: the kernel IR (dslc.kernel) of the launch
     of every map the script ran, on the CPU and as a GPU thread-per-task kernel,
     with the arguments travelling as they did in the run."""
-    from dslc.cpu.modules import argument_kinds
+    from dslc.cpu.modules import argument_travel
     from dslc.emit.cpu import CpuGenerator
     from dslc.emit.cuda import CudaGenerator, launch_kernel
     from dslc.kernel import launch
@@ -330,11 +330,11 @@ def kernels(program) -> str:
             out.append(f"# map over {entry}: runs on the interpreter (no kernel)")
             continue
         cpu = CpuGenerator(program.checked, plan)
-        _, argnames = cpu.generate()
-        kinds = argument_kinds(argnames, TaskBatch.of(tasks))
+        _, args = cpu.generate()
+        travel = argument_travel(args, TaskBatch.of(tasks))
         width = cpu.result_width()
         out.append(f"# map over {entry}, {len(tasks)} tasks")
-        out.append(show(launch.apply(launch.tasks("cpu", argnames, kinds, width=width),
+        out.append(show(launch.apply(launch.tasks("cpu", args, travel, width=width),
                                      launch.CPU)))
         try:
             gpu = CudaGenerator(program.checked, plan)
@@ -343,7 +343,7 @@ def kernels(program) -> str:
             out.append(f"# {entry} on a GPU: not compiled ({e})")
             continue
         storage = [f for f, _ in gpu.storage]
-        out.append(show(launch_kernel(argnames, kinds, storage, width=width)))
+        out.append(show(launch_kernel(args, travel, storage, width=width)))
     if not out:
         out.append("# the script runs no map: no launch kernel")
     return "\n\n".join(out)

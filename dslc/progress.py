@@ -101,7 +101,7 @@ def in_chunks(run: Callable, tasks: list, progress: Callable | None,
     it returns; cut into :data:`CHUNKS` pieces of at least :data:`CHUNK_MIN`
     tasks, the bar moves. The pieces are consecutive runs of the tasks ordered
     largest first (``sizes``), as the drivers order them, so that a piece holds
-    tasks of like size (lane groups pad no more than in one call) and the
+    tasks of like size (packs pad no more than in one call) and the
     largest start first."""
     import numpy as np
 

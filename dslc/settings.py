@@ -26,7 +26,7 @@ from dslc.errors import DslcError
 
 # name -> (default, {value: what it does})
 CHOICES: dict[str, tuple[str, dict[str, str]]] = {
-    "DSLC_LANES": ("1", {"1": "lane groups for maps", "0": "one task per call"}),
+    "DSLC_LANES": ("1", {"1": "packs for maps", "0": "one task per call"}),
     "DSLC_CUDA_STRATEGY": ("auto", {"auto": "", "block": "a block per task",
                                     "thread": "a thread per task"}),
     "DSLC_CUDA_LANES": ("", {"1": "a thread per point", "32": "a warp per point"}),

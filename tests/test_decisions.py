@@ -11,7 +11,7 @@ import pytest
 
 import dslc
 import dslc.backends
-from dslc.cpu.decision import (CPU_LANES, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
+from dslc.cpu.decision import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
                                TASK_PER_THREAD, Decision)
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
@@ -45,8 +45,8 @@ def test_the_cpu_backend_records_each_map_and_call():
     seen = capture(engine)
     prog.map("lcs", dnas(20), REF)
     d = last(engine, "lcs")
-    assert (d.backend, d.strategy, d.value_type, d.lanes, d.tasks) == \
-        ("cpu", CPU_LANES, "float32", 16, 20), d
+    assert (d.backend, d.strategy, d.value_type, d.pack, d.tasks) == \
+        ("cpu", CPU_PACKS, "float32", 16, 20), d
     assert any("static bound" in w for w in d.why), d.why
     prog.map("lcs", dnas(3), REF)
     d = last(engine, "lcs")
@@ -78,9 +78,9 @@ def test_the_float32_lane_path_from_the_cache(monkeypatch, tmp_path):
     again = dslc.compile(src, backend="cpu")
     engine = again._engine()
     assert list(again.map("lcs", xs, REF)) == want
-    assert not engine.lanes.generated  # nothing planned: the cache's plan ran
+    assert not engine.packs.generated  # nothing planned: the cache's plan ran
     d = last(engine, "lcs")
-    assert (d.strategy, d.value_type) == (CPU_LANES, "float32"), d
+    assert (d.strategy, d.value_type) == (CPU_PACKS, "float32"), d
     entries = [modules.cached_plan(p.name[5:-5]) for p in tmp_path.glob("plan_*.json")]
     assert "float32" in {e[3] for e in entries if e is not None and e[0]}
 

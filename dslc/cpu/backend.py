@@ -18,7 +18,7 @@ from dslc import runlog, settings, timings
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
-from dslc.cpu.decision import (CPU_LANES, CPU_PLAIN, INTERPRETER, PYTHON_VALUES, VALUE_TYPES,
+from dslc.cpu.decision import (CPU_PACKS, CPU_PLAIN, INTERPRETER, PYTHON_VALUES, VALUE_TYPES,
                                Decision, Decisions)
 from dslc.emit.pyexpr import NotCompilable
 from dslc.errors import DslcError, InternalError
@@ -79,10 +79,10 @@ class CpuBackend:
         self.reruns: dict[str, int] = {}  # entry -> compiled tasks re-run on the interpreter
 
     @functools.cached_property
-    def lanes(self):
-        from dslc.cpu.lanes import LaneMaps
+    def packs(self):
+        from dslc.cpu.packs import PackMaps
 
-        return LaneMaps(self)
+        return PackMaps(self)
 
     # ------------------------------------------------------------------ decisions
     def decide(self, func: str, work: str, tasks) -> Decision:
@@ -93,7 +93,7 @@ class CpuBackend:
 
     def choose(self, func: str, work: str, tasks) -> Chosen:
         """The one place the CPU backend decides: the interpreter, plain
-        compiled code or (a map) lane groups, compiling what is chosen
+        compiled code or (a map) packs, compiling what is chosen
         (memoised, so the run that follows finds it)."""
         if work == "map":
             return self._choose_map(func, TaskBatch.of(tasks))
@@ -114,7 +114,7 @@ class CpuBackend:
                       kind, scope, request, compiled)
 
     def _choose_map(self, func: str, batch) -> Chosen:
-        from dslc.emit.lanes import LANES
+        from dslc.emit.packs import PACK
 
         f = self.program.functions[func]
         said = functools.partial(Decision, func, "cpu", "map", tasks=len(batch))
@@ -123,10 +123,10 @@ class CpuBackend:
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return _interpreted(said, str(e))
-        lane, declined = self.lanes.choose(f, kind, widest, request, batch)
+        lane, declined = self.packs.choose(f, kind, widest, request, batch)
         if lane is not None:
-            return Chosen(said(CPU_LANES, value_type=VALUE_TYPES[lane.variant], lanes=LANES,
-                               why=(f"tasks sorted by size in groups of {LANES}, a group "
+            return Chosen(said(CPU_PACKS, value_type=VALUE_TYPES[lane.variant], pack=PACK,
+                               why=(f"tasks sorted by size in groups of {PACK}, a group "
                                     "per core", lane.why)),
                           kind, widest, request, lane)
         compiled = self.compiled(func, kind, widest, request)
@@ -146,9 +146,9 @@ class CpuBackend:
         if c.compiled is None:
             return self.interp.value(func, args, span, description)
         f = self.program.functions[func]
-        module, argnames, windows = c.compiled
+        module, task_args, windows = c.compiled
         try:
-            bound = self._task_args(argnames, c.scope, windows, c.request)
+            bound = self._task_args(task_args, c.scope, windows, c.request)
             with timings.computing():
                 raw = module.task(*bound)
             return self.result(raw, f.ret, span)
@@ -162,9 +162,9 @@ class CpuBackend:
         c = self._ran(self.choose(func, "table", calling))
         if c.compiled is None:
             return self.interp.table(func, calling, span, description)
-        module, argnames, windows = c.compiled
+        module, args, windows = c.compiled
         try:
-            bound = self._task_args(argnames, calling, windows, None)
+            bound = self._task_args(args, calling, windows, None)
             with timings.computing():
                 raw = module.task(*bound)[0]  # the entry's (TABLES: the group's)
             return self.table_values(func, calling, raw, span)
@@ -196,13 +196,13 @@ class CpuBackend:
         if c.compiled is None:
             return self.interp.map(func, batch, span, progress)
         try:
-            if c.decision.strategy == CPU_LANES:
-                raw = self.lanes.run(f, c, batch, progress)
+            if c.decision.strategy == CPU_PACKS:
+                raw = self.packs.run(f, c, batch, progress)
             else:
                 from dslc.cpu import modules
 
-                module, argnames, windows = c.compiled
-                run = modules.batch_function(module, argnames, batch, self)
+                module, args, windows = c.compiled
+                run = modules.batch_function(module, args, batch, self)
                 raw = in_chunks(lambda ids: run(batch.subset(ids), windows, f), batch,
                                 progress, progress and task_sizes(batch))
         except MemoryError:
@@ -374,9 +374,9 @@ class CpuBackend:
         key = self.plan_key(func, kind, scope, request)
         hit = modules.cached_plan(key) if self.disk_cache else None
         if hit is not None:
-            source, argnames, windows, _ = hit
+            source, args, windows, _ = hit
             runlog.log.info("%s (%s): plan and code from the cache", func, kind)
-            return modules.load(source), argnames, windows
+            return modules.load(source), args, windows
         from dslc.emit.cpu import CpuGenerator
         from dslc.plan import lower
 
@@ -387,13 +387,13 @@ class CpuBackend:
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return None
-        plan, source, argnames = lowered.task, lowered.source, list(lowered.argnames)
+        plan, source, args = lowered.task, lowered.source, list(lowered.args)
         windows = tuple(g.window for g in plan.groups)
-        modules.store_plan(key, source, argnames, windows)
+        modules.store_plan(key, source, args, windows)
         runlog.log.info("%s (%s): planned and generated", func, kind)
         module = modules.load(source)
         self.generated[func] = (plan, source)
-        return module, argnames, windows
+        return module, args, windows
 
     def plan_key(self, func, kind, scope, request) -> str:
         """The disk cache's key of an entry's scalar plan."""
@@ -408,7 +408,7 @@ class CpuBackend:
         generated code, in the disk cache (what ``auto`` weighs against a
         compile)? True where nothing would be compiled (the interpreter runs it)."""
         from dslc.cpu import modules
-        from dslc.cpu.lanes import shared_arguments
+        from dslc.cpu.packs import shared_arguments
 
         f = self.program.functions[func]
         args = tasks[0]
@@ -419,36 +419,35 @@ class CpuBackend:
                 kind, request, scope = "table", None, args
             else:
                 kind, request, scope = self.call_entry(f, args)
-            key = self.lanes.plan_key(func, kind, scope, request, "auto",
+            key = self.packs.plan_key(func, kind, scope, request, "auto",
                                       shared_arguments(tasks)) \
-                if is_map and self.lanes.applies(tasks) else \
+                if is_map and self.packs.applies(tasks) else \
                 self.plan_key(func, kind, scope, request)
         except (NotCompilable, DslcError):
             return True
         return modules.cached_plan(key) is not None
 
-    def _task_args(self, argnames, scope: dict, windows, request) -> list:
-        return [self.arg_value(name, scope, windows, request) for name in argnames]
+    def _task_args(self, args, scope: dict, windows, request) -> list:
+        return [self.arg_value(a, scope, windows, request) for a in args]
 
-    def arg_value(self, name: str, scope: dict, windows, request):
-        kind, _, rest = name.partition("_")
-        if kind == "a":
-            return convert(scope[rest], self.program.registry)
-        if kind == "g" and rest.startswith("_") and rest not in self.globals:
-            # g__ARRAY_MODEL: array ARRAY of the device layout of MODEL (emit.cpu)
-            _, array, model = rest.split("_", 2)
+    def arg_value(self, arg, scope: dict, windows, request):
+        """The value the task takes for ``arg`` (kernel.ir.TaskArg), by its role."""
+        if arg.role == "argument":
+            return convert(scope[arg.of], self.program.registry)
+        if arg.role == "layout":  # an array of the device layout of a model (emit.cpu)
+            array, model = arg.of
             value = scope[model] if model in scope else self.globals[model]
             return layout_arrays(value, self.program.registry)[array]
-        if kind == "g":
-            v = self.globals[rest]
+        if arg.role == "global":
+            v = self.globals[arg.of]
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 return float(v)  # a script number: emit.infinity assumes nothing of it
             return convert(v, self.program.registry)
-        if kind == "W":
-            return windows[int(rest)]  # the window depths of the plan's groups
-        if kind == "q":
-            return int(request[int(rest)])
-        raise InternalError(f"unknown task argument {name}")
+        if arg.role == "window":
+            return windows[arg.of]  # the window depths of the plan's groups
+        if arg.role == "cell":
+            return int(request[arg.of])
+        raise InternalError(f"no value for task argument {arg}")
 
     def convert(self, v):
         return convert(v, self.program.registry)

@@ -26,7 +26,7 @@ DIGEST = 24  # hex digits of SHA-256 naming a module entry
 HEX = f"[0-9a-f]{{{DIGEST}}}"
 TMP = "unfinished writes"
 NUMBA_DIR = "__pycache__"
-# (kind, pattern) for the top directory and Numba's __pycache__ within it
+# (sort, pattern) for the top directory and Numba's __pycache__ within it
 _TOP = (("modules", re.compile(f"dslc_({HEX})\\.py")),
         ("plans", re.compile("plan_[0-9a-f]+\\.json")),
         (TMP, re.compile("\\.(dslc_|plan_).*\\.tmp")))
@@ -39,7 +39,7 @@ _REMOVAL_ORDER = {"plans": 0, "modules": 1, "compiled": 2}
 @dataclass(frozen=True)
 class Entry:
     path: Path
-    kind: str
+    sort: str
     size: int
     mtime: float
     used: float  # the later of its access and modification times
@@ -71,18 +71,18 @@ def entries(d: Path) -> list[Entry]:
     return found
 
 
-def _scan(d: Path, kinds) -> list[Entry]:
+def _scan(d: Path, sorts) -> list[Entry]:
     out = []
     with os.scandir(d) as it:
         for item in it:
-            kind = next((k for k, pat in kinds if pat.fullmatch(item.name)), None)
-            if kind is None or item.is_dir(follow_symlinks=False):
+            sort = next((k for k, pat in sorts if pat.fullmatch(item.name)), None)
+            if sort is None or item.is_dir(follow_symlinks=False):
                 continue
             try:
                 st = item.stat(follow_symlinks=False)
             except FileNotFoundError:  # removed by another dslc meanwhile
                 continue
-            out.append(Entry(Path(item.path), kind, st.st_size, st.st_mtime,
+            out.append(Entry(Path(item.path), sort, st.st_size, st.st_mtime,
                              max(st.st_atime, st.st_mtime)))
     return out
 
@@ -121,9 +121,9 @@ def groups(found: list[Entry]) -> list[Group]:
     in groups."""
     by_name: dict[str, list[Entry]] = {}
     for e in found:
-        if e.kind == TMP:
+        if e.sort == TMP:
             continue
-        text = _read(e.path) if e.kind == "plans" else None
+        text = _read(e.path) if e.sort == "plans" else None
         by_name.setdefault(group_name(e.path.name, text), []).append(e)
     return [Group(name, tuple(members)) for name, members in by_name.items()]
 
@@ -141,7 +141,7 @@ def evict(d: Path, cap: int, keep: str) -> int:
         if removed >= excess:
             break
         if g.name != keep:
-            removed += remove(sorted(g.members, key=lambda e: _REMOVAL_ORDER[e.kind]))
+            removed += remove(sorted(g.members, key=lambda e: _REMOVAL_ORDER[e.sort]))
     return removed
 
 

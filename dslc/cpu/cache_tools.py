@@ -26,10 +26,10 @@ def info() -> str:
     found = entries(d)
     counts: dict[str, int] = {}
     for e in found:
-        counts[e.kind] = counts.get(e.kind, 0) + 1
-    kinds = ", ".join(f"{n} {k}" for k, n in counts.items()) or "none"
+        counts[e.sort] = counts.get(e.sort, 0) + 1
+    sorts = ", ".join(f"{n} {k}" for k, n in counts.items()) or "none"
     return (f"path: {d}\nsize: {_size(sum(e.size for e in found))}\n"
-            f"entries: {len(found)} ({kinds})\n"
+            f"entries: {len(found)} ({sorts})\n"
             f"cap: {_size(max_bytes())} (DSLC_CACHE_MAX_MB; the least recently used "
             f"are removed beyond it)")
 
@@ -39,7 +39,7 @@ def clear() -> str:
     what was removed, in one line."""
     d = cache_dir()
     now = time.time()
-    found = [e for e in entries(d) if e.kind != TMP or now - e.mtime > _TMP_AGE]
+    found = [e for e in entries(d) if e.sort != TMP or now - e.mtime > _TMP_AGE]
     removed = remove(found)
     try:
         (d / NUMBA_DIR).rmdir()  # only when nothing of anyone else's is left in it

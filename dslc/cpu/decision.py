@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 # strategies, as explain prints them
 INTERPRETER = "interpreter"
 CPU_PLAIN = "cpu plain"  # generated Numba code, one task per call (a map's in parallel)
-CPU_LANES = "cpu task groups"  # a map's tasks in SIMD lane groups (dslc.cpu.lanes)
+CPU_PACKS = "cpu task groups"  # a map's tasks in packs swept by SIMD (dslc.cpu.packs)
 TASK_PER_THREAD = "task-per-thread"  # register-tiled where ``rows`` is set
 TASK_PER_BLOCK = "task-per-block"
 WHOLE_GPU = "whole-GPU wavefront"  # a single large call or table
@@ -62,7 +62,8 @@ class Decision:
     block: int | None = None  # threads per block
     launches: int | None = None
     rows: int | None = None  # rows of a register tile
-    lanes: int | None = None  # tasks per CPU lane group, or threads per point of a wavefront
+    pack: int | None = None  # tasks per CPU pack (dslc.cpu.packs)
+    lanes: int | None = None  # GPU threads per point of a wavefront (a warp's lanes)
     placement: tuple[Placement, ...] = ()
     storage: tuple[Storage, ...] = ()
     notes: tuple[tuple[str, str], ...] = field(default=())  # (topic, text): rules for other sizes
@@ -105,7 +106,8 @@ class Decision:
         """The record as explain's text prints it."""
         sizes = [f"{n} {v}" for n, v in (("grid", self.grid), ("block", self.block),
                                          ("launches", self.launches), ("tile rows", self.rows),
-                                         ("lanes", self.lanes)) if v is not None]
+                                         ("pack", self.pack), ("lanes", self.lanes))
+                 if v is not None]
         work = f"map of {self.tasks} tasks" if self.work == "map" else self.work
         out = [f"{self.backend}, entry {self.entry}: {self.strategy}, {self.value_type} "
                f"({'; '.join([work] + sizes)})"]

@@ -24,6 +24,7 @@ from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, re
 from dslc import timings
 from dslc.cpu.convert import convert
 from dslc.kernel import launch
+from dslc.kernel.ir import TASK_ROLES, TaskArg
 from dslc.targets.printer import Printer
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
@@ -105,13 +106,17 @@ def extensions_digest(registry) -> str:
 VALUES = ("float64", "float32", "float32c")  # a plan's value types (dslc.cpu.decision)
 
 
+PLAN_FORMAT = 2  # 2: the task's arguments as records (kernel.ir.TaskArg), no longer names
+
+
 def cached_plan(key: str):
-    """(source, argnames, windows, values) stored under ``key``: ``values`` is the
-    value type its code was generated for (``VALUES``), kept with the plan so
-    that nothing has to be read back out of the source; an empty source records
-    that nothing could be generated. None where there is no plan or it fails a
-    check: its checksum (an edited plan, swapped argnames), its fields' forms
-    (a module is named by a digest, never a path) or its module's hash."""
+    """(source, args, windows, values) stored under ``key``: ``args`` the task's
+    arguments (kernel.ir.TaskArg), ``values`` the value type its code was generated
+    for (``VALUES``), kept with the plan so that nothing has to be read back out of
+    the source; an empty source records that nothing could be generated. None
+    where there is no plan or it fails a check: its format, its checksum (an
+    edited plan, swapped arguments), its fields' forms (a module is named by a
+    digest, never a path) or its module's hash."""
     try:
         data = json.loads((cache_dir() / f"plan_{key}.json").read_text())
         plan = data["plan"]
@@ -124,15 +129,26 @@ def cached_plan(key: str):
     source = read_module(plan["source"])
     if source is None:
         return None
-    return source, plan["argnames"], tuple(plan["windows"]), plan["values"]
+    return (source, [_arg_from_json(a) for a in plan["args"]], tuple(plan["windows"]),
+            plan["values"])
 
 
-def store_plan(key: str, source: str, argnames: list[str], windows: tuple,
+def store_plan(key: str, source: str, args: list[TaskArg], windows: tuple,
                values: str = "float64") -> None:
-    plan = {"source": digest(source) if source else "", "argnames": list(argnames),
-            "windows": list(windows), "values": values}
+    plan = {"format": PLAN_FORMAT, "source": digest(source) if source else "",
+            "args": [_arg_json(a) for a in args], "windows": list(windows), "values": values}
     write_entry(f"plan_{key}.json",
                 json.dumps({"plan": plan, "check": _plan_check(key, plan)}))
+
+
+def _arg_json(a: TaskArg) -> dict:
+    of = list(a.of) if isinstance(a.of, tuple) else a.of
+    return {"name": a.name, "role": a.role, "of": of, "dtype": a.dtype}
+
+
+def _arg_from_json(d: dict) -> TaskArg:
+    of = tuple(d["of"]) if isinstance(d["of"], list) else d["of"]
+    return TaskArg(d["name"], d["role"], of, d["dtype"])
 
 
 def _plan_check(key: str, plan: dict) -> str:
@@ -142,23 +158,35 @@ def _plan_check(key: str, plan: dict) -> str:
 
 
 def _well_formed(plan: dict) -> bool:
-    return ((plan["source"] == "" or is_digest(plan["source"]))
-            and isinstance(plan["argnames"], list)
-            and all(isinstance(a, str) and a.isidentifier() for a in plan["argnames"])
+    return (plan["format"] == PLAN_FORMAT
+            and (plan["source"] == "" or is_digest(plan["source"]))
+            and isinstance(plan["args"], list)
+            and all(_well_formed_arg(a) for a in plan["args"])
             and isinstance(plan["windows"], list)
             and all(w is None or type(w) is int for w in plan["windows"])
             and plan["values"] in VALUES)
 
 
-def batch_source(argnames: list[str], kinds: dict[str, str], width: int | None = None) -> str:
+def _well_formed_arg(a) -> bool:
+    """A stored task argument: a dict of exactly a record's fields, of their forms."""
+    if not isinstance(a, dict) or set(a) != {"name", "role", "of", "dtype"}:
+        return False
+    of = a["of"]
+    return (isinstance(a["name"], str) and a["name"].isidentifier()
+            and a["role"] in TASK_ROLES and isinstance(a["dtype"], str)
+            and (type(of) in (str, int)
+                 or (isinstance(of, list) and all(isinstance(x, str) for x in of))))
+
+
+def batch_source(args: list[TaskArg], travel: dict[str, str], width: int | None = None) -> str:
     """A ``prange`` loop calling ``task`` once per task (a tuple result of
     ``width`` components fills the task's row of ``out``): the launch of
     kernel.launch with the CPU's passes."""
-    k = launch.apply(launch.tasks("cpu", argnames, kinds, width=width), launch.CPU)
+    k = launch.apply(launch.tasks("cpu", args, travel, width=width), launch.CPU)
     return Printer().kernel(k)
 
 
-def pack(argnames: list[str], kinds: dict[str, str], batch: TaskBatch, backend, windows,
+def pack(args: list[TaskArg], travel: dict[str, str], batch: TaskBatch, backend, windows,
          f, ids: np.ndarray | None = None) -> list:
     """The host arrays of the tasks ``ids`` (all by default) of a batch of entry
     ``f``, in the order of :func:`packed_call`'s parameters. A sequence travels
@@ -166,46 +194,44 @@ def pack(argnames: list[str], kinds: dict[str, str], batch: TaskBatch, backend, 
     length; numbers as one array, each distinct value converted once."""
     registry = backend.program.registry
     arrays = []
-    for a in argnames:
-        kind, _, rest = a.partition("_")
-        if kinds[a] == "cseq":
-            arrays += list(batch.seq_rows(rest, ids))
-        elif kinds[a] == "scalar" and kind == "q":
-            arrays.append(backend.final_column(f, batch, int(rest), ids))
-        elif kinds[a] == "scalar":
-            arrays.append(batch.column(rest, lambda v: convert(v, registry), ids))
+    for a in args:
+        if travel[a.name] == "cseq":
+            arrays += list(batch.seq_rows(a.of, ids))
+        elif travel[a.name] == "scalar" and a.role == "cell":
+            arrays.append(backend.final_column(f, batch, a.of, ids))
+        elif travel[a.name] == "scalar":
+            arrays.append(batch.column(a.of, lambda v: convert(v, registry), ids))
         else:
             arrays.append(backend.arg_value(a, batch.first, windows, None))
     return arrays
 
 
-def argument_kinds(argnames: list[str], batch: TaskBatch) -> dict[str, str]:
-    """How each task argument travels: ``cseq`` (a sequence column), ``scalar``
-    (one value per task) or ``shared`` (one value for all: the query of a
-    database search, a matrix)."""
-    kinds = {}
-    for a in argnames:
-        kind, _, rest = a.partition("_")
-        if kind == "a":
-            kinds[a] = "shared" if rest in batch.shared else \
-                "cseq" if batch.is_seq(rest) else "scalar"
-        elif kind == "q":
-            kinds[a] = "scalar"
+def argument_travel(args: list[TaskArg], batch: TaskBatch) -> dict[str, str]:
+    """How each task argument travels, by name: ``cseq`` (a sequence column),
+    ``scalar`` (one value per task) or ``shared`` (one value for all: the query
+    of a database search, a matrix)."""
+    travel = {}
+    for a in args:
+        if a.role == "argument":
+            travel[a.name] = "shared" if a.of in batch.shared else \
+                "cseq" if batch.is_seq(a.of) else "scalar"
+        elif a.role == "cell":
+            travel[a.name] = "scalar"
         else:
-            kinds[a] = "shared"
-    return kinds
+            travel[a.name] = "shared"
+    return travel
 
 
-def batch_function(module, argnames: list[str], batch: TaskBatch, backend):
+def batch_function(module, args: list[TaskArg], batch: TaskBatch, backend):
     """A callable running every task of a batch through a generated batch loop."""
-    kinds = argument_kinds(argnames, batch)
+    travel = argument_travel(args, batch)
     src = module.__dict__.get("_batch_src")
     width = getattr(module, "RESULT_WIDTH", None)  # a tuple result's components
-    bsrc = batch_source(argnames, kinds, width)
+    bsrc = batch_source(args, travel, width)
     batch_mod = load(module_text(module) + "\n" + bsrc) if src != bsrc else module
 
     def run(batch, windows, f):
-        arrays = pack(argnames, kinds, batch, backend, windows, f)
+        arrays = pack(args, travel, batch, backend, windows, f)
         # a task that stops on a check leaves its slot NaN: with a chunk size set,
         # Numba does not always re-raise an exception from a worker thread, so the
         # backend re-runs NaN tasks on the interpreter (which reports the error)

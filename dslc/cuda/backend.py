@@ -72,7 +72,7 @@ class Kernel:
     decision that chose it, before the map's own sizes are added."""
 
     source: str
-    argnames: tuple[str, ...]
+    args: tuple  # the task's arguments (kernel.ir.TaskArg)
     plan: object = field(compare=False)
     storage: tuple = ()
     dtype: str = "float64"
@@ -87,7 +87,7 @@ class Launches:
     shared model arrays live, and the tasks of each launch."""
 
     kernel: Kernel
-    kinds: dict = field(compare=False)
+    travel: dict = field(compare=False)
     placed: dict = field(compare=False)
     launches: tuple = field(compare=False)
 
@@ -100,7 +100,7 @@ class Whole:
     plan: object = field(compare=False)
     device_src: str = ""
     host_src: str = ""
-    argnames: tuple[str, ...] = ()
+    args: tuple = ()  # the task's arguments (kernel.ir.TaskArg)
     cooperative: bool = False  # every partition in one launch, the grid synchronised
 
 
@@ -235,7 +235,7 @@ class CudaBackend:
             with timings.planning():
                 gen = WavefrontGenerator(self.program, plan, lanes,
                                          simulated=settings.simulated())
-                device_src, host_src, argnames = gen.generate()
+                device_src, host_src, args = gen.generate()
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             return self._on_cpu(func, work, tasks, f"not compiled for the device: {e}")
@@ -246,7 +246,7 @@ class CudaBackend:
                      why=(f"{how}, {gen.describe()}",
                           f"{cells:,} cells, at least DSLC_CUDA_WHOLE={least:,}"))
         return Chosen(d, kind, scope, request,
-                      Whole(gen, plan, device_src, host_src, tuple(argnames), coop))
+                      Whole(gen, plan, device_src, host_src, tuple(args), coop))
 
     # ------------------------------------------------------------------ one big problem
     def value(self, func: str, args: dict, span, description: str = ""):
@@ -282,7 +282,7 @@ class CudaBackend:
         cuda = _cuda()
         dev, host = modules.load(w.device_src), modules.load(w.host_src)
         windows = tuple(g.window for g in plan.groups)
-        hargs = [self.cpu.arg_value(a, scope, windows, request) for a in w.argnames]
+        hargs = [self.cpu.arg_value(a, scope, windows, request) for a in w.args]
         dargs = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in hargs]
         env = dict(plan_extents(plan))
         env.update({f"W_{gi}": g.schedule.window for gi, g in enumerate(plan.groups)
@@ -386,18 +386,17 @@ class CudaBackend:
         try:
             kind, widest, request = self.cpu.map_entry(f, batch)
             k = self._device_compile(func, kind, widest, request, batch)
-            kinds = _interleaved_kinds(list(k.argnames),
-                                       modules.argument_kinds(k.argnames, batch))
-            placed = self._placements(k.argnames, kinds, batch.first, k.plan, k.dtype)
+            travel = _interleaved_travel(list(k.args), modules.argument_travel(k.args, batch))
+            placed = self._placements(k.args, travel, batch.first, k.plan, k.dtype)
         except (NotCompilable, NonFinite) as e:
             self.device_fallbacks[func] = str(e)
             return self._on_cpu(func, "map", batch, f"not compiled for the device: {e}")
         launches = self._launches(batch, k.plan, k.storage, k.dtype)
         grid = max(len(ids) if k.per_block else -(-len(ids) // k.block) for ids in launches)
         d = replace(k.decision, tasks=len(batch), grid=grid, launches=len(launches),
-                    placement=tuple(Placement(a[2:].lstrip("_"), p.memory, p.why)
-                                    for a, p in placed.items()))
-        return Chosen(d, kind, widest, request, Launches(k, kinds, placed, tuple(launches)))
+                    placement=tuple(Placement(_shown(a), p.memory, p.why)
+                                    for a, p in _by_arg(k.args, placed)))
+        return Chosen(d, kind, widest, request, Launches(k, travel, placed, tuple(launches)))
 
     @staticmethod
     def _values(values: np.ndarray, ret) -> tuple[list, np.ndarray]:
@@ -453,12 +452,12 @@ class CudaBackend:
         if per_block:
             try:
                 gen = BlockGenerator(self.program, plan, block)
-                source, argnames = gen.generate()
+                source, args = gen.generate()
                 d = Decision(**said, strategy=TASK_PER_BLOCK, value_type=gen.dtype,
                              block=block, why=(why, f"{block} threads: {sized}"),
                              storage=_storage(gen.storage, True, False),
                              notes=(("register tile", "none (a block per task)"),) + common)
-                return Kernel(source, tuple(argnames), plan, tuple(gen.storage), gen.dtype,
+                return Kernel(source, tuple(args), plan, tuple(gen.storage), gen.dtype,
                               True, block, d)
             except NotCompilable as e:
                 reasons.append(f"no task-per-block: {e}")
@@ -467,12 +466,12 @@ class CudaBackend:
         shared_seqs = frozenset(n for n in tasks.shared if tasks.is_seq(n))
         try:
             gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
-            source, argnames = gen.generate()
+            source, args = gen.generate()
             tile = (("register tile", rules.tile(gen.rows)),
                     ("specialised", rules.SPECIALISED))
         except NotCompilable as e:
             gen = CudaGenerator(self.program, plan)
-            source, argnames = gen.generate()
+            source, args = gen.generate()
             reasons.append(str(e))
             tile = (("register tile", f"none ({e})"),)
         tiled = isinstance(gen, TiledGenerator)
@@ -480,7 +479,7 @@ class CudaBackend:
                      rows=gen.rows if tiled else None, why=tuple(reasons),
                      storage=_storage(gen.storage, False, tiled),
                      notes=(("block", sized),) + tile + common)
-        return Kernel(source, tuple(argnames), plan, tuple(gen.storage), gen.dtype, False,
+        return Kernel(source, tuple(args), plan, tuple(gen.storage), gen.dtype, False,
                       block, d)
 
     def _dtype(self, plan, tasks, lens, shared) -> str:
@@ -521,12 +520,12 @@ class CudaBackend:
         it where it lies. ``progress(done)`` is called as launches are seen to
         finish."""
         cuda = _cuda()
-        k, kinds, placed, lens = run.kernel, run.kinds, run.placed, batch.lengths
-        source, argnames, plan, storage = k.source, list(k.argnames), k.plan, list(k.storage)
+        k, travel, placed, lens = run.kernel, run.travel, run.placed, batch.lengths
+        source, args, plan, storage = k.source, list(k.args), k.plan, list(k.storage)
         dtype, per_block, block = k.dtype, k.per_block, k.block
         width = tuples.width(f.ret)  # a tuple result: a row of components per task
         module = modules.load(source + "\n" + kernel_source(
-            argnames, kinds, [fn for fn, _ in storage], placed, per_block, width))
+            args, travel, [fn for fn, _ in storage], placed, per_block, width))
         self.kernel_files[f.name] = module.__file__
         launches = run.launches
         streams = [cuda.stream(), cuda.stream()]
@@ -534,7 +533,7 @@ class CudaBackend:
         results, timers, waits = [], [], []
         for n, ids in enumerate(launches):
             stream = streams[n % 2]
-            host = self._pack(argnames, kinds, batch, ids, plan, f, dtype, block, stream)
+            host = self._pack(args, travel, batch, ids, plan, f, dtype, block, stream)
             stream.synchronize()  # launch n - 2 has finished: its memory may go
             held[n % 2] = None
             if progress is not None and n >= 2:
@@ -575,9 +574,10 @@ class CudaBackend:
 
     def _interleaved(self, batch, name, ids, block, bases: dict, stream):
         """Sequence ``name`` of tasks ``ids`` interleaved by block on the device
-        (:mod:`dslc.cuda.layout`), from its resident packed buffer; the device copy is kept, like :meth:`_resident`'s, while
-        the packed buffer lives, under the rows the launch reads: the same
-        database searched again by another query reuses it. A sequence every
+        (:mod:`dslc.cuda.layout`), from its resident packed buffer; the device
+        copy is kept, like :meth:`_resident`'s, while the packed buffer lives,
+        under the rows the launch reads: the same database searched again by
+        another query reuses it. A sequence every
         task of the launch reads (a query) is one block that every block's base
         points to."""
         codes, items = batch.seq_items(name, ids)
@@ -653,26 +653,27 @@ class CudaBackend:
             start += len(ids)
         return out
 
-    def _placements(self, argnames, kinds, task, plan, dtype) -> dict:
-        """Memory for the model arrays every task shares (dslc.cuda.placement)."""
+    def _placements(self, args, travel, task, plan, dtype) -> dict:
+        """Memory for the model arrays every task shares (dslc.cuda.placement), by
+        argument name."""
         windows = tuple(g.window for g in plan.groups)
-        arrays = {}
-        for a in argnames:
-            if kinds[a] != "shared" or not a.startswith(("a_", "g_")):
+        arrays, where = {}, {}
+        for a in args:
+            if travel[a.name] != "shared" or a.role not in ("argument", "global", "layout"):
                 continue
-            if a.startswith("a_") and isinstance(task.get(a[2:]), Sequence):
+            if a.role == "argument" and isinstance(task.get(a.of), Sequence):
                 continue  # sequences stay in global memory, interleaved
             v = self.cpu.arg_value(a, task, windows, None)
             if isinstance(v, np.ndarray) and v.dtype.kind in "fiu":  # bool arrays stay global
-                arrays[a] = v.astype(dtype) if v.dtype == np.float64 else v
-        return place(arrays, {a: self._where(a, task) for a in arrays})
+                arrays[a.name] = v.astype(dtype) if v.dtype == np.float64 else v
+                where[a.name] = self._where(a, task)
+        return place(arrays, where)
 
-    def _where(self, arg: str, task: dict) -> str:
-        """Where an extension pinned a layout array (``sdk.DeviceArray.where``;
-        ``g__ARRAY_MODEL`` names array ARRAY of the layout of model MODEL)."""
-        if not arg.startswith("g__"):
+    def _where(self, arg, task: dict) -> str:
+        """Where an extension pinned a layout array (``sdk.DeviceArray.where``)."""
+        if arg.role != "layout":
             return "auto"
-        _, array, model = arg[2:].split("_", 2)
+        array, model = arg.of
         value = task[model] if model in task else self.globals.get(model)
         spec = layout_spec(value, self.program.registry)
         found = spec.layout.array(array) if spec is not None else None
@@ -692,26 +693,26 @@ class CudaBackend:
                     if g.windowed})
         return [tuple(int(d.eval(env)) for d in ds) for _, ds in storage]
 
-    def _pack(self, argnames, kinds, batch, ids, plan, f, dtype, block, stream) -> list:
+    def _pack(self, args, travel, batch, ids, plan, f, dtype, block, stream) -> list:
         """The arrays of the launch of tasks ``ids``, in the kernel's argument
         order: host arrays, and the resident device copy of each sequence
         column's packed buffer."""
         windows = tuple(g.window for g in plan.groups)
-        plain = [a for a in argnames if kinds[a] in ("cseq", "scalar", "shared")]
-        packed = iter(modules.pack(plain, kinds, batch, self.cpu, windows, f, ids))
+        plain = [a for a in args if travel[a.name] in ("cseq", "scalar", "shared")]
+        packed = iter(modules.pack(plain, travel, batch, self.cpu, windows, f, ids))
         host, bases = [], {}
-        for a in argnames:
-            k = kinds[a]
+        for a in args:
+            k = travel[a.name]
             if k == "cseq":
                 host += [self._resident(next(packed), stream), next(packed), next(packed)]
             elif k in ("scalar", "shared"):
                 host.append(next(packed))
             elif k == "iseq":
-                host.append(self._interleaved(batch, a[2:], ids, block, bases, stream))
+                host.append(self._interleaved(batch, a.of, ids, block, bases, stream))
             elif k == "ibase":
-                host.append(bases[a[3:]])
+                host.append(bases[a.of])
             elif k == "ilen":
-                host.append(batch.lengths[a[2:]][ids])
+                host.append(batch.lengths[a.of][ids])
         # model arrays in the table type
         return [a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype == np.float64
                 and dtype != "float64" else a for a in host]
@@ -759,19 +760,35 @@ def _typeof(v):
     return typeof(v)
 
 
-def _interleaved_kinds(argnames: list[str], kinds: dict) -> dict:
-    """Arguments of a register-tiled kernel (emit.tiles): a sequence ``a_x``
-    with a block base ``ib_x`` is interleaved by block, ``n_x`` its lengths,
-    ``ln`` the thread's lane in its block."""
-    out = dict(kinds)
-    for a in argnames:
-        if a.startswith("ib_"):
-            out[a], out["a_" + a[3:]] = "ibase", "iseq"
-        elif a.startswith("n_"):
-            out[a] = "ilen"
-        elif a == "ln":
-            out[a] = "lane"
+def _interleaved_travel(args: list, travel: dict) -> dict:
+    """Arguments of a register-tiled kernel (emit.tiles): a sequence argument with
+    a ``base`` (its thread block's first position) is interleaved by block, a
+    ``length`` its lengths, ``thread`` the thread's number in its block."""
+    out = dict(travel)
+    interleaved = {a.of for a in args if a.role == "base"}
+    for a in args:
+        if a.role == "base":
+            out[a.name] = "ibase"
+        elif a.role == "argument" and a.of in interleaved:
+            out[a.name] = "iseq"
+        elif a.role == "length":
+            out[a.name] = "ilen"
+        elif a.role == "thread":
+            out[a.name] = "thread"
     return out
+
+
+def _by_arg(args, placed: dict):
+    """(argument, placement) for each placed argument (``placed`` by name), in
+    placement order."""
+    named = {a.name: a for a in args}
+    return [(named[n], p) for n, p in placed.items()]
+
+
+def _shown(arg) -> str:
+    """A placed argument as a decision shows it: the source's name, or a layout
+    array's ``ARRAY_MODEL``."""
+    return "_".join(arg.of) if arg.role == "layout" else arg.of
 
 
 def plan_extents(plan) -> dict[str, int]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dslc.emit.cpu import fused_init, fused_step
 from dslc.emit.cuda import CudaGenerator
-from dslc.emit.pyexpr import Block, NotCompilable
+from dslc.emit.pyexpr import Lines, NotCompilable
 from dslc.poly import loopir as L
 
 
@@ -54,15 +54,14 @@ class BlockGenerator(CudaGenerator):
         return f"T_{func}[{', '.join(['tid'] + index)}]"
 
     # ------------------------------------------------------------------ loops
-    def _loops(self, b, body, cells, g, gi, in_partition=False):
-        for node in L.statements(body):
-            strides = self._strides(node, in_partition) and not self.strided
-            if strides:
-                self.shared_out.add(id(node))
-            self.strided += strides
-            self.in_partition = in_partition
-            super()._loops(b, node, cells, g, gi, in_partition)
-            self.strided -= strides
+    def _statement(self, b, node, cells, g, gi, in_partition, retried):
+        strides = self._strides(node, in_partition) and not self.strided
+        if strides:
+            self.shared_out.add(id(node))
+        self.strided += strides
+        self.in_partition = in_partition
+        super()._statement(b, node, cells, g, gi, in_partition, retried)
+        self.strided -= strides
 
     @staticmethod
     def _strides(node, in_partition: bool) -> bool:
@@ -76,10 +75,10 @@ class BlockGenerator(CudaGenerator):
         return (f"for {node.var} in range({lo} + cuda.threadIdx.x * {step}, {hi} + 1, "
                 f"{step} * cuda.blockDim.x):")
 
-    def after_partition(self, b: Block) -> None:
+    def after_partition(self, b: Lines) -> None:
         b.emit("cuda.syncthreads()")
 
-    def compute(self, b: Block, point: list[str], cell: Block) -> None:
+    def compute(self, b: Lines, point: list[str], cell: Lines) -> None:
         if self.strided:
             b.lines.extend(cell.lines)
             return
@@ -102,7 +101,7 @@ class BlockGenerator(CudaGenerator):
         inner.emit(f"_rs[0] = {val}")
         b.nest(f"if {cond}:", inner)
 
-    def after_sweep(self, b: Block) -> None:
+    def after_sweep(self, b: Lines) -> None:
         """Partial reductions of every thread combined, in thread order; the
         captured cell read by all."""
         b.emit("cuda.syncthreads()")

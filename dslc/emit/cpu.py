@@ -26,7 +26,8 @@ from dslc.emit import demand
 from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
-from dslc.emit.pyexpr import Block, ExprEmitter, Names, NotCompilable, render_code
+from dslc.emit.pyexpr import Lines, ExprEmitter, Names, NotCompilable, render_code
+from dslc.kernel.ir import TaskArg
 from dslc.poly import loopir as L
 from dslc.targets.printer import Printer
 
@@ -44,6 +45,22 @@ def _stored_type(t: T.Type) -> bool:
 
 def arg_name(p: str) -> str:
     return f"a_{p}"
+
+
+def argument(p: str) -> TaskArg:
+    """The task argument carrying the entry's parameter ``p``."""
+    return TaskArg(arg_name(p), "argument", p)
+
+
+def length(p: str) -> TaskArg:
+    """The task argument carrying each task's length of sequence argument ``p``
+    (where the backend, not the task, knows it: a padded or interleaved buffer)."""
+    return TaskArg(f"n_{p}", "length", p, "int64")
+
+
+def printed(args) -> list[str]:
+    """The task arguments' names as the generated code spells them."""
+    return [a.name for a in args]
 
 
 class _TaskNames(Names):
@@ -77,8 +94,9 @@ class _TaskNames(Names):
 
     def global_(self, name, t):
         if self.gen.has_layout(t):
-            self.gen.globals_used.add(name)
-            return f"g_{name}"
+            arg = TaskArg(f"g_{name}", "global", name)
+            self.gen.globals_used[arg.name] = arg
+            return arg.name
         raise NotCompilable(f"global '{name}'")
 
     def table_read(self, call, args, block):
@@ -172,7 +190,7 @@ class CpuGenerator:
                                 f"({on_demand[0].reason})")
         self.demand_arities: set[int] = set()  # read helpers the demand evaluator uses
         self._demand_counter = [0]  # one name counter for every cell of the evaluator
-        self.globals_used: set[str] = set()
+        self.globals_used: dict[str, TaskArg] = {}  # by printed name
         self.pr = self.printer()  # how the task's code is spelled (targets.printer)
         self.helpers: dict[str, str] = {}
         self.flagged: set[str] = set()  # helper functions holding a check (take the flag)
@@ -208,8 +226,8 @@ class CpuGenerator:
     def layout_arg(self, model: str, array: str) -> str:
         """The task argument carrying array ``array`` of the device layout
         (sdk.Layout) of the model in variable ``model`` (an argument of the entry
-        or a global): ``g__ARRAY_MODEL``, resolved by the backend like a global,
-        one value shared by every task of a map."""
+        or a global), one value shared by every task of a map; printed
+        ``g__ARRAY_MODEL``."""
         if model in self.plan.scope:
             t = self.plan.scope[model].type
         elif model in self.program.global_types:
@@ -222,8 +240,9 @@ class CpuGenerator:
         name = f"_{array}_{model}"
         if name in self.program.global_types:
             raise NotCompilable(f"global '{name}' clashes with a layout argument")
-        self.globals_used.add(name)
-        return f"g_{name}"
+        arg = TaskArg(f"g_{name}", "layout", (array, model))
+        self.globals_used[arg.name] = arg
+        return arg.name
 
     def bound_at_edge(self, e: tir.TExpr, func: str, dim: int, side: str) -> bool:
         """Is fused-reduction bound ``e`` the edge of ``func``'s domain in ``dim``
@@ -340,12 +359,12 @@ class CpuGenerator:
         """The value of a read of a cell not done yet (it records the miss)."""
         return "_missing(_miss)"
 
-    def allocate_done(self, b: Block, func: str, dims: list[str]) -> None:
+    def allocate_done(self, b: Lines, func: str, dims: list[str]) -> None:
         """Done flags for every cell of ``func``, all clear."""
         self.host_allocations += 1
         b.emit(f"D_{func} = np.zeros(({', '.join(map(str, dims))},), np.uint8)")
 
-    def allocate_miss(self, b: Block) -> None:
+    def allocate_miss(self, b: Lines) -> None:
         self.host_allocations += 1
         b.emit("_miss = np.zeros(1, np.int64)")
 
@@ -373,7 +392,7 @@ class CpuGenerator:
         pr = self.pr.helper()  # float64 values, its own record of checks
         names = self.helper_names(f, pr)
         em = self.emitter(names, set())
-        b = Block()
+        b = Lines()
         val = self._guards(f, em, b)
         if pr.fails() or pr.calls_flagged:
             self.flagged.add(name)
@@ -384,7 +403,7 @@ class CpuGenerator:
                               f"{body}\n    return {val}\n")
 
     # ------------------------------------------------------------------ bodies
-    def _guards(self, f: tir.TFunction, em: ExprEmitter, b: Block) -> str:
+    def _guards(self, f: tir.TFunction, em: ExprEmitter, b: Lines) -> str:
         out = b.fresh("val")
         self._guard_chain(f.guards, 0, em, b, out, f.ret)
         return out
@@ -402,7 +421,7 @@ class CpuGenerator:
         b.nest(f"if {cond}:", then)
         b.nest("else:", orelse)
 
-    def _cell(self, func: str, fused_for: list, guard: int | None = None) -> Block:
+    def _cell(self, func: str, fused_for: list, guard: int | None = None) -> Lines:
         """The code computing one cell of ``func``: all its guards, or only guard
         ``guard`` when the domain was split into guard pieces."""
         f = self.program.functions[func]
@@ -417,7 +436,7 @@ class CpuGenerator:
                                 "recursive parameters: only the loop nest places them")
         em = self.emitter(self.task_names(f), {p.name for p in f.rec_params},
                           self.group_of[func].safe_indexes)
-        b = Block()
+        b = Lines()
         self.current = func
         try:
             if guard is None:
@@ -446,13 +465,13 @@ class CpuGenerator:
             return self._retried_cell(b, store, func, xs)
         return b
 
-    def demand_cell(self, func: str, stack: str) -> Block:
+    def demand_cell(self, func: str, stack: str) -> Lines:
         """One cell of ``func`` in a group evaluated on demand, at the top of
         ``stack`` (emit.demand)."""
         f = self.program.functions[func]
         g = self.group_of[func]
         em = self.emitter(self.task_names(f), {p.name for p in f.rec_params}, g.safe_indexes)
-        b = Block([], self._demand_counter)
+        b = Lines([], self._demand_counter)
         self.current = func
         try:
             val = self._guards(f, em, b)
@@ -461,7 +480,7 @@ class CpuGenerator:
         val = _stored(f, val, b, ints=True, pr=self.pr)
         return demand.cell_body(self, func, stack, b, val)
 
-    def _retried_cell(self, value: Block, store: Block, func: str, xs: list[str]) -> Block:
+    def _retried_cell(self, value: Lines, store: Lines, func: str, xs: list[str]) -> Lines:
         """A cell of a group whose same-partition order is found at run time: computed
         when every same-partition cell it reads is done, else left for the next pass."""
         done = self.done_ref(func, xs)
@@ -477,17 +496,17 @@ class CpuGenerator:
         out.nest(f"if {done} == 0:", body)
         return out
 
-    def after_write(self, b: Block, val: str) -> None:
+    def after_write(self, b: Lines, val: str) -> None:
         """Anything a backend does with each stored cell value (nothing here)."""
 
-    def fuse(self, b: Block, k: int, fu, xs: list[str], val: str) -> None:
+    def fuse(self, b: Lines, k: int, fu, xs: list[str], val: str) -> None:
         """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
         conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val, self.program, self.pr)}")
         b.nest(f"if {conds}:", inner)
 
-    def capture(self, b: Block, xs: list[str], val: str) -> None:
+    def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """Keep the requested cell as the window sweeps past it."""
         cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
@@ -513,10 +532,10 @@ class CpuGenerator:
         return self.cell_ref(func, [f"slot_{func}_0"] + rest)
 
     # ------------------------------------------------------------------ task
-    def generate(self) -> tuple[str, list[str]]:
-        """The module source and the task's argument names, in order."""
+    def generate(self) -> tuple[str, list[TaskArg]]:
+        """The module source and the task's arguments, in order."""
         plan = self.plan
-        b = Block(self.extent_lines())
+        b = Lines(self.extent_lines())
         if plan.kind == "cell":
             names = self.group_of[plan.entry].extents.names[plan.entry]
             for i, e in enumerate(names):
@@ -549,7 +568,7 @@ class CpuGenerator:
                                fused_nodes)
             val = self._guards(f, em, b)
             b.emit(f"return {val}")
-        args = self.argnames()
+        args = self.task_args()
         return self.module_source(args, b), args
 
     def whole_tables(self) -> list[str]:
@@ -571,7 +590,7 @@ class CpuGenerator:
         """The number of components of the task's result (a tuple), else None."""
         return tuples.width(self.program.functions[self.plan.entry].ret)
 
-    def argnames(self, per_argument=lambda name: [], windows: bool = True) -> list[str]:
+    def task_args(self, per_argument=lambda name: [], windows: bool = True) -> list[TaskArg]:
         """The task's arguments, in order: the entry's (each followed by what a
         backend adds for it, ``per_argument(name)``), the globals its code reads,
         the window depths (``windows``) and, for a cell, the cell asked for."""
@@ -579,13 +598,14 @@ class CpuGenerator:
         entry = self.program.functions[plan.entry]
         args = []
         for p in entry.params if plan.kind == "value" else entry.calling_params:
-            args += [arg_name(p.name), *per_argument(p.name)]
-        args += [f"g_{n}" for n in sorted(self.globals_used)]
+            args += [argument(p.name), *per_argument(p.name)]
+        args += [self.globals_used[n] for n in sorted(self.globals_used)]
         if windows:
-            args += [f"W_{gi}" for gi, g in enumerate(plan.groups) if g.windowed]
+            args += [TaskArg(f"W_{gi}", "window", gi, "int64")
+                     for gi, g in enumerate(plan.groups) if g.windowed]
         if plan.kind == "cell":
-            args += [f"q_{i}" for i in range(len(self.group_of[plan.entry].extents.names[
-                plan.entry]))]
+            args += [TaskArg(f"q_{i}", "cell", i, "int64") for i in range(len(
+                self.group_of[plan.entry].extents.names[plan.entry]))]
         return args
 
     def extent_lines(self) -> list[str]:
@@ -594,7 +614,7 @@ class CpuGenerator:
                  for f in g.functions for k, name in enumerate(g.extents.names[f])]
         return list(dict.fromkeys(lines))
 
-    def sweep(self, b: Block, fused_by_func: dict) -> None:
+    def sweep(self, b: Lines, fused_by_func: dict) -> None:
         """Every group's storage and its loop nest, callees' groups first (the
         task's body between its prologue and its result)."""
         for gi, g in enumerate(self.plan.groups):
@@ -617,7 +637,7 @@ class CpuGenerator:
                 self.sweeping = False
             self._loops(b, g.nest.body, cells, g, gi)
 
-    def module_source(self, args: list[str], body: Block) -> str:
+    def module_source(self, args: list[TaskArg], body: Lines) -> str:
         src = [HEADER, self.pr.library("core", "domain")]
         if self.result_width() is not None:  # a map's batch stores each component
             src.append(f"RESULT_WIDTH = {self.result_width()}\n")
@@ -627,7 +647,7 @@ class CpuGenerator:
             src.append(self.pr.library("demand"))
             src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
         src += [h for h in self.helpers.values()]
-        src.append(f"{self.pr.FUNCTION}\ndef task({', '.join(args)}):\n{body.render(1)}\n")
+        src.append(f"{self.pr.FUNCTION}\ndef task({', '.join(printed(args))}):\n{body.render(1)}\n")
         return "\n".join(src)
 
     def _extent_expr(self, f: str, k: int) -> str:
@@ -664,7 +684,7 @@ class CpuGenerator:
                 return f"len({arg_name(self.scope_name(s.name))})"
         raise NotCompilable(f"a declared range's bound {e}")
 
-    def _storage(self, b: Block, gi: int, g: GroupPlan) -> None:
+    def _storage(self, b: Lines, gi: int, g: GroupPlan) -> None:
         for f in g.functions:
             ext = g.extents.names[f]
             # shapes are loop-IR expressions over the extents and window depths: the
@@ -682,16 +702,16 @@ class CpuGenerator:
         if g.runtime_order:
             self.allocate_miss(b)
 
-    def allocate(self, b: Block, func: str, dims: list[str]) -> None:
+    def allocate(self, b: Lines, func: str, dims: list[str]) -> None:
         self.host_allocations += 1
         b.emit(f"T_{func} = np.empty(({', '.join(map(str, dims))},), np.float64)")
 
-    def _allocate(self, b: Block, func: str, dims: list[str]) -> None:
+    def _allocate(self, b: Lines, func: str, dims: list[str]) -> None:
         """Storage for ``func``'s cells: a tuple's components one more dimension."""
         k = tuples.width(self.program.functions[func].ret)
         self.allocate(b, func, dims if k is None else dims + [L.Const(k)])
 
-    def _loops(self, b: Block, body: L.Stmt, cells: dict, g: GroupPlan, gi: int,
+    def _loops(self, b: Lines, body: L.Stmt, cells: dict, g: GroupPlan, gi: int,
                in_partition: bool = False, retried: bool = False) -> None:
         """The loop nest's statements as code; ``cells``: the code of each
         (function, guard piece) cell; ``retried``: inside one partition's retry
@@ -702,7 +722,7 @@ class CpuGenerator:
         for node in L.statements(body):
             self._statement(b, node, cells, g, gi, in_partition, retried)
 
-    def _statement(self, b: Block, node: L.Stmt, cells: dict, g: GroupPlan, gi: int,
+    def _statement(self, b: Lines, node: L.Stmt, cells: dict, g: GroupPlan, gi: int,
                    in_partition: bool, retried: bool) -> None:
         """One statement of the loop nest as code (see :meth:`_loops`)."""
         if isinstance(node, L.For):
@@ -743,7 +763,7 @@ class CpuGenerator:
             else:
                 self.compute(b, point, cells[(node.function, node.piece)])
 
-    def _lone_partitions(self, b: Block, body: L.Stmt, cells: dict, g: GroupPlan,
+    def _lone_partitions(self, b: Lines, body: L.Stmt, cells: dict, g: GroupPlan,
                          gi: int) -> None:
         """The statements outside any partition loop of a group ordered at run
         time: isl writes a partition it peels (a base row, a guard piece of its
@@ -787,7 +807,7 @@ class CpuGenerator:
             return None
         return forms.pop()
 
-    def after_sweep(self, b: Block) -> None:
+    def after_sweep(self, b: Lines) -> None:
         """Code between the sweep and the task's result (a backend whose threads
         share a task combines their partial reductions here; nothing here)."""
 
@@ -797,11 +817,11 @@ class CpuGenerator:
         return (f"for {node.var} in range({node.lower.to_python()}, "
                 f"{node.upper.to_python()} + 1, {node.step}):")
 
-    def after_partition(self, b: Block) -> None:
+    def after_partition(self, b: Lines) -> None:
         """Code closing one partition's iteration (a barrier, on a backend whose
         threads share a partition; nothing here)."""
 
-    def _retry(self, sweep: Block) -> Block:
+    def _retry(self, sweep: Lines) -> Lines:
         """Repeat one partition's sweep until every cell is done (cells read in the
         same partition through accessors: their order is known only at run time);
         a pass that finishes no cell means a cycle, reported by the interpreter."""
@@ -818,7 +838,7 @@ class CpuGenerator:
         out.nest("while _left != 0:", loop)
         return out
 
-    def compute(self, b: Block, point: list[str], cell: Block) -> None:
+    def compute(self, b: Lines, point: list[str], cell: Lines) -> None:
         """Place one cell's code at its point of the loop nest (the point's
         coordinates, ``point``, are already assigned)."""
         b.lines.extend(cell.lines)
@@ -876,7 +896,7 @@ class _FusedEmitter(ExprEmitter):
         return super()._reduce(e, b)
 
 
-def _stored(f, val: str, b: Block, ints: bool, pr: Printer) -> str:
+def _stored(f, val: str, b: Lines, ints: bool, pr: Printer) -> str:
     """A cell's value as its float64 table holds it: a bool as 1.0 or 0.0, and an int
     converted where ``ints`` (the on-demand cell, whose guards may yield an int64)."""
     if f.ret == T.BOOL:

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from dslc.kernel import launch
 from dslc.lang import types as T
-from dslc.emit.cpu import CpuGenerator
-from dslc.emit.pyexpr import Block, NotCompilable
+from dslc.emit.cpu import CpuGenerator, printed
+from dslc.emit.pyexpr import Lines, NotCompilable
 from dslc.targets.printer import CudaPrinter
 
 HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
@@ -87,7 +87,7 @@ class CudaGenerator(CpuGenerator):
         parts = [":"] if isinstance(self.program.functions[func].ret, T.TupleT) else []
         return f"T_{func}[{', '.join(index + parts + ['tid'])}]"
 
-    def allocate(self, b: Block, func: str, dims: list[str]) -> None:
+    def allocate(self, b: Lines, func: str, dims: list[str]) -> None:
         self.storage.append((func, dims))
 
     # ------------------------------------------------------------------ checks
@@ -108,7 +108,7 @@ class CudaGenerator(CpuGenerator):
     def missing(self) -> str:
         return "_missing_at(_M, tid)"
 
-    def allocate_done(self, b: Block, func: str, dims: list[str]) -> None:
+    def allocate_done(self, b: Lines, func: str, dims: list[str]) -> None:
         """Done flags in per-task storage, cleared by the task (launch storage
         is not initialised)."""
         self.storage.append((DONE + func, dims))
@@ -121,11 +121,11 @@ class CudaGenerator(CpuGenerator):
             inner = outer
         b.lines.extend(inner.lines)
 
-    def allocate_miss(self, b: Block) -> None:
+    def allocate_miss(self, b: Lines) -> None:
         if all(name != MISS for name, _ in self.storage):
             self.storage.append((MISS, []))
 
-    def _flag_failures(self, body: Block) -> None:
+    def _flag_failures(self, body: Lines) -> None:
         """The task clears its failure flag first and returns NaN when set."""
         last = body.lines[-1] if body.lines else None
         if not (isinstance(last, str) and last.startswith("return ")):
@@ -140,11 +140,11 @@ class CudaGenerator(CpuGenerator):
         """Module-level constants the task reads (none here; emit.tiles has some)."""
         return ""
 
-    def task_params(self, args: list[str]) -> list[str]:
+    def task_params(self, args: list) -> list[str]:
         """The task's parameters: its arguments, the launch's storage, the thread's task."""
-        return args + [storage_param(f) for f, _ in self.storage] + ["tid"]
+        return printed(args) + [storage_param(f) for f, _ in self.storage] + ["tid"]
 
-    def module_source(self, args: list[str], body: Block) -> str:
+    def module_source(self, args: list, body: Lines) -> str:
         checks = self.pr.fails()  # a check anywhere: the task takes its failure flag
         if checks:
             self._flag_failures(body)
@@ -156,7 +156,7 @@ class CudaGenerator(CpuGenerator):
                           "\n".join(self.helpers.values()), task])
 
 
-def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str],
+def kernel_source(args: list, travel: dict[str, str], storage: list[str],
                   placed: dict | None = None, per_block: bool = False,
                   width: int | None = None) -> str:
     """The launch (kernel.launch): thread ``n`` runs task ``order[n]``
@@ -165,14 +165,14 @@ def kernel_source(argnames: list[str], kinds: dict[str, str], storage: list[str]
     are copied there by the block first, those in constant memory are compiled in;
     the task reads the copy. A task whose result is a tuple of ``width`` components
     writes them to its row of ``out``."""
-    return CudaPrinter().kernel(launch_kernel(argnames, kinds, storage, placed, per_block,
+    return CudaPrinter().kernel(launch_kernel(args, travel, storage, placed, per_block,
                                               width))
 
 
-def launch_kernel(argnames, kinds, storage, placed=None, per_block=False, width=None):
+def launch_kernel(args, travel, storage, placed=None, per_block=False, width=None):
     """The launch as kernel IR: the tasks, the placements, then a thread or a block
     per task (the strategy's passes, kernel.launch)."""
-    k = launch.tasks("cuda", argnames, kinds, tuple(storage), width,
+    k = launch.tasks("cuda", args, travel, tuple(storage), width,
                      module=("task", "BLOCK"))
     passes = ((launch.place(placed),) if placed else ()) + \
         (launch.BLOCK_PER_TASK if per_block else launch.THREAD_PER_TASK)

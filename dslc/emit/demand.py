@@ -29,7 +29,7 @@ every cell of a whole table in order (as the interpreter's ``table``).
 from __future__ import annotations
 
 from dslc.lang import types as T
-from dslc.emit.pyexpr import Block, NotCompilable
+from dslc.emit.pyexpr import Lines, NotCompilable
 from dslc.poly import loopir as L
 
 def read_helper(arity: int) -> str:
@@ -70,7 +70,7 @@ def check_entry(gen, g) -> None:
             raise NotCompilable(f"a table of {ret} values")
 
 
-def emit_group(gen, b: Block, gi: int, g) -> None:
+def emit_group(gen, b: Lines, gi: int, g) -> None:
     """Storage, the evaluator, and the demands of the task's request."""
     check_entry(gen, g)
     funcs = list(g.functions)
@@ -102,7 +102,7 @@ def emit_group(gen, b: Block, gi: int, g) -> None:
     b.lines.extend(body.lines)
 
 
-def _demand(b: Block, gi: int, funcs: list[str], fid: int, qs: list[str], bodies: dict,
+def _demand(b: Lines, gi: int, funcs: list[str], fid: int, qs: list[str], bodies: dict,
             width: int, pr) -> None:
     """The value of cell ``qs`` of function number ``fid``, and first of every
     cell it needs (the explicit stack)."""
@@ -134,7 +134,7 @@ def _demand(b: Block, gi: int, funcs: list[str], fid: int, qs: list[str], bodies
     b.nest(f"if S_{f}[{idx},] != 2:", run)
 
 
-def cell_body(gen, func: str, stack: str, value: Block, val: str) -> Block:
+def cell_body(gen, func: str, stack: str, value: Lines, val: str) -> Lines:
     """One cell of ``func`` at the top of the stack: its coordinates, its body
     (value ``val``), and, when no placeholder was read, the stored value."""
     f = gen.program.functions[func]

@@ -7,7 +7,7 @@ checks every ``+``, ``-``, ``*`` and ``sum`` step that *can* meet two opposite
 infinities or a zero and an infinity (``_undef``, a check helper like ``_chk``:
 it raises on the CPU and sets the task's failure flag on a GPU). Checking every
 operation would cost the fast sweeps (a padded lane or a whole-GPU kernel cannot
-report a check, emit.lanes, emit.wavefront), so this conservative analysis proves
+report a check, emit.packs, emit.wavefront), so this conservative analysis proves
 most operations safe: Smith-Waterman's ``h(i-1, j-1) + sm[a, b]`` adds a cell that
 is never infinite to a matrix entry.
 

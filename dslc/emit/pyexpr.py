@@ -12,7 +12,7 @@ Representation in generated code:
 * symbols are int64 codes, sequences uint8 arrays, matrices float64 arrays.
 
 Expressions that need statements (reductions, and anything lazily evaluated
-around them) are emitted into a :class:`Block`; everything else stays a single
+around them) are emitted into a :class:`Lines`; everything else stays a single
 Python expression.
 """
 
@@ -42,8 +42,8 @@ MAX_LOOPS = 15
 
 
 @dataclass
-class Block:
-    """Lines of generated code at one indentation level (nested blocks indent)."""
+class Lines:
+    """Lines of generated code at one indentation level (nested ones indent)."""
 
     lines: list = field(default_factory=list)
     counter: list = field(default_factory=lambda: [0])
@@ -56,10 +56,10 @@ class Block:
     def emit(self, line: str) -> None:
         self.lines.append(line)
 
-    def child(self) -> "Block":
-        return Block([], self.counter)
+    def child(self) -> "Lines":
+        return Lines([], self.counter)
 
-    def nest(self, header: str, body: "Block") -> None:
+    def nest(self, header: str, body: "Lines") -> None:
         self.lines.append(header)
         inner = body.lines or ["pass"]
         pad = "    " * MAX_INDENT
@@ -93,10 +93,10 @@ class Names:
     def symbol(self, lit: tir.SymLit) -> str:
         raise NotCompilable(f"symbol literal '{lit.text}' of a run-time alphabet")
 
-    def table_read(self, call: tir.Call, args: list[str], block: Block) -> str:
+    def table_read(self, call: tir.Call, args: list[str], block: Lines) -> str:
         raise NotCompilable(f"call of {call.func}")
 
-    def call(self, call: tir.Call, args: list[str], block: Block) -> str:
+    def call(self, call: tir.Call, args: list[str], block: Lines) -> str:
         raise NotCompilable(f"call of {call.func}")
 
     def coordinates(self, call: tir.Call) -> frozenset[int]:
@@ -107,7 +107,7 @@ class Names:
     def ext_index(self, e: tir.ExtIndex, base: str, keys: list[str]) -> str:
         raise NotCompilable("extension index")
 
-    def ext_attr(self, e: tir.ExtAttr, block: Block) -> str:
+    def ext_attr(self, e: tir.ExtAttr, block: Lines) -> str:
         raise NotCompilable(f"accessor .{e.accessor.name}")
 
     def layout_array(self, model: str, array: str) -> str:
@@ -174,6 +174,11 @@ def _small(v) -> bool:
     return type(v) is int and -INDEX_LITERAL <= v <= INDEX_LITERAL
 
 
+# The former name, kept only for emit.tiles (being rewritten separately); new code
+# says Lines.
+Block = Lines
+
+
 class ExprEmitter:
     def __init__(self, names: Names, consts: dict, rec_params: set[str], alphabets: dict,
                  safe_indexes: frozenset = frozenset()):
@@ -192,18 +197,18 @@ class ExprEmitter:
                 return self.index(a) and self.index(b)
         return is_index(e, self.consts)
 
-    def as_int(self, e: tir.TExpr, b: Block) -> str:
+    def as_int(self, e: tir.TExpr, b: Lines) -> str:
         """``e`` where an int64 is needed (array index, recursive argument)."""
         s = self.expr(e, b)
         return s if self.index(e) else self.pr.check("_to_index", s)
 
-    def as_value(self, e: tir.TExpr, b: Block) -> str:
+    def as_value(self, e: tir.TExpr, b: Lines) -> str:
         """``e`` as a float64 value (for int-typed values)."""
         s = self.expr(e, b)
         return self.pr.to_value(s) if self.index(e) and e.type == T.INT else s
 
     # ------------------------------------------------------------------ dispatch
-    def expr(self, e: tir.TExpr, b: Block) -> str:
+    def expr(self, e: tir.TExpr, b: Lines) -> str:
         """``e``'s text; statements it needs first go to ``b``. A text nested
         HOIST_HEIGHT levels deep is computed into a temporary in ``b`` (which
         runs exactly where ``e`` is evaluated: conditional parts have their own
@@ -438,7 +443,7 @@ class ExprEmitter:
             return base.name
         raise NotCompilable("an accessor on a computed extension value")
 
-    def _receiver(self, base: tir.TExpr, b: Block) -> str | None:
+    def _receiver(self, base: tir.TExpr, b: Lines) -> str | None:
         """The receiver's element number (hoisted into a local), or None for a
         calling receiver (a model: only its arrays can be read)."""
         t = base.type
@@ -446,14 +451,14 @@ class ExprEmitter:
             return None
         return self._hoist(self.expr(base, b), b)
 
-    def _hoist(self, text: str, b: Block) -> str:
+    def _hoist(self, text: str, b: Lines) -> str:
         if text.isidentifier():
             return text
         tmp = b.fresh("r")
         b.emit(f"{tmp} = {text}")
         return tmp
 
-    def _ext_code(self, e: tir.ExtAttr, code, keys: list[str], b: Block, t: T.Type) -> str:
+    def _ext_code(self, e: tir.ExtAttr, code, keys: list[str], b: Lines, t: T.Type) -> str:
         recv = self._receiver(e.base, b)
         return self._render_typed(code, self._model(e.base), recv, keys, None, b, t)
 
@@ -476,7 +481,7 @@ class ExprEmitter:
             return self.names.layout_array(model, name)
         return array
 
-    def _ext_iter(self, it: tir.ExtAttr, b: Block):
+    def _ext_iter(self, it: tir.ExtAttr, b: Lines):
         """``(lo, hi, item)`` of an iterable accessor's compiled form (sdk.Each):
         ``item`` renders the element at position ``{k}``."""
         each = it.accessor.device

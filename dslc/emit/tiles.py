@@ -34,8 +34,9 @@ import ast
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
-from dslc.emit.cpu import _FusedEmitter, arg_name, fused_init, fused_step
+from dslc.emit.cpu import _FusedEmitter, arg_name, argument, fused_init, fused_step, length
 from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
+from dslc.kernel.ir import TaskArg
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
 from dslc.emit.ranges import INF, constants, live_guards
@@ -376,7 +377,7 @@ class TiledGenerator(CudaGenerator):
         b = Block(self.extent_lines())
         entry = self.program.functions[self.plan.entry]
         for p in entry.params:  # numbers in the table type: float32 stays float32
-            if p.type in (T.INT, T.FLOAT) and arg_name(p.name) in self._args():
+            if p.type in (T.INT, T.FLOAT) and argument(p.name) in self._args():
                 b.emit(f"{arg_name(p.name)} = {self.pr.to_value(arg_name(p.name))}")
         fused_by_func = self._prologue(b)
         f0 = g.functions[0]
@@ -637,9 +638,11 @@ class TiledGenerator(CudaGenerator):
         return (f"DT = np.{self.dtype}\nINF = DT(math.inf)\nBLOCK = {block_size()}\n"
                 + fmax_source())
 
-    def _args(self) -> list[str]:
+    def _args(self) -> list[TaskArg]:
         """An interleaved sequence also takes its block's base and its length;
         the thread's lane in its block comes last (no window depths: no windows)."""
         def per_argument(name):
-            return [f"ib_{name}", f"n_{name}"] if name in self.interleaved else []
-        return self.argnames(per_argument, windows=False) + ["ln"]
+            return [TaskArg(f"ib_{name}", "base", name, "int64"), length(name)] \
+                if name in self.interleaved else []
+        return self.task_args(per_argument, windows=False) + [TaskArg("ln", "thread",
+                                                                       dtype="int64")]

@@ -47,9 +47,10 @@ from dataclasses import dataclass
 from dslc import settings
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.emit.cpu import CpuGenerator, _FusedEmitter, _HelperNames, fused_start, fused_undefined
+from dslc.emit.cpu import (CpuGenerator, _FusedEmitter, _HelperNames, fused_start, fused_undefined,
+                           printed)
 from dslc.emit.cuda import HEADER, KERNEL_DECORATOR
-from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
+from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.poly import loopir as L
 from dslc.targets.printer import CudaPrinter, Printer
@@ -254,8 +255,9 @@ class WavefrontGenerator(CpuGenerator):
         b.nest(f"if {self._once(cond)}:", inner)
 
     # ------------------------------------------------------------------ source
-    def generate(self) -> tuple[str, str, list[str]]:
-        """(device module source, host module source, argument names)."""
+    def generate(self) -> tuple[str, str, list]:
+        """(device module source, host module source, the task's arguments:
+        kernel.ir.TaskArg)."""
         plan = self.plan
         head = self._head()
         fused_by_func: dict[str, list] = {}
@@ -263,11 +265,11 @@ class WavefrontGenerator(CpuGenerator):
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         stores = []
         for gi, g in enumerate(plan.groups):  # every group's storage first: each kernel takes all
-            stores.append(Block([], head.counter))
+            stores.append(Lines([], head.counter))
             self._storage(stores[-1], gi, g)
         kernels = [self._kernel(gi, g, head, stores[gi], fused_by_func)
                    for gi, g in enumerate(plan.groups)]
-        args = self.argnames()
+        args = self.task_args()
         if self.pr.fails():
             raise NotCompilable("a run-time check the kernel could not report")
         split = [lane_helpers(w, self.simulated) for w in sorted(
@@ -276,10 +278,10 @@ class WavefrontGenerator(CpuGenerator):
                            + split + kernels)
         return device, self._final(args), args
 
-    def _head(self) -> Block:
+    def _head(self) -> Lines:
         """Extents and the fused reductions' bounds: the start of every kernel and
         of the host's final step (each printed for its own target)."""
-        head = Block(self.extent_lines())
+        head = Lines(self.extent_lines())
         entry_em = self.emitter(self.task_names(self.program.functions[self.plan.entry]), set())
         for k, fu in enumerate(self.plan.fused):
             for i, (lo, hi) in enumerate(fu.bounds):
@@ -287,12 +289,12 @@ class WavefrontGenerator(CpuGenerator):
                 head.emit(f"hi{k}_{i} = {entry_em.as_int(hi, head)}")
         return head
 
-    def _kernel(self, gi, g, head: Block, store: Block, fused_by_func) -> str:
+    def _kernel(self, gi, g, head: Lines, store: Lines, fused_by_func) -> str:
         coeffs = g.schedule.coeffs
         k = eliminated(coeffs)
         f0 = g.functions[0]
         ext = g.extents.names[f0]
-        body = Block([], head.counter)
+        body = Lines([], head.counter)
         others = [m for m in range(len(coeffs)) if m != k]
         rest = "idx"
         for m in others:
@@ -315,7 +317,7 @@ class WavefrontGenerator(CpuGenerator):
         slots = [f"slot_{f}_{d} = (c0 - {d} - tmin_{f}) % W_{gi}"
                  for f in g.functions for d in sorted(self.slots.get(f, ()))]
         span = " * ".join(f"({ext[m]} + 1)" for m in others) or "1"
-        sweep = Block([], head.counter)  # one partition's points over the grid
+        sweep = Lines([], head.counter)  # one partition's points over the grid
         sweep.lines.extend(slots)
         inner = sweep.child()
         inner.emit("idx = it")
@@ -327,13 +329,13 @@ class WavefrontGenerator(CpuGenerator):
             threads = ["_gid = cuda.grid(1)", f"_lane = _gid % {width}",
                        f"idx0 = _gid // {width}", f"nth = cuda.gridsize(1) // {width}"]
         start = [*threads, *head.lines, *store.lines]
-        params = self.argnames() + [f"T_{f}" for f, _ in self.storage] + \
+        params = printed(self.task_args()) + [f"T_{f}" for f, _ in self.storage] + \
             [f"acc{k}" for k in range(len(self.plan.fused))] + ["res"]
-        one = Block(list(start), head.counter)
+        one = Lines(list(start), head.counter)
         one.lines.extend(sweep.lines)
         # every partition in one launch, the grid synchronised between them
         # (a cooperative launch: real GPUs only, the simulator has no grid sync)
-        every = Block(["grid = cuda.cg.this_grid()", *start], head.counter)
+        every = Lines(["grid = cuda.cg.this_grid()", *start], head.counter)
         step = every.child()
         step.lines.extend(sweep.lines)
         step.emit("grid.sync()")
@@ -356,7 +358,7 @@ class WavefrontGenerator(CpuGenerator):
                 out = past if out == L.Const(1) else L.Mul(out, past)
         return out
 
-    def _final(self, args: list[str]) -> str:
+    def _final(self, args: list) -> str:
         """The host side after the sweep: the entry's value from the accumulators
         and the tables it reads (kinds ``cell`` and ``table`` need nothing).
         Host code: its own printer and its own helper functions."""
@@ -372,7 +374,7 @@ class WavefrontGenerator(CpuGenerator):
             b.emit(f"return {self._guards(f, em, b)}")
         else:
             b.emit("return 0.0")
-        params = args + [f"T_{f}" for f, _ in self.storage] + \
+        params = printed(args) + [f"T_{f}" for f, _ in self.storage] + \
             [f"acc{k}" for k in range(len(plan.fused))]
         from dslc.emit.cpu import HEADER as CPU_HEADER
         return "\n".join([CPU_HEADER, self.pr.library("core", "domain"),

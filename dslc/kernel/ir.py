@@ -71,7 +71,7 @@ class Length:
 @dataclass(frozen=True)
 class Thread:
     """The GPU's numbering: ``global`` (the thread in the grid), ``block`` (the
-    block in the grid), ``lane`` (the thread in its block), ``width`` (threads
+    block in the grid), ``thread`` (the thread in its block), ``width`` (threads
     per block)."""
 
     what: str
@@ -79,7 +79,7 @@ class Thread:
 
 Expr = Union[Name, Const, Slice, Index, Bin, Call, Length, Thread]
 
-THREAD = ("global", "block", "lane", "width")
+THREAD = ("global", "block", "thread", "width")
 
 
 # ------------------------------------------------------------------ statements
@@ -115,7 +115,7 @@ class Tasks:
 @dataclass(frozen=True)
 class Strided:
     """``var`` over ``0 .. count - 1``, the iterations spread over the threads of a
-    block (each thread from its lane, by the block's width)."""
+    block (each thread from its number in the block, by the block's width)."""
 
     var: str
     count: int
@@ -169,6 +169,32 @@ class Param:
 
 ROLES = ("order", "buffer", "starts", "lengths", "offsets", "values", "shared", "bases",
          "storage", "result")
+
+
+@dataclass(frozen=True)
+class TaskArg:
+    """A parameter of the generated ``task``, as the generator made it: ``name`` as
+    printed in the code (for people only: nothing parses it), ``role`` what it
+    holds, ``of`` what of the source it comes from, ``dtype`` its elements
+    (``any`` where the value's own type decides). Backends bind, pack and place
+    arguments by role and ``of``.
+
+    Roles (``of``): ``argument`` (a parameter of the entry: its name), ``global``
+    (a global the task reads: its name), ``layout`` (an array of an extension
+    type's device layout: ``(array, model)``, the model an argument or a global),
+    ``window`` (a windowed group's depth: the group's number), ``cell`` (a
+    coordinate of the cell asked for: its dimension), ``length`` (an argument
+    sequence's length per task: the argument), ``base`` (an interleaved sequence's
+    first position for the task's thread block: the argument), ``thread`` (the
+    GPU thread's number in its thread block: nothing)."""
+
+    name: str
+    role: str
+    of: str | int | tuple = ""
+    dtype: str = "any"
+
+
+TASK_ROLES = ("argument", "global", "layout", "window", "cell", "length", "base", "thread")
 
 
 @dataclass(frozen=True)

@@ -25,19 +25,20 @@ from dslc.kernel import ir
 from dslc.kernel.verify import verify
 
 
-def packed(argnames: list[str], kinds: dict[str, str],
+def packed(args, travel: dict[str, str],
            at: ir.Expr = ir.Name("k")) -> tuple[list[ir.Param], list[ir.Expr]]:
-    """The launch's parameters for the task's arguments ``argnames`` and the
-    arguments it passes ``task`` for task (or lane group) ``at``; ``kinds`` says
-    how each travels: ``cseq`` (a task batch's packed buffer, starts and lengths:
-    dslc.lang.batch), ``seq`` (one buffer and offsets), ``scalar`` (one value per
-    task), ``shared`` (one value for all), or the block-interleaved kinds of
-    emit.tiles (``iseq`` the whole buffer, ``ibase`` a block's base, ``ilen`` the
-    task's length, ``lane`` the thread's lane in its block)."""
+    """The launch's parameters for the task's arguments ``args`` (ir.TaskArg) and
+    the arguments it passes ``task`` for task (or pack) ``at``; ``travel``
+    (by argument name) says how each travels: ``cseq`` (a task batch's packed
+    buffer, starts and lengths: dslc.lang.batch), ``seq`` (one buffer and
+    offsets), ``scalar`` (one value per task), ``shared`` (one value for all), or
+    the block-interleaved ways of emit.tiles (``iseq`` the whole buffer, ``ibase``
+    a block's base, ``ilen`` the task's length, ``thread`` the thread's number in
+    its block)."""
     params, call = [], []
     n, block = ir.Name("n"), ir.Name("BLOCK")
-    for a in argnames:
-        k = kinds[a]
+    for arg in args:
+        a, k = arg.name, travel[arg.name]
         if k == "iseq":
             params.append(ir.Param(f"buf_{a}", "buffer", a, "uint8"))
             call.append(ir.Name(f"buf_{a}"))
@@ -47,7 +48,7 @@ def packed(argnames: list[str], kinds: dict[str, str],
         elif k == "ilen":
             params.append(ir.Param(f"arr_{a}", "lengths", a, "int64"))
             call.append(ir.Index(ir.Name(f"arr_{a}"), (n,)))
-        elif k == "lane":
+        elif k == "thread":
             call.append(ir.Bin("%", n, block))
         elif k == "cseq":
             buf, st, ln = (ir.Name(f"{p}_{a}") for p in ("buf", "st", "ln"))
@@ -71,12 +72,12 @@ def packed(argnames: list[str], kinds: dict[str, str],
     return params, call
 
 
-def tasks(target: str, argnames: list[str], kinds: dict[str, str],
+def tasks(target: str, args, travel: dict[str, str],
           storage: tuple[str, ...] = (), width: int | None = None,
           module: tuple[str, ...] = ("task",)) -> ir.Kernel:
     """The launch before any strategy: task ``order[n]`` for every ``n``, its
     per-task ``storage`` tables passed with the thread's number on a GPU."""
-    params, call = packed(argnames, kinds)
+    params, call = packed(args, travel)
     params = [ir.Param("order", "order", dtype="int64"), *params,
               *(ir.Param(f"T_{f}", "storage", f) for f in storage), ir.Param("out", "result")]
     call += [ir.Name(f"T_{f}") for f in storage]
@@ -129,7 +130,7 @@ def block_per_task(k: ir.Kernel) -> ir.Kernel:
         for s in body:
             if isinstance(s, ir.Store) and s.target.base == ir.Name("out"):
                 out += [ir.Assign("v", s.value),
-                        ir.If(ir.Bin("==", ir.Thread("lane"), ir.Const(0)),
+                        ir.If(ir.Bin("==", ir.Thread("thread"), ir.Const(0)),
                               (ir.Store(s.target, ir.Name("v")),))]
             else:
                 out.append(s)

@@ -22,7 +22,7 @@ from dslc.errors import NotCompilable
 from dslc.plan.task import GroupPlan, TaskPlan, plan_task
 from dslc.plan.user import user_schedules
 
-# a generator: the task's plan -> (module source, names of its arguments)
+# a generator: the task's plan -> (module source, its arguments: kernel.ir.TaskArg records)
 Emit = Callable[[TaskPlan], tuple[str, list]]
 
 
@@ -34,7 +34,7 @@ class Lowered:
     kind: str  # "cell" | "table" | "value"
     task: TaskPlan
     source: str | None = None  # generated where the caller asked (``emit``)
-    argnames: tuple[str, ...] = ()
+    args: tuple = ()  # the task's arguments (kernel.ir.TaskArg), in order
 
     @property
     def groups(self) -> tuple[GroupPlan, ...]:
@@ -67,8 +67,8 @@ def lower(program, entry: str, kind: str, args: dict, request: tuple | None = No
     task = plan_task(program, entry, kind, args, request, user_schedules(program), assumed)
     if emit is None:
         return Lowered(entry, kind, task)
-    source, argnames = emit(task)
-    return Lowered(entry, kind, task, source, tuple(argnames))
+    source, args = emit(task)
+    return Lowered(entry, kind, task, source, tuple(args))
 
 
 # legality is decided for every extent at once; this is only where witnesses are sought first

@@ -9,7 +9,7 @@ every input size.
 Expressions are integer (or, for guards, boolean) and render to Python source
 with ``to_python()`` - with only the parentheses Python needs, so the text is
 also readable in ``dslc explain`` - and can be evaluated directly with
-``eval(env)``. Statements are ``For`` (inclusive bounds), ``Block``, ``Guard``
+``eval(env)``. Statements are ``For`` (inclusive bounds), ``Body``, ``Guard``
 and ``Call`` (one statement instance: compute a function at a point);
 :func:`execute` interprets them, which is how tests check a loop nest
 without generating code.
@@ -258,13 +258,13 @@ class Guard:
 
 
 @dataclass(frozen=True)
-class Block:
+class Body:
     """Statements run in order."""
 
     stmts: tuple["Stmt", ...]
 
 
-Stmt = Union[For, Guard, Block, Call]
+Stmt = Union[For, Guard, Body, Call]
 
 
 def statements(s: Stmt | None) -> tuple:
@@ -272,7 +272,7 @@ def statements(s: Stmt | None) -> tuple:
     code generator walks, a block being no code of its own."""
     if s is None:
         return ()
-    if isinstance(s, Block):
+    if isinstance(s, Body):
         return tuple(x for st in s.stmts for x in statements(st))
     return (s,)
 
@@ -290,7 +290,7 @@ class LoopNest:
 def walk(stmt: Stmt) -> Iterator[Stmt]:
     """Every statement, pre-order."""
     yield stmt
-    if isinstance(stmt, Block):
+    if isinstance(stmt, Body):
         for s in stmt.stmts:
             yield from walk(s)
     elif isinstance(stmt, For):
@@ -307,7 +307,7 @@ def execute(stmt: Stmt, env: dict[str, int], visit: Callable[[Call, tuple[int, .
     the nest's order. ``env`` holds the extents (and receives loop variables)."""
     if isinstance(stmt, Call):
         visit(stmt, tuple(a.eval(env) for a in stmt.args))
-    elif isinstance(stmt, Block):
+    elif isinstance(stmt, Body):
         for s in stmt.stmts:
             execute(s, env, visit)
     elif isinstance(stmt, For):

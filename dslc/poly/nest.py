@@ -72,7 +72,7 @@ def build_loop_nest(schedule: Schedule,
             maps.append(f"{name}[{', '.join(xs)}] -> [{t}, {', '.join(inner)}]")
     ps = ", ".join(params)
     if not domains:
-        return L.LoopNest(L.Block(()), tuple(params), "c0")
+        return L.LoopNest(L.Body(()), tuple(params), "c0")
     dom = isl.UnionSet(f"[{ps}] -> {{ {'; '.join(domains)} }}")
     smap = isl.UnionMap(f"[{ps}] -> {{ {'; '.join(maps)} }}").intersect_domain(dom)
     ctx = isl.Set(f"[{ps}] -> {{ : {' and '.join(f'{p} >= 0' for p in params) or '1 = 1'} }}")
@@ -100,7 +100,7 @@ def _pieces(f: str, pieces: Pieces | None):
 
 # ----------------------------------------------------------------------------- isl AST -> IR
 def _block(stmts: list) -> L.Stmt:
-    return stmts[0] if len(stmts) == 1 else L.Block(tuple(stmts))
+    return stmts[0] if len(stmts) == 1 else L.Body(tuple(stmts))
 
 
 def _node(node: isl.AstNode, stmts: dict) -> list:

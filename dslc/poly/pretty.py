@@ -23,7 +23,7 @@ def render(nest: L.LoopNest | L.Stmt, indent: int = 0) -> str:
 
 def _lines(s: L.Stmt, depth: int) -> list[str]:
     pad = "  " * depth
-    if isinstance(s, L.Block):
+    if isinstance(s, L.Body):
         return [ln for x in s.stmts for ln in _lines(x, depth)]
     if isinstance(s, L.For):
         step = f" step {s.step}" if s.step != 1 else ""
@@ -51,7 +51,7 @@ def python_source(nest: L.LoopNest | L.Stmt, call: Callable[[L.Call], list[str]]
 
 def _python(s: L.Stmt, call, depth: int) -> list[str]:
     pad = "    " * depth
-    if isinstance(s, L.Block):
+    if isinstance(s, L.Body):
         out = [ln for x in s.stmts for ln in _python(x, call, depth)]
         return out or [f"{pad}pass"]
     if isinstance(s, L.For):

@@ -173,7 +173,7 @@ class CudaPrinter(Printer):
     # ------------------------------------------------------------------ launches
     KERNEL = "@cuda.jit(cache=True)"
     _THREAD = {"global": "cuda.grid(1)", "block": "cuda.blockIdx.x",
-               "lane": "cuda.threadIdx.x", "width": "cuda.blockDim.x"}
+               "thread": "cuda.threadIdx.x", "width": "cuda.blockDim.x"}
 
     def length(self, x: str) -> str:
         return f"{x}.shape[0]"
@@ -190,7 +190,7 @@ class CudaPrinter(Printer):
             case ir.ConstArray(name=n, values=v):
                 return [f"{pad}{n} = cuda.const.array_like({v})"]
             case ir.Strided(var=z, count=n, body=body):
-                return ([f"{pad}{z} = {self.thread('lane')}", f"{pad}while {z} < {n}:"]
+                return ([f"{pad}{z} = {self.thread('thread')}", f"{pad}while {z} < {n}:"]
                         + _stmts(self, body, pad + "    ")
                         + [f"{pad}    {z} += {self.thread('width')}"])
         raise TypeError(f"not a kernel statement: {s!r}")

@@ -7,7 +7,7 @@ where a failed check stops the task and the interpreter reports the error; a GPU
 cannot raise, so its device variant ``NAME_f(F, tid, ...)`` sets the task's failure
 flag and returns a harmless value (index 0, NaN), and the backend re-runs the flagged
 tasks on the CPU (emit.cuda). Whether a helper can fail is what decides, for every
-generator, whether a plan needs a failure flag or must be refused (a SIMD lane group
+generator, whether a plan needs a failure flag or must be refused (a SIMD pack
 or a whole-GPU wavefront has no task to re-run): the printers record the helpers they
 spell (targets.printer), nothing searches generated text for their names.
 

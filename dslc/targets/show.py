@@ -48,7 +48,7 @@ class _Reader(Printer):
     """Expressions as a target prints them, thread numbers and lengths in words."""
 
     _WORDS = {"global": "thread in grid", "block": "block in grid",
-              "lane": "thread in block", "width": "threads per block"}
+              "thread": "thread in block", "width": "threads per block"}
 
     def length(self, x: str) -> str:
         return f"length({x})"

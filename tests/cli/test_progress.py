@@ -77,7 +77,7 @@ def test_compiled_map_reports_progress_in_pieces(monkeypatch):
     args = ("sw", "blosum62", 10, 1, "PAWHEAE", db)
     got = prog.map(*args, progress=lambda d, t: seen.append((d, t))).values
     assert [d for d, _ in seen] == [8, 16, 24, 32, 40, 48, 50] and seen[-1] == (50, 50)
-    assert "sw" in engine.lanes.generated, engine.lanes.fallbacks
+    assert "sw" in engine.packs.generated, engine.packs.fallbacks
     assert list(got) == list(dslc.compile(gotoh(), backend="interp").map(*args).values)
 
 

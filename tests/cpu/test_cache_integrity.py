@@ -20,6 +20,7 @@ import pytest
 import dslc
 from dslc.cpu import cache as cache_files
 from dslc.cpu import modules
+from dslc.kernel.ir import TaskArg
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
                                 reason="numba/islpy not installed")
@@ -122,11 +123,12 @@ def test_a_plan_naming_a_path_is_refused_even_with_a_matching_check(cache, tmp_p
     assert modules.cached_plan(key) is None
 
 
-def test_swapped_argnames_in_a_plan_are_detected(cache):
-    def swap(argnames):
-        assert argnames == ["a_s", "a_t"]
-        return argnames[::-1]
-    _edit_plan(cache, "argnames", swap)
+def test_swapped_task_arguments_in_a_plan_are_detected(cache):
+    def swap(args):
+        assert [(a["name"], a["role"], a["of"]) for a in args] == \
+            [("a_s", "argument", "s"), ("a_t", "argument", "t")]
+        return args[::-1]
+    _edit_plan(cache, "args", swap)
     _assert_correct_and_clean(cache)
 
 
@@ -183,7 +185,7 @@ def test_a_module_read_for_use_keeps_its_machine_code(cache, caplog):
 
 @pytest.mark.parametrize("write", [
     lambda: modules.load("X = 1\n"),
-    lambda: modules.store_plan("0" * 32, "X = 1\n", ["a_s"], (1,)),
+    lambda: modules.store_plan("0" * 32, "X = 1\n", [TaskArg("a_s", "argument", "s")], (1,)),
 ], ids=["module", "plan"])
 def test_a_planted_link_at_a_temporary_name_is_not_followed(tmp_path, monkeypatch, write):
     """The temporary names of earlier versions (``<entry>.tmp<pid>``) are
@@ -210,7 +212,7 @@ def test_a_new_cache_is_private(tmp_path, monkeypatch):
     monkeypatch.setenv("DSLC_CACHE_DIR", str(d))
     monkeypatch.setattr(modules, "_LOADED", {})
     modules.load("X = 1\n")
-    modules.store_plan("0" * 32, "X = 1\n", ["a_s"], (1,))
+    modules.store_plan("0" * 32, "X = 1\n", [TaskArg("a_s", "argument", "s")], (1,))
     assert _mode(d) == 0o700
     for entry in d.iterdir():
         assert _mode(entry) == 0o600, entry

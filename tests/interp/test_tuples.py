@@ -270,7 +270,7 @@ def test_mistakes_are_clear_errors(src, message):
 
 
 def test_a_map_over_a_tuple_table(backend):
-    """Enough tasks for the CPU's lane groups, which refuse tuples: the map runs one
+    """Enough tasks for the CPU's packs, which refuse tuples: the map runs one
     task per call in the plain generator, and the reason is recorded for explain
     (the device: test_a_tuple_map_on_the_device_runs_the_plain_kernel)."""
     prog = dslc.compile(CO_OPTIMAL, backend=backend)
@@ -281,7 +281,7 @@ def test_a_map_over_a_tuple_table(backend):
     assert [list(got[k]) for k in range(18)] == want * 6
     if backend == "cpu":
         assert prog._backend.explain() == {}
-        assert "SIMD lane groups does not hold them" in prog._backend.lanes.fallbacks["d"]
+        assert "a SIMD pack does not hold them" in prog._backend.packs.fallbacks["d"]
 
 
 def test_python_passes_and_gets_tuples(backend):

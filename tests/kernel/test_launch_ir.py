@@ -27,7 +27,7 @@ class Placed:
     value: object = None
 
 
-KINDS = ("cseq", "seq", "scalar", "shared")
+TRAVEL = ("cseq", "seq", "scalar", "shared")
 
 
 @st.composite
@@ -36,13 +36,14 @@ def launches(draw):
     with the passes of a strategy (placements on a GPU)."""
     n = draw(st.integers(1, 4))
     names = [f"a_{c}" for c in "stuv"[:n]]
-    kinds = {a: draw(st.sampled_from(KINDS)) for a in names}
+    travel = {a: draw(st.sampled_from(TRAVEL)) for a in names}
+    args = [ir.TaskArg(a, "argument", a[2:]) for a in names]
     target = draw(st.sampled_from(["cpu", "cuda"]))
     width = draw(st.sampled_from([None, 2, 3]))
     storage = tuple(draw(st.lists(st.sampled_from(["h", "e", "_fail"]), unique=True)))
     passes = launch.CPU
     if target == "cuda":
-        shared = [a for a in names if kinds[a] == "shared"]
+        shared = [a for a in names if travel[a] == "shared"]
         placed = {}
         for a in shared:
             memory = draw(st.sampled_from(["shared", "constant", "global"]))
@@ -54,7 +55,7 @@ def launches(draw):
             (launch.BLOCK_PER_TASK if per_block else launch.THREAD_PER_TASK)
     else:
         storage = ()
-    return launch.tasks(target, names, kinds, storage, width), passes
+    return launch.tasks(target, args, travel, storage, width), passes
 
 
 @settings(max_examples=60, deadline=None)
@@ -71,11 +72,11 @@ def test_every_pass_keeps_the_kernel_valid_and_printable(case):
 
 
 def _cpu_kernel():
-    return launch.tasks("cpu", ["a_s"], {"a_s": "cseq"})
+    return launch.tasks("cpu", [ir.TaskArg("a_s", "argument", "s")], {"a_s": "cseq"})
 
 
 def _cuda_kernel():
-    return launch.tasks("cuda", ["a_s"], {"a_s": "shared"}, ("h",))
+    return launch.tasks("cuda", [ir.TaskArg("a_s", "argument", "s")], {"a_s": "shared"}, ("h",))
 
 
 def test_the_verifier_refuses_a_barrier_some_threads_miss():

@@ -51,7 +51,7 @@ def test_every_stage_in_one_frozen_record(program):
 
 def test_the_generator_is_passed_in_and_walks_the_drivers_nest(program):
     low = _lower(program, emit=lambda task: CpuGenerator(program, task).generate())
-    assert "def task(" in low.source and low.argnames
+    assert "def task(" in low.source and low.args
     assert low.groups[0].nest is low.nests[0]  # built once, by the driver's plan
 
 

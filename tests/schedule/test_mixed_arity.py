@@ -425,7 +425,7 @@ def test_lane_groups_of_mixed_groups(name, lanes):
     ops = operands(rng, nseq, 40)
     got = cpu.map(entries[0], *ops).values.ravel().tolist()
     assert got == interp.map(entries[0], *ops).values.ravel().tolist()
-    assert (entries[0] in engine.lanes.generated) == lanes, engine.lanes.fallbacks
+    assert (entries[0] in engine.packs.generated) == lanes, engine.packs.fallbacks
 
 
 @compiled

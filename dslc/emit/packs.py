@@ -2,7 +2,7 @@
 
 A ``map`` runs thousands of independent tasks through the same loop nest. The
 scalar CPU code (:mod:`dslc.emit.cpu`) runs one task per call; here one call
-runs a *lane group* of tasks, with every storage array's innermost dimension
+runs a *pack* of tasks, with every storage array's innermost dimension
 the lane (``T_h[slot, i, l]``, the layout the CUDA backend uses for its threads,
 thesis §5.5.1.1) and every cell's code inside ``for l in range(LANES)``, a loop
 with no dependence that LLVM turns into vector instructions.
@@ -28,9 +28,10 @@ from dataclasses import replace
 
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.emit.cpu import HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init, fused_step
+from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init, fused_step,
+                           length, printed)
 from dslc.plan.task import TaskPlan
-from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
+from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
 from dslc.targets.printer import Printer
 
 # Numba has a ``noalias`` compiler flag (it marks every array argument's data
@@ -38,43 +39,44 @@ from dslc.targets.printer import Printer
 NOALIAS_HEADER = ("from dslc.cpu.options import enable_noalias\n"
                   "enable_noalias()\n")
 
-LANES = 16  # tasks per group: one AVX-512 vector of float32, two of float64
+PACK = 16  # tasks per pack: one AVX-512 vector of float32, two of float64
 
 _NUMERIC = (T.INT, T.FLOAT, T.PROB, T.BOOL)
 
 
-def lane_kind(p: tir.TParam, shared: frozenset = frozenset()) -> str:
-    """How an entry argument reaches a lane group: ``seq`` (a padded
-    ``(length, LANES)`` block plus the lengths), ``lane`` (one number per lane)
+def pack_travel(p: tir.TParam, shared: frozenset = frozenset()) -> str:
+    """How an entry argument reaches a pack: ``seq`` (a padded
+    ``(length, LANES)`` block plus the lengths), ``member`` (one number per
+    member of the pack)
     or ``shared`` (one value for the whole map: a matrix, or the query every
     task is aligned with). ``shared`` names the arguments that are the same
     object in every task."""
     if p.name in shared or not (isinstance(p.type, T.SeqT) or p.type in _NUMERIC):
         return "shared"
-    return "seq" if isinstance(p.type, T.SeqT) else "lane"
+    return "seq" if isinstance(p.type, T.SeqT) else "member"
 
 
-class _LaneNames(_TaskNames):
+class _PackNames(_TaskNames):
     def param(self, name, t):
         if self.func is not None and self.func.is_table:
             p = self.func.param(name)
             if p is not None and p.recursive:
                 return f"x_{name}"
         scope = self.gen.scope_name(name)
-        if self.gen.kind_of(scope) == "lane":
+        if self.gen.travel_of(scope) == "member":
             self.gen.lane_reads += 1
             return f"a_{scope}[l]"
         return f"a_{scope}"
 
 
-class _LaneHelperNames(_HelperNames):
+class _PackHelperNames(_HelperNames):
     def param(self, name, t):
         if isinstance(t, T.SeqT):
-            raise NotCompilable("a sequence passed to a helper function (lanes)")
+            raise NotCompilable("a sequence passed to a helper function (packs)")
         return f"p_{name}"
 
 
-class LaneEmitter(ExprEmitter):
+class PackEmitter(ExprEmitter):
     """Sequences are ``(length, LANES)`` blocks and their lengths per lane; fused
     reductions of the entry read their per-lane accumulators."""
 
@@ -85,7 +87,7 @@ class LaneEmitter(ExprEmitter):
     def _seqindex(self, e, b):
         s = self.expr(e.seq, b)
         if e.span not in self.safe_indexes:
-            raise NotCompilable("a sequence index not proved in range (lanes)")
+            raise NotCompilable("a sequence index not proved in range (packs)")
         lane = ", l" if self._lane_seq(e.seq) else ""
         if lane:
             self.names.gen.lane_reads += 1
@@ -103,7 +105,7 @@ class LaneEmitter(ExprEmitter):
         if not (isinstance(x, tir.Var) and x.scope == "param"):
             return False
         gen = self.names.gen
-        return gen.kind_of(gen.scope_name(x.name)) == "seq"
+        return gen.travel_of(gen.scope_name(x.name)) == "seq"
 
     def _reduce(self, e, b):
         if id(e) in self.fused:
@@ -111,19 +113,19 @@ class LaneEmitter(ExprEmitter):
         return super()._reduce(e, b)
 
 
-class LaneGenerator(CpuGenerator):
-    """One lane group per call: ``lanes(<arguments>, out, big, <storage>)``, its
+class PackGenerator(CpuGenerator):
+    """One pack per call: ``lanes(<arguments>, out, big, <storage>)``, its
     storage (windows, accumulators, per-lane bounds) allocated by the caller
     through the generated ``scratch(<arguments>)``."""
 
-    TUPLES = "SIMD lane groups"  # tuples: the plain generator (emit.tuples)
+    TUPLES = "a SIMD pack"  # tuples: the plain generator (emit.tuples)
 
-    ON_DEMAND = False  # lanes sweep in lockstep along the schedule
+    ON_DEMAND = False  # a pack's members sweep in lockstep along the schedule
 
     def __init__(self, program, plan: TaskPlan, dtype: str = "float64",
                  shared: frozenset = frozenset(), check: bool = False, f32=None):
         if plan.kind not in ("cell", "value"):
-            raise NotCompilable("lanes run map entries only")
+            raise NotCompilable("packs run map entries only")
         super().__init__(program, _without_extent_pieces(program, plan))
         self.dtype = dtype  # the storage and arithmetic type of table values
         self.pr = self.printer()
@@ -138,23 +140,23 @@ class LaneGenerator(CpuGenerator):
 
     # hooks of CpuGenerator -------------------------------------------------
     def task_names(self, f):
-        return _LaneNames(self, f)
+        return _PackNames(self, f)
 
     def printer(self):
         """The lane function's values are of the storage type (float32 stays float32)."""
         return Printer(getattr(self, "dtype", "float64"))
 
     def helper_names(self, f, pr):
-        return _LaneHelperNames(self, f, pr)
+        return _PackHelperNames(self, f, pr)
 
     def emitter(self, names, rec, safe_indexes=frozenset()):
-        return LaneEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
+        return PackEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
 
     def cell_ref(self, func, index):
         return f"T_{func}[{', '.join(index + ['l'])}]"
 
-    def kind_of(self, name: str) -> str:
-        return lane_kind(self.plan.scope[name], self.shared)
+    def travel_of(self, name: str) -> str:
+        return pack_travel(self.plan.scope[name], self.shared)
 
     def allocate(self, b, func, dims):
         # storage comes from the caller: arrays the function receives are
@@ -205,24 +207,24 @@ class LaneGenerator(CpuGenerator):
         if p.range is not None:  # lanes share one sweep: its calling values must be shared
             used = {x.name for e in p.range for x in tir.walk(e) if isinstance(x, tir.Var)
                     and x.scope == "param"}
-            if any(self.kind_of(self.scope_name(n)) != "shared" for n in used):
+            if any(self.travel_of(self.scope_name(n)) != "shared" for n in used):
                 raise NotCompilable(f"{f}'s declared range of {p.name} differs between tasks "
                                     "(one task per call)")
             return super()._extent_expr(f, k)
         if isinstance(t, T.IndexT):
             seq = self.scope_name(t.seq)
-            return f"len(a_{seq})" if self.kind_of(seq) == "shared" else f"a_{seq}.shape[0]"
+            return f"len(a_{seq})" if self.travel_of(seq) == "shared" else f"a_{seq}.shape[0]"
         if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
             return f"q_{k}.max()"
         return super()._extent_expr(f, k)
 
     # the task ----------------------------------------------------------------
-    def generate(self) -> tuple[str, list[str]]:
+    def generate(self) -> tuple[str, list]:
         plan = self.plan
         entry = self.program.functions[plan.entry]
-        extents = Block(self.extent_lines())
-        b = Block(list(extents.lines), extents.counter)
-        init = Block([], b.counter)
+        extents = Lines(self.extent_lines())
+        b = Lines(list(extents.lines), extents.counter)
+        init = Lines([], b.counter)
         if plan.kind == "cell":
             self.scratch.append(("res", "LANES", "DT"))
             init.emit(f"res[l] = {self.pr.nan()}")
@@ -238,7 +240,7 @@ class LaneGenerator(CpuGenerator):
         if init.lines:
             b.nest("for l in range(LANES):", init)
         self.sweep(b, fused_by_func)
-        tail = Block([], b.counter)
+        tail = Lines([], b.counter)
         if plan.kind == "cell":
             ent_g = self.group_of[plan.entry]
             if ent_g.windowed:
@@ -248,7 +250,7 @@ class LaneGenerator(CpuGenerator):
                 tail.emit(f"out[l] = T_{plan.entry}[{', '.join(qs + ['l'])}]")
         else:
             fused_nodes = {id(fu.node): f"acc{k}[l]" for k, fu in enumerate(plan.fused)}
-            em = LaneEmitter(self.task_names(entry), self.program.consts, set(),
+            em = PackEmitter(self.task_names(entry), self.program.consts, set(),
                              self.program.alphabets, fused=fused_nodes)
             tail.emit(f"out[l] = {self._guards(entry, em, tail)}")
         b.nest("for l in range(LANES):", tail)
@@ -258,7 +260,7 @@ class LaneGenerator(CpuGenerator):
     def _bound(self, b, init, name, e, em, func, dim, side):
         """A fused reduction's bound: per lane where it differs between lanes;
         left out where the sweep can never pass it (0 below, the extent above)."""
-        blk = Block([], b.counter)
+        blk = Lines([], b.counter)
         reads = self.lane_reads
         text = em.as_int(e, blk)
         if self.lane_reads != reads or blk.lines:
@@ -281,21 +283,22 @@ class LaneGenerator(CpuGenerator):
                           for p in self.program.functions[f].rec_params
                           if isinstance(p.type, T.SymT)])
 
-    def lane_args(self) -> list[str]:
-        return self.argnames(lambda n: [f"n_{n}"] if self.kind_of(n) == "seq" else [])
+    def lane_args(self) -> list:
+        return self.task_args(lambda n: [length(n)] if self.travel_of(n) == "seq" else [])
 
     def module_source(self, args, body, extents=None):
         helpers = "\n".join(self.helpers.values())
         names = [n for n, _, _ in self.scratch]
+        params = ", ".join(printed(args) + ["out", "big"] + names)
         task = (f"@numba.njit(cache=True, noalias=True)\n"
-                f"def lanes({', '.join(args + ['out', 'big'] + names)}):\n{body.render(1)}\n")
+                f"def lanes({params}):\n{body.render(1)}\n")
         if self.pr.fails():
             raise NotCompilable("a run-time check a padded lane could not report")
         arrays = ", ".join(f"np.empty({shape}, {dt})" for _, shape, dt in self.scratch)
         scratch = (f"@numba.njit(cache=True)\n"
-                   f"def scratch({', '.join(args)}):\n{(extents or Block()).render(1)}\n"
+                   f"def scratch({', '.join(printed(args))}):\n{(extents or Lines()).render(1)}\n"
                    f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})\n")
-        consts = (f"LANES = {LANES}\nDT = np.{self.dtype}\nINF = DT(np.inf)\n"
+        consts = (f"LANES = {PACK}\nDT = np.{self.dtype}\nINF = DT(np.inf)\n"
                   f"NSCRATCH = {len(self.scratch)}\n"
                   f"F32 = {_f32_tuple(self.f32)}\n"
                   f"SYM_EXTENT = {self._symbol_extent()}\n")

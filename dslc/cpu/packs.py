@@ -1,12 +1,12 @@
-"""Running a ``map`` as lane groups (see :mod:`dslc.emit.lanes`).
+"""Running a ``map`` as packs (see :mod:`dslc.emit.packs`).
 
-Tasks are sorted by size and dealt into groups of ``LANES`` (the last group
+Tasks are sorted by size and dealt into groups of ``PACK`` (the last group
 repeats its last task), so a group's tasks have similar extents and little of
 the padded sweep is wasted. Each argument is packed once for all groups:
 
-* a sequence as one ``(rows, LANES)`` uint8 buffer of padded blocks, the rows
+* a sequence as one ``(rows, PACK)`` uint8 buffer of padded blocks, the rows
   of group ``g`` between ``off[g]`` and ``off[g + 1]``, and the lengths;
-* a number as a ``(groups, LANES)`` array;
+* a number as a ``(groups, PACK)`` array;
 * anything shared (a matrix) as itself.
 
 Groups run in parallel with ``prange``. The variant compiled follows
@@ -26,7 +26,8 @@ import numpy as np
 from dslc import runlog, settings, timings
 from dslc.cpu import modules
 from dslc.emit.args import packed_call
-from dslc.emit.lanes import LANES, LaneGenerator, lane_kind
+from dslc.emit.cpu import argument
+from dslc.emit.packs import PACK, PackGenerator, pack_travel
 from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
 from dslc.plan import lower
@@ -35,13 +36,13 @@ from dslc.lang.values import Sequence
 from dslc.progress import in_chunks
 
 
-def lanes_enabled() -> bool:
-    """Lane groups are the default for maps; ``DSLC_LANES=0`` runs one task per
+def packs_enabled() -> bool:
+    """Packs are the default for maps; ``DSLC_LANES=0`` runs one task per
     call (for comparison, and as a way out)."""
     return settings.choice("DSLC_LANES") == "1"
 
 
-class LaneMaps:
+class PackMaps:
     """The lane path of a CPU backend's ``map``: which variant to compile (float32
     under the static or the checked argument, or float64), compiling it (plans
     and code cached on disk like the scalar path's), running it."""
@@ -53,30 +54,30 @@ class LaneMaps:
         self._memo: dict = {}
 
     def choose(self, f, kind, widest, request, batch):
-        """(:class:`LaneChoice`, "") where a map of ``batch`` runs in lane groups,
+        """(:class:`PackChoice`, "") where a map of ``batch`` runs in packs,
         its value type chosen for these tasks' numbers, compiling the variant;
         else (None, why not). ``batch`` is a :class:`~dslc.lang.batch.TaskBatch`."""
         if not self.applies(batch):
-            return None, (f"fewer than {LANES} tasks" if lanes_enabled() else "DSLC_LANES=0")
+            return None, (f"fewer than {PACK} tasks" if packs_enabled() else "DSLC_LANES=0")
         shared = batch.shared
         params = f.calling_params if f.is_table else f.params
-        kinds = {f"a_{p.name}": lane_kind(p, shared) for p in params}
-        if any(k == "shared" and a[2:] not in shared for a, k in kinds.items()):
+        travel = {argument(p.name).name: pack_travel(p, shared) for p in params}
+        if any(pack_travel(p, shared) == "shared" and p.name not in shared for p in params):
             return None, "a model that differs between tasks"
         compiled = self.compiled(f.name, kind, widest, request, "auto", shared)
         if compiled is None:
             return None, self.fallbacks.get(f.name, "")
-        module, argnames, windows, variant = compiled
+        module, args, windows, variant = compiled
         why = "float64: the plan's values allow no float32 (emit.precision)"
         if variant == "float32":
             column, shared_value = self._accessors(f, batch, windows)
-            variant = self.variant(module, argnames, kinds, batch, column, shared_value, request)
+            variant = self.variant(module, args, travel, batch, column, shared_value, request)
             why = _WHY[variant]
             if variant != "float32":
                 compiled = self.compiled(f.name, kind, widest, request, variant, shared)
                 if compiled is None:
                     return None, self.fallbacks.get(f.name, "")
-        return LaneChoice(compiled, kinds, variant, why), ""
+        return PackChoice(compiled, travel, variant, why), ""
 
     def _accessors(self, f, batch, windows):
         """``column(a, ids)``: argument ``a`` of every task (``ids``) as the scalar
@@ -84,54 +85,53 @@ class LaneMaps:
         be, first = self.backend, batch.first
 
         def column(a, ids=None):
-            prefix, _, rest = a.partition("_")
-            if prefix == "n":
-                lens = batch.lengths[rest]
+            if a.role == "length":
+                lens = batch.lengths[a.of]
                 return lens if ids is None else lens[ids]
-            if prefix == "q":
-                return be.final_column(f, batch, int(rest), ids)
-            return batch.column(rest, be.convert, ids)
+            if a.role == "cell":
+                return be.final_column(f, batch, a.of, ids)
+            return batch.column(a.of, be.convert, ids)
 
         def shared_value(a):
-            prefix, _, rest = a.partition("_")
-            if prefix == "a":
-                v = first[rest]
+            if a.role == "argument":
+                v = first[a.of]
                 return v.codes if isinstance(v, Sequence) else be.convert(v)
             return be.arg_value(a, first, windows, None)
         return column, shared_value
 
     def run(self, f, chosen, batch, progress=None):
         """Every task's raw result, as ``chosen`` (the backend's decision, its
-        ``compiled`` a :class:`LaneChoice`) says; tasks whose checked float32 run
+        ``compiled`` a :class:`PackChoice`) says; tasks whose checked float32 run
         is not trusted are recomputed by the scalar path. ``progress(done)`` is
         called as pieces of the map finish (dslc.progress)."""
         be, lane = self.backend, chosen.compiled
-        module, argnames, windows, variant = lane.compiled
+        module, args, windows, variant = lane.compiled
         column, shared_value = self._accessors(f, batch, windows)
         # a map of a group or two gains nothing from threads, and a parallel
         # driver costs about a second more to compile
-        runner = LaneRunner(module, argnames, lane.kinds, _dtype(variant),
-                            parallel=len(batch) > 2 * LANES)
+        runner = PackRunner(module, args, lane.travel, _dtype(variant),
+                            parallel=len(batch) > 2 * PACK)
         raw, redo = runner.run_pieces(batch, column, shared_value, progress)
         if redo:
-            module, argnames, windows = be.compiled(f.name, chosen.kind, chosen.scope,
-                                                    chosen.request)
+            module, args, windows = be.compiled(f.name, chosen.kind, chosen.scope,
+                                                chosen.request)
             sub = batch.subset(redo)
-            raw[redo] = modules.batch_function(module, argnames, sub, be)(sub, windows, f)
+            raw[redo] = modules.batch_function(module, args, sub, be)(sub, windows, f)
         return raw
 
-    def variant(self, module, argnames, kinds, batch, column, shared_value,
+    def variant(self, module, args, travel, batch, column, shared_value,
                 request=None) -> str:
         """Which argument for float32 holds for this run's numbers
         (emit.precision): ``float32`` (the static bound), ``float32c`` (checked in
         the generated code) or neither (``float64``)."""
         info = Float32(*module.F32)
         arrays = []
-        for a in argnames:
-            if a.startswith("a_") and kinds.get(a) == "lane":
+        for a in args:
+            if a.role == "argument" and travel.get(a.name) == "member":
                 arrays.append(np.asarray(column(a), dtype=np.float64))
-            elif a.startswith("g_") or (a.startswith("a_") and kinds.get(a) == "shared"
-                                         and not batch.is_seq(a[2:])):
+            elif a.role in ("global", "layout") or (
+                    a.role == "argument" and travel.get(a.name) == "shared"
+                    and not batch.is_seq(a.of)):
                 arrays.append(shared_value(a))
         values = largest(arrays)
         if values is None:
@@ -145,7 +145,7 @@ class LaneMaps:
         return "float64"
 
     def compiled(self, func, kind, scope, request, variant: str, shared: frozenset):
-        """(module, argnames, windows, variant) of an entry's lane code, or
+        """(module, args, windows, variant) of an entry's lane code, or
         None. ``auto`` is float32 where :func:`float32_info` allows it (the
         static-bound variant), else float64."""
         key = (func, kind, request, variant, tuple(sorted(shared)), tuple(
@@ -156,8 +156,8 @@ class LaneMaps:
         return self._memo[key]
 
     def applies(self, tasks: list[dict]) -> bool:
-        """Does a map of ``tasks`` try lane groups?"""
-        return len(tasks) >= LANES and lanes_enabled()
+        """Does a map of ``tasks`` try packs?"""
+        return len(tasks) >= PACK and packs_enabled()
 
     def plan_key(self, func, kind, scope, request, variant, shared) -> str:
         """The disk cache's key of an entry's lane plan."""
@@ -170,17 +170,17 @@ class LaneMaps:
         key = self.plan_key(func, kind, scope, request, variant, shared)
         hit = modules.cached_plan(key) if be.disk_cache else None
         if hit is not None:
-            source, argnames, windows, values = hit
+            source, args, windows, values = hit
             if not source:
                 return None
             runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, values)
-            return modules.load(source), argnames, windows, values
+            return modules.load(source), args, windows, values
         chosen = []  # the variant the plan allows, found while generating
 
         def emit(plan):
             info = float32_info(be.program, plan)
             chosen.append(variant if variant != "auto" else ("float32" if info else "float64"))
-            return LaneGenerator(be.program, plan, _dtype(chosen[0]), shared,
+            return PackGenerator(be.program, plan, _dtype(chosen[0]), shared,
                                  check=chosen[0] == "float32c", f32=info).generate()
 
         try:
@@ -190,13 +190,13 @@ class LaneMaps:
             self.fallbacks[func] = str(e)
             modules.store_plan(key, "", [], ())
             return None
-        plan, source, argnames = lowered.task, lowered.source, list(lowered.argnames)
+        plan, source, args = lowered.task, lowered.source, list(lowered.args)
         chosen = chosen[0]
         windows = tuple(g.window for g in plan.groups)
-        modules.store_plan(key, source, argnames, windows, chosen)
+        modules.store_plan(key, source, args, windows, chosen)
         self.generated[func] = (plan, source, chosen)
         runlog.log.info("%s (%s, lanes, %s): planned and generated", func, kind, chosen)
-        return modules.load(source), argnames, windows, chosen
+        return modules.load(source), args, windows, chosen
 
 
 _WHY = {"float32": "float32: emit.precision's static bound holds for these tasks' numbers",
@@ -206,12 +206,12 @@ _WHY = {"float32": "float32: emit.precision's static bound holds for these tasks
 
 
 @dataclass(frozen=True)
-class LaneChoice:
-    """A map's lane code: (module, argnames, windows, variant), how each
-    argument travels, the variant (``float32``, ``float32c``, ``float64``) and why."""
+class PackChoice:
+    """A map's lane code: (module, args, windows, variant), how each
+    argument travels (by name), the variant (``float32``, ``float32c``, ``float64``) and why."""
 
     compiled: tuple = field(compare=False)
-    kinds: dict = field(compare=False)
+    travel: dict = field(compare=False)
     variant: str
     why: str
 
@@ -227,15 +227,15 @@ def _dtype(variant: str) -> str:
     return "float64" if variant == "float64" else "float32"
 
 
-class LaneRunner:
+class PackRunner:
     """A compiled lane module and how to feed it."""
 
-    def __init__(self, module, argnames: list[str], kinds: dict[str, str], dtype: str,
+    def __init__(self, module, args: list, travel: dict[str, str], dtype: str,
                  parallel: bool = True):
-        self.argnames, self.kinds, self.dtype = argnames, kinds, np.dtype(dtype)
-        as_batch = {"seq": "seq", "lane": "scalar", "shared": "shared"}
+        self.args, self.travel, self.dtype = args, travel, np.dtype(dtype)
+        as_batch = {"seq": "seq", "member": "scalar", "shared": "shared"}
         params, call = packed_call(
-            argnames, {a: as_batch[self._kind(a)] for a in argnames}, at="g")
+            args, {a.name: as_batch[self._travel(a)] for a in args}, at="g")
         scratch = ", ".join(f"sc[{k}]" for k in range(module.NSCRATCH))
         src = (f"@numba.njit(parallel={parallel}, cache=True)\n"
                f"def batch(ngroups, {', '.join(params)}, out, big):\n"
@@ -244,10 +244,10 @@ class LaneRunner:
                f"        lanes({', '.join(call)}, out[g], big[g]{', ' if scratch else ''}{scratch})\n")
         self.module = modules.load(modules.module_text(module) + "\n" + src)
 
-    def _kind(self, a: str) -> str:
-        if a.startswith(("n_", "q_")):
-            return "lane"
-        return self.kinds.get(a, "shared")
+    def _travel(self, a) -> str:
+        if a.role in ("length", "cell"):
+            return "member"
+        return self.travel.get(a.name, "shared")
 
     def run_pieces(self, batch, column, shared_value, progress=None):
         """:meth:`run` over pieces of the tasks when ``progress`` watches
@@ -268,22 +268,22 @@ class LaneRunner:
 
     def run(self, batch, column, shared_value):
         """Results for every task (float64) and the indexes of tasks whose float32
-        run cannot be trusted. ``column(argname, ids)`` gives an argument's value
-        in tasks ``ids``, ``shared_value(argname)`` one every task shares, as
+        run cannot be trusted. ``column(arg, ids)`` gives an argument's value
+        in tasks ``ids``, ``shared_value(arg)`` one every task shares, as
         the scalar path would pass them."""
         order = batch.order
-        ngroups = -(-len(batch) // LANES)
-        idx = np.empty(ngroups * LANES, dtype=np.int64)
+        ngroups = -(-len(batch) // PACK)
+        idx = np.empty(ngroups * PACK, dtype=np.int64)
         idx[:len(order)] = order
         idx[len(order):] = order[-1]  # the last group repeats its last task
-        idx = idx.reshape(ngroups, LANES)
+        idx = idx.reshape(ngroups, PACK)
         arrays = []
-        for a in self.argnames:
-            k = self._kind(a)
+        for a in self.args:
+            k = self._travel(a)
             if k == "seq":
-                arrays += _pack_seqs(*batch.seq_rows(a[2:], idx.ravel()), ngroups)
-            elif k == "lane":
-                dt = np.int64 if a.startswith(("n_", "q_")) else self.dtype
+                arrays += _pack_seqs(*batch.seq_rows(a.of, idx.ravel()), ngroups)
+            elif k == "member":
+                dt = np.int64 if a.role in ("length", "cell") else self.dtype
                 arrays.append(np.asarray(column(a, idx.ravel()), dtype=dt).reshape(idx.shape))
             else:
                 v = shared_value(a)
@@ -291,8 +291,8 @@ class LaneRunner:
                         v.dtype == np.float64:  # model arrays in the table type too
                     v = v.astype(np.float32)
                 arrays.append(v)
-        out = np.empty((ngroups, LANES), dtype=np.float64)
-        big = np.zeros((ngroups, LANES), dtype=self.dtype)
+        out = np.empty((ngroups, PACK), dtype=np.float64)
+        big = np.zeros((ngroups, PACK), dtype=self.dtype)
         # groups are ordered largest first and handed out one at a time, so no
         # thread is left with all the long sequences
         previous = numba.set_parallel_chunksize(1)
@@ -308,13 +308,13 @@ class LaneRunner:
 
 
 def _pack_seqs(codes: np.ndarray, starts: np.ndarray, lens: np.ndarray, ngroups: int):
-    """Padded ``(length, LANES)`` blocks, one per group of ``LANES`` consecutive
+    """Padded ``(length, PACK)`` blocks, one per group of ``PACK`` consecutive
     rows (task ``r``'s residues at ``codes[starts[r]:starts[r] + lens[r]]``),
     stacked, and each group's first row."""
-    longest = lens.reshape(ngroups, LANES).max(axis=1)
+    longest = lens.reshape(ngroups, PACK).max(axis=1)
     off = np.zeros(ngroups + 1, dtype=np.int64)
     np.cumsum(longest, out=off[1:])
-    buf = np.zeros((max(int(off[-1]), 1), LANES), dtype=np.uint8)
+    buf = np.zeros((max(int(off[-1]), 1), PACK), dtype=np.uint8)
     _fill_lanes(codes, starts, lens, off, buf)
     return [buf, off]
 

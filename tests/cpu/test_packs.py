@@ -1,12 +1,12 @@
-"""CPU maps as lane groups (dslc/emit/lanes.py, dslc/cpu/lanes.py,
+"""CPU maps as lane groups (dslc/emit/packs.py, dslc/cpu/packs.py,
 dslc/emit/precision.py) against the interpreter, the language's specification.
 
-A ``map`` of at least ``LANES`` (16) tasks runs 16 tasks in lockstep, with int
+A ``map`` of at least ``PACK`` (16) tasks runs 16 tasks in lockstep, with int
 tables in float32 where emit.precision proves it exact (variant ``float32``:
 a static bound; ``float32c``: a per-cell magnitude check, tasks reaching LEAF
 recomputed by the float64 scalar path) and float64 otherwise. Every test here
 compares task by task with the interpreter and, where it matters, asserts that
-the lane path really ran (``engine.lanes.generated[entry]`` is set when lane
+the lane path really ran (``engine.packs.generated[entry]`` is set when lane
 code is compiled; ``engine.disk_cache`` is turned off so it always is) and which
 variant it chose.
 """
@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dslc
-from dslc.emit.lanes import LANES
+from dslc.emit.packs import PACK
 from dslc.errors import DslcError
 from dslc.emit.precision import LEAF
 from dslc.lang.stdlib import stdlib_source
@@ -42,7 +42,7 @@ PROTEIN = "ARNDCQEGHILKMFPSTWYV"
 
 def lane_program(src: str):
     """A fresh CPU program and its engine, plans never taken from the disk cache
-    (so ``engine.lanes.generated`` records what this run compiled)."""
+    (so ``engine.packs.generated`` records what this run compiled)."""
     prog = dslc.compile(src, backend="cpu")
     engine = prog._engine()
     engine.disk_cache = False
@@ -68,13 +68,13 @@ def run_both(src: str, entry: str, *operands):
 
 def variant(engine, entry: str):
     """The lane variant the map compiled (None: the lane path did not run)."""
-    gen = engine.lanes.generated.get(entry)
+    gen = engine.packs.generated.get(entry)
     return None if gen is None else gen[2]
 
 
 def lane_signature(engine, entry: str) -> str:
     """The ``def lanes(...)`` line of the entry's generated lane code."""
-    source = engine.lanes.generated[entry][1]
+    source = engine.packs.generated[entry][1]
     return next(ln for ln in source.splitlines() if ln.startswith("def lanes("))
 
 
@@ -152,7 +152,7 @@ def test_random_recurrences_in_lanes_equal_the_interpreter(rec, data):
     got, want, engine = run_both(src, name, *ops)
     assert_same(got, want, src)
     # the lane path was taken, or refused for a recorded reason: never skipped silently
-    assert name in engine.lanes.generated or name in engine.lanes.fallbacks, src
+    assert name in engine.packs.generated or name in engine.packs.fallbacks, src
     if name == "final":  # and the generator's own meaning of the final cell
         oracle = [rec.evaluate(seqs, tuple(len(s) for s in seqs)) for seqs in itertools.product(*ops)]
         assert got == oracle, src
@@ -175,7 +175,7 @@ def test_a_fixed_random_recurrence_runs_in_lanes():
         ts = ["", "C", "GATTACA"]
         got, want, engine = run_both(src, name, ss, ts)
         assert_same(got, want, name)
-        assert variant(engine, name) is not None, engine.lanes.fallbacks
+        assert variant(engine, name) is not None, engine.packs.fallbacks
         if name == "final":
             assert got == [rec.evaluate((s, t), (len(s), len(t))) for s, t in
                            itertools.product(ss, ts)]
@@ -191,8 +191,8 @@ def test_smith_waterman_is_float32_by_the_static_bound():
     q = "HEAGAWGHEE"
     prog, engine = lane_program(GOTOH)
     got = values(prog.map("sw", blosum(prog), 10, 1, q, db))
-    assert variant(engine, "sw") == "float32", engine.lanes.fallbacks
-    assert "DT = np.float32" in engine.lanes.generated["sw"][1]
+    assert variant(engine, "sw") == "float32", engine.packs.fallbacks
+    assert "DT = np.float32" in engine.packs.generated["sw"][1]
     assert got == [gotoh_local(q, t, blosum62_dict(), 10, 1) for t in db]
     assert_same(got, values(interp_program(GOTOH).map("sw", blosum(prog), 10, 1, q, db)))
 
@@ -321,10 +321,10 @@ def test_nussinov_in_lanes_is_checked_float32_or_says_why_not():
     xs = _rna(20, seed=6)
     got, want, engine = run_both(_nussinov_src(), "fold", xs)
     assert_same(got, want)
-    if "fold" in engine.lanes.generated:
+    if "fold" in engine.packs.generated:
         assert variant(engine, "fold") == "float32c"
     else:
-        why = engine.lanes.fallbacks["fold"]
+        why = engine.packs.fallbacks["fold"]
         assert "sequence index" in why or "run-time check" in why, why
 
 
@@ -350,10 +350,10 @@ def test_float_and_prob_tables_are_float64(src):
                         for _ in range(17)]
     got, want, engine = run_both(src, "best", seqs)
     if src is FLOAT_TABLE:
-        assert variant(engine, "best") == "float64", engine.lanes.fallbacks
+        assert variant(engine, "best") == "float64", engine.packs.fallbacks
         assert got == pytest.approx(want, rel=1e-12, abs=0)
     else:  # prob code has run-time checks (_to_log): lanes may refuse it, never float32
-        assert variant(engine, "best") in (None, "float64"), engine.lanes.fallbacks
+        assert variant(engine, "best") in (None, "float64"), engine.packs.fallbacks
         assert got == pytest.approx(want, rel=1e-12, abs=0)
 
 
@@ -367,7 +367,7 @@ int g(int n)
 def test_coordinates_as_values_over_an_int_domain_are_exact():
     """BUG at ff93954: ``g(n) = g(n - 1) + n`` over an int domain uses a coordinate
     as a value, but the static bound takes the extent from sequence lengths only
-    (cpu/lanes.py ``_extents``), so it sees extent 0, proves nothing is large and
+    (cpu/packs.py ``_extents``), so it sees extent 0, proves nothing is large and
     picks float32; g(6000) = 18,003,000 > 2^24 comes out as 18,002,896."""
     ns = list(range(6000, 6017))
     got, want, engine = run_both(TRIANGLE, "g", ns)
@@ -434,7 +434,7 @@ def test_numeric_arguments_per_task():
     assert variant(engine, "sw") == "float32"
     sig = lane_signature(engine, "sw")
     assert "a_open" in sig and "a_ext" in sig
-    src = engine.lanes.generated["sw"][1]
+    src = engine.packs.generated["sw"][1]
     assert "a_open[l]" in src and "a_ext[l]" in src  # read per lane
     assert_same(got, want)
 
@@ -469,7 +469,7 @@ int last(const cut, seq[dna] s) = max(i in len(s) ... len(s) : g(i))
 def test_a_numeric_argument_compared_with_cell_values_per_lane():
     seqs = ["", "A", "ACGTACGTAC", "ACGTACGTACGTACGTACGT", "AC"]
     got, want, engine = run_both(PER_LANE_COMPARE, "last", [0, 3, 7, 11], seqs)
-    assert variant(engine, "last") is not None, engine.lanes.fallbacks
+    assert variant(engine, "last") is not None, engine.packs.fallbacks
     assert_same(got, want)
 
 
@@ -485,7 +485,7 @@ def test_map_over_a_table_function_gives_each_tasks_final_cell():
 
 
 def test_map_over_a_table_function_runs_in_lanes():
-    """BUG at ff93954: LaneMaps.run classifies every parameter of the entry
+    """BUG at ff93954: PackMaps.run classifies every parameter of the entry
     (``f.params``), so the recursive ``index[s] i`` of a table is taken for a
     ``shared`` model argument missing from the tasks, and ``run`` returns None:
     a ``map`` over a table whose domain is indexed by sequences never runs in
@@ -494,7 +494,7 @@ def test_map_over_a_table_function_runs_in_lanes():
     got, want, engine = run_both(GOTOH, "h", blosum(interp_program(GOTOH)), 10, 1,
                                  "HEAGAWGHEE", db)
     assert_same(got, want)
-    assert variant(engine, "h") is not None, engine.lanes.fallbacks
+    assert variant(engine, "h") is not None, engine.packs.fallbacks
 
 
 INT_CELL = """
@@ -514,7 +514,7 @@ def test_map_over_a_table_with_int_domain_in_lanes():
     .map("c", [5], [0, 3])`` gives [1, 5], the interpreter [1, 3]."""
     ns, ks = [0, 1, 5, 9, 30, 2], [0, 1, 3]
     got, want, engine = run_both(INT_CELL, "c", ns, ks)
-    assert variant(engine, "c") is not None, engine.lanes.fallbacks
+    assert variant(engine, "c") is not None, engine.packs.fallbacks
     assert_same(got, want)
 
 
@@ -536,7 +536,7 @@ def test_fused_reductions_with_bounds_inside_the_domain(entry, ntasks):
     db = proteins(ntasks, seed=13 + ntasks, hi=25)
     got, want, engine = run_both(PARTIAL, entry, blosum(interp_program(PARTIAL)), 10, 1,
                                  "HEAGAWGHEE", db)
-    assert variant(engine, entry) is not None, engine.lanes.fallbacks
+    assert variant(engine, entry) is not None, engine.packs.fallbacks
     assert_same(got, want)
     if entry == "inner":  # both an empty range (short subjects) and a real maximum
         assert -math.inf in want and any(abs(w) != math.inf for w in want)
@@ -554,7 +554,7 @@ def test_lane_counts_around_multiples_of_16(ntasks):
 
 
 def test_fewer_tasks_than_lanes_take_the_scalar_path():
-    db = proteins(LANES - 1, seed=14)
+    db = proteins(PACK - 1, seed=14)
     got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 10, 1,
                                  "HEAGAWGHEE", db)
     assert variant(engine, "sw") is None
@@ -584,4 +584,4 @@ def test_lanes_off_gives_identical_results(monkeypatch, src, entry, ops):
 
 
 def test_leaf_is_what_the_docstring_says():
-    assert LEAF == 2.0 ** 20 and LANES == 16
+    assert LEAF == 2.0 ** 20 and PACK == 16
