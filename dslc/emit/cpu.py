@@ -784,7 +784,7 @@ class CpuGenerator:
                 self._statement(b, stmts[k], cells, g, gi, False, False)
             else:
                 region = b.child()
-                self._loops(region, L.Block(stmts[k:end]), cells, g, gi, retried=True)
+                self._loops(region, L.Body(stmts[k:end]), cells, g, gi, retried=True)
                 b.lines.extend(self._retry(region).lines)
             k = end
 
