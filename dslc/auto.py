@@ -37,6 +37,7 @@ from dslc.emit.pyexpr import NotCompilable
 from dslc import settings
 from dslc.errors import DslcError
 from dslc.lang.values import Sequence
+from dslc.warm import kernel_cached, remember_kernel  # noqa: F401 (auto's record of kernels)
 
 FLOOR_CELLS = 10**8  # DSLC_AUTO_GPU_CELLS: less work than this never looks for a GPU
 SAMPLE = 4096  # a map's cells are summed over at most this many tasks, then scaled
@@ -166,31 +167,6 @@ def kernel_key(cpu, func: str, tasks: list[dict]) -> str:
     return modules.plan_key(cpu.program, func, f"cuda-map{len(tasks)}{f.is_table}", None, widest)
 
 
-def _record(key: str) -> Path:
-    from dslc.cpu.cache import cache_dir
-
-    return cache_dir() / f"gpu_{key}.json"
-
-
-def remember_kernel(key: str, module_file: str) -> None:
-    """Note that the map named ``key`` ran with the kernel module ``module_file``."""
-    from dslc.cpu.cache import write_entry
-
-    write_entry(_record(key).name, json.dumps({"module": Path(module_file).stem}))
-
-
-def kernel_cached(key: str) -> bool:
-    """Did a map named ``key`` run before, and does numba-cuda's cache of its
-    kernel module (``__pycache__`` beside it, ``@cuda.jit(cache=True)``) exist?"""
-    try:
-        stem = json.loads(_record(key).read_text())["module"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-    if not isinstance(stem, str) or "/" in stem or not stem.startswith("dslc_"):
-        return False
-    return any((_record(key).parent / "__pycache__").glob(f"{stem}.*.nbi"))
-
-
 class AutoBackend:
     """Runs each map and call on the CPU or the CUDA backend, as :func:`choose`
     says. ``run_gpu=False`` decides and records alike but runs everything on the
@@ -209,6 +185,7 @@ class AutoBackend:
         self._cuda = None
         self._gpu: bool | None = None
         self._cal = None  # this machine's calibration, loaded when first needed
+        self.ahead: dict = {}  # entry -> the background process compiling its kernel
 
     def value(self, func: str, args: dict, span, description: str = ""):
         if self.cpu.direct(func):
@@ -257,6 +234,9 @@ class AutoBackend:
                         self._gpu_present, self._calibration, floor(),
                         gpu_started=self._cuda is not None)
         self.decisions[func] = choice
+        if choice.backend == "cpu" and self.run_gpu and is_map and choice.gpu_s is not None \
+                and not choice.kernel_cached:
+            self._ahead(func, tasks, work, key())
         if choice.backend == "cpu" or not self.run_gpu:
             return self.cpu
         if self._cuda is None:
@@ -265,6 +245,17 @@ class AutoBackend:
             # one CPU backend for both: what the device leaves to it reuses its code
             self._cuda = CudaBackend(self.program, self.globals, cpu=self.cpu)
         return self._cuda
+
+    def _ahead(self, func: str, tasks, work: Work, key: str) -> None:
+        """Where the GPU loses this map only for its kernel's compile, compile it
+        ahead in the background for the runs to come (dslc.warm): predicted for a
+        next run, with this run's CPU module and that kernel both cached."""
+        from dslc import warm
+        from dslc.lang.batch import TaskBatch
+
+        cpu, gpu = predict(work, True, True, self._calibration())
+        if gpu < cpu:
+            self.ahead[func] = warm.start(self.program, func, TaskBatch.of(tasks), key)
 
     def _calibration(self):
         if self._cal is None:

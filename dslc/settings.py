@@ -32,6 +32,8 @@ CHOICES: dict[str, tuple[str, dict[str, str]]] = {
     "DSLC_CUDA_LANES": ("", {"1": "a thread per point", "32": "a warp per point"}),
     "DSLC_CUDA_COOP": ("1", {"1": "cooperative launches where possible",
                              "0": "a launch per partition"}),
+    "DSLC_AUTO_AHEAD": ("1", {"1": "compile a map's kernel ahead for the next run",
+                              "0": "never"}),
 }
 
 # name -> the least value it takes (the default is the reader's: some are computed)
@@ -70,6 +72,12 @@ def use(options: dict[str, str]) -> None:
             known = ", ".join(n for n in NAMES if n not in NUMBA)
             raise DslcError(f"--setting {name}=...: no such setting", hint=f"settings: {known}")
         _OPTIONS[name] = value
+
+
+def environment() -> dict[str, str]:
+    """The environment a child process of this run gets: this one's, with the
+    settings given on the command line in it (so the child reads what we read)."""
+    return {**os.environ, **{k: v for k, v in _OPTIONS.items() if v is not None}}
 
 
 def text(name: str) -> str:

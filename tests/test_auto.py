@@ -196,3 +196,38 @@ def test_work_auto_sends_to_the_gpu_runs_there_and_is_recorded(monkeypatch, tmp_
     assert list(got[0][1].values.ravel()) == [1, 1] == list(prog.run()["map(d, db (*) \"ACG\")"]
                                                              .values.ravel())
     assert list((tmp_path / "cache").glob("gpu_*.json"))
+
+
+@pytest.mark.parametrize("ahead", ["1", "0"])
+def test_a_kernel_that_loses_only_for_its_compile_is_compiled_ahead(monkeypatch, tmp_path,
+                                                                      ahead):
+    """The GPU predicted slower for this run only because its kernel is not
+    compiled, faster once it is: the map runs on the CPU, and a detached process
+    (dslc.warm) runs it on the CUDA backend (here the simulator) and records its
+    kernel for the next run; DSLC_AUTO_AHEAD=0 starts none."""
+    import json
+
+    from dslc.runtime.script import ScriptRunner
+
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DSLC_AUTO_GPU_CELLS", "0")
+    monkeypatch.setenv("DSLC_AUTO_AHEAD", ahead)
+    monkeypatch.setattr(auto.AutoBackend, "_gpu_present", lambda self: True)
+    monkeypatch.setattr(auto.AutoBackend, "_calibration",
+                        lambda self: _cal(cpu_cells_s=1e-3, gpu_compile_s=1e3))
+    (tmp_path / "db.fasta").write_text(">a\nACGT\n>b\nAC\n")
+    (tmp_path / "m.bio").write_text(EDIT + 'db = load(seq[dna], "db.fasta")\n'
+                                    'print map(d, db (*) "ACG")\n')
+    prog = dslc.compile(str(tmp_path / "m.bio"), backend="interp")
+    runner = ScriptRunner(prog.checked, auto.AutoBackend, prog.base_dir, quiet=True)
+    runner.run()
+    assert runner.backend.decisions["d"].backend == "cpu"
+    started = runner.backend.ahead["d"]
+    if ahead == "0":
+        assert started is None and not list((tmp_path / "cache").glob("gpu_*.json"))
+        return
+    assert started.wait(timeout=300) == 0
+    (record,) = (tmp_path / "cache").glob("gpu_*.json")
+    assert json.loads(record.read_text())["module"].startswith("dslc_")
+    assert not list((tmp_path / "cache").glob("ahead_*"))  # the hand-over is gone
