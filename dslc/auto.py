@@ -186,6 +186,7 @@ class AutoBackend:
         self._gpu: bool | None = None
         self._cal = None  # this machine's calibration, loaded when first needed
         self.ahead: dict = {}  # entry -> the background process compiling its kernel
+        self._later = None  # that process's start, once the map in hand has run
 
     def value(self, func: str, args: dict, span, description: str = ""):
         if self.cpu.direct(func):
@@ -208,6 +209,9 @@ class AutoBackend:
             return []
         backend = self._pick(func, tasks, lambda: kernel_key(self.cpu, func, tasks))
         out = backend.map(func, tasks, span, progress)
+        if self._later is not None:  # after the map: the compile takes none of its cores
+            self.ahead[func] = self._later()
+            self._later = None
         module = getattr(backend, "kernel_files", {}).get(func)
         if backend is not self.cpu and module is not None:
             remember_kernel(kernel_key(self.cpu, func, tasks), module)
@@ -248,14 +252,15 @@ class AutoBackend:
 
     def _ahead(self, func: str, tasks, work: Work, key: str) -> None:
         """Where the GPU loses this map only for its kernel's compile, compile it
-        ahead in the background for the runs to come (dslc.warm): predicted for a
-        next run, with this run's CPU module and that kernel both cached."""
+        ahead in the background for the runs to come (dslc.warm), started once
+        this map has run: predicted for a next run, with this run's CPU module and
+        that kernel both cached."""
         from dslc import warm
         from dslc.lang.batch import TaskBatch
 
         cpu, gpu = predict(work, True, True, self._calibration())
         if gpu < cpu:
-            self.ahead[func] = warm.start(self.program, func, TaskBatch.of(tasks), key)
+            self._later = lambda: warm.start(self.program, func, TaskBatch.of(tasks), key)
 
     def _calibration(self):
         if self._cal is None:
