@@ -110,6 +110,14 @@ class Printer:
     def thread(self, what: str) -> str:
         raise TypeError(f"a GPU thread number ({what}) in CPU code")
 
+    INDENT = "    "
+
+    def store(self, target: str, value: str) -> str:
+        return f"{target} = {value}"
+
+    def tasks_loop(self, var: str, n: str, parallel: bool) -> str:
+        return f"for {var} in {self.tasks_range(n, parallel)}:"
+
     def gpu_statement(self, s, pad: str) -> list[str]:
         raise TypeError(f"a GPU statement in CPU code: {s!r}")
 
@@ -122,7 +130,7 @@ class Printer:
         values = "".join(self.module_value(s) for s in ir.walk(k.body)
                          if isinstance(s, ir.ConstArray))
         params = ", ".join(p.name for p in k.params)
-        body = "\n".join(_stmts(self, k.body, "    "))
+        body = "\n".join(statements(self, k.body, "    "))
         return f"{values}{self.KERNEL}\ndef {k.name}({params}):\n{body}\n"
 
     def module_value(self, s) -> str:
@@ -191,8 +199,8 @@ class CudaPrinter(Printer):
                 return [f"{pad}{n} = cuda.const.array_like({v})"]
             case ir.Strided(var=z, count=n, body=body):
                 return ([f"{pad}{z} = {self.thread('thread')}", f"{pad}while {z} < {n}:"]
-                        + _stmts(self, body, pad + "    ")
-                        + [f"{pad}    {z} += {self.thread('width')}"])
+                        + statements(self, body, pad + self.INDENT)
+                        + [f"{pad}{self.INDENT}{z} += {self.thread('width')}"])
         raise TypeError(f"not a kernel statement: {s!r}")
 
     def module_value(self, s) -> str:
@@ -224,20 +232,23 @@ def _expr(pr: Printer, e) -> str:
     return go(e)
 
 
-def _stmts(pr: Printer, stmts, pad: str) -> list[str]:
+def statements(pr: Printer, stmts, pad: str) -> list[str]:
+    """Kernel-IR statements as ``pr`` spells them (code for a target, or text for
+    people: dslc.targets.show), nested blocks indented by ``pr.INDENT``."""
     out = []
+    inner = pad + pr.INDENT
     for s in stmts:
         match s:
             case ir.Assign(target=t, value=v):
                 out.append(f"{pad}{t} = {_expr(pr, v)}")
             case ir.Store(target=t, value=v):
-                out.append(f"{pad}{_expr(pr, t)} = {_expr(pr, v)}")
+                out.append(pad + pr.store(_expr(pr, t), _expr(pr, v)))
             case ir.If(cond=c, body=body):
                 out.append(f"{pad}if {_expr(pr, c)}:")
-                out += _stmts(pr, body, pad + "    ")
+                out += statements(pr, body, inner)
             case ir.Tasks(var=v, count=n, body=body, parallel=par):
-                out.append(f"{pad}for {v} in {pr.tasks_range(_expr(pr, n), par)}:")
-                out += _stmts(pr, body, pad + "    ")
+                out.append(pad + pr.tasks_loop(v, _expr(pr, n), par))
+                out += statements(pr, body, inner)
             case _:
                 out += pr.gpu_statement(s, pad)
     return out

@@ -5,7 +5,7 @@ GPU's thread numbers named, not the Python a target prints."""
 from __future__ import annotations
 
 from dslc.kernel import ir
-from dslc.targets.printer import Printer
+from dslc.targets.printer import Printer, statements
 
 
 def show(k: ir.Kernel) -> str:
@@ -13,35 +13,8 @@ def show(k: ir.Kernel) -> str:
     for p in k.params:
         of = f" of {p.of}" if p.of else ""
         lines.append(f"  param {p.name}: {p.role}{of}, {p.dtype}")
-    lines += _stmts(k.body, "  ")
+    lines += statements(_Reader(), k.body, "  ")
     return "\n".join(lines)
-
-
-def _stmts(stmts, pad: str) -> list[str]:
-    out = []
-    for s in stmts:
-        match s:
-            case ir.Assign(target=t, value=v):
-                out.append(f"{pad}{t} = {expr(v)}")
-            case ir.Store(target=t, value=v):
-                out.append(f"{pad}store {expr(t)} = {expr(v)}")
-            case ir.If(cond=c, body=body):
-                out.append(f"{pad}if {expr(c)}:")
-                out += _stmts(body, pad + "  ")
-            case ir.Tasks(var=v, count=n, body=body, parallel=par):
-                how = "in parallel" if par else "in order"
-                out.append(f"{pad}for each task {v} < {expr(n)}, {how}:")
-                out += _stmts(body, pad + "  ")
-            case ir.Strided(var=v, count=n, body=body):
-                out.append(f"{pad}for {v} < {n}, strided over the block's threads:")
-                out += _stmts(body, pad + "  ")
-            case ir.Barrier():
-                out.append(f"{pad}barrier (every thread of the block)")
-            case ir.Shared(name=n, shape=shape, dtype=dt):
-                out.append(f"{pad}shared {n}: {dt}{list(shape)}")
-            case ir.ConstArray(name=n, shape=shape, dtype=dt):
-                out.append(f"{pad}constant {n}: {dt}{list(shape)} (values compiled in)")
-    return out
 
 
 class _Reader(Printer):
@@ -49,6 +22,27 @@ class _Reader(Printer):
 
     _WORDS = {"global": "thread in grid", "block": "block in grid",
               "thread": "thread in block", "width": "threads per block"}
+
+    INDENT = "  "
+
+    def store(self, target: str, value: str) -> str:
+        return f"store {target} = {value}"
+
+    def tasks_loop(self, var: str, n: str, parallel: bool) -> str:
+        return f"for each task {var} < {n}, {'in parallel' if parallel else 'in order'}:"
+
+    def gpu_statement(self, s, pad: str) -> list[str]:
+        match s:
+            case ir.Strided(var=v, count=n, body=body):
+                return ([f"{pad}for {v} < {n}, strided over the block's threads:"]
+                        + statements(self, body, pad + self.INDENT))
+            case ir.Barrier():
+                return [f"{pad}barrier (every thread of the block)"]
+            case ir.Shared(name=n, shape=shape, dtype=dt):
+                return [f"{pad}shared {n}: {dt}{list(shape)}"]
+            case ir.ConstArray(name=n, shape=shape, dtype=dt):
+                return [f"{pad}constant {n}: {dt}{list(shape)} (values compiled in)"]
+        raise TypeError(f"not a kernel statement: {s!r}")
 
     def length(self, x: str) -> str:
         return f"length({x})"
