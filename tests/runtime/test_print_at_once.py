@@ -10,6 +10,7 @@ import json
 import math
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -83,27 +84,26 @@ def _declines(arr, value_type) -> bool:
     return False
 
 
+# (fast path, the old per-value path it must equal) for whole results
+_PATHS = {
+    "json": (lambda arr, t: None if (f := cells.json_flat(arr, t)) is None
+             else json.dumps(f.tolist()),
+             lambda arr, t: json.dumps(render._nested(arr, t), allow_nan=False)),
+    "text": (cells.text_cells, render.text_cells_reference),
+}
+
+
+@pytest.mark.parametrize("path", sorted(_PATHS))
 @SETTINGS
-@given(result_arrays())
-def test_json_values_equal_the_reference(case):
+@given(case=result_arrays())
+def test_whole_results_print_as_the_reference_prints_them(path, case):
+    fast_path, reference = _PATHS[path]
     arr, value_type = case
-    fast = cells.json_flat(arr, value_type)
+    fast = fast_path(arr, value_type)
     if fast is None:
         assert _declines(arr, value_type)
         return
-    assert json.dumps(fast.tolist()) == _outcome(lambda: json.dumps(
-        render._nested(arr, value_type), allow_nan=False))
-
-
-@SETTINGS
-@given(result_arrays())
-def test_text_cells_equal_the_reference(case):
-    arr, value_type = case
-    fast = cells.text_cells(arr, value_type)
-    if fast is None:
-        assert _declines(arr, value_type)
-        return
-    assert fast == _outcome(lambda: render.text_cells_reference(arr, value_type))
+    assert fast == _outcome(lambda: reference(arr, value_type))
 
 
 @SETTINGS
