@@ -47,6 +47,7 @@ from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
 from dslc.cuda.launch import block_threads, resident_threads
 from dslc.cuda import layout, rules
+from dslc.cuda.arena import Arena
 from dslc.cuda.rules import hybrid, partition_width
 from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
@@ -515,7 +516,9 @@ class CudaBackend:
         similar work) in launches that fit the scratch budget; where there are
         several, they alternate between two streams, so the host packs launch
         ``n + 1`` while the device runs launch ``n``, and each launch's values
-        come back asynchronously into page-locked memory. A sequence column's
+        come back asynchronously into one page-locked array. Each stream's launches
+        reuse one device buffer (:class:`~dslc.cuda.arena.Arena`): no launch
+        allocates or frees device memory once the first two have run. A sequence column's
         packed buffer is uploaded once (:meth:`_resident`) and every launch reads
         it where it lies. ``progress(done)`` is called as launches are seen to
         finish."""
@@ -529,33 +532,35 @@ class CudaBackend:
         self.kernel_files[f.name] = module.__file__
         launches = run.launches
         streams = [cuda.stream(), cuda.stream()]
-        held: list = [None, None]  # a stream's previous launch: alive until it is done
-        results, timers, waits = [], [], []
+        arenas = [Arena(cuda, s) for s in streams]
+        held: list = [None, None]  # a stream's previous launch's host arrays: alive until done
+        rows_of = (lambda n: n) if width is None else (lambda n: (n, width))
+        done = cuda.pinned_array(rows_of(len(batch)), dtype=np.float64)  # every launch's values
+        iota = cuda.to_device(np.arange(max(len(ids) for ids in launches), dtype=np.int64))
+        results, timers, waits, at = [], [], [], 0
         for n, ids in enumerate(launches):
-            stream = streams[n % 2]
+            stream, arena = streams[n % 2], arenas[n % 2]
             host = self._pack(args, travel, batch, ids, plan, f, dtype, block, stream)
-            stream.synchronize()  # launch n - 2 has finished: its memory may go
-            held[n % 2] = None
+            stream.synchronize()  # launch n - 2 has finished: its memory may be reused
+            arena.reset()
+            held[n % 2] = host
             if progress is not None and n >= 2:
                 progress(sum(len(ids) for ids in launches[:n - 1]))
-            arrays = [cuda.to_device(a, stream=stream) if isinstance(a, np.ndarray) else a
-                      for a in host]
+            arrays = [arena.put(a) if isinstance(a, np.ndarray) else a for a in host]
             dims = self._dims(plan, storage, {m: int(v[ids].max()) for m, v in lens.items()})
-            scratch = [cuda.device_array((len(ids),) + d if per_block else d + (len(ids),),
-                                         dtype=dtype, stream=stream) for d in dims]
-            rows = len(ids) if width is None else (len(ids), width)
-            d_out = cuda.device_array(rows, dtype=np.float64, stream=stream)
-            local = cuda.to_device(np.arange(len(ids), dtype=np.int64), stream=stream)
+            scratch = [arena.empty((len(ids),) + d if per_block else d + (len(ids),), dtype)
+                       for d in dims]
+            d_out = arena.empty(rows_of(len(ids)), np.float64)
             grid = len(ids) if per_block else (len(ids) + block - 1) // block
             began, ended = cuda.event(), cuda.event()
             began.record(stream)
             called = time.perf_counter()
-            module.batch[grid, block, stream](local, *arrays, *scratch, d_out)
+            module.batch[grid, block, stream](iota[:len(ids)], *arrays, *scratch, d_out)
             waits.append(time.perf_counter() - called)
             ended.record(stream)
-            values = cuda.pinned_array(rows, dtype=np.float64)
+            values = done[at:at + len(ids)]
             d_out.copy_to_host(values, stream=stream)
-            held[n % 2] = (arrays, scratch, d_out, local)
+            at += len(ids)
             results.append((ids, values))
             timers.append((began, ended))
         cuda.synchronize()

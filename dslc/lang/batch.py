@@ -121,11 +121,16 @@ class TaskBatch:
         """``(order, bounds)``: the tasks grouped by the items of the batch's narrow
         columns (those listing at most ``NARROW`` items: the queries of a queries x
         database product), groups in the order of those items, and by size,
-        largest first, within a group (:attr:`order` restricted to it); group ``g``
-        is ``order[bounds[g]:bounds[g + 1]]``. Every group of a product then reads
+        largest first, within a group (ties in task order); group ``g`` is
+        ``order[bounds[g]:bounds[g + 1]]``. Every group of a product then reads
         the wide column's items in the same order, so what a backend derives from
-        those rows (the database interleaved for a GPU launch) serves every group."""
-        order = self.order
+        those rows (the database interleaved for a GPU launch) serves every group.
+
+        Within a group the narrow columns are constant, so a task's size differs
+        only by the wide sequence columns' items: a group that reads the same items
+        in the same task order as the one before it (every query of a product) takes
+        that group's order by position instead of sorting again. Ten queries x a
+        million proteins are then one sort of a million sizes, not of ten million."""
         listed = {n: _items(c) for n, c in self.columns.items() if _items(c) is not None}
         key = np.zeros(self.count, dtype=np.int64)
         stride = 1
@@ -135,12 +140,27 @@ class TaskBatch:
                     key += self.columns[n].index * stride
                     stride *= items
         if stride == 1:
-            return order, np.array([0, self.count], dtype=np.int64)
-        keyed = key[order].astype(np.uint16) if stride <= 2**16 else key[order]
-        order = order[np.argsort(keyed, kind="stable")]
-        keyed = key[order]
-        bounds = np.flatnonzero(np.diff(keyed)) + 1
-        return order, np.concatenate(([0], bounds, [self.count])).astype(np.int64)
+            return self.order, np.array([0, self.count], dtype=np.int64)
+        if bool((key[1:] >= key[:-1]).all()):  # already grouped (a product binds so)
+            by_key = np.arange(self.count, dtype=np.int64)
+        else:
+            by_key = np.argsort(key.astype(np.uint16) if stride <= 2**16 else key,
+                                kind="stable").astype(np.int64)
+        counts = np.bincount(key, minlength=stride)
+        bounds = np.concatenate(([0], np.cumsum(counts[counts > 0]))).astype(np.int64)
+        wide = [c.index for n, c in self.columns.items()
+                if isinstance(c, SeqColumn) and listed[n] > NARROW]
+        sizes = sum(self.lengths.values(), np.zeros(self.count, dtype=np.int64))
+        order = np.empty(self.count, dtype=np.int64)
+        last, perm = None, None
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            ids = by_key[a:b]
+            rows = [w[ids] for w in wide]
+            if last is None or len(ids) != len(perm) or not all(
+                    np.array_equal(x, y) for x, y in zip(rows, last)):
+                last, perm = rows, largest_first(sizes[ids])
+            order[a:b] = ids[perm]
+        return order, bounds
 
     def seq_items(self, name: str, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """``(codes, items)``: the packed buffer a sequence parameter reads and,

@@ -246,6 +246,41 @@ def test_a_product_groups_by_query_each_reading_the_database_in_one_order(nq, nd
     assert all(r == rows[0] for r in rows)  # the database in the same order for each
 
 
+def _reference_groups(batch: TaskBatch, narrow: list[str]) -> list[list[int]]:
+    """Groups by the narrow columns' items (in their order), each by size, largest
+    first, ties in task order: what ``TaskBatch.grouped`` promises, spelled out."""
+    size = sum(batch.lengths.values())
+    keys = sorted({tuple(int(batch.columns[n].index[k]) for n in reversed(narrow))
+                   for k in range(len(batch))})
+    return [sorted((k for k in range(len(batch)) if tuple(
+        int(batch.columns[n].index[k]) for n in reversed(narrow)) == key),
+        key=lambda k: (-size[k], k)) for key in keys]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 5), st.integers(65, 90), st.sampled_from(["slow", "fast", "shuffled"]),
+       st.booleans(), st.data())
+def test_grouped_equals_the_reference_order_for_any_binding(nq, nd, layout, partial, data):
+    """However the tasks of a product are laid out (query varying slowest,
+    fastest, or tasks in any order, some pairs left out), the groups equal the
+    reference; the reuse of one group's order by the next is never visible."""
+    lens = data.draw(st.lists(st.integers(0, 6), min_size=nq + nd, max_size=nq + nd))
+    batch = _product(nq, nd, lens)
+    q, t = batch.columns["s"].index, batch.columns["t"].index
+    if layout == "fast":
+        q, t = np.arange(nq * nd) % nq, np.arange(nq * nd) // nq
+    ids = np.arange(nq * nd)
+    if layout == "shuffled":
+        ids = np.array(data.draw(st.permutations(range(nq * nd))))
+    if partial:
+        ids = ids[:data.draw(st.integers(1, len(ids)))]
+    batch = TaskBatch(("s", "t"), {"s": SeqColumn(batch.columns["s"].pack, q[ids]),
+                                   "t": SeqColumn(batch.columns["t"].pack, t[ids])}, len(ids))
+    order, bounds = batch.grouped
+    got = [order[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+    assert got == _reference_groups(batch, ["s"])
+
+
 def test_a_query_every_task_reads_is_one_shared_block(monkeypatch):
     """A launch whose tasks all read one sequence (the query) interleaves one block
     for all (every block's base 0), kept while its buffer lives; the database's
