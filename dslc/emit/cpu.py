@@ -610,9 +610,15 @@ class CpuGenerator:
 
     def extent_lines(self) -> list[str]:
         """``E_... = ...``: every extent the plan's groups use, each once."""
-        lines = [f"{name} = {self._extent_expr(f, k)}" for g in self.plan.groups
+        return [f"{name} = {value}" for name, value in self.extent_assignments()]
+
+    def extent_assignments(self) -> list[tuple[str, str]]:
+        """(name, expression) of every extent the plan's groups use, each once:
+        what :meth:`extent_lines` prints, as data for generators that need the
+        names it defines (emit.tiles passes them to its device functions)."""
+        pairs = [(name, self._extent_expr(f, k)) for g in self.plan.groups
                  for f in g.functions for k, name in enumerate(g.extents.names[f])]
-        return list(dict.fromkeys(lines))
+        return list(dict.fromkeys(pairs))
 
     def sweep(self, b: Lines, fused_by_func: dict) -> None:
         """Every group's storage and its loop nest, callees' groups first (the
