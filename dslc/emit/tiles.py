@@ -273,7 +273,7 @@ class TiledGenerator(CudaGenerator):
                              if callee[s] == f and d[self.tdim] > 0) for f in self.crossing}
         self.row = 0  # the tile row being generated
         self.box = None  # (t, u) ranges of the code being generated (emit.ranges)
-        self.column_hoist = self.tile_hoist = None  # invariant reads: pending list, the tile's lines
+        self.column_hoist = self.tile_hoist = None  # invariant reads: pending, tile lines
         self.hoisted: dict = {}
         self.row_guarded = False  # the tile being generated may be cut short
         self.hoist_from = 0  # its first row whose reads of t alone are hoisted
@@ -639,13 +639,13 @@ class TiledGenerator(CudaGenerator):
     def _epilogue(self, b: Lines) -> None:
         plan = self.plan
         if plan.kind == "cell":
-            b.emit("return res")
+            self.give_result(b, "res")
             return
         f = self.program.functions[plan.entry]
         fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
         em = _FusedEmitter(self.task_names(f), self.program.consts, set(),
                            self.program.alphabets, fused_nodes)
-        b.emit(f"return {self._guards(f, em, b)}")
+        self.give_result(b, self._guards(f, em, b))
 
     def module_constants(self) -> str:
         """The block size the kernel's sequences are interleaved by; a float32
