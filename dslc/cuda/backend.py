@@ -662,7 +662,7 @@ class CudaBackend:
         """Memory for the model arrays every task shares (dslc.cuda.placement), by
         argument name."""
         windows = tuple(g.window for g in plan.groups)
-        arrays, where = {}, {}
+        arrays, where, names = {}, {}, {}
         for a in args:
             if travel[a.name] != "shared" or a.role not in ("argument", "global", "layout"):
                 continue
@@ -672,7 +672,8 @@ class CudaBackend:
             if isinstance(v, np.ndarray) and v.dtype.kind in "fiu":  # bool arrays stay global
                 arrays[a.name] = v.astype(dtype) if v.dtype == np.float64 else v
                 where[a.name] = self._where(a, task)
-        return place(arrays, where)
+                names[a.name] = _shown(a)
+        return place(arrays, where, names)
 
     def _where(self, arg, task: dict) -> str:
         """Where an extension pinned a layout array (``sdk.DeviceArray.where``)."""

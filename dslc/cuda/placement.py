@@ -62,14 +62,17 @@ def overrides() -> dict[str, str]:
     return out
 
 
-def place(arrays: dict[str, np.ndarray], pinned: dict[str, str] | None = None
-          ) -> dict[str, Placement]:
+def place(arrays: dict[str, np.ndarray], pinned: dict[str, str] | None = None,
+          names: dict[str, str] | None = None) -> dict[str, Placement]:
     """Kernel argument -> placement, for the model arrays every task shares
     (``arrays``: argument name -> the host array the kernel receives;
-    ``pinned``: argument -> a layout array's ``where``)."""
+    ``pinned``: argument -> a layout array's ``where``; ``names``: argument ->
+    the source's name, as ``DSLC_CUDA_PLACE`` spells it, taken from the task's
+    arguments: a generated argument's name is never parsed; by default each
+    argument's own)."""
     forced, out, used, const = overrides(), {}, 0, 0
     for arg, a in sorted(arrays.items(), key=lambda kv: kv[1].nbytes):
-        name = arg.split("_", 1)[1].lstrip("_")
+        name = (names or {}).get(arg, arg)
         fits = a.ndim in (1, 2) and a.size > 0
         want = forced.get(name) or (pinned or {}).get(arg)
         source = "DSLC_CUDA_PLACE" if name in forced else "the layout's where"

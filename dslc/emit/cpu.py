@@ -202,6 +202,7 @@ class CpuGenerator:
         self.current: str | None = None  # the function whose cell is being generated
         self.slots: dict[str, set[int]] = {}  # function -> partition distances read
         self.sweeping = False  # cells are being placed by the loop nest (see _cell)
+        self.task_result: str | None = None  # what the task returns (see give_result)
         if plan.kind != "value" and not _stored_type(program.functions[plan.entry].ret):
             # a bool table is stored as 0/1, read back as a bool inside the task;
             # its cells as results would come back as numbers
@@ -558,18 +559,24 @@ class CpuGenerator:
             if not ent_g.windowed:
                 qs = [f"q_{i}" for i in range(len(ent_g.extents.names[plan.entry]))]
                 b.emit(f"res = {self.read_stored(plan.entry, qs)}")
-            b.emit("return res")
+            self.give_result(b, "res")
         elif plan.kind == "table":
-            b.emit(f"return ({''.join(f'T_{f}, ' for f in self.whole_tables())})")
+            self.give_result(b, f"({''.join(f'T_{f}, ' for f in self.whole_tables())})")
         else:
             f = self.program.functions[plan.entry]
             fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
             em = _FusedEmitter(entry_names, self.program.consts, set(), self.program.alphabets,
                                fused_nodes)
-            val = self._guards(f, em, b)
-            b.emit(f"return {val}")
+            self.give_result(b, self._guards(f, em, b))
         args = self.task_args()
         return self.module_source(args, b), args
+
+    def give_result(self, b: Lines, value: str) -> None:
+        """The task's last statement, ``return value``, with ``value`` recorded:
+        a device task returns it through its failure flag (emit.cuda), which
+        then needs no reading of the generated line."""
+        self.task_result = value
+        b.emit(f"return {value}")
 
     def whole_tables(self) -> list[str]:
         """The tables a ``table`` entry returns: the entry's, then the others of its
@@ -610,9 +617,15 @@ class CpuGenerator:
 
     def extent_lines(self) -> list[str]:
         """``E_... = ...``: every extent the plan's groups use, each once."""
-        lines = [f"{name} = {self._extent_expr(f, k)}" for g in self.plan.groups
+        return [f"{name} = {value}" for name, value in self.extent_assignments()]
+
+    def extent_assignments(self) -> list[tuple[str, str]]:
+        """(name, expression) of every extent the plan's groups use, each once:
+        what :meth:`extent_lines` prints, as data for generators that need the
+        names it defines (emit.tiles passes them to its device functions)."""
+        pairs = [(name, self._extent_expr(f, k)) for g in self.plan.groups
                  for f in g.functions for k, name in enumerate(g.extents.names[f])]
-        return list(dict.fromkeys(lines))
+        return list(dict.fromkeys(pairs))
 
     def sweep(self, b: Lines, fused_by_func: dict) -> None:
         """Every group's storage and its loop nest, callees' groups first (the

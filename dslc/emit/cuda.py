@@ -126,13 +126,13 @@ class CudaGenerator(CpuGenerator):
             self.storage.append((MISS, []))
 
     def _flag_failures(self, body: Lines) -> None:
-        """The task clears its failure flag first and returns NaN when set."""
-        last = body.lines[-1] if body.lines else None
-        if not (isinstance(last, str) and last.startswith("return ")):
+        """The task clears its failure flag first and returns NaN when set (the
+        value it returns is the generator's record, :meth:`give_result`)."""
+        if self.task_result is None or body.lines[-1:] != [f"return {self.task_result}"]:
             raise NotCompilable("a task without a final return")
         k = self.result_width()
         flagged = "_result_f" if k is None else f"_tresult{k}_f"
-        body.lines[-1] = f"return {flagged}(_F, tid, {last[len('return '):]})"
+        body.lines[-1] = f"return {flagged}(_F, tid, {self.task_result})"
         body.lines.insert(0, "_F[tid] = 0")
         self.storage.append((FAIL, []))
 

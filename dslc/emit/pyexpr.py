@@ -174,11 +174,6 @@ def _small(v) -> bool:
     return type(v) is int and -INDEX_LITERAL <= v <= INDEX_LITERAL
 
 
-# The former name, kept only for emit.tiles (being rewritten separately); new code
-# says Lines.
-Block = Lines
-
-
 class ExprEmitter:
     def __init__(self, names: Names, consts: dict, rec_params: set[str], alphabets: dict,
                  safe_indexes: frozenset = frozenset()):

@@ -29,7 +29,7 @@ the first. ``R`` defaults to :data:`ROWS` (``DSLC_CUDA_TILE`` overrides).
 
 from __future__ import annotations
 
-import ast
+from dataclasses import dataclass, field
 
 from dslc.check import tir
 from dslc.lang import types as T
@@ -38,7 +38,7 @@ from dslc.emit.cpu import _FusedEmitter, arg_name, argument, fused_init, fused_s
 from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
 from dslc.kernel.ir import TaskArg
 from dslc.plan.task import GroupPlan, TaskPlan
-from dslc.emit.pyexpr import Block, ExprEmitter, NotCompilable
+from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable
 from dslc.emit.ranges import INF, constants, live_guards
 from dslc import settings
 from dslc.poly import loopir as L
@@ -135,9 +135,26 @@ def block_size() -> int:
     return settings.number("DSLC_CUDA_BLOCK", THREAD_BLOCK)
 
 
+@dataclass
+class _Prologue(Lines):
+    """The task's lines before its tiles, recording each name they assign as
+    the assignment is emitted (extents, numbers in the table type, the requested
+    cell's result, reduction bounds and accumulators). The tile device functions
+    take exactly these names (and the task's parameters) as parameters, so what
+    they are passed comes from this record, never from reading the lines back.
+    Temporaries an expression emits on its way (``_acc3``) are not recorded:
+    only the assigned value reads them."""
+
+    assigned: list[str] = field(default_factory=list)
+
+    def assign(self, name: str, value: str) -> None:
+        self.emit(f"{name} = {value}")
+        self.assigned.append(name)
+
+
 class _TileEmitter(ExprEmitter):
-    """Sequences that differ between tasks are interleaved by block: residue
-    ``j`` of the task in lane ``ln`` of a block lies at ``base + j * BLOCK + ln``,
+    """Sequences that differ between tasks are interleaved by thread block:
+    residue ``j`` of the task of thread ``ln`` lies at ``base + j * BLOCK + ln``,
     so the threads of a warp reading their ``j``-th residues read one line."""
 
     def _seqindex(self, e, b):
@@ -256,7 +273,7 @@ class TiledGenerator(CudaGenerator):
                              if callee[s] == f and d[self.tdim] > 0) for f in self.crossing}
         self.row = 0  # the tile row being generated
         self.box = None  # (t, u) ranges of the code being generated (emit.ranges)
-        self.column_hoist = self.tile_hoist = None  # invariant reads: pending list, tile block
+        self.column_hoist = self.tile_hoist = None  # invariant reads: pending, tile lines
         self.hoisted: dict = {}
         self.row_guarded = False  # the tile being generated may be cut short
         self.hoist_from = 0  # its first row whose reads of t alone are hoisted
@@ -370,15 +387,17 @@ class TiledGenerator(CudaGenerator):
 
         Compile time is weighed here (docs/architecture.md): Numba's frontend
         passes (liveness, SSA) cost the product of a function's variables and
-        blocks, so the code is cut into device functions of one unrolled tile
+        basic blocks, so the code is cut into device functions of one unrolled tile
         column each (:meth:`_device_function`), and the first and last tiles share
         one; NVVM inlines them again."""
         g = self.g
-        b = Block(self.extent_lines())
+        b = _Prologue()
+        for name, value in self.extent_assignments():
+            b.assign(name, value)
         entry = self.program.functions[self.plan.entry]
         for p in entry.params:  # numbers in the table type: float32 stays float32
             if p.type in (T.INT, T.FLOAT) and argument(p.name) in self._args():
-                b.emit(f"{arg_name(p.name)} = {self.pr.to_value(arg_name(p.name))}")
+                b.assign(arg_name(p.name), self.pr.to_value(arg_name(p.name)))
         fused_by_func = self._prologue(b)
         f0 = g.functions[0]
         e_t = g.extents.names[f0][self.tdim]
@@ -424,19 +443,17 @@ class TiledGenerator(CudaGenerator):
         b.lines.extend(tail.lines)
         return self.module_source(self._args(), b), self._args()
 
-    def _tile_params(self, prologue: Block) -> list[str]:
+    def _tile_params(self, prologue: _Prologue) -> list[str]:
         """What a tile function is passed: the task's parameters as the task will
         have them (with its failure flag where a check was printed, see
-        :meth:`module_source`), every name the prologue assigns (extents, numbers
-        in the table type, reduction bounds and accumulators), and ``t0``."""
+        :meth:`module_source`), every name the prologue assigns (its record:
+        extents, numbers in the table type, reduction bounds and accumulators),
+        and ``t0``."""
         planned = self.task_params(self._args())
         if self.pr.fails():
             planned = planned[:-1] + [storage_param(FAIL)] + planned[-1:]
         self.planned_params = planned
-        tree = ast.parse("\n".join(ln for ln in prologue.lines if isinstance(ln, str)))
-        assigned = [t.id for st in tree.body if isinstance(st, ast.Assign)
-                    for t in st.targets if isinstance(t, ast.Name)]
-        return list(dict.fromkeys(planned + assigned + ["t0"]))
+        return list(dict.fromkeys(planned + prologue.assigned + ["t0"]))
 
     def _handed(self) -> list[str]:
         """Registers the peeled columns hand to the stream: those a column reads
@@ -444,13 +461,13 @@ class TiledGenerator(CudaGenerator):
         return [self.reg(f, r, c) for f in self.g.functions for r in range(self.rows)
                 for c in range(self.back[f])]
 
-    def _device_function(self, name: str, params: list[str], body: Block, result: list[str],
+    def _device_function(self, name: str, params: list[str], body: Lines, result: list[str],
                          handed: list[str] = (), head: str | None = None) -> str:
         """A part of a tile as a device function: ``body``, after calling ``head``
         for the registers ``handed`` over, returning ``result``. Registers are its
         own locals: a tile reads no column before the stream's first, so none is
         live across tiles; the task's result and reductions go in and out."""
-        out = Block()
+        out = Lines()
         out.emit(f"new = (t0 // {self.rows}) % 2")
         out.emit("old = 1 - new")
         for f in self.g.functions:
@@ -470,38 +487,38 @@ class TiledGenerator(CudaGenerator):
             out.emit(f"return {', '.join(result)}")
         return f"{self.pr.FUNCTION}\ndef {name}({', '.join(params)}):\n{out.render(1)}\n"
 
-    def module_source(self, args: list[str], body: Block) -> str:
+    def module_source(self, args: list[str], body: Lines) -> str:
         """The task, then its tile functions (passed the task's own parameters)."""
         text = super().module_source(args, body)
         if self.task_params(args) != self.planned_params:
             raise NotCompilable("the tile functions' parameters differ from the task's")
         return "\n".join([text] + self.tile_functions)
 
-    def capture(self, b: Block, xs: list[str], val: str) -> None:
+    def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """The requested cell is kept by the tile that holds it: never an
         interior tile (see :meth:`generate`), whose cells test nothing."""
         if self.capturing:
             super().capture(b, xs, val)
 
-    def _head(self, fused_by_func, ku: int) -> Block:
+    def _head(self, fused_by_func, ku: int) -> Lines:
         """The first ``ku`` columns of any tile (where the ``u`` guards still
         bite): row ``r`` is at least ``x_t = r``, and tested against the extent."""
         e_u = self.g.extents.names[self.g.functions[0]][self.udim]
         self.row_guarded, self.hoist_from = True, self.rows
-        head = Block()
+        head = Lines()
         pre, edge = self._column(fused_by_func, lambda r: (r, INF), (0, ku - 1), True, 0)
         head.lines.extend(pre.lines)
         head.nest(f"for u in range(0, {ku} if {ku} <= {e_u} else {e_u} + 1):", edge)
         return head
 
-    def _stream(self, fused_by_func, t_range, ku: int, guarded: bool, hoist_from: int) -> Block:
+    def _stream(self, fused_by_func, t_range, ku: int, guarded: bool, hoist_from: int) -> Lines:
         """A tile's columns from ``ku`` on: reads of ``t`` alone hoisted to the
         top (from row ``hoist_from`` on), then the stream. ``t_range(r)`` bounds
         ``x_t`` in row ``r``; ``guarded`` tiles may be cut short by the extent
         (each row tested, hoisted reads too)."""
         e_u = self.g.extents.names[self.g.functions[0]][self.udim]
         self.row_guarded, self.hoist_from = guarded, hoist_from
-        out = Block()
+        out = Lines()
         pre, inner = self._column(fused_by_func, t_range, (ku, INF), guarded, ku, out)
         out.lines.extend(pre.lines)
         out.nest(f"for u in range({ku}, {e_u} + 1):", inner)
@@ -517,7 +534,7 @@ class TiledGenerator(CudaGenerator):
         return k, k
 
     def _column(self, fused_by_func, t_range, u_range, guarded: bool, first: int,
-                hoist: Block | None = None) -> tuple[Block, Block]:
+                hoist: Lines | None = None) -> tuple[Lines, Lines]:
         """One step of the stream (``u`` from ``first``) and what goes before
         its loop: registers shift a column back, then the tile's rows, callees
         first. ``box`` bounds (t, u) there; ``guarded`` tests each row against
@@ -530,7 +547,7 @@ class TiledGenerator(CudaGenerator):
         g = self.g
         e_t = g.extents.names[g.functions[0]][self.tdim]
         e_u = g.extents.names[g.functions[0]][self.udim]
-        pre, col = Block(), Block()
+        pre, col = Lines(), Lines()
         for name in dict.fromkeys(self._u_name(f) for f in g.functions):
             col.emit(f"x_{name} = u")
         self.column_hoist = [] if hoist is not None else None
@@ -551,10 +568,10 @@ class TiledGenerator(CudaGenerator):
                 pre.emit(f"{self.breg(f, k, 'n')} = {first_col}")
                 col.emit(f"{self.breg(f, k, 'n')} = {self.cell_ref(f, ['old', str(k), 'u + 1'])}")
         order = [f for f in g.schedule.order if f in g.functions]
-        body = Block()
+        body = Lines()
         for r in range(self.rows):
             self.row = r
-            cell = Block()
+            cell = Lines()
             for name in dict.fromkeys(self._t_name(f) for f in g.functions):
                 cell.emit(f"x_{name} = t0 + {r}")
             self.box = (t_range(r), u_range)
@@ -586,11 +603,11 @@ class TiledGenerator(CudaGenerator):
                 col.emit(f"{self.cell_ref(f, ['new', str(k), 'u'])} = {self.reg(f, r, 0)}")
         return pre, col
 
-    def _prologue(self, b: Block) -> dict:
+    def _prologue(self, b: _Prologue) -> dict:
         """Requested cell and fused reductions, as in the wavefront task."""
         plan = self.plan
         if plan.kind == "cell":
-            b.emit(f"res = {self.pr.nan()}")
+            b.assign("res", self.pr.nan())
         fused_by_func: dict[str, list] = {}
         entry_em = self.emitter(self.task_names(self.program.functions[plan.entry]), set())
         for k, fu in enumerate(plan.fused):
@@ -598,8 +615,8 @@ class TiledGenerator(CudaGenerator):
                 for side, e in (("lo", lo), ("hi", hi)):
                     if self.bound_at_edge(e, fu.func, i, side):
                         self.trivial.add(f"{side}{k}_{i}")  # the sweep never passes it
-                    b.emit(f"{side}{k}_{i} = {entry_em.as_int(e, b)}")
-            b.emit(f"acc{k} = {fused_init(fu, self.pr)}")
+                    b.assign(f"{side}{k}_{i}", entry_em.as_int(e, b))
+            b.assign(f"acc{k}", fused_init(fu, self.pr))
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         return fused_by_func
 
@@ -619,16 +636,16 @@ class TiledGenerator(CudaGenerator):
         inner.emit(f"acc{k} = {step}")
         b.nest(f"if {' and '.join(tests)}:", inner)
 
-    def _epilogue(self, b: Block) -> None:
+    def _epilogue(self, b: Lines) -> None:
         plan = self.plan
         if plan.kind == "cell":
-            b.emit("return res")
+            self.give_result(b, "res")
             return
         f = self.program.functions[plan.entry]
         fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
         em = _FusedEmitter(self.task_names(f), self.program.consts, set(),
                            self.program.alphabets, fused_nodes)
-        b.emit(f"return {self._guards(f, em, b)}")
+        self.give_result(b, self._guards(f, em, b))
 
     def module_constants(self) -> str:
         """The block size the kernel's sequences are interleaved by; a float32
@@ -639,8 +656,8 @@ class TiledGenerator(CudaGenerator):
                 + fmax_source())
 
     def _args(self) -> list[TaskArg]:
-        """An interleaved sequence also takes its block's base and its length;
-        the thread's lane in its block comes last (no window depths: no windows)."""
+        """An interleaved sequence also takes its base in the thread block and its
+        length; the thread's number in its block comes last (no window depths: no windows)."""
         def per_argument(name):
             return [TaskArg(f"ib_{name}", "base", name, "int64"), length(name)] \
                 if name in self.interleaved else []

@@ -1,0 +1,86 @@
+"""The register-tiled kernel's device functions (dslc.emit.tiles): what each is
+passed is what the task's prologue assigns, by the generator's own record.
+Generation only: no kernel is compiled or run here."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+import pytest
+
+import dslc
+from dslc.emit.tiles import TiledGenerator
+from dslc.plan import lower
+from dslc.runtime.binding import bind_call
+from tests.test_properties import GOTOH
+
+# A reduction bound nested deeper than an expression's text may be
+# (pyexpr.HOIST_HEIGHT): computing it leaves a temporary in the task's prologue,
+# which no tile reads.
+BOUNDED = """
+int f0(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i < 2 or j < 2 = i + j
+  | otherwise = f0(i - 1, j - 1) + 1 max f0(i - 1, j) max f0(i, j - 1) - 1
+int top(seq[dna] s, seq[dna] t) =
+    max(i in 0 ... len(s)""" + " - 1 + 1" * 25 + """ : max(j in 0 ... len(t) : f0(i, j)))
+"""
+
+
+def _generated(source: str, entry: str, values: list, kind: str, request=None):
+    prog = dslc.compile(source, backend="interp")
+    args = bind_call(prog.checked.functions[entry], values, prog.checked, None) \
+        if kind == "value" else values
+    plan = lower(prog.checked, entry, kind, args, request).task
+    gen = TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=2, dtype="float32")
+    return ast.parse(gen.generate()[0])
+
+
+def _cases():
+    prog = dslc.compile(GOTOH, backend="interp")
+    blosum = prog.checked.defined["blosum62"]
+    sw = bind_call(prog.checked.functions["sw"], [blosum, 10, 1, "HEAGAW", "PAWHE"],
+                   prog.checked, None)
+    return [[GOTOH, "sw", [blosum, 10, 1, "HEAGAW", "PAWHE"], "value", None],
+            [GOTOH, "h", sw, "cell", (3, 2)],
+            [BOUNDED, "top", ["ACGTA", "ACG"], "value", None]]
+
+
+def _assigned(statements) -> list[str]:
+    """Names assigned by the statements themselves (not inside a loop or a test)."""
+    return [n.id for st in statements if isinstance(st, ast.Assign)
+            for t in st.targets for n in (t.elts if isinstance(t, ast.Tuple) else [t])
+            if isinstance(n, ast.Name)]
+
+
+def _free(fn: ast.FunctionDef) -> set[str]:
+    """Names a function reads that it neither takes nor assigns."""
+    stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+              and isinstance(n.ctx, ast.Store)} | {a.arg for a in fn.args.args}
+    return {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Load)} - stored
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_tile_functions_take_the_task_parameters_and_the_prologue_names(case):
+    """A tile function takes the task's parameters, each name the task assigns
+    before its tile loop (not the temporaries an expression left there: no
+    tile reads them), and ``t0``; every name it reads that is not its own or
+    the module's is one of those."""
+    source, entry, values, kind, request = _cases()[case]
+    module = _generated(source, entry, values, kind, request)
+    functions = {f.name: f for f in module.body if isinstance(f, ast.FunctionDef)}
+    task = functions["task"]
+    tiles = {n: f for n, f in functions.items() if n.startswith("_tile_")}
+    assert {"_tile_inner", "_tile_edge"} <= set(tiles), sorted(functions)
+    loop = next(k for k, st in enumerate(task.body)
+                if isinstance(st, ast.For) and st.target.id == "t0")
+    prologue = [n for n in dict.fromkeys(_assigned(task.body[:loop]))
+                if not n.startswith("_")]  # a temporary: Lines.fresh's "_stemN"
+    expected = list(dict.fromkeys([a.arg for a in task.args.args] + prologue + ["t0"]))
+    module_names = set(_assigned(module.body)) | set(functions) | set(dir(builtins)) | {
+        n.asname or n.name.split(".")[0] for st in module.body
+        if isinstance(st, (ast.Import, ast.ImportFrom)) for n in st.names}
+    for name, fn in tiles.items():
+        assert [a.arg for a in fn.args.args] == expected, name
+        assert _free(fn) <= module_names | set(expected), (name, _free(fn) - module_names)
