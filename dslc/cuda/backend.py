@@ -638,24 +638,28 @@ class CudaBackend:
             budget //= 2
         out = []
         for g in range(len(bounds) - 1):
-            out += self._cut(order[bounds[g]:bounds[g + 1]], piece, budget, plan, storage,
-                             dtype, batch.lengths)
+            ids = order[bounds[g]:bounds[g + 1]]
+            out += self._cut(ids, {n: v[ids] for n, v in batch.lengths.items()}, piece,
+                             budget, plan, storage, dtype)
         return out
 
-    def _cut(self, order, piece, budget, plan, storage, dtype, lens) -> list[np.ndarray]:
-        """``order`` cut into launches of at most ``piece`` tasks within ``budget``."""
+    def _cut(self, order, lens, piece, budget, plan, storage, dtype) -> list[np.ndarray]:
+        """``order`` cut into launches of at most ``piece`` tasks within ``budget``;
+        ``lens``: each sequence parameter's lengths in the tasks of ``order``, in
+        that order (a launch's longest is the maximum of a slice, not of a gather)."""
         out, start = [], 0
         while start < len(order):
             chunk = min(piece, len(order) - start)
             while True:
-                ids = order[start:start + chunk]
-                dims = self._dims(plan, storage, {n: int(v[ids].max()) for n, v in lens.items()})
+                end = start + chunk
+                dims = self._dims(plan, storage, {n: int(v[start:end].max())
+                                                  for n, v in lens.items()})
                 per_task = sum(np.dtype(dtype).itemsize * math.prod(d) for d in dims) or 8
-                if per_task * len(ids) <= budget or chunk == 1:
+                if per_task * chunk <= budget or chunk == 1:
                     break
                 chunk = max(1, min(chunk // 2, budget // per_task))
-            out.append(ids)
-            start += len(ids)
+            out.append(order[start:start + chunk])
+            start += chunk
         return out
 
     def _placements(self, args, travel, task, plan, dtype) -> dict:
