@@ -141,10 +141,15 @@ class Derivation:
 
 
 class Tracer:
-    """Derivations over one interpreter (:class:`dslc.interp.compile.Interpreter`)."""
+    """Derivations over one interpreter (:class:`dslc.interp.compile.Interpreter`).
+    ``planned``: each body walked by its step plan (:mod:`dslc.trace.plan`), made once
+    per function, instead of by ``_follow`` node by node (the same derivation)."""
 
-    def __init__(self, interp):
+    def __init__(self, interp, planned: bool = True):
+        from dslc.trace.plan import Plans
+
         self.interp = interp
+        self.plans = Plans(self) if planned else None
         self._closures: dict = {}  # id(expr) -> (expr, closure, owner)
         self._contributes: dict = {}
         self._rows: dict = {}
@@ -197,7 +202,10 @@ class Tracer:
             cf, rec, value, seqs = self.interp.functions[name], (), MISSING, ()
         choices: list = []
         calls: list = []
-        got = self._body(cf, env, choices, calls)
+        if self.plans is not None:
+            got = self.plans.body(cf)(env, choices, calls)
+        else:
+            got = self._body(cf, env, choices, calls)
         if value is MISSING:
             value = got
         elif not _same(got, value):
@@ -252,7 +260,9 @@ class Tracer:
                     self._follow(c, cf, env, choices, calls, False)
         return self._eval(e, cf, env) if need else None
 
-    def _reduction(self, e, cf, env, choices, calls):
+    def _reduction(self, e, cf, env, choices, calls, follow=None):
+        """A max/min reduction: its chosen element, whose body is followed by ``follow``
+        (a step plan's node) or ``_follow``."""
         saved = env.get(e.var, MISSING)
         try:
             elements, values = self._elements(e, cf, env)
@@ -261,7 +271,10 @@ class Tracer:
                 if _same(x, want):
                     env[e.var] = v
                     choices.append(Choice(e.op, 0, self._text(e.body), e.var, v))
-                    self._follow(e.body, cf, env, choices, calls, False)
+                    if follow is None:
+                        self._follow(e.body, cf, env, choices, calls, False)
+                    else:
+                        follow(env, choices, calls, False)
                     return want
             choices.append(Choice(e.op, -1, "(empty)", e.var, None))
             return want
