@@ -167,12 +167,13 @@ class Tracer:
         steps: list = [None]
         seen = {_key(first): 0}
         todo = [(0, first)]
+        seqs: dict = {}  # id(table) -> its steps' seqs (a table's calling values are fixed)
         while todo:
             k, what = todo.pop()
-            fields, calls = self._step(what)
+            fields, calls = self._step(what, seqs)
             kids = []
             for call in calls:
-                key = _key(call)
+                key = ("cell", id(call[1]), call[2]) if call[0] == "cell" else None  # _key
                 if key is None or key not in seen:
                     steps.append(None)
                     if key is not None:
@@ -185,8 +186,9 @@ class Tracer:
         ret = self.interp.program.functions[func].ret
         return Derivation(tuple(steps), ret.name if hasattr(ret, "name") else str(ret), self)
 
-    def _step(self, what) -> tuple[tuple, list]:
-        """A step's fields but its children, and the calls its value comes from."""
+    def _step(self, what, known: dict) -> tuple[tuple, list]:
+        """A step's fields but its children, and the calls its value comes from;
+        ``known``: the seqs of each table met (``derive``'s)."""
         if what[0] == "cell":
             _, table, rec = what
             cf = table.func
@@ -196,7 +198,11 @@ class Tracer:
             value = table.get(rec)
             if value is MISSING:
                 value = demand(table, rec)
-            seqs = tuple(None if q is None else (q, env[q]) for q in self._seq_params(cf))
+            seqs = known.get(id(table))
+            if seqs is None or seqs[0] is not table:
+                seqs = known[id(table)] = (table, tuple(
+                    None if q is None else (q, env[q]) for q in self._seq_params(cf)))
+            seqs = seqs[1]
         else:
             _, name, env = what
             cf, rec, value, seqs = self.interp.functions[name], (), MISSING, ()

@@ -144,11 +144,15 @@ class _Source:
 
 def read(table, rec: tuple):
     """A cell's value where it is known and the point is plainly inside the table's
-    box, else MISSING (the caller then takes the generic route): ``Table.get``, which
-    converts a cell of numbers once and keeps it (the cell's own step reads it again)."""
+    box, else MISSING (the caller then takes the generic route). A table of numbers
+    is read straight from them (``Numbers.one``: the backend's own conversion, the
+    value ``Table.get`` gives)."""
     if table.outside is not None:
         return MISSING
     for x, n in zip(rec, table.extents):
         if type(x) is not int or not 0 <= x <= n:
             return MISSING
+    numbers = table.numbers
+    if numbers is not None:
+        return numbers.one(numbers.raw[rec])
     return table.get(rec)
