@@ -11,9 +11,13 @@ alignments' share of the search's time, in wall and in CPU seconds (the process'
 threads: the search runs on every core, the alignments on one). ``--database N``
 searches N proteins drawn from the proteome instead (benchmarks.common.sample_database),
 to see the search grow with the database while the alignments stay ``--top``.
+``--routes plain,planned`` times the alignments once per walk route, in this order, in
+the same run (``planned``: step plans, dslc.trace.plan; ``plain``: the walk node by
+node), each with the CPU seconds of its walks alone (``Tracer.derive``: the tables'
+fill excluded), the steps walked and the walk's CPU microseconds per step.
 
     python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--each]
-                                    [--json out.json]
+                                    [--routes planned] [--json out.json]
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ def main() -> None:
                     help="trace the hits one call each (Program.trace), not together")
     ap.add_argument("--backend", default="cpu",
                     help="the search's backend (the alignments run on the CPU backend)")
+    ap.add_argument("--routes", default="planned",
+                    help="the walk routes timed, comma-separated: planned, plain")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
 
@@ -63,26 +69,53 @@ def main() -> None:
     scores = searcher.map("sw", "blosum62", 10, 1, query, db).values
     search, search_cpu = time.perf_counter() - t0, time.process_time() - c0
     top = np.argsort(-scores, kind="stable")[: args.top]
-    t0, c0 = time.perf_counter(), time.process_time()
-    if args.each:
-        derivations = [prog.trace("sw", "blosum62", 10, 1, query, db[k]) for k in top]
-    else:
-        derivations = prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in top])
-    alignments = [prog.align(d) for d in derivations]
-    aligned, aligned_cpu = time.perf_counter() - t0, time.process_time() - c0
-    assert all(a.score == scores[k] for a, k in zip(alignments, top))
     out = {"query": query.name, "query_length": len(query), "database": len(db),
-           "search_backend": args.backend,
-           "top": len(top), "search_s": round(search, 3), "alignments_s": round(aligned, 3),
-           "ratio": round(aligned / search, 3), "search_cpu_s": round(search_cpu, 3),
-           "alignments_cpu_s": round(aligned_cpu, 3),
-           "cpu_ratio": round(aligned_cpu / search_cpu, 3),
-           "load_average": round(os.getloadavg()[0], 2)}
+           "search_backend": args.backend, "top": len(top), "search_s": round(search, 3),
+           "search_cpu_s": round(search_cpu, 3)}
+    for route in args.routes.split(","):
+        walk = _route(prog, route == "planned", query, db)
+        t0, c0 = time.perf_counter(), time.process_time()
+        if args.each:
+            derivations = [prog.trace("sw", "blosum62", 10, 1, query, db[k]) for k in top]
+        else:
+            derivations = prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in top])
+        alignments = [prog.align(d) for d in derivations]
+        aligned, aligned_cpu = time.perf_counter() - t0, time.process_time() - c0
+        assert all(a.score == scores[k] for a, k in zip(alignments, top))
+        steps = sum(len(d.steps) for d in derivations)
+        key = "" if len(args.routes.split(",")) == 1 else f"{route}_"
+        out.update({f"{key}alignments_s": round(aligned, 3),
+                    f"{key}ratio": round(aligned / search, 3),
+                    f"{key}alignments_cpu_s": round(aligned_cpu, 3),
+                    f"{key}cpu_ratio": round(aligned_cpu / search_cpu, 3),
+                    f"{key}walk_cpu_s": round(walk[0], 3), f"{key}steps": steps,
+                    f"{key}walk_us_per_step": round(1e6 * walk[0] / steps, 1)})
+    out["load_average"] = round(os.getloadavg()[0], 2)
     print(json.dumps(out, indent=2))
     print(alignments[0])
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)
+
+
+def _route(prog, planned: bool, query, db) -> list:
+    """Trace with a runner of this walk route from now on (warmed up: its plans made);
+    returns ``[CPU seconds]`` that its walks (``Tracer.derive``) add up to."""
+    from dslc.trace.run import TraceRunner
+
+    runner = TraceRunner(prog.checked, prog._globals, prog._engine(), planned=planned)
+    prog._trace_runner = runner
+    prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in range(2)])
+    spent, derive = [0.0], runner.tracer.derive
+
+    def timed(*a, **k):
+        c0 = time.process_time()
+        try:
+            return derive(*a, **k)
+        finally:
+            spent[0] += time.process_time() - c0
+    runner.tracer.derive = timed
+    return spent
 
 
 if __name__ == "__main__":

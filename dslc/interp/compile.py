@@ -177,11 +177,7 @@ class Interpreter:
         if isinstance(e.type, T.TupleT):  # + component by component
             ops = _tuple_ops(e.op, e.type, span)
             return lambda env: tuple(op(x, y) for op, x, y in zip(ops, a(env), b(env)))
-        name = e.type.name
-        op = (arith.prob_op if name == "prob" else arith.int_op if name == "int"
-              else arith.float_op)(e.op, span)
-        if e.op == "/" and name == "float":
-            return lambda env: op(float(a(env)), float(b(env)))
+        op = scalar_op(e)
         return lambda env: op(a(env), b(env))
 
     def _maketuple(self, e, fn):
@@ -234,14 +230,7 @@ class Interpreter:
         s, i, span = self.expr(e.seq, fn), self.expr(e.index, fn), e.span
         text = span_text(e.index.span)
 
-        def index(env):
-            seq, k = s(env), i(env)
-            codes = seq.pycodes
-            if type(k) is not int or not 0 <= k < len(codes):
-                raise DslcError(f"index {text} = {k} is outside the sequence '{seq.name}' "
-                                f"(positions 0..{len(codes) - 1})", span)
-            return codes[k]
-        return index
+        return lambda env: seq_code(s(env), i(env), text, span)
 
     def _extattr(self, e, fn):
         base, acc, span = self.expr(e.base, fn), e.accessor, e.span
@@ -265,13 +254,7 @@ class Interpreter:
         keys = [self.expr(k, fn) for k in e.keys]
         if e.indexer is not None:
             ev, span = e.indexer.index_eval, e.span
-
-            def index(env):
-                try:
-                    return ev(base(env), *[k(env) for k in keys])
-                except DslcError as err:
-                    raise _located(err, span) from None
-            return index
+            return lambda env: indexed(ev, span, base(env), *[k(env) for k in keys])
         conv = float if e.type in (T.FLOAT, T.PROB) else int
         if len(keys) == 1:
             k0 = keys[0]
@@ -375,6 +358,33 @@ class Interpreter:
                 v = demand(table, rec)
             return v
         return call
+
+
+def scalar_op(e: tir.Arith):
+    """The binary operator of a scalar ``Arith`` node, with its type's rules."""
+    name, span = e.type.name, e.span
+    op = (arith.prob_op if name == "prob" else arith.int_op if name == "int"
+          else arith.float_op)(e.op, span)
+    if e.op == "/" and name == "float":
+        return lambda a, b: op(float(a), float(b))
+    return op
+
+
+def seq_code(seq, k, text: str, span):
+    """``seq[k]``: the symbol's code, or the error naming the index ``text``."""
+    codes = seq.pycodes
+    if type(k) is not int or not 0 <= k < len(codes):
+        raise DslcError(f"index {text} = {k} is outside the sequence '{seq.name}' "
+                        f"(positions 0..{len(codes) - 1})", span)
+    return codes[k]
+
+
+def indexed(ev, span, base, *keys):
+    """An extension indexer's value at ``keys``; its error placed at ``span``."""
+    try:
+        return ev(base, *keys)
+    except DslcError as err:
+        raise _located(err, span) from None
 
 
 def shares_table(e: tir.Call, fn: CompiledFunction, callee: CompiledFunction) -> bool:

@@ -141,10 +141,15 @@ class Derivation:
 
 
 class Tracer:
-    """Derivations over one interpreter (:class:`dslc.interp.compile.Interpreter`)."""
+    """Derivations over one interpreter (:class:`dslc.interp.compile.Interpreter`).
+    ``planned``: each body walked by its step plan (:mod:`dslc.trace.plan`), made once
+    per function, instead of by ``_follow`` node by node (the same derivation)."""
 
-    def __init__(self, interp):
+    def __init__(self, interp, planned: bool = True):
+        from dslc.trace.plan import Plans
+
         self.interp = interp
+        self.plans = Plans(self) if planned else None
         self._closures: dict = {}  # id(expr) -> (expr, closure, owner)
         self._contributes: dict = {}
         self._rows: dict = {}
@@ -162,12 +167,13 @@ class Tracer:
         steps: list = [None]
         seen = {_key(first): 0}
         todo = [(0, first)]
+        seqs: dict = {}  # id(table) -> its steps' seqs (a table's calling values are fixed)
         while todo:
             k, what = todo.pop()
-            fields, calls = self._step(what)
+            fields, calls = self._step(what, seqs)
             kids = []
             for call in calls:
-                key = _key(call)
+                key = ("cell", id(call[1]), call[2]) if call[0] == "cell" else None  # _key
                 if key is None or key not in seen:
                     steps.append(None)
                     if key is not None:
@@ -180,8 +186,9 @@ class Tracer:
         ret = self.interp.program.functions[func].ret
         return Derivation(tuple(steps), ret.name if hasattr(ret, "name") else str(ret), self)
 
-    def _step(self, what) -> tuple[tuple, list]:
-        """A step's fields but its children, and the calls its value comes from."""
+    def _step(self, what, known: dict) -> tuple[tuple, list]:
+        """A step's fields but its children, and the calls its value comes from;
+        ``known``: the seqs of each table met (``derive``'s)."""
         if what[0] == "cell":
             _, table, rec = what
             cf = table.func
@@ -191,13 +198,20 @@ class Tracer:
             value = table.get(rec)
             if value is MISSING:
                 value = demand(table, rec)
-            seqs = tuple(None if q is None else (q, env[q]) for q in self._seq_params(cf))
+            seqs = known.get(id(table))
+            if seqs is None or seqs[0] is not table:
+                seqs = known[id(table)] = (table, tuple(
+                    None if q is None else (q, env[q]) for q in self._seq_params(cf)))
+            seqs = seqs[1]
         else:
             _, name, env = what
             cf, rec, value, seqs = self.interp.functions[name], (), MISSING, ()
         choices: list = []
         calls: list = []
-        got = self._body(cf, env, choices, calls)
+        if self.plans is not None:
+            got = self.plans.body(cf)(env, choices, calls)
+        else:
+            got = self._body(cf, env, choices, calls)
         if value is MISSING:
             value = got
         elif not _same(got, value):
@@ -252,7 +266,9 @@ class Tracer:
                     self._follow(c, cf, env, choices, calls, False)
         return self._eval(e, cf, env) if need else None
 
-    def _reduction(self, e, cf, env, choices, calls):
+    def _reduction(self, e, cf, env, choices, calls, follow=None):
+        """A max/min reduction: its chosen element, whose body is followed by ``follow``
+        (a step plan's node) or ``_follow``."""
         saved = env.get(e.var, MISSING)
         try:
             elements, values = self._elements(e, cf, env)
@@ -261,7 +277,10 @@ class Tracer:
                 if _same(x, want):
                     env[e.var] = v
                     choices.append(Choice(e.op, 0, self._text(e.body), e.var, v))
-                    self._follow(e.body, cf, env, choices, calls, False)
+                    if follow is None:
+                        self._follow(e.body, cf, env, choices, calls, False)
+                    else:
+                        follow(env, choices, calls, False)
                     return want
             choices.append(Choice(e.op, -1, "(empty)", e.var, None))
             return want

@@ -22,6 +22,7 @@ from dslc.errors import DslcError
 from dslc.interp.compile import Interpreter, _hkey
 from dslc.interp.tables import Numbers, Task
 from dslc.trace.derive import Derivation, Tracer
+from dslc.trace.fused import FusedInterpreter
 
 
 class _Opened(Exception):
@@ -34,15 +35,18 @@ class _Opened(Exception):
 class TraceRunner:
     """Traces calls of one program; ``engine`` (any backend, or None) fills tables."""
 
-    def __init__(self, program, globals_: dict, engine=None, fill_with=None):
+    def __init__(self, program, globals_: dict, engine=None, fill_with=None,
+                 planned: bool = True):
         """``fill_with``: the backend that fills each table whole, by default
         ``engine`` unless it is the interpreter (which computes cells on demand
         faster than whole tables); the tests fill with the interpreter to compare
-        reading filled tables with computing cells on demand, without compiling."""
+        reading filled tables with computing cells on demand, without compiling.
+        ``planned``: walks by step plans (:mod:`dslc.trace.plan`), else the plain walk."""
         self.program = program
         self.engine_of = engine
         self.engine = fill_with or (engine if getattr(engine, "name", "") != "interp" else None)
-        self.tracer = Tracer(Interpreter(program, globals_))
+        self.tracer = Tracer((FusedInterpreter if planned else Interpreter)(program, globals_),
+                             planned)
 
     def trace(self, func: str, args: dict, span, final: bool = False) -> Derivation:
         """The derivation of ``func`` at ``args`` (bound, as a backend's ``value``
