@@ -11,7 +11,12 @@ SHA-256 of every output is reported, so two checkouts (``--dslc-path``: put an o
 checkout's package first on the path) can be shown to print the same bytes. ``steps``
 times, in this process, converting the million raw values (``to_array``) and rendering
 them in each format, and reading ``--fasta`` (a large protein file) with ``read_fasta``
-(wall and CPU seconds).
+(wall and CPU seconds). ``--queries Q`` renders instead an int map of Q x ``--records``
+with a name on each axis (the result of searching Q queries against a database), and
+each step reports the SHA-256 of what it rendered.
+
+    python benchmarks/print_million.py --formats '' --queries 10 --steps tsv \
+        --fasta db.fasta
 """
 
 from __future__ import annotations
@@ -40,25 +45,37 @@ print m
 """
 
 STEPS = """\
-import json, random, sys, time
+import hashlib, json, random, sys, time
+import numpy as np
 from dslc.lang.results import Axis, MapResult, to_array
 from dslc.runtime.render import render_json, render_text
 from dslc.runtime.hits import render_tsv, render_jsonl
-n, fasta, formats = int(sys.argv[1]), sys.argv[2], sys.argv[3].split(",")
+n, fasta, formats, queries = int(sys.argv[1]), sys.argv[2], sys.argv[3].split(","), \
+    int(sys.argv[4])
 rng = random.Random(1)
-raw = [rng.choice([1.0, 1.3333333333333333, 3.814814814814815, 12.750088909210994])
-       * rng.random() for _ in range(n)]
 out = {}
-t = time.perf_counter(); values = to_array(raw, "float"); out["to_array"] = time.perf_counter() - t
-m = MapResult("score", "float", values, (Axis("d", tuple(f"r{k}" for k in range(n))),))
+if queries:  # a search's shape: int scores of queries x n records, both axes named
+    scores = np.random.default_rng(1).integers(0, 3000, size=(queries, n))
+    axes = (Axis("q", tuple(f"Q{k}_sp|P{k:05d}" for k in range(queries))),
+            Axis("db", tuple(f"d{k}_938293.PRJEB85.HG{k % 7919:06d}_{k % 613}"
+                             for k in range(n))))
+    m = MapResult("sw", "int", scores, axes)
+else:
+    raw = [rng.choice([1.0, 1.3333333333333333, 3.814814814814815, 12.750088909210994])
+           * rng.random() for _ in range(n)]
+    t = time.perf_counter(); values = to_array(raw, "float")
+    out["to_array"] = time.perf_counter() - t
+    m = MapResult("score", "float", values, (Axis("d", tuple(f"r{k}" for k in range(n))),))
 for name, render in (("json", render_json), ("jsonl", render_jsonl), ("tsv", render_tsv),
                      ("text", render_text)):
     if name not in formats:
         continue
     t, c = time.perf_counter(), time.process_time()
-    render([("m", m)])
+    text = render([("m", m)])
     out[name] = time.perf_counter() - t
     out[name + "_cpu"] = time.process_time() - c
+    out[name + "_sha256"] = hashlib.sha256(text.encode()).hexdigest()[:16]
+    del text
 if fasta != "-":
     from dslc.lang.fasta import read_fasta
     from dslc.lang.stdlib import standard_alphabets
@@ -112,21 +129,26 @@ def main() -> None:
     ap.add_argument("--formats", default="json,jsonl,tsv,text")
     ap.add_argument("--timeout", type=float, default=300, help="seconds a run may take")
     ap.add_argument("--steps", default="json,jsonl,tsv,text", help="formats timed alone")
+    ap.add_argument("--queries", type=int, default=0,
+                    help="steps only: render an int map of QUERIES x RECORDS with names on "
+                         "both axes (a search's result) instead of a float per record")
     ap.add_argument("--json", help="write the results here too")
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=args.dslc_path)  # (every child runs outside ROOT)
     env.setdefault("DSLC_CACHE_DIR", tempfile.mkdtemp(prefix="dslc-print-"))
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        (work / "million.bio").write_text(SCRIPT)
-        write_records(work / "records.fa", 50)
-        subprocess.run([sys.executable, "-c", RUN, "run", "million.bio", "--backend", "cpu",
-                        "--quiet"], cwd=work, env=env, check=True, capture_output=True)
-        write_records(work / "records.fa", args.records)
-        runs = [run_format(work, f, env, args.timeout) for f in args.formats.split(",")]
+        formats = [f for f in args.formats.split(",") if f]
+        if formats:  # (--formats '': the steps alone)
+            (work / "million.bio").write_text(SCRIPT)
+            write_records(work / "records.fa", 50)
+            subprocess.run([sys.executable, "-c", RUN, "run", "million.bio", "--backend", "cpu",
+                            "--quiet"], cwd=work, env=env, check=True, capture_output=True)
+            write_records(work / "records.fa", args.records)
+        runs = [run_format(work, f, env, args.timeout) for f in formats]
         done = subprocess.run([sys.executable, "-c", STEPS, str(args.records), args.fasta,
-                               args.steps], cwd=work, env=env, capture_output=True, text=True,
-                              check=True)
+                               args.steps, str(args.queries)], cwd=work, env=env,
+                              capture_output=True, text=True, check=True)
     steps = json.loads(done.stdout.splitlines()[-1])
     result = {"records": args.records, "dslc_path": args.dslc_path, "runs": runs,
               "steps": {k: round(v, 2) if isinstance(v, float) else v

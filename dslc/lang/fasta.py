@@ -417,6 +417,17 @@ _WHITE[[9, 10, 13, 32]] = True
 # bytes the line reader must see: controls, DEL and (bytes.isascii) non-ASCII
 _ODD_ASCII = bytes(b for b in range(128) if (b < 32 and b not in (9, 10, 13)) or b == 127)
 _WHITE_BYTES = bytes([9, 10, 13, 32])
+_ODD = np.zeros(256, dtype=bool)
+_ODD[list(_ODD_ASCII)] = True
+
+
+def _line_bytes(begins: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The index of every byte of the lines from ``begins`` to ``ends`` (their
+    line breaks included)."""
+    sizes = ends - begins + 1
+    starts = np.zeros(len(sizes), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    return np.repeat(begins - starts, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
 # a header's first word as bytes.split finds it (after a line break: a literal the regex
 # engine scans for quickly, where ^ with re.M is tried at every byte)
 _NAME = re.compile(rb"\n>[ \t\r]*([^ \t\r\n]*)")
@@ -426,8 +437,9 @@ class _PackReader:
     """The state of :func:`_read_packed` between chunks."""
 
     def __init__(self, lut: np.ndarray, load_limit: int, record_limit: int):
-        self.lut, self.load_limit, self.record_limit = lut, load_limit, record_limit
-        self.table = lut.tobytes()  # the same, for bytes.translate
+        self.lut, self.load_limit, self.record_limit = lut.copy(), load_limit, record_limit
+        self.lut[_ODD] = 255  # an odd byte in a sequence line declines as a stranger does
+        self.table = self.lut.tobytes()  # the same, for bytes.translate
         self.rest = b""  # the start of a line not ended yet
         self.total = 0
         self.buffer = np.zeros(0, dtype=np.uint8)
@@ -450,7 +462,7 @@ class _PackReader:
         self._lines(data[:end])
 
     def _lines(self, block: bytes) -> None:
-        if not block.isascii() or len(block.translate(None, _ODD_ASCII)) < len(block) or (
+        if not block.isascii() or (
                 b"\r" in block and block.count(b"\r") != block.count(b"\r\n")):
             raise _Declined()
         arr = np.frombuffer(block, dtype=np.uint8)
@@ -462,7 +474,11 @@ class _PackReader:
             if block[begins[b]:ends[b]].lstrip()[:1] in (b">", b";"):
                 raise _Declined()  # an indented header or comment: the line reader's
         special = (first == ord(">")) | (first == ord(";"))
-        got = self._lines_unspaced(arr, begins, ends, special)
+        at = _line_bytes(begins[special], ends[special])  # header and comment lines' bytes
+        text = arr[at]
+        if _ODD[text].any():  # (odd bytes of other lines are strangers: self.lut)
+            raise _Declined()
+        got = self._lines_unspaced(block, begins, ends, special, at)
         codes, before = got if got is not None else self._lines_spaced(arr, begins, ends, special)
         if (codes == 255).any():
             raise _Declined()
@@ -471,23 +487,26 @@ class _PackReader:
             if not self.starts and before[0] + self.residues > 0:
                 raise _Declined()  # residues before the first header
             self.starts.extend((before + self.residues).tolist())
-            self._names(block, int(header.sum()))
+            self._names(text.tobytes(), int(header.sum()))
         elif not self.starts and len(codes):
             raise _Declined()
         self._append(codes)
 
-    def _lines_unspaced(self, arr, begins, ends, special):
+    def _lines_unspaced(self, block: bytes, begins, ends, special, at):
         """(codes, residues of the block before each header) where no sequence
         line holds whitespace but its line break: every byte of a sequence line
-        is a residue, translated and counted a line at a time with no per-byte
-        index; None where one does (the caller takes :meth:`_lines_spaced`)."""
-        body = arr[np.repeat(~special, ends - begins + 1)].tobytes()
-        residues = body.translate(self.table, _WHITE_BYTES)
+        is a residue, counted a line at a time; the header and comment lines
+        (bytes ``at``) are overwritten with line breaks, and one ``translate``
+        of the block encodes it and drops them; None where a sequence line holds
+        whitespace (the caller takes :meth:`_lines_spaced`)."""
+        blanked = bytearray(block)
+        np.frombuffer(blanked, dtype=np.uint8)[at] = 10
+        residues = blanked.translate(self.table, _WHITE_BYTES)
         lengths = np.where(special, 0, ends - begins)
         if len(residues) != int(lengths.sum()):
             return None
         before = np.concatenate(([0], np.cumsum(lengths)))[np.flatnonzero(special & (
-            arr[begins] == ord(">")))]
+            np.frombuffer(block, dtype=np.uint8)[begins] == ord(">")))]
         return np.frombuffer(residues, dtype=np.uint8), before
 
     def _lines_spaced(self, arr, begins, ends, special):
@@ -500,10 +519,11 @@ class _PackReader:
         headers = begins[special & (arr[begins] == ord(">"))]
         return self.lut[arr[residues]], np.searchsorted(residues, headers)
 
-    def _names(self, block: bytes, count: int) -> None:
-        """The names of the block's ``count`` headers: the first word after the
-        ``>`` (``record<k>`` for an empty header), found by one regex pass."""
-        names = _NAME.findall(b"\n" + block)
+    def _names(self, lines: bytes, count: int) -> None:
+        """The names of the ``count`` headers among the block's header and
+        comment ``lines``: the first word after the ``>`` (``record<k>`` for an
+        empty header), found by one regex pass."""
+        names = _NAME.findall(b"\n" + lines)
         if len(names) != count:
             raise _Declined()
         at = len(self.names)

@@ -242,9 +242,12 @@ class HitTable:
 
 
 def _labels(axis: Axis, n: int) -> list[str]:
-    if axis.labels is not None and len(axis.labels) == n:
-        return [str(x) for x in axis.labels]
-    return [str(k) for k in range(n)]
+    """The axis's labels as text (``str`` of each; one type check of them all
+    where they are strings already: a million record names)."""
+    labels = axis.labels
+    if labels is not None and len(labels) == n:
+        return list(labels) if set(map(type, labels)) <= {str} else [str(x) for x in labels]
+    return list(map(str, range(n)))
 
 
 def records(result: MapResult, column: str | None = None) -> list[dict]:

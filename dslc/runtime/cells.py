@@ -195,6 +195,13 @@ def text_cells(arr: np.ndarray, value_type: str, tsv: bool = False) -> list[str]
     """The result's cells as text in C order (what ``fmt_scalar(wrap(...))``
     gives each; None cells empty), or None. ``tsv``: a probability as its value
     and its log in two tab-separated fields (dslc.runtime.hits)."""
+    out = text_array(arr, value_type, tsv)
+    return None if out is None else out.tolist()
+
+
+def text_array(arr: np.ndarray, value_type: str, tsv: bool = False) -> np.ndarray | None:
+    """:func:`text_cells` as a flat object array (no list of millions made
+    only to be indexed again: dslc.runtime.tsv_rows)."""
     got = numeric(arr, value_type)
     if got is None:
         return None
@@ -206,7 +213,7 @@ def text_cells(arr: np.ndarray, value_type: str, tsv: bool = False) -> list[str]
     out = _with_none(flat, none, (-1,))
     if none is not None:
         out[none] = ""
-    return out.tolist()
+    return out
 
 
 def _text_int(v: np.ndarray) -> np.ndarray | None:

@@ -24,6 +24,7 @@ import numpy as np
 
 from dslc.errors import DslcError
 from dslc.lang.results import Axis, HitTable, MapResult, Prob, _labels, records  # noqa: F401
+from dslc.runtime.tsv_rows import tsv_text
 
 EVALUE = "evalue"
 
@@ -178,26 +179,15 @@ def _tsv_table(table: HitTable, how: Shape) -> str:
     probs = [r.value_type == "prob" for _, r in table.columns]
     head = axis_keys + [h for c, p in zip(col_keys, probs) for h in ([c, c + ".log"] if p else [c])]
     lines = ["\t".join(_field(h) for h in head)]
-    fast = None if how.active else _tsv_rows(table)
+    fast = None if how.active else tsv_text(table, lines[0], _field)
     if fast is not None:
-        return "\n".join(lines + fast)
+        return fast
     for names, values in _shaped(table, how):
         cells = [_field(x) for x in names]
         for v in values:
             cells.extend(_tsv_cell(v))
         lines.append("\t".join(cells))
     return "\n".join(lines)
-
-
-def _tsv_rows(table: HitTable) -> list[str] | None:
-    """Every row of an unshaped table at once (dslc.runtime.cells), or None
-    where a column is not numbers: the rows are then made one by one."""
-    from dslc.runtime import cells
-
-    columns = [cells.text_cells(r.values, r.value_type, tsv=True) for _, r in table.columns]
-    if any(c is None for c in columns) or not table.axes:
-        return None
-    return list(map("\t".join, zip(*table.name_columns(_fields), *columns)))
 
 
 def _tsv_cell(v) -> list[str]:
@@ -208,10 +198,6 @@ def _tsv_cell(v) -> list[str]:
     if isinstance(v, Prob):
         return [fmt_scalar(v.p), fmt_scalar(v.log)]
     return [_field(fmt_scalar(v))]
-
-
-def _fields(texts: list[str]) -> list[str]:
-    return list(map(_field, texts))
 
 
 def _field(s: str) -> str:
@@ -245,7 +231,7 @@ def render_jsonl(printed: list[tuple[str, object]], how: Shape = Shape()) -> str
 
 
 def _jsonl_rows(table: HitTable) -> list[str] | None:
-    """Every line of an unshaped table at once, or None (as :func:`_tsv_rows`):
+    """Every line of an unshaped table at once, or None (as ``tsv_text``):
     each record name and value encoded once, the lines filled from a template
     of the keys (what ``json.dumps`` of the row's dict writes)."""
     from dslc.runtime import cells

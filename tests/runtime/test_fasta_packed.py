@@ -6,6 +6,7 @@ refuse; and a clean file never leaves the byte reader."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -79,3 +80,24 @@ def test_byte_reader_equals_line_reader(tmp_path, monkeypatch, text, chunk):
 def test_clean_files_stay_on_the_byte_reader(tmp_path, monkeypatch, text, chunk):
     packed, want, _ = _both(tmp_path, text, chunk, monkeypatch)
     assert packed is not None or isinstance(want, str)
+
+
+
+def _outcome(read):
+    try:
+        return [(r.name, r.text) for r in read()]
+    except DslcError as e:
+        return e.message
+
+
+@pytest.mark.parametrize("data", [b">a\x01b c\nACGT\n", b">a\nAC\x7fGT\n", b">a\nAC\x02GT\n",
+                                  b">a\nACGT\n;c\x0b\n>b\nA\n", b">a\nACGT\n;c\x03\n>b\nA\n"])
+def test_a_control_byte_in_any_line_reads_as_the_line_reader_reads_it(tmp_path, data):
+    """The byte reader checks header and comment lines for control bytes and
+    declines those of sequence lines through its table: either way the file
+    gives the line reader's records or error."""
+    path = tmp_path / "x.fa"
+    path.write_bytes(data)
+    protein = standard_alphabets()["protein"]
+    assert _outcome(lambda: fasta.read_fasta(str(path), protein)) == _outcome(
+        lambda: fasta._read_lines(str(path), protein, None))

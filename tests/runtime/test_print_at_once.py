@@ -135,7 +135,7 @@ def test_to_array_of_numbers_equals_float_of_each(values):
 
 def _off(monkeypatch):
     """The fast path switched off: every result printed value by value."""
-    for name in ("json_flat", "text_cells"):
+    for name in ("json_flat", "text_cells", "text_array"):
         monkeypatch.setattr(cells, name, lambda *a, **k: None)
 
 
