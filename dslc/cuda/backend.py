@@ -47,7 +47,7 @@ from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
 from dslc.cuda.launch import block_threads, resident_threads
 from dslc.cuda import layout, rules
-from dslc.cuda.arena import Arena
+from dslc.cuda.arena import MapMemory
 from dslc.cuda.rules import hybrid, partition_width
 from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
@@ -137,6 +137,7 @@ class CudaBackend:
         self._plans: dict = {}
         # a packed buffer (by id) or its rows interleaved -> (weak ref, device copies)
         self._uploaded: dict = {}
+        self._map_memory = None  # MapMemory: what every map reuses
 
     # ------------------------------------------------------------------ the CPU part
     disk_cache = property(lambda self: self.cpu.disk_cache,
@@ -279,6 +280,7 @@ class CudaBackend:
     def _run_whole(self, chosen: Chosen):
         w, scope, request = chosen.compiled, chosen.scope, chosen.request
         gen, plan = w.gen, w.plan
+        self._map_memory = None  # the maps' memory may be wanted here
         self.device_generated[plan.entry] = (plan, w.device_src)
         cuda = _cuda()
         dev, host = modules.load(w.device_src), modules.load(w.host_src)
@@ -531,17 +533,17 @@ class CudaBackend:
             args, travel, [fn for fn, _ in storage], placed, per_block, width))
         self.kernel_files[f.name] = module.__file__
         launches = run.launches
-        streams = [cuda.stream(), cuda.stream()]
-        arenas = [Arena(cuda, s) for s in streams]
+        memory = self._memory()
+        streams, arenas = memory.streams, memory.arenas
         held: list = [None, None]  # a stream's previous launch's host arrays: alive until done
         rows_of = (lambda n: n) if width is None else (lambda n: (n, width))
-        done = cuda.pinned_array(rows_of(len(batch)), dtype=np.float64)  # every launch's values
-        iota = cuda.to_device(np.arange(max(len(ids) for ids in launches), dtype=np.int64))
+        done = memory.pinned(rows_of(len(batch)))  # every launch's values
+        iota = memory.iota(max(len(ids) for ids in launches))
         results, timers, waits, at = [], [], [], 0
         for n, ids in enumerate(launches):
             stream, arena = streams[n % 2], arenas[n % 2]
             host = self._pack(args, travel, batch, ids, plan, f, dtype, block, stream)
-            stream.synchronize()  # launch n - 2 has finished: its memory may be reused
+            stream.synchronize()  # launch n - 2 (or the last map's) has finished
             arena.reset()
             held[n % 2] = host
             if progress is not None and n >= 2:
@@ -576,6 +578,12 @@ class CudaBackend:
         for ids, values in results:
             out[ids] = values
         return out
+
+    def _memory(self) -> MapMemory:
+        """The streams and memory every map reuses (made on the first map)."""
+        if self._map_memory is None:
+            self._map_memory = MapMemory(_cuda())
+        return self._map_memory
 
     def _interleaved(self, batch, name, ids, block, bases: dict, stream):
         """Sequence ``name`` of tasks ``ids`` interleaved by block on the device
