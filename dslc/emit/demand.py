@@ -31,6 +31,8 @@ from __future__ import annotations
 from dslc.lang import types as T
 from dslc.emit.pyexpr import Lines, NotCompilable
 from dslc.poly import loopir as L
+from dslc.targets.printer import Printer
+
 
 def read_helper(arity: int) -> str:
     """``_rdN(T, S, nd, fid, a0, ...)``: a cell of an ``N``-dimensional table of a
@@ -39,7 +41,7 @@ def read_helper(arity: int) -> str:
     xs = ", ".join(f"a{k}" for k in range(arity))
     idx = xs + ("," if arity == 1 else "")
     record = "\n".join(f"        nd[{2 + k}] = a{k}" for k in range(arity))
-    return (f'\n@numba.njit(inline="always")\n'
+    return (f"\n{Printer.INLINE}\n"
             f"def _rd{arity}(T, S, nd, fid, {xs}):\n"
             f"    s = S[{idx}]\n"
             f"    if s == 2:\n"

@@ -303,9 +303,9 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
         safe, distance = _call_facts(graph, ext, sched)
         _declared_calls_proved(program, graph, safe, grp, entry)
         pieces = group_pieces(program, graph)
-        plans.append(GroupPlan(grp, sched, ext, windowed, elim if windowed else None,
-                               safe, distance, pieces, _safe_indexes(program, grp, ext),
-                               runtime, graph=graph))
+        plans.append(weighed(GroupPlan(grp, sched, ext, windowed, elim if windowed else None,
+                                       safe, distance, pieces, _safe_indexes(program, grp, ext),
+                                       runtime, graph=graph)))
     scope = {p.name: p for p in f.params}
     return TaskPlan(entry, kind, tuple(plans), tuple(fused), scope)
 
@@ -327,6 +327,38 @@ def _declared_calls_proved(program, graph, safe: frozenset, grp: tuple, entry: s
     for g in grp:
         if dom[g] and _called_from_outside(program, g, grp):
             raise NotCompilable(f"{g} (declared ranges) read from outside its group")
+
+
+# The most copies of its cells the separated sweep of a group ordered at run time
+# may hold, counted against the sweep over boxes (one statement per function).
+# Separating guard pieces peels base rows and columns into loops of their own, which
+# saves a guard test per cell; isl peels every combination of pieces, so the code
+# grows with their product. In a group ordered at run time every copy of a cell also
+# carries its done flag, its missing-read test and the partition's retry loop, so
+# a peel saves little there and costs the most code (examples/hmmsearch.bio: six
+# copies of six functions, 663 lines a module, a third of its compile time).
+SEPARATED_CAP = 4
+
+
+def weighed(g: GroupPlan) -> GroupPlan:
+    """``g``, or ``g`` with its guard pieces dropped (each cell tests its guards)
+    where it is ordered at run time and its separated nest would hold more than
+    ``SEPARATED_CAP`` times the statements of the nest over boxes: compile time is
+    a cost the compiler weighs. Pieces cut by declared ranges stay: without them
+    the sweep would leave the declared domain."""
+    if not g.pieces or not g.runtime_order or g.schedule is None or \
+            any(rf.domain for rf in g.graph.functions):
+        return g
+    if nest_size(g.nest) <= SEPARATED_CAP * nest_size(g.box_nest):
+        return g
+    return replace(g, pieces=())
+
+
+def nest_size(nest) -> int:
+    """The statements (cells placed) of a loop nest: the copies of cell code."""
+    from dslc.poly import loopir as L
+
+    return sum(isinstance(s, L.Call) for s in L.walk(nest.body))
 
 
 def group_pieces(program, graph) -> tuple:
