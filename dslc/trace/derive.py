@@ -28,19 +28,7 @@ from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.interp.compile import shares_table, span_text
 from dslc.interp.tables import MISSING, demand
-
-
-@dataclass(frozen=True)
-class Choice:
-    """The alternative taken at one choice point of a body: ``kind`` is ``guard``,
-    ``max``, ``min`` (an operator chain: ``index`` among its operands; a reduction:
-    ``var`` bound to ``value``) or ``if`` (0: then, 1: else)."""
-
-    kind: str
-    index: int
-    text: str
-    var: str | None = None
-    value: Any = None
+from dslc.trace.choice import Choice, fold as _fold, same as _same
 
 
 @dataclass(frozen=True)
@@ -635,17 +623,6 @@ def _extreme(e: tir.Reduce, values: list):
     return max(values) if e.op == "max" else min(values)
 
 
-def _fold(e, op: str, values):
-    """The value of the operator chain ``e`` from its operands' values (``values``,
-    in ``_chain``'s order), combined in the tree's own shape as the interpreter's
-    closure combines them (so equal values, NaN and ties included)."""
-    if not (isinstance(e, tir.MinMax) and e.op == op):
-        return next(values)
-    a = _fold(e.left, op, values)
-    b = _fold(e.right, op, values)
-    return max(a, b) if op == "max" else min(a, b)
-
-
 def _chain(e, op: str) -> list:
     """The operands of a chain of one operator, in source order (``a max b max c``)."""
     out, todo = [], [e]
@@ -679,10 +656,6 @@ def _restore(env: dict, var: str, saved) -> None:
         env.pop(var, None)
     else:
         env[var] = saved
-
-
-def _same(a, b) -> bool:
-    return a == b or (a != a and b != b)
 
 
 def _key(what):

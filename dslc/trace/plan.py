@@ -25,7 +25,7 @@ from __future__ import annotations
 from dslc.check import tir
 from dslc.errors import DslcError
 from dslc.interp.compile import shares_table
-from dslc.trace.derive import Choice, _fold, _same
+from dslc.trace.choice import Choice, fold as _fold, same as _same
 
 
 class Plans:
