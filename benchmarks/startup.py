@@ -3,8 +3,9 @@
 Each run is a fresh ``python -m dslc.cli run`` process, timed from outside (the
 interpreter's own start, imports, parsing, checking, running, printing). One
 untimed run fills the cache first (and writes the modules' bytecode, as an installed
-package has it: ``PYTHONDONTWRITEBYTECODE`` is dropped); the figure is the best of
-``--repeat``.
+package has it: ``PYTHONDONTWRITEBYTECODE`` is dropped); the figures are the best of
+``--repeat``, wall-clock and CPU seconds (user + system: on a loaded machine the
+steadier of the two).
 
     python benchmarks/startup.py [--backend cpu] [--repeat 5] [--json out.json] [SCRIPT ...]
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -34,11 +36,15 @@ PROGRAMS = {
 }
 
 
-def once(script: str, backend: str, env: dict) -> float:
+def once(script: str, backend: str, env: dict) -> tuple[float, float]:
+    """Wall-clock seconds and CPU seconds (user + system) of one whole process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "dslc.cli", "run", "--backend", backend, script],
                    env=env, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -62,10 +68,12 @@ def main() -> None:
         out = {}
         for name, script in scripts.items():
             once(script, args.backend, env)  # fills the cache
-            times = [once(script, args.backend, env) for _ in range(args.repeat)]
-            out[name] = {"best": min(times), "all": times}
+            runs = [once(script, args.backend, env) for _ in range(args.repeat)]
+            times, cpu = [w for w, _ in runs], [c for _, c in runs]
+            out[name] = {"best": min(times), "all": times, "cpu_best": min(cpu), "cpu_all": cpu}
             print(f"{name}: best {min(times):.3f} s of {args.repeat} "
-                  f"({', '.join(f'{t:.2f}' for t in times)})")
+                  f"({', '.join(f'{t:.2f}' for t in times)}); CPU best {min(cpu):.3f} s "
+                  f"({', '.join(f'{t:.2f}' for t in cpu)})")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))
 

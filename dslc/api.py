@@ -12,6 +12,7 @@ array([3, 3])
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -137,12 +138,10 @@ class Program:
                          **where)[0]
 
     def _run(self, backend, quiet, params: dict, from_text: bool, progress, **where):
-        from dslc import cluster
-
         self._collector.reset()
-        with cluster.using(backend=backend or self.backend_asked, **where) as pool:
+        with _using(backend=backend or self.backend_asked, **where) as pool:
             make = backends.get(backend or self.backend_name) if pool is None else \
-                cluster.sharded(pool, backend or self.backend_asked, self.base_dir)
+                _sharded(pool, backend or self.backend_asked, self.base_dir)
             runner = ScriptRunner(self.checked, timings.timed(make, self._collector),
                                   self.base_dir, quiet=quiet, params=params,
                                   from_text=from_text, progress=progress)
@@ -175,13 +174,10 @@ class Program:
 
     def _map_engine(self, pool):
         """What a map runs on: this program's backend, or a pool's workers."""
-        from dslc import cluster
-
         engine = self._engine()
         if pool is None:
             return engine
-        return cluster.sharded(pool, self.backend_asked, self.base_dir)(self.checked,
-                                                                        self._globals)
+        return _sharded(pool, self.backend_asked, self.base_dir)(self.checked, self._globals)
 
     def __getattr__(self, name: str):
         if name.startswith("_") or name not in self.checked.functions:
@@ -226,8 +222,6 @@ class Program:
         ``client``'s workers or on ``gpus`` (``"all"``, a count, ``"0,2"``)
         where given (:mod:`dslc.cluster`). ``progress``: as for :meth:`run` (True,
         False or ``f(done, total)``)."""
-        from dslc import cluster
-
         tf = self._function(name)
         params = tf.map_params
         if len(operands) != len(params):
@@ -239,7 +233,7 @@ class Program:
         check_map(shape, name, None)
         batch = self._columnar(tf, ops, lists, shape)
         if batch is not None:  # loaded records: no task made, the same buffers every call
-            with cluster.using(client=client, gpus=gpus, backend=self.backend_asked) as pool:
+            with _using(client=client, gpus=gpus, backend=self.backend_asked) as pool:
                 engine = self._map_engine(pool)
                 results = engine.map(name, batch, None)
             runlog.ran(engine, f"map of {len(batch)} tasks", name)
@@ -255,7 +249,7 @@ class Program:
         tf = self._const_kinds(tf, params, combos)
         tasks = [self._bind_map(tf, values) for values in combos]
         self._collector.reset()
-        with cluster.using(client=client, gpus=gpus, backend=self.backend_asked) as pool:
+        with _using(client=client, gpus=gpus, backend=self.backend_asked) as pool:
             engine = self._map_engine(pool)
             results = self._timed(lambda: run_map(engine, name, tasks, None, progress))
         runlog.ran(engine, f"map of {len(tasks)} tasks", name)
@@ -372,6 +366,21 @@ class Program:
             raise DslcError(f"the script has no function '{name}'",
                             hint="functions: " + ", ".join(self.checked.functions))
         return tf
+
+
+def _using(backend: str, **where):
+    """``dslc.cluster.using``; the cluster package is imported only when a pool is
+    asked for (``client``, ``cluster`` or ``gpus`` given): a run on this process
+    alone needs none of it."""
+    if all(v is None for v in where.values()):
+        return contextlib.nullcontext()
+    from dslc import cluster
+    return cluster.using(backend=backend, **where)
+
+
+def _sharded(pool, backend: str, base_dir):
+    from dslc import cluster
+    return cluster.sharded(pool, backend, base_dir)
 
 
 def _from_python(v):

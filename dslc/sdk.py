@@ -26,9 +26,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any, Callable
 
+from dslc import discover
 from dslc.errors import DslcError, Span, register_source
 from dslc.lang import types as T
 from dslc.lang.fasta import read_text as _read_text
@@ -383,15 +383,21 @@ def installed_extensions() -> tuple[Extension, ...]:
     """Extensions registered under the ``dslc.extensions`` entry-point group,
     loaded once. A plugin that fails to import is reported by name."""
     found = []
-    for ep in sorted(metadata.entry_points(group="dslc.extensions"), key=lambda e: e.name):
+    for name, value in extension_entry_points():
         try:
-            ext = ep.load()
+            ext = discover.load(value)
         except Exception as e:  # a broken plugin is the plugin's fault, reported by name
-            raise DslcError(f"extension '{ep.name}' ({ep.value}) failed to load: "
+            raise DslcError(f"extension '{name}' ({value}) failed to load: "
                             f"{type(e).__name__}: {e}") from None
         if callable(ext) and not isinstance(ext, Extension):
             ext = ext()
         if not isinstance(ext, Extension):
-            raise DslcError(f"extension '{ep.name}' ({ep.value}) is not a dslc.sdk.Extension")
+            raise DslcError(f"extension '{name}' ({value}) is not a dslc.sdk.Extension")
         found.append(ext)
     return tuple(found)
+
+
+def extension_entry_points() -> list[tuple[str, str]]:
+    """``(name, value)`` of the ``dslc.extensions`` entry points, sorted by name: as
+    ``importlib.metadata`` finds them, kept between runs (:mod:`dslc.discover`)."""
+    return discover.entry_points()

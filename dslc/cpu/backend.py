@@ -20,8 +20,7 @@ from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
 from dslc.cpu.decision import (CPU_PACKS, CPU_PLAIN, INTERPRETER, PYTHON_VALUES, VALUE_TYPES,
                                Decision, Decisions)
-from dslc.emit.pyexpr import NotCompilable
-from dslc.errors import DslcError, InternalError
+from dslc.errors import DslcError, InternalError, NotCompilable
 from dslc.interp.backend import InterpBackend, in_map
 from dslc.cpu.convert import (EXACT, Inexact, convert, layout_arrays, layout_spec, plan_shape,
                               python_numbers)

@@ -31,6 +31,7 @@ from dslc.lang.fasta import resolve_path
 from dslc.lang.sequences import describe
 from dslc.lang.values import Sequence
 from dslc.check.params import STDIN
+from dslc.check.trace_forms import is_form as is_trace_form
 from dslc.check.params import resolve as resolve_params
 from dslc.progress import Progress
 
@@ -161,8 +162,8 @@ class ScriptRunner:
     def _call(self, e: ast.Call):
         if script_stats.is_builtin(e.func, self.p.functions):
             return script_stats.call(e, self._args(e))
-        from dslc.runtime import trace_forms
-        if trace_forms.is_form(e.func, self.p.functions):
+        if is_trace_form(e.func, self.p.functions):
+            from dslc.runtime import trace_forms  # tracebacks load when a script traces
             return trace_forms.evaluate(self, e)
         tf = self.p.functions[e.func]
         values = self._args(e)

@@ -92,13 +92,20 @@ import numpy as np
 from dslc import sdk
 from dslc.sdk import DslcError
 
-from .decode import ViterbiPath, posterior_decoding, viterbi_path
-from .define_parser import parse_hmm_block
-from .hmmer3 import profile_to_hmm, read_profiles
 from .model import HMM
-from . import search
 
 __all__ = ["extension", "HMM", "ViterbiPath", "viterbi_path", "posterior_decoding"]
+
+# The parsers of define blocks and HMMER3 files, the search profile and decoding are
+# imported where first used: a script that reads no model needs none of them.
+_DECODE = ("ViterbiPath", "viterbi_path", "posterior_decoding")
+
+
+def __getattr__(name: str):
+    if name in _DECODE:
+        from . import decode
+        return getattr(decode, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------- types
@@ -261,6 +268,8 @@ def _search_arrays(h: HMM) -> dict[str, np.ndarray]:
         return {"odds": np.zeros((0, len(h.alphabet))), "entry": np.zeros(0),
                 "xsc": np.zeros(0), "nj": np.zeros(0), "fwdstats": np.zeros(0)}
     odds = np.full((h.n_states, len(h.alphabet)), -np.inf)
+    from . import search
+
     match = search.match_log_odds(p, h.alphabet)
     insert = search.insert_log_odds(p, h.alphabet)
     for k in range(1, p.M + 1):
@@ -317,6 +326,8 @@ def _define(name, args, body, body_span, ctx: sdk.ExtContext) -> HMM:
     if args:
         raise DslcError(f"define hmm {name} takes no [...]; name the alphabet inside the block "
                         f"with 'alphabet NAME;'", body_span)
+    from .define_parser import parse_hmm_block
+
     return parse_hmm_block(name, body, body_span, ctx.alphabets, ctx.eval_number)
 
 
@@ -324,6 +335,8 @@ _PROFILE_ALPHABET = {"amino": "protein", "dna": "dna", "rna": "rna"}
 
 
 def _load(arg, path, span, ctx: sdk.ExtContext) -> HMM:
+    from .hmmer3 import read_profiles
+
     profiles = read_profiles(path, span)
     if len(profiles) > 1:  # never one of them silently
         names = ", ".join(p.name for p in profiles[:5]) + (", ..." if len(profiles) > 5 else "")
@@ -338,6 +351,8 @@ def _load(arg, path, span, ctx: sdk.ExtContext) -> HMM:
 def _load_all(arg, path, span, ctx: sdk.ExtContext, profiles=None) -> list[HMM]:
     """Every model of a HMMER3 file, in file order, over the alphabet ``arg``
     (or the one of the first profile's kind: a file's models share one)."""
+    from .hmmer3 import profile_to_hmm, read_profiles
+
     profiles = profiles if profiles is not None else read_profiles(path, span)
     if not profiles:
         raise DslcError(f"{path}: no HMMER3 profile in the file", span)

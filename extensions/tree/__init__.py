@@ -51,15 +51,42 @@ Choices where the contract is silent:
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dslc import sdk
 from dslc.sdk import DslcError
 
-from .columns import NO_SYMBOL, Column, Columns, load_columns
-from .newick import Tree, load_newick
+if TYPE_CHECKING:
+    from .columns import Column
+    from .newick import Tree
 
 __all__ = ["extension", "Tree", "Column", "Columns"]
+
+# what an internal node holds in a column (dslc_extensions.tree.columns)
+NO_SYMBOL = 255
+
+# The Newick and column readers are imported where first used: a script that loads
+# no tree needs neither.
+_PUBLIC = {"Tree": "newick", "Column": "columns", "Columns": "columns"}
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        import importlib
+        return getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _instance_of(module: str, cls: str):
+    """``isinstance(v, module.cls)`` without importing the module: before it is
+    imported, no value of its classes exists."""
+    def accepts(v) -> bool:
+        m = sys.modules.get(f"{__name__}.{module}")
+        return m is not None and isinstance(v, getattr(m, cls))
+    return accepts
 
 
 # --------------------------------------------------------------------------- the trees of a script
@@ -92,6 +119,8 @@ def _recent_tree(ctx: sdk.ExtContext) -> Tree | None:
 def _load_tree(arg, path, span, ctx: sdk.ExtContext) -> Tree:
     if arg is not None:
         raise DslcError("load(tree, file) takes no [...]", span)
+    from .newick import load_newick
+
     tree = load_newick(path, span)
     _remember(ctx, tree)
     return tree
@@ -106,6 +135,8 @@ def _load_columns(arg, path, span, ctx: sdk.ExtContext) -> list[Column]:
         raise DslcError("load(columns[...]) matches alignment rows to the leaves of a tree, but "
                         "no tree has been loaded yet", span,
                         hint='load the tree first: t = load(tree, "species.nwk")')
+    from .columns import load_columns
+
     try:
         cols = load_columns(path, alphabet, tree, span)
     except DslcError as e:
@@ -230,7 +261,7 @@ extension = sdk.Extension(
     name="tree",
     types=(
         sdk.TypeSpec(name="tree", role="calling", bracket="none",
-                     accepts=lambda v: isinstance(v, Tree), layout=LAYOUT,
+                     accepts=_instance_of("newick", "Tree"), layout=LAYOUT,
                      doc="a rooted phylogenetic tree (load(tree, file), Newick)"),
         sdk.TypeSpec(name="node", role="recursive", bracket="owner",
                      size=lambda t: t.n,
@@ -240,7 +271,7 @@ extension = sdk.Extension(
                      alphabet=lambda c: c.alphabet,
                      index_keys=_column_keys, index_value=_column_value,
                      index_eval=_column_index,
-                     accepts=lambda v: isinstance(v, Column),
+                     accepts=_instance_of("columns", "Column"),
                      device_array=lambda c: c.codes,
                      # an internal node holds NO_SYMBOL: a run-time error (guard with u.isleaf)
                      device_index=sdk.checked(sdk.VALUE[sdk.key(0)], NO_SYMBOL),

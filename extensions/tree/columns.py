@@ -30,9 +30,8 @@ import numpy as np
 from dslc import sdk
 from dslc.sdk import Alphabet, DslcError, Span
 
+from . import NO_SYMBOL
 from .newick import Tree
-
-NO_SYMBOL = 255
 
 
 @dataclass(frozen=True, eq=False)

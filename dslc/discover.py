@@ -1,0 +1,116 @@
+"""Finding the installed extensions' entry points, kept between runs.
+
+``importlib.metadata`` reads the metadata of every installed distribution to find
+one group's entry points, and importing it brings ``email``, ``csv`` and ``zipfile``:
+together a large share of a small run's start-up. What it found is kept in the cache
+directory (``found_extensions.json``) under a key made of the import path as it is
+now: each ``sys.path`` entry with its modification time, which changes whenever a
+distribution is installed, upgraded or removed there (its metadata folder is created
+or deleted). Any other key, an unreadable file or no usable cache directory: asked
+again, so the answer is always what ``importlib.metadata`` gives for this path.
+
+The file is read only from a directory the user owns and others cannot write
+(dslc.cpu.cache's rule), since the values it holds name modules that get imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from dslc import settings
+
+GROUP = "dslc.extensions"
+FILE = "found_extensions.json"
+_KEPT = 16  # keys kept: several environments or working directories sharing one cache
+
+
+def entry_points() -> list[tuple[str, str]]:
+    """``(name, value)`` of each entry point of the group, sorted by name."""
+    key = _path_key()
+    held = _read()
+    for k, found in held:
+        if k == key:
+            return [tuple(x) for x in found]
+    found = _ask()
+    _write([[key, found]] + [h for h in held if h[0] != key][:_KEPT - 1])
+    return [tuple(x) for x in found]
+
+
+def load(value: str):
+    """What entry point ``value`` (``module:attr.attr [extras]``) names, as
+    ``importlib.metadata.EntryPoint.load`` finds it."""
+    module, _, attrs = (part.strip() for part in value.split("[", 1)[0].partition(":"))
+    import importlib
+
+    obj = importlib.import_module(module)
+    for name in filter(None, attrs.split(".")):
+        obj = getattr(obj, name)
+    return obj
+
+
+def _ask() -> list[list[str]]:
+    from importlib import metadata
+
+    eps = metadata.entry_points(group=GROUP)
+    return [[ep.name, ep.value] for ep in sorted(eps, key=lambda e: e.name)]
+
+
+def _path_key() -> list:
+    """The import path with each entry's modification time (None: no such entry),
+    and the finders that may find distributions elsewhere."""
+    out = []
+    for entry in sys.path:
+        try:
+            out.append([entry, os.stat(entry or ".").st_mtime_ns])
+        except (OSError, ValueError):
+            out.append([entry, None])
+    return [out, [type(f).__qualname__ for f in sys.meta_path]]
+
+
+def _folder() -> Path | None:
+    """The cache directory (created as dslc.cpu.cache creates it) if it is the user's and is not writable by
+    others; None otherwise (nothing is kept, nothing is reported: a run that
+    needs the cache reports its problem there)."""
+    d = Path(settings.text("DSLC_CACHE_DIR") or Path.home() / ".cache" / "dslc")
+    try:
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.stat(d)
+    except OSError:
+        return None
+    if not os.path.isdir(d) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        return None
+    return d
+
+
+def _read() -> list:
+    d = _folder()
+    if d is None:
+        return []
+    try:
+        held = json.loads((d / FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    ok = isinstance(held, list) and all(
+        isinstance(h, list) and len(h) == 2 and isinstance(h[1], list)
+        and all(isinstance(x, list) and len(x) == 2 and all(isinstance(s, str) for s in x)
+                for x in h[1]) for h in held)
+    return held if ok else []
+
+
+def _write(held: list) -> None:
+    """Replaced whole (a concurrent reader sees the old file or the new one)."""
+    d = _folder()
+    if d is None:
+        return
+    tmp = d / f".{FILE}.{os.getpid()}.tmp"
+    try:
+        tmp.write_text(json.dumps(held), encoding="utf-8")
+        os.replace(tmp, d / FILE)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
