@@ -10,8 +10,11 @@ meant to overlap (0.6 s of a 4.5 s ten-million-task map on an H100). An
 launch's arrays are carved from the start again once the stream's previous
 launch has finished (:meth:`Arena.reset`, which the caller calls after
 synchronising that stream). It grows only when a launch needs more than any
-before it on that stream; the pieces of a launch that outgrew it stay alive
-until the next reset, then become one buffer of the total size.
+before it on that stream (a piece of its own for each array that does not
+fit); the pieces of a launch that outgrew it stay alive until the next reset,
+then become one buffer of the total size. The backend counts what the arenas
+hold as free when it sizes a map's launches, so keeping them never shrinks a
+later map's launches, and the arenas grow only to what one launch needs.
 
 Why not a pool library (RMM, CuPy's pool plugged in as Numba's memory
 manager): either is a large dependency for what is here a bump allocator with
@@ -40,11 +43,17 @@ class Arena:
 
     def reset(self) -> None:
         """Everything carved before may be overwritten: the stream's previous
-        launch has finished. Pieces a launch outgrew become one buffer."""
+        launch has finished. Pieces a launch outgrew become one buffer (the old
+        ones let go first: Numba frees what is pending when an allocation fails)."""
         if len(self._chunks) > 1:
-            need = self._total
+            need, self._chunks = self._total, []
             self._chunks = [self._new(need)]
         self._used = self._total = 0
+
+    @property
+    def held(self) -> int:
+        """Bytes of device memory this arena keeps."""
+        return sum(c.size for c in self._chunks)
 
     def empty(self, shape, dtype):
         """A C-contiguous device array of ``shape`` and ``dtype``, contents undefined."""
@@ -55,7 +64,7 @@ class Arena:
             return self._cuda.device_array(shape, dtype=dtype, stream=self._stream)
         start = -(-self._used // ALIGN) * ALIGN
         if not self._chunks or start + size > self._chunks[-1].size:
-            self._chunks.append(self._new(max(size, 2 * self._total)))
+            self._chunks.append(self._new(size))
             start = 0
         self._used = start + size
         self._total += size + ALIGN
@@ -88,6 +97,12 @@ class MapMemory:
         self.arenas = [Arena(cuda, s) for s in self.streams]
         self._pinned = np.zeros(0)
         self._iota = None
+
+    @property
+    def held(self) -> int:
+        """Bytes of device memory the arenas keep: a map may count them as free
+        (its launches are carved from them)."""
+        return sum(a.held for a in self.arenas)
 
     def pinned(self, shape) -> np.ndarray:
         """A page-locked float64 array of ``shape`` (its contents are the last

@@ -637,7 +637,8 @@ class CudaBackend:
         queries) are large, no launch spans two of them, so every query's launches
         read the database's rows in the same order and its interleaved copy is
         made and uploaded once (:meth:`_interleaved`)."""
-        budget = scratch_budget()
+        held = self._map_memory.held if self._map_memory is not None else 0
+        budget = scratch_budget(held)
         piece = pipeline_tasks() or len(batch)
         order, bounds = batch.grouped
         if len(bounds) > 2 and int(np.diff(bounds).min()) < piece // 4:
@@ -778,15 +779,16 @@ def pipeline_tasks() -> int:
     return settings.number("DSLC_CUDA_PIPELINE", 8 * resident if resident else 1 << 20)
 
 
-def scratch_budget() -> int:
+def scratch_budget(held: int = 0) -> int:
     """Bytes of task storage per launch: ``DSLC_CUDA_SCRATCH_MB``, else half the
-    device's free memory (fewer, fuller launches: each launch ends in a partly
-    idle last wave), at least 4 GiB where the device cannot say."""
+    device's free memory, counting the ``held`` bytes the maps' arenas keep for
+    launches as free (fewer, fuller launches: each launch ends in a partly idle
+    last wave), at least 4 GiB where the device cannot say."""
     if settings.is_set("DSLC_CUDA_SCRATCH_MB"):
         return settings.number("DSLC_CUDA_SCRATCH_MB", 0) * 2**20
     try:
         free, _ = _cuda().current_context().get_memory_info()
-        return max(int(free) // 2, 4096 * 2**20)
+        return max((int(free) + held) // 2, 4096 * 2**20)
     except Exception:  # the simulator, or a driver that cannot tell
         return 4096 * 2**20
 
