@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Callable
 
 from dslc.check import tir
-from dslc.emit.pyexpr import NotCompilable
+from dslc.errors import NotCompilable
 from dslc import settings
 from dslc.errors import DslcError
 from dslc.lang.values import Sequence
