@@ -744,9 +744,8 @@ def busy_seconds(timers: list) -> float:
     """Seconds the device spent in the launches timed by ``timers`` (``(began,
     ended)`` event pairs): the union of their spans, each measured from the first
     event. Launches on two streams overlap, and summing each launch's own span
-    counted the overlap twice: a ten-million-task map read 2.0 s of kernels once
-    the host kept both streams full, against 1.7 s for the same launches in a run
-    whose host was slower."""
+    counted the overlap twice: the same ten-million-task map on an H200 read 2.0 s
+    of kernels summed in one run, 1.2 s as the union in the next."""
     if not timers:
         return 0.0
     ref = timers[0][0]

@@ -41,7 +41,7 @@ def read_helper(arity: int) -> str:
     xs = ", ".join(f"a{k}" for k in range(arity))
     idx = xs + ("," if arity == 1 else "")
     record = "\n".join(f"        nd[{2 + k}] = a{k}" for k in range(arity))
-    return (f"\n{Printer.INLINE}\n"
+    return (f"\n{Printer.HELPER}\n"
             f"def _rd{arity}(T, S, nd, fid, {xs}):\n"
             f"    s = S[{idx}]\n"
             f"    if s == 2:\n"

@@ -34,7 +34,7 @@ class Printer:
     # plain Numba functions, not inline="always": Numba's IR inlining copies a helper
     # into every call site before type inference and SSA, which made a module of a few
     # hundred checked cells twice as slow to compile; LLVM inlines them anyway
-    INLINE = "@numba.njit"
+    HELPER = "@numba.njit"
     FUNCTION = "@numba.njit(cache=True, nogil=True)"
     device = False
 
@@ -97,7 +97,7 @@ class Printer:
     # ------------------------------------------------------------------ modules
     def library(self, *groups: str) -> str:
         """The runtime helpers of ``groups`` (targets.runtime), as module text."""
-        return "".join(f"\n{self.INLINE}\n{h.host}\n" for h in runtime.HELPERS
+        return "".join(f"\n{self.HELPER}\n{h.host}\n" for h in runtime.HELPERS
                        if h.group in groups and h.host is not None)
 
     # ------------------------------------------------------------------ launches
@@ -146,7 +146,7 @@ class CudaPrinter(Printer):
     INF = "math.inf"
     NAN = "math.nan"
     # not inline=True (Numba IR inlining, as on the CPU): NVVM inlines them anyway
-    INLINE = "@cuda.jit(device=True)"
+    HELPER = "@cuda.jit(device=True)"
     FUNCTION = "@cuda.jit(device=True)"
     device = True
 
@@ -179,7 +179,7 @@ class CudaPrinter(Printer):
             if h.device is None:
                 continue
             if h.group in groups and not h.fails or flagged and (h.fails or h.group == "device"):
-                out.append(f"\n{self.INLINE}\n{h.device}\n")
+                out.append(f"\n{self.HELPER}\n{h.device}\n")
         return "".join(out)
 
     # ------------------------------------------------------------------ launches
