@@ -26,10 +26,8 @@ explain`` and ``--timings`` show the prediction and the choice).
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from dslc.check import tir
@@ -105,16 +103,27 @@ def decide(work: Work, kernel_cached: bool, cpu_cached: bool, cal,
 
 def choose(work: Work, kernel_cached: Callable[[], bool], cpu_cached: Callable[[], bool],
            gpu_present: Callable[[], bool], calibration: Callable[[], object],
-           least: int, gpu_started: bool = False) -> Choice:
+           least: int, gpu_started: bool = False,
+           known: Callable[[], object] = lambda: None) -> Choice:
     """:func:`decide`, after what needs no measuring: work below ``least``
     cells stays on the CPU and asks nothing more; with no GPU, the CPU (no
-    calibration). The callables are asked only where needed."""
+    calibration). The callables are asked only where needed: where ``known()``
+    gives the machine's calibration already on file, the decision is taken from
+    it first, and the driver is asked whether a GPU answers only when the GPU
+    is chosen (a map the CPU wins pays nothing for looking)."""
     if work.cells < least:
         return Choice("cpu", f"{work.cells:,} cells < {least:,} (small work stays on the CPU)",
                       work.cells, False)
-    if not gpu_present():
+    cal = known()
+    if cal is None:
+        if not gpu_present():
+            return Choice("cpu", f"{work.cells:,} cells, but no CUDA GPU here", work.cells,
+                          False)
+        cal = calibration()
+    choice = decide(work, kernel_cached(), cpu_cached(), cal, gpu_started)
+    if choice.backend == "cuda" and not gpu_present():
         return Choice("cpu", f"{work.cells:,} cells, but no CUDA GPU here", work.cells, False)
-    return decide(work, kernel_cached(), cpu_cached(), calibration(), gpu_started)
+    return choice
 
 
 def predicted_cells(cpu, func: str, tasks: list[dict]) -> int:
@@ -236,7 +245,7 @@ class AutoBackend:
         choice = choose(work, lambda: is_map and kernel_cached(key()),
                         lambda: self.cpu.code_cached(func, tasks, is_map),
                         self._gpu_present, self._calibration, floor(),
-                        gpu_started=self._cuda is not None)
+                        gpu_started=self._cuda is not None, known=self._known)
         self.decisions[func] = choice
         if choice.backend == "cpu" and self.run_gpu and is_map and choice.gpu_s is not None \
                 and not choice.kernel_cached:
@@ -267,6 +276,14 @@ class AutoBackend:
             from dslc import calibrate
 
             self._cal = calibrate.load(gpu=True)
+        return self._cal
+
+    def _known(self):
+        """The calibration on file, found without starting CUDA (or None)."""
+        if self._cal is None:
+            from dslc import calibrate
+
+            self._cal = calibrate.known(gpu=True)
         return self._cal
 
     def _gpu_present(self) -> bool:

@@ -20,6 +20,7 @@ one message on stderr. Nothing here runs on a machine without a GPU unless
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -79,6 +80,20 @@ def load(gpu: bool, fresh: bool = False) -> Calibration:
     return cal
 
 
+def known(gpu: bool) -> Calibration | None:
+    """This machine's calibration if its file is there, found without starting
+    CUDA (the GPUs named by the driver's files, :func:`_driver_gpus`); None
+    where it is not, or where only CUDA can name the GPU. ``dslc.auto`` decides
+    from it before asking the driver whether a GPU answers, which costs about a
+    second (Numba's CUDA target and a context) that a map the CPU wins anyway
+    should not pay."""
+    if gpu and _driver_gpus() is None:
+        return None
+    key = machine_key(machine(_gpu_name() if gpu else None))
+    path = path_for(key)
+    return _read(path, key) if path.exists() else None
+
+
 def _read(path, key: str) -> Calibration | None:
     """The calibration in ``path``, or None where it is unreadable, of another
     version or machine, or holds anything but positive finite numbers."""
@@ -134,6 +149,11 @@ def _cpu_model() -> str:
 
 
 def _gpu_name() -> str | None:
+    """What names the machine's GPUs in its key: the driver's list where it has
+    one (no CUDA started), else the first device as CUDA names it."""
+    listed = _driver_gpus()
+    if listed is not None:
+        return listed
     try:
         from numba import cuda
 
@@ -141,6 +161,23 @@ def _gpu_name() -> str | None:
         return name.decode() if isinstance(name, bytes) else str(name)
     except Exception:  # no device after all: calibrated as a CPU-only machine
         return None
+
+
+def _driver_gpus() -> str | None:
+    """The GPU models the Linux driver lists (``/proc/driver/nvidia/gpus/*/
+    information``), with the devices CUDA is told to use; None where there is no
+    such list."""
+    models = []
+    for info in sorted(glob.glob("/proc/driver/nvidia/gpus/*/information")):
+        try:
+            with open(info) as f:
+                models += [ln.split(":", 1)[1].strip() for ln in f if ln.startswith("Model:")]
+        except OSError:
+            return None
+    if not models:
+        return None
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    return ", ".join(models) + ("" if visible is None else f" (CUDA_VISIBLE_DEVICES={visible})")
 
 
 def render(cal: Calibration) -> str:

@@ -231,3 +231,36 @@ def test_a_kernel_that_loses_only_for_its_compile_is_compiled_ahead(monkeypatch,
     (record,) = (tmp_path / "cache").glob("gpu_*.json")
     assert json.loads(record.read_text())["module"].startswith("dslc_")
     assert not list((tmp_path / "cache").glob("ahead_*"))  # the hand-over is gone
+
+
+def test_a_calibration_on_file_decides_before_the_driver_is_asked():
+    """Work the CPU wins is decided from the calibration on file without asking
+    whether a GPU answers (a second of CUDA start-up); the GPU chosen, the driver
+    is asked, and a GPU that does not answer leaves the work on the CPU."""
+    to_compile = auto.Work(2 * 10**10)  # the CPU wins: the kernel is not compiled
+    c = auto.choose(to_compile, lambda: False, lambda: True, _never, _never, 10**8,
+                    known=_cal)
+    assert c.backend == "cpu" and "kernel to compile" in c.reason
+    asked = []
+    present = lambda: asked.append(1) or True  # noqa: E731
+    c = auto.choose(to_compile, lambda: True, lambda: True, present, _never, 10**8, known=_cal)
+    assert c.backend == "cuda" and asked == [1]
+    c = auto.choose(to_compile, lambda: True, lambda: True, lambda: False, _never, 10**8,
+                    known=_cal)
+    assert c.backend == "cpu" and "no CUDA GPU" in c.reason
+
+
+def test_the_calibration_file_is_found_by_the_drivers_gpu_list(tmp_path, monkeypatch):
+    """``known`` reads the file ``load`` wrote, keyed by the GPUs the driver lists,
+    without importing Numba's CUDA target; with no such list it knows nothing."""
+    from dslc import calibrate
+
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(calibrate, "_driver_gpus", lambda: "NVIDIA Test GPU")
+    monkeypatch.setattr(calibrate, "measure", lambda key, gpu: calibrate.Calibration(
+        key, 1e8, 4, 0.1, 1e11, 0.2, 1e10, 1.0))
+    assert calibrate.known(gpu=True) is None
+    written = calibrate.load(gpu=True)
+    assert calibrate.known(gpu=True) == written
+    monkeypatch.setattr(calibrate, "_driver_gpus", lambda: None)
+    assert calibrate.known(gpu=True) is None
