@@ -176,8 +176,10 @@ def _driver_gpus() -> str | None:
             return None
     if not models:
         return None
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    return ", ".join(models) + ("" if visible is None else f" (CUDA_VISIBLE_DEVICES={visible})")
+    from dslc import settings
+
+    visible = settings.text("CUDA_VISIBLE_DEVICES")
+    return ", ".join(models) + (f" (CUDA_VISIBLE_DEVICES={visible})" if visible else "")
 
 
 def render(cal: Calibration) -> str:

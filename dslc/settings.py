@@ -48,9 +48,9 @@ NUMBERS: dict[str, int] = {
 # free text, checked by their readers (a path; a list of placements)
 TEXTS: tuple[str, ...] = ("DSLC_CACHE_DIR", "DSLC_CUDA_PLACE")
 
-# Numba's own, read where dslc must know what Numba will do; the command line cannot
-# set them (Numba reads them when it is imported)
-NUMBA: tuple[str, ...] = ("NUMBA_ENABLE_CUDASIM", "NUMBA_CUDA_DRIVER")
+# Numba's and CUDA's own, read where dslc must know what Numba or the driver will do;
+# the command line cannot set them (they are read when Numba and the driver start)
+NUMBA: tuple[str, ...] = ("NUMBA_ENABLE_CUDASIM", "NUMBA_CUDA_DRIVER", "CUDA_VISIBLE_DEVICES")
 
 # the settings that can change generated code or how it runs: folded into every cache key
 CODE: frozenset[str] = frozenset({
