@@ -197,22 +197,19 @@ def test_smith_waterman_is_float32_by_the_static_bound():
     assert_same(got, values(interp_program(GOTOH).map("sw", blosum(prog), 10, 1, q, db)))
 
 
-def test_smith_waterman_with_a_huge_gap_open_is_float64_and_exact():
-    """open = 3,000,000 is beyond LEAF: neither float32 argument holds."""
-    db = proteins(20, seed=2)
-    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 3_000_000, 1,
+@pytest.mark.parametrize("gap_open, count, seed, chosen", [
+    # beyond LEAF: neither float32 argument holds
+    (3_000_000, 20, 2, "float64"),
+    # below LEAF: the static bound fails (chain x leaves x 500,000 is far above 2^23) but
+    # the checked argument holds, and no value reaches LEAF
+    (500_000, 18, 3, "float32c"),
+])
+def test_smith_waterman_with_a_large_gap_open_picks_its_value_type_and_is_exact(
+        gap_open, count, seed, chosen):
+    db = proteins(count, seed=seed)
+    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), gap_open, 1,
                                  "HEAGAWGHEE", db)
-    assert variant(engine, "sw") == "float64"
-    assert_same(got, want)
-
-
-def test_smith_waterman_past_the_static_bound_is_checked_and_exact():
-    """open = 500,000 < LEAF: the static bound fails (chain x leaves x 500,000 is
-    far above 2^23) but the checked argument holds, and no value reaches LEAF."""
-    db = proteins(18, seed=3)
-    got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 500_000, 1,
-                                 "HEAGAWGHEE", db)
-    assert variant(engine, "sw") == "float32c"
+    assert variant(engine, "sw") == chosen
     assert_same(got, want)
 
 
