@@ -18,13 +18,37 @@ from dataclasses import dataclass
 _SOURCES: dict[str, str] = {}
 
 
-def register_source(name: str, text: str) -> None:
-    """Remember the text of a source so that errors can quote its lines."""
+class SourceName(str):
+    """A source's name that also holds the source's text.
+
+    Spans name their file by this, so a span quotes the lines of the source it was
+    parsed from even when a later source took the same name: every program given
+    as a string is called ``<string>``, and an error of the first one must not
+    quote the second's lines. It equals, hashes and prints as the plain name."""
+
+    text: str
+
+    def __new__(cls, name: str, text: str) -> "SourceName":
+        made = super().__new__(cls, name)
+        made.text = text
+        return made
+
+    def __reduce__(self):
+        return SourceName, (str(self), self.text)
+
+
+def register_source(name: str, text: str) -> SourceName:
+    """Remember the text of a source so that errors can quote its lines; the name
+    to give its spans (it carries the text)."""
     _SOURCES[name] = text
+    return SourceName(name, text)
 
 
 def source_text(name: str) -> str | None:
-    return _SOURCES.get(name)
+    """The text of the source ``name`` (a span's file): its own text where the name
+    carries one, else the last registered under that name."""
+    own = getattr(name, "text", None)
+    return own if own is not None else _SOURCES.get(name)
 
 
 @dataclass(frozen=True)
@@ -83,7 +107,7 @@ class InternalError(Exception):
 
 
 def _quote(span: Span) -> list[str] | None:
-    text = _SOURCES.get(span.file)
+    text = source_text(span.file)
     if text is None:
         return None
     src_lines = text.splitlines()

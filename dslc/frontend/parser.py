@@ -58,7 +58,7 @@ def _token_name(name: str, parser: lark.Lark) -> str:
 def parse(text: str, source_name: str = "<string>") -> ast.Program:
     """Parse a whole script. Raises DslcError with the position of the first
     offending token and what the grammar expected there."""
-    register_source(source_name, text)
+    source_name = register_source(source_name, text)
     parser = _parser()
     try:
         tree = parser.parse(text, start="start")

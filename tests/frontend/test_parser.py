@@ -211,3 +211,19 @@ def test_parse_expression_has_the_same_limit():
     assert isinstance(parse_expression("-" * 900 + "1", Span("m.bio", 1, 1)), ast.Unary)
     with pytest.raises(DslcError, match="nested too deeply"):
         parse_expression("-" * 1200 + "1", Span("m.bio", 1, 1))
+
+
+def test_two_programs_given_as_strings_each_quote_their_own_lines():
+    """Every program given as a string is called ``<string>``: an error of the first
+    must quote its own line after a second was parsed, not the second's (a span
+    names its source by a name that carries the text)."""
+    import dslc
+
+    first = dslc.compile("int f(int n)\n  | n < 0 = div(n, 0)\n  | otherwise = n\n",
+                         backend="interp")
+    dslc.compile("// a second program, shorter\nprint 1\n", backend="interp")
+    with pytest.raises(DslcError) as e:
+        first.call("f", -1)
+    shown = e.value.render()
+    assert shown.startswith("<string>:2:"), shown
+    assert "div(n, 0)" in shown, shown
