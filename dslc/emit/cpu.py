@@ -27,6 +27,7 @@ from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, Names, NotCompilable, render_code
+from dslc.kernel import body as kb
 from dslc.kernel.ir import TaskArg
 from dslc.poly import loopir as L
 from dslc.targets.printer import Printer
@@ -419,8 +420,8 @@ class CpuGenerator:
         then, orelse = b.child(), b.child()
         then.emit(f"{out} = {value(then)}")
         self._guard_chain(guards, k + 1, em, orelse, out, ret)
-        b.nest(f"if {cond}:", then)
-        b.nest("else:", orelse)
+        b.if_(cond, then)
+        b.else_(orelse)
 
     def _cell(self, func: str, fused_for: list, guard: int | None = None) -> Lines:
         """The code computing one cell of ``func``: all its guards, or only guard
@@ -488,13 +489,13 @@ class CpuGenerator:
         store.emit(f"{done} = 1")
         body = value.child()
         body.emit(f"{self.miss_ref()} = 0")
-        body.lines.extend(value.lines)
+        body.extend(value)
         later = body.child()
         later.emit("_left += 1")
-        body.nest(f"if {self.miss_ref()} == 0:", store)
-        body.nest("else:", later)
+        body.if_(f"{self.miss_ref()} == 0", store)
+        body.else_(later)
         out = value.child()
-        out.nest(f"if {done} == 0:", body)
+        out.if_(f"{done} == 0", body)
         return out
 
     def after_write(self, b: Lines, val: str) -> None:
@@ -505,14 +506,14 @@ class CpuGenerator:
         conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val, self.program, self.pr)}")
-        b.nest(f"if {conds}:", inner)
+        b.if_(conds, inner)
 
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """Keep the requested cell as the window sweeps past it."""
         cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.emit(f"res = {val}")
-        b.nest(f"if {cond}:", inner)
+        b.if_(cond, inner)
 
     def task_names(self, f) -> "_TaskNames":
         return _TaskNames(self, f)
@@ -749,20 +750,21 @@ class CpuGenerator:
                         in_partition or node.kind == "partition", retried)
             if g.runtime_order and node.kind == "partition":
                 inner = self._retry(inner)
-            if node.kind == "partition":
-                self.after_partition(inner)
-            b.nest(self.loop_header(node, in_partition), inner)
+            kind = "parallel" if node.kind == "parallel" else "sequential"
+            over = (node.lower.to_python(), f"{node.upper.to_python()} + 1", str(node.step))
+            b.loop(node.var, over, inner, kind, partition=node.kind == "partition")
         elif isinstance(node, L.Guard):
             then, orelse = b.child(), b.child()
             self._loops(then, node.body, cells, g, gi, in_partition, retried)
-            b.nest(f"if {node.cond.to_python()}:", then)
+            b.if_(node.cond.to_python(), then)
             if L.statements(node.orelse):
                 self._loops(orelse, node.orelse, cells, g, gi, in_partition, retried)
-                b.nest("else:", orelse)
+                b.else_(orelse)
         elif isinstance(node, L.Call):
             f = self.program.functions[node.function]
-            point = [f"x_{p.name} = {a.to_python()}" for p, a in zip(f.rec_params, node.args)]
-            b.lines.extend(point)
+            point = tuple(f"x_{p.name} = {a.to_python()}"
+                          for p, a in zip(f.rec_params, node.args))
+            b.nest(kb.Point(tuple(kb.Line(x) for x in point)))
             if g.windowed and not in_partition:
                 # a lone point outside any partition loop: its own slots
                 part = self._partition(g, f.name, [f"x_{p.name}" for p in f.rec_params])
@@ -772,7 +774,7 @@ class CpuGenerator:
             if g.runtime_order and not in_partition and not retried:
                 lone = b.child()
                 self.compute(lone, point, cells[(node.function, node.piece)])
-                b.lines.extend(self._retry(lone).lines)
+                b.extend(self._retry(lone))
             else:
                 self.compute(b, point, cells[(node.function, node.piece)])
 
@@ -798,7 +800,7 @@ class CpuGenerator:
             else:
                 region = b.child()
                 self._loops(region, L.Body(stmts[k:end]), cells, g, gi, retried=True)
-                b.lines.extend(self._retry(region).lines)
+                b.extend(self._retry(region))
             k = end
 
     def _partition_of(self, g: GroupPlan, stmt: L.Stmt):
@@ -824,16 +826,6 @@ class CpuGenerator:
         """Code between the sweep and the task's result (a backend whose threads
         share a task combines their partial reductions here; nothing here)."""
 
-    def loop_header(self, node, in_partition: bool) -> str:
-        """The ``for`` line of loop ``node`` (a backend spreading a partition's
-        points over threads strides its first parallel loop)."""
-        return (f"for {node.var} in range({node.lower.to_python()}, "
-                f"{node.upper.to_python()} + 1, {node.step}):")
-
-    def after_partition(self, b: Lines) -> None:
-        """Code closing one partition's iteration (a barrier, on a backend whose
-        threads share a partition; nothing here)."""
-
     def _retry(self, sweep: Lines) -> Lines:
         """Repeat one partition's sweep until every cell is done (cells read in the
         same partition through accessors: their order is known only at run time);
@@ -841,20 +833,20 @@ class CpuGenerator:
         loop = sweep.child()
         loop.emit("_prev = _left")
         loop.emit("_left = 0")
-        loop.lines.extend(sweep.lines)
+        loop.extend(sweep)
         stuck = sweep.child()
         stuck.emit(self.pr.check("_chk", "-1", "0"))
         stuck.emit("break")  # where a failed check does not stop the task (a GPU kernel)
-        loop.nest("if _left != 0 and _left == _prev:", stuck)
+        loop.if_("_left != 0 and _left == _prev", stuck)
         out = sweep.child()
         out.emit("_left = -1")
-        out.nest("while _left != 0:", loop)
+        out.while_("_left != 0", loop)
         return out
 
-    def compute(self, b: Lines, point: list[str], cell: Lines) -> None:
+    def compute(self, b: Lines, point: tuple, cell: Lines) -> None:
         """Place one cell's code at its point of the loop nest (the point's
         coordinates, ``point``, are already assigned)."""
-        b.lines.extend(cell.lines)
+        b.nest(kb.Cell(tuple(cell.stmts)))
 
 
 def _past(extent: str) -> L.Expr:

@@ -23,6 +23,7 @@ storage too, cleared by the task itself.
 
 from __future__ import annotations
 
+from dslc.kernel import body as kb
 from dslc.kernel import launch
 from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator, printed
@@ -117,9 +118,9 @@ class CudaGenerator(CpuGenerator):
         inner.emit(f"{self.done_ref(func, zs)} = 0")
         for z, d in reversed(list(zip(zs, dims))):
             outer = b.child()
-            outer.nest(f"for {z} in range({d}):", inner)
+            outer.loop(z, (str(d),), inner)
             inner = outer
-        b.lines.extend(inner.lines)
+        b.extend(inner)
 
     def allocate_miss(self, b: Lines) -> None:
         if all(name != MISS for name, _ in self.storage):
@@ -128,12 +129,12 @@ class CudaGenerator(CpuGenerator):
     def _flag_failures(self, body: Lines) -> None:
         """The task clears its failure flag first and returns NaN when set (the
         value it returns is the generator's record, :meth:`give_result`)."""
-        if self.task_result is None or body.lines[-1:] != [f"return {self.task_result}"]:
+        if self.task_result is None or body.last() != kb.Line(f"return {self.task_result}"):
             raise NotCompilable("a task without a final return")
         k = self.result_width()
         flagged = "_result_f" if k is None else f"_tresult{k}_f"
-        body.lines[-1] = f"return {flagged}(_F, tid, {self.task_result})"
-        body.lines.insert(0, "_F[tid] = 0")
+        body.replace_last(kb.Line(f"return {flagged}(_F, tid, {self.task_result})"))
+        body.prepend(kb.Line("_F[tid] = 0"))
         self.storage.append((FAIL, []))
 
     def module_constants(self) -> str:
@@ -151,7 +152,7 @@ class CudaGenerator(CpuGenerator):
         if self.host_allocations:
             raise NotCompilable("allocation inside the task")
         task = f"{self.pr.FUNCTION}\ndef task({', '.join(self.task_params(args))}):\n" \
-            f"{body.render(1)}\n"
+            f"{body.render(1, self.pr)}\n"
         return "\n".join([HEADER + self.module_constants(), self.pr.library("core", flagged=checks),
                           "\n".join(self.helpers.values()), task])
 

@@ -99,9 +99,9 @@ def emit_group(gen, b: Lines, gi: int, g) -> None:
     _demand(body, gi, funcs, funcs.index(entry), qs, bodies, width, gen.pr)
     for q, d in reversed(list(zip(qs, dims[entry]))):
         outer = b.child()
-        outer.nest(f"for {q} in range({d}):", body)
+        outer.loop(q, (str(d),), body)
         body = outer
-    b.lines.extend(body.lines)
+    b.extend(body)
 
 
 def _demand(b: Lines, gi: int, funcs: list[str], fid: int, qs: list[str], bodies: dict,
@@ -122,18 +122,19 @@ def _demand(b: Lines, gi: int, funcs: list[str], fid: int, qs: list[str], bodies
     loop.emit(f"_fid = {stk}[_sp, 0]")
     for k, h in enumerate(funcs):
         branch = loop.child()
-        branch.lines.extend(bodies[h].lines)
-        loop.nest(f"{'if' if k == 0 else 'elif'} _fid == {k}:", branch)
+        branch.extend(bodies[h])
+        (loop.elif_ if k else loop.if_)(f"_fid == {k}", branch)
     cycle, push = loop.child(), loop.child()
     cycle.emit(f"{pr.check('_chk', '-1', '0')}  # a cell that needs itself: the interpreter "
                "reports the chain")
     push.emit("_sp += 1")
-    push.emit(f"for _k in range({1 + width}):")
-    push.emit(f"    {stk}[_sp, _k] = _need[1 + _k]")
-    loop.nest("if _need[0] == 2:", cycle)
-    loop.nest("elif _need[0] == 1:", push)
-    run.nest("while _sp >= 0:", loop)
-    b.nest(f"if S_{f}[{idx},] != 2:", run)
+    copy = push.child()
+    copy.emit(f"{stk}[_sp, _k] = _need[1 + _k]")
+    push.loop("_k", (str(1 + width),), copy)
+    loop.if_("_need[0] == 2", cycle)
+    loop.elif_("_need[0] == 1", push)
+    run.while_("_sp >= 0", loop)
+    b.if_(f"S_{f}[{idx},] != 2", run)
 
 
 def cell_body(gen, func: str, stack: str, value: Lines, val: str) -> Lines:
@@ -143,11 +144,11 @@ def cell_body(gen, func: str, stack: str, value: Lines, val: str) -> Lines:
     out = value.child()
     for k, p in enumerate(f.rec_params):
         out.emit(f"x_{p.name} = {stack}[_sp, {1 + k}]")
-    out.lines.extend(value.lines)
+    out.extend(value)
     xs = ", ".join(f"x_{p.name}" for p in f.rec_params)
     store = out.child()
     store.emit(f"{gen.cell_ref(func, [xs])} = {val}")
     store.emit(f"S_{func}[{xs},] = 2")
     store.emit("_sp -= 1")
-    out.nest("if _need[0] == 0:", store)
+    out.if_("_need[0] == 0", store)
     return out

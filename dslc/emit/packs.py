@@ -32,6 +32,7 @@ from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused
                            length, printed)
 from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
+from dslc.kernel import body as kb
 from dslc.targets.printer import Printer
 
 # Numba has a ``noalias`` compiler flag (it marks every array argument's data
@@ -136,7 +137,6 @@ class PackGenerator(CpuGenerator):
         self.scratch: list[tuple[str, str, str]] = []  # (name, shape, dtype) made by the caller
         self.lane_bounds: set[str] = set()  # fused-reduction bounds that differ per lane
         self.trivial_bounds: set[str] = set()  # bounds the sweep cannot pass
-        self._last_loop: dict[int, tuple] = {}  # block -> (its length after a lane loop, point)
 
     # hooks of CpuGenerator -------------------------------------------------
     def task_names(self, f):
@@ -164,18 +164,19 @@ class PackGenerator(CpuGenerator):
         self.scratch.append((f"T_{func}", f"({', '.join(map(str, dims))}, LANES)", "DT"))
 
     def compute(self, b, point, cell):
-        # the cells of one point (e, f, h of a Gotoh sweep) share one lane loop:
-        # a point's coordinates are emitted just before its cells, so the loop
-        # ends the block exactly when the previous statement was this point's
-        n = len(point)
-        prev = self._last_loop.get(id(b))
-        if prev is not None and prev[0] == len(b.lines) - n and b.lines[-n:] == prev[1]:
-            del b.lines[-n:]
-            b.lines.extend("    " + ln for ln in cell.lines)
-            self._last_loop[id(b)] = (len(b.lines), point)
+        # the cells of one point (e, f, h of a Gotoh sweep) share one lane loop: a
+        # point's coordinates are recorded just before its cells, so they join the
+        # lane loop of the statement before when that loop was recorded for the
+        # same point (the coordinates, assigned again, are left out)
+        before, coords = (None, *b.tail(2))[-2:]
+        if isinstance(coords, kb.Point) and isinstance(before, kb.Loop) \
+                and before.kind == "lanes" and before.point == tuple(point):
+            b.pop(2)
+            b.nest(replace(before, body=before.body + (kb.Cell(tuple(cell.stmts)),)))
             return
-        b.nest("for l in range(LANES):", cell)
-        self._last_loop[id(b)] = (len(b.lines), point)
+        lanes = cell.child()
+        lanes.nest(kb.Cell(tuple(cell.stmts)))
+        b.loop("l", ("LANES",), lanes, "lanes", point=tuple(point))
 
     def fuse(self, b, k, fu, xs, val):
         tests = []
@@ -223,7 +224,8 @@ class PackGenerator(CpuGenerator):
         plan = self.plan
         entry = self.program.functions[plan.entry]
         extents = Lines(self.extent_lines())
-        b = Lines(list(extents.lines), extents.counter)
+        b = extents.child()
+        b.extend(extents)
         init = Lines([], b.counter)
         if plan.kind == "cell":
             self.scratch.append(("res", "LANES", "DT"))
@@ -237,8 +239,8 @@ class PackGenerator(CpuGenerator):
             self.scratch.append((f"acc{k}", "LANES", "DT"))
             init.emit(f"acc{k}[l] = {fused_init(fu, self.pr)}")
             fused_by_func.setdefault(fu.func, []).append((k, fu))
-        if init.lines:
-            b.nest("for l in range(LANES):", init)
+        if init.stmts:
+            b.loop("l", ("LANES",), init, "lanes")
         self.sweep(b, fused_by_func)
         tail = Lines([], b.counter)
         if plan.kind == "cell":
@@ -253,7 +255,7 @@ class PackGenerator(CpuGenerator):
             em = PackEmitter(self.task_names(entry), self.program.consts, set(),
                              self.program.alphabets, fused=fused_nodes)
             tail.emit(f"out[l] = {self._guards(entry, em, tail)}")
-        b.nest("for l in range(LANES):", tail)
+        b.loop("l", ("LANES",), tail, "lanes")
         args = self.lane_args()
         return self.module_source(args, b, extents), args
 
@@ -263,10 +265,10 @@ class PackGenerator(CpuGenerator):
         blk = Lines([], b.counter)
         reads = self.lane_reads
         text = em.as_int(e, blk)
-        if self.lane_reads != reads or blk.lines:
+        if self.lane_reads != reads or blk.stmts:
             self.lane_bounds.add(name)
             self.scratch.append((name, "LANES", "DT"))
-            init.lines.extend(blk.lines)
+            init.extend(blk)
             init.emit(f"{name}[l] = {text}")
             return
         if self.bound_at_edge(e, func, dim, side):

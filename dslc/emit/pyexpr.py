@@ -27,6 +27,9 @@ from dslc.lang import builtins
 from dslc.lang import types as T
 from dslc.emit import infinity
 from dslc.emit import tuples
+from dslc.kernel import body as kb
+from dslc.kernel.body import MAX_INDENT, MAX_LOOPS
+from dslc.kernel.verify import verify_body
 from dslc.targets.printer import Printer
 from dslc.errors import NotCompilable  # noqa: F401 (raised here; importers take it from here too)
 
@@ -35,46 +38,107 @@ from dslc.errors import NotCompilable  # noqa: F401 (raised here; importers take
 # loops deep. An expression's text is hoisted into a temporary every HOIST_HEIGHT levels
 # (each level writes at most three parentheses); statements nested deeper than MAX_INDENT
 # levels (an if inside an if...: conditions whose branches need statements), or more than
-# MAX_LOOPS loops deep (nested reductions, with the loops around a cell), are not compiled.
+# MAX_LOOPS loops deep (nested reductions, with the loops around a cell), are not compiled
+# (kernel.body: the depths are read off the statements' records).
 HOIST_HEIGHT = 40
-MAX_INDENT = 60
-MAX_LOOPS = 15
 
 
 @dataclass
 class Lines:
-    """Lines of generated code at one indentation level (nested ones indent)."""
+    """The statements of a body of generated code (kernel.body records), built in
+    order; nested bodies are Lines of their own (``child``), placed by ``nest``.
+    How deep statements and loops nest is read off the records; the text is the
+    printer's (``render``)."""
 
-    lines: list = field(default_factory=list)
+    stmts: list = field(default_factory=list)
     counter: list = field(default_factory=lambda: [0])
-    loops: int = 0  # the most loops nested in these lines
+
+    def __post_init__(self):
+        self.stmts = [kb.Line(s) if isinstance(s, str) else s for s in self.stmts]
 
     def fresh(self, stem: str) -> str:
         self.counter[0] += 1
         return f"_{stem}{self.counter[0]}"
 
     def emit(self, line: str) -> None:
-        self.lines.append(line)
+        self.stmts.append(kb.Line(line))
 
     def child(self) -> "Lines":
         return Lines([], self.counter)
 
-    def nest(self, header: str, body: "Lines") -> None:
-        self.lines.append(header)
-        inner = body.lines or ["pass"]
-        pad = "    " * MAX_INDENT
-        if any(isinstance(ln, str) and ln.startswith(pad) for ln in inner):
-            raise NotCompilable(f"statements nested more than {MAX_INDENT} levels deep")
-        loops = body.loops + header.startswith(("for ", "while "))
-        if loops > MAX_LOOPS:
-            raise NotCompilable(f"loops nested more than {MAX_LOOPS} deep")
-        self.loops = max(self.loops, loops)
-        for ln in inner:
-            self.lines.append(("    " + ln) if isinstance(ln, str) else ln)
+    def extend(self, other: "Lines") -> None:
+        """``other``'s statements, moved here after these (records: nothing is lost)."""
+        self.stmts.extend(other.stmts)
 
-    def render(self, indent: int = 0) -> str:
-        pad = "    " * indent
-        return "\n".join(pad + ln for ln in self.lines)
+    def last(self):
+        """The last statement, None where there is none."""
+        return self.stmts[-1] if self.stmts else None
+
+    def tail(self, n: int) -> tuple:
+        """The last ``n`` statements (fewer where there are fewer)."""
+        return tuple(self.stmts[-n:])
+
+    def pop(self, n: int) -> None:
+        """Take the last ``n`` statements away."""
+        del self.stmts[len(self.stmts) - n:]
+
+    def replace_last(self, s) -> None:
+        self.stmts[-1] = s
+
+    def prepend(self, s) -> None:
+        self.stmts.insert(0, s)
+
+    def nest(self, s) -> None:
+        """Statement ``s`` holding a body (a loop, an ``if``...), refused where
+        Python could not compile it so deep."""
+        if s.levels - 1 > MAX_INDENT:
+            raise NotCompilable(f"statements nested more than {MAX_INDENT} levels deep")
+        if s.loops > MAX_LOOPS:
+            raise NotCompilable(f"loops nested more than {MAX_LOOPS} deep")
+        self.stmts.append(s)
+
+    def barrier(self) -> None:
+        """Every thread of the block waits here."""
+        self.stmts.append(kb.Barrier())
+
+    def apply(self, pass_, target: str) -> None:
+        """These statements replaced by ``pass_`` of them (a pass over the body's
+        tree for ``target``, kernel.per_block), verified before and after it
+        (kernel.verify), each statement refused where it nests too deep."""
+        stmts = pass_(verify_body(tuple(self.stmts), target))
+        self.stmts = []
+        for s in stmts:
+            self.nest(s)
+        verify_body(tuple(self.stmts), target)
+
+    def loop(self, var: str, over: tuple, body: "Lines", kind: str = "sequential",
+             **attrs) -> None:
+        """``for var in range(*over)`` of ``kind`` (kernel.body.LOOP_KINDS)."""
+        self.nest(kb.Loop(tuple(body.stmts), kind, var, tuple(over), **attrs))
+
+    def while_(self, cond: str, body: "Lines") -> None:
+        self.nest(kb.Loop(tuple(body.stmts), "while", "", (cond,)))
+
+    def if_(self, cond: str, body: "Lines") -> None:
+        self.nest(kb.If(tuple(body.stmts), cond))
+
+    def elif_(self, cond: str, body: "Lines") -> None:
+        """An ``elif`` of the ``if`` just placed."""
+        self._else((kb.If(tuple(body.stmts), cond, chained=True),))
+
+    def else_(self, body: "Lines") -> None:
+        """The ``else`` of the ``if`` just placed."""
+        self._else(tuple(body.stmts))
+
+    def _else(self, orelse: tuple) -> None:
+        last = self.stmts.pop() if self.stmts else None
+        if not isinstance(last, kb.If):
+            raise TypeError("an else with no if before it")
+        self.nest(last.with_else(orelse))
+
+    def render(self, indent: int = 0, pr: Printer | None = None) -> str:
+        """The statements as ``pr`` (the CPU's by default) spells them."""
+        return (pr or Printer()).task_text(self.stmts, indent)
 
 
 class Names:
@@ -277,7 +341,7 @@ class ExprEmitter:
             return None
         probe = b.child()
         then, orelse = self._literal_logs(e.then, probe), self._literal_logs(e.orelse, probe)
-        if then is None or orelse is None or probe.lines:
+        if then is None or orelse is None or probe.stmts:
             return None
         return f"({then} if {self.expr(e.cond, b)} else {orelse})"
 
@@ -344,25 +408,25 @@ class ExprEmitter:
         left = self.expr(e.left, b)
         rb = b.child()
         right = self.expr(e.right, rb)
-        if not rb.lines:
+        if not rb.stmts:
             return f"({left} {e.op} {right})"
         out = b.fresh("l")
         b.emit(f"{out} = {left}")
         rb.emit(f"{out} = {right}")
-        b.nest(f"if {'' if e.op == 'and' else 'not '}{out}:", rb)
+        b.if_(f"{'' if e.op == 'and' else 'not '}{out}", rb)
         return out
 
     def _cond(self, e, b):
         c = self.expr(e.cond, b)
         tb, eb = b.child(), b.child()
         then, orelse = self._branch(e.then, e.type, tb), self._branch(e.orelse, e.type, eb)
-        if not tb.lines and not eb.lines:
+        if not tb.stmts and not eb.stmts:
             return f"({then} if {c} else {orelse})"
         out = b.fresh("c")
         tb.emit(f"{out} = {then}")
         eb.emit(f"{out} = {orelse}")
-        b.nest(f"if {c}:", tb)
-        b.nest("else:", eb)
+        b.if_(c, tb)
+        b.else_(eb)
         return out
 
     def _branch(self, e, t, b):
@@ -524,11 +588,11 @@ class ExprEmitter:
         if isinstance(it, tir.RangeIter):
             header = self._range_header(e, var, self.as_int(it.lo, b), self.as_int(it.hi, b))
         elif isinstance(it, tir.AlphabetIter):
-            header = f"for {var} in range({self.names.alphabet_size(it.alpha)}):"
+            header = (var, (self.names.alphabet_size(it.alpha),))
         elif isinstance(it, tir.ExtAttr):
             lo, hi, item = self._ext_iter(it, b)
             k = b.fresh("k")
-            header = f"for {k} in range({lo}, {hi}):"
+            header = (k, (lo, hi))
             pre = f"{var} = {item(k)}"
         else:
             raise NotCompilable("iteration over an extension iterable")
@@ -551,15 +615,15 @@ class ExprEmitter:
             step = f"{e.op}({acc}, {value})"
         target.emit(f"{acc} = {step}")
         if e.where is not None:
-            body.nest(f"if {cond}:", inner)
-        b.nest(header, body)
+            body.if_(cond, inner)
+        b.loop(*header, body)
         return acc
 
-    def _range_header(self, e: tir.Reduce, var: str, lo: str, hi: str) -> str:
-        """The loop of reduction ``e`` over ``lo .. hi``: every value in order
-        (a GPU kernel whose threads share a point strides it over them,
-        emit.wavefront)."""
-        return f"for {var} in range({lo}, {hi} + 1):"
+    def _range_header(self, e: tir.Reduce, var: str, lo: str, hi: str) -> tuple:
+        """The loop of reduction ``e`` over ``lo .. hi`` (its variable and ``range``'s
+        arguments): every value in order (a GPU kernel whose threads share a point
+        strides it over them, emit.wavefront)."""
+        return var, (lo, f"{hi} + 1")
 
 
 def _nonzero_literal(e: tir.TExpr) -> bool:

@@ -158,9 +158,9 @@ class _TileEmitter(ExprEmitter):
     so the threads of a warp reading their ``j``-th residues read one line."""
 
     def _seqindex(self, e, b):
-        n = len(b.lines)
+        n = len(b.stmts)
         text = self._read(e, b)
-        if len(b.lines) == n and e.span in self.safe_indexes:
+        if len(b.stmts) == n and e.span in self.safe_indexes:
             return self.names.gen.hoist_read(e, text) or text
         return text
 
@@ -438,9 +438,12 @@ class TiledGenerator(CudaGenerator):
         for k, (name, test, *_) in enumerate(variants):
             call = b.child()
             call.emit(f"{lhs}{name}({', '.join(params)})")
-            tile.nest("else:" if test is None else f"if {test}:", call)
-        b.nest(f"for t0 in range(0, {e_t} + 1, {self.rows}):", tile)
-        b.lines.extend(tail.lines)
+            if test is None:
+                tile.else_(call)
+            else:
+                tile.if_(test, call)
+        b.loop("t0", ("0", f"{e_t} + 1", str(self.rows)), tile)
+        b.extend(tail)
         return self.module_source(self._args(), b), self._args()
 
     def _tile_params(self, prologue: _Prologue) -> list[str]:
@@ -482,7 +485,7 @@ class TiledGenerator(CudaGenerator):
         taken = [x for x in result if x not in handed] + list(handed)
         if head is not None:
             out.emit(f"{', '.join(taken)} = {head}({', '.join(params)})")
-        out.lines.extend(body.lines)
+        out.extend(body)
         if result:
             out.emit(f"return {', '.join(result)}")
         return f"{self.pr.FUNCTION}\ndef {name}({', '.join(params)}):\n{out.render(1)}\n"
@@ -507,8 +510,8 @@ class TiledGenerator(CudaGenerator):
         self.row_guarded, self.hoist_from = True, self.rows
         head = Lines()
         pre, edge = self._column(fused_by_func, lambda r: (r, INF), (0, ku - 1), True, 0)
-        head.lines.extend(pre.lines)
-        head.nest(f"for u in range(0, {ku} if {ku} <= {e_u} else {e_u} + 1):", edge)
+        head.extend(pre)
+        head.loop("u", ("0", f"{ku} if {ku} <= {e_u} else {e_u} + 1"), edge)
         return head
 
     def _stream(self, fused_by_func, t_range, ku: int, guarded: bool, hoist_from: int) -> Lines:
@@ -520,8 +523,8 @@ class TiledGenerator(CudaGenerator):
         self.row_guarded, self.hoist_from = guarded, hoist_from
         out = Lines()
         pre, inner = self._column(fused_by_func, t_range, (ku, INF), guarded, ku, out)
-        out.lines.extend(pre.lines)
-        out.nest(f"for u in range({ku}, {e_u} + 1):", inner)
+        out.extend(pre)
+        out.loop("u", (str(ku), f"{e_u} + 1"), inner)
         return out
 
     def _corner(self) -> tuple[int, int]:
@@ -576,11 +579,11 @@ class TiledGenerator(CudaGenerator):
                 cell.emit(f"x_{name} = t0 + {r}")
             self.box = (t_range(r), u_range)
             for f in order:
-                cell.lines.extend(self._cell(f, fused_by_func.get(f, [])).lines)
+                cell.extend(self._cell(f, fused_by_func.get(f, [])))
             if guarded:
-                body.nest(f"if t0 + {r} <= {e_t}:", cell)
+                body.if_(f"t0 + {r} <= {e_t}", cell)
             else:
-                body.lines.extend(cell.lines)
+                body.extend(cell)
         self.box = None
         if self.column_hoist is not None:  # reads of u alone: fetched a column ahead
             uname = [self._u_name(f) for f in g.functions]
@@ -589,13 +592,13 @@ class TiledGenerator(CudaGenerator):
                 for n in dict.fromkeys(uname):
                     pre.emit(f"x_{n} = {first}")
                 pre.emit(f"{name}n = ({text}) if {first} <= {e_u} else 0")
-            col.lines.extend(body.lines)
+            col.extend(body)
             for n in dict.fromkeys(uname):
                 col.emit(f"x_{n} = u + 1")
             for name, text in self.column_hoist:
                 col.emit(f"{name}n = ({text}) if u < {e_u} else 0")
         else:
-            col.lines.extend(body.lines)
+            col.extend(body)
         self.column_hoist = self.tile_hoist = None
         for f in self.crossing:  # the tile's last rows, for the next tile
             for k in range(self.dt):
@@ -634,7 +637,7 @@ class TiledGenerator(CudaGenerator):
             return
         inner = b.child()
         inner.emit(f"acc{k} = {step}")
-        b.nest(f"if {' and '.join(tests)}:", inner)
+        b.if_(' and '.join(tests), inner)
 
     def _epilogue(self, b: Lines) -> None:
         plan = self.plan

@@ -160,7 +160,7 @@ class _LaneEmitter(ExprEmitter):
     def _range_header(self, e, var, lo, hi):
         if id(e) not in self.split:
             return super()._range_header(e, var, lo, hi)
-        return f"for {var} in range({lo} + _lane, {hi} + 1, {self.width}):"
+        return var, (f"{lo} + _lane", f"{hi} + 1", str(self.width))
 
 
 def lane_helpers(width: int, simulated: bool) -> str:
@@ -246,13 +246,13 @@ class WavefrontGenerator(CpuGenerator):
         conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.emit(f"{_ATOMIC[fu.op]}(acc{k}, 0, {val})")
-        b.nest(f"if {self._once(conds)}:", inner)
+        b.if_(self._once(conds), inner)
 
     def capture(self, b, xs, val):
         cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.emit(f"res[0] = {val}")
-        b.nest(f"if {self._once(cond)}:", inner)
+        b.if_(self._once(cond), inner)
 
     # ------------------------------------------------------------------ source
     def generate(self) -> tuple[str, str, list]:
@@ -310,36 +310,39 @@ class WavefrontGenerator(CpuGenerator):
                 point.emit(f"x_{p.name} = p{m}")
             self.width = width
             try:
-                point.lines.extend(self._cell(f, fused_by_func.get(f, [])).lines)
+                point.extend(self._cell(f, fused_by_func.get(f, [])))
             finally:
                 self.width = 1
-        body.nest(f"if 0 <= p{k} <= {ext[k]}:", point)
+        body.if_(f"0 <= p{k} <= {ext[k]}", point)
         slots = [f"slot_{f}_{d} = (c0 - {d} - tmin_{f}) % W_{gi}"
                  for f in g.functions for d in sorted(self.slots.get(f, ()))]
         span = " * ".join(f"({ext[m]} + 1)" for m in others) or "1"
-        sweep = Lines([], head.counter)  # one partition's points over the grid
-        sweep.lines.extend(slots)
+        sweep = Lines(slots, head.counter)  # one partition's points over the grid
         inner = sweep.child()
         inner.emit("idx = it")
-        inner.lines.extend(body.lines)
-        sweep.nest(f"for it in range(idx0, {span}, nth):", inner)
+        inner.extend(body)
+        sweep.loop("it", ("idx0", span, "nth"), inner)
         if width == 1:
             threads = ["idx0 = cuda.grid(1)", "nth = cuda.gridsize(1)"]
         else:  # lanes of one point are consecutive threads: one warp
             threads = ["_gid = cuda.grid(1)", f"_lane = _gid % {width}",
                        f"idx0 = _gid // {width}", f"nth = cuda.gridsize(1) // {width}"]
-        start = [*threads, *head.lines, *store.lines]
+        start = Lines(threads, head.counter)
+        start.extend(head)
+        start.extend(store)
         params = printed(self.task_args()) + [f"T_{f}" for f, _ in self.storage] + \
             [f"acc{k}" for k in range(len(self.plan.fused))] + ["res"]
-        one = Lines(list(start), head.counter)
-        one.lines.extend(sweep.lines)
+        one = start.child()
+        one.extend(start)
+        one.extend(sweep)
         # every partition in one launch, the grid synchronised between them
         # (a cooperative launch: real GPUs only, the simulator has no grid sync)
-        every = Lines(["grid = cuda.cg.this_grid()", *start], head.counter)
+        every = Lines(["grid = cuda.cg.this_grid()"], head.counter)
+        every.extend(start)
         step = every.child()
-        step.lines.extend(sweep.lines)
+        step.extend(sweep)
         step.emit("grid.sync()")
-        every.nest("for c0 in range(first, first + count):", step)
+        every.loop("c0", ("first", "first + count"), step)
         return (
             f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0'])}):\n{one.render(1)}\n\n\n"
             f"{KERNEL_DECORATOR}\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"

@@ -15,8 +15,8 @@ Statements: ``Assign``, ``Store`` (into an array in the memory space of its
 declaration), ``If``, ``Tasks`` (the loop over tasks: parallel on the CPU),
 ``Strided`` (a loop whose iterations are spread over a block's threads),
 ``Barrier`` (every thread of a block), ``Shared`` and ``ConstArray`` (arrays in
-shared and constant memory). Only the typed generation of the task itself is
-still text (emit/).
+shared and constant memory). The task's own statements are kernel.body records,
+their expressions still text (emit/).
 """
 
 from __future__ import annotations

@@ -9,11 +9,23 @@ barriers, shared and constant arrays) appear only in a ``cuda`` kernel, and a
 barrier only at the kernel's top level (every thread of the block reaches it: none
 inside a branch or a loop that threads leave at different times); a CPU kernel's
 tasks loop is at its top level.
+
+A task's body (kernel.body) is checked by :func:`verify_body`, after every pass
+over it (emit.pyexpr ``Lines.apply``): loop kinds known and their bounds of the
+right arity, ``strided`` loops, barriers and thread-0 blocks only in ``cuda``
+code, ``lanes`` loops only in ``cpu`` code; a barrier only where every thread of
+the block reaches it (not inside a strided loop, a thread-0 block, a lane loop or
+a cell's code: ``if`` conditions are still text, so one outside those is taken to
+be the same for every thread, as the loop nest's guards on extents and partitions
+are); no loop binds the variable of a strided, lane or partition loop around it
+(a reduction's may shadow its own, as the language lets it); the depths within
+MAX_INDENT and MAX_LOOPS.
 """
 
 from __future__ import annotations
 
 from dslc.errors import InternalError
+from dslc.kernel import body as kb
 from dslc.kernel import ir
 
 _GPU_ONLY = (ir.Strided, ir.Barrier, ir.Shared, ir.ConstArray)
@@ -78,6 +90,68 @@ def _expr(k, e, known: set) -> None:
                 _fail(k, f"a thread number in a {k.target} kernel")
             if x.what not in ir.THREAD:
                 _fail(k, f"unknown thread number {x.what!r}")
+
+
+def verify_body(stmts: tuple, target: str) -> tuple:
+    """``stmts`` (a task's body) themselves, or InternalError naming the broken rule."""
+    if target not in ("cpu", "cuda"):
+        _body_fail(target, f"unknown target {target!r}")
+    _body(stmts, target, bound=(), divergent=None)
+    if kb.levels(stmts) - 1 > kb.MAX_INDENT:
+        _body_fail(target, f"statements nested more than {kb.MAX_INDENT} levels deep")
+    if kb.loops(stmts) > kb.MAX_LOOPS:
+        _body_fail(target, f"loops nested more than {kb.MAX_LOOPS} deep")
+    return stmts
+
+
+_ARITY = {"while": (1,), "strided": (3,)}
+_ONLY = {"strided": "cuda", "lanes": "cpu"}
+
+
+def _body(stmts, target: str, bound: tuple, divergent: str | None) -> None:
+    """``bound``: the variables of the strided, lane and partition loops around
+    (which no loop inside may bind again); ``divergent``: what around
+    these statements not every thread of a block runs (None: every thread does)."""
+    for s in stmts:
+        match s:
+            case kb.Line() | kb.Point():
+                continue
+            case kb.Barrier():
+                if target != "cuda":
+                    _body_fail(target, "a barrier")
+                if divergent is not None:
+                    _body_fail(target, f"a barrier inside {divergent}, which not every "
+                                       "thread of the block reaches")
+            case kb.Loop(kind=kind, var=var, over=over):
+                if kind not in kb.LOOP_KINDS:
+                    _body_fail(target, f"a loop of unknown kind {kind!r}")
+                if _ONLY.get(kind, target) != target:
+                    _body_fail(target, f"a {kind} loop")
+                if len(over) not in _ARITY.get(kind, (1, 2, 3)):
+                    _body_fail(target, f"a {kind} loop over {over!r}")
+                if var and var in bound:
+                    _body_fail(target, f"loop variable {var} bound again inside its loop")
+                inside = {"strided": "a strided loop", "lanes": "a lane loop"}.get(kind)
+                # a reduction may rebind its own name (the language lets an inner
+                # ``sum(i in ...)`` shadow an outer one): the loops a pass or a
+                # backend relies on may not be rebound
+                held = (var,) if var and (kind in _ONLY or s.partition) else ()
+                _body(s.body, target, bound + held, divergent or inside)
+            case kb.OneThread():
+                if target != "cuda":
+                    _body_fail(target, "code for thread 0 of a block")
+                _body(s.body, target, bound, divergent or "a thread-0 block")
+            case kb.Cell():
+                _body(s.body, target, bound, divergent or "a cell's code")
+            case kb.If():
+                for b in kb.children(s):
+                    _body(b, target, bound, divergent)
+            case _:
+                _body_fail(target, f"unknown statement {s!r}")
+
+
+def _body_fail(target: str, why: str):
+    raise InternalError(f"a task body ({target}): {why}")
 
 
 def _fail(k: ir.Kernel, why: str):

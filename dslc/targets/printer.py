@@ -22,6 +22,7 @@ float32 kernel prints its values as float32, the helper functions it calls as fl
 
 from __future__ import annotations
 
+from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.targets import runtime
 
@@ -139,6 +140,18 @@ class Printer:
     def module_value(self, s) -> str:
         raise TypeError("a constant array in CPU code")
 
+    # ------------------------------------------------------------------ task bodies
+    # (kernel IR, dslc.kernel.body: the statements of the generated task)
+    def strided(self, var: str, lo: str, end: str, step: str) -> str:
+        raise TypeError(f"a loop strided over a block's threads ({var}) in CPU code")
+
+    def barrier(self) -> str:
+        raise TypeError("a block barrier in CPU code")
+
+    def task_text(self, stmts, indent: int = 0) -> str:
+        """A task body's statements (kernel.body) as text, ``indent`` levels in."""
+        return "\n".join(body_text(self, stmts, self.INDENT * indent))
+
 
 class CudaPrinter(Printer):
     """numba-cuda device code: ``math`` names, flagged checks, device decorators."""
@@ -207,6 +220,13 @@ class CudaPrinter(Printer):
                         + [f"{pad}{self.INDENT}{z} += {self.thread('width')}"])
         raise TypeError(f"not a kernel statement: {s!r}")
 
+    def strided(self, var: str, lo: str, end: str, step: str) -> str:
+        t, w = self.thread("thread"), self.thread("width")
+        return f"for {var} in range({lo} + {t} * {step}, {end}, {step} * {w}):"
+
+    def barrier(self) -> str:
+        return "cuda.syncthreads()"
+
     def module_value(self, s) -> str:
         data = f"np.frombuffer(bytes.fromhex({s.data.hex()!r}), np.{s.dtype})"
         return f"{s.values} = {data}.reshape({tuple(s.shape)!r})\n"
@@ -256,3 +276,52 @@ def statements(pr: Printer, stmts, pad: str) -> list[str]:
             case _:
                 out += pr.gpu_statement(s, pad)
     return out
+
+
+def body_text(pr: Printer, stmts, pad: str) -> list[str]:
+    """A task body's statements (kernel.body) as ``pr`` spells them, one line each,
+    nested blocks indented by ``pr.INDENT``: the one place a task's text is made."""
+    out: list[str] = []
+    inner = pad + pr.INDENT
+
+    def block(stmts):
+        out.extend(body_text(pr, stmts, inner) or [f"{inner}pass"])
+
+    for s in stmts:
+        match s:
+            case kb.Line(text=t):
+                out.append(pad + t)
+            case kb.Point(body=b) | kb.Cell(body=b):
+                out += body_text(pr, b, pad)
+            case kb.Barrier():
+                out.append(pad + pr.barrier())
+            case kb.If():
+                _if_text(pr, s, pad, out, "if")
+            case kb.OneThread(body=b):
+                out.append(f"{pad}if {pr.thread('thread')} == 0:")
+                block(b)
+            case kb.Loop(kind="while", over=(cond,), body=b):
+                out.append(f"{pad}while {cond}:")
+                block(b)
+            case kb.Loop(kind="strided", var=v, over=(lo, end, step), body=b):
+                out.append(pad + pr.strided(v, lo, end, step))
+                block(b)
+            case kb.Loop(var=v, over=over, body=b):
+                out.append(f"{pad}for {v} in range({', '.join(over)}):")
+                block(b)
+            case _:
+                raise TypeError(f"not a task statement: {s!r}")
+    return out
+
+
+def _if_text(pr: Printer, s, pad: str, out: list, word: str) -> None:
+    inner = pad + pr.INDENT
+    out.append(f"{pad}{word} {s.cond}:")
+    out.extend(body_text(pr, s.body, inner) or [f"{inner}pass"])
+    if s.orelse is None:
+        return
+    if len(s.orelse) == 1 and isinstance(s.orelse[0], kb.If) and s.orelse[0].chained:
+        _if_text(pr, s.orelse[0], pad, out, "elif")
+        return
+    out.append(f"{pad}else:")
+    out.extend(body_text(pr, s.orelse, inner) or [f"{inner}pass"])

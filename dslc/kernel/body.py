@@ -1,0 +1,169 @@
+"""The kernel IR of a task's body: its statements as a tree of frozen records.
+
+The generators (dslc.emit) build the body of the generated ``task`` (and of the
+functions around it) through ``emit.pyexpr.Lines``, which records statements here:
+loops with their kind, ``if``/``else``, barriers, the code one thread of a block
+runs, a point's coordinates and a cell's code. What is read off a body (how deep
+its statements and loops nest, where a partition's points are, which lane loop
+holds which point) is read off this tree, never off the text; the text is made in
+one place, the target's printer (``targets.printer.body_text``).
+
+Expressions are still strings: a ``Line`` is a simple statement already spelled by
+the target's expression printer, a loop's bounds and an ``if``'s condition are
+text of that printer (moving expressions into the IR is unfinished, see
+docs/architecture.md).
+
+Loop kinds: ``sequential``, ``parallel`` (iterations independent: the loop nest's
+parallel loops), ``lanes`` (the CPU packs' loop over SIMD lanes), ``strided`` (the
+iterations spread over a block's threads: ``over`` is ``(lo, end, step)`` as for
+one thread, the printer adds the thread's offset and stride) and ``while``
+(``over`` is its condition alone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+LOOP_KINDS = ("sequential", "parallel", "lanes", "strided", "while")
+
+# The deepest a body's statements may nest (indentation levels inside a statement's
+# body) and the most loops nested: Python refuses source nested 100 levels or 20
+# loops deep (emit.pyexpr refuses to generate past these).
+MAX_INDENT = 60
+MAX_LOOPS = 15
+
+
+def _levels(stmts) -> int:
+    return max((s.levels for s in stmts), default=0)
+
+
+def _loops(stmts) -> int:
+    return max((s.loops for s in stmts), default=0)
+
+
+@dataclass(frozen=True)
+class Line:
+    """A simple statement, spelled by the target's expression printer."""
+
+    text: str
+    levels = 1  # indentation levels its text takes
+    loops = 0  # loops nested in it
+
+
+@dataclass(frozen=True)
+class Barrier:
+    """Every thread of the block waits here (a GPU's ``syncthreads``)."""
+
+    levels = 1
+    loops = 0
+
+
+@dataclass(frozen=True)
+class _Block:
+    """A statement holding a body: how deep the body nests is computed once, when
+    the record is made (the tree is built bottom up), so a generator asking after
+    each nesting costs no walk of the tree."""
+
+    body: tuple
+    levels: int = field(init=False, compare=False, repr=False)
+    loops: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "levels", self._levels())
+        object.__setattr__(self, "loops", self._loops())
+
+    def _levels(self) -> int:
+        return 1 + max(1, _levels(self.body))  # an empty body prints ``pass``
+
+    def _loops(self) -> int:
+        return _loops(self.body)
+
+
+@dataclass(frozen=True)
+class Loop(_Block):
+    """``for var in range(*over)`` (``while over[0]`` for kind ``while``).
+    ``partition``: the loop over a schedule's partitions (its iterations run one
+    after another; the points of one iteration do not read each other);
+    ``point``: a ``lanes`` loop's point (its coordinate assignments), so that the
+    next cells of the same point join it."""
+
+    kind: str = "sequential"
+    var: str = ""
+    over: tuple = ()
+    partition: bool = False
+    point: tuple | None = None
+
+    def _loops(self) -> int:
+        return 1 + _loops(self.body)
+
+
+@dataclass(frozen=True)
+class If(_Block):
+    """``if cond: body`` with an optional ``else`` (``orelse``, None for none);
+    ``chained``: printed ``elif`` where it is the whole ``else`` of another."""
+
+    cond: str = ""
+    orelse: tuple | None = None
+    chained: bool = False
+
+    def _levels(self) -> int:
+        inner = max(1, _levels(self.body))
+        if self.orelse is not None:
+            inner = max(inner, 1, _levels(self.orelse))
+        return 1 + inner
+
+    def _loops(self) -> int:
+        return max(_loops(self.body), _loops(self.orelse or ()))
+
+    def with_else(self, orelse: tuple) -> "If":
+        """This ``if`` with ``orelse`` as its ``else`` (or that of its last ``elif``)."""
+        if self.orelse is None:
+            return If(self.body, self.cond, tuple(orelse), self.chained)
+        last = self.orelse[0] if len(self.orelse) == 1 else None
+        if not (isinstance(last, If) and last.chained):
+            raise ValueError("an else after an else")
+        return If(self.body, self.cond, (last.with_else(orelse),), self.chained)
+
+
+@dataclass(frozen=True)
+class OneThread(_Block):
+    """Code thread 0 of the block runs alone (the others pass it)."""
+
+
+@dataclass(frozen=True)
+class _Group(_Block):
+    """Statements printed as they are, at the same indentation: a record of what
+    they are, for passes."""
+
+    def _levels(self) -> int:
+        return _levels(self.body)
+
+
+@dataclass(frozen=True)
+class Point(_Group):
+    """The assignments of a point's coordinates (``body``: Lines) before its cells."""
+
+
+@dataclass(frozen=True)
+class Cell(_Group):
+    """The code of one cell at its point of the loop nest."""
+
+
+Stmt = Line | Barrier | Loop | If | OneThread | Point | Cell
+
+
+def levels(stmts) -> int:
+    """Indentation levels the statements' text takes (0 for none)."""
+    return _levels(stmts)
+
+
+def loops(stmts) -> int:
+    """The most loops nested in the statements."""
+    return _loops(stmts)
+
+
+def children(s) -> tuple:
+    """The bodies directly in statement ``s`` (an ``if``'s ``else`` too)."""
+    if isinstance(s, If) and s.orelse is not None:
+        return (s.body, s.orelse)
+    return (s.body,) if isinstance(s, _Block) else ()
