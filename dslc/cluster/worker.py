@@ -85,7 +85,10 @@ def _device_oom(e: BaseException) -> bool:
     for name in _DRIVERS:
         api_error = getattr(sys.modules.get(name), "CudaAPIError", None)
         if api_error is not None and isinstance(e, api_error):
-            return getattr(e, "code", None) == CUDA_ERROR_OUT_OF_MEMORY
+            # the driver's error keeps its code as ``code`` and first argument (the
+            # simulator's only as its first argument)
+            code = getattr(e, "code", e.args[0] if e.args else None)
+            return code == CUDA_ERROR_OUT_OF_MEMORY
     return False
 
 
