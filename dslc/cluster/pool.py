@@ -117,7 +117,10 @@ class Pool:
         self.splits += 1
         runlog.log.info("map %s: a shard of %d task(s) ran out of memory on its worker (%s); "
                         "split in two", func, len(ids), oom.detail)
-        return [ids[np.asarray(s)] for s in split(cells[ids], 2)]
+        halves = split(cells[ids], 2)
+        if len(halves) < 2:  # cut into ranges (many tasks), the first outweighing the rest
+            halves = [np.arange(1), np.arange(1, len(ids))]
+        return [ids[np.asarray(h)] for h in halves]
 
     def _scatter(self, plan, batch: TaskBatch) -> "_Sent":
         """The plan and the batch's payloads but the wide ones sent once to every

@@ -194,3 +194,22 @@ def test_out_of_memory_is_recognised_through_the_errors_raised_from_it():
     assert gpu is not None and gpu.needed is None and "cuMemAlloc" in gpu.detail
     assert out_of_memory(raised(device(1))) is None
     assert out_of_memory(DslcError("division by zero")) is None
+
+
+@pytest.mark.parametrize("cells", [[5, 1, 9, 3], [10**9] + [1] * (GREEDY_UP_TO + 5),
+                                   [1] * (GREEDY_UP_TO + 5)])
+def test_a_shard_out_of_memory_is_cut_in_two_halves_of_its_tasks(cells):
+    # by the splitter every shard comes from, greedy or by ranges; never one half of all
+    # (a first task outweighing the rest of many is cut off on its own)
+    from dslc.cluster.pool import Pool
+    from dslc.cluster.worker import OutOfMemory
+
+    cells = np.array(cells, dtype=np.int64)
+    ids = np.arange(0, 2 * len(cells), 2)  # a shard's tasks, among the map's
+    everything = np.zeros(2 * len(cells), dtype=np.int64)
+    everything[ids] = cells
+    pool = Pool(client=None)
+    halves = pool._halves("f", ids, everything, OutOfMemory("no memory", None))
+    assert len(halves) == 2 and all(len(h) for h in halves) and pool.splits == 1
+    assert sorted(np.concatenate(halves).tolist()) == ids.tolist()
+    assert all((np.diff(h) > 0).all() for h in halves)
