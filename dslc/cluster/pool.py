@@ -7,6 +7,8 @@ every worker, each keeping its own copy; a shard is a
 its values come back as one array, placed by task index. A worker that dies
 takes nothing with it: the scheduler gives its unfinished shards to another
 worker (distributed's ``allowed-failures``), and every worker holds the payloads.
+A shard that runs out of memory on its worker comes back as such and is split in
+two by predicted work, each half submitted on its own, down to a single task.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from dslc import runlog
 import numpy as np
 
 from dslc.cluster.columns import Part, payloads, wide
-from dslc.cluster.shards import parse_gpus, shard_tasks, task_cells
-from dslc.cluster.worker import Failed, Plan, run_shard
+from dslc.cluster.shards import parse_gpus, shard_tasks, split, task_cells
+from dslc.cluster.worker import Failed, OutOfMemory, Plan, run_shard
 from dslc.errors import DslcError
 from dslc.lang.batch import TaskBatch
+from dslc.lang.limits import size_text
 
 
 def _distributed():
@@ -47,6 +50,7 @@ class Pool:
     per_thread: int = 2
     backend: str | None = None  # the workers' backend where the pool decides it (GPUs)
     owned: object = None
+    splits: int = 0  # shards split in two because they ran out of memory (all maps)
 
     def threads(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
@@ -59,15 +63,22 @@ class Pool:
         batch = TaskBatch.of(tasks)
         if not len(batch):
             return []
-        shards = shard_tasks(batch, task_cells(program, func, batch),
-                             self.threads() * self.per_thread)
+        cells = task_cells(program, func, batch)
+        shards = shard_tasks(batch, cells, self.threads() * self.per_thread)
         sent = self._scatter(plan, batch)
         futures = {self._shard(sent, func, ids, k, span): ids for k, ids in enumerate(shards)}
         out = np.empty(len(batch), dtype=object)
         failures = []
         done = 0
         resent = 0
+        made = len(shards)
         running = _distributed().as_completed(futures)
+
+        def submit(ids, k: int) -> None:
+            again = self._shard(sent, func, ids, k, span)
+            futures[again] = ids
+            running.add(again)
+
         for fut in running:
             ids = futures.pop(fut)
             if fut.cancelled() and resent < RESENDS * len(shards):
@@ -76,11 +87,17 @@ class Pool:
                 resent += 1
                 if any(f.cancelled() for f in [sent.plan, *sent.common.values()]):
                     sent = self._scatter(plan, batch)
-                again = self._shard(sent, func, ids, resent, span)
-                futures[again] = ids
-                running.add(again)
+                submit(ids, resent)
                 continue
             result = fut.result()
+            if isinstance(result, OutOfMemory):
+                if len(ids) == 1:
+                    failures.append((ids, _alone(result, func, span)))
+                    continue
+                for half in self._halves(func, ids, cells, result):
+                    made += 1  # the next worker, round robin: halves run apart
+                    submit(half, made)
+                continue
             if isinstance(result, Failed):
                 failures.append((ids, result))
                 continue
@@ -93,6 +110,17 @@ class Pool:
         if failures:
             raise _first_error(failures, batch)
         return out.tolist()
+
+    def _halves(self, func: str, ids: np.ndarray, cells: np.ndarray, oom: OutOfMemory) -> list:
+        """The two halves, by predicted cells, of the shard ``ids`` that ran out
+        of memory (each in increasing task order, as every shard is)."""
+        self.splits += 1
+        runlog.log.info("map %s: a shard of %d task(s) ran out of memory on its worker (%s); "
+                        "split in two", func, len(ids), oom.detail)
+        halves = split(cells[ids], 2)
+        if len(halves) < 2:  # cut into ranges (many tasks), the first outweighing the rest
+            halves = [np.arange(1), np.arange(1, len(ids))]
+        return [ids[np.asarray(h)] for h in halves]
 
     def _scatter(self, plan, batch: TaskBatch) -> "_Sent":
         """The plan and the batch's payloads but the wide ones sent once to every
@@ -136,6 +164,16 @@ class _Sent:
     slots: dict
     cut: frozenset
     workers: list
+
+
+def _alone(oom: OutOfMemory, func: str, span) -> Failed:
+    """A single task that ran out of memory on its worker: nothing is left to
+    split, so it fails the map as its first task (the client names it)."""
+    said = f"an allocation of {size_text(oom.needed)} failed" if oom.needed else oom.detail
+    return Failed(f"map({func}, ...): this task alone does not fit in its worker's "
+                  f"memory ({said})", span,
+                  "give the workers more memory (or a GPU with more), or the task shorter "
+                  "sequences", 0)
 
 
 def _first_error(failures: list, batch: TaskBatch) -> DslcError:

@@ -206,8 +206,11 @@ class CpuBackend:
                                 progress, progress and task_sizes(batch))
         except MemoryError:
             raise out_of_memory(func, span) from None
-        except (IndexError, ValueError, ZeroDivisionError, SystemError):
-            # (an error raised inside a parallel batch surfaces as a SystemError)
+        except (IndexError, ValueError, ZeroDivisionError, SystemError) as e:
+            # (an error raised inside a parallel batch surfaces as a SystemError,
+            # caused by it: out of memory there, the interpreter would not fit either)
+            if isinstance(e.__cause__, MemoryError):
+                raise out_of_memory(func, span) from e.__cause__
             return self._rerun(func, lambda: self.interp.map(func, batch, span, progress),
                                len(batch))
         return self.map_values(func, f, raw, batch, span)

@@ -87,3 +87,28 @@ def test_compiled_storage_the_machine_cannot_hold_is_one_error(capsys, write_bio
     """, big__fa=">chr\n" + "ACGT" * 500_000 + "\n")
     expect_error(capsys, p, line=10, args=("run", "--backend", "cpu"),
                  contains=("the compiled code of g could not allocate",))
+
+
+def test_a_compiled_map_out_of_memory_is_one_error_not_an_interpreted_rerun(tmp_path,
+                                                                           monkeypatch):
+    """A MemoryError inside the CPU's parallel batch surfaces as a SystemError caused
+    by it: that is out of memory, not a task to run again on the interpreter (which
+    took minutes on these 2 Mb x 2 Mb tables before failing)."""
+    import textwrap
+
+    import dslc
+    from dslc.cpu.backend import CpuBackend
+    from dslc.errors import DslcError
+    from dslc.lang.fasta import read_fasta
+    from dslc.lang.stdlib import standard_alphabets
+
+    def rerun(*args, **kwargs):
+        raise AssertionError("the map was run again on the interpreter")
+
+    monkeypatch.setattr(CpuBackend, "_rerun", rerun)
+    (tmp_path / "big.fa").write_text("".join(f">c{k}\n{'ACGT' * 500_000}\n" for k in (1, 2)))
+    xs = read_fasta(str(tmp_path / "big.fa"), standard_alphabets()["dna"])
+    prog = dslc.compile(textwrap.dedent(EDIT) + "int g(seq[dna] s, seq[dna] t) = "
+                        "d(s, t, len(s), len(t)) + d(s, t, 1, 1)\n", backend="cpu")
+    with pytest.raises(DslcError, match="the compiled code of g could not allocate"):
+        prog.map("g", xs, xs)

@@ -223,3 +223,68 @@ def _forgotten(client, futures, wait: float = 30.0) -> None:
             return
         time.sleep(0.01)
     raise AssertionError("the scheduler kept a cancelled payload")
+
+
+
+
+# Out of memory, for real: each worker's address space is limited (RLIMIT_AS) to its size
+# plus MARGIN. f keeps its table whole (f(0, j) reads a row back): a 1,000 x 1,000 task's
+# int64 table is about 8 MiB and fits (two at once too: a worker's Numba threads), a
+# 1,000 x 10,000 one (76 MiB, more than a malloc arena holds, so it asks the kernel for new
+# address space) does not. A CPU worker's tasks each allocate their own table, so what
+# splitting can cure there is a shard holding a task too large: it is split until that
+# task is alone, which is then named; the tasks split away from it run.
+WHOLE_TABLE = """\
+int f(seq[dna] s, index[s] i, seq[dna] t, index[t] j) =
+    if i == 0 or j == 0 then i + j
+    else if s[i - 1] == t[j - 1] then f(i - 1, j - 1) + f(0, j)
+    else f(i - 1, j) max f(i, j - 1)
+"""
+MARGIN = 36 * 2**20
+
+def _limit(margin):
+    """In a worker: limit its address space to its size now plus ``margin``
+    (None: lift the limit again, up to the hard limit, which is left as it was)."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if margin is None:
+        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+        return None
+    with open("/proc/self/status") as status:
+        size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize"))
+    resource.setrlimit(resource.RLIMIT_AS, (size + margin, hard))
+    return size
+
+
+def test_a_shard_out_of_memory_is_split_down_to_the_task_too_large(client, tmp_path):
+    from dslc.cluster.pool import Pool
+    from dslc.cluster.worker import Plan
+
+    rng = np.random.default_rng(3)
+    dna = ["".join(rng.choice(list("ACGT"), n)) for n in [1000] * 4 + [10000]]
+    path = tmp_path / "s.fasta"
+    path.write_text("".join(f">r{k}\n{s}\n" for k, s in enumerate(dna)))
+    xs = read_fasta(str(path), standard_alphabets()["dna"])
+    prog = dslc.compile(WHOLE_TABLE, backend="cpu")
+    plan = Plan.of(prog.checked, None, "cpu")
+    small = [{"s": xs[k], "t": xs[0]} for k in range(4)]
+    expected = prog.map("f", xs[:4], xs[0]).values.tolist()
+    for per_thread in (1, 2):  # compiled (or loaded) for shards of 2 tasks and of 1, unlimited
+        assert Pool(client, per_thread=per_thread).map(plan, prog.checked, "f", small, None) \
+            == expected
+    # tasks 2, 4, 6, 8 are too large; two shards of 4 tasks ([1, 2, 5, 6], [3, 4, 7, 8]),
+    # each split in halves and again: 6 splits
+    tasks = [{"s": xs[k], "t": xs[t]} for k in range(4) for t in (0, 4)]
+    client.run(_limit, MARGIN)
+    pool = Pool(client, per_thread=1)
+    try:
+        assert pool.map(plan, prog.checked, "f", small, None) == expected  # they fit
+        with pytest.raises(TaskError) as e:
+            pool.map(plan, prog.checked, "f", tasks, None)
+    finally:
+        client.run(_limit, None)
+    assert pool.splits == 6
+    message = e.value.render()
+    assert "this task alone does not fit in its worker's memory" in message
+    assert "[in map task 2 (s=r0, t=r4)]" in message and "Traceback" not in message

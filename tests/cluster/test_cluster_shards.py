@@ -160,3 +160,56 @@ def test_a_wide_buffer_is_cut_to_the_records_each_shard_reads():
         for n in ("s", "t"):
             assert mine[k][n].name == whole[k][n].name
             assert mine[k][n].codes.tolist() == whole[k][n].codes.tolist()
+
+
+def test_out_of_memory_is_recognised_through_the_errors_raised_from_it():
+    # numpy's MemoryError (with the allocation's size), the CPU backend's DslcError raised
+    # from it, the CUDA driver's out-of-memory; a language error and another driver error
+    # are not
+    from numba.cuda.cudadrv.driver import CudaAPIError
+
+    from dslc.cluster.worker import CUDA_ERROR_OUT_OF_MEMORY, out_of_memory
+
+    def raised(make):
+        try:
+            make()
+        except Exception as e:  # noqa: BLE001 - the error under test, whatever it is
+            return e
+        raise AssertionError("nothing was raised")
+
+    def wrapped():
+        try:
+            np.empty((2**20, 2**20))  # 8 TiB
+        except MemoryError:
+            raise DslcError("could not allocate its working storage") from None
+
+    def device(code):
+        def fail():
+            raise CudaAPIError(code, "Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
+        return fail
+
+    host = out_of_memory(raised(wrapped))
+    assert host is not None and host.needed == 2**43
+    gpu = out_of_memory(raised(device(CUDA_ERROR_OUT_OF_MEMORY)))
+    assert gpu is not None and gpu.needed is None and "cuMemAlloc" in gpu.detail
+    assert out_of_memory(raised(device(1))) is None
+    assert out_of_memory(DslcError("division by zero")) is None
+
+
+@pytest.mark.parametrize("cells", [[5, 1, 9, 3], [10**9] + [1] * (GREEDY_UP_TO + 5),
+                                   [1] * (GREEDY_UP_TO + 5)])
+def test_a_shard_out_of_memory_is_cut_in_two_halves_of_its_tasks(cells):
+    # by the splitter every shard comes from, greedy or by ranges; never one half of all
+    # (a first task outweighing the rest of many is cut off on its own)
+    from dslc.cluster.pool import Pool
+    from dslc.cluster.worker import OutOfMemory
+
+    cells = np.array(cells, dtype=np.int64)
+    ids = np.arange(0, 2 * len(cells), 2)  # a shard's tasks, among the map's
+    everything = np.zeros(2 * len(cells), dtype=np.int64)
+    everything[ids] = cells
+    pool = Pool(client=None)
+    halves = pool._halves("f", ids, everything, OutOfMemory("no memory", None))
+    assert len(halves) == 2 and all(len(h) for h in halves) and pool.splits == 1
+    assert sorted(np.concatenate(halves).tolist()) == ids.tolist()
+    assert all((np.diff(h) > 0).all() for h in halves)
