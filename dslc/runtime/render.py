@@ -18,6 +18,7 @@ from dslc.lang.records import is_list
 from dslc.lang.results import MapResult, Prob, TableResult, wrap
 from dslc.lang.values import Alphabet, Matrix, Sequence
 from dslc.runtime import cells as at_once
+from dslc.runtime import digits
 
 
 # ------------------------------------------------------------------ JSON
@@ -191,31 +192,44 @@ def _grid(arr: np.ndarray, value_type: str, axes) -> str:
 
 def _labels(axis, n) -> list[str]:
     if axis.labels and len(axis.labels) == n:
-        return [str(x) for x in axis.labels]
+        return list(map(str, axis.labels))
     return [str(k) for k in range(n)]
 
 
 def _grid2(arr, value_type, axes) -> str:
+    """Rows of cells right-aligned in columns of one width: the cells of an int
+    result written at once (dslc.runtime.digits), any other cell's text by
+    :func:`text_cells`."""
     rows, cols = arr.shape
-    flat = text_cells(arr, value_type)
-    cells = [flat[r * cols:(r + 1) * cols] for r in range(rows)]
+    ints = digits.int_cells(arr, value_type) if arr.size else None
+    flat = None if ints is not None else text_cells(arr, value_type)
     rl, cl = _labels(axes[0], rows), _labels(axes[1], cols)
     numbered = axes[0].labels is not None and len(axes[0].labels) == rows and rl[0] == ""
-    w = max([max(map(len, flat), default=0)] + [len(x) for x in cl] + [len(str(cols - 1))])
+    cell_w = ints.width if ints is not None else max(map(len, flat), default=0)
+    w = max(cell_w, max(map(len, cl), default=0), len(str(cols - 1)))
     corner = f"{axes[0].name}\\{axes[1].name}"
     rw = max([len(f"{k} {x}".strip()) for k, x in enumerate(rl)] + [len(corner)])
     if numbered or (axes[1].labels and len(axes[1].labels) == cols and cl[0] == ""):
-        head1 = " " * rw + "  " + " ".join(f"{k:>{w}}" for k in range(cols))
-        head2 = f"{corner:>{rw}}  " + _row(cl, w)
-        lines = [head1, head2]
-        for k in range(rows):
-            lab = f"{k} {rl[k]}".strip() if numbered else rl[k]
-            lines.append(f"{lab:>{rw}}  " + _row(cells[k], w))
-        return "\n".join(lines)
-    lines = [f"{corner:>{rw}}  " + _row(cl, w)]
-    for k in range(rows):
-        lines.append(f"{rl[k]:>{rw}}  " + _row(cells[k], w))
+        head1 = _numbers_row(" " * rw + "  ", cols, w)
+        lines = [head1, f"{corner:>{rw}}  " + _row(cl, w)]
+        labels = [f"{k} {rl[k]}".strip() if numbered else rl[k] for k in range(rows)]
+    else:
+        lines = [f"{corner:>{rw}}  " + _row(cl, w)]
+        labels = rl
+    prefixes = [f"{lab:>{rw}}  " for lab in labels]
+    if ints is not None:
+        lines += digits.rows_text(ints.padded(w, b" "), rows, prefixes)
+    else:
+        lines += [p + _row(flat[k * cols:(k + 1) * cols], w) for k, p in enumerate(prefixes)]
     return "\n".join(lines)
+
+
+def _numbers_row(prefix: str, count: int, width: int) -> str:
+    """``prefix``, then 0 .. count - 1 right-aligned in columns of ``width``."""
+    if not count:
+        return prefix
+    ints = digits.int_cells(np.arange(count, dtype=np.int64), "int")
+    return digits.rows_text(ints.padded(width, b" "), 1, [prefix])[0]
 
 
 def _row(texts: list[str], width: int) -> str:
