@@ -346,7 +346,7 @@ def read_fasta(path: str, alphabet: Alphabet, span: Span | None = None) -> Recor
     docstring for the format and case rules. Errors are :class:`DslcError`
     reported at ``span``.
 
-    A file of one-character ASCII symbols is read with numpy over its bytes
+    A file of one-character ASCII symbols is read by a compiled pass over its bytes
     (:func:`_read_packed`); anything that path does not take (other alphabets,
     bytes outside printable ASCII, a symbol outside the alphabet, a limit
     crossed, a malformed file) is read again by the line reader, which gives

@@ -20,7 +20,9 @@ import numpy as np
 from dslc.runtime import cells
 
 _SPACE, _MINUS, _ZERO = 32, 45, 48
-_POWERS = [10**k for k in range(20)]  # a uint64 magnitude has at most 20 digits
+_POWERS = [10**k for k in range(20)]
+_TEXT_INF = (b"inf", b"-inf")  # (as cells._text_int writes them)
+_JSON_INF = (b'"inf"', b'"-inf"')  # (as render._json_num gives them, encoded)  # a uint64 magnitude has at most 20 digits
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,14 +40,15 @@ class IntCells:
     def width(self) -> int:
         return int(self.lengths.max()) if self.lengths.size else 0
 
-    def padded(self, width: int, sep: bytes = b"") -> np.ndarray:
+    def padded(self, width: int, sep: bytes = b"", infinities=_TEXT_INF) -> np.ndarray:
         """A ``(cells, width + len(sep))`` byte matrix: each cell's text
-        right-aligned in ``width`` columns (``str.rjust``), then ``sep``.
-        Written a column (a digit place) at a time into the transposed matrix,
-        whose columns are contiguous, and transposed once at the end."""
+        right-aligned in ``width`` columns (``str.rjust``), then ``sep``;
+        ``infinities``: the texts of +inf and -inf cells. Written a column (a
+        digit place) at a time into the transposed matrix, whose columns are
+        contiguous, and transposed once at the end."""
         out = np.full((width + len(sep), self.mag.size), _SPACE, dtype=np.uint8)
         _write_digits(out[:width], self.mag, self.neg, self.lengths - self.neg)
-        for mask, text in ((self.up, b"inf"), (self.down, b"-inf")):
+        for mask, text in zip((self.up, self.down), infinities):
             if mask is not None and mask.any():
                 at = np.flatnonzero(mask)
                 for k, byte in enumerate(text):
@@ -119,3 +122,22 @@ def rows_text(matrix: np.ndarray, rows: int, prefixes: list[str]) -> list[str]:
     after a line's last cell dropped)."""
     lines = matrix.reshape(rows, -1)
     return [p + bytes(line[:-1]).decode("ascii") for p, line in zip(prefixes, lines)]
+
+
+def json_text(ints: IntCells, shape: tuple[int, ...]) -> str:
+    """The cells as the JSON of their nested lists (``json.dumps`` of the
+    ``tolist()`` of their JSON values: ``", "`` between items, infinities as
+    strings): every cell written padded, then the padding dropped by one mask."""
+    lengths = ints.lengths.astype(np.int64)
+    if ints.up is not None:
+        lengths[ints.up], lengths[ints.down] = len(_JSON_INF[0]), len(_JSON_INF[1])
+    width = int(lengths.max())
+    matrix = ints.padded(width, b", ", _JSON_INF)
+    keep = np.arange(width + 2) >= (width - lengths)[:, None]
+    text = matrix[keep].tobytes().decode("ascii")
+    cols = shape[-1]
+    ends = np.cumsum(lengths.reshape(-1, cols).sum(axis=1) + 2 * cols).tolist()
+    rows = ["[" + text[a:b - 2] + "]" for a, b in zip([0] + ends, ends)]
+    for size in reversed(shape[:-1]):
+        rows = ["[" + ", ".join(rows[k:k + size]) + "]" for k in range(0, len(rows), size)]
+    return rows[0]

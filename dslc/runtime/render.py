@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import uuid
 
 import numpy as np
 
@@ -80,14 +81,35 @@ def _nested(arr: np.ndarray, value_type: str):
 
 
 def render_json(printed: list[tuple[str, object]]) -> str:
-    out, seen = {}, {}
+    """The printed values as one JSON object. An int result's nested lists are
+    written at once (dslc.runtime.digits) and put in place of a marker the
+    encoder writes where they go."""
+    out, seen, written = {}, {}, {}
     for name, value in printed:
         key = name
         if key in out:
             seen[name] = seen.get(name, 1) + 1
             key = f"{name} ({seen[name]})"
-        out[key] = to_json_value(value)
-    return json.dumps(out, indent=None, allow_nan=False)
+        text = _int_result_json(value)
+        if text is None:
+            out[key] = to_json_value(value)
+        else:
+            out[key] = f"\x00{uuid.uuid4().hex}"
+            written[json.dumps(out[key])] = text
+    text = json.dumps(out, indent=None, allow_nan=False)
+    for marker, body in written.items():
+        text = text.replace(marker, body, 1)
+    return text
+
+
+def _int_result_json(value) -> str | None:
+    """The JSON of a table or map result of ints with at least one cell and
+    no None cell, or None (:func:`to_json_value` then)."""
+    if not isinstance(value, (TableResult, MapResult)) or not value.values.ndim \
+            or not value.values.size:
+        return None
+    ints = digits.int_cells(value.values, value.value_type)
+    return None if ints is None else digits.json_text(ints, value.values.shape)
 
 
 # ------------------------------------------------------------------ text
