@@ -69,7 +69,12 @@ def int_cells(arr: np.ndarray, value_type: str) -> IntCells | None:
     ints = cells._ints(got[0])
     if ints is None:
         return None
-    values, up, down = ints
+    return of_ints(*ints)
+
+
+def of_ints(values: np.ndarray, up: np.ndarray | None = None,
+            down: np.ndarray | None = None) -> IntCells:
+    """The cells of int64 ``values`` (``up``/``down``: the +inf and -inf cells)."""
     neg = values < 0
     mag = _magnitudes(values, neg)
     lengths = _digit_counts(mag) + neg
@@ -116,12 +121,16 @@ def _write_digits(out: np.ndarray, mag: np.ndarray, neg: np.ndarray,
     out[width - 1 - counts[at].astype(np.intp), at] = _MINUS
 
 
-def rows_text(matrix: np.ndarray, rows: int, prefixes: list[str]) -> list[str]:
+def rows_text(matrix: np.ndarray, rows: int, prefixes: list[str]) -> str:
     """The lines of a grid whose cells are ``matrix`` (padded, each followed by
     one separator byte), ``rows`` lines, each after its prefix (the separator
-    after a line's last cell dropped)."""
+    after a line's last cell dropped), joined by line breaks: one join of the
+    rows' bytes (views of the matrix, not copies) and one decode."""
     lines = matrix.reshape(rows, -1)
-    return [p + bytes(line[:-1]).decode("ascii") for p, line in zip(prefixes, lines)]
+    parts = []
+    for p, line in zip(prefixes, lines):
+        parts += [b"\n", p.encode("utf-8"), memoryview(line[:-1])]
+    return b"".join(parts[1:]).decode("utf-8")
 
 
 def json_text(ints: IntCells, shape: tuple[int, ...]) -> str:

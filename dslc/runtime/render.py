@@ -240,7 +240,7 @@ def _grid2(arr, value_type, axes) -> str:
         labels = rl
     prefixes = [f"{lab:>{rw}}  " for lab in labels]
     if ints is not None:
-        lines += digits.rows_text(ints.padded(w, b" "), rows, prefixes)
+        lines.append(digits.rows_text(ints.padded(w, b" "), rows, prefixes))
     else:
         lines += [p + _row(flat[k * cols:(k + 1) * cols], w) for k, p in enumerate(prefixes)]
     return "\n".join(lines)
@@ -250,8 +250,8 @@ def _numbers_row(prefix: str, count: int, width: int) -> str:
     """``prefix``, then 0 .. count - 1 right-aligned in columns of ``width``."""
     if not count:
         return prefix
-    ints = digits.int_cells(np.arange(count, dtype=np.int64), "int")
-    return digits.rows_text(ints.padded(width, b" "), 1, [prefix])[0]
+    ints = digits.of_ints(np.arange(count, dtype=np.int64))
+    return digits.rows_text(ints.padded(width, b" "), 1, [prefix])
 
 
 def _row(texts: list[str], width: int) -> str:
