@@ -3,6 +3,7 @@ record names, and printing a 10 x N int result (text and JSON), each timed in CP
 (``time.process_time``: steadier than wall time on a shared machine) and wall seconds.
 
     python benchmarks/print_results.py --fasta /tmp/sw1000000/db.fasta [--rows 10] [--json out.json]
+        [--out DIR]
 
 The FASTA file is ``db.fasta`` as benchmarks/whole_run.py's ``make_million_jobs`` writes
 it. The result is random Smith-Waterman-sized scores (0..2,000) of ``rows`` x records,
@@ -46,6 +47,7 @@ def main() -> None:
     ap.add_argument("--fasta", required=True)
     ap.add_argument("--rows", type=int, default=10)
     ap.add_argument("--json")
+    ap.add_argument("--out", help="a folder to write the printed text and JSON to (to compare)")
     args = ap.parse_args()
     report: dict = {}
     records = timed("read_fasta", report, lambda: read_fasta(
@@ -60,6 +62,10 @@ def main() -> None:
     js = timed("render_json", report, lambda: render_json([("map", result)]))
     report["records"], report["text_mb"] = n, round(len(text) / 2**20, 1)
     report["json_mb"] = round(len(js) / 2**20, 1)
+    if args.out:
+        Path(args.out, "map.txt").write_text(text)
+        Path(args.out, "map.json").write_text(js)
+        Path(args.out, "names.txt").write_text("\n".join(names))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
 
