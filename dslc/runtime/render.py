@@ -165,11 +165,11 @@ def _render_one(name: str, value) -> str:
         return f"{name} =\n{value.text()}"
     if isinstance(value, TableResult):
         head = f"{name} = table of {value.func}, {' x '.join(map(str, value.shape))}"
-        return head + "\n" + _grid(value.values, value.value_type, value.axes)
+        return "\n".join([head, *_grid_lines(value.values, value.value_type, value.axes)])
     if isinstance(value, MapResult):
         head = f"{name} = map of {value.func}" + (
             f", {' x '.join(map(str, value.shape))}" if value.values.ndim else "")
-        return head + "\n" + _grid(value.values, value.value_type, value.axes)
+        return "\n".join([head, *_grid_lines(value.values, value.value_type, value.axes)])
     if is_list(value):
         lines = [f"{name} = list of {len(value)}"]
         for k, x in enumerate(value[:20]):
@@ -191,25 +191,27 @@ def _short(x) -> str:
     return fmt_scalar(x)
 
 
-def _grid(arr: np.ndarray, value_type: str, axes) -> str:
+def _grid_lines(arr: np.ndarray, value_type: str, axes) -> list[str]:
+    """The grid's lines (a two-dimensional grid's body as one text: joined
+    once more with the heading only, not copied again per level)."""
     if arr.ndim == 0:
-        return "  " + text_cells(arr, value_type)[0]
+        return ["  " + text_cells(arr, value_type)[0]]
     if arr.ndim == 1:
         texts = text_cells(arr, value_type)
         if not (axes and axes[0].labels):
-            return "\n".join(map("  [{}] {}".format, itertools.count(), texts))
+            return ["\n".join(map("  [{}] {}".format, itertools.count(), texts))]
         labels = _labels(axes[0], arr.shape[0])
         width = max(len(s) for s in labels)
         name = axes[0].name.replace("{", "{{").replace("}", "}}")
         line = f"  {name}={{:<3}} {{:<{width}}}  {{}}".format  # a line per cell, mapped in C
-        return "\n".join(map(line, itertools.count(), labels, texts))
+        return ["\n".join(map(line, itertools.count(), labels, texts))]
     if arr.ndim == 2:
         return _grid2(arr, value_type, axes)
     parts = []
     for k in range(arr.shape[0]):
         parts.append(f"  {axes[0].name} = {k}:")
-        parts.append(_grid(arr[k], value_type, axes[1:]))
-    return "\n".join(parts)
+        parts += _grid_lines(arr[k], value_type, axes[1:])
+    return parts
 
 
 def _labels(axis, n) -> list[str]:
@@ -218,7 +220,7 @@ def _labels(axis, n) -> list[str]:
     return [str(k) for k in range(n)]
 
 
-def _grid2(arr, value_type, axes) -> str:
+def _grid2(arr, value_type, axes) -> list[str]:
     """Rows of cells right-aligned in columns of one width: the cells of an int
     result written at once (dslc.runtime.digits), any other cell's text by
     :func:`text_cells`."""
@@ -243,7 +245,7 @@ def _grid2(arr, value_type, axes) -> str:
         lines.append(digits.rows_text(ints.padded(w, b" "), rows, prefixes))
     else:
         lines += [p + _row(flat[k * cols:(k + 1) * cols], w) for k, p in enumerate(prefixes)]
-    return "\n".join(lines)
+    return lines
 
 
 def _numbers_row(prefix: str, count: int, width: int) -> str:

@@ -84,7 +84,7 @@ def test_int_grid_text_equals_each_cell_formatted(data):
     arr = data.draw(int_grids().filter(lambda a: a.ndim == 2))
     axes = _axes(data.draw, arr)
     assert digits.int_cells(arr, "int") is not None
-    assert render._grid2(arr, "int", axes) == _old_grid2(arr, "int", axes)
+    assert "\n".join(render._grid2(arr, "int", axes)) == _old_grid2(arr, "int", axes)
 
 
 @SETTINGS
