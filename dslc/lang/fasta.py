@@ -49,6 +49,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20  # bytes read at a time
 _BATCH = 1 << 20  # characters of a record encoded at a time
 _FIRST_SPECIAL = 252  # byte reader codes from here on mark blanks (dslc.lang.fasta_scan)
+_COMPILED_FROM = 1 << 18  # bytes read before the byte reader's pass is compiled (fasta_scan)
 _HEADER_ROOM = 1 << 16  # what a line may hold beyond a record's residues
 # control codes no text file holds (tab, line breaks, form feed excepted)
 _NOT_TEXT = re.compile(rb"[\x00-\x08\x0e-\x1f]")
@@ -432,7 +433,7 @@ class _PackReader:
     straight into the buffer."""
 
     def __init__(self, lut: np.ndarray, load_limit: int, record_limit: int, size: int = 0):
-        from dslc.lang import fasta_scan  # (Numba: imported when a file is read)
+        from dslc.lang import fasta_scan
 
         self.scan = fasta_scan
         lut = lut.copy()
@@ -471,7 +472,8 @@ class _PackReader:
         most = end // 2 + 1  # headers the block may hold (">" and a line break each)
         starts, lens = np.empty(most, dtype=np.int64), np.empty(most, dtype=np.int64)
         names = self.scratch
-        count, headers, before = self.scan.scan_lines(
+        scan = self.scan.scanner(self.total > _COMPILED_FROM)
+        count, headers, before = scan(
             np.frombuffer(data, dtype=np.uint8, count=end), self.lut, _ODD_HEADER,
             self.buffer, self.residues, starts, names, lens)
         if count == self.scan.DECLINE or (not self.headers and before > 0):

@@ -10,11 +10,15 @@ whatever the line reader might read differently or report (an indented header,
 a lone carriage return, a control or non-ASCII byte in a header, a symbol
 outside the alphabet) makes it return ``DECLINE``, and the caller leaves the
 whole file to the line reader, which gives the value or the exact error.
+
+The same function runs as plain Python on a small file (:func:`scanner`): a
+file of a few hundred kilobytes is read before Numba would have started, so a
+small run that loads one never imports it.
 """
 
 from __future__ import annotations
 
-from numba import njit
+import numpy as np
 
 DECLINE = -1
 _LF, _CR, _TAB, _SPACE, _GT, _SEMI = 10, 13, 9, 32, 62, 59
@@ -33,8 +37,7 @@ def line_table(lut):
     return table
 
 
-@njit(cache=True, nogil=True)
-def scan_lines(block, lut, odd, codes, at, starts, names, name_lens):  # pragma: no cover
+def scan_lines(block, lut, odd, codes, at, starts, names, name_lens):
     """Read ``block`` (whole lines, the last ending in ``\\n``): residue codes
     (``lut``: :func:`line_table`) written to ``codes`` from ``at``
     on; for each header, the index of its record's first residue in
@@ -87,3 +90,23 @@ def scan_lines(block, lut, odd, codes, at, starts, names, name_lens):  # pragma:
             j += 1
         i = j + 1
     return r - at, h, (r - at if first < 0 else first)
+
+
+_compiled = []  # scan_lines compiled, once made
+
+
+def scanner(compiled: bool):
+    """:func:`scan_lines` compiled by Numba (cached on disk like every kernel),
+    or as plain Python over memoryviews (whose items index as Python ints,
+    several times faster than numpy's scalars); both take numpy arrays."""
+    if not compiled:
+        return _plain
+    if not _compiled:
+        from numba import njit
+
+        _compiled.append(njit(cache=True, nogil=True)(scan_lines))
+    return _compiled[0]
+
+
+def _plain(*args):
+    return scan_lines(*(memoryview(a) if isinstance(a, np.ndarray) else a for a in args))

@@ -135,9 +135,12 @@ def fasta_texts(draw) -> tuple[str, list[tuple[str, str]]]:
 
 
 @SETTINGS
-@given(fasta_texts(), st.booleans(), st.integers(1, 300))
-def test_byte_reader_equals_a_plain_parse(tmp_path, monkeypatch, case, zipped, chunk):
+@given(fasta_texts(), st.booleans(), st.integers(1, 300), st.booleans())
+def test_byte_reader_equals_a_plain_parse(tmp_path, monkeypatch, case, zipped, chunk, compiled):
+    """Read by the compiled pass (``compiled``) or by the same code as Python
+    (what a small file gets)."""
     text, want = case
+    monkeypatch.setattr(fasta, "_COMPILED_FROM", -1 if compiled else 1 << 18)
     path = tmp_path / ("f.fa.gz" if zipped else "f.fa")
     data = text.encode()
     path.write_bytes(gzip.compress(data) if zipped else data)
@@ -150,9 +153,11 @@ def test_byte_reader_equals_a_plain_parse(tmp_path, monkeypatch, case, zipped, c
 
 
 @SETTINGS
-@given(fasta_texts(), st.integers(0, 10**6), st.sampled_from("Jjo1#é\x01"))
-def test_a_stranger_is_reported_as_the_line_reader_reports_it(tmp_path, case, at, bad):
+@given(fasta_texts(), st.integers(0, 10**6), st.sampled_from("Jjo1#é\x01"), st.booleans())
+def test_a_stranger_is_reported_as_the_line_reader_reports_it(tmp_path, monkeypatch, case, at,
+                                                              bad, compiled):
     text, _ = case
+    monkeypatch.setattr(fasta, "_COMPILED_FROM", -1 if compiled else 1 << 18)
     seq_at = [k for k, line in enumerate(text.split("\n")) if line and line[0] != ">"]
     if not seq_at:
         return
