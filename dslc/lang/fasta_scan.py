@@ -45,6 +45,8 @@ def scan_lines(block, lut, odd, codes, at, starts, names, name_lens):
     ``names``, its length in ``name_lens``. Returns ``(residues, headers,
     residues before the first header)``, or ``(DECLINE, 0, 0)``."""
     n = len(block)
+    if n == 0 or block[n - 1] != _LF or lut[_LF] != _END:
+        return DECLINE, 0, 0  # (every loop below stops at a line break: make sure of one)
     i, r, h, nb, first = 0, at, 0, 0, -1
     while i < n:
         c = block[i]
