@@ -20,9 +20,9 @@ import numpy as np
 from dslc.runtime import cells
 
 _SPACE, _MINUS, _ZERO = 32, 45, 48
-_POWERS = [10**k for k in range(20)]
+_POWERS = [10**k for k in range(20)]  # a uint64 magnitude has at most 20 digits
 _TEXT_INF = (b"inf", b"-inf")  # (as cells._text_int writes them)
-_JSON_INF = (b'"inf"', b'"-inf"')  # (as render._json_num gives them, encoded)  # a uint64 magnitude has at most 20 digits
+_JSON_INF = (b'"inf"', b'"-inf"')  # (as render._json_num gives them, encoded)
 
 
 @dataclass(frozen=True, eq=False)
