@@ -209,7 +209,7 @@ class Program:
             bound = self._bind_calling(tf, values)
             raw = engine.table(name, bound, None, name)
             runlog.ran(engine, "table", name)
-            flat = to_array(list(raw.ravel()), tf.ret.name).reshape(raw.shape)
+            flat = to_array(raw, tf.ret.name).reshape(raw.shape)
             return TableResult(name, tf.ret.name, flat, table_axes(tf, bound, self.checked))
         raise DslcError(f"{name} takes {len(tf.params)} arguments"
                         + (f" (or its {len(tf.calling_params)} calling ones)" if tf.is_table else "")

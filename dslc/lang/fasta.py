@@ -48,6 +48,8 @@ from dslc.lang.values import Alphabet, Sequence
 _GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20  # bytes read at a time
 _BATCH = 1 << 20  # characters of a record encoded at a time
+_FIRST_SPECIAL = 252  # byte reader codes from here on mark blanks (dslc.lang.fasta_scan)
+_COMPILED_FROM = 1 << 18  # bytes read before the byte reader's pass is compiled (fasta_scan)
 _HEADER_ROOM = 1 << 16  # what a line may hold beyond a record's residues
 # control codes no text file holds (tab, line breaks, form feed excepted)
 _NOT_TEXT = re.compile(rb"[\x00-\x08\x0e-\x1f]")
@@ -345,14 +347,14 @@ def read_fasta(path: str, alphabet: Alphabet, span: Span | None = None) -> Recor
     docstring for the format and case rules. Errors are :class:`DslcError`
     reported at ``span``.
 
-    A file of one-character ASCII symbols is read with numpy over its bytes
+    A file of one-character ASCII symbols is read by a compiled pass over its bytes
     (:func:`_read_packed`); anything that path does not take (other alphabets,
     bytes outside printable ASCII, a symbol outside the alphabet, a limit
     crossed, a malformed file) is read again by the line reader, which gives
     the value or the exact error."""
     path = str(path)
     if alphabet.single_chars and all(s.isascii() for s in alphabet.symbols) \
-            and len(alphabet) < 255:
+            and len(alphabet) < _FIRST_SPECIAL:
         pack = _read_packed(path, alphabet, span)
         if pack is not None:
             return Records(pack)
@@ -382,19 +384,23 @@ class _Declined(Exception):
 
 def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | None:
     """The file's records packed straight from its bytes, or None to leave it to
-    the line reader. Whole lines are taken a chunk at a time; in each, header
-    and comment lines are found from the bytes that start lines, every other
-    byte that is not whitespace is a residue, translated through a 256-entry
-    table (lower case folded as :func:`case_fold` says)."""
+    the line reader. Whole lines are taken a chunk at a time, each block read by
+    one compiled pass (dslc.lang.fasta_scan): header and comment lines are those
+    whose first byte is ``>`` or ``;``, every other byte that is not whitespace
+    is a residue, translated through a 256-entry table (lower case folded as
+    :func:`case_fold` says). A plain file's buffer is sized once from the file
+    (its residues are fewer than its bytes); a gzipped one grows as it is read."""
     lut = _byte_table(alphabet)
     try:
         fh = open(path, "rb")
     except OSError as e:
         raise _open_error(e, path, "FASTA file", span) from None
-    reader = _PackReader(lut, max_load_bytes(), max_record_residues())
     try:
         with fh:
-            stream = gzip.GzipFile(fileobj=fh) if fh.peek(2)[:2] == _GZIP_MAGIC else fh
+            zipped = fh.peek(2)[:2] == _GZIP_MAGIC
+            size = 0 if zipped else min(os.fstat(fh.fileno()).st_size, max_load_bytes()) + 1
+            reader = _PackReader(lut, max_load_bytes(), max_record_residues(), size)
+            stream = gzip.GzipFile(fileobj=fh) if zipped else fh
             for chunk in _chunks(stream, path, "FASTA file", span):
                 reader.feed(chunk)
             return reader.finish(alphabet)
@@ -412,46 +418,43 @@ def _byte_table(alphabet: Alphabet) -> np.ndarray:
     return lut
 
 
-_WHITE = np.zeros(256, dtype=bool)
-_WHITE[[9, 10, 13, 32]] = True
 # bytes the line reader must see: controls, DEL and (bytes.isascii) non-ASCII
 _ODD_ASCII = bytes(b for b in range(128) if (b < 32 and b not in (9, 10, 13)) or b == 127)
-_WHITE_BYTES = bytes([9, 10, 13, 32])
 _ODD = np.zeros(256, dtype=bool)
 _ODD[list(_ODD_ASCII)] = True
-
-
-def _line_bytes(begins: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The index of every byte of the lines from ``begins`` to ``ends`` (their
-    line breaks included)."""
-    sizes = ends - begins + 1
-    starts = np.zeros(len(sizes), dtype=np.int64)
-    np.cumsum(sizes[:-1], out=starts[1:])
-    return np.repeat(begins - starts, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
-# a header's first word as bytes.split finds it (after a line break: a literal the regex
-# engine scans for quickly, where ^ with re.M is tried at every byte)
-_NAME = re.compile(rb"\n>[ \t\r]*([^ \t\r\n]*)")
+_ODD_HEADER = _ODD.copy()  # what a header or comment line may not hold
+_ODD_HEADER[128:] = True
 
 
 class _PackReader:
-    """The state of :func:`_read_packed` between chunks."""
+    """The state of :func:`_read_packed` between chunks: the packed residues so
+    far, and each block's record starts and names. Each block of whole lines is
+    read by one compiled pass (dslc.lang.fasta_scan), which writes residue codes
+    straight into the buffer."""
 
-    def __init__(self, lut: np.ndarray, load_limit: int, record_limit: int):
-        self.lut, self.load_limit, self.record_limit = lut.copy(), load_limit, record_limit
-        self.lut[_ODD] = 255  # an odd byte in a sequence line declines as a stranger does
-        self.table = self.lut.tobytes()  # the same, for bytes.translate
+    def __init__(self, lut: np.ndarray, load_limit: int, record_limit: int, size: int = 0):
+        from dslc.lang import fasta_scan
+
+        self.scan = fasta_scan
+        lut = lut.copy()
+        lut[_ODD] = 255  # an odd byte in a sequence line declines as a stranger does
+        self.lut, self.load_limit, self.record_limit = fasta_scan.line_table(lut), load_limit, \
+            record_limit
         self.rest = b""  # the start of a line not ended yet
         self.total = 0
-        self.buffer = np.zeros(0, dtype=np.uint8)
+        self.buffer = np.zeros(size, dtype=np.uint8)  # (a plain file's size: its residues fit)
         self.residues = 0
-        self.starts: list[int] = []  # each record's first residue
-        self.names: list[bytes] = []
+        self.headers = 0
+        self.starts: list[np.ndarray] = []  # each block's records' first residues
+        self.names: list[bytes] = []  # each block's names, one after another
+        self.name_lens: list[np.ndarray] = []
+        self.scratch = np.zeros(0, dtype=np.uint8)  # a block's names, reused
 
     def feed(self, chunk: bytes) -> None:
         self.total += len(chunk)
         if self.total > self.load_limit:
             raise _Declined()
-        data = self.rest + chunk
+        data = self.rest + chunk if self.rest else chunk
         end = data.rfind(b"\n") + 1
         if end == 0:
             if len(data) > 64 * _CHUNK:  # one huge unwrapped line: the line reader's
@@ -459,99 +462,61 @@ class _PackReader:
             self.rest = data
             return
         self.rest = data[end:]
-        self._lines(data[:end])
+        self._lines(data, end)
 
-    def _lines(self, block: bytes) -> None:
-        if not block.isascii() or (
-                b"\r" in block and block.count(b"\r") != block.count(b"\r\n")):
-            raise _Declined()
-        arr = np.frombuffer(block, dtype=np.uint8)
-        ends = np.flatnonzero(arr == 10)
-        begins = np.empty_like(ends)
-        begins[0], begins[1:] = 0, ends[:-1] + 1
-        first = arr[begins]  # a line's first byte ("\n" for an empty line)
-        for b in np.flatnonzero((first == 32) | (first == 9)).tolist():
-            if block[begins[b]:ends[b]].lstrip()[:1] in (b">", b";"):
-                raise _Declined()  # an indented header or comment: the line reader's
-        special = (first == ord(">")) | (first == ord(";"))
-        at = _line_bytes(begins[special], ends[special])  # header and comment lines' bytes
-        text = arr[at]
-        if _ODD[text].any():  # (odd bytes of other lines are strangers: self.lut)
-            raise _Declined()
-        got = self._lines_unspaced(block, begins, ends, special, at)
-        codes, before = got if got is not None else self._lines_spaced(arr, begins, ends, special)
-        if (codes == 255).any():
-            raise _Declined()
-        header = special & (first == ord(">"))
-        if header.any():
-            if not self.starts and before[0] + self.residues > 0:
-                raise _Declined()  # residues before the first header
-            self.starts.extend((before + self.residues).tolist())
-            self._names(text.tobytes(), int(header.sum()))
-        elif not self.starts and len(codes):
-            raise _Declined()
-        self._append(codes)
+    def _lines(self, data: bytes, end: int) -> None:
+        """The whole lines ``data[:end]`` read into the buffer."""
+        self._reserve(self.residues + end)
+        if len(self.scratch) < end:
+            self.scratch = np.empty(end, dtype=np.uint8)
+        most = end // 2 + 1  # headers the block may hold (">" and a line break each)
+        starts, lens = np.empty(most, dtype=np.int64), np.empty(most, dtype=np.int64)
+        names = self.scratch
+        scan = self.scan.scanner(self.total > _COMPILED_FROM)
+        count, headers, before = scan(
+            np.frombuffer(data, dtype=np.uint8, count=end), self.lut, _ODD_HEADER,
+            self.buffer, self.residues, starts, names, lens)
+        if count == self.scan.DECLINE or (not self.headers and before > 0):
+            raise _Declined()  # (residues before the first header: the line reader's)
+        if headers:
+            self.starts.append(starts[:headers])
+            self.name_lens.append(lens[:headers])
+            self.names.append(names[:int(lens[:headers].sum())].tobytes())
+        self.headers += headers
+        self.residues += count
 
-    def _lines_unspaced(self, block: bytes, begins, ends, special, at):
-        """(codes, residues of the block before each header) where no sequence
-        line holds whitespace but its line break: every byte of a sequence line
-        is a residue, counted a line at a time; the header and comment lines
-        (bytes ``at``) are overwritten with line breaks, and one ``translate``
-        of the block encodes it and drops them; None where a sequence line holds
-        whitespace (the caller takes :meth:`_lines_spaced`)."""
-        blanked = bytearray(block)
-        np.frombuffer(blanked, dtype=np.uint8)[at] = 10
-        residues = blanked.translate(self.table, _WHITE_BYTES)
-        lengths = np.where(special, 0, ends - begins)
-        if len(residues) != int(lengths.sum()):
-            return None
-        before = np.concatenate(([0], np.cumsum(lengths)))[np.flatnonzero(special & (
-            np.frombuffer(block, dtype=np.uint8)[begins] == ord(">")))]
-        return np.frombuffer(residues, dtype=np.uint8), before
-
-    def _lines_spaced(self, arr, begins, ends, special):
-        """(codes, residues before each header) of a block whose sequence lines
-        may hold whitespace (a byte mask of residues)."""
-        # header and comment lines hold no residues; nor does whitespace
-        keep = np.repeat(~special, ends - begins + 1)
-        keep &= ~_WHITE[arr]
-        residues = np.flatnonzero(keep)
-        headers = begins[special & (arr[begins] == ord(">"))]
-        return self.lut[arr[residues]], np.searchsorted(residues, headers)
-
-    def _names(self, lines: bytes, count: int) -> None:
-        """The names of the ``count`` headers among the block's header and
-        comment ``lines``: the first word after the ``>`` (``record<k>`` for an
-        empty header), found by one regex pass."""
-        names = _NAME.findall(b"\n" + lines)
-        if len(names) != count:
-            raise _Declined()
-        at = len(self.names)
-        self.names.extend(names)
-        if not all(names):  # (all: one C pass; an empty header is rare)
-            for k in [k for k, n in enumerate(names) if not n]:
-                self.names[at + k] = b"record%d" % (at + k + 1)
-
-    def _append(self, codes: np.ndarray) -> None:
-        """Codes added to the buffer, grown in place (a large buffer is remapped,
-        not copied, so reading holds about one copy of the residues)."""
-        need = self.residues + len(codes)
+    def _reserve(self, need: int) -> None:
+        """Room for ``need`` residues, the buffer grown in place (a large buffer
+        is remapped, not copied, so reading holds about one copy of them)."""
         if need > len(self.buffer):
             self.buffer.resize(max(need, len(self.buffer) * 3 // 2, 1 << 16), refcheck=False)
-        self.buffer[self.residues:need] = codes
-        self.residues = need
+
+    def _packed_names(self) -> tuple[bytes, np.ndarray]:
+        """Every name one after another, and their offsets; an empty header's
+        name is ``record<k>``."""
+        lens = np.concatenate(self.name_lens)
+        blob = b"".join(self.names)
+        offsets = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        if lens.all():
+            return blob, offsets
+        ends = offsets.tolist()
+        names = [blob[a:b] or b"record%d" % (k + 1)
+                 for k, (a, b) in enumerate(zip(ends, ends[1:]))]
+        np.cumsum(np.fromiter(map(len, names), dtype=np.int64, count=len(names)),
+                  out=offsets[1:])
+        return b"".join(names), offsets
 
     def finish(self, alphabet: Alphabet) -> SeqPack:
         if self.rest:
-            self._lines(self.rest + b"\n")
-        if not self.starts:
+            rest, self.rest = self.rest + b"\n", b""
+            self._lines(rest, len(rest))
+        if not self.headers:
             raise _Declined()  # no records: the line reader says so
-        offsets = np.array(self.starts + [self.residues], dtype=np.int64)
+        offsets = np.concatenate(self.starts + [np.array([self.residues], dtype=np.int64)])
         if len(offsets) > 1 and int(np.diff(offsets).max()) > self.record_limit:
             raise _Declined()
         codes = self.buffer
         codes.resize(self.residues, refcheck=False)
-        name_offsets = np.zeros(len(self.names) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, self.names), dtype=np.int64, count=len(self.names)),
-                  out=name_offsets[1:])
-        return SeqPack(alphabet, codes, offsets, b"".join(self.names), name_offsets)
+        names, name_offsets = self._packed_names()
+        return SeqPack(alphabet, codes, offsets, names, name_offsets)

@@ -171,12 +171,18 @@ def wrap(raw, value_type: str):
     return raw
 
 
-def to_array(raw_values: list, value_type: str) -> np.ndarray:
+def to_array(raw_values: list | np.ndarray, value_type: str) -> np.ndarray:
     """Raw results as a numpy array: int64 where every value is a finite int,
     float64 otherwise (so int infinities survive); an object array of the raw values
     where some are None (cells of a table outside its declared ranges) or where they
     are tuples. A list of plain numbers converts in one numpy call (a map's
-    million values); anything else value by value (:func:`_floats_reference`)."""
+    million values); anything else value by value (:func:`_floats_reference`).
+    A numpy array of numbers (a table's values) converts without a Python
+    object per cell, to what the list of its cells would give."""
+    if isinstance(raw_values, np.ndarray):
+        if raw_values.dtype.kind in "biuf" and value_type != "tuple":
+            return raw_values.ravel().astype(bool if value_type == "bool" else np.float64)
+        raw_values = list(raw_values.ravel())
     kinds = set(map(type, raw_values))
     if value_type == "tuple" or type(None) in kinds:
         out = np.empty(len(raw_values), dtype=object)  # (np.array would unpack tuples)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import uuid
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from dslc.lang.records import is_list
 from dslc.lang.results import MapResult, Prob, TableResult, wrap
 from dslc.lang.values import Alphabet, Matrix, Sequence
 from dslc.runtime import cells as at_once
+from dslc.runtime import digits
 
 
 # ------------------------------------------------------------------ JSON
@@ -79,14 +81,35 @@ def _nested(arr: np.ndarray, value_type: str):
 
 
 def render_json(printed: list[tuple[str, object]]) -> str:
-    out, seen = {}, {}
+    """The printed values as one JSON object. An int result's nested lists are
+    written at once (dslc.runtime.digits) and put in place of a marker the
+    encoder writes where they go."""
+    out, seen, written = {}, {}, {}
     for name, value in printed:
         key = name
         if key in out:
             seen[name] = seen.get(name, 1) + 1
             key = f"{name} ({seen[name]})"
-        out[key] = to_json_value(value)
-    return json.dumps(out, indent=None, allow_nan=False)
+        text = _int_result_json(value)
+        if text is None:
+            out[key] = to_json_value(value)
+        else:
+            out[key] = f"\x00{uuid.uuid4().hex}"
+            written[json.dumps(out[key])] = text
+    text = json.dumps(out, indent=None, allow_nan=False)
+    for marker, body in written.items():
+        text = text.replace(marker, body, 1)
+    return text
+
+
+def _int_result_json(value) -> str | None:
+    """The JSON of a table or map result of ints with at least one cell and
+    no None cell, or None (:func:`to_json_value` then)."""
+    if not isinstance(value, (TableResult, MapResult)) or not value.values.ndim \
+            or not value.values.size:
+        return None
+    ints = digits.int_cells(value.values, value.value_type)
+    return None if ints is None else digits.json_text(ints, value.values.shape)
 
 
 # ------------------------------------------------------------------ text
@@ -142,11 +165,11 @@ def _render_one(name: str, value) -> str:
         return f"{name} =\n{value.text()}"
     if isinstance(value, TableResult):
         head = f"{name} = table of {value.func}, {' x '.join(map(str, value.shape))}"
-        return head + "\n" + _grid(value.values, value.value_type, value.axes)
+        return "\n".join([head, *_grid_lines(value.values, value.value_type, value.axes)])
     if isinstance(value, MapResult):
         head = f"{name} = map of {value.func}" + (
             f", {' x '.join(map(str, value.shape))}" if value.values.ndim else "")
-        return head + "\n" + _grid(value.values, value.value_type, value.axes)
+        return "\n".join([head, *_grid_lines(value.values, value.value_type, value.axes)])
     if is_list(value):
         lines = [f"{name} = list of {len(value)}"]
         for k, x in enumerate(value[:20]):
@@ -168,54 +191,69 @@ def _short(x) -> str:
     return fmt_scalar(x)
 
 
-def _grid(arr: np.ndarray, value_type: str, axes) -> str:
+def _grid_lines(arr: np.ndarray, value_type: str, axes) -> list[str]:
+    """The grid's lines (a two-dimensional grid's body as one text: joined
+    once more with the heading only, not copied again per level)."""
     if arr.ndim == 0:
-        return "  " + text_cells(arr, value_type)[0]
+        return ["  " + text_cells(arr, value_type)[0]]
     if arr.ndim == 1:
         texts = text_cells(arr, value_type)
         if not (axes and axes[0].labels):
-            return "\n".join(map("  [{}] {}".format, itertools.count(), texts))
+            return ["\n".join(map("  [{}] {}".format, itertools.count(), texts))]
         labels = _labels(axes[0], arr.shape[0])
         width = max(len(s) for s in labels)
         name = axes[0].name.replace("{", "{{").replace("}", "}}")
         line = f"  {name}={{:<3}} {{:<{width}}}  {{}}".format  # a line per cell, mapped in C
-        return "\n".join(map(line, itertools.count(), labels, texts))
+        return ["\n".join(map(line, itertools.count(), labels, texts))]
     if arr.ndim == 2:
         return _grid2(arr, value_type, axes)
     parts = []
     for k in range(arr.shape[0]):
         parts.append(f"  {axes[0].name} = {k}:")
-        parts.append(_grid(arr[k], value_type, axes[1:]))
-    return "\n".join(parts)
+        parts += _grid_lines(arr[k], value_type, axes[1:])
+    return parts
 
 
 def _labels(axis, n) -> list[str]:
     if axis.labels and len(axis.labels) == n:
-        return [str(x) for x in axis.labels]
+        return list(map(str, axis.labels))
     return [str(k) for k in range(n)]
 
 
-def _grid2(arr, value_type, axes) -> str:
+def _grid2(arr, value_type, axes) -> list[str]:
+    """Rows of cells right-aligned in columns of one width: the cells of an int
+    result written at once (dslc.runtime.digits), any other cell's text by
+    :func:`text_cells`."""
     rows, cols = arr.shape
-    flat = text_cells(arr, value_type)
-    cells = [flat[r * cols:(r + 1) * cols] for r in range(rows)]
+    ints = digits.int_cells(arr, value_type) if arr.size else None
+    flat = None if ints is not None else text_cells(arr, value_type)
     rl, cl = _labels(axes[0], rows), _labels(axes[1], cols)
     numbered = axes[0].labels is not None and len(axes[0].labels) == rows and rl[0] == ""
-    w = max([max(map(len, flat), default=0)] + [len(x) for x in cl] + [len(str(cols - 1))])
+    cell_w = ints.width if ints is not None else max(map(len, flat), default=0)
+    w = max(cell_w, max(map(len, cl), default=0), len(str(cols - 1)))
     corner = f"{axes[0].name}\\{axes[1].name}"
     rw = max([len(f"{k} {x}".strip()) for k, x in enumerate(rl)] + [len(corner)])
     if numbered or (axes[1].labels and len(axes[1].labels) == cols and cl[0] == ""):
-        head1 = " " * rw + "  " + " ".join(f"{k:>{w}}" for k in range(cols))
-        head2 = f"{corner:>{rw}}  " + _row(cl, w)
-        lines = [head1, head2]
-        for k in range(rows):
-            lab = f"{k} {rl[k]}".strip() if numbered else rl[k]
-            lines.append(f"{lab:>{rw}}  " + _row(cells[k], w))
-        return "\n".join(lines)
-    lines = [f"{corner:>{rw}}  " + _row(cl, w)]
-    for k in range(rows):
-        lines.append(f"{rl[k]:>{rw}}  " + _row(cells[k], w))
-    return "\n".join(lines)
+        head1 = _numbers_row(" " * rw + "  ", cols, w)
+        lines = [head1, f"{corner:>{rw}}  " + _row(cl, w)]
+        labels = [f"{k} {rl[k]}".strip() if numbered else rl[k] for k in range(rows)]
+    else:
+        lines = [f"{corner:>{rw}}  " + _row(cl, w)]
+        labels = rl
+    prefixes = [f"{lab:>{rw}}  " for lab in labels]
+    if ints is not None:
+        lines.append(digits.rows_text(ints.padded(w, b" "), rows, prefixes))
+    else:
+        lines += [p + _row(flat[k * cols:(k + 1) * cols], w) for k, p in enumerate(prefixes)]
+    return lines
+
+
+def _numbers_row(prefix: str, count: int, width: int) -> str:
+    """``prefix``, then 0 .. count - 1 right-aligned in columns of ``width``."""
+    if not count:
+        return prefix
+    ints = digits.of_ints(np.arange(count, dtype=np.int64))
+    return digits.rows_text(ints.padded(width, b" "), 1, [prefix])
 
 
 def _row(texts: list[str], width: int) -> str:

@@ -357,11 +357,10 @@ def record_names(pack) -> tuple[str, ...]:
     count = len(ends) - 1
     if count < 1 or b"\n" in text:
         return tuple(text[a:b].decode("utf-8") for a, b in zip(ends.tolist(), ends[1:].tolist()))
-    spaced = np.full(len(text) + count - 1, 10, dtype=np.uint8)  # "\n" between names
-    blob = np.frombuffer(text, dtype=np.uint8)
-    sizes = np.diff(ends)
-    at = np.arange(len(text)) + np.repeat(np.arange(count), sizes)  # each byte's new place
-    spaced[at] = blob
+    keep = np.ones(len(text) + count - 1, dtype=bool)  # the name bytes' new places: all
+    keep[ends[1:-1] + np.arange(count - 1)] = False  # but the break after each name
+    spaced = np.full(len(keep), 10, dtype=np.uint8)
+    spaced[keep] = np.frombuffer(text, dtype=np.uint8)
     return tuple(spaced.tobytes().decode("utf-8").split("\n"))
 
 
@@ -372,8 +371,7 @@ def _label(x) -> str:
 
 
 def _typed(raw, value_type: str):
-    flat = list(raw.ravel())
-    return to_array(flat, value_type).reshape(raw.shape)
+    return to_array(raw, value_type).reshape(raw.shape)
 
 
 def _binds_alone(t) -> bool:
