@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dslc.lang.results import Axis, MapResult, TableResult, _floats_reference, to_array, wrap
-from dslc.runtime import cells, hits, render
+from dslc.runtime import cells, digits, hits, render
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -134,7 +134,9 @@ def test_to_array_of_numbers_equals_float_of_each(values):
 
 
 def _off(monkeypatch):
-    """The fast path switched off: every result printed value by value."""
+    """The fast paths switched off (cells' and int results' digits written at
+    once): every result printed value by value."""
+    monkeypatch.setattr(digits, "int_cells", lambda *a, **k: None)
     for name in ("json_flat", "text_cells", "text_array"):
         monkeypatch.setattr(cells, name, lambda *a, **k: None)
 
