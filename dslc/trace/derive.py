@@ -138,6 +138,7 @@ class Tracer:
 
         self.interp = interp
         self.plans = Plans(self) if planned else None
+        self.walks = None  # compiled walks (dslc.trace.jit), set by the runner
         self._closures: dict = {}  # id(expr) -> (expr, closure, owner)
         self._contributes: dict = {}
         self._rows: dict = {}
@@ -156,8 +157,13 @@ class Tracer:
         seen = {_key(first): 0}
         todo = [(0, first)]
         seqs: dict = {}  # id(table) -> its steps' seqs (a table's calling values are fixed)
+        compiled = self.walks is not None
         while todo:
             k, what = todo.pop()
+            if compiled and not todo and what[0] == "cell" and k == len(steps) - 1:
+                compiled = False  # (tried once per derivation)
+                if self._compiled(k, what, steps, seen, seqs):
+                    break
             fields, calls = self._step(what, seqs)
             kids = []
             for call in calls:
@@ -174,23 +180,41 @@ class Tracer:
         ret = self.interp.program.functions[func].ret
         return Derivation(tuple(steps), ret.name if hasattr(ret, "name") else str(ret), self)
 
+    def _compiled(self, k: int, what, steps: list, seen: dict, known: dict) -> bool:
+        """The rest of a path from cell ``what`` (step ``k``, the last one waiting)
+        walked by compiled code (:mod:`dslc.trace.jit`); False where it is not."""
+        got = self.walks.walk(what[1], what[2])
+        if got is None or any(("cell", id(t), r) in seen for t, r, _, _ in got[1:]):
+            return False
+        last = k + len(got) - 1
+        steps.extend([None] * (len(got) - 1))
+        for n, (table, rec, value, choices) in enumerate(got):
+            cf, env, seqs = self._cell_env(table, rec, known)
+            steps[k + n] = Step(cf.name, cf.rec_names if rec else (), rec, value, choices,
+                                (k + n + 1,) if k + n < last else (), seqs, env)
+        return True
+
+    def _cell_env(self, table, rec: tuple, known: dict):
+        """A cell's function, its body's environment and its step's seqs."""
+        cf = table.func
+        env = dict(table.env)
+        env.update(zip(cf.rec_names, rec))
+        env["$table"], env["$rec"] = table, rec
+        seqs = known.get(id(table))
+        if seqs is None or seqs[0] is not table:
+            seqs = known[id(table)] = (table, tuple(
+                None if q is None else (q, env[q]) for q in self._seq_params(cf)))
+        return cf, env, seqs[1]
+
     def _step(self, what, known: dict) -> tuple[tuple, list]:
         """A step's fields but its children, and the calls its value comes from;
         ``known``: the seqs of each table met (``derive``'s)."""
         if what[0] == "cell":
             _, table, rec = what
-            cf = table.func
-            env = dict(table.env)
-            env.update(zip(cf.rec_names, rec))
-            env["$table"], env["$rec"] = table, rec
+            cf, env, seqs = self._cell_env(table, rec, known)
             value = table.get(rec)
             if value is MISSING:
                 value = demand(table, rec)
-            seqs = known.get(id(table))
-            if seqs is None or seqs[0] is not table:
-                seqs = known[id(table)] = (table, tuple(
-                    None if q is None else (q, env[q]) for q in self._seq_params(cf)))
-            seqs = seqs[1]
         else:
             _, name, env = what
             cf, rec, value, seqs = self.interp.functions[name], (), MISSING, ()
