@@ -1,0 +1,64 @@
+"""The compiled walk (dslc.trace.jit) and the step plans give identical derivations
+(steps, choices, sequences, or the same error) over tables the CPU backend filled:
+on the standard library's alignments (compiled: paths over h, e, f), the casino's
+Viterbi and Nussinov (shapes it does not compile: the step plans walk them, through
+the one fallback), and on random recurrences (tests/generators.py). A few programs
+only: each costs its Numba compiles."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dslc
+from dslc.errors import DslcError
+from dslc.lang.stdlib import stdlib_source
+from dslc.trace.run import TraceRunner
+from tests.conftest import EXAMPLES
+from tests.generators import dna, recurrences
+from tests.trace.test_filled_tables import entry
+
+
+def both(prog, func: str, calls: list) -> int:
+    """Traces ``calls`` by both routes, checks them equal; the compiled steps walked."""
+    got, walked = [], 0
+    for compiled in (False, True):
+        runner = TraceRunner(prog.checked, prog._globals, prog._engine(), compiled=compiled)
+        prog._trace_runner = runner
+        try:
+            ds = prog.traces(func, calls)
+            for d in ds:
+                assert d.recompute() == [s.value for s in d.steps]
+            got.append([[(s, repr(s.seqs)) for s in d.steps] for d in ds])
+        except DslcError as e:
+            got.append(("error", e.message))
+        if compiled:
+            walked = runner.tracer.walks.steps
+    assert got[0] == got[1]
+    return walked
+
+
+def test_alignments_walk_compiled():
+    prog = dslc.compile(stdlib_source("align"), backend="cpu")
+    s, t = "MKVLAAGIVALLLAAGCSSSKEETPAAEGEKKSW", "MKVLAGIVALLLAGCSSKEETPAEGEKW"
+    assert both(prog, "sw", [("blosum62", 10, 1, s, t), ("blosum62", 10, 1, t, s),
+                             ("blosum62", 10, 1, s[:3], t[5:6]), ("blosum62", 1, 1, s, s)]) > 60
+    assert both(prog, "edit", [("ACGTTGCA", 8, "AGTTCA", 6), ("ACGT", 0, "", 0)]) > 0
+
+
+def test_viterbi_and_nussinov_fall_back_to_the_step_plans():
+    casino = dslc.compile(str(EXAMPLES / "casino_decode.bio"), backend="cpu")
+    rolls = "651466562366614641463214342565655341153444654632522241664261"
+    assert both(casino, "hmm_vit", [("casino", rolls, 3, len(rolls)),
+                                    ("casino", rolls[:9], 3, 9)]) == 0
+    nussinov = dslc.compile(str(EXAMPLES / "nussinov.bio"), backend="cpu")
+    assert both(nussinov, "n", [("GGGAAAUCCAGUCCA", 0, 15), ("GGGAAAUCC", 0, 9)]) == 0
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rec=recurrences(max_dim=2, layered=True), op=st.sampled_from(["max", "min"]),
+       data=st.data())
+def test_compiled_and_planned_walks_give_equal_derivations(rec, op, data):
+    calls = [tuple(data.draw(dna(6)) for _ in range(rec.ndim)) for _ in range(2)]
+    prog = dslc.compile(rec.source() + entry(rec.ndim, op), backend="cpu")
+    both(prog, "best", calls)
