@@ -184,14 +184,24 @@ class Tracer:
         """The rest of a path from cell ``what`` (step ``k``, the last one waiting)
         walked by compiled code (:mod:`dslc.trace.jit`); False where it is not."""
         got = self.walks.walk(what[1], what[2])
-        if got is None or any(("cell", id(t), r) in seen for t, r, _, _ in got[1:]):
+        if got is None:
             return False
-        last = k + len(got) - 1
-        steps.extend([None] * (len(got) - 1))
-        for n, (table, rec, value, choices) in enumerate(got):
-            cf, env, seqs = self._cell_env(table, rec, known)
-            steps[k + n] = Step(cf.name, cf.rec_names if rec else (), rec, value, choices,
-                                (k + n + 1,) if k + n < last else (), seqs, env)
+        tables, recs, values, choices = got
+        if any(("cell", id(t), r) in seen for t, r in zip(tables[1:], recs[1:])):
+            return False
+        last = k + len(recs) - 1
+        steps.extend([None] * (len(recs) - 1))
+        bases: dict = {}  # id(table) -> (function, environment, seqs)
+        for n, (table, rec) in enumerate(zip(tables, recs)):
+            base = bases.get(id(table))
+            if base is None:
+                cf, env, seqs = self._cell_env(table, rec, known)
+                base = bases[id(table)] = (cf.name, cf.rec_names, env, seqs)
+            env = dict(base[2])
+            env.update(zip(base[1], rec))
+            env["$rec"] = rec
+            steps[k + n] = Step(base[0], base[1] if rec else (), rec, values[n], choices[n],
+                                (k + n + 1,) if k + n < last else (), base[3], env)
         return True
 
     def _cell_env(self, table, rec: tuple, known: dict):

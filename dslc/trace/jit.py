@@ -182,7 +182,7 @@ class WalkSource:
         b.nest("while True:", loop)
         args = gen.task_args(windows=False)
         params = printed(args) + [f"T_{n}" for n in shape.names] + ["fid"] + \
-            [f"q_{k}" for k in range(shape.rank)] + ["st", "ch"]
+            [f"q_{k}" for k in range(shape.rank)] + ["st", "sv", "ch"]
         src = [HEADER, gen.pr.library("core", "domain"), *gen.helpers.values(), _EXACT,
                f"{gen.pr.FUNCTION}\ndef walk({', '.join(params)}):\n{b.render(1)}\n"]
         return "\n".join(src), args
@@ -217,7 +217,8 @@ class WalkSource:
         b.lines.extend(tail.lines)
         stored = gen.read_stored(name, [f"x_{p.name}" for p in f.rec_params])
         exact = "_exact_int" if f.ret == T.INT else "_exact"
-        b.emit(f"if not (val == {stored} and {exact}({stored})):")
+        b.emit(f"sv[ns] = {stored}")
+        b.emit(f"if not (val == sv[ns] and {exact}(sv[ns])):")
         b.emit(f"    {_BAD}")
         return b
 
@@ -368,7 +369,8 @@ class Walks:
 
     def walk(self, table, rec: tuple):
         """The steps from cell ``rec`` of ``table`` to the end of the derivation, as
-        ``(table, rec, value, choices)``; None where the step plans walk it."""
+        lists of their tables, points, values and choices (:meth:`_steps`); None
+        where the step plans walk it."""
         if table.numbers is None or table.outside is not None:
             return None
         shape = self.shape(table.func.name)
@@ -391,9 +393,10 @@ class Walks:
         q = list(rec) + [0] * (shape.rank - len(rec))
         while True:
             st = np.empty((cap, shape.rank + 2), np.int64)
+            sv = np.empty(cap, np.float64)
             ch = np.empty((cap * len(shape.decode) + 1, 3), np.int64)
             try:
-                ns, nc, status = fn(*bound, *raws, shape.fid[table.func.name], *q, st, ch)
+                ns, nc, status = fn(*bound, *raws, shape.fid[table.func.name], *q, st, sv, ch)
             except Exception:  # noqa: BLE001 (a failed check: the interpreter's error)
                 return None
             if status != 1:
@@ -401,25 +404,38 @@ class Walks:
             cap *= 8
         if status != 0:
             return None
-        got = self._steps(shape, tables, st[:ns], ch[:nc])
-        self.steps += 0 if got is None else len(got)
+        got = self._steps(shape, tables, st[:ns], sv[:ns], ch[:nc])
+        self.steps += 0 if got is None else len(got[1])
         return got
 
-    def _steps(self, shape, tables, st, ch):
-        out, start = [], 0
-        rank = shape.rank
-        rows, chs = st.tolist(), ch.tolist()
-        fns = self.tracer.interp.functions
-        for row in rows:
-            table = tables[row[0]]
-            rec = tuple(row[1:1 + len(fns[shape.names[row[0]]].rec_names)])
-            value = table.get(rec)
-            if value is MISSING:
+    def _steps(self, shape, tables, st, sv, ch):
+        """``(tables, recs, values, choices)`` of the steps walked: each cell's value
+        converted from the number the walk compared (a table's own ``many``, None
+        where one has no exact value), each step's Choice objects made once per
+        distinct sequence of choices."""
+        fids = st[:, 0]
+        values = np.empty(len(sv), dtype=object)
+        for fid in np.unique(fids).tolist():
+            at = np.flatnonzero(fids == fid)
+            got = tables[fid].numbers.many(sv[at])
+            if got is None:
                 return None
+            values[at] = got
+        rank, fns = shape.rank, self.tracer.interp.functions
+        ranks = [len(fns[n].rec_names) for n in shape.names]
+        decoded: dict = {}
+        recs, choices, start = [], [], 0
+        chs = [tuple(r) for r in ch.tolist()]
+        for row in st.tolist():
+            recs.append(tuple(row[1:1 + ranks[row[0]]]))
             end = row[rank + 1]
-            out.append((table, rec, value, shape.choices(chs[start:end])))
+            key = tuple(chs[start:end])
+            hit = decoded.get(key)
+            if hit is None:
+                hit = decoded[key] = shape.choices(key)
+            choices.append(hit)
             start = end
-        return out
+        return [tables[f] for f in fids.tolist()], recs, values.tolist(), choices
 
     def _tables(self, table, shape):
         interp = self.tracer.interp
@@ -444,13 +460,20 @@ class Walks:
         """``(walk, args)`` for ``func``'s table plan, or None where none can be made."""
         from dslc.cpu import modules
 
+        from dslc import settings
+        from dslc.cpu.convert import plan_shape
+
         cpu = self.cpu
         scope = cpu._table_plan_scope(func, calling)
-        key = hashlib.sha256(("walk" + cpu.plan_key(func, "table", scope, None)).encode()) \
-            .hexdigest()[:32]
-        if key in self._walks:
-            return self._walks[key]
+        # the shapes that decide the plan (the backend's ``compiled`` memo key): the
+        # disk cache's key, a hash of the program, is made once per plan
+        memo = (func, tuple((n, plan_shape(v, cpu.program.registry))
+                            for n, v in sorted(scope.items())), settings.key())
+        if memo in self._walks:
+            return self._walks[memo]
         t0 = time.perf_counter()
+        key = hashlib.sha256((_SELF + cpu.plan_key(func, "table", scope, None)).encode()) \
+            .hexdigest()[:32]
         hit = modules.cached_plan(key) if cpu.disk_cache else None
         if hit is not None:
             source, args = hit[0], hit[1]
@@ -461,8 +484,18 @@ class Walks:
         if source:
             got = (modules.load(source).walk, args)
         self.compile_s += time.perf_counter() - t0
-        self._walks[key] = got
+        self._walks[memo] = got
         return got
+
+
+def _self_digest() -> str:
+    """This module's own digest: the walk's generator is part of its cache key (the
+    backend's key covers the code generator it shares)."""
+    with open(__file__, "rb") as fh:
+        return "walk" + hashlib.sha256(fh.read()).hexdigest()
+
+
+_SELF = _self_digest()
 
 
 def _generate(program, func: str, scope: dict, shape: Shape) -> tuple[str, list]:
