@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import dslc
 from dslc.errors import DslcError
 from dslc.lang.stdlib import stdlib_source
+from dslc.trace.jit import Shape
 from dslc.trace.run import TraceRunner
 from tests.conftest import EXAMPLES
 from tests.generators import dna, recurrences
@@ -29,7 +30,7 @@ def both(prog, func: str, calls: list) -> int:
             ds = prog.traces(func, calls)
             for d in ds:
                 assert d.recompute() == [s.value for s in d.steps]
-            got.append([[(s, repr(s.seqs)) for s in d.steps] for d in ds])
+            got.append([([(s, repr(s.seqs)) for s in d.steps], d.text()) for d in ds])
         except DslcError as e:
             got.append(("error", e.message))
         if compiled:
@@ -43,16 +44,22 @@ def test_alignments_walk_compiled():
     s, t = "MKVLAAGIVALLLAAGCSSSKEETPAAEGEKKSW", "MKVLAGIVALLLAGCSSKEETPAEGEKW"
     assert both(prog, "sw", [("blosum62", 10, 1, s, t), ("blosum62", 10, 1, t, s),
                              ("blosum62", 10, 1, s[:3], t[5:6]), ("blosum62", 1, 1, s, s)]) > 60
-    assert both(prog, "edit", [("ACGTTGCA", 8, "AGTTCA", 6), ("ACGT", 0, "", 0)]) > 0
 
 
-def test_viterbi_and_nussinov_fall_back_to_the_step_plans():
-    casino = dslc.compile(str(EXAMPLES / "casino_decode.bio"), backend="cpu")
-    rolls = "651466562366614641463214342565655341153444654632522241664261"
-    assert both(casino, "hmm_vit", [("casino", rolls, 3, len(rolls)),
-                                    ("casino", rolls[:9], 3, 9)]) == 0
+def test_nussinov_a_tree_falls_back_to_the_step_plans():
     nussinov = dslc.compile(str(EXAMPLES / "nussinov.bio"), backend="cpu")
     assert both(nussinov, "n", [("GGGAAAUCCAGUCCA", 0, 15), ("GGGAAAUCC", 0, 9)]) == 0
+    assert Shape(nussinov._trace_runner.tracer.interp, "n").why == \
+        "a step adding several calls (a tree)"
+
+
+def test_viterbi_is_a_shape_not_compiled():
+    """A reduction over an extension iterable (``t in s.transitionsto``): the step
+    plans walk it (decided from the typed IR alone, before anything is compiled)."""
+    casino = dslc.compile(str(EXAMPLES / "casino_decode.bio"), backend="interp")
+    casino._engine()
+    runner = TraceRunner(casino.checked, casino._globals, None)
+    assert Shape(runner.tracer.interp, "hmm_vit").why == "a Reduce over calls"
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
