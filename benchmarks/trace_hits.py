@@ -15,8 +15,9 @@ to see the search grow with the database while the alignments stay ``--top``.
 order, in the same run (``compiled``: paths walked by generated Numba code where their
 shape allows, dslc.trace.jit, with its steps counted and the seconds its walk took to
 plan, load and compile on first use; ``planned``: step plans, dslc.trace.plan;
-``plain``: the walk node by node), each with the CPU seconds of its walks alone (``Tracer.derive``: the tables'
-fill excluded), the steps walked and the walk's CPU microseconds per step.
+``plain``: the walk node by node), each with the CPU seconds of its walks alone
+(``Tracer.derive``: the tables' fill excluded), the steps walked and the walk's CPU
+microseconds per step.
 
     python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--each]
                                     [--routes planned] [--json out.json]

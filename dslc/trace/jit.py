@@ -39,9 +39,8 @@ import time
 import numpy as np
 
 from dslc.check import tir
-from dslc.errors import NotCompilable
+from dslc.errors import DslcError, NotCompilable
 from dslc.interp.compile import shares_table
-from dslc.interp.tables import MISSING
 from dslc.lang import types as T
 from dslc.trace.choice import Choice
 from dslc.trace.derive import _chain
@@ -449,7 +448,10 @@ class Walks:
                     callee = interp.functions[name]
                     cenv = {n: table.env[n] for n in callee.calling_names}
                     cenv["$task"] = table.task
-                    t = interp.table_for(table.task, callee, cenv, (), None)
+                    try:  # (opened as the step plans would open it: filled by the backend)
+                        t = interp.table_for(table.task, callee, cenv, (), None)
+                    except (DslcError, IndexError):  # extents from a first call's point
+                        return None
                     table.siblings[name] = t
             if t.numbers is None or t.outside is not None:
                 return None
