@@ -69,3 +69,20 @@ def test_compiled_and_planned_walks_give_equal_derivations(rec, op, data):
     calls = [tuple(data.draw(dna(6)) for _ in range(rec.ndim)) for _ in range(2)]
     prog = dslc.compile(rec.source() + entry(rec.ndim, op), backend="cpu")
     both(prog, "best", calls)
+
+
+BIG = """
+int g(const base, seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i == 0 or j == 0 = base
+  | otherwise = g(i - 1, j) + 1 max g(i, j - 1) + 1 max g(i - 1, j - 1) + 2
+int best(const base, seq[dna] s, seq[dna] t) =
+    max(i in 0 ... len(s) : max(j in 0 ... len(t) : g(i, j)))
+"""
+
+
+def test_values_float64_cannot_decide_go_back_to_the_step_plans():
+    """Ints past 2^53 are not compared in float64: the derivation is the step plans'
+    (one program: the same shape compiled where its values are small)."""
+    prog = dslc.compile(BIG, backend="cpu")
+    assert both(prog, "best", [(0, "ACGTA", "AGGT")]) > 0
+    assert both(prog, "best", [(2**53 - 3, "ACGTA", "AGGT")]) == 0
