@@ -61,6 +61,7 @@ class Shape:
         self.names = tuple(sorted(f.name for f in tir.reachable(fns, root) if f.is_table))
         self.fid = {n: k for k, n in enumerate(self.names)}
         self.rank = max(len(fns[n].rec_params) for n in self.names)
+        self.one_type = len({fns[n].ret for n in self.names}) == 1
         self.points: dict = {}  # id(node) -> point number
         self.decode: list = []  # point number -> its Choice objects, or a reduction's
         self.why = None
@@ -413,25 +414,32 @@ class Walks:
         where one has no exact value), each step's Choice objects made once per
         distinct sequence of choices."""
         fids = st[:, 0]
-        values = np.empty(len(sv), dtype=object)
-        for fid in np.unique(fids).tolist():
-            at = np.flatnonzero(fids == fid)
-            got = tables[fid].numbers.many(sv[at])
-            if got is None:
+        if shape.one_type:  # one conversion for every cell (it depends on the type only)
+            values = tables[0].numbers.many(sv)
+            if values is None:
                 return None
-            values[at] = got
+        else:
+            values = np.empty(len(sv), dtype=object)
+            for fid in np.unique(fids).tolist():
+                at = np.flatnonzero(fids == fid)
+                got = tables[fid].numbers.many(sv[at])
+                if got is None:
+                    return None
+                values[at] = got
         rank, fns = shape.rank, self.tracer.interp.functions
         ranks = [len(fns[n].rec_names) for n in shape.names]
         decoded: dict = {}
         recs, choices, start = [], [], 0
-        chs = [tuple(r) for r in ch.tolist()]
+        m = 4 * len(shape.decode)  # each record as one int: index * m + point * 4 + kind
+        codes = (ch[:, 1] * m + ch[:, 0] * 4 + ch[:, 2]).tolist()
         for row in st.tolist():
             recs.append(tuple(row[1:1 + ranks[row[0]]]))
             end = row[rank + 1]
-            key = tuple(chs[start:end])
+            key = tuple(codes[start:end])
             hit = decoded.get(key)
             if hit is None:
-                hit = decoded[key] = shape.choices(key)
+                hit = decoded[key] = shape.choices(
+                    (c % m // 4, c // m, c % 4) for c in key)
             choices.append(hit)
             start = end
         return [tables[f] for f in fids.tolist()], recs, values.tolist(), choices
@@ -462,18 +470,22 @@ class Walks:
         """``(walk, args)`` for ``func``'s table plan, or None where none can be made."""
         from dslc.cpu import modules
 
-        from dslc import settings
         from dslc.cpu.convert import plan_shape
+        from dslc.lang.values import Sequence
 
         cpu = self.cpu
-        scope = cpu._table_plan_scope(func, calling)
-        # the shapes that decide the plan (the backend's ``compiled`` memo key): the
-        # disk cache's key, a hash of the program, is made once per plan
+        # one walk serves every binding whose values other than sequences have the same
+        # shapes: its code reads extents from its arguments, and reads only cells the
+        # sweep that filled the tables read, with the same checks (a plan for a box
+        # serves every box inside it, and the cells visited are in the table's box);
+        # the settings do not shape it (the plain CPU generator's code; the disk key
+        # holds them all the same)
         memo = (func, tuple((n, plan_shape(v, cpu.program.registry))
-                            for n, v in sorted(scope.items())), settings.key())
+                            for n, v in calling.items() if not isinstance(v, Sequence)))
         if memo in self._walks:
             return self._walks[memo]
         t0 = time.perf_counter()
+        scope = cpu._table_plan_scope(func, calling)
         key = hashlib.sha256((_SELF + cpu.plan_key(func, "table", scope, None)).encode()) \
             .hexdigest()[:32]
         hit = modules.cached_plan(key) if cpu.disk_cache else None
