@@ -11,10 +11,13 @@ alignments' share of the search's time, in wall and in CPU seconds (the process'
 threads: the search runs on every core, the alignments on one). ``--database N``
 searches N proteins drawn from the proteome instead (benchmarks.common.sample_database),
 to see the search grow with the database while the alignments stay ``--top``.
-``--routes plain,planned`` times the alignments once per walk route, in this order, in
-the same run (``planned``: step plans, dslc.trace.plan; ``plain``: the walk node by
-node), each with the CPU seconds of its walks alone (``Tracer.derive``: the tables'
-fill excluded), the steps walked and the walk's CPU microseconds per step.
+``--routes plain,planned,compiled`` times the alignments once per walk route, in this
+order, in the same run (``compiled``: paths walked by generated Numba code where their
+shape allows, dslc.trace.jit, with its steps counted and the seconds its walk took to
+plan, load and compile on first use; ``planned``: step plans, dslc.trace.plan;
+``plain``: the walk node by node), each with the CPU seconds of its walks alone
+(``Tracer.derive``: the tables' fill excluded), the steps walked and the walk's CPU
+microseconds per step.
 
     python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--each]
                                     [--routes planned] [--json out.json]
@@ -45,7 +48,7 @@ def main() -> None:
     ap.add_argument("--backend", default="cpu",
                     help="the search's backend (the alignments run on the CPU backend)")
     ap.add_argument("--routes", default="planned",
-                    help="the walk routes timed, comma-separated: planned, plain")
+                    help="the walk routes timed, comma-separated: planned, plain, compiled")
     ap.add_argument("--from-fasta", action="store_true",
                     help="the search reads its database from a FASTA file (Program.load: one "
                          "packed buffer, as `dslc run` reads it) and maps over it; the search's "
@@ -88,7 +91,7 @@ def main() -> None:
     if args.from_fasta:
         out.update({"read_s": round(read, 3), "map_s": round(search - read, 3)})
     for route in args.routes.split(","):
-        walk = _route(prog, route == "planned", query, db)
+        walk = _route(prog, route, query, db)
         t0, c0 = time.perf_counter(), time.process_time()
         if args.each:
             derivations = [prog.trace("sw", "blosum62", 10, 1, query, db[k]) for k in top]
@@ -107,6 +110,13 @@ def main() -> None:
                     f"{key}cpu_ratio": round(aligned_cpu / search_cpu, 3),
                     f"{key}walk_cpu_s": round(walk[0], 3), f"{key}steps": steps,
                     f"{key}walk_us_per_step": round(1e6 * walk[0] / steps, 1)})
+        if route == "compiled":
+            walks = prog._trace_runner.tracer.walks
+            compiled = walks.steps - walk[1]
+            out.update({"compiled_steps": compiled,
+                        "compiled_part_cpu_s": round(walk[3], 3),
+                        "compiled_part_us_per_step": round(1e6 * walk[3] / max(compiled, 1), 1),
+                        "compiled_first_use_s": round(walk[2], 3)})
     out["load_average"] = round(os.getloadavg()[0], 2)
     print(json.dumps(out, indent=2))
     print(alignments[0])
@@ -115,15 +125,22 @@ def main() -> None:
             json.dump(out, f, indent=2)
 
 
-def _route(prog, planned: bool, query, db) -> list:
-    """Trace with a runner of this walk route from now on (warmed up: its plans made);
-    returns ``[CPU seconds]`` that its walks (``Tracer.derive``) add up to."""
+def _route(prog, route: str, query, db) -> list:
+    """Trace with a runner of this walk route from now on (warmed up: its plans made,
+    a compiled walk loaded and compiled); returns ``[CPU seconds]`` that its walks
+    (``Tracer.derive``) add up to, then the compiled steps of the warm-up, the
+    wall seconds of the warm-up (a compiled walk's first use) and the CPU seconds of
+    the walks' compiled parts (``Tracer._compiled``)."""
     from dslc.trace.run import TraceRunner
 
-    runner = TraceRunner(prog.checked, prog._globals, prog._engine(), planned=planned)
+    runner = TraceRunner(prog.checked, prog._globals, prog._engine(),
+                         planned=route != "plain", compiled=route == "compiled")
     prog._trace_runner = runner
+    t0 = time.perf_counter()
     prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in range(2)])
-    spent, derive = [0.0], runner.tracer.derive
+    first = time.perf_counter() - t0
+    walks = runner.tracer.walks
+    spent, derive = [0.0, 0 if walks is None else walks.steps, first], runner.tracer.derive
 
     def timed(*a, **k):
         c0 = time.process_time()
@@ -132,6 +149,16 @@ def _route(prog, planned: bool, query, db) -> list:
         finally:
             spent[0] += time.process_time() - c0
     runner.tracer.derive = timed
+    spent.append(0.0)  # the compiled part of the walks (Tracer._compiled), within them
+    part = runner.tracer._compiled
+
+    def timed_part(*a, **k):
+        c0 = time.process_time()
+        try:
+            return part(*a, **k)
+        finally:
+            spent[3] += time.process_time() - c0
+    runner.tracer._compiled = timed_part
     return spent
 
 

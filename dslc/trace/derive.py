@@ -19,7 +19,9 @@ reading a table), which is what the property tests check against the cells' valu
 from __future__ import annotations
 
 import dataclasses
+import gc
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +53,45 @@ class Step:
 
     def label(self) -> str:
         return f"{self.func}({', '.join(_show(v) for v in self.point)})"
+
+
+def _step(func, names, point, value, choices, children, seqs, env) -> Step:
+    """A :class:`Step` made without the frozen dataclass's per-field ``__setattr__``
+    (the compiled walk makes thousands a second): the same fields, the same object."""
+    s = object.__new__(Step)
+    s.__dict__.update(func=func, names=names, point=point, value=value, choices=choices,
+                      children=children, seqs=seqs, env=env)
+    return s
+
+
+class CellEnv(Mapping):
+    """A cell's body environment, read-only: its table's (``base``, shared by the
+    steps of one table) with the recursive parameters ``names`` bound to ``rec``;
+    made per step of a compiled walk instead of a copied dict."""
+
+    __slots__ = ("_base", "_names", "_rec")
+
+    def __init__(self, base: dict, names: tuple, rec: tuple):
+        self._base, self._names, self._rec = base, names, rec
+
+    def _whole(self) -> dict:
+        env = dict(self._base)
+        env.update(zip(self._names, self._rec))
+        env["$rec"] = self._rec
+        return env
+
+    def __getitem__(self, key):
+        if key == "$rec":
+            return self._rec
+        if key in self._names:
+            return self._rec[self._names.index(key)]
+        return self._base[key]
+
+    def __iter__(self):
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return len(self._whole())
 
 
 @dataclass(frozen=True)
@@ -138,6 +179,7 @@ class Tracer:
 
         self.interp = interp
         self.plans = Plans(self) if planned else None
+        self.walks = None  # compiled walks (dslc.trace.jit), set by the runner
         self._closures: dict = {}  # id(expr) -> (expr, closure, owner)
         self._contributes: dict = {}
         self._rows: dict = {}
@@ -156,8 +198,13 @@ class Tracer:
         seen = {_key(first): 0}
         todo = [(0, first)]
         seqs: dict = {}  # id(table) -> its steps' seqs (a table's calling values are fixed)
+        compiled = self.walks is not None
         while todo:
             k, what = todo.pop()
+            if compiled and not todo and what[0] == "cell" and k == len(steps) - 1:
+                compiled = False  # (tried once per derivation)
+                if self._compiled(k, what, steps, seen, seqs):
+                    break
             fields, calls = self._step(what, seqs)
             kids = []
             for call in calls:
@@ -174,23 +221,60 @@ class Tracer:
         ret = self.interp.program.functions[func].ret
         return Derivation(tuple(steps), ret.name if hasattr(ret, "name") else str(ret), self)
 
+    def _compiled(self, k: int, what, steps: list, seen: dict, known: dict) -> bool:
+        """The rest of a path from cell ``what`` (step ``k``, the last one waiting)
+        walked by compiled code (:mod:`dslc.trace.jit`); False where it is not. The
+        cyclic garbage collector is paused meanwhile: the thousands of steps made here
+        hold no cycles, and its passes over a large heap cost more than the steps."""
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return self._compiled_steps(k, what, steps, seen, known)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _compiled_steps(self, k: int, what, steps: list, seen: dict, known: dict) -> bool:
+        got = self.walks.walk(what[1], what[2])
+        if got is None:
+            return False
+        tables, recs, values, choices = got
+        if any(("cell", id(t), r) in seen for t, r in zip(tables[1:], recs[1:])):
+            return False
+        last = k + len(recs) - 1
+        steps.extend([None] * (len(recs) - 1))
+        bases: dict = {}  # id(table) -> (function, environment, seqs)
+        for n, (table, rec) in enumerate(zip(tables, recs)):
+            base = bases.get(id(table))
+            if base is None:
+                cf, env, seqs = self._cell_env(table, rec, known)
+                base = bases[id(table)] = (cf.name, cf.rec_names, env, seqs)
+            steps[k + n] = _step(base[0], base[1] if rec else (), rec, values[n], choices[n],
+                                 (k + n + 1,) if k + n < last else (), base[3],
+                                 CellEnv(base[2], base[1], rec))
+        return True
+
+    def _cell_env(self, table, rec: tuple, known: dict):
+        """A cell's function, its body's environment and its step's seqs."""
+        cf = table.func
+        env = dict(table.env)
+        env.update(zip(cf.rec_names, rec))
+        env["$table"], env["$rec"] = table, rec
+        seqs = known.get(id(table))
+        if seqs is None or seqs[0] is not table:
+            seqs = known[id(table)] = (table, tuple(
+                None if q is None else (q, env[q]) for q in self._seq_params(cf)))
+        return cf, env, seqs[1]
+
     def _step(self, what, known: dict) -> tuple[tuple, list]:
         """A step's fields but its children, and the calls its value comes from;
         ``known``: the seqs of each table met (``derive``'s)."""
         if what[0] == "cell":
             _, table, rec = what
-            cf = table.func
-            env = dict(table.env)
-            env.update(zip(cf.rec_names, rec))
-            env["$table"], env["$rec"] = table, rec
+            cf, env, seqs = self._cell_env(table, rec, known)
             value = table.get(rec)
             if value is MISSING:
                 value = demand(table, rec)
-            seqs = known.get(id(table))
-            if seqs is None or seqs[0] is not table:
-                seqs = known[id(table)] = (table, tuple(
-                    None if q is None else (q, env[q]) for q in self._seq_params(cf)))
-            seqs = seqs[1]
         else:
             _, name, env = what
             cf, rec, value, seqs = self.interp.functions[name], (), MISSING, ()

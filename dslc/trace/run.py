@@ -36,17 +36,23 @@ class TraceRunner:
     """Traces calls of one program; ``engine`` (any backend, or None) fills tables."""
 
     def __init__(self, program, globals_: dict, engine=None, fill_with=None,
-                 planned: bool = True):
+                 planned: bool = True, compiled: bool = True):
         """``fill_with``: the backend that fills each table whole, by default
         ``engine`` unless it is the interpreter (which computes cells on demand
         faster than whole tables); the tests fill with the interpreter to compare
         reading filled tables with computing cells on demand, without compiling.
-        ``planned``: walks by step plans (:mod:`dslc.trace.plan`), else the plain walk."""
+        ``planned``: walks by step plans (:mod:`dslc.trace.plan`), else the plain walk;
+        ``compiled``: with step plans, a path over tables the CPU backend filled is
+        walked by compiled code where its shape allows (:mod:`dslc.trace.jit`)."""
         self.program = program
         self.engine_of = engine
         self.engine = fill_with or (engine if getattr(engine, "name", "") != "interp" else None)
         self.tracer = Tracer((FusedInterpreter if planned else Interpreter)(program, globals_),
                              planned)
+        if planned and compiled and hasattr(self.engine, "_table_plan_scope"):
+            from dslc.trace.jit import Walks
+
+            self.tracer.walks = Walks(self.tracer, self.engine)
 
     def trace(self, func: str, args: dict, span, final: bool = False) -> Derivation:
         """The derivation of ``func`` at ``args`` (bound, as a backend's ``value``

@@ -1,0 +1,526 @@
+"""Compiled walks: a traceback's path walked by Numba code generated from the typed IR.
+
+The step plans (:mod:`dslc.trace.plan`) re-evaluate each visited cell's body in Python
+(about 30 us a step). Where a derivation continues from a cell of a table a compiled
+backend filled, and every function it can reach from there has a body of a shape this
+module compiles, the rest of the walk is one call of a generated ``walk``: per step it
+evaluates the body over the filled tables with the CPU generator's own expression
+printing (dslc.emit.pyexpr, the names of dslc.emit.cpu: the same code, checks and
+table reads as the sweep that filled them), takes at each choice point the FIRST
+alternative in source order whose value equals the node's (the plain walk's rule),
+checks the body's value against the cell's and records the cell and each choice taken
+in arrays. Python then builds the same :class:`Step` objects from them (each cell's
+value read from its table as the step plans read it).
+
+The compiled shapes (:func:`_supported`, the one place that decides): guards, max/min
+operator chains, ``if``, max/min reductions over ranges, calls of the tables of the
+traced table's sweep that pass the caller's calling arguments unchanged, and
+expressions around at most one contributing part; and only the path case, where a
+step calls at most one cell. Not compiled (the step plans walk them): an expression
+adding several calls (a tree, Nussinov's ``n(i + 1, k) + n(k + 1, j)``), a sum,
+reductions over alphabets or extension iterables, tuple or bool values, calls of
+plain functions or of tables outside the sweep, declared ranges, groups evaluated on
+demand. At run time a derivation goes back to the step plans from the cell it
+started at (:meth:`Walks.walk` returns None) where a value is not exact in float64
+(NaN, an int of 2^53 or more), a check of the generated code fails (the interpreter
+reports the error), a body's value differs from its cell's, or a cell's value has no
+exact conversion: the compiled route decides only what it decides exactly.
+
+The walk's source and arguments are kept in the disk cache like the backend's own
+plans (dslc.cpu.modules, keyed by the table's plan key), and Numba caches its machine
+code, so a second process neither plans nor compiles it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+import numpy as np
+
+from dslc.check import tir
+from dslc.errors import DslcError, NotCompilable
+from dslc.interp.compile import shares_table
+from dslc.lang import types as T
+from dslc.trace.choice import Choice
+from dslc.trace.derive import _chain
+
+# column 2 of a choice record: an element chosen by a reduction / an empty reduction
+_ELEMENT, _EMPTY = 1, 2
+_TYPES = (T.INT, T.FLOAT, T.PROB)
+_BAD = "return ns, nc, 2"  # not decided exactly here: the step plans walk it
+
+
+class Shape:
+    """The functions one compiled walk covers (those reachable from ``root``), its
+    choice points numbered in one fixed order, and why not, where it cannot."""
+
+    def __init__(self, interp, root: str):
+        self.interp = interp
+        fns = interp.program.functions
+        self.names = tuple(sorted(f.name for f in tir.reachable(fns, root) if f.is_table))
+        self.fid = {n: k for k, n in enumerate(self.names)}
+        self.rank = max(len(fns[n].rec_params) for n in self.names)
+        self.one_type = len({fns[n].ret for n in self.names}) == 1
+        self.points: dict = {}  # id(node) -> point number
+        self.decode: list = []  # point number -> its Choice objects, or a reduction's
+        self.why = None
+        try:
+            for n in self.names:
+                cf = interp.functions[n]
+                if cf.tf.ret not in _TYPES:
+                    raise NotCompilable(f"{n} has {cf.tf.ret} values")
+                if any(p.range is not None for p in cf.tf.rec_params):
+                    raise NotCompilable(f"{n} declares ranges")
+                self._point(cf.tf, [Choice("guard", k, _text(g.body))
+                                    for k, g in enumerate(cf.tf.guards)])
+                for g in cf.tf.guards:
+                    if g.cond is not None and self._contributing(g.cond):
+                        raise NotCompilable("a guard's condition reads a table")
+                    self._supported(g.body, cf)
+        except NotCompilable as e:
+            self.why = str(e)
+
+    def _point(self, node, decode) -> None:
+        self.points[id(node)] = len(self.decode)
+        self.decode.append(decode)
+
+    def _contributing(self, e) -> bool:
+        fns = self.interp.program.functions
+        return any(isinstance(x, tir.Call) and any(f.is_table for f in tir.reachable(fns, x.func))
+                   for x in tir.walk(e))
+
+    def _supported(self, e, cf) -> int:
+        """The most calls one step through ``e`` records (0 or 1), or NotCompilable."""
+        if not self._contributing(e):
+            return 0
+        match e:
+            case tir.MinMax(op=op) if e.type in _TYPES:
+                alts = _chain(e, op)
+                self._point(e, [Choice(op, k, _text(a)) for k, a in enumerate(alts)])
+                return max(self._supported(a, cf) for a in alts)
+            case tir.Cond():
+                self._point(e, [Choice("if", 0, _text(e.then)), Choice("if", 1, _text(e.orelse))])
+                if self._contributing(e.cond):
+                    raise NotCompilable("a condition reads a table")
+                return max(self._supported(e.then, cf), self._supported(e.orelse, cf))
+            case tir.Reduce(op="max" | "min") if e.type in _TYPES \
+                    and isinstance(e.iterable, tir.RangeIter):
+                self._point(e, (e.op, _text(e.body), e.var))
+                if any(self._contributing(x) for x in (e.iterable.lo, e.iterable.hi, e.where)
+                       if x is not None):
+                    raise NotCompilable("a reduction's range reads a table")
+                return self._supported(e.body, cf)
+            case tir.Call():
+                callee = self.interp.functions[e.func]
+                if not (callee.is_table and e.func in self.fid and shares_table(e, cf, callee)
+                        and all(n in cf.calling_names for n in callee.calling_names)):
+                    raise NotCompilable(f"the call of {e.func}")
+                return 1
+            case tir.Arith() | tir.Neg() | tir.Coerce() | tir.Builtin():
+                calls = sum(self._supported(c, cf) for c in tir.children(e))
+                if calls > 1:
+                    raise NotCompilable("a step adding several calls (a tree)")
+                return calls
+        raise NotCompilable(f"a {type(e).__name__} over calls")
+
+    def choices(self, rows) -> tuple:
+        """The Choice objects of a step's choice records ``(point, index, kind)``."""
+        out = []
+        for pid, index, kind in rows:
+            d = self.decode[pid]
+            if kind == _ELEMENT:
+                out.append(Choice(d[0], 0, d[1], d[2], int(index)))
+            elif kind == _EMPTY:
+                out.append(Choice(d[0], -1, "(empty)", d[2], None))
+            else:
+                out.append(d[index])
+        return tuple(out)
+
+
+def _text(e) -> str:
+    from dslc.interp.compile import span_text
+    return span_text(e.span)
+
+
+class WalkSource:
+    """The generated ``walk`` of a :class:`Shape` over one table plan (its groups)."""
+
+    def __init__(self, shape: Shape, gen):
+        self.shape, self.gen = shape, gen
+        g = gen.group_of.get(shape.names[0])
+        for n in shape.names:
+            if gen.group_of.get(n) is not g or g.on_demand or g.windowed or g.runtime_order:
+                raise NotCompilable(f"{n} is not filled whole by the sweep of {shape.names[0]}")
+
+    def generate(self) -> tuple[str, list]:
+        from dslc.emit.cpu import HEADER, printed
+        from dslc.emit.pyexpr import Lines
+
+        gen, shape = self.gen, self.shape
+        b = Lines(gen.extent_lines())
+        b.emit("ns = 0")
+        b.emit("nc = 0")
+        loop = b.child()
+        loop.emit(f"if ns >= st.shape[0] or nc + {len(shape.decode)} > ch.shape[0]:")
+        loop.emit("    return ns, nc, 1")
+        for k in range(shape.rank):
+            loop.emit(f"st[ns, {k + 1}] = q_{k}")
+        loop.emit("st[ns, 0] = fid")
+        loop.emit("nf = -1")
+        for k in range(shape.rank):
+            loop.emit(f"n_{k} = 0")
+        for k, n in enumerate(shape.names):
+            loop.nest(f"{'if' if k == 0 else 'elif'} fid == {k}:", self._function(n, loop))
+        loop.emit(f"st[ns, {shape.rank + 1}] = nc")
+        loop.emit("ns += 1")
+        loop.emit("if nf < 0:")
+        loop.emit("    return ns, nc, 0")
+        loop.emit("fid = nf")
+        for k in range(shape.rank):
+            loop.emit(f"q_{k} = n_{k}")
+        b.nest("while True:", loop)
+        args = gen.task_args(windows=False)
+        params = printed(args) + [f"T_{n}" for n in shape.names] + ["fid"] + \
+            [f"q_{k}" for k in range(shape.rank)] + ["st", "sv", "ch"]
+        src = [HEADER, gen.pr.library("core", "domain"), *gen.helpers.values(), _EXACT,
+               f"{gen.pr.FUNCTION}\ndef walk({', '.join(params)}):\n{b.render(1)}\n"]
+        return "\n".join(src), args
+
+    def _function(self, name: str, outer):
+        """The statements of one step of ``name``: its body followed, checked against
+        the cell's stored value."""
+        gen, shape = self.gen, self.shape
+        f = shape.interp.program.functions[name]  # (the nodes the shape numbered)
+        gen.current = name
+        em = gen.emitter(gen.task_names(f), {p.name for p in f.rec_params})
+        b = outer.child()
+        for k, p in enumerate(f.rec_params):
+            b.emit(f"x_{p.name} = q_{k}")
+        guards = [(g, b.child()) for g in f.guards]
+        pid = shape.points[id(f)]
+        for k, (g, gb) in enumerate(guards):
+            self._record(gb, pid, str(k))
+            gb.emit(f"val = {self._follow(g.body, f, em, gb, True)}")
+        tail = b.child()
+        tail.emit(_BAD)  # no guard applies: the interpreter's error
+        for k in reversed(range(len(guards))):
+            g, gb = guards[k]
+            if g.cond is None:
+                tail = gb
+                continue
+            branch = b.child()
+            cond = em.expr(g.cond, branch)
+            branch.nest(f"if {cond}:", gb)
+            branch.nest("else:", tail)
+            tail = branch
+        b.lines.extend(tail.lines)
+        stored = gen.read_stored(name, [f"x_{p.name}" for p in f.rec_params])
+        exact = "_exact_int" if f.ret == T.INT else "_exact"
+        b.emit(f"sv[ns] = {stored}")
+        b.emit(f"if not (val == sv[ns] and {exact}(sv[ns])):")
+        b.emit(f"    {_BAD}")
+        return b
+
+    @staticmethod
+    def _record(b, pid: int, index: str, kind: int = 0) -> None:
+        b.emit(f"ch[nc, 0] = {pid}")
+        b.emit(f"ch[nc, 1] = {index}")
+        b.emit(f"ch[nc, 2] = {kind}")
+        b.emit("nc += 1")
+
+    def _value(self, e, em, b) -> str:
+        text = em.as_value(e, b) if e.type == T.INT else em.expr(e, b)
+        return em._hoist(text, b)
+
+    def _follow(self, e, f, em, b, need: bool):
+        """Statements recording ``e``'s choices and its call; its value's text where
+        ``need`` (``Plans.node``'s contract, in generated code)."""
+        shape = self.shape
+        if not shape._contributing(e):
+            return self._value(e, em, b) if need else None
+        match e:
+            case tir.MinMax(op=op):
+                return self._chain(e, op, f, em, b)
+            case tir.Cond():
+                out = b.fresh("c")
+                cond = em.expr(e.cond, b)
+                tb, eb = b.child(), b.child()
+                pid = shape.points[id(e)]
+                for k, (branch, bb) in enumerate(((e.then, tb), (e.orelse, eb))):
+                    self._record(bb, pid, str(k))
+                    v = self._follow(branch, f, em, bb, True)
+                    bb.emit(f"{out} = {v}")
+                b.nest(f"if {cond}:", tb)
+                b.nest("else:", eb)
+                return out
+            case tir.Reduce():
+                return self._reduction(e, f, em, b)
+            case tir.Call():
+                callee = shape.interp.program.functions[e.func]
+                rec = [a for a, p in zip(e.args, callee.params) if p.recursive]
+                for k, a in enumerate(rec):
+                    b.emit(f"n_{k} = {em.as_int(a, b)}")
+                b.emit(f"nf = {shape.fid[e.func]}")
+        for c in tir.children(e):
+            self._follow(c, f, em, b, False)
+        return self._value(e, em, b) if need else None
+
+    def _chain(self, e, op, f, em, b) -> str:
+        alts = _chain(e, op)
+        exact = "_exact_int" if e.type == T.INT else "_exact"
+        vals = []
+        for a in alts:
+            v = self._value(a, em, b)
+            b.emit(f"if not {exact}({v}):")
+            b.emit(f"    {_BAD}")
+            vals.append(v)
+        it = iter(vals)
+
+        def fold(x):  # the tree's own shape, as the interpreter folds it
+            if isinstance(x, tir.MinMax) and x.op == op:
+                return f"{op}({fold(x.left)}, {fold(x.right)})"
+            return next(it)
+        want = b.fresh("w")
+        b.emit(f"{want} = {fold(e)}")
+        pid = self.shape.points[id(e)]
+        tail = b.child()
+        tail.emit(_BAD)
+        for k in reversed(range(len(alts))):
+            kb = b.child()
+            self._record(kb, pid, str(k))
+            self._follow(alts[k], f, em, kb, False)
+            branch = b.child()
+            branch.nest(f"if {vals[k]} == {want}:", kb)
+            branch.nest("else:", tail)
+            tail = branch
+        b.lines.extend(tail.lines)
+        return want
+
+    def _reduction(self, e, f, em, b) -> str:
+        it, var = e.iterable, em.names.local(e.var)
+        lo, hi = em._hoist(em.as_int(it.lo, b), b), em._hoist(em.as_int(it.hi, b), b)
+        acc, found = b.fresh("acc"), b.fresh("found")
+        b.emit(f"{acc} = {em.pr.inf(negative=e.op == 'max')}")
+        exact = "_exact_int" if e.type == T.INT else "_exact"
+
+        def over(body_of):
+            body = b.child()
+            if e.where is None:
+                body_of(body)
+            else:
+                inner = body.child()
+                cond = em.expr(e.where, body)
+                body_of(inner)
+                body.nest(f"if {cond}:", inner)
+            b.nest(f"for {var} in range({lo}, {hi} + 1):", body)
+
+        def extreme(x):
+            v = self._value(e.body, em, x)
+            x.emit(f"if not {exact}({v}):")
+            x.emit(f"    {_BAD}")
+            x.emit(f"{acc} = {e.op}({acc}, {v})")
+        over(extreme)
+        b.emit(f"{found} = False")
+        pid = self.shape.points[id(e)]
+
+        def chosen(x):
+            v = self._value(e.body, em, x)
+            hit = x.child()
+            self._record(hit, pid, var, _ELEMENT)
+            self._follow(e.body, f, em, hit, False)
+            hit.emit(f"{found} = True")
+            hit.emit("break")
+            x.nest(f"if {v} == {acc}:", hit)
+        over(chosen)
+        empty = b.child()
+        self._record(empty, pid, "0", _EMPTY)
+        b.nest(f"if not {found}:", empty)
+        return acc
+
+
+_EXACT = """@numba.njit(cache=True, nogil=True)
+def _exact(v):
+    return v == v
+
+
+@numba.njit(cache=True, nogil=True)
+def _exact_int(v):
+    return v == v and (abs(v) < 9007199254740992.0 or abs(v) == np.inf)
+"""
+
+
+class Walks:
+    """The compiled walks of one tracer, made (or loaded from the cache) when a walk
+    first reaches a table filled by ``cpu`` (the CPU backend)."""
+
+    def __init__(self, tracer, cpu):
+        self.tracer, self.cpu = tracer, cpu
+        self._shapes: dict = {}
+        self._walks: dict = {}
+        self.compile_s = 0.0  # seconds spent planning and loading walks (measured)
+        self.steps = 0  # steps walked by compiled code (the benchmark and tests read it)
+
+    def shape(self, name: str) -> Shape:
+        hit = self._shapes.get(name)
+        if hit is None:
+            hit = self._shapes[name] = Shape(self.tracer.interp, name)
+        return hit
+
+    def walk(self, table, rec: tuple):
+        """The steps from cell ``rec`` of ``table`` to the end of the derivation, as
+        lists of their tables, points, values and choices (:meth:`_steps`); None
+        where the step plans walk it."""
+        if table.numbers is None or table.outside is not None:
+            return None
+        shape = self.shape(table.func.name)
+        if shape.why is not None:
+            return None
+        tables = self._tables(table, shape)
+        if tables is None:
+            return None
+        calling = {n: table.env[n] for n in table.func.calling_names}
+        compiled = self._compiled(table.func.name, calling, shape)
+        if compiled is None:
+            return None
+        fn, args = compiled
+        try:
+            bound = self.cpu._task_args(args, calling, (), None)
+        except Exception:  # noqa: BLE001 (a binding the compiled task takes differently)
+            return None
+        raws = [t.numbers.raw for t in tables]
+        cap = 4 * (sum(sum(t.extents) for t in tables) + 4)
+        q = list(rec) + [0] * (shape.rank - len(rec))
+        while True:
+            st = np.empty((cap, shape.rank + 2), np.int64)
+            sv = np.empty(cap, np.float64)
+            ch = np.empty((cap * len(shape.decode) + 1, 3), np.int64)
+            try:
+                ns, nc, status = fn(*bound, *raws, shape.fid[table.func.name], *q, st, sv, ch)
+            except Exception:  # noqa: BLE001 (a failed check: the interpreter's error)
+                return None
+            if status != 1:
+                break
+            cap *= 8
+        if status != 0:
+            return None
+        got = self._steps(shape, tables, st[:ns], sv[:ns], ch[:nc])
+        self.steps += 0 if got is None else len(got[1])
+        return got
+
+    def _steps(self, shape, tables, st, sv, ch):
+        """``(tables, recs, values, choices)`` of the steps walked: each cell's value
+        converted from the number the walk compared (a table's own ``many``, None
+        where one has no exact value), each step's Choice objects made once per
+        distinct sequence of choices."""
+        fids = st[:, 0]
+        if shape.one_type:  # one conversion for every cell (it depends on the type only)
+            values = tables[0].numbers.many(sv)
+            if values is None:
+                return None
+        else:
+            values = np.empty(len(sv), dtype=object)
+            for fid in np.unique(fids).tolist():
+                at = np.flatnonzero(fids == fid)
+                got = tables[fid].numbers.many(sv[at])
+                if got is None:
+                    return None
+                values[at] = got
+        rank, fns = shape.rank, self.tracer.interp.functions
+        ranks = [len(fns[n].rec_names) for n in shape.names]
+        decoded: dict = {}
+        recs, choices, start = [], [], 0
+        m = 4 * len(shape.decode)  # each record as one int: index * m + point * 4 + kind
+        codes = (ch[:, 1] * m + ch[:, 0] * 4 + ch[:, 2]).tolist()
+        for row in st.tolist():
+            recs.append(tuple(row[1:1 + ranks[row[0]]]))
+            end = row[rank + 1]
+            key = tuple(codes[start:end])
+            hit = decoded.get(key)
+            if hit is None:
+                hit = decoded[key] = shape.choices(
+                    (c % m // 4, c // m, c % 4) for c in key)
+            choices.append(hit)
+            start = end
+        return [tables[f] for f in fids.tolist()], recs, values.tolist(), choices
+
+    def _tables(self, table, shape):
+        interp = self.tracer.interp
+        out = []
+        for name in shape.names:
+            if name == table.func.name:
+                t = table
+            else:
+                t = table.siblings.get(name)
+                if t is None:
+                    callee = interp.functions[name]
+                    cenv = {n: table.env[n] for n in callee.calling_names}
+                    cenv["$task"] = table.task
+                    try:  # (opened as the step plans would open it: filled by the backend)
+                        t = interp.table_for(table.task, callee, cenv, (), None)
+                    except (DslcError, IndexError):  # extents from a first call's point
+                        return None
+                    table.siblings[name] = t
+            if t.numbers is None or t.outside is not None:
+                return None
+            out.append(t)
+        return out
+
+    def _compiled(self, func: str, calling: dict, shape: Shape):
+        """``(walk, args)`` for ``func``'s table plan, or None where none can be made."""
+        from dslc.cpu import modules
+
+        from dslc.cpu.convert import plan_shape
+        from dslc.lang.values import Sequence
+
+        cpu = self.cpu
+        # one walk serves every binding whose values other than sequences have the same
+        # shapes: its code reads extents from its arguments, and reads only cells the
+        # sweep that filled the tables read, with the same checks (a plan for a box
+        # serves every box inside it, and the cells visited are in the table's box);
+        # the settings do not shape it (the plain CPU generator's code; the disk key
+        # holds them all the same)
+        memo = (func, tuple((n, plan_shape(v, cpu.program.registry))
+                            for n, v in calling.items() if not isinstance(v, Sequence)))
+        if memo in self._walks:
+            return self._walks[memo]
+        t0 = time.perf_counter()
+        scope = cpu._table_plan_scope(func, calling)
+        key = hashlib.sha256((_SELF + cpu.plan_key(func, "table", scope, None)).encode()) \
+            .hexdigest()[:32]
+        hit = modules.cached_plan(key) if cpu.disk_cache else None
+        if hit is not None:
+            source, args = hit[0], hit[1]
+        else:
+            source, args = _generate(cpu.program, func, scope, shape)
+            modules.store_plan(key, source, args, ())
+        got = None
+        if source:
+            got = (modules.load(source).walk, args)
+        self.compile_s += time.perf_counter() - t0
+        self._walks[memo] = got
+        return got
+
+
+def _self_digest() -> str:
+    """This module's own digest: the walk's generator is part of its cache key (the
+    backend's key covers the code generator it shares)."""
+    with open(__file__, "rb") as fh:
+        return "walk" + hashlib.sha256(fh.read()).hexdigest()
+
+
+_SELF = _self_digest()
+
+
+def _generate(program, func: str, scope: dict, shape: Shape) -> tuple[str, list]:
+    """The walk's source and arguments (an empty source: not compilable)."""
+    from dslc.emit.cpu import CpuGenerator
+    from dslc.plan import lower
+
+    try:
+        lowered = lower(program, func, "table", scope, None,
+                        emit=lambda task: WalkSource(shape, CpuGenerator(program, task))
+                        .generate())
+    except NotCompilable:
+        return "", []
+    return lowered.source, list(lowered.args)
