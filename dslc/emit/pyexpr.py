@@ -66,6 +66,12 @@ class Lines:
     def child(self) -> "Lines":
         return Lines([], self.counter)
 
+    def one(self, line: str) -> "Lines":
+        """A child body of the one statement ``line`` (an ``if``'s ``return``)."""
+        body = self.child()
+        body.emit(line)
+        return body
+
     def extend(self, other: "Lines") -> None:
         """``other``'s statements, moved here after these (records: nothing is lost)."""
         self.stmts.extend(other.stmts)
