@@ -135,12 +135,15 @@ def fasta_texts(draw) -> tuple[str, list[tuple[str, str]]]:
 
 
 @SETTINGS
-@given(fasta_texts(), st.booleans(), st.integers(1, 300), st.booleans())
-def test_byte_reader_equals_a_plain_parse(tmp_path, monkeypatch, case, zipped, chunk, compiled):
+@given(fasta_texts(), st.booleans(), st.integers(1, 300), st.booleans(), st.sampled_from([1, 3]))
+def test_byte_reader_equals_a_plain_parse(tmp_path, monkeypatch, case, zipped, chunk, compiled,
+                                          threads):
     """Read by the compiled pass (``compiled``) or by the same code as Python
-    (what a small file gets)."""
+    (what a small file gets); the compiled pass's blocks one at a time or
+    several at once on threads."""
     text, want = case
     monkeypatch.setattr(fasta, "_COMPILED_FROM", -1 if compiled else 1 << 18)
+    monkeypatch.setattr(fasta, "_READ_THREADS", threads)
     path = tmp_path / ("f.fa.gz" if zipped else "f.fa")
     data = text.encode()
     path.write_bytes(gzip.compress(data) if zipped else data)
@@ -153,11 +156,14 @@ def test_byte_reader_equals_a_plain_parse(tmp_path, monkeypatch, case, zipped, c
 
 
 @SETTINGS
-@given(fasta_texts(), st.integers(0, 10**6), st.sampled_from("Jjo1#é\x01"), st.booleans())
+@given(fasta_texts(), st.integers(0, 10**6), st.sampled_from("Jjo1#é\x01"), st.booleans(),
+       st.sampled_from([1, 3]), st.integers(1, 300))
 def test_a_stranger_is_reported_as_the_line_reader_reports_it(tmp_path, monkeypatch, case, at,
-                                                              bad, compiled):
+                                                              bad, compiled, threads, chunk):
     text, _ = case
     monkeypatch.setattr(fasta, "_COMPILED_FROM", -1 if compiled else 1 << 18)
+    monkeypatch.setattr(fasta, "_READ_THREADS", threads)
+    monkeypatch.setattr(fasta, "_CHUNK", chunk)
     seq_at = [k for k, line in enumerate(text.split("\n")) if line and line[0] != ">"]
     if not seq_at:
         return
