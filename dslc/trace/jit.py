@@ -171,7 +171,7 @@ class WalkSource:
         for k in range(shape.rank):
             loop.emit(f"n_{k} = 0")
         for k, n in enumerate(shape.names):
-            loop.nest(f"{'if' if k == 0 else 'elif'} fid == {k}:", self._function(n, loop))
+            (loop.if_ if k == 0 else loop.elif_)(f"fid == {k}", self._function(n, loop))
         loop.emit(f"st[ns, {shape.rank + 1}] = nc")
         loop.emit("ns += 1")
         loop.emit("if nf < 0:")
@@ -179,7 +179,7 @@ class WalkSource:
         loop.emit("fid = nf")
         for k in range(shape.rank):
             loop.emit(f"q_{k} = n_{k}")
-        b.nest("while True:", loop)
+        b.while_("True", loop)
         args = gen.task_args(windows=False)
         params = printed(args) + [f"T_{n}" for n in shape.names] + ["fid"] + \
             [f"q_{k}" for k in range(shape.rank)] + ["st", "sv", "ch"]
@@ -211,10 +211,10 @@ class WalkSource:
                 continue
             branch = b.child()
             cond = em.expr(g.cond, branch)
-            branch.nest(f"if {cond}:", gb)
-            branch.nest("else:", tail)
+            branch.if_(cond, gb)
+            branch.else_(tail)
             tail = branch
-        b.lines.extend(tail.lines)
+        b.extend(tail)
         stored = gen.read_stored(name, [f"x_{p.name}" for p in f.rec_params])
         exact = "_exact_int" if f.ret == T.INT else "_exact"
         b.emit(f"sv[ns] = {stored}")
@@ -251,8 +251,8 @@ class WalkSource:
                     self._record(bb, pid, str(k))
                     v = self._follow(branch, f, em, bb, True)
                     bb.emit(f"{out} = {v}")
-                b.nest(f"if {cond}:", tb)
-                b.nest("else:", eb)
+                b.if_(cond, tb)
+                b.else_(eb)
                 return out
             case tir.Reduce():
                 return self._reduction(e, f, em, b)
@@ -291,10 +291,10 @@ class WalkSource:
             self._record(kb, pid, str(k))
             self._follow(alts[k], f, em, kb, False)
             branch = b.child()
-            branch.nest(f"if {vals[k]} == {want}:", kb)
-            branch.nest("else:", tail)
+            branch.if_(f"{vals[k]} == {want}", kb)
+            branch.else_(tail)
             tail = branch
-        b.lines.extend(tail.lines)
+        b.extend(tail)
         return want
 
     def _reduction(self, e, f, em, b) -> str:
@@ -312,8 +312,8 @@ class WalkSource:
                 inner = body.child()
                 cond = em.expr(e.where, body)
                 body_of(inner)
-                body.nest(f"if {cond}:", inner)
-            b.nest(f"for {var} in range({lo}, {hi} + 1):", body)
+                body.if_(cond, inner)
+            b.loop(var, (lo, f"{hi} + 1"), body)
 
         def extreme(x):
             v = self._value(e.body, em, x)
@@ -331,11 +331,11 @@ class WalkSource:
             self._follow(e.body, f, em, hit, False)
             hit.emit(f"{found} = True")
             hit.emit("break")
-            x.nest(f"if {v} == {acc}:", hit)
+            x.if_(f"{v} == {acc}", hit)
         over(chosen)
         empty = b.child()
         self._record(empty, pid, "0", _EMPTY)
-        b.nest(f"if not {found}:", empty)
+        b.if_(f"not {found}", empty)
         return acc
 
 
