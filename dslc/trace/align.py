@@ -95,16 +95,15 @@ def _points(d: Derivation):
     pairs = [(k, s) for k, s in head if any(q is not None for q in s.seqs)]
     runs = [] if tail is None else _tail_runs(tail)
     if pairs:
-        first = pairs[0][1]
+        pa, pb = _sequences(pairs[0][1].label, pairs[0][1].seqs)
     elif runs:
-        first = tail[int(runs[0][0][0])]
+        pa, pb = _sequences(lambda: tail[int(runs[0][0][0])].label(), runs[0][1])
     else:
         raise DslcError(f"the derivation of {d.root.func} indexes no sequence: no alignment")
-    pa, pb = _sequences(first)
     nums = [np.array([k for k, _ in pairs], np.int64)]
     at = [np.array([_coords(s, pa, pb) for _, s in pairs], np.int64).reshape(-1, 2)]
     for rows, seqs in runs:
-        axes = _axes(tail[int(rows[0])], seqs, pa, pb)
+        axes = _axes(lambda: tail[int(rows[0])].label(), seqs, pa, pb)
         nums.append(rows + tail.k)
         at.append(tail.walked.st[rows][:, [1 + axes[0], 1 + axes[1]]])
     nums, at = np.concatenate(nums), np.concatenate(at)
@@ -186,30 +185,32 @@ def _build(d, a, b, start, end, ia, ib, matrix) -> Alignment:
                      int(opens.sum()), d.value)
 
 
-def _sequences(step: Step):
-    """The two sequences, by parameter (see :class:`dslc.trace.derive.Step`)."""
+def _sequences(label, seqs: tuple):
+    """The two sequences a step's ``seqs`` index, by parameter (see
+    :class:`dslc.trace.derive.Step`); ``label()``: the step's, for the error."""
     seen = {}
-    for q in step.seqs:
+    for q in seqs:
         if q is not None:
             seen.setdefault(q[0], q)
     if len(seen) != 2:
-        raise DslcError(f"{step.label()} indexes {len(seen)} sequence(s): an alignment needs "
+        raise DslcError(f"{label()} indexes {len(seen)} sequence(s): an alignment needs "
                         "a derivation over two")
     return list(seen.values())
 
 
 def _coords(step: Step, a, b) -> tuple[int, int]:
-    ka, kb = _axes(step, step.seqs, a, b)
+    ka, kb = _axes(step.label, step.seqs, a, b)
     return step.point[ka], step.point[kb]
 
 
-def _axes(step: Step, seqs: tuple, a, b) -> tuple[int, int]:
-    """The coordinates of a step's point (its ``seqs``) indexing ``a`` and ``b``."""
+def _axes(label, seqs: tuple, a, b) -> tuple[int, int]:
+    """The coordinates of a step's point (its ``seqs``) indexing ``a`` and ``b``;
+    ``label()``: the step's, for the error."""
     out = []
     for name, seq in (a, b):
         ks = [k for k, q in enumerate(seqs) if q is not None and q[0] == name]
         if len(ks) != 1:
-            raise DslcError(f"{step.label()} has {len(ks)} indexes into {name}: an "
+            raise DslcError(f"{label()} has {len(ks)} indexes into {name}: an "
                             "alignment's cells have one index into each sequence")
         out.append(ks[0])
     return out[0], out[1]
