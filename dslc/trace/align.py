@@ -130,9 +130,9 @@ def _tail_runs(tail) -> list:
     numbers within the walk, the table's seqs)``, each group's steps in order."""
     fids = tail.walked.fids
     out = []
-    for fid in np.unique(fids).tolist():
+    for fid in range(len(tail.walked.tables)):
         rows = np.flatnonzero(fids == fid)
-        seqs = tail.base(int(rows[0]))[3]
+        seqs = tail.base(int(rows[0]))[3] if len(rows) else ()
         if any(q is not None for q in seqs):
             out.append((rows, seqs))
     out.sort(key=lambda r: int(r[0][0]))
@@ -165,24 +165,37 @@ def _build(d, a, b, start, end, ia, ib, matrix) -> Alignment:
     ga, gb = ia < 0, ib < 0
     ca, cb = np.zeros(len(ia), np.int64), np.zeros(len(ib), np.int64)
     ca[~ga], cb[~gb] = a.codes[ia[~ga]], b.codes[ib[~gb]]
-    sa = np.array(tuple(a.alphabet.symbols) + ("-",), dtype=object)
-    sb = np.array(tuple(b.alphabet.symbols) + ("-",), dtype=object)
-    top = sa[np.where(ga, len(sa) - 1, ca)]
-    bottom = sb[np.where(gb, len(sb) - 1, cb)]
+    ta, tb = _glyphs(a.alphabet.symbols, b.alphabet.symbols)
+    top = ta[np.where(ga, len(ta) - 1, ca)]
+    bottom = tb[np.where(gb, len(tb) - 1, cb)]
     pair = ~ga & ~gb
     same = pair & (top == bottom)
     close = same.copy()
     if matrix is not None:
         other = pair & ~same
         close[other] = matrix.values[ca[other], cb[other]] > 0
-    mid = np.where(same, top, np.where(close, "+", " "))
+    mid = np.where(same, top, np.where(close, ta[-3], ta[-2]))
     ops = np.where(ga, 3, np.where(gb, 2, np.where(same, 0, 1)))  # "=XID"
     gap = ops >= 2
     opens = gap & (np.concatenate(([-1], ops[:-1])) != ops)
     return Alignment((a.name, b.name), tuple(start), tuple(end),
-                     ("".join(top.tolist()), "".join(mid.tolist()), "".join(bottom.tolist())),
-                     _cigar(ops), int(same.sum()), int(close.sum()), int(gap.sum()),
-                     int(opens.sum()), d.value)
+                     (_text(top), _text(mid), _text(bottom)), _cigar(ops), int(same.sum()),
+                     int(close.sum()), int(gap.sum()), int(opens.sum()), d.value)
+
+
+def _glyphs(sa: tuple, sb: tuple):
+    """Each alphabet's symbols as an array indexed by code, then ``+``, `` `` and the
+    gap ``-``: bytes where every symbol is one ASCII character (rows then join as one
+    buffer), else strings."""
+    marks = ("+", " ", "-")
+    if all(len(x) == 1 and x.isascii() for x in sa + sb):
+        return tuple(np.frombuffer(("".join(x) + "".join(marks)).encode(), np.uint8)
+                     for x in (sa, sb))
+    return tuple(np.array(tuple(x) + marks, dtype=object) for x in (sa, sb))
+
+
+def _text(row: np.ndarray) -> str:
+    return row.tobytes().decode() if row.dtype == np.uint8 else "".join(row.tolist())
 
 
 def _sequences(label, seqs: tuple):
