@@ -814,17 +814,14 @@ def _restore(env: dict, var: str, saved) -> None:
 def _revisits(walked, seen: dict) -> bool:
     """Does a compiled walk (:class:`dslc.trace.jit.Walked`) reach, after its first
     cell, a cell already a step (in ``seen``)? Then the step plans walk it."""
-    st = walked.st[1:]
+    st, fids = walked.st[1:], {id(t): fid for fid, t in enumerate(walked.tables)}
     for key in seen:
-        if key is None or key[0] != "cell":
+        fid = None if key is None else fids.get(key[1])
+        if fid is None or not all(type(x) is int and abs(x) < 2 ** 62 for x in key[2]):
             continue
-        for fid, t in enumerate(walked.tables):
-            rec = key[2]
-            if id(t) != key[1] or not all(type(x) is int and abs(x) < 2 ** 62 for x in rec):
-                continue
-            cols = st[:, 1:1 + len(rec)]
-            if np.any((st[:, 0] == fid) & np.all(cols == np.array(rec, np.int64), axis=1)):
-                return True
+        cols = st[:, 1:1 + len(key[2])]
+        if np.any((st[:, 0] == fid) & np.all(cols == np.array(key[2], np.int64), axis=1)):
+            return True
     return False
 
 

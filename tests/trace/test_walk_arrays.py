@@ -93,7 +93,7 @@ def test_smith_waterman_with_gaps_aligns_from_the_arrays():
         same_alignments(d)
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rec=recurrences(min_dim=2, max_dim=2, layered=True), op=st.sampled_from(["max", "min"]),
        data=st.data())
 def test_alignments_from_walk_arrays_equal_those_from_steps(rec, op, data):
