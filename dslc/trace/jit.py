@@ -9,8 +9,9 @@ printing (dslc.emit.pyexpr, the names of dslc.emit.cpu: the same code, checks an
 table reads as the sweep that filled them), takes at each choice point the FIRST
 alternative in source order whose value equals the node's (the plain walk's rule),
 checks the body's value against the cell's and records the cell and each choice taken
-in arrays. Python then builds the same :class:`Step` objects from them (each cell's
-value read from its table as the step plans read it).
+in arrays. The derivation keeps them (:class:`Walked`) and makes the same
+:class:`Step` objects from them only when a step is read (dslc.trace.derive.Steps);
+an alignment reads the points off the arrays (dslc.trace.align).
 
 The compiled shapes (:func:`_supported`, the one place that decides): guards, max/min
 operator chains, ``if``, max/min reductions over ranges, calls of the tables of the
@@ -375,9 +376,6 @@ class Walked:
     def fids(self) -> np.ndarray:
         return self.st[:, 0]
 
-    def table(self, n: int):
-        return self.tables[int(self.st[n, 0])]
-
     def rec(self, n: int) -> tuple:
         row = self.st[n]
         return tuple(row[1:1 + len(self.tables[int(row[0])].func.rec_names)].tolist())
@@ -445,7 +443,7 @@ class Walks:
             cap *= 8
         if status != 0:
             return None
-        got = self._steps(shape, tables, st[:ns], sv[:ns], ch[:nc])
+        got = self._steps(shape, tables, st[:ns].copy(), sv[:ns], ch[:nc])  # (kept: no slack)
         self.steps += 0 if got is None else len(got)
         return got
 
