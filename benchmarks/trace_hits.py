@@ -97,8 +97,13 @@ def main() -> None:
             derivations = [prog.trace("sw", "blosum62", 10, 1, query, db[k]) for k in top]
         else:
             derivations = prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in top])
+        t1 = time.perf_counter()
         alignments = [prog.align(d) for d in derivations]
         aligned, aligned_cpu = time.perf_counter() - t0, time.process_time() - c0
+        parts = {"fill": walk[4]["fill"], "python steps": walk[4]["step"],
+                 "compiled walk": walk[4]["compiled"],
+                 "alignment": time.perf_counter() - t1}
+        parts["rest"] = aligned - sum(parts.values())
         assert all(a.score == scores[k] for a, k in zip(alignments, top))
         steps = sum(len(d.steps) for d in derivations)
         key = "" if len(args.routes.split(",")) == 1 else f"{route}_"
@@ -109,7 +114,9 @@ def main() -> None:
                     f"{key}alignments_cpu_s": round(aligned_cpu, 3),
                     f"{key}cpu_ratio": round(aligned_cpu / search_cpu, 3),
                     f"{key}walk_cpu_s": round(walk[0], 3), f"{key}steps": steps,
-                    f"{key}walk_us_per_step": round(1e6 * walk[0] / steps, 1)})
+                    f"{key}walk_us_per_step": round(1e6 * walk[0] / steps, 1),
+                    f"{key}per_hit_ms": {k: round(1e3 * v / len(top), 3)
+                                         for k, v in parts.items()}})
         if route == "compiled":
             walks = prog._trace_runner.tracer.walks
             compiled = walks.steps - walk[1]
@@ -159,7 +166,41 @@ def _route(prog, route: str, query, db) -> list:
         finally:
             spent[3] += time.process_time() - c0
     runner.tracer._compiled = timed_part
+    spent.append(_wall_parts(runner))
     return spent
+
+
+def _wall_parts(runner) -> dict:
+    """Wall seconds of the parts of the alignments, added up from now on: ``fill``
+    (the first tables of all hits filled together, each walk first run up to the
+    table it opens: ``TraceRunner._first_tables``), ``step`` (the steps walked in
+    Python: a search's entry, its best cell read off the whole table, and any
+    step the compiled walk does not take: ``Tracer._step``), ``compiled`` (the
+    compiled walks with what they make: ``Tracer._compiled``)."""
+    parts = {"fill": 0.0, "step": 0.0, "compiled": 0.0}
+    for name, owner, attr in (("step", runner.tracer, "_step"),
+                              ("compiled", runner.tracer, "_compiled")):
+        setattr(owner, attr, _timed(getattr(owner, attr), parts, name))
+    first = _timed(runner._first_tables, parts, "fill")
+
+    def fill(*a, **k):  # (its walks up to the first tables count as the fill's)
+        before = parts["step"]
+        try:
+            return first(*a, **k)
+        finally:
+            parts["step"] = before
+    runner._first_tables = fill
+    return parts
+
+
+def _timed(fn, parts: dict, name: str):
+    def timed(*a, **k):
+        t0 = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            parts[name] += time.perf_counter() - t0
+    return timed
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from dslc.errors import DslcError
 from dslc.lang.values import Matrix
 from dslc.trace.derive import Derivation, Step
@@ -72,81 +74,158 @@ class Alignment:
 def alignment(d: Derivation, matrix: Matrix | None = None) -> Alignment:
     """The alignment ``d`` describes (see the module's docstring); ``matrix`` decides
     similar positions, by default the first matrix among the traced call's arguments
-    (none: similar means identical)."""
+    (none: similar means identical). The path's points are read as arrays (a compiled
+    walk's steps are not made), the columns and the picture built over them at once."""
     if not isinstance(d, Derivation):
         raise DslcError("align takes a derivation (trace(f(...)))")
-    steps = [s for s in d.path() if any(q is not None for q in s.seqs)]
-    if not steps:
-        raise DslcError(f"the derivation of {d.root.func} indexes no sequence: no alignment")
-    pa, pb = _sequences(steps[0])
-    at = [_coords(s, pa, pb) for s in steps]
+    nums, at, (pa, pb) = _points(d)
     a, b = pa[1], pb[1]
     if matrix is None:
         matrix = _matrix(d)
-    cols: list[tuple[int | None, int | None]] = []
-    for (pa, pb), (qa, qb), s in zip(at, at[1:], steps):
-        da, db = pa - qa, pb - qb
-        if da == db and da >= 0:
-            cols += [(qa + k, qb + k) for k in reversed(range(da))]
-        elif da > 0 and db == 0:
-            cols += [(qa + k, None) for k in reversed(range(da))]
-        elif db > 0 and da == 0:
-            cols += [(None, qb + k) for k in reversed(range(db))]
-        else:
-            raise DslcError(f"the step from {s.label()} moves {a.name} by {da} and {b.name} by "
-                            f"{db}: an alignment moves both by one, or one of them")
-    cols.reverse()
-    return _build(d, a, b, at[-1], at[0], cols, matrix)
+    ia, ib = _columns(d, nums, at, a, b)
+    return _build(d, a, b, at[-1].tolist(), at[0].tolist(), ia, ib, matrix)
 
 
-def _build(d, a, b, start, end, cols, matrix) -> Alignment:
-    sa, sb = a.alphabet.symbols, b.alphabet.symbols
-    top, mid, bottom, ops = [], [], [], []
-    ident = similar = gaps = opens = 0
-    for x, y in cols:
-        if x is None or y is None:
-            gaps += 1
-            op = "I" if y is None else "D"
-            opens += not ops or ops[-1] != op
-            top.append("-" if x is None else sa[a.codes[x]])
-            bottom.append("-" if y is None else sb[b.codes[y]])
-            mid.append(" ")
-            ops.append(op)
-            continue
-        ca, cb = int(a.codes[x]), int(b.codes[y])
-        same = sa[ca] == sb[cb]
-        close = same or (matrix is not None and matrix.values[ca, cb] > 0)
-        ident += same
-        similar += close
-        top.append(sa[ca])
-        bottom.append(sb[cb])
-        mid.append(sa[ca] if same else "+" if close else " ")
-        ops.append("=" if same else "X")
+def _points(d: Derivation):
+    """The path's steps that index sequences: their step numbers, their points in the
+    two sequences (an (n, 2) array, in path order) and the two sequences."""
+    steps = d.steps
+    tail = getattr(steps, "tail", None)  # a compiled walk's steps (derive.Walk)
+    head = list(enumerate(d.path())) if tail is None else _head_path(steps.head)
+    pairs = [(k, s) for k, s in head if any(q is not None for q in s.seqs)]
+    runs = [] if tail is None else _tail_runs(tail)
+    if pairs:
+        pa, pb = _sequences(pairs[0][1].label, pairs[0][1].seqs)
+    elif runs:
+        pa, pb = _sequences(lambda: tail[int(runs[0][0][0])].label(), runs[0][1])
+    else:
+        raise DslcError(f"the derivation of {d.root.func} indexes no sequence: no alignment")
+    nums = [np.array([k for k, _ in pairs], np.int64)]
+    at = [np.array([_coords(s, pa, pb) for _, s in pairs], np.int64).reshape(-1, 2)]
+    for rows, seqs in runs:
+        axes = _axes(lambda: tail[int(rows[0])].label(), seqs, pa, pb)
+        nums.append(rows + tail.k)
+        at.append(tail.walked.st[rows][:, [1 + axes[0], 1 + axes[1]]])
+    nums, at = np.concatenate(nums), np.concatenate(at)
+    order = np.argsort(nums, kind="stable")  # (runs of several tables interleave)
+    return nums[order], at[order], (pa, pb)
+
+
+def _head_path(head: tuple) -> list:
+    """The steps walked in Python before a compiled walk, on the path, numbered: the
+    compiled walk took the rest of the path from the last of them."""
+    if not all(len(s.children) <= 1 for s in head):
+        raise DslcError("this derivation is a tree (a step adds several calls), not a path")
+    out, k = [], 0
+    while k < len(head):
+        out.append((k, head[k]))
+        if not head[k].children:
+            break
+        k = head[k].children[0]
+    return out
+
+
+def _tail_runs(tail) -> list:
+    """The compiled walk's steps that index sequences, grouped by table: ``(step
+    numbers within the walk, the table's seqs)``, each group's steps in order."""
+    fids = tail.walked.fids
+    out = []
+    for fid in range(len(tail.walked.tables)):
+        rows = np.flatnonzero(fids == fid)
+        seqs = tail.base(int(rows[0]))[3] if len(rows) else ()
+        if any(q is not None for q in seqs):
+            out.append((rows, seqs))
+    out.sort(key=lambda r: int(r[0][0]))
+    return out
+
+
+def _columns(d, nums, at, a, b):
+    """The alignment's columns in order, as the positions in ``a`` and in ``b`` (-1:
+    a gap): from one step to the next, a move of both indexes by the same count adds
+    as many aligned pairs, a move of one alone its residues against gaps."""
+    da, db = at[:-1, 0] - at[1:, 0], at[:-1, 1] - at[1:, 1]
+    bad = np.flatnonzero(~(((da == db) & (da >= 0)) | ((da > 0) & (db == 0))
+                           | ((db > 0) & (da == 0))))
+    if len(bad):
+        j = int(bad[0])
+        raise DslcError(f"the step from {d.steps[int(nums[j])].label()} moves {a.name} by "
+                        f"{int(da[j])} and {b.name} by {int(db[j])}: an alignment moves both "
+                        "by one, or one of them")
+    # forward: from the path's last point (the alignment's start) to its first
+    da, db, base = da[::-1], db[::-1], at[:0:-1]
+    n = np.maximum(da, db)
+    offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    ia = np.where(np.repeat(da > 0, n), np.repeat(base[:, 0], n) + offset, -1)
+    ib = np.where(np.repeat(db > 0, n), np.repeat(base[:, 1], n) + offset, -1)
+    return ia, ib
+
+
+def _build(d, a, b, start, end, ia, ib, matrix) -> Alignment:
+    """The alignment's rows, CIGAR and counts from its columns (``_columns``)."""
+    ga, gb = ia < 0, ib < 0
+    ca, cb = np.zeros(len(ia), np.int64), np.zeros(len(ib), np.int64)
+    ca[~ga], cb[~gb] = a.codes[ia[~ga]], b.codes[ib[~gb]]
+    ta, tb = _glyphs(a.alphabet.symbols, b.alphabet.symbols)
+    top = ta[np.where(ga, len(ta) - 1, ca)]
+    bottom = tb[np.where(gb, len(tb) - 1, cb)]
+    pair = ~ga & ~gb
+    same = pair & (top == bottom)
+    close = same.copy()
+    if matrix is not None:
+        other = pair & ~same
+        close[other] = matrix.values[ca[other], cb[other]] > 0
+    mid = np.where(same, top, np.where(close, ta[-3], ta[-2]))
+    ops = np.where(ga, 3, np.where(gb, 2, np.where(same, 0, 1)))  # "=XID"
+    gap = ops >= 2
+    opens = gap & (np.concatenate(([-1], ops[:-1])) != ops)
     return Alignment((a.name, b.name), tuple(start), tuple(end),
-                     ("".join(top), "".join(mid), "".join(bottom)), _cigar(ops),
-                     ident, similar, gaps, opens, d.value)
+                     (_text(top), _text(mid), _text(bottom)), _cigar(ops), int(same.sum()),
+                     int(close.sum()), int(gap.sum()), int(opens.sum()), d.value)
 
 
-def _sequences(step: Step):
-    """The two sequences, by parameter (see :class:`dslc.trace.derive.Step`)."""
+def _glyphs(sa: tuple, sb: tuple):
+    """Each alphabet's symbols as an array indexed by code, then ``+``, `` `` and the
+    gap ``-``: bytes where every symbol is one ASCII character (rows then join as one
+    buffer), else strings."""
+    marks = ("+", " ", "-")
+    if all(len(x) == 1 and x.isascii() for x in sa + sb):
+        return tuple(np.frombuffer(("".join(x) + "".join(marks)).encode(), np.uint8)
+                     for x in (sa, sb))
+    return tuple(np.array(tuple(x) + marks, dtype=object) for x in (sa, sb))
+
+
+def _text(row: np.ndarray) -> str:
+    return row.tobytes().decode() if row.dtype == np.uint8 else "".join(row.tolist())
+
+
+def _sequences(label, seqs: tuple):
+    """The two sequences a step's ``seqs`` index, by parameter (see
+    :class:`dslc.trace.derive.Step`); ``label()``: the step's, for the error."""
     seen = {}
-    for q in step.seqs:
+    for q in seqs:
         if q is not None:
             seen.setdefault(q[0], q)
     if len(seen) != 2:
-        raise DslcError(f"{step.label()} indexes {len(seen)} sequence(s): an alignment needs "
+        raise DslcError(f"{label()} indexes {len(seen)} sequence(s): an alignment needs "
                         "a derivation over two")
     return list(seen.values())
 
 
 def _coords(step: Step, a, b) -> tuple[int, int]:
+    ka, kb = _axes(step.label, step.seqs, a, b)
+    return step.point[ka], step.point[kb]
+
+
+def _axes(label, seqs: tuple, a, b) -> tuple[int, int]:
+    """The coordinates of a step's point (its ``seqs``) indexing ``a`` and ``b``;
+    ``label()``: the step's, for the error."""
     out = []
     for name, seq in (a, b):
-        ks = [k for k, q in enumerate(step.seqs) if q is not None and q[0] == name]
+        ks = [k for k, q in enumerate(seqs) if q is not None and q[0] == name]
         if len(ks) != 1:
-            raise DslcError(f"{step.label()} has {len(ks)} indexes into {name}: an "
+            raise DslcError(f"{label()} has {len(ks)} indexes into {name}: an "
                             "alignment's cells have one index into each sequence")
-        out.append(step.point[ks[0]])
+        out.append(ks[0])
     return out[0], out[1]
 
 
@@ -158,15 +237,13 @@ def _matrix(d: Derivation):
     return None
 
 
-def _cigar(ops: list[str]) -> str:
-    out, k = [], 0
-    while k < len(ops):
-        n = 1
-        while k + n < len(ops) and ops[k + n] == ops[k]:
-            n += 1
-        out.append(f"{n}{ops[k]}")
-        k += n
-    return "".join(out)
+def _cigar(ops: np.ndarray) -> str:
+    """Runs of equal operations (codes into ``=XID``) as ``<count><op>``."""
+    if not len(ops):
+        return ""
+    cuts = np.concatenate(([0], np.flatnonzero(ops[1:] != ops[:-1]) + 1, [len(ops)]))
+    return "".join(f"{n}{'=XID'[op]}" for n, op in zip(np.diff(cuts).tolist(),
+                                                       ops[cuts[:-1]].tolist()))
 
 
 def _row(name: str, width: int, pos: int, used: int) -> str:

@@ -19,11 +19,12 @@ reading a table), which is what the property tests check against the cells' valu
 from __future__ import annotations
 
 import dataclasses
-import gc
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from dslc.check import tir
 from dslc.lang import types as T
@@ -94,12 +95,87 @@ class CellEnv(Mapping):
         return len(self._whole())
 
 
+class Walk:
+    """The steps ``k`` on of a derivation a compiled walk took (``walked``, a
+    :class:`dslc.trace.jit.Walked`): each :class:`Step` made when first read, the same
+    fields the walk by step plans gives (its env a read-only view over its table's)."""
+
+    def __init__(self, tracer, walked, k: int, known: dict):
+        self.walked, self.k = walked, k
+        self._tracer, self._known = tracer, known
+        self._bases: dict = {}  # function id -> (name, rec names, environment, seqs)
+        self._made: list = [None] * len(walked)
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, n: int) -> Step:
+        s = self._made[n]
+        if s is None:
+            s = self._made[n] = self._step(n)
+        return s
+
+    def base(self, n: int) -> tuple:
+        """The function, recursive names, environment and seqs of step ``n``'s table."""
+        w = self.walked
+        fid = int(w.st[n, 0])
+        hit = self._bases.get(fid)
+        if hit is None:
+            cf, env, seqs = self._tracer._cell_env(w.tables[fid], w.rec(n), self._known)
+            hit = self._bases[fid] = (cf.name, cf.rec_names, env, seqs)
+        return hit
+
+    def _step(self, n: int) -> Step:
+        w, k = self.walked, self.k
+        name, names, env, seqs = self.base(n)
+        rec = w.rec(n)
+        return _step(name, names if rec else (), rec, w.values[n], w.choices(n),
+                     (k + n + 1,) if n + 1 < len(self._made) else (), seqs,
+                     CellEnv(env, names, rec))
+
+
+class Steps(Sequence):
+    """A derivation's steps: those walked in Python (``head``, made) and the rest of
+    the path a compiled walk took (``tail``, a :class:`Walk`, each made when read).
+    Equal to any sequence of equal steps (a tuple of them included)."""
+
+    __slots__ = ("head", "tail")
+
+    def __init__(self, head: tuple, tail: Walk):
+        self.head, self.tail = head, tail
+
+    def __len__(self) -> int:
+        return len(self.head) + len(self.tail)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return tuple(self[i] for i in range(*k.indices(len(self))))
+        n = len(self)
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            raise IndexError("step index out of range")
+        h = len(self.head)
+        return self.head[k] if k < h else self.tail[k - h]
+
+    def __eq__(self, other):
+        if not isinstance(other, (Steps, tuple, list)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
 @dataclass(frozen=True)
 class Derivation:
     """Steps in the order they were reached; ``steps[0]`` is the traced call.
     ``type``: the value type of the traced function (``int``, ``prob``, ...)."""
 
-    steps: tuple[Step, ...]
+    steps: tuple[Step, ...] | Steps  # (Steps: a compiled walk's, made when read)
     type: str
     tracer: Any = field(default=None, repr=False, compare=False)
 
@@ -113,7 +189,9 @@ class Derivation:
 
     @property
     def is_path(self) -> bool:
-        return all(len(s.children) <= 1 for s in self.steps)
+        steps = self.steps  # (a compiled walk's steps are a path: not made to see it)
+        head = steps.head if isinstance(steps, Steps) else steps
+        return all(len(s.children) <= 1 for s in head)
 
     def path(self) -> list[Step]:
         """The steps from the traced call to the last one (a derivation that is a path)."""
@@ -198,12 +276,14 @@ class Tracer:
         seen = {_key(first): 0}
         todo = [(0, first)]
         seqs: dict = {}  # id(table) -> its steps' seqs (a table's calling values are fixed)
-        compiled = self.walks is not None
+        compiled, tail = self.walks is not None, None
         while todo:
             k, what = todo.pop()
             if compiled and not todo and what[0] == "cell" and k == len(steps) - 1:
                 compiled = False  # (tried once per derivation)
-                if self._compiled(k, what, steps, seen, seqs):
+                tail = self._compiled(k, what, seen, seqs)
+                if tail is not None:
+                    steps.pop()
                     break
             fields, calls = self._step(what, seqs)
             kids = []
@@ -219,40 +299,17 @@ class Tracer:
                     kids.append(seen[key])
             steps[k] = Step(*fields[:5], tuple(kids), *fields[5:])
         ret = self.interp.program.functions[func].ret
-        return Derivation(tuple(steps), ret.name if hasattr(ret, "name") else str(ret), self)
+        return Derivation(tuple(steps) if tail is None else Steps(tuple(steps), tail),
+                          ret.name if hasattr(ret, "name") else str(ret), self)
 
-    def _compiled(self, k: int, what, steps: list, seen: dict, known: dict) -> bool:
+    def _compiled(self, k: int, what, seen: dict, known: dict):
         """The rest of a path from cell ``what`` (step ``k``, the last one waiting)
-        walked by compiled code (:mod:`dslc.trace.jit`); False where it is not. The
-        cyclic garbage collector is paused meanwhile: the thousands of steps made here
-        hold no cycles, and its passes over a large heap cost more than the steps."""
-        paused = gc.isenabled()
-        gc.disable()
-        try:
-            return self._compiled_steps(k, what, steps, seen, known)
-        finally:
-            if paused:
-                gc.enable()
-
-    def _compiled_steps(self, k: int, what, steps: list, seen: dict, known: dict) -> bool:
+        walked by compiled code (:mod:`dslc.trace.jit`), as the steps from ``k`` on
+        (:class:`Walk`, made when read); None where it is not compiled."""
         got = self.walks.walk(what[1], what[2])
-        if got is None:
-            return False
-        tables, recs, values, choices = got
-        if any(("cell", id(t), r) in seen for t, r in zip(tables[1:], recs[1:])):
-            return False
-        last = k + len(recs) - 1
-        steps.extend([None] * (len(recs) - 1))
-        bases: dict = {}  # id(table) -> (function, environment, seqs)
-        for n, (table, rec) in enumerate(zip(tables, recs)):
-            base = bases.get(id(table))
-            if base is None:
-                cf, env, seqs = self._cell_env(table, rec, known)
-                base = bases[id(table)] = (cf.name, cf.rec_names, env, seqs)
-            steps[k + n] = _step(base[0], base[1] if rec else (), rec, values[n], choices[n],
-                                 (k + n + 1,) if k + n < last else (), base[3],
-                                 CellEnv(base[2], base[1], rec))
-        return True
+        if got is None or _revisits(got, seen):
+            return None
+        return Walk(self, got, k, known)
 
     def _cell_env(self, table, rec: tuple, known: dict):
         """A cell's function, its body's environment and its step's seqs."""
@@ -345,16 +402,16 @@ class Tracer:
         try:
             elements, values = self._elements(e, cf, env)
             want = _extreme(e, values)
-            for v, x in zip(elements, values):
-                if _same(x, want):
-                    env[e.var] = v
-                    choices.append(Choice(e.op, 0, self._text(e.body), e.var, v))
-                    if follow is None:
-                        self._follow(e.body, cf, env, choices, calls, False)
-                    else:
-                        follow(env, choices, calls, False)
-                    return want
-            choices.append(Choice(e.op, -1, "(empty)", e.var, None))
+            k = _first_same(values, want)
+            if k is None:
+                choices.append(Choice(e.op, -1, "(empty)", e.var, None))
+                return want
+            v = env[e.var] = elements[k]
+            choices.append(Choice(e.op, 0, self._text(e.body), e.var, v))
+            if follow is None:
+                self._follow(e.body, cf, env, choices, calls, False)
+            else:
+                follow(env, choices, calls, False)
             return want
         finally:
             _restore(env, e.var, saved)
@@ -707,6 +764,18 @@ def _extreme(e: tir.Reduce, values: list):
     return max(values) if e.op == "max" else min(values)
 
 
+def _first_same(values: list, want):
+    """The first ``k`` whose value is ``want`` (``same``: NaN counted equal to NaN), or
+    None: ``list.index`` in one call where ``want`` equals itself (its identity-or-equal
+    test then is ``same``'s), a scan where it is NaN."""
+    if want == want:
+        try:
+            return values.index(want)
+        except ValueError:
+            return None
+    return next((k for k, x in enumerate(values) if _same(x, want)), None)
+
+
 def _chain(e, op: str) -> list:
     """The operands of a chain of one operator, in source order (``a max b max c``)."""
     out, todo = [], [e]
@@ -740,6 +809,20 @@ def _restore(env: dict, var: str, saved) -> None:
         env.pop(var, None)
     else:
         env[var] = saved
+
+
+def _revisits(walked, seen: dict) -> bool:
+    """Does a compiled walk (:class:`dslc.trace.jit.Walked`) reach, after its first
+    cell, a cell already a step (in ``seen``)? Then the step plans walk it."""
+    st, fids = walked.st[1:], {id(t): fid for fid, t in enumerate(walked.tables)}
+    for key in seen:
+        fid = None if key is None else fids.get(key[1])
+        if fid is None or not all(type(x) is int and abs(x) < 2 ** 62 for x in key[2]):
+            continue
+        cols = st[:, 1:1 + len(key[2])]
+        if np.any((st[:, 0] == fid) & np.all(cols == np.array(key[2], np.int64), axis=1)):
+            return True
+    return False
 
 
 def _key(what):

@@ -9,8 +9,9 @@ printing (dslc.emit.pyexpr, the names of dslc.emit.cpu: the same code, checks an
 table reads as the sweep that filled them), takes at each choice point the FIRST
 alternative in source order whose value equals the node's (the plain walk's rule),
 checks the body's value against the cell's and records the cell and each choice taken
-in arrays. Python then builds the same :class:`Step` objects from them (each cell's
-value read from its table as the step plans read it).
+in arrays. The derivation keeps them (:class:`Walked`) and makes the same
+:class:`Step` objects from them only when a step is read (dslc.trace.derive.Steps);
+an alignment reads the points off the arrays (dslc.trace.align).
 
 The compiled shapes (:func:`_supported`, the one place that decides): guards, max/min
 operator chains, ``if``, max/min reductions over ranges, calls of the tables of the
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -346,6 +348,44 @@ def _exact_int(v):
 """
 
 
+@dataclass(frozen=True, eq=False)
+class Walked:
+    """The steps one compiled walk took, kept as its arrays: a derivation makes a
+    step's :class:`Step` fields (its point, its Choice objects) only when the step is
+    read, and an alignment reads the points of whole runs of steps at once.
+    ``tables``: by function id of ``shape``; ``st``: per step its function id, its
+    point (padded to the shape's rank) and where its choice records end in
+    ``codes`` (each record as one int, see :meth:`Walks._steps`)."""
+
+    shape: Shape
+    tables: tuple
+    st: np.ndarray
+    values: list
+    codes: np.ndarray
+    m: int
+    decoded: dict  # a sequence of records -> its Choice objects (made once)
+
+    def __len__(self) -> int:
+        return len(self.st)
+
+    @property
+    def fids(self) -> np.ndarray:
+        return self.st[:, 0]
+
+    def rec(self, n: int) -> tuple:
+        row = self.st[n]
+        return tuple(row[1:1 + len(self.tables[int(row[0])].func.rec_names)].tolist())
+
+    def choices(self, n: int) -> tuple:
+        start = int(self.st[n - 1, self.shape.rank + 1]) if n else 0
+        key = tuple(self.codes[start:int(self.st[n, self.shape.rank + 1])].tolist())
+        hit = self.decoded.get(key)
+        if hit is None:
+            m = self.m
+            hit = self.decoded[key] = self.shape.choices((c % m // 4, c // m, c % 4) for c in key)
+        return hit
+
+
 class Walks:
     """The compiled walks of one tracer, made (or loaded from the cache) when a walk
     first reaches a table filled by ``cpu`` (the CPU backend)."""
@@ -365,8 +405,7 @@ class Walks:
 
     def walk(self, table, rec: tuple):
         """The steps from cell ``rec`` of ``table`` to the end of the derivation, as
-        lists of their tables, points, values and choices (:meth:`_steps`); None
-        where the step plans walk it."""
+        a :class:`Walked` record (:meth:`_steps`); None where the step plans walk it."""
         if table.numbers is None or table.outside is not None:
             return None
         shape = self.shape(table.func.name)
@@ -400,15 +439,14 @@ class Walks:
             cap *= 8
         if status != 0:
             return None
-        got = self._steps(shape, tables, st[:ns], sv[:ns], ch[:nc])
-        self.steps += 0 if got is None else len(got[1])
+        got = self._steps(shape, tables, st[:ns].copy(), sv[:ns], ch[:nc])  # (kept: no slack)
+        self.steps += 0 if got is None else len(got)
         return got
 
     def _steps(self, shape, tables, st, sv, ch):
-        """``(tables, recs, values, choices)`` of the steps walked: each cell's value
-        converted from the number the walk compared (a table's own ``many``, None
-        where one has no exact value), each step's Choice objects made once per
-        distinct sequence of choices."""
+        """The :class:`Walked` record of the steps walked: each cell's value converted
+        in bulk from the number the walk compared (a table's own ``many``; None where
+        one has no exact value); points and choices stay arrays until a step is read."""
         fids = st[:, 0]
         if shape.one_type:  # one conversion for every cell (it depends on the type only)
             values = tables[0].numbers.many(sv)
@@ -422,23 +460,9 @@ class Walks:
                 if got is None:
                     return None
                 values[at] = got
-        rank, fns = shape.rank, self.tracer.interp.functions
-        ranks = [len(fns[n].rec_names) for n in shape.names]
-        decoded: dict = {}
-        recs, choices, start = [], [], 0
         m = 4 * len(shape.decode)  # each record as one int: index * m + point * 4 + kind
-        codes = (ch[:, 1] * m + ch[:, 0] * 4 + ch[:, 2]).tolist()
-        for row in st.tolist():
-            recs.append(tuple(row[1:1 + ranks[row[0]]]))
-            end = row[rank + 1]
-            key = tuple(codes[start:end])
-            hit = decoded.get(key)
-            if hit is None:
-                hit = decoded[key] = shape.choices(
-                    (c % m // 4, c // m, c % 4) for c in key)
-            choices.append(hit)
-            start = end
-        return [tables[f] for f in fids.tolist()], recs, values.tolist(), choices
+        codes = ch[:, 1] * m + ch[:, 0] * 4 + ch[:, 2]
+        return Walked(shape, tuple(tables), st, values.tolist(), codes, m, {})
 
     def _tables(self, table, shape):
         interp = self.tracer.interp

@@ -18,6 +18,7 @@ from dslc.trace.run import TraceRunner
 from tests.conftest import EXAMPLES
 from tests.generators import dna, recurrences
 from tests.trace.test_filled_tables import entry
+from tests.trace.test_walk_arrays import same_alignments
 
 
 def both(prog, func: str, calls: list) -> int:
@@ -29,6 +30,7 @@ def both(prog, func: str, calls: list) -> int:
         try:
             ds = prog.traces(func, calls)
             for d in ds:
+                same_alignments(d)  # (read off the walk's arrays: as from its steps)
                 assert d.recompute() == [s.value for s in d.steps]
             got.append([([(s, repr(s.seqs)) for s in d.steps], d.text()) for d in ds])
         except DslcError as e:
