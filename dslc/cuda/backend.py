@@ -752,7 +752,9 @@ class CudaBackend:
         order: host arrays, and the resident device copy of each sequence
         column's packed buffer. ``at``: ``(run, n, made, arena)``, the map's
         :class:`Launches`, this launch's number in it, what its earlier launches
-        made of their sequences (filled here) and this launch's arena."""
+        made of their sequences (filled here) and this launch's arena; without it
+        the launch makes everything itself."""
+        at = at or (None, 0, {}, None)
         windows = tuple(g.window for g in plan.groups)
         plain = [a for a in args if travel[a.name] in ("cseq", "scalar", "shared")]
         packed = iter(modules.pack(plain, travel, batch, self.cpu, windows, f, ids))
@@ -769,8 +771,8 @@ class CudaBackend:
                 host.append(bases[a.of])
             elif k == "ilen":
                 host.append(self._sequence(batch, a.of, ids, block, bases, stream, at)[1])
-        if at is not None:  # only what a later launch may take stays in ``made``
-            run, n, made = at[:3]
+        run, n, made = at[:3]
+        if run is not None:  # only what a later launch may take stays in ``made``
             for m in [m for m, j in made if j == n and (run.rows_as[n] != n or m in run.constant)]:
                 del made[(m, n)]
         # model arrays in the table type
@@ -782,20 +784,19 @@ class CudaBackend:
         tasks ``ids`` (its base put in ``bases``), made once per launch. A launch
         reading the rows of an earlier launch of the map (``Launches.rows_as``: a
         product's next query) takes that launch's; a column with one value per
-        launch (``Launches.constant``: the query) is not gathered to find that out."""
-        if at is None:
-            return (self._interleaved(batch, name, ids, block, bases, stream),
-                    batch.lengths[name][ids])
+        launch (``Launches.constant``: the query) is not gathered to find that out.
+        ``at``: as :meth:`_pack` makes it."""
         run, n, made, arena = at
         if (name, n) not in made:
-            constant = name in run.constant
-            was = made.get((name, run.rows_as[n])) if not constant else None
+            constant = run is not None and name in run.constant
+            was = made.get((name, run.rows_as[n])) if run is not None and not constant else None
             if was is not None:  # (made on either stream: written before this launch runs)
-                was[3].wait(stream)
+                was[3].wait(stream or 0)
                 made[(name, n)] = was
             else:
                 device = self._interleaved(batch, name, ids, block, bases, stream,
-                                           same=constant or None, put=arena.put)
+                                           same=constant or None,
+                                           put=None if arena is None else arena.put)
                 lens = batch.lengths[name][ids[:1]].repeat(len(ids)) if constant else \
                     batch.lengths[name][ids]
                 made[(name, n)] = (device, lens, bases[name], _ready(stream))
