@@ -40,6 +40,7 @@ class Arena:
         self._chunks: list = []  # device uint8 buffers; the last is being carved
         self._used = 0  # bytes of the last chunk handed out
         self._total = 0  # bytes handed out since the last reset, over every chunk
+        self._hosts: list = []  # host arrays put since the last reset: alive until copied
 
     def reset(self) -> None:
         """Everything carved before may be overwritten: the stream's previous
@@ -49,6 +50,7 @@ class Arena:
             need, self._chunks = self._total, []
             self._chunks = [self._new(need)]
         self._used = self._total = 0
+        self._hosts = []
 
     @property
     def held(self) -> int:
@@ -72,11 +74,12 @@ class Arena:
 
     def put(self, host: np.ndarray):
         """A device copy of ``host``, copied on the arena's stream (the host
-        array must live until the stream has run the copy)."""
+        array is kept until the next reset, when the stream has run the copy)."""
         host = np.ascontiguousarray(host)
         out = self.empty(host.shape, host.dtype)
         if host.size:
             out.copy_to_device(host, stream=self._stream)
+            self._hosts.append(host)
         return out
 
     def _new(self, size: int):

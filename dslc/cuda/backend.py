@@ -91,6 +91,12 @@ class Launches:
     travel: dict = field(compare=False)
     placed: dict = field(compare=False)
     launches: tuple = field(compare=False)
+    # per launch: its sequences' longest (name -> length), and an earlier launch
+    # whose tasks read the same rows of every sequence column not in ``constant``
+    # (columns with one value in each launch), or itself (see ``_launches``)
+    longest: tuple = field(default=(), compare=False)
+    rows_as: tuple = field(default=(), compare=False)
+    constant: frozenset = field(default=frozenset(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -394,12 +400,13 @@ class CudaBackend:
         except (NotCompilable, NonFinite) as e:
             self.device_fallbacks[func] = str(e)
             return self._on_cpu(func, "map", batch, f"not compiled for the device: {e}")
-        launches = self._launches(batch, k.plan, k.storage, k.dtype)
+        launches, longest, rows_as, constant = self._launches(batch, k.plan, k.storage, k.dtype)
         grid = max(len(ids) if k.per_block else -(-len(ids) // k.block) for ids in launches)
         d = replace(k.decision, tasks=len(batch), grid=grid, launches=len(launches),
                     placement=tuple(Placement(_shown(a), p.memory, p.why)
                                     for a, p in _by_arg(k.args, placed)))
-        return Chosen(d, kind, widest, request, Launches(k, travel, placed, tuple(launches)))
+        return Chosen(d, kind, widest, request, Launches(
+            k, travel, placed, tuple(launches), tuple(longest), tuple(rows_as), constant))
 
     @staticmethod
     def _values(values: np.ndarray, ret) -> tuple[list, np.ndarray]:
@@ -525,7 +532,7 @@ class CudaBackend:
         it where it lies. ``progress(done)`` is called as launches are seen to
         finish."""
         cuda = _cuda()
-        k, travel, placed, lens = run.kernel, run.travel, run.placed, batch.lengths
+        k, travel, placed = run.kernel, run.travel, run.placed
         source, args, plan, storage = k.source, list(k.args), k.plan, list(k.storage)
         dtype, per_block, block = k.dtype, k.per_block, k.block
         width = tuples.width(f.ret)  # a tuple result: a row of components per task
@@ -540,16 +547,18 @@ class CudaBackend:
         done = memory.pinned(rows_of(len(batch)))  # every launch's values
         iota = memory.iota(max(len(ids) for ids in launches))
         results, timers, waits, at = [], [], [], 0
+        made: dict = {}  # (sequence, launch) -> its interleaved copy, base and lengths
         for n, ids in enumerate(launches):
             stream, arena = streams[n % 2], arenas[n % 2]
-            host = self._pack(args, travel, batch, ids, plan, f, dtype, block, stream)
+            host = self._pack(args, travel, batch, ids, plan, f, dtype, block, stream,
+                              (run, n, made, arena))
             stream.synchronize()  # launch n - 2 (or the last map's) has finished
             arena.reset()
             held[n % 2] = host
             if progress is not None and n >= 2:
                 progress(sum(len(ids) for ids in launches[:n - 1]))
             arrays = [arena.put(a) if isinstance(a, np.ndarray) else a for a in host]
-            dims = self._dims(plan, storage, {m: int(v[ids].max()) for m, v in lens.items()})
+            dims = self._dims(plan, storage, run.longest[n])
             scratch = [arena.empty((len(ids),) + d if per_block else d + (len(ids),), dtype)
                        for d in dims]
             d_out = arena.empty(rows_of(len(ids)), np.float64)
@@ -585,28 +594,31 @@ class CudaBackend:
             self._map_memory = MapMemory(_cuda())
         return self._map_memory
 
-    def _interleaved(self, batch, name, ids, block, bases: dict, stream):
+    def _interleaved(self, batch, name, ids, block, bases: dict, stream, same=None, put=None):
         """Sequence ``name`` of tasks ``ids`` interleaved by block on the device
         (:mod:`dslc.cuda.layout`), from its resident packed buffer; the device
         copy is kept, like :meth:`_resident`'s, while the packed buffer lives,
         under the rows the launch reads: the same database searched again by
         another query reuses it. A sequence every
         task of the launch reads (a query) is one block that every block's base
-        points to."""
-        codes, items = batch.seq_items(name, ids)
-        same = items is None or bool((items == items[0]).all())
+        points to. ``same``: whether every task of ``ids`` reads one sequence, where
+        the caller knows (else found out); ``put``: where the interleaving's small
+        host arrays are copied to the device (the launch's arena: nothing to free)."""
+        codes, items = batch.seq_items(name, ids[:1] if same else ids)
+        same = same or items is None or bool((items == items[0]).all())
         rows = None if items is None else items[:1] if same else items
         key = (id(codes), block, same, None if rows is None else (len(rows), int(rows[0])))
         hit = self._uploaded.get(key)
         if hit is not None and hit[0]() is codes and (rows is None or np.array_equal(hit[3], rows)):
             device, base = hit[1], hit[2]
+            hit[4].wait(stream or 0)  # made on the other stream of this map: written first
         else:
             starts, lens = batch.seq_rows(name, ids[:1] if same else ids)[1:]
             if same:  # one sequence for every task (a query): every block shares one
                 starts, lens = np.full(block, starts[0]), np.full(block, lens[0])
             device, base = layout.interleave(_cuda(), self._resident(codes, stream), starts,
-                                             lens, block, stream)
-            self._keep(key, codes, device, base, rows)
+                                             lens, block, stream, put=put)
+            self._keep(key, codes, device, base, rows, _ready(stream))
         bases[name] = np.zeros(-(-len(ids) // block), dtype=np.int64) if same else base
         return device
 
@@ -626,8 +638,11 @@ class CudaBackend:
         self._keep(id(codes), codes, device)
         return device
 
-    def _launches(self, batch, plan, storage, dtype) -> list[np.ndarray]:
-        """The tasks of each launch. A launch's storage fits the scratch budget
+    def _launches(self, batch, plan, storage, dtype) -> tuple:
+        """``(launches, longest, rows_as, constant)``: the tasks of each launch, its
+        sequences' longest, an earlier launch reading the same rows of every
+        sequence column not in ``constant`` (or itself), and the columns with one
+        value in each launch. A launch's storage fits the scratch budget
         (half of it when there are several, since two are in flight). Tasks run
         longest first, so a launch's first task roughly bounds every task's
         storage (launches grow as tasks shrink); the exact bound is the launch's
@@ -636,38 +651,58 @@ class CudaBackend:
         kernels. Where the batch's groups (:attr:`TaskBatch.grouped`: a product's
         queries) are large, no launch spans two of them, so every query's launches
         read the database's rows in the same order and its interleaved copy is
-        made and uploaded once (:meth:`_interleaved`)."""
+        made and uploaded once (:meth:`_interleaved`). A group whose rows are its
+        twin's (:attr:`TaskBatch.twins`) reuses that group's lengths, and its
+        launches cut at the same positions read the twin's launches' rows
+        (``rows_as``): nothing of the database is gathered again per query."""
         held = self._map_memory.held if self._map_memory is not None else 0
         budget = scratch_budget(held)
         piece = pipeline_tasks() or len(batch)
         order, bounds = batch.grouped
+        twins, constant = batch.twins, batch.constant
         if len(bounds) > 2 and int(np.diff(bounds).min()) < piece // 4:
             order, bounds = batch.order, np.array([0, len(batch)])  # small groups: one order
+            twins, constant = np.zeros(1, dtype=np.int64), batch.shared
         if len(batch) > piece or len(bounds) > 2:
             budget //= 2
-        out = []
+        out, longest, rows_as = [], [], []
+        head = None  # the last group that is its own twin: (its lengths, first launch, cuts)
         for g in range(len(bounds) - 1):
-            ids = order[bounds[g]:bounds[g + 1]]
-            out += self._cut(ids, {n: v[ids] for n, v in batch.lengths.items()}, piece,
-                             budget, plan, storage, dtype)
-        return out
+            a, b = int(bounds[g]), int(bounds[g + 1])
+            ids, twin = order[a:b], int(twins[g])
+            if twin == g:
+                head = ({n: v[ids] for n, v in batch.lengths.items() if n not in constant},
+                        len(out), None)
+            lens = {n: np.broadcast_to(v[ids[0]], b - a) if n in constant else head[0][n]
+                    for n, v in batch.lengths.items()}
+            cuts = self._cut(b - a, lens, piece, budget, plan, storage, dtype)
+            if twin == g:
+                head = head[:2] + ([c[:2] for c in cuts],)
+            same = twin != g and head[2] == [c[:2] for c in cuts]
+            for k, (lo, hi, top) in enumerate(cuts):
+                rows_as.append(head[1] + k if same else len(out))
+                out.append(ids[lo:hi])
+                longest.append(top)
+        return out, longest, rows_as, constant
 
-    def _cut(self, order, lens, piece, budget, plan, storage, dtype) -> list[np.ndarray]:
-        """``order`` cut into launches of at most ``piece`` tasks within ``budget``;
-        ``lens``: each sequence parameter's lengths in the tasks of ``order``, in
-        that order (a launch's longest is the maximum of a slice, not of a gather)."""
+    def _cut(self, count, lens, piece, budget, plan, storage, dtype) -> list[tuple]:
+        """``(start, end, longest)`` of each launch of ``count`` tasks in the order
+        ``lens`` gives them: at most ``piece`` tasks within ``budget``; ``lens``: each sequence
+        parameter's lengths in those tasks, in that order (a launch's longest is
+        the maximum of a slice, not of a gather); ``longest`` its maximum in the
+        launch, by parameter."""
         out, start = [], 0
-        while start < len(order):
-            chunk = min(piece, len(order) - start)
+        while start < count:
+            chunk = min(piece, count - start)
             while True:
                 end = start + chunk
-                dims = self._dims(plan, storage, {n: int(v[start:end].max())
-                                                  for n, v in lens.items()})
+                top = {n: int(v[start:end].max()) for n, v in lens.items()}
+                dims = self._dims(plan, storage, top)
                 per_task = sum(np.dtype(dtype).itemsize * math.prod(d) for d in dims) or 8
                 if per_task * chunk <= budget or chunk == 1:
                     break
                 chunk = max(1, min(chunk // 2, budget // per_task))
-            out.append(order[start:start + chunk])
+            out.append((start, start + chunk, top))
             start += chunk
         return out
 
@@ -712,10 +747,14 @@ class CudaBackend:
                     if g.windowed})
         return [tuple(int(d.eval(env)) for d in ds) for _, ds in storage]
 
-    def _pack(self, args, travel, batch, ids, plan, f, dtype, block, stream) -> list:
+    def _pack(self, args, travel, batch, ids, plan, f, dtype, block, stream, at=None) -> list:
         """The arrays of the launch of tasks ``ids``, in the kernel's argument
         order: host arrays, and the resident device copy of each sequence
-        column's packed buffer."""
+        column's packed buffer. ``at``: ``(run, n, made, arena)``, the map's
+        :class:`Launches`, this launch's number in it, what its earlier launches
+        made of their sequences (filled here) and this launch's arena; without it
+        the launch makes everything itself."""
+        at = at or (None, 0, {}, None)
         windows = tuple(g.window for g in plan.groups)
         plain = [a for a in args if travel[a.name] in ("cseq", "scalar", "shared")]
         packed = iter(modules.pack(plain, travel, batch, self.cpu, windows, f, ids))
@@ -727,14 +766,50 @@ class CudaBackend:
             elif k in ("scalar", "shared"):
                 host.append(next(packed))
             elif k == "iseq":
-                host.append(self._interleaved(batch, a.of, ids, block, bases, stream))
+                host.append(self._sequence(batch, a.of, ids, block, bases, stream, at)[0])
             elif k == "ibase":
                 host.append(bases[a.of])
             elif k == "ilen":
-                host.append(batch.lengths[a.of][ids])
+                host.append(self._sequence(batch, a.of, ids, block, bases, stream, at)[1])
+        run, n, made = at[:3]
+        if run is not None:  # only what a later launch may take stays in ``made``
+            for m in [m for m, j in made if j == n and (run.rows_as[n] != n or m in run.constant)]:
+                del made[(m, n)]
         # model arrays in the table type
         return [a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype == np.float64
                 and dtype != "float64" else a for a in host]
+
+    def _sequence(self, batch, name, ids, block, bases, stream, at) -> tuple:
+        """``(interleaved device copy, lengths)`` of sequence ``name`` in the launch of
+        tasks ``ids`` (its base put in ``bases``), made once per launch. A launch
+        reading the rows of an earlier launch of the map (``Launches.rows_as``: a
+        product's next query) takes that launch's; a column with one value per
+        launch (``Launches.constant``: the query) is not gathered to find that out.
+        ``at``: as :meth:`_pack` makes it."""
+        run, n, made, arena = at
+        if (name, n) not in made:
+            constant = run is not None and name in run.constant
+            was = made.get((name, run.rows_as[n])) if run is not None and not constant else None
+            if was is not None:  # (made on either stream: written before this launch runs)
+                was[3].wait(stream or 0)
+                made[(name, n)] = was
+            else:
+                device = self._interleaved(batch, name, ids, block, bases, stream,
+                                           same=constant or None,
+                                           put=None if arena is None else arena.put)
+                lens = batch.lengths[name][ids[:1]].repeat(len(ids)) if constant else \
+                    batch.lengths[name][ids]
+                made[(name, n)] = (device, lens, bases[name], _ready(stream))
+        device, lens, bases[name] = made[(name, n)][:3]
+        return device, lens
+
+
+def _ready(stream):
+    """An event recorded on ``stream`` now: a launch on the other stream that reads
+    what was just enqueued there waits for it (``event.wait``)."""
+    ready = _cuda().event()
+    ready.record(stream or 0)
+    return ready
 
 
 LAUNCH_S = 0.05  # a kernel launch is asynchronous: a call that blocks longer compiled

@@ -29,17 +29,20 @@ def layout(lens: np.ndarray, block: int) -> np.ndarray:
 
 
 def interleave(cuda, codes, starts: np.ndarray, lens: np.ndarray, block: int, stream,
-               threads: int = 256):
+               threads: int = 256, put=None):
     """``(device buffer, base per block)``: the sequences of the tasks (residues
     ``codes[starts[k]:starts[k] + lens[k]]``, ``codes`` a device array)
-    interleaved by block on the device, every byte written, padding included."""
+    interleaved by block on the device, every byte written, padding included.
+    ``put(host array)``: the device copy of the starts, lengths and bases (a
+    launch's arena, :meth:`dslc.cuda.arena.Arena.put`: made each on its own, they
+    were freed once the copy was made, each free waiting for the device)."""
     base = layout(lens, block)
     total = int(base[-1])
     if not total:
         return cuda.to_device(np.zeros(1, dtype=np.uint8), stream=stream), base[:-1]
     out = cuda.device_array(total, dtype=np.uint8, stream=stream)
-    args = [cuda.to_device(np.ascontiguousarray(a, dtype=np.int64), stream=stream)
-            for a in (starts, lens, base)]
+    put = put or (lambda a: cuda.to_device(a, stream=stream))
+    args = [put(np.ascontiguousarray(a, dtype=np.int64)) for a in (starts, lens, base)]
     from dslc.cuda.scatter import scatter  # imports Numba-CUDA: on first use only
 
     scatter[len(base) - 1, threads, stream](codes, *args, block, out)

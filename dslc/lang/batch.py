@@ -21,6 +21,7 @@ one task at a time: the interpreter, and re-runs of single tasks.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,7 +117,7 @@ class TaskBatch:
         is its total sequence length."""
         return largest_first(sum(self.lengths.values(), np.zeros(self.count, dtype=np.int64)))
 
-    @functools.cached_property
+    @property
     def grouped(self) -> tuple[np.ndarray, np.ndarray]:
         """``(order, bounds)``: the tasks grouped by the items of the batch's narrow
         columns (those listing at most ``NARROW`` items: the queries of a queries x
@@ -124,43 +125,68 @@ class TaskBatch:
         largest first, within a group (ties in task order); group ``g`` is
         ``order[bounds[g]:bounds[g + 1]]``. Every group of a product then reads
         the wide column's items in the same order, so what a backend derives from
-        those rows (the database interleaved for a GPU launch) serves every group.
+        those rows (the database interleaved for a GPU launch) serves every group
+        (:attr:`twins` says which groups)."""
+        return self._grouping.order, self._grouping.bounds
 
-        Within a group the narrow columns are constant, so a task's size differs
+    @property
+    def twins(self) -> np.ndarray:
+        """Per group of :attr:`grouped`, the first group of the run of groups it
+        ends, each reading the wide columns' items in the same order as the one
+        before it: group ``g``'s wide rows, and so their lengths, equal group
+        ``twins[g]``'s position by position (``twins[g] == g``: none before)."""
+        return self._grouping.twins
+
+    @property
+    def constant(self) -> frozenset:
+        """Columns whose value is the same in every task of a group of
+        :attr:`grouped`: the shared ones and the narrow ones it groups by."""
+        return self._grouping.constant
+
+    @functools.cached_property
+    def _grouping(self) -> "Grouping":
+        """Within a group the narrow columns are constant, so a task's size differs
         only by the wide sequence columns' items: a group that reads the same items
         in the same task order as the one before it (every query of a product) takes
         that group's order by position instead of sorting again. Ten queries x a
-        million proteins are then one sort of a million sizes, not of ten million."""
+        million proteins are then one sort of a million sizes, not of ten million.
+        Where the groups' key is already in order (a product binds the query
+        varying slowest), a group is a slice: its bounds are found by bisection
+        and its rows and sizes read as views, with no pass over the ten million
+        tasks but the check of that order."""
         listed = {n: _items(c) for n, c in self.columns.items() if _items(c) is not None}
-        key = np.zeros(self.count, dtype=np.int64)
-        stride = 1
-        if any(k > NARROW for k in listed.values()):  # else no column is the wide one
-            for n, items in listed.items():
-                if items <= NARROW:
-                    key += self.columns[n].index * stride
-                    stride *= items
-        if stride == 1:
-            return self.order, np.array([0, self.count], dtype=np.int64)
+        narrow = [n for n, k in listed.items() if k <= NARROW] \
+            if any(k > NARROW for k in listed.values()) else []  # else no column is wide
+        stride = math.prod(listed[n] for n in narrow)
+        if stride <= 1:
+            return Grouping(self.order, np.array([0, self.count], dtype=np.int64),
+                            np.zeros(1, dtype=np.int64), self.shared | frozenset(narrow))
+        key = self.columns[narrow[0]].index if len(narrow) == 1 else _key(self, narrow)
         if bool((key[1:] >= key[:-1]).all()):  # already grouped (a product binds so)
-            by_key = np.arange(self.count, dtype=np.int64)
+            by_key = None
+            bounds = np.unique(np.searchsorted(key, np.arange(stride + 1))).astype(np.int64)
         else:
             by_key = np.argsort(key.astype(np.uint16) if stride <= 2**16 else key,
                                 kind="stable").astype(np.int64)
-        counts = np.bincount(key, minlength=stride)
-        bounds = np.concatenate(([0], np.cumsum(counts[counts > 0]))).astype(np.int64)
+            counts = np.bincount(key, minlength=stride)
+            bounds = np.concatenate(([0], np.cumsum(counts[counts > 0]))).astype(np.int64)
         wide = [c.index for n, c in self.columns.items()
                 if isinstance(c, SeqColumn) and listed[n] > NARROW]
-        sizes = sum(self.lengths.values(), np.zeros(self.count, dtype=np.int64))
         order = np.empty(self.count, dtype=np.int64)
+        twins = np.arange(len(bounds) - 1, dtype=np.int64)
         last, perm = None, None
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            ids = by_key[a:b]
+        for g, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
+            ids = slice(a, b) if by_key is None else by_key[a:b]
             rows = [w[ids] for w in wide]
-            if last is None or len(ids) != len(perm) or not all(
+            if last is not None and b - a == len(perm) and all(
                     np.array_equal(x, y) for x, y in zip(rows, last)):
-                last, perm = rows, largest_first(sizes[ids])
-            order[a:b] = ids[perm]
-        return order, bounds
+                twins[g] = twins[g - 1]
+            else:
+                last = rows
+                perm = largest_first(sum((v[ids] for v in self.lengths.values()),
+                                         np.zeros(b - a, dtype=np.int64)))
+            order[a:b] = perm + a if by_key is None else ids[perm]
+        return Grouping(order, bounds, twins, self.shared | frozenset(narrow))
 
     def seq_items(self, name: str, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """``(codes, items)``: the packed buffer a sequence parameter reads and,
@@ -212,6 +238,25 @@ class TaskBatch:
         names = tuple(tasks[0]) if tasks else ()
         cols = {n: _column([t[n] for t in tasks]) for n in names}
         return TaskBatch(names, cols, len(tasks))
+
+
+@dataclass(frozen=True, eq=False)
+class Grouping:
+    """:attr:`TaskBatch.grouped`, :attr:`TaskBatch.twins` and :attr:`TaskBatch.constant`."""
+
+    order: np.ndarray
+    bounds: np.ndarray
+    twins: np.ndarray
+    constant: frozenset
+
+
+def _key(batch: TaskBatch, narrow: list[str]) -> np.ndarray:
+    """Each task's group number: the narrow columns' items, the first varying fastest."""
+    key, stride = np.zeros(batch.count, dtype=np.int64), 1
+    for n in narrow:
+        key += batch.columns[n].index * stride
+        stride *= _items(batch.columns[n])
+    return key
 
 
 def _items(col) -> int | None:
