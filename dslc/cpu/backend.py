@@ -172,14 +172,12 @@ class CpuBackend:
         except (IndexError, ValueError, ZeroDivisionError, Inexact):
             return self._rerun(func, lambda: self.interp.table(func, calling, span, description))
 
-    def tables(self, func: str, callings: list, span, description: str = "",
-               lazy: bool = False):
+    def tables(self, func: str, callings: list, span, description: str = "") -> list:
         """For each binding of ``callings``, ``func``'s whole table and the others
-        its sweep fills, as numbers read cell by cell (dslc.cpu.tables); ``lazy``:
-        each ready as its sweep ends (a sequence whose items wait for theirs)."""
+        its sweep fills, as numbers read cell by cell (dslc.cpu.tables)."""
         from dslc.cpu.tables import whole_tables
         try:
-            return whole_tables(self, func, callings, span, description, lazy)
+            return whole_tables(self, func, callings, span, description)
         except MemoryError:
             raise out_of_memory(func, span) from None
 

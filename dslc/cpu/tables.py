@@ -11,8 +11,6 @@ sweeps on threads (the generated code releases the GIL: ``nogil``).
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from dslc import timings
@@ -21,13 +19,11 @@ from dslc.lang import types as T
 from dslc.interp.tables import MISSING, Numbers
 
 
-def whole_tables(cpu, func: str, callings: list, span, description: str = "",
-                 lazy: bool = False):
+def whole_tables(cpu, func: str, callings: list, span, description: str = "") -> list[dict]:
     """For each binding in ``callings``: ``{function: table}`` with ``func``'s whole
     table and the others of its sweep, each :class:`Numbers` or, where nothing was
     compiled or the compiled sweep stopped, the interpreter's values (the backend's
-    ``table``: its answer, or its error). ``lazy``: a :class:`Filling` whose items
-    are ready as their sweeps end, instead of a list once all have."""
+    ``table``: its answer, or its error)."""
     if not callings:
         return []
     for calling in callings:
@@ -48,52 +44,14 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "",
         return {n: Numbers(r, *readers[n]) for n, r in zip(names, raw)}
 
     bound = [cpu._task_args(argnames, c, windows, None) for c in callings]  # (Python: here)
-
-    def whole(k: int, got):
-        return got if got is not None else {func: cpu.table(func, callings[k], span,
-                                                            description)}
-    if lazy and len(bound) > 1:
-        pool = ThreadPoolExecutor(_threads(len(bound)))
-        return Filling([pool.submit(sweep, b) for b in bound], whole, pool, (func, span))
     with timings.computing():
         if len(bound) == 1:
             filled = [sweep(bound[0])]
         else:
             with ThreadPoolExecutor(_threads(len(bound))) as pool:
                 filled = list(pool.map(sweep, bound))
-    return [whole(k, got) for k, got in enumerate(filled)]
-
-
-class Filling(Sequence):
-    """The tables of each binding as its sweep ends: item ``k`` waits for sweep
-    ``k`` alone, while the others go on filling on their threads, so a caller that
-    takes them in order (the walks of a search's top hits) walks the first hits'
-    tables while the later ones are being filled. The time spent waiting counts as
-    computing (``--timings``); the threads end once every item was taken (or when
-    the filling is dropped)."""
-
-    def __init__(self, futures: list, whole, pool: ThreadPoolExecutor, where: tuple):
-        self._futures, self._whole, self._where = futures, whole, where
-        self._left = set(range(len(futures)))
-        self._done = weakref.finalize(self, pool.shutdown, wait=False)
-
-    def __len__(self) -> int:
-        return len(self._futures)
-
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self[i] for i in range(*k.indices(len(self)))]
-        try:
-            with timings.computing():
-                got = self._futures[k].result()  # (a sweep's error is raised here)
-        except MemoryError:
-            from dslc.cpu.backend import out_of_memory
-
-            raise out_of_memory(*self._where) from None
-        self._left.discard(k % len(self))
-        if not self._left:
-            self._done()
-        return self._whole(k, got)
+    return [got if got is not None else {func: cpu.table(func, c, span, description)}
+            for c, got in zip(callings, filled)]
 
 
 def _reader(cpu, func: str, span):

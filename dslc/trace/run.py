@@ -12,13 +12,10 @@ its sweep computes in one call, as numbers converted cell by cell when read; and
 calls traced together (:meth:`TraceRunner.traces`) have their first tables filled in
 one such call: each call's walk is first run up to the first table it opens (which
 is where a search's entry, ``max(i ... : max(j ... : h(i, j)))``, starts), those
-tables are filled together on threads, and each walk runs as soon as its own tables
-are filled, while the later ones are still being filled.
+tables are filled together, then the walks run on them.
 """
 
 from __future__ import annotations
-
-import functools
 
 from dslc.lang import types as T
 from dslc.errors import DslcError
@@ -66,7 +63,7 @@ class TraceRunner:
         """The derivations of ``func`` at each ``(args, final)`` of ``calls``
         (as :meth:`trace`), the first table of every walk filled in one backend call."""
         ready = self._first_tables(func, calls, span)
-        return [self._derive(func, args, span, final, self._filler(span, got()))
+        return [self._derive(func, args, span, final, self._filler(span, got))
                 for (args, final), got in zip(calls, ready)]
 
     def _derive(self, func, args, span, final, fill) -> Derivation:
@@ -87,26 +84,22 @@ class TraceRunner:
         table.check_domain(rec, span, f"{func}(...)")
         return self.tracer.derive(func, cenv, table, rec)
 
-    def _first_tables(self, func, calls, span) -> list:
-        """For each call, a function giving the tables its walk's first table's sweep
-        fills (keyed as the task keeps them), all filled by one call of the
-        backend's ``tables``: each waits for its own sweep alone (``lazy``), so the
-        first walks run while the later tables are still being filled."""
+    def _first_tables(self, func, calls, span) -> list[dict]:
+        """For each call, the tables its walk's first table's sweep fills (keyed as
+        the task keeps them), all filled by one call of the backend's ``tables``."""
         tables = getattr(self.engine, "tables", None)
         if tables is None or len(calls) < 2:
-            return [dict for _ in calls]
+            return [{} for _ in calls]
         opened = [self._opened(func, args, span, final) for args, final in calls]
-        out: list = [dict for _ in calls]
+        out = [{} for _ in calls]
         by_func: dict = {}
         for k, t in enumerate(opened):
             if t is not None:
                 by_func.setdefault(t.func.name, []).append(k)
-        interp = self.tracer.interp
         for name, ks in by_func.items():
             callings = [_calling(opened[k]) for k in ks]
-            filled = tables(name, callings, span, "trace", lazy=True)
-            for i, (k, calling) in enumerate(zip(ks, callings)):
-                out[k] = functools.partial(_ready, interp, calling, filled, i)
+            for k, calling, got in zip(ks, callings, tables(name, callings, span, "trace")):
+                out[k] = _keyed(self.tracer.interp, calling, got)
         return out
 
     def _opened(self, func, args, span, final):
@@ -161,11 +154,6 @@ def _key(interp, func: str, env: dict):
     """The key a task keeps ``func``'s table under for the calling values in ``env``
     (``Interpreter.table_for``'s)."""
     return (func, tuple(_hkey(env[n]) for n in interp.functions[func].calling_names))
-
-
-def _ready(interp, calling: dict, filled, i: int) -> dict:
-    """Item ``i`` of a lazy filling (its sweep waited for), keyed as ``_keyed``."""
-    return _keyed(interp, calling, filled[i])
 
 
 def _keyed(interp, calling: dict, got: dict) -> dict:

@@ -21,9 +21,9 @@ def test_traces_together_equal_traces_one_by_one(monkeypatch):
     fills = []
     whole_tables = dslc.cpu.tables.whole_tables
 
-    def counted(cpu_, func, callings, span, description="", lazy=False):
+    def counted(cpu_, func, callings, span, description=""):
         fills.append((func, len(callings)))
-        return whole_tables(cpu_, func, callings, span, description, lazy)
+        return whole_tables(cpu_, func, callings, span, description)
     monkeypatch.setattr(dslc.cpu.tables, "whole_tables", counted)
     together = cpu.traces("sw", calls)
     assert fills == [("h", len(calls))]  # h, e and f of every call: one sweep each, one call
@@ -52,47 +52,3 @@ def test_cells_beyond_exact_numbers_are_the_interpreter_s():
     got, want = cpu.traces("best", calls), [interp.trace("best", *c) for c in calls]
     assert [d.value for d in got] == [9007199254740025, 9007199254740016]
     assert [d.steps for d in got] == [d.steps for d in want]
-
-
-def test_a_lazy_filling_gives_the_tables_of_the_eager_one():
-    """``tables(..., lazy=True)``: each item, waited for alone (in any order, taken
-    twice), holds the numbers the eager list holds."""
-    import numpy as np
-
-    from dslc.cpu.tables import Filling
-
-    prog = dslc.compile(str(EXAMPLES / "smith_waterman.bio"), backend="cpu")
-    calls = [("blosum62", 10, 1, q, r) for q, r in PAIRS]
-    derivations = prog.traces("sw", calls)  # (plans the tables, as a search's hits do)
-    assert len(derivations) == len(calls)
-    runner = prog._trace_runner
-    callings = [_calling_of(runner, c) for c in calls]
-    cpu = runner.engine
-    eager = cpu.tables("h", callings, None, "trace")
-    lazy = cpu.tables("h", callings, None, "trace", lazy=True)
-    assert isinstance(lazy, Filling) and len(lazy) == len(eager)
-    for k in (2, 0, 1, 2):
-        assert lazy[k].keys() == eager[k].keys()
-        for name in eager[k]:
-            assert np.array_equal(lazy[k][name].raw, eager[k][name].raw)
-
-
-def _calling_of(runner, call) -> dict:
-    """The calling arguments of ``h`` for a traced call of ``sw`` (its first table)."""
-    from dslc.trace.run import _calling
-
-    cf = runner.tracer.interp.functions["sw"]
-    args = dict(zip([p.name for p in cf.tf.params], call))
-    return _calling(runner._opened("sw", _bound(runner, cf, args), None, False))
-
-
-def _bound(runner, cf, args):
-    from dslc.runtime.binding import bind_call
-
-    checked = runner.program
-    return bind_call(checked.functions["sw"], [_value(checked, v) for v in args.values()],
-                     checked, None)
-
-
-def _value(checked, v):
-    return checked.defined[v] if isinstance(v, str) and v in checked.defined else v
