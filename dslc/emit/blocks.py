@@ -56,7 +56,7 @@ class BlockGenerator(CudaGenerator):
 
     def module_source(self, args, body: Lines) -> str:
         """The task after the task-per-block pass (kernel.per_block) over its body."""
-        body.apply(per_block, "cuda")
+        body.apply(per_block, "cuda", self.task_params(args))
         return super().module_source(args, body)
 
     # ------------------------------------------------------------------ results

@@ -111,15 +111,16 @@ class Lines:
         """Every thread of the block waits here."""
         self.stmts.append(kb.Barrier())
 
-    def apply(self, pass_, target: str) -> None:
+    def apply(self, pass_, target: str, known=None) -> None:
         """These statements replaced by ``pass_`` of them (a pass over the body's
         tree for ``target``, kernel.per_block), verified before and after it
-        (kernel.verify), each statement refused where it nests too deep."""
-        stmts = pass_(verify_body(tuple(self.stmts), target))
+        (kernel.verify; ``known``: the function's parameters, for its check of the
+        names read), each statement refused where it nests too deep."""
+        stmts = pass_(verify_body(tuple(self.stmts), target, known))
         self.stmts = []
         for s in stmts:
             self.nest(s)
-        verify_body(tuple(self.stmts), target)
+        verify_body(tuple(self.stmts), target, known)
 
     def loop(self, var: str, over: tuple, body: "Lines", kind: str = "sequential",
              **attrs) -> None:
