@@ -82,7 +82,7 @@ class BlockGenerator(CudaGenerator):
         if self.plan.fused:
             b.barrier()
         for k, fu in enumerate(self.plan.fused):
-            b.emit(f"acc{k} = {fused_init(fu, self.pr)}")
+            b.assign(f"acc{k}", fused_init(fu, self.pr))
             loop = b.child()
             loop.emit(f"acc{k} = {fused_step(fu, f'acc{k}', f'_p{k}[_z]', self.program, self.pr)}")
             b.loop("_z", ("cuda.blockDim.x",), loop)

@@ -569,7 +569,7 @@ class CpuGenerator:
             for i, (lo, hi) in enumerate(fu.bounds):
                 b.assign(f"lo{k}_{i}", entry_em.as_int(lo, b))
                 b.assign(f"hi{k}_{i}", entry_em.as_int(hi, b))
-            b.emit(f"acc{k} = {fused_init(fu, self.pr)}")
+            b.assign(f"acc{k}", fused_init(fu, self.pr))
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         self.sweep(b, fused_by_func)
         self.after_sweep(b)

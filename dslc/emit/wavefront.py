@@ -223,6 +223,9 @@ class WavefrontGenerator(CpuGenerator):
     def allocate(self, b, func, dims):
         self.storage.append((func, dims))
 
+    TABLES = "global"  # the kernels' storage arguments
+    TARGET = "cuda"
+
     def printer(self):
         """The kernels are device code; the host's final step is printed apart (_final)."""
         return CudaPrinter()
