@@ -475,7 +475,7 @@ class CpuGenerator:
             tuples.exact(store, f.ret, val, self.pr)
             store.emit(tuples.put(k, self.pr.expr(self.write(g, func, xs)), val))
         else:
-            store.store(self.write(g, func, xs), val)
+            self.put(store, self.write(g, func, xs), val)
         self.after_write(store, val)
         for k, fu in fused_for:
             self.fuse(store, k, fu, xs, val)
@@ -543,7 +543,16 @@ class CpuGenerator:
         """The expression emitter every body of this task is generated with."""
         return ExprEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
 
-    def write(self, g: GroupPlan, func: str, xs: list[str]) -> str:
+    @staticmethod
+    def put(b: Lines, where, val: str) -> None:
+        """``val`` written where a cell is kept: a table element (a ``Load``), or a
+        local (a register of emit.tiles, named)."""
+        if isinstance(where, str):
+            b.assign(where, val)
+        else:
+            b.store(where, val)
+
+    def write(self, g: GroupPlan, func: str, xs: list[str]) -> ir.Load | str:
         if not g.windowed:
             return self.cell_ref(func, xs)
         # cells are written in their own partition: the partition loop's variable

@@ -69,6 +69,12 @@ class Lines:
         """``name = value`` (a kernel IR expression; text becomes a ``Text`` leaf)."""
         self.stmts.append(ir.Assign(name, leaf(value)))
 
+    def temporary(self, name: str, value: ir.Expr) -> None:
+        """``name = value`` for a temporary an expression needs on its way (made by
+        ``fresh``): an ``Assign`` like any other, which a subclass recording the
+        generator's own assignments (emit.tiles) does not record."""
+        self.stmts.append(ir.Assign(name, value))
+
     def store(self, target: ir.Load, value) -> None:
         """``target = value``: an element of an array, in its memory space."""
         self.stmts.append(ir.Store(target, leaf(value)))
@@ -428,8 +434,8 @@ class ExprEmitter:
         if not rb.stmts:
             return _op(e.op, left, right)
         out = b.fresh("l")
-        b.assign(out, left)
-        rb.assign(out, right)
+        b.temporary(out, left)
+        rb.temporary(out, right)
         b.if_(ir.Name(out) if e.op == "and" else ir.Unary("not", ir.Name(out), paren=False), rb)
         return ir.Name(out)
 
@@ -440,8 +446,8 @@ class ExprEmitter:
         if not tb.stmts and not eb.stmts:
             return ir.Cond(c, then, orelse)
         out = b.fresh("c")
-        tb.assign(out, then)
-        eb.assign(out, orelse)
+        tb.temporary(out, then)
+        eb.temporary(out, orelse)
         b.if_(c, tb)
         b.else_(eb)
         return ir.Name(out)
@@ -534,7 +540,7 @@ class ExprEmitter:
         if self.text(x).isidentifier():
             return x
         tmp = b.fresh("r")
-        b.assign(tmp, x)
+        b.temporary(tmp, x)
         return ir.Name(tmp)
 
     def _ext_code(self, e: tir.ExtAttr, code, keys: list, b: Lines, t: T.Type) -> ir.Expr:
@@ -602,7 +608,7 @@ class ExprEmitter:
             init = self.pr.ir_inf(negative=True) if kind == T.PROB else leaf(self.pr.zero())
         else:
             init = self.pr.ir_inf(negative=e.op == "max")
-        b.assign(acc, init)
+        b.temporary(acc, init)
         var = self.names.local(e.var)
         it = e.iterable
         if isinstance(it, tir.RangeIter):
@@ -618,7 +624,7 @@ class ExprEmitter:
             raise NotCompilable("iteration over an extension iterable")
         body = b.child()
         if isinstance(it, tir.ExtAttr):
-            body.assign(var, pre)
+            body.temporary(var, pre)
         target = body
         if e.where is not None:
             cond = self.expr(e.where, body)
@@ -636,7 +642,7 @@ class ExprEmitter:
                 ir.Bin("+", now, value)
         else:
             step = ir.Call(e.op, (now, value))
-        target.assign(acc, step)
+        target.temporary(acc, step)
         if e.where is not None:
             body.if_(cond, inner)
         b.loop(*header, body)

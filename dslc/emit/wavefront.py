@@ -155,7 +155,7 @@ class _LaneEmitter(ExprEmitter):
             self.depth -= 1
             self.split.discard(id(e))
         if split:
-            b.assign(acc.id, ir.Call(f"_lanes_{e.op}", (acc,)))
+            b.temporary(acc.id, ir.Call(f"_lanes_{e.op}", (acc,)))
         return acc
 
     def _range_header(self, e, var, lo, hi):
