@@ -30,7 +30,11 @@ from __future__ import annotations
 from dslc.emit.cpu import fused_init, fused_step
 from dslc.emit.cuda import CudaGenerator
 from dslc.emit.pyexpr import Lines, NotCompilable
+from dslc.kernel import ir
 from dslc.kernel.per_block import per_block
+
+# the requested cell's value, kept by the thread that computes it for the block
+_SHARED_RESULT = ir.Load("_rs", (ir.Const(0),), "shared")
 
 
 class BlockGenerator(CudaGenerator):
@@ -47,12 +51,12 @@ class BlockGenerator(CudaGenerator):
             raise NotCompilable("calls inside a partition to other points (threads would race)")
         self.block = block
 
-    def cell_ref(self, func: str, index: list[str]) -> str:
-        return f"T_{func}[{', '.join(['tid'] + index)}]"
+    def cell_ref(self, func: str, index: list):
+        return self.element(f"T_{func}", ["tid"] + index)
 
     def module_source(self, args, body: Lines) -> str:
         """The task after the task-per-block pass (kernel.per_block) over its body."""
-        body.apply(per_block, "cuda")
+        body.apply(per_block, "cuda", self.task_params(args))
         return super().module_source(args, body)
 
     # ------------------------------------------------------------------ results
@@ -65,7 +69,7 @@ class BlockGenerator(CudaGenerator):
     def capture(self, b, xs, val):
         cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
-        inner.emit(f"_rs[0] = {val}")
+        inner.store(_SHARED_RESULT, val)
         b.if_(cond, inner)
 
     def after_sweep(self, b: Lines) -> None:
@@ -74,16 +78,16 @@ class BlockGenerator(CudaGenerator):
         b.barrier()
         for k, fu in enumerate(self.plan.fused):
             b.emit(f"_p{k} = cuda.shared.array({self.block}, np.float64)")
-            b.emit(f"_p{k}[cuda.threadIdx.x] = acc{k}")
+            b.store(ir.Load(f"_p{k}", (ir.Thread("thread"),), "shared"), f"acc{k}")
         if self.plan.fused:
             b.barrier()
         for k, fu in enumerate(self.plan.fused):
-            b.emit(f"acc{k} = {fused_init(fu, self.pr)}")
+            b.assign(f"acc{k}", fused_init(fu, self.pr))
             loop = b.child()
             loop.emit(f"acc{k} = {fused_step(fu, f'acc{k}', f'_p{k}[_z]', self.program, self.pr)}")
             b.loop("_z", ("cuda.blockDim.x",), loop)
         if self.plan.kind == "cell" and self.group_of[self.plan.entry].windowed:
-            b.emit("res = _rs[0]")
+            b.assign("res", _SHARED_RESULT)
         if self.plan.kind == "table":
             raise NotCompilable("a whole table as a task's result")
 

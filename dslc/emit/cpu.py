@@ -26,9 +26,11 @@ from dslc.emit import demand
 from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
-from dslc.emit.pyexpr import Lines, ExprEmitter, Names, NotCompilable, render_code
+from dslc.emit.pyexpr import Lines, ExprEmitter, Names, NotCompilable, leaf, render_code
 from dslc.kernel import body as kb
+from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg
+from dslc.kernel.verify import verify_body
 from dslc.poly import loopir as L
 from dslc.targets.printer import Printer
 
@@ -294,9 +296,9 @@ class CpuGenerator:
         ref = self._stored(g, func, args, checked, span)
         ret = self.program.functions[func].ret
         if ret == T.BOOL:
-            return f"({ref} != 0)"  # stored as 0/1
+            return ir.Bin("!=", ref, ir.Const(0), paren=True)  # stored as 0/1
         if isinstance(ret, T.TupleT):
-            return tuples.get(len(ret.items), ref)  # the cell's components
+            return tuples.get(len(ret.items), self.pr.expr(ref))  # the cell's components
         return ref
 
     def _stored(self, g: GroupPlan, func: str, args: list[str], checked: list[str],
@@ -306,7 +308,7 @@ class CpuGenerator:
             if span in g.runtime_order and self.current in g.functions:
                 # a same-partition read resolved at run time: not ready yet -> retry
                 done = self.done_ref(func, checked)
-                return f"({self.cell_ref(func, checked)} if {done} else {self.missing()})"
+                return ir.Cond(done, self.cell_ref(func, checked), ir.Text(self.missing()))
             return self.cell_ref(func, checked)
         dist = dict(g.distance).get(span) if self.current in g.functions else None
         elim = g.eliminated_in(func)
@@ -338,10 +340,26 @@ class CpuGenerator:
         names = self.group_of[self.current].extents.names[self.current]
         return any(arg == f"x_{p.name}" and n == extent for p, n in zip(f.rec_params, names))
 
-    def cell_ref(self, func: str, index: list[str]) -> str:
+    TARGET = "cpu"  # the verifier's target (kernel.verify)
+
+    def verified(self, body: Lines, params: list[str]) -> Lines:
+        """``body`` as the kernel IR's verifier passes it: its records read only
+        ``params`` and the names it defines, in memory the target has."""
+        verify_body(tuple(body.stmts), self.TARGET, known=params)
+        return body
+
+    # the memory space of the task's tables and flags: arrays it allocates itself
+    # (emit.cuda: per-task storage the launch passes)
+    TABLES = "local"
+
+    def element(self, array: str, index: list) -> ir.Load:
+        """Element ``index`` (text or records) of one of the task's tables or flags."""
+        return ir.Load(array, tuple(leaf(i) for i in index), self.TABLES)
+
+    def cell_ref(self, func: str, index: list) -> ir.Load:
         """Where a cell of ``func``'s storage lives (the CUDA generator adds the task);
         a tuple cell's components are the innermost dimension (emit.tuples)."""
-        return f"T_{func}[{', '.join(index)}]"
+        return self.element(f"T_{func}", index)
 
     def guarded_load(self, array: str, index: list[str], pr: Printer) -> str:
         """A read behind a run-time check: plain, since a failed check stops the task."""
@@ -349,13 +367,13 @@ class CpuGenerator:
 
     # the repeat-until-done sweep's state (see _retried_cell); the CUDA generator
     # keeps it in per-task storage from the launch
-    def done_ref(self, func: str, index: list[str]) -> str:
+    def done_ref(self, func: str, index: list) -> ir.Load:
         """The done flag of a cell of a group ordered at run time."""
-        return f"D_{func}[{', '.join(index)}]"
+        return self.element(f"D_{func}", index)
 
-    def miss_ref(self) -> str:
+    def miss_ref(self) -> ir.Load:
         """Set while a cell is computed when it read a cell not done yet."""
-        return "_miss[0]"
+        return self.element("_miss", [ir.Const(0)])
 
     def missing(self) -> str:
         """The value of a read of a cell not done yet (it records the miss)."""
@@ -400,7 +418,7 @@ class CpuGenerator:
             self.flagged.add(name)
         self.pr.used |= pr.used
         params = pr.helper_params([f"p_{p.name}" for p in f.params], name in self.flagged)
-        body = b.render(1)
+        body = self.verified(b, params).render(1)
         self.helpers[name] = (f"{pr.FUNCTION}\ndef fn_{name}({', '.join(params)}):\n"
                               f"{body}\n    return {val}\n")
 
@@ -414,11 +432,11 @@ class CpuGenerator:
         g = guards[k]
         value = lambda blk: em.as_value(g.body, blk) if ret == T.INT else em.expr(g.body, blk)  # noqa: E731
         if g.cond is None:
-            b.emit(f"{out} = {value(b)}")
+            b.assign(out, value(b))
             return
         cond = em.expr(g.cond, b)
         then, orelse = b.child(), b.child()
-        then.emit(f"{out} = {value(then)}")
+        then.assign(out, value(then))
         self._guard_chain(guards, k + 1, em, orelse, out, ret)
         b.if_(cond, then)
         b.else_(orelse)
@@ -446,7 +464,7 @@ class CpuGenerator:
             else:
                 val = b.fresh("val")
                 body = f.guards[guard].body
-                b.emit(f"{val} = {em.as_value(body, b) if f.ret == T.INT else em.expr(body, b)}")
+                b.assign(val, em.as_value(body, b) if f.ret == T.INT else em.expr(body, b))
         finally:
             self.current = None
         val = _stored(f, val, b, ints=False, pr=self.pr)
@@ -455,9 +473,9 @@ class CpuGenerator:
         store = b.child() if g.runtime_order else b
         if k is not None:
             tuples.exact(store, f.ret, val, self.pr)
-            store.emit(tuples.put(k, self.write(g, func, xs), val))
+            store.emit(tuples.put(k, self.pr.expr(self.write(g, func, xs)), val))
         else:
-            store.emit(f"{self.write(g, func, xs)} = {val}")
+            self.put(store, self.write(g, func, xs), val)
         self.after_write(store, val)
         for k, fu in fused_for:
             self.fuse(store, k, fu, xs, val)
@@ -486,16 +504,16 @@ class CpuGenerator:
         """A cell of a group whose same-partition order is found at run time: computed
         when every same-partition cell it reads is done, else left for the next pass."""
         done = self.done_ref(func, xs)
-        store.emit(f"{done} = 1")
+        store.store(done, ir.Const(1))
         body = value.child()
-        body.emit(f"{self.miss_ref()} = 0")
+        body.store(self.miss_ref(), ir.Const(0))
         body.extend(value)
         later = body.child()
         later.emit("_left += 1")
-        body.if_(f"{self.miss_ref()} == 0", store)
+        body.if_(ir.Bin("==", self.miss_ref(), ir.Const(0)), store)
         body.else_(later)
         out = value.child()
-        out.if_(f"{done} == 0", body)
+        out.if_(ir.Bin("==", done, ir.Const(0)), body)
         return out
 
     def after_write(self, b: Lines, val: str) -> None:
@@ -525,7 +543,16 @@ class CpuGenerator:
         """The expression emitter every body of this task is generated with."""
         return ExprEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
 
-    def write(self, g: GroupPlan, func: str, xs: list[str]) -> str:
+    @staticmethod
+    def put(b: Lines, where, val: str) -> None:
+        """``val`` written where a cell is kept: a table element (a ``Load``), or a
+        local (a register of emit.tiles, named)."""
+        if isinstance(where, str):
+            b.assign(where, val)
+        else:
+            b.store(where, val)
+
+    def write(self, g: GroupPlan, func: str, xs: list[str]) -> ir.Load | str:
         if not g.windowed:
             return self.cell_ref(func, xs)
         # cells are written in their own partition: the partition loop's variable
@@ -549,9 +576,9 @@ class CpuGenerator:
         entry_em = self.emitter(entry_names, set())
         for k, fu in enumerate(plan.fused):
             for i, (lo, hi) in enumerate(fu.bounds):
-                b.emit(f"lo{k}_{i} = {entry_em.as_int(lo, b)}")
-                b.emit(f"hi{k}_{i} = {entry_em.as_int(hi, b)}")
-            b.emit(f"acc{k} = {fused_init(fu, self.pr)}")
+                b.assign(f"lo{k}_{i}", entry_em.as_int(lo, b))
+                b.assign(f"hi{k}_{i}", entry_em.as_int(hi, b))
+            b.assign(f"acc{k}", fused_init(fu, self.pr))
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         self.sweep(b, fused_by_func)
         self.after_sweep(b)
@@ -591,7 +618,7 @@ class CpuGenerator:
     def read_stored(self, func: str, index: list[str]) -> str:
         """A stored cell of ``func`` as a value (a tuple's components together)."""
         k = tuples.width(self.program.functions[func].ret)
-        ref = self.cell_ref(func, index)
+        ref = self.pr.expr(self.cell_ref(func, index))
         return ref if k is None else tuples.get(k, ref)
 
     def result_width(self) -> int | None:
@@ -661,6 +688,7 @@ class CpuGenerator:
             src.append(self.pr.library("demand"))
             src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
         src += [h for h in self.helpers.values()]
+        body = self.verified(body, printed(args))
         src.append(f"{self.pr.FUNCTION}\ndef task({', '.join(printed(args))}):\n{body.render(1)}\n")
         return "\n".join(src)
 
@@ -684,7 +712,7 @@ class CpuGenerator:
                 names = self.task_names(self.program.functions[f])
                 size = render_code(spec.device_size, lambda a: names.layout_array(t.owner, a),
                                    pr=self.pr)
-                return f"({size} - 1)"
+                return f"({self.pr.expr(size)} - 1)"
         raise NotCompilable(f"the extent of {f}'s parameter {p.name}")
 
     def _bound_atom(self, e: tir.TExpr) -> str:
@@ -897,7 +925,7 @@ class _FusedEmitter(ExprEmitter):
 
     def _reduce(self, e, b):
         if id(e) in self.fused:
-            return self.fused[id(e)]
+            return ir.Name(self.fused[id(e)])
         return super()._reduce(e, b)
 
 

@@ -24,6 +24,7 @@ storage too, cleared by the task itself.
 from __future__ import annotations
 
 from dslc.kernel import body as kb
+from dslc.kernel import ir
 from dslc.kernel import launch
 from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator, printed
@@ -83,10 +84,13 @@ class CudaGenerator(CpuGenerator):
         """Device code (targets.printer): checks flag the task instead of raising."""
         return CudaPrinter()
 
-    def cell_ref(self, func: str, index: list[str]) -> str:
+    TABLES = "global"  # per-task storage, passed by the launch
+    TARGET = "cuda"
+
+    def cell_ref(self, func: str, index: list) -> ir.Load:
         # a tuple cell's components: the dimension before the task's (emit.tuples)
         parts = [":"] if isinstance(self.program.functions[func].ret, T.TupleT) else []
-        return f"T_{func}[{', '.join(index + parts + ['tid'])}]"
+        return self.element(f"T_{func}", index + parts + ["tid"])
 
     def allocate(self, b: Lines, func: str, dims: list[str]) -> None:
         self.storage.append((func, dims))
@@ -100,11 +104,11 @@ class CudaGenerator(CpuGenerator):
             raise NotCompilable(f"a checked read of {len(index)} dimensions")
         return pr.check("_ld" if len(index) == 1 else f"_ld{len(index)}", array, *index)
 
-    def done_ref(self, func: str, index: list[str]) -> str:
-        return f"D_{func}[{', '.join(index + ['tid'])}]"
+    def done_ref(self, func: str, index: list) -> ir.Load:
+        return self.element(f"D_{func}", index + ["tid"])
 
-    def miss_ref(self) -> str:
-        return "_M[tid]"
+    def miss_ref(self) -> ir.Load:
+        return self.element("_M", ["tid"])
 
     def missing(self) -> str:
         return "_missing_at(_M, tid)"
@@ -115,7 +119,7 @@ class CudaGenerator(CpuGenerator):
         self.storage.append((DONE + func, dims))
         zs = [b.fresh("z") for _ in dims]
         inner = b.child()
-        inner.emit(f"{self.done_ref(func, zs)} = 0")
+        inner.store(self.done_ref(func, zs), ir.Const(0))
         for z, d in reversed(list(zip(zs, dims))):
             outer = b.child()
             outer.loop(z, (str(d),), inner)
@@ -151,6 +155,7 @@ class CudaGenerator(CpuGenerator):
             self._flag_failures(body)
         if self.host_allocations:
             raise NotCompilable("allocation inside the task")
+        self.verified(body, self.task_params(args))
         task = f"{self.pr.FUNCTION}\ndef task({', '.join(self.task_params(args))}):\n" \
             f"{body.render(1, self.pr)}\n"
         return "\n".join([HEADER + self.module_constants(), self.pr.library("core", flagged=checks),

@@ -147,7 +147,7 @@ def cell_body(gen, func: str, stack: str, value: Lines, val: str) -> Lines:
     out.extend(value)
     xs = ", ".join(f"x_{p.name}" for p in f.rec_params)
     store = out.child()
-    store.emit(f"{gen.cell_ref(func, [xs])} = {val}")
+    store.store(gen.cell_ref(func, [xs]), val)
     store.emit(f"S_{func}[{xs},] = 2")
     store.emit("_sp -= 1")
     out.if_("_need[0] == 0", store)

@@ -33,6 +33,7 @@ from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused
 from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
 from dslc.kernel import body as kb
+from dslc.kernel import ir
 from dslc.targets.printer import Printer
 
 # Numba has a ``noalias`` compiler flag (it marks every array argument's data
@@ -89,16 +90,16 @@ class PackEmitter(ExprEmitter):
         s = self.expr(e.seq, b)
         if e.span not in self.safe_indexes:
             raise NotCompilable("a sequence index not proved in range (packs)")
-        lane = ", l" if self._lane_seq(e.seq) else ""
+        lane = (ir.Name("l"),) if self._lane_seq(e.seq) else ()
         if lane:
             self.names.gen.lane_reads += 1
-        return self.pr.int64(f"{s}[{self.as_int(e.index, b)}{lane}]")
+        return self.pr.ir_int64(ir.Index(s, (self.as_int(e.index, b),) + lane))
 
     def _builtin(self, e, b):
         x = e.args[0]
         if e.name == "len" and self._lane_seq(x):
             self.names.gen.lane_reads += 1
-            return f"n_{x.name}[l]"
+            return ir.Load(f"n_{x.name}", (ir.Name("l"),), "global")
         return super()._builtin(e, b)
 
     def _lane_seq(self, x) -> bool:
@@ -110,7 +111,7 @@ class PackEmitter(ExprEmitter):
 
     def _reduce(self, e, b):
         if id(e) in self.fused:
-            return self.fused[id(e)]
+            return ir.Load(self.fused[id(e)], (ir.Name("l"),))
         return super()._reduce(e, b)
 
 
@@ -153,7 +154,7 @@ class PackGenerator(CpuGenerator):
         return PackEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
 
     def cell_ref(self, func, index):
-        return f"T_{func}[{', '.join(index + ['l'])}]"
+        return self.element(f"T_{func}", index + ["l"])
 
     def travel_of(self, name: str) -> str:
         return pack_travel(self.plan.scope[name], self.shared)
@@ -251,7 +252,7 @@ class PackGenerator(CpuGenerator):
                 qs = [f"q_{i}[l]" for i in range(len(ent_g.extents.names[plan.entry]))]
                 tail.emit(f"out[l] = T_{plan.entry}[{', '.join(qs + ['l'])}]")
         else:
-            fused_nodes = {id(fu.node): f"acc{k}[l]" for k, fu in enumerate(plan.fused)}
+            fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
             em = PackEmitter(self.task_names(entry), self.program.consts, set(),
                              self.program.alphabets, fused=fused_nodes)
             tail.emit(f"out[l] = {self._guards(entry, em, tail)}")
@@ -269,12 +270,12 @@ class PackGenerator(CpuGenerator):
             self.lane_bounds.add(name)
             self.scratch.append((name, "LANES", "DT"))
             init.extend(blk)
-            init.emit(f"{name}[l] = {text}")
+            init.store(ir.Load(name, (ir.Name("l"),)), text)
             return
         if self.bound_at_edge(e, func, dim, side):
             self.trivial_bounds.add(name)
             return
-        b.emit(f"{name} = {text}")
+        b.assign(name, text)
 
     def _symbol_extent(self) -> int:
         """The largest extent that is not a sequence length (alphabet sizes),
@@ -291,7 +292,9 @@ class PackGenerator(CpuGenerator):
     def module_source(self, args, body, extents=None):
         helpers = "\n".join(self.helpers.values())
         names = [n for n, _, _ in self.scratch]
-        params = ", ".join(printed(args) + ["out", "big"] + names)
+        params = printed(args) + ["out", "big"] + names
+        self.verified(body, params)
+        params = ", ".join(params)
         task = (f"@numba.njit(cache=True, noalias=True)\n"
                 f"def lanes({params}):\n{body.render(1)}\n")
         if self.pr.fails():

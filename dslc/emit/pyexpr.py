@@ -28,6 +28,7 @@ from dslc.lang import types as T
 from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.kernel import body as kb
+from dslc.kernel import ir
 from dslc.kernel.body import MAX_INDENT, MAX_LOOPS
 from dslc.kernel.verify import verify_body
 from dslc.targets.printer import Printer
@@ -61,7 +62,22 @@ class Lines:
         return f"_{stem}{self.counter[0]}"
 
     def emit(self, line: str) -> None:
+        """A statement still spelled as text (kernel.body.Line)."""
         self.stmts.append(kb.Line(line))
+
+    def assign(self, name: str, value) -> None:
+        """``name = value`` (a kernel IR expression; text becomes a ``Text`` leaf)."""
+        self.stmts.append(ir.Assign(name, leaf(value)))
+
+    def temporary(self, name: str, value: ir.Expr) -> None:
+        """``name = value`` for a temporary an expression needs on its way (made by
+        ``fresh``): an ``Assign`` like any other, which a subclass recording the
+        generator's own assignments (emit.tiles) does not record."""
+        self.stmts.append(ir.Assign(name, value))
+
+    def store(self, target: ir.Load, value) -> None:
+        """``target = value``: an element of an array, in its memory space."""
+        self.stmts.append(ir.Store(target, leaf(value)))
 
     def child(self) -> "Lines":
         return Lines([], self.counter)
@@ -107,28 +123,29 @@ class Lines:
         """Every thread of the block waits here."""
         self.stmts.append(kb.Barrier())
 
-    def apply(self, pass_, target: str) -> None:
+    def apply(self, pass_, target: str, known=None) -> None:
         """These statements replaced by ``pass_`` of them (a pass over the body's
         tree for ``target``, kernel.per_block), verified before and after it
-        (kernel.verify), each statement refused where it nests too deep."""
-        stmts = pass_(verify_body(tuple(self.stmts), target))
+        (kernel.verify; ``known``: the function's parameters, for its check of the
+        names read), each statement refused where it nests too deep."""
+        stmts = pass_(verify_body(tuple(self.stmts), target, known))
         self.stmts = []
         for s in stmts:
             self.nest(s)
-        verify_body(tuple(self.stmts), target)
+        verify_body(tuple(self.stmts), target, known)
 
     def loop(self, var: str, over: tuple, body: "Lines", kind: str = "sequential",
              **attrs) -> None:
         """``for var in range(*over)`` of ``kind`` (kernel.body.LOOP_KINDS)."""
         self.nest(kb.Loop(tuple(body.stmts), kind, var, tuple(over), **attrs))
 
-    def while_(self, cond: str, body: "Lines") -> None:
+    def while_(self, cond, body: "Lines") -> None:
         self.nest(kb.Loop(tuple(body.stmts), "while", "", (cond,)))
 
-    def if_(self, cond: str, body: "Lines") -> None:
+    def if_(self, cond, body: "Lines") -> None:
         self.nest(kb.If(tuple(body.stmts), cond))
 
-    def elif_(self, cond: str, body: "Lines") -> None:
+    def elif_(self, cond, body: "Lines") -> None:
         """An ``elif`` of the ``if`` just placed."""
         self._else((kb.If(tuple(body.stmts), cond, chained=True),))
 
@@ -245,12 +262,20 @@ def _small(v) -> bool:
 
 
 class ExprEmitter:
+    """Typed IR expressions -> kernel IR expressions (kernel.ir), spelled by the
+    target's printer (``text``). What a ``Names`` method or a helper module still
+    returns as text becomes a ``Text`` leaf (``leaf``)."""
+
     def __init__(self, names: Names, consts: dict, rec_params: set[str], alphabets: dict,
                  safe_indexes: frozenset = frozenset()):
         self.names, self.consts, self.rec, self.alphabets = names, consts, rec_params, alphabets
         self.safe_indexes = safe_indexes  # spans of s[e] proved to lie inside s
         self.pr = names.printer()
         self._height = 0  # nesting of the text the innermost expr() call has written so far
+
+    def text(self, x: ir.Expr) -> str:
+        """``x`` as the target spells it (for a generator composing text around it)."""
+        return self.pr.expr(x)
 
     def index(self, e: tir.TExpr) -> bool:
         if isinstance(e, tir.Var) and e.scope == "param" and e.name in self.rec:
@@ -262,60 +287,59 @@ class ExprEmitter:
                 return self.index(a) and self.index(b)
         return is_index(e, self.consts)
 
-    def as_int(self, e: tir.TExpr, b: Lines) -> str:
+    def as_int(self, e: tir.TExpr, b: Lines) -> ir.Expr:
         """``e`` where an int64 is needed (array index, recursive argument)."""
         s = self.expr(e, b)
-        return s if self.index(e) else self.pr.check("_to_index", s)
+        return s if self.index(e) else self.pr.ir_check("_to_index", s)
 
-    def as_value(self, e: tir.TExpr, b: Lines) -> str:
+    def as_value(self, e: tir.TExpr, b: Lines) -> ir.Expr:
         """``e`` as a float64 value (for int-typed values)."""
         s = self.expr(e, b)
-        return self.pr.to_value(s) if self.index(e) and e.type == T.INT else s
+        return self.pr.ir_value(s) if self.index(e) and e.type == T.INT else s
 
     # ------------------------------------------------------------------ dispatch
-    def expr(self, e: tir.TExpr, b: Lines) -> str:
-        """``e``'s text; statements it needs first go to ``b``. A text nested
-        HOIST_HEIGHT levels deep is computed into a temporary in ``b`` (which
-        runs exactly where ``e`` is evaluated: conditional parts have their own
-        blocks), so no generated line nests deeper than Python allows."""
+    def expr(self, e: tir.TExpr, b: Lines) -> ir.Expr:
+        """``e`` as a kernel IR expression; statements it needs first go to ``b``.
+        An expression nested HOIST_HEIGHT levels deep is computed into a
+        temporary in ``b`` (which runs exactly where ``e`` is evaluated:
+        conditional parts have their own blocks), so no generated line nests
+        deeper than Python allows."""
         outer, self._height = self._height, 0
-        text = getattr(self, "_" + type(e).__name__.lower())(e, b)
+        x = getattr(self, "_" + type(e).__name__.lower())(e, b)
         height = self._height + 1
         if height >= HOIST_HEIGHT:
-            text, height = self._hoist(text, b), 0
+            x, height = self._hoist(x, b), 0
         self._height = max(outer, height)
-        return text
+        return x
 
     def _lit(self, e, b):
         v = e.value
-        if isinstance(v, bool):
-            return "True" if v else "False"
         if isinstance(v, float) and math.isinf(v):
-            return self.pr.inf(v < 0)
-        if type(v) is int:
-            return str(v)
-        return repr(float(v))
+            return self.pr.ir_inf(v < 0)
+        if isinstance(v, bool) or type(v) is int:
+            return ir.Const(v)
+        return ir.Const(float(v))
 
     def _symlit(self, e, b):
         if e.type.alpha.kind == "named":
-            return str(self.alphabets[e.type.alpha.name].code(e.text, e.span))
-        return self.names.symbol(e)
+            return ir.Const(int(self.alphabets[e.type.alpha.name].code(e.text, e.span)))
+        return leaf(self.names.symbol(e))
 
     def _strlit(self, e, b):
         raise NotCompilable("string literal inside a function")
 
     def _var(self, e, b):
         if e.scope == "local":
-            return self.names.local(e.name)
+            return ir.Name(self.names.local(e.name))
         if e.scope == "global":
             c = self.consts.get(e.name)
             if isinstance(c, (int, float)):
                 if isinstance(c, float) and math.isinf(c):
-                    return self.pr.inf(c < 0)
-                return repr(c)
-            return self.names.global_(e.name, e.type)
+                    return self.pr.ir_inf(c < 0)
+                return ir.Const(c)
+            return leaf(self.names.global_(e.name, e.type))
         if e.scope == "param":
-            return self.names.param(e.name, e.type)
+            return leaf(self.names.param(e.name, e.type))
         raise NotCompilable(f"name {e.name}")
 
     def _coerce(self, e, b):
@@ -323,15 +347,15 @@ class ExprEmitter:
         if isinstance(e.type, T.TupleT):  # int components are float64 already
             return self.expr(src, b)
         if e.type == T.FLOAT:
-            return self.pr.to_value(self.expr(src, b))
+            return self.pr.ir_value(self.expr(src, b))
         if src.type == T.PROB:
             return self.expr(src, b)
         logs = self._literal_logs(src, b)
         if logs is not None:
             return logs
-        return self.pr.check("_to_log", self.pr.to_value(self.expr(src, b)))
+        return self.pr.ir_check("_to_log", self.pr.ir_value(self.expr(src, b)))
 
-    def _literal_logs(self, e, b) -> str | None:
+    def _literal_logs(self, e, b) -> ir.Expr | None:
         """A probability written as literals chosen by conditions (``if s.isstart
         then 1.0 else 0.0``) as their logs: no run-time check is left to fail
         (a negative literal keeps its error, ``_neg_prob``). None otherwise."""
@@ -340,46 +364,45 @@ class ExprEmitter:
         if isinstance(e, tir.Lit) and not isinstance(e.value, bool):
             v = float(e.value)
             if v == 0:
-                return self.pr.inf(negative=True)
+                return self.pr.ir_inf(negative=True)
             # a negative or infinite probability: the check fails, the interpreter says why
-            return repr(math.log(v)) if 0 < v < math.inf else self.pr.check("_neg_prob")
+            return ir.Const(math.log(v)) if 0 < v < math.inf else self.pr.ir_check("_neg_prob")
         if not isinstance(e, tir.Cond):
             return None
         probe = b.child()
         then, orelse = self._literal_logs(e.then, probe), self._literal_logs(e.orelse, probe)
         if then is None or orelse is None or probe.stmts:
             return None
-        return f"({then} if {self.expr(e.cond, b)} else {orelse})"
+        return ir.Cond(self.expr(e.cond, b), then, orelse)
 
     def _neg(self, e, b):
-        return f"(-{self.expr(e.operand, b)})"
+        return ir.Unary("-", self.expr(e.operand, b))
 
     def _not(self, e, b):
-        return f"(not {self.expr(e.operand, b)})"
+        return ir.Unary("not", self.expr(e.operand, b))
 
     def _arith(self, e, b):
         op, t = e.op, e.type
         if isinstance(t, T.TupleT):  # + component by component
             x, y = self._hoist(self.expr(e.left, b), b), self._hoist(self.expr(e.right, b), b)
-            return tuples.add(len(t.items), x, y, self.pr)
+            return leaf(tuples.add(len(t.items), self.text(x), self.text(y), self.pr))
         if t == T.PROB:
             x, y = self.expr(e.left, b), self.expr(e.right, b)
             if op == "+":
-                return self.pr.check("_logaddexp", x, y)
-            return {"*": f"({x} + {y})", "/": f"({x} - {y})"}[op]
+                return self.pr.ir_check("_logaddexp", x, y)
+            return _op({"*": "+", "/": "-"}[op], x, y)
         if t == T.INT and self.index(e):
-            x, y = self.expr(e.left, b), self.expr(e.right, b)
-            return f"({x} {op} {y})"
+            return _op(op, self.expr(e.left, b), self.expr(e.right, b))
         x, y = self.as_value(e.left, b), self.as_value(e.right, b)
         if op == "%":
-            return self.pr.check("_fmod_floor", x, y)
+            return self.pr.ir_check("_fmod_floor", x, y)
         if op == "/" and _nonzero_literal(e.right):
-            return f"({x} / {y})"  # nothing to check
+            return _op("/", x, y)  # nothing to check
         if op == "/":
-            return self.pr.check("_div", x, y)
+            return self.pr.ir_check("_div", x, y)
         if self.undefined(e):
-            return self.pr.check("_undef", f"{x} {op} {y}")
-        return f"({x} {op} {y})"
+            return self.pr.ir_check("_undef", ir.Bin(op, x, y))
+        return _op(op, x, y)
 
     def facts(self, e: tir.TExpr) -> infinity.Infs:
         """Which infinities ``e`` may hold (emit.infinity)."""
@@ -395,45 +418,45 @@ class ExprEmitter:
 
     def _minmax(self, e, b):
         if isinstance(e.type, T.TupleT):  # lexicographic
-            return tuples.combine(e.op, len(e.type.items), self.expr(e.left, b),
-                                  self.expr(e.right, b), self.pr)
+            return leaf(tuples.combine(e.op, len(e.type.items), self.text(self.expr(e.left, b)),
+                                       self.text(self.expr(e.right, b)), self.pr))
         if e.type == T.INT and self.index(e.left) and self.index(e.right):
             x, y = self.expr(e.left, b), self.expr(e.right, b)
         else:
             x, y = self.as_value(e.left, b), self.as_value(e.right, b)
-        return f"{e.op}({x}, {y})"
+        return ir.Call(e.op, (x, y))
 
     def _compare(self, e, b):
         if isinstance(e.left.type, T.TupleT):  # every component equal
-            same = tuples.equal(len(e.left.type.items), self.expr(e.left, b),
-                                self.expr(e.right, b))
-            return same if e.op == "==" else f"(not {same})"
-        return f"({self.expr(e.left, b)} {e.op} {self.expr(e.right, b)})"
+            same = leaf(tuples.equal(len(e.left.type.items), self.text(self.expr(e.left, b)),
+                                     self.text(self.expr(e.right, b))))
+            return same if e.op == "==" else ir.Unary("not", same)
+        return _op(e.op, self.expr(e.left, b), self.expr(e.right, b))
 
     def _logic(self, e, b):
         left = self.expr(e.left, b)
         rb = b.child()
         right = self.expr(e.right, rb)
         if not rb.stmts:
-            return f"({left} {e.op} {right})"
+            return _op(e.op, left, right)
         out = b.fresh("l")
-        b.emit(f"{out} = {left}")
-        rb.emit(f"{out} = {right}")
-        b.if_(f"{'' if e.op == 'and' else 'not '}{out}", rb)
-        return out
+        b.temporary(out, left)
+        rb.temporary(out, right)
+        b.if_(ir.Name(out) if e.op == "and" else ir.Unary("not", ir.Name(out), paren=False), rb)
+        return ir.Name(out)
 
     def _cond(self, e, b):
         c = self.expr(e.cond, b)
         tb, eb = b.child(), b.child()
         then, orelse = self._branch(e.then, e.type, tb), self._branch(e.orelse, e.type, eb)
         if not tb.stmts and not eb.stmts:
-            return f"({then} if {c} else {orelse})"
+            return ir.Cond(c, then, orelse)
         out = b.fresh("c")
-        tb.emit(f"{out} = {then}")
-        eb.emit(f"{out} = {orelse}")
+        tb.temporary(out, then)
+        eb.temporary(out, orelse)
         b.if_(c, tb)
         b.else_(eb)
-        return out
+        return ir.Name(out)
 
     def _branch(self, e, t, b):
         return self.as_value(e, b) if t == T.INT and not self.index(e) or t != T.INT else \
@@ -441,36 +464,38 @@ class ExprEmitter:
 
     def _maketuple(self, e, b):
         # float() on every component: a UniTuple of float64 whatever each is computed from
-        return tuples.literal([self.pr.to_value(self.as_value(x, b)) for x in e.items])
+        return leaf(tuples.literal([self.text(self.pr.ir_value(self.as_value(x, b)))
+                                    for x in e.items]))
 
     def _component(self, e, b):
-        return f"{self.expr(e.base, b)}[{e.k}]"
+        return ir.Index(self.expr(e.base, b), (ir.Const(e.k),))
 
     def _builtin(self, e, b):
         x = e.args[0]
         if e.name == "len":
-            return f"len({self.expr(x, b)})"
+            return ir.Call("len", (self.expr(x, b),))
         if e.name == "code":
-            return self.pr.int64(self.expr(x, b))
+            return self.pr.ir_int64(self.expr(x, b))
         if e.name == "div":  # a value (float64), floored and checked like %
-            return self.pr.check("_idiv", self.as_value(x, b), self.as_value(e.args[1], b))
+            return self.pr.ir_check("_idiv", self.as_value(x, b), self.as_value(e.args[1], b))
         if e.name == "abs":
-            return f"abs({self.expr(x, b)})"
+            return ir.Call("abs", (self.expr(x, b),))
         if e.name == "float":
-            return self.pr.to_value(self.as_value(x, b))
+            return self.pr.ir_value(self.as_value(x, b))
         fn = builtins.BY_NAME[e.name]  # a function of one number (lang.builtins)
         if x.type == T.PROB and fn.of_prob == "log":
             return self.expr(x, b)  # the stored log
         v = self.as_value(x, b)
         helper = fn.helper()
-        return self.pr.check(helper, v) if helper else self.pr.math(fn.math, v)
+        return self.pr.ir_check(helper, v) if helper else self.pr.ir_math(fn.math, v)
 
     def _seqindex(self, e, b):
         s = self.expr(e.seq, b)
         i = self.as_int(e.index, b)
         if e.span in self.safe_indexes:  # proved inside the sequence (see plan.task)
-            return self.pr.int64(f"{s}[{i}]")
-        return self.pr.int64(self.names.guarded_load(s, [self.pr.check("_chk", i, f"len({s})")]))
+            return self.pr.ir_int64(ir.Index(s, (i,)))
+        check = self.pr.ir_check("_chk", i, ir.Call("len", (s,)))
+        return self.pr.ir_int64(leaf(self.names.guarded_load(self.text(s), [self.text(check)])))
 
     def _extindex(self, e, b):
         if e.indexer is None and isinstance(e.base, tir.ExtAttr) \
@@ -485,17 +510,17 @@ class ExprEmitter:
             return self._render_typed(e.indexer.device_index, model, None, self._keys(e, b),
                                       base, b, t)
         base = self.expr(e.base, b)
-        keys = [self.expr(k, b) for k in e.keys]
-        return self.names.ext_index(e, base, keys)
+        keys = [self.text(self.expr(k, b)) for k in e.keys]
+        return leaf(self.names.ext_index(e, self.text(base), keys))
 
-    def _keys(self, e, b) -> list[str]:
+    def _keys(self, e, b) -> list:
         return [self.as_int(k, b) if k.type == T.INT else self.expr(k, b) for k in e.keys]
 
     def _extattr(self, e, b):
         dev = e.accessor.device
         if isinstance(dev, sdk.Code) and not isinstance(e.type, (T.MapT, T.IterT)):
             return self._ext_code(e, dev, [], b, e.type)
-        return self.names.ext_attr(e, b)
+        return leaf(self.names.ext_attr(e, b))
 
     # ------------------------------------------------------------------ compiled forms
     def _model(self, base: tir.TExpr) -> str:
@@ -508,7 +533,7 @@ class ExprEmitter:
             return base.name
         raise NotCompilable("an accessor on a computed extension value")
 
-    def _receiver(self, base: tir.TExpr, b: Lines) -> str | None:
+    def _receiver(self, base: tir.TExpr, b: Lines) -> ir.Expr | None:
         """The receiver's element number (hoisted into a local), or None for a
         calling receiver (a model: only its arrays can be read)."""
         t = base.type
@@ -516,31 +541,32 @@ class ExprEmitter:
             return None
         return self._hoist(self.expr(base, b), b)
 
-    def _hoist(self, text: str, b: Lines) -> str:
-        if text.isidentifier():
-            return text
+    def _hoist(self, x: ir.Expr, b: Lines) -> ir.Expr:
+        """``x``, or a temporary assigned it in ``b`` where it is more than a name."""
+        if self.text(x).isidentifier():
+            return x
         tmp = b.fresh("r")
-        b.emit(f"{tmp} = {text}")
-        return tmp
+        b.temporary(tmp, x)
+        return ir.Name(tmp)
 
-    def _ext_code(self, e: tir.ExtAttr, code, keys: list[str], b: Lines, t: T.Type) -> str:
+    def _ext_code(self, e: tir.ExtAttr, code, keys: list, b: Lines, t: T.Type) -> ir.Expr:
         recv = self._receiver(e.base, b)
         return self._render_typed(code, self._model(e.base), recv, keys, None, b, t)
 
-    def _render_typed(self, code, model, recv, keys, value, b, t) -> str:
+    def _render_typed(self, code, model, recv, keys, value, b, t) -> ir.Expr:
         keys = [self._hoist(k, b) for k in keys]
-        text = render_code(code, self._array(model, value), recv=recv, keys=keys,
-                           guarded=self.names.guarded_load, pr=self.pr)
+        x = render_code(code, self._array(model, value), recv=recv, keys=keys,
+                        guarded=self.names.guarded_load, pr=self.pr)
         if isinstance(t, T.SymT) or t == T.INT:
-            return self.pr.int64(text)
-        return text
+            return self.pr.ir_int64(x)
+        return x
 
     def _array(self, model, value):
         def array(name: str) -> str:
             if name == "":
                 if value is None:
                     raise NotCompilable("VALUE in a compiled form of a type without device_array")
-                return value
+                return self.text(value)
             if model is None:
                 raise NotCompilable("a layout array of a computed extension value")
             return self.names.layout_array(model, name)
@@ -575,7 +601,7 @@ class ExprEmitter:
                 args.append(self.as_int(a, b))
             else:
                 args.append(self.expr(a, b))
-        return self.names.call(e, args, b)
+        return leaf(self.names.call(e, [self.text(a) for a in args], b))
 
     def _reduce(self, e, b):
         acc = b.fresh("acc")
@@ -583,12 +609,12 @@ class ExprEmitter:
         width = tuples.width(kind)
         # accumulators are float64 values (ints included: an empty max is -inf)
         if width is not None:
-            init = tuples.init(e.op, width, self.pr)
+            init = leaf(tuples.init(e.op, width, self.pr))
         elif e.op == "sum":
-            init = self.pr.inf(negative=True) if kind == T.PROB else self.pr.zero()
+            init = self.pr.ir_inf(negative=True) if kind == T.PROB else leaf(self.pr.zero())
         else:
-            init = self.pr.inf(negative=e.op == "max")
-        b.emit(f"{acc} = {init}")
+            init = self.pr.ir_inf(negative=e.op == "max")
+        b.temporary(acc, init)
         var = self.names.local(e.var)
         it = e.iterable
         if isinstance(it, tir.RangeIter):
@@ -599,37 +625,51 @@ class ExprEmitter:
             lo, hi, item = self._ext_iter(it, b)
             k = b.fresh("k")
             header = (k, (lo, hi))
-            pre = f"{var} = {item(k)}"
+            pre = item(ir.Name(k))
         else:
             raise NotCompilable("iteration over an extension iterable")
         body = b.child()
         if isinstance(it, tir.ExtAttr):
-            body.emit(pre)
+            body.temporary(var, pre)
         target = body
         if e.where is not None:
             cond = self.expr(e.where, body)
             inner = body.child()
             target = inner
         value = self.as_value(e.body, target) if kind != T.PROB else self.expr(e.body, target)
+        now = ir.Name(acc)
         if width is not None:
-            step = tuples.combine(e.op, width, acc, self._hoist(value, target), self.pr)
+            step = leaf(tuples.combine(e.op, width, acc, self.text(self._hoist(value, target)),
+                                       self.pr))
         elif e.op == "sum" and kind != T.PROB and infinity.sum_undefined(self.facts(e.body)):
-            step = self.pr.check("_undef", f"{acc} + {value}")
+            step = self.pr.ir_check("_undef", ir.Bin("+", now, value))
         elif e.op == "sum":
-            step = self.pr.check("_logaddexp", acc, value) if kind == T.PROB else f"{acc} + {value}"
+            step = self.pr.ir_check("_logaddexp", now, value) if kind == T.PROB else \
+                ir.Bin("+", now, value)
         else:
-            step = f"{e.op}({acc}, {value})"
-        target.emit(f"{acc} = {step}")
+            step = ir.Call(e.op, (now, value))
+        target.temporary(acc, step)
         if e.where is not None:
             body.if_(cond, inner)
         b.loop(*header, body)
-        return acc
+        return now
 
-    def _range_header(self, e: tir.Reduce, var: str, lo: str, hi: str) -> tuple:
+    def _range_header(self, e: tir.Reduce, var: str, lo: ir.Expr, hi: ir.Expr) -> tuple:
         """The loop of reduction ``e`` over ``lo .. hi`` (its variable and ``range``'s
         arguments): every value in order (a GPU kernel whose threads share a point
         strides it over them, emit.wavefront)."""
-        return var, (lo, f"{hi} + 1")
+        return var, (lo, ir.Bin("+", hi, ir.Const(1)))
+
+
+def leaf(x) -> ir.Expr:
+    """What a ``Names`` method or a helper module returned: a record as it is, text
+    (still composed as text there) as a ``Text`` leaf."""
+    return ir.Text(x) if isinstance(x, str) else x
+
+
+def _op(op: str, x: ir.Expr, y: ir.Expr) -> ir.Bin:
+    """A binary operation or comparison of a task's expression (in parentheses)."""
+    return ir.Bin(op, x, y, paren=True)
 
 
 def _nonzero_literal(e: tir.TExpr) -> bool:
@@ -640,34 +680,33 @@ def _nonzero_literal(e: tir.TExpr) -> bool:
         and isinstance(e.value, (int, float)) and e.value != 0
 
 
-def render_code(code, array, recv: str | None = None, keys=(), item: str | None = None,
-                guarded=None, pr: Printer | None = None) -> str:
-    """A compiled-form template (sdk.Code) as a Python/Numba expression; ``array(name)``
-    spells a layout array (``""``: the value's own device_array). ``guarded(array,
-    index)`` spells a load whose index holds a ``checked`` (Names.guarded_load);
-    without it such loads are plain reads. ``pr`` spells infinities and checks for the
-    target (targets.printer; the CPU's by default)."""
+def render_code(code, array, recv: ir.Expr | None = None, keys=(), item: ir.Expr | None = None,
+                guarded=None, pr: Printer | None = None) -> ir.Expr:
+    """A compiled-form template (sdk.Code) as a kernel IR expression; ``array(name)``
+    names a layout array (``""``: the value's own device_array), read as a ``global``
+    ``Load`` (the task's argument). ``guarded(array, index)`` spells a load whose
+    index holds a ``checked`` (Names.guarded_load); without it such loads are plain
+    reads. ``pr`` spells infinities and checks for the target (targets.printer; the
+    CPU's by default)."""
     pr = pr or Printer()
 
-    def go(c) -> str:
+    def go(c) -> ir.Expr:
         match c:
             case sdk.Lit(value=v):
-                if isinstance(v, bool):
-                    return "True" if v else "False"
-                if isinstance(v, float):
-                    return pr.inf(v < 0) if math.isinf(v) else repr(v)
-                return str(int(v))
+                if isinstance(v, float) and math.isinf(v):
+                    return pr.ir_inf(v < 0)
+                return ir.Const(v if isinstance(v, (bool, float)) else int(v))
             case sdk.Op(op="not", args=(a,)):
-                return f"(not {go(a)})"
+                return ir.Unary("not", go(a))
             case sdk.Op(op=op, args=(a, x)):
-                return f"({go(a)} {op} {go(x)})"
+                return ir.Bin(op, go(a), go(x), paren=True)
             case sdk.Load(array=name, index=idx):
                 index = [go(i) for i in idx]
                 if guarded is not None and any(_has_check(i) for i in idx):
-                    return guarded(array(name), index)
-                return f"{array(name)}[{', '.join(index)}]"
+                    return leaf(guarded(array(name), [pr.expr(i) for i in index]))
+                return ir.Load(array(name), tuple(index), "global")
             case sdk.Length(array=name):
-                return f"len({array(name)})"
+                return ir.Call("len", (leaf(array(name)),))
             case sdk.Slot(kind="recv"):
                 if recv is None:
                     raise NotCompilable("RECV in a compiled form of a calling value's accessor")
@@ -681,9 +720,9 @@ def render_code(code, array, recv: str | None = None, keys=(), item: str | None 
                     raise NotCompilable(f"key({k}) of an index with {len(keys)} keys")
                 return keys[k]
             case sdk.Select(cond=cnd, then=a, orelse=x):
-                return f"({go(a)} if {go(cnd)} else {go(x)})"
+                return ir.Cond(go(cnd), go(a), go(x))
             case sdk.Checked(index=i, limit=n):
-                return pr.check("_chk", go(i), go(n))
+                return pr.ir_check("_chk", go(i), go(n))
         raise NotCompilable(f"compiled form {c!r}")
     return go(code)
 

@@ -36,9 +36,10 @@ from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
 from dslc.emit.cpu import _FusedEmitter, arg_name, argument, fused_init, fused_step, length
 from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
-from dslc.kernel.ir import TaskArg
+from dslc.kernel import ir
+from dslc.kernel.ir import TaskArg, Text
 from dslc.plan.task import GroupPlan, TaskPlan
-from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable
+from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
 from dslc.emit.ranges import INF, constants, live_guards
 from dslc import settings
 from dslc.poly import loopir as L
@@ -147,8 +148,8 @@ class _Prologue(Lines):
 
     assigned: list[str] = field(default_factory=list)
 
-    def assign(self, name: str, value: str) -> None:
-        self.emit(f"{name} = {value}")
+    def assign(self, name: str, value) -> None:
+        super().assign(name, value)
         self.assigned.append(name)
 
 
@@ -161,7 +162,7 @@ class _TileEmitter(ExprEmitter):
         n = len(b.stmts)
         text = self._read(e, b)
         if len(b.stmts) == n and e.span in self.safe_indexes:
-            return self.names.gen.hoist_read(e, text) or text
+            return leaf(self.names.gen.hoist_read(e, self.text(text)) or text)
         return text
 
     def _read(self, e, b):
@@ -170,7 +171,8 @@ class _TileEmitter(ExprEmitter):
             return super()._seqindex(e, b)
         if e.span not in self.safe_indexes:
             raise NotCompilable("a sequence index not proved in range")
-        return self.pr.int64(f"a_{name}[ib_{name} + ({self.as_int(e.index, b)}) * BLOCK + ln]")
+        at = Text(f"ib_{name} + ({self.text(self.as_int(e.index, b))}) * BLOCK + ln")
+        return self.pr.ir_int64(ir.Load(f"a_{name}", (at,), "global"))
 
     def _exact(self) -> bool:
         """Values are float32 integers under the static bound (emit.precision):
@@ -196,7 +198,7 @@ class _TileEmitter(ExprEmitter):
         texts = [t for t, _ in operands]
         out = texts[0]
         for x in texts[1:]:
-            out = f"_f{e.op}({out}, {x})"
+            out = ir.Call(f"_f{e.op}", (out, x))
         return out
 
     def _arith(self, e, b):
@@ -210,7 +212,8 @@ class _TileEmitter(ExprEmitter):
         moving = [(sg, x) for sg, x in terms if not self._invariant(x)]
         if len(fixed) < 2 or not moving:
             return super()._arith(e, b)
-        return f"({_join(moving, self.as_value, b)} + {_join(fixed, self.as_value, b)})"
+        value = lambda x, blk: self.text(self.as_value(x, blk))  # noqa: E731
+        return Text(f"({_join(moving, value, b)} + {_join(fixed, value, b)})")
 
     def _invariant(self, x) -> bool:
         """A finite literal or a number argument: the same all through a task."""
@@ -223,7 +226,7 @@ class _TileEmitter(ExprEmitter):
 
     def _builtin(self, e, b):
         name = self._interleaved(e.args[0]) if e.name == "len" else None
-        return f"n_{name}" if name is not None else super()._builtin(e, b)
+        return Text(f"n_{name}") if name is not None else super()._builtin(e, b)
 
     def _interleaved(self, x) -> str | None:
         if isinstance(x, tir.Var) and x.scope == "param":
@@ -564,12 +567,11 @@ class TiledGenerator(CudaGenerator):
             for k in range(self.dt):
                 for c in range(self.bback[f], 0, -1):
                     col.emit(f"{self.breg(f, k, c)} = {self.breg(f, k, c - 1)}")
-                    pre.emit(f"{self.breg(f, k, c - 1)} = "
-                             f"{self.cell_ref(f, ['old', str(k), column(first - c)])}")
+                    pre.assign(self.breg(f, k, c - 1),
+                               self.cell_ref(f, ['old', str(k), column(first - c)]))
                 col.emit(f"{self.breg(f, k, 0)} = {self.breg(f, k, 'n')}")
-                first_col = self.cell_ref(f, ['old', str(k), column(first)])
-                pre.emit(f"{self.breg(f, k, 'n')} = {first_col}")
-                col.emit(f"{self.breg(f, k, 'n')} = {self.cell_ref(f, ['old', str(k), 'u + 1'])}")
+                pre.assign(self.breg(f, k, 'n'), self.cell_ref(f, ['old', str(k), column(first)]))
+                col.assign(self.breg(f, k, 'n'), self.cell_ref(f, ['old', str(k), 'u + 1']))
         order = [f for f in g.schedule.order if f in g.functions]
         body = Lines()
         for r in range(self.rows):
@@ -603,7 +605,7 @@ class TiledGenerator(CudaGenerator):
         for f in self.crossing:  # the tile's last rows, for the next tile
             for k in range(self.dt):
                 r = self.rows - self.dt + k
-                col.emit(f"{self.cell_ref(f, ['new', str(k), 'u'])} = {self.reg(f, r, 0)}")
+                col.store(self.cell_ref(f, ['new', str(k), 'u']), self.reg(f, r, 0))
         return pre, col
 
     def _prologue(self, b: _Prologue) -> dict:

@@ -51,6 +51,7 @@ from dslc.emit.cpu import (CpuGenerator, _FusedEmitter, _HelperNames, fused_star
                            printed)
 from dslc.emit.cuda import HEADER, KERNEL_DECORATOR
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
+from dslc.kernel import ir
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.poly import loopir as L
 from dslc.targets.printer import CudaPrinter, Printer
@@ -154,13 +155,14 @@ class _LaneEmitter(ExprEmitter):
             self.depth -= 1
             self.split.discard(id(e))
         if split:
-            b.emit(f"{acc} = _lanes_{e.op}({acc})")
+            b.temporary(acc.id, ir.Call(f"_lanes_{e.op}", (acc,)))
         return acc
 
     def _range_header(self, e, var, lo, hi):
         if id(e) not in self.split:
             return super()._range_header(e, var, lo, hi)
-        return var, (f"{lo} + _lane", f"{hi} + 1", str(self.width))
+        return var, (ir.Bin("+", lo, ir.Name("_lane")), ir.Bin("+", hi, ir.Const(1)),
+                     ir.Const(self.width))
 
 
 def lane_helpers(width: int, simulated: bool) -> str:
@@ -220,6 +222,9 @@ class WavefrontGenerator(CpuGenerator):
 
     def allocate(self, b, func, dims):
         self.storage.append((func, dims))
+
+    TABLES = "global"  # the kernels' storage arguments
+    TARGET = "cuda"
 
     def printer(self):
         """The kernels are device code; the host's final step is printed apart (_final)."""
@@ -285,8 +290,8 @@ class WavefrontGenerator(CpuGenerator):
         entry_em = self.emitter(self.task_names(self.program.functions[self.plan.entry]), set())
         for k, fu in enumerate(self.plan.fused):
             for i, (lo, hi) in enumerate(fu.bounds):
-                head.emit(f"lo{k}_{i} = {entry_em.as_int(lo, head)}")
-                head.emit(f"hi{k}_{i} = {entry_em.as_int(hi, head)}")
+                head.assign(f"lo{k}_{i}", entry_em.as_int(lo, head))
+                head.assign(f"hi{k}_{i}", entry_em.as_int(hi, head))
         return head
 
     def _kernel(self, gi, g, head: Lines, store: Lines, fused_by_func) -> str:

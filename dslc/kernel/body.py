@@ -8,10 +8,12 @@ its statements and loops nest, where a partition's points are, which lane loop
 holds which point) is read off this tree, never off the text; the text is made in
 one place, the target's printer (``targets.printer.body_text``).
 
-Expressions are still strings: a ``Line`` is a simple statement already spelled by
-the target's expression printer, a loop's bounds and an ``if``'s condition are
-text of that printer (moving expressions into the IR is unfinished, see
-docs/architecture.md).
+Simple statements are kernel.ir records where a generator builds them so: ``Assign``
+(a local), ``Store`` (an element of a table, a ``Load`` with its memory space); their
+expressions are kernel.ir expressions (``ExprEmitter`` makes them), with ``Text``
+leaves where a generator still composes text. A ``Line`` is a statement still spelled
+as text, and a loop's bounds and an ``if``'s condition are an expression or text
+(what is still text is listed in docs/architecture.md).
 
 Loop kinds: ``sequential``, ``parallel`` (iterations independent: the loop nest's
 parallel loops), ``lanes`` (the CPU packs' loop over SIMD lanes), ``strided`` (the
@@ -23,6 +25,8 @@ one thread, the printer adds the thread's offset and stride) and ``while``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from dslc.kernel.ir import Assign, Store
 
 LOOP_KINDS = ("sequential", "parallel", "lanes", "strided", "while")
 
@@ -149,7 +153,7 @@ class Cell(_Group):
     """The code of one cell at its point of the loop nest."""
 
 
-Stmt = Line | Barrier | Loop | If | OneThread | Point | Cell
+Stmt = Line | Assign | Store | Barrier | Loop | If | OneThread | Point | Cell
 
 
 def levels(stmts) -> int:

@@ -10,7 +10,12 @@ printer; strategies are passes over the kernel (kernel.launch), and the verifier
 (kernel.verify) runs after every pass.
 
 Expressions: ``Name``, ``Const``, ``Index`` (a load, or a slice when an index is a
-``Slice``), ``Bin``, ``Call``, ``Thread`` (the GPU's thread and block numbers).
+``Slice``), ``Bin``, ``Call``, ``Thread`` (the GPU's thread and block numbers); in a
+task's body also ``Unary``, ``Cond`` (``a if c else b``), ``Helper`` (a call of a
+runtime helper, targets.runtime: spelled per target), ``Load`` (an element of an
+array in a memory space) and ``Text`` (an expression a generator still spells as
+text: the leaf the next step removes). An expression is not text: formatting one
+into a string is refused, so no f-string can print a record by mistake.
 Statements: ``Assign``, ``Store`` (into an array in the memory space of its
 declaration), ``If``, ``Tasks`` (the loop over tasks: parallel on the CPU),
 ``Strided`` (a loop whose iterations are spread over a block's threads),
@@ -26,50 +31,122 @@ from typing import Union
 
 
 # ------------------------------------------------------------------ expressions
+class _Expr:
+    """An expression record: printed by a target's printer (targets.printer), never
+    by ``str`` (an f-string around a record is a generator's mistake)."""
+
+    def __str__(self):
+        raise TypeError(f"a kernel IR expression formatted as text: {self!r}")
+
+
+
 @dataclass(frozen=True)
-class Name:
+class Name(_Expr):
     id: str
 
 
 @dataclass(frozen=True)
-class Const:
-    value: int
+class Const(_Expr):
+    """A literal. ``text``: how the target spells it where that is not Python's own
+    (an infinity: ``np.inf``, ``math.inf``, a float32 kernel's ``INF``), fixed by
+    the printer of the function it is made for."""
+
+    value: int | float | bool
+    text: str = ""
 
 
 @dataclass(frozen=True)
-class Slice:
+class Text(_Expr):
+    """An expression a generator still composes as text (an f-string around other
+    expressions): opaque to passes and the verifier. Every place that makes one is
+    a ``Text(`` in dslc/emit (docs/architecture.md counts them)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Slice(_Expr):
     lo: "Expr"
     hi: "Expr"
 
 
 @dataclass(frozen=True)
-class Index:
+class Index(_Expr):
     base: "Expr"
     index: tuple  # of Expr (a Slice takes a contiguous part)
 
 
 @dataclass(frozen=True)
-class Bin:
-    op: str  # + - * // % <
+class Bin(_Expr):
+    """A binary operation or comparison. ``paren``: printed in parentheses wherever
+    it stands (a task's expressions: each operation in its own, as the generators
+    spelled them), else only inside another operation (the launches)."""
+
+    op: str  # + - * / // % < <= == != > >= and or
     left: "Expr"
     right: "Expr"
+    paren: bool = False
 
 
 @dataclass(frozen=True)
-class Call:
+class Unary(_Expr):
+    """``-x`` or ``not x``, in parentheses unless ``paren`` is False (a condition)."""
+
+    op: str  # - not
+    operand: "Expr"
+    paren: bool = True
+
+
+@dataclass(frozen=True)
+class Cond(_Expr):
+    """``then if cond else orelse``, in parentheses."""
+
+    cond: "Expr"
+    then: "Expr"
+    orelse: "Expr"
+
+
+@dataclass(frozen=True)
+class Helper(_Expr):
+    """A call of runtime helper ``name`` (targets.runtime): the target's printer
+    spells it (a device passes a failing helper the task's flag)."""
+
+    name: str
+    args: tuple
+    flagged: bool = False  # a device's failing helper: called with the task's flag
+
+
+SPACES = ("local", "global", "shared", "constant")
+
+
+@dataclass(frozen=True)
+class Load(_Expr):
+    """Element ``index`` of array ``array`` in memory ``space`` (``local``: the
+    task's own, ``global``: an argument or per-task storage, ``shared``: the
+    block's, ``constant``: compiled in). As a store's target, the element written.
+    ``comma``: printed with a trailing comma (``T[i,]``: a tuple index)."""
+
+    array: str
+    index: tuple  # of Expr
+    space: str = "local"
+    comma: bool = False
+
+
+@dataclass(frozen=True)
+class Call(_Expr):
     fn: str  # a function of the module (the generated task)
     args: tuple
 
 
 @dataclass(frozen=True)
-class Length:
+class Length(_Expr):
     """The number of elements of a one-dimensional array."""
 
     of: "Expr"
 
 
 @dataclass(frozen=True)
-class Thread:
+class Thread(_Expr):
     """The GPU's numbering: ``global`` (the thread in the grid), ``block`` (the
     block in the grid), ``thread`` (the thread in its block), ``width`` (threads
     per block)."""
@@ -77,7 +154,8 @@ class Thread:
     what: str
 
 
-Expr = Union[Name, Const, Slice, Index, Bin, Call, Length, Thread]
+Expr = Union[Name, Const, Text, Slice, Index, Bin, Unary, Cond, Call, Helper, Load, Length,
+             Thread]
 
 THREAD = ("global", "block", "thread", "width")
 
@@ -85,14 +163,23 @@ THREAD = ("global", "block", "thread", "width")
 # ------------------------------------------------------------------ statements
 @dataclass(frozen=True)
 class Assign:
+    """``target = value`` (in a task's body too: a local)."""
+
     target: str
     value: Expr
+    levels = 1  # as a task body's statement (kernel.body): its text's indentation
+    loops = 0
 
 
 @dataclass(frozen=True)
 class Store:
-    target: Index
+    """``target = value``: an element of an array (``Index`` in a launch, ``Load``
+    with its memory space in a task's body)."""
+
+    target: "Index | Load"
     value: Expr
+    levels = 1
+    loops = 0
 
 
 @dataclass(frozen=True)
@@ -228,6 +315,17 @@ def exprs(e):
         case Slice(lo=a, hi=b) | Bin(left=a, right=b):
             yield from exprs(a)
             yield from exprs(b)
+        case Unary(operand=a):
+            yield from exprs(a)
+        case Cond(cond=c, then=a, orelse=b):
+            for x in (c, a, b):
+                yield from exprs(x)
+        case Load(index=idx):
+            for i in idx:
+                yield from exprs(i)
+        case Helper(args=args):
+            for a in args:
+                yield from exprs(a)
         case Index(base=base, index=idx):
             yield from exprs(base)
             for i in idx:

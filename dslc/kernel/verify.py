@@ -15,11 +15,14 @@ over it (emit.pyexpr ``Lines.apply``): loop kinds known and their bounds of the
 right arity, ``strided`` loops, barriers and thread-0 blocks only in ``cuda``
 code, ``lanes`` loops only in ``cpu`` code; a barrier only where every thread of
 the block reaches it (not inside a strided loop, a thread-0 block, a lane loop or
-a cell's code: ``if`` conditions are still text, so one outside those is taken to
-be the same for every thread, as the loop nest's guards on extents and partitions
-are); no loop binds the variable of a strided, lane or partition loop around it
-(a reduction's may shadow its own, as the language lets it); the depths within
-MAX_INDENT and MAX_LOOPS.
+a cell's code: an ``if`` outside those is taken to be the same for every thread,
+as the loop nest's guards on extents and partitions are); no loop binds the
+variable of a strided, lane or partition loop around it (a reduction's may shadow
+its own, as the language lets it); the depths within MAX_INDENT and MAX_LOOPS;
+every load and store in a memory space its target has (``shared`` and
+``constant`` only in ``cuda`` code); given the function's parameters, every name
+an expression record reads defined before it (``Text`` leaves and ``Line``
+statements are text, not seen).
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ def _block(k, stmts, known: set, arrays: set, top: bool) -> None:
                 known.add(t)
             case ir.Store(target=t, value=v):
                 if not (isinstance(t.base, ir.Name) and t.base.id in arrays):
-                    _fail(k, f"a store into {t.base}, not a parameter or shared array")
+                    _fail(k, f"a store into {t.base!r}, not a parameter or shared array")
                 _expr(k, t, known)
                 _expr(k, v, known)
             case ir.If(cond=c, body=body):
@@ -92,11 +95,18 @@ def _expr(k, e, known: set) -> None:
                 _fail(k, f"unknown thread number {x.what!r}")
 
 
-def verify_body(stmts: tuple, target: str) -> tuple:
-    """``stmts`` (a task's body) themselves, or InternalError naming the broken rule."""
+def verify_body(stmts: tuple, target: str, known=None) -> tuple:
+    """``stmts`` (a task's body) themselves, or InternalError naming the broken rule.
+    ``known``: the names defined before the body (its function's parameters); where
+    given, every name an expression record reads must be one of them, a loop's
+    variable around it, or assigned before it (kernel.ir ``Assign``: in program
+    order; after an ``if``, only what both branches assign; nothing a loop's body
+    or thread 0's code assigns counts after it). ``Text`` leaves and ``Line``
+    statements are text: what they read and assign is not seen."""
     if target not in ("cpu", "cuda"):
         _body_fail(target, f"unknown target {target!r}")
-    _body(stmts, target, bound=(), divergent=None)
+    scope = None if known is None else set(known)
+    _body(stmts, target, bound=(), divergent=None, scope=scope)
     if kb.levels(stmts) - 1 > kb.MAX_INDENT:
         _body_fail(target, f"statements nested more than {kb.MAX_INDENT} levels deep")
     if kb.loops(stmts) > kb.MAX_LOOPS:
@@ -106,16 +116,31 @@ def verify_body(stmts: tuple, target: str) -> tuple:
 
 _ARITY = {"while": (1,), "strided": (3,)}
 _ONLY = {"strided": "cuda", "lanes": "cpu"}
+_GPU_SPACES = ("shared", "constant")  # memory only a GPU kernel has
 
 
-def _body(stmts, target: str, bound: tuple, divergent: str | None) -> None:
+def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | None) -> set:
     """``bound``: the variables of the strided, lane and partition loops around
     (which no loop inside may bind again); ``divergent``: what around
-    these statements not every thread of a block runs (None: every thread does)."""
+    these statements not every thread of a block runs (None: every thread does);
+    ``scope``: the names defined so far (None: names are not checked), added to
+    as statements assign. Returns the names defined after ``stmts``."""
     for s in stmts:
         match s:
-            case kb.Line() | kb.Point():
+            case kb.Line():
                 continue
+            case ir.Assign(target=t, value=v):
+                _reads(v, target, scope)
+                if scope is not None:
+                    scope.add(t)
+            case ir.Store(target=t, value=v):
+                if not isinstance(t, ir.Load):
+                    _body_fail(target, f"a store into {t!r}, not an array element")
+                _reads(t, target, scope)
+                _reads(v, target, scope)
+            case kb.Point() | kb.Cell():
+                inside = divergent or ("a cell's code" if isinstance(s, kb.Cell) else None)
+                scope = _body(s.body, target, bound, inside, scope)
             case kb.Barrier():
                 if target != "cuda":
                     _body_fail(target, "a barrier")
@@ -131,23 +156,50 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None) -> None:
                     _body_fail(target, f"a {kind} loop over {over!r}")
                 if var and var in bound:
                     _body_fail(target, f"loop variable {var} bound again inside its loop")
+                for x in over:
+                    _reads(x, target, scope)
                 inside = {"strided": "a strided loop", "lanes": "a lane loop"}.get(kind)
                 # a reduction may rebind its own name (the language lets an inner
                 # ``sum(i in ...)`` shadow an outer one): the loops a pass or a
                 # backend relies on may not be rebound
                 held = (var,) if var and (kind in _ONLY or s.partition) else ()
-                _body(s.body, target, bound + held, divergent or inside)
+                _body(s.body, target, bound + held, divergent or inside,
+                      _with(scope, var))
             case kb.OneThread():
                 if target != "cuda":
                     _body_fail(target, "code for thread 0 of a block")
-                _body(s.body, target, bound, divergent or "a thread-0 block")
-            case kb.Cell():
-                _body(s.body, target, bound, divergent or "a cell's code")
-            case kb.If():
-                for b in kb.children(s):
-                    _body(b, target, bound, divergent)
+                _body(s.body, target, bound, divergent or "a thread-0 block", _with(scope))
+            case kb.If(cond=c):
+                _reads(c, target, scope)
+                after = [_body(b, target, bound, divergent, _with(scope))
+                         for b in kb.children(s)]
+                if scope is not None and s.orelse is not None:
+                    scope |= after[0] & after[1]
             case _:
                 _body_fail(target, f"unknown statement {s!r}")
+    return scope
+
+
+def _with(scope: set | None, *names: str) -> set | None:
+    """A copy of ``scope`` for a nested body (what it assigns stays inside)."""
+    return None if scope is None else scope | {n for n in names if n}
+
+
+def _reads(e, target: str, scope: set | None) -> None:
+    """Expression ``e`` (text: nothing to see) reads only defined names, and its
+    loads are in memory its target has."""
+    if isinstance(e, str):
+        return
+    for x in ir.exprs(e):
+        match x:
+            case ir.Name(id=n) if scope is not None and n not in scope:
+                _body_fail(target, f"{n} read before it is defined")
+            case ir.Load(space=sp) if sp not in ir.SPACES:
+                _body_fail(target, f"a load from unknown memory {sp!r}")
+            case ir.Load(array=a, space=sp) if sp in _GPU_SPACES and target != "cuda":
+                _body_fail(target, f"{a} in {sp} memory, which only a GPU kernel has")
+            case ir.Thread() if target != "cuda":
+                _body_fail(target, "a thread number")
 
 
 def _body_fail(target: str, why: str):

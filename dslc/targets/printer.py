@@ -22,6 +22,8 @@ float32 kernel prints its values as float32, the helper functions it calls as fl
 
 from __future__ import annotations
 
+import math
+
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.targets import runtime
@@ -57,32 +59,48 @@ class Printer:
 
     # ------------------------------------------------------------------ numbers
     def inf(self, negative: bool = False) -> str:
+        return self.expr(self.ir_inf(negative))
+
+    def ir_inf(self, negative: bool = False) -> ir.Const:
         s = "INF" if self.value != "float64" else self.INF
-        return f"-{s}" if negative else s
+        return ir.Const(-math.inf if negative else math.inf, f"-{s}" if negative else s)
 
     def nan(self) -> str:
         return self.NAN
 
     def to_value(self, x: str) -> str:
         """``x`` converted to the value type."""
-        return f"DT({x})" if self.value != "float64" else f"float({x})"
+        return self.expr(self.ir_value(ir.Text(x)))
+
+    def ir_value(self, x) -> ir.Call:
+        return ir.Call("DT" if self.value != "float64" else "float", (x,))
 
     def zero(self) -> str:
         """The start of a sum (or a register) in the value type."""
         return "DT(0)" if self.typed_zero and self.value != "float64" else "0.0"
 
     def int64(self, x: str) -> str:
-        return f"np.int64({x})"
+        return self.expr(self.ir_int64(ir.Text(x)))
+
+    def ir_int64(self, x) -> ir.Call:
+        return ir.Call("np.int64", (x,))
 
     def math(self, fn: str, x: str) -> str:
         """``exp``, ``log``, ``log1p``, ``sqrt``, ``floor`` of a scalar."""
-        return f"np.{fn}({x})"
+        return self.expr(self.ir_math(fn, ir.Text(x)))
+
+    def ir_math(self, fn: str, x) -> ir.Call:
+        return ir.Call(f"np.{fn}", (x,))
 
     # ------------------------------------------------------------------ calls
     def check(self, name: str, *args: str) -> str:
-        """A call of runtime helper ``name`` (targets.runtime)."""
+        """A call of runtime helper ``name`` (targets.runtime), as text."""
+        return self.expr(self.ir_check(name, *(ir.Text(a) for a in args)))
+
+    def ir_check(self, name: str, *args) -> ir.Helper:
+        """A call of runtime helper ``name`` (kernel IR), recorded in ``used``."""
         self.used.add(name)
-        return f"{name}({', '.join(args)})"
+        return ir.Helper(name, tuple(args))
 
     def helper_call(self, name: str, args: list[str], flagged: bool) -> str:
         """A call of generated function ``name`` (``flagged``: it holds a check)."""
@@ -163,21 +181,21 @@ class CudaPrinter(Printer):
     FUNCTION = "@cuda.jit(device=True)"
     device = True
 
-    def int64(self, x: str) -> str:
-        return f"int({x})"
+    def ir_int64(self, x) -> ir.Call:
+        return ir.Call("int", (x,))
 
-    def math(self, fn: str, x: str) -> str:
-        return f"math.{fn}({x})"
+    def ir_math(self, fn: str, x) -> ir.Call:
+        return ir.Call(f"math.{fn}", (x,))
 
-    def check(self, name: str, *args: str) -> str:
+    def ir_check(self, name: str, *args) -> ir.Helper:
         self.used.add(name)
         h = runtime.BY_NAME.get(name)
         if h is not None and h.fails:
             if h.device is None:
                 from dslc.errors import NotCompilable
                 raise NotCompilable(f"a check ({name}) with no device form")
-            return f"{name}_f({', '.join(('_F', 'tid') + args)})"
-        return f"{name}({', '.join(args)})"
+            return ir.Helper(name, tuple(args), flagged=True)
+        return ir.Helper(name, tuple(args))
 
     def helper_call(self, name: str, args: list[str], flagged: bool) -> str:
         return f"{name}({', '.join((['_F', 'tid'] if flagged else []) + args)})"
@@ -235,10 +253,26 @@ class CudaPrinter(Printer):
 def _expr(pr: Printer, e) -> str:
     def go(x, nested=False) -> str:
         match x:
-            case ir.Name(id=n):
+            case ir.Name(id=n) | ir.Text(text=n):
                 return n
+            case ir.Const(text=t) if t:
+                return t
+            case ir.Const(value=float() as v):
+                return repr(v)
             case ir.Const(value=v):
                 return str(v)
+            case ir.Bin(op=op, left=a, right=b, paren=True):
+                return f"({go(a, True)} {op} {go(b, True)})"
+            case ir.Unary(op=op, operand=a, paren=p):
+                text = f"{op}{' ' if op.isalpha() else ''}{go(a)}"
+                return f"({text})" if p else text
+            case ir.Cond(cond=c, then=a, orelse=b):
+                return f"({go(a)} if {go(c)} else {go(b)})"
+            case ir.Helper(name=n, args=args, flagged=f):
+                return f"{n}_f({', '.join(['_F', 'tid'] + [go(a) for a in args])})" if f \
+                    else f"{n}({', '.join(go(a) for a in args)})"
+            case ir.Load(array=a, index=idx, comma=c):
+                return f"{a}[{', '.join(go(i) for i in idx)}{',' if c else ''}]"
             case ir.Slice(lo=a, hi=b):
                 return f"{go(a)}:{go(b)}"
             case ir.Index(base=base, index=idx):
@@ -278,6 +312,11 @@ def statements(pr: Printer, stmts, pad: str) -> list[str]:
     return out
 
 
+def _text(pr: Printer, x) -> str:
+    """A loop bound or condition: an expression record, or text a generator spelled."""
+    return x if isinstance(x, str) else _expr(pr, x)
+
+
 def body_text(pr: Printer, stmts, pad: str) -> list[str]:
     """A task body's statements (kernel.body) as ``pr`` spells them, one line each,
     nested blocks indented by ``pr.INDENT``: the one place a task's text is made."""
@@ -291,6 +330,10 @@ def body_text(pr: Printer, stmts, pad: str) -> list[str]:
         match s:
             case kb.Line(text=t):
                 out.append(pad + t)
+            case ir.Assign(target=t, value=v):
+                out.append(f"{pad}{t} = {_expr(pr, v)}")
+            case ir.Store(target=t, value=v):
+                out.append(f"{pad}{_expr(pr, t)} = {_expr(pr, v)}")
             case kb.Point(body=b) | kb.Cell(body=b):
                 out += body_text(pr, b, pad)
             case kb.Barrier():
@@ -301,13 +344,13 @@ def body_text(pr: Printer, stmts, pad: str) -> list[str]:
                 out.append(f"{pad}if {pr.thread('thread')} == 0:")
                 block(b)
             case kb.Loop(kind="while", over=(cond,), body=b):
-                out.append(f"{pad}while {cond}:")
+                out.append(f"{pad}while {_text(pr, cond)}:")
                 block(b)
-            case kb.Loop(kind="strided", var=v, over=(lo, end, step), body=b):
-                out.append(pad + pr.strided(v, lo, end, step))
+            case kb.Loop(kind="strided", var=v, over=over, body=b):
+                out.append(pad + pr.strided(v, *(_text(pr, x) for x in over)))
                 block(b)
             case kb.Loop(var=v, over=over, body=b):
-                out.append(f"{pad}for {v} in range({', '.join(over)}):")
+                out.append(f"{pad}for {v} in range({', '.join(_text(pr, x) for x in over)}):")
                 block(b)
             case _:
                 raise TypeError(f"not a task statement: {s!r}")
@@ -316,7 +359,7 @@ def body_text(pr: Printer, stmts, pad: str) -> list[str]:
 
 def _if_text(pr: Printer, s, pad: str, out: list, word: str) -> None:
     inner = pad + pr.INDENT
-    out.append(f"{pad}{word} {s.cond}:")
+    out.append(f"{pad}{word} {_text(pr, s.cond)}:")
     out.extend(body_text(pr, s.body, inner) or [f"{inner}pass"])
     if s.orelse is None:
         return
