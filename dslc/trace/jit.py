@@ -211,7 +211,7 @@ class WalkSource:
                 tail = gb
                 continue
             branch = b.child()
-            cond = em.expr(g.cond, branch)
+            cond = em.text(em.expr(g.cond, branch))
             branch.if_(cond, gb)
             branch.else_(tail)
             tail = branch
@@ -230,8 +230,9 @@ class WalkSource:
         b.emit("nc += 1")
 
     def _value(self, e, em, b) -> str:
-        text = em.as_value(e, b) if e.type == T.INT else em.expr(e, b)
-        return em._hoist(text, b)
+        """``e``'s value as text, held in a temporary where it is more than a name."""
+        x = em.as_value(e, b) if e.type == T.INT else em.expr(e, b)
+        return em.text(em._hoist(x, b))
 
     def _follow(self, e, f, em, b, need: bool):
         """Statements recording ``e``'s choices and its call; its value's text where
@@ -244,7 +245,7 @@ class WalkSource:
                 return self._chain(e, op, f, em, b)
             case tir.Cond():
                 out = b.fresh("c")
-                cond = em.expr(e.cond, b)
+                cond = em.text(em.expr(e.cond, b))
                 tb, eb = b.child(), b.child()
                 pid = shape.points[id(e)]
                 for k, (branch, bb) in enumerate(((e.then, tb), (e.orelse, eb))):
@@ -260,7 +261,7 @@ class WalkSource:
                 callee = shape.interp.program.functions[e.func]
                 rec = [a for a, p in zip(e.args, callee.params) if p.recursive]
                 for k, a in enumerate(rec):
-                    b.emit(f"n_{k} = {em.as_int(a, b)}")
+                    b.emit(f"n_{k} = {em.text(em.as_int(a, b))}")
                 b.emit(f"nf = {shape.fid[e.func]}")
         for c in tir.children(e):
             self._follow(c, f, em, b, False)
@@ -298,7 +299,7 @@ class WalkSource:
 
     def _reduction(self, e, f, em, b) -> str:
         it, var = e.iterable, em.names.local(e.var)
-        lo, hi = em._hoist(em.as_int(it.lo, b), b), em._hoist(em.as_int(it.hi, b), b)
+        lo, hi = (em.text(em._hoist(em.as_int(x, b), b)) for x in (it.lo, it.hi))
         acc, found = b.fresh("acc"), b.fresh("found")
         b.emit(f"{acc} = {em.pr.inf(negative=e.op == 'max')}")
         exact = "_exact_int" if e.type == T.INT else "_exact"
@@ -309,7 +310,7 @@ class WalkSource:
                 body_of(body)
             else:
                 inner = body.child()
-                cond = em.expr(e.where, body)
+                cond = em.text(em.expr(e.where, body))
                 body_of(inner)
                 body.if_(cond, inner)
             b.loop(var, (lo, f"{hi} + 1"), body)
