@@ -147,27 +147,23 @@ def _route(prog, route: str, query, db) -> list:
     prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in range(2)])
     first = time.perf_counter() - t0
     walks = runner.tracer.walks
-    spent, derive = [0.0, 0 if walks is None else walks.steps, first], runner.tracer.derive
+    spent = [0.0, 0 if walks is None else walks.steps, first, 0.0]
+    runner.tracer.derive = _cpu_timed(runner.tracer.derive, spent, 0)
+    # the compiled part of the walks (Tracer._compiled), within them
+    runner.tracer._compiled = _cpu_timed(runner.tracer._compiled, spent, 3)
+    spent.append(_wall_parts(runner))
+    return spent
 
+
+def _cpu_timed(fn, spent: list, slot: int):
+    """``fn``, adding the CPU seconds of each call to ``spent[slot]``."""
     def timed(*a, **k):
         c0 = time.process_time()
         try:
-            return derive(*a, **k)
+            return fn(*a, **k)
         finally:
-            spent[0] += time.process_time() - c0
-    runner.tracer.derive = timed
-    spent.append(0.0)  # the compiled part of the walks (Tracer._compiled), within them
-    part = runner.tracer._compiled
-
-    def timed_part(*a, **k):
-        c0 = time.process_time()
-        try:
-            return part(*a, **k)
-        finally:
-            spent[3] += time.process_time() - c0
-    runner.tracer._compiled = timed_part
-    spent.append(_wall_parts(runner))
-    return spent
+            spent[slot] += time.process_time() - c0
+    return timed
 
 
 def _wall_parts(runner) -> dict:

@@ -7,7 +7,7 @@ and at every ``max``/``min`` (operator chains, reductions), ``if`` and guard the
 alternative whose value equals the node's value is taken, the first in source order
 on ties (a reduction: the first element of its iterable). The calls that contribute
 to the chosen value (not those in conditions or indexes) are the step's children: one
-child makes a path, several (Nussinov's ``n(i + 1, k) + n(k + 1, j)``) a tree. Cells
+child makes a path, several (``f(i + 1, k) + f(k + 1, j)``) a tree. Cells
 are visited with an explicit stack, so a path 4,000 cells long needs no deep Python
 recursion; a cell reached twice is one step (children are step numbers).
 

@@ -18,7 +18,7 @@ operator chains, ``if``, max/min reductions over ranges, calls of the tables of 
 traced table's sweep that pass the caller's calling arguments unchanged, and
 expressions around at most one contributing part; and only the path case, where a
 step calls at most one cell. Not compiled (the step plans walk them): an expression
-adding several calls (a tree, Nussinov's ``n(i + 1, k) + n(k + 1, j)``), a sum,
+adding several calls (a tree, as in ``f(i + 1, k) + f(k + 1, j)``), a sum,
 reductions over alphabets or extension iterables, tuple or bool values, calls of
 plain functions or of tables outside the sweep, declared ranges, groups evaluated on
 demand. At run time a derivation goes back to the step plans from the cell it
