@@ -47,6 +47,7 @@ from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
 from dslc.cuda.launch import block_threads, resident_threads
 from dslc.cuda import layout, rules
+from dslc.cuda.ahead import Ahead
 from dslc.cuda.arena import MapMemory
 from dslc.cuda.rules import hybrid, partition_width
 from dslc.cuda.placement import place
@@ -54,7 +55,7 @@ from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
 from dslc.emit import tuples
 from dslc.interp.backend import in_map
-from dslc.lang.batch import TaskBatch
+from dslc.lang.batch import SeqColumn, TaskBatch
 from dslc.lang.values import Sequence
 
 
@@ -65,6 +66,11 @@ def _cuda():
     # a small map is a small grid by design: no under-utilisation warning on stderr
     numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
     return cuda
+
+
+def _upload(codes: np.ndarray, stream=0):
+    """The device copy of a packed sequence buffer (one byte for an empty one)."""
+    return _cuda().to_device(codes if len(codes) else np.zeros(1, np.uint8), stream=stream)
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,7 @@ class CudaBackend:
         self._plans: dict = {}
         # a packed buffer (by id) or its rows interleaved -> (weak ref, device copies)
         self._uploaded: dict = {}
+        self._ahead = Ahead(_upload)  # packed buffers copied while a map is planned
         self._map_memory = None  # MapMemory: what every map reuses
 
     # ------------------------------------------------------------------ the CPU part
@@ -367,6 +374,7 @@ class CudaBackend:
         out = per_model(self.map, func, batch, span, progress, self.program.registry)
         if out is not None:
             return out
+        self._upload_ahead(batch)
         f = self.program.functions[func]
         c = self._ran(self.choose(func, "map", batch))
         if c.decision.backend == "cpu":
@@ -389,6 +397,13 @@ class CudaBackend:
         if progress is not None:
             progress(len(batch))
         return out
+
+    def _upload_ahead(self, batch) -> None:
+        """Start copying the batch's large packed buffers not yet on the device,
+        while the map is planned (dslc.cuda.ahead)."""
+        for col in batch.columns.values():
+            if isinstance(col, SeqColumn) and self._on_device(col.pack.codes) is None:
+                self._ahead.start(col.pack.codes)
 
     def _choose_map(self, func: str, batch) -> Chosen:
         f = self.program.functions[func]
@@ -613,7 +628,7 @@ class CudaBackend:
             device, base = hit[1], hit[2]
             hit[4].wait(stream or 0)  # made on the other stream of this map: written first
         else:
-            starts, lens = batch.seq_rows(name, ids[:1] if same else ids)[1:]
+            starts, lens = batch.seq_rows(name, ids[:1] if same else ids, rows)[1:]
             if same:  # one sequence for every task (a query): every block shares one
                 starts, lens = np.full(block, starts[0]), np.full(block, lens[0])
             device, base = layout.interleave(_cuda(), self._resident(codes, stream), starts,
@@ -631,12 +646,19 @@ class CudaBackend:
         """The device copy of a packed sequence buffer, uploaded on first use and
         kept while the buffer lives (a database loaded once and searched by many
         maps, or by many calls of the Python API, is uploaded once)."""
-        hit = self._uploaded.get(id(codes))
-        if hit is not None and hit[0]() is codes:
-            return hit[1]
-        device = _cuda().to_device(codes if len(codes) else np.zeros(1, np.uint8), stream=stream)
+        device = self._on_device(codes)
+        if device is not None:
+            return device
+        device = self._ahead.take(codes)  # (dslc.cuda.ahead)
+        if device is None:
+            device = _upload(codes, stream)
         self._keep(id(codes), codes, device)
         return device
+
+    def _on_device(self, codes: np.ndarray):
+        """The resident device copy of a packed buffer, or None."""
+        hit = self._uploaded.get(id(codes))
+        return hit[1] if hit is not None and hit[0]() is codes else None
 
     def _launches(self, batch, plan, storage, dtype) -> tuple:
         """``(launches, longest, rows_as, constant)``: the tasks of each launch, its

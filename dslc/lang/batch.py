@@ -196,17 +196,19 @@ class TaskBatch:
             return np.ascontiguousarray(col.value.codes, dtype=np.uint8), None
         return col.pack.codes, col.index[ids]
 
-    def seq_rows(self, name: str, ids: np.ndarray | None = None):
+    def seq_rows(self, name: str, ids: np.ndarray | None = None, items=None):
         """``(codes, starts, lengths)`` of a sequence parameter: task ``ids[i]``'s
         residues are ``codes[starts[i]:starts[i] + lengths[i]]``, ``codes`` being
-        the whole packed buffer (no copy)."""
+        the whole packed buffer (no copy). ``items``: the tasks' sequences as
+        :meth:`seq_items` gave them, where the caller has them (a gather of a
+        million-task launch's rows is not repeated)."""
         ids = np.arange(self.count) if ids is None else ids
         col = self.columns[name]
         if isinstance(col, Shared):
             codes = np.ascontiguousarray(col.value.codes, dtype=np.uint8)
             return (codes, np.zeros(len(ids), dtype=np.int64),
                     np.full(len(ids), len(codes), dtype=np.int64))
-        rows = col.index[ids]
+        rows = col.index[ids] if items is None else items
         return col.pack.codes, col.pack.offsets[rows], col.pack.lengths[rows]
 
     def column(self, name: str, convert, ids: np.ndarray | None = None) -> np.ndarray:
@@ -280,7 +282,7 @@ def largest_first(sizes: np.ndarray) -> np.ndarray:
     key = top - sizes  # the largest size first
     if int(sizes.min()) >= 0 and top < 2**16:
         key = key.astype(np.uint16)
-    return np.argsort(key, kind="stable").astype(np.int64)
+    return np.argsort(key, kind="stable").astype(np.int64, copy=False)
 
 
 def same_value(a, b) -> bool:

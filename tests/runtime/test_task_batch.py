@@ -180,6 +180,30 @@ def test_the_api_keeps_a_database_on_the_device_across_maps(tmp_path):
     assert 0 < len(engine._uploaded) < kept  # the queries' alone: the database's are gone
 
 
+def test_a_large_database_is_copied_while_its_first_map_is_planned(tmp_path, monkeypatch):
+    """dslc.cuda.ahead: the copy made on the thread is the one the launches read,
+    the values are the same, and nothing is left pending once the map has run."""
+    from dslc.cuda import ahead
+
+    monkeypatch.setattr(ahead, "AHEAD_BYTES", 0)  # every buffer counts as large here
+    _write(tmp_path, 2, 3)
+    prog = dslc.compile(LCS.split("a = load")[0], backend="cuda")
+    db = prog.load(tmp_path / "b.fa", "dna")
+    queries = prog.load(tmp_path / "a.fa", "dna")
+    engine = prog._engine()
+    taken = []
+    take = engine._ahead.take
+    monkeypatch.setattr(engine._ahead, "take", lambda codes: taken.append(take(codes)) or
+                        taken[-1])
+    got = prog.map("lcs", queries, db).values.tolist()
+    assert got == [[_lcs(x.text, y.text) for y in db] for x in queries]
+    assert any(t is not None for t in taken)  # a launch read a copy made ahead
+    resident = [v[1] for v in engine._uploaded.values() if v[0]() is db.pack.codes]
+    assert any(r is t for r in resident for t in taken) and not engine._ahead._pending
+    assert prog.map("lcs", queries, db).values.tolist() == got  # resident: not copied again
+    assert not engine._ahead._pending
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(0, 70000), max_size=60))
 def test_tasks_run_largest_first_ties_in_order(sizes):
@@ -292,7 +316,7 @@ def test_a_query_every_task_reads_is_one_shared_block(monkeypatch):
     monkeypatch.setattr(cb.layout, "interleave",
                         lambda *a, **k: calls.append(len(a[3])) or real(*a, **k))
     engine = cb.CudaBackend.__new__(cb.CudaBackend)
-    engine._uploaded = {}
+    engine._uploaded, engine._ahead = {}, cb.Ahead(cb._upload)
     batch = _product(3, 70, [2, 3, 4] + [1 + k % 5 for k in range(70)])
     order, bounds = batch.grouped
     for a, b in zip(bounds[:-1], bounds[1:]):
