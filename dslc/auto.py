@@ -30,10 +30,13 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from dslc.check import tir
 from dslc.errors import NotCompilable
 from dslc import settings
 from dslc.errors import DslcError
+from dslc.lang import types as T
 from dslc.lang.values import Sequence
 from dslc.warm import kernel_cached, remember_kernel  # noqa: F401 (auto's record of kernels)
 
@@ -131,19 +134,71 @@ def predicted_cells(cpu, func: str, tasks: list[dict]) -> int:
     task, the size of its table (every cell up to the final one), or for a
     plain function that reaches tables, the product of its sequences' lengths
     plus one (the tables over them are that size); 1 for straight-line code.
-    Over a large map, a sample of the tasks spread over it, scaled."""
+    Of a batch whose sequences' lengths decide it, exactly from its columns;
+    otherwise, over a large map, a sample of the tasks spread over it, scaled."""
     f = cpu.program.functions[func]
     if not any(g.is_table for g in tir.reachable(cpu.program.functions, func)):
         return len(tasks)
+    exact = _column_cells(cpu.program, f, tasks)
+    if exact is not None:
+        return exact
     step = max(1, len(tasks) // SAMPLE)
     picked = tasks[::step]
     total = sum(_task_cells(cpu, f, t) for t in picked)
     return total * len(tasks) // len(picked)
 
 
+def _column_cells(program, f, tasks) -> int | None:
+    """What :func:`_task_cells` gives, summed over a batch's tasks read off its
+    columns where the sequences' lengths alone decide it (a table's recursive
+    parameters each an index of a sequence argument or a symbol, as
+    :meth:`CpuBackend.final_cell` reads them; a plain function's sequences): exact,
+    and no task is made (sampling a million-task map's tasks as dicts took about
+    0.1 s of its run); None where it is not so."""
+    from dslc.lang.batch import TaskBatch
+
+    if not isinstance(tasks, TaskBatch):
+        return None
+    seqs = [n for n in tasks.names if tasks.is_seq(n)]
+    if f.is_table:
+        sides = []
+        for p in f.rec_params:
+            t = p.type
+            if isinstance(t, T.IndexT) and p.name not in tasks.names and t.seq in seqs:
+                sides.append(t.seq)
+            elif isinstance(t, T.SymT):
+                sides.append(len(program.alphabets[t.alpha.name]) - 1)
+            else:
+                return None
+    else:
+        sides = seqs
+    size = 1.0  # a number where every task has the same, else one per task (float64:
+    for side in sides:  # exact below 2^53, a prediction past it)
+        size = size * (side + 1 if isinstance(side, int) else _lengths(tasks, side) + 1)
+    return int(size * tasks.count if np.isscalar(size) else size.sum())
+
+
+def _lengths(tasks, name: str):
+    """A sequence parameter's lengths in a batch: one number if every task shares it."""
+    from dslc.lang.batch import Shared
+
+    col = tasks.columns[name]
+    return len(col.value) if isinstance(col, Shared) else tasks.lengths[name]
+
+
 def predicted_bytes(tasks: list[dict]) -> int:
     """Bytes a map sends to the device: its tasks' sequences (one byte a
-    residue; a sequence every task shares counted once) and a result each."""
+    residue; a sequence every task shares counted once) and a result each; of a
+    batch, each packed buffer its columns read, whole and once (what the CUDA
+    backend uploads)."""
+    from dslc.lang.batch import SeqColumn, Shared, TaskBatch
+
+    if isinstance(tasks, TaskBatch):
+        cols = tasks.columns.values()
+        packs = {id(c.pack): c.pack.codes.nbytes for c in cols if isinstance(c, SeqColumn)}
+        shared = sum(len(c.value) for c in cols
+                     if isinstance(c, Shared) and isinstance(c.value, Sequence))
+        return sum(packs.values()) + shared + 8 * len(tasks)
     step = max(1, len(tasks) // SAMPLE)
     picked = tasks[::step]
     first = tasks[0]

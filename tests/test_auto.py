@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import dslc
@@ -93,6 +94,38 @@ def test_predicted_cells_sum_the_tables_of_a_map():
     assert auto.predicted_cells(be.cpu, "d", tasks) == sum((len(s) + 1) * (len(t) + 1)
                                                            for s, t in pairs)
     assert auto.predicted_cells(be.cpu, "g", [{"n": 1}, {"n": 2}]) == 2  # straight-line
+
+
+def test_a_batch_s_cells_and_bytes_are_read_off_its_columns():
+    """A map's batch (dslc.lang.batch) gives the same cells as its tasks one by one,
+    from the lengths alone, for a table over sequences, one with a symbol parameter,
+    and a plain function over sequences; its bytes count each packed buffer once."""
+    from dslc.lang.batch import SeqColumn, TaskBatch
+    from dslc.lang.records import SeqPack
+    from dslc.runtime.binding import bind_value
+
+    prog = dslc.compile(EDIT + textwrap.dedent("""\
+        int e(seq[dna] s, index[s] i, symbol[dna] c) =
+            if i == 0 then 0 else e(i - 1, c) + (if s[i - 1] == c then 1 else 0)
+        int g(seq[dna] s, seq[dna] t) = d(s, len(s), t, len(t)) + 1
+        """), backend="cpu")
+    be = auto.AutoBackend(prog.checked, {})
+    dna = prog.checked.functions["d"].params[0].type
+    texts = ["ACGT", "AC", "ACG", "A", "GGGGG", ""]
+    seqs = [bind_value(v, dna, prog.checked, None, {}) for v in texts]
+    pack = SeqPack.of(seqs, seqs[0].alphabet)
+    index = np.array([0, 1, 2, 3, 4, 5, 1, 4], dtype=np.int64)
+    batch = TaskBatch(("s", "t"), {"s": SeqColumn(pack, index),
+                                   "t": SeqColumn(pack, index[::-1].copy())}, len(index))
+    one_by_one = [dict(task) for task in batch]
+    for func in ("d", "g"):
+        want = sum((len(t["s"]) + 1) * (len(t["t"]) + 1) for t in one_by_one)
+        assert auto.predicted_cells(be.cpu, func, batch) == want
+        assert auto.predicted_cells(be.cpu, func, one_by_one) == want
+    assert auto.predicted_bytes(batch) == pack.codes.nbytes + 8 * len(index)
+    sym = TaskBatch.of([{"s": t["s"]} for t in one_by_one])  # (c: every symbol)
+    assert auto.predicted_cells(be.cpu, "e", sym) == \
+        auto.predicted_cells(be.cpu, "e", [dict(t) for t in sym])
 
 
 def test_a_table_whose_final_cell_only_planning_knows_is_estimated():
