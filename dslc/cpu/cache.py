@@ -156,22 +156,23 @@ def _enforce_cap(just_written: str) -> None:
         evict(cache_dir(), max_bytes(), just_written)
 
 
-def write_entry(name: str, text: str) -> Path:
+def write_entry(name: str, text: str | bytes) -> Path:
     """Write entry ``name`` whole: into a temporary file created exclusively
     (mkstemp: O_EXCL, mode 0600, an unpredictable name) and renamed over the
     entry, so readers see the old entry or the new one and a link planted in
-    the directory is replaced, not written through."""
+    the directory is replaced, not written through. ``bytes`` are written as
+    they are (a kernel entry, dslc.cuda.kernel_cache)."""
     d = cache_dir()
     fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as fh:
+        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as fh:
             fh.write(text)
         os.replace(tmp, d / name)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _enforce_cap(group_name(name, text))
+    _enforce_cap(group_name(name, None if isinstance(text, bytes) else text))
     return d / name
 
 

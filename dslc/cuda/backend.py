@@ -27,7 +27,7 @@ import math
 import time
 import warnings
 import weakref
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numba
 import numpy as np
@@ -47,6 +47,7 @@ from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
 from dslc.cuda.launch import block_threads, resident_threads
 from dslc.cuda import layout, rules
+from dslc.cuda import kernel_cache
 from dslc.cuda.ahead import Ahead
 from dslc.cuda.arena import MapMemory
 from dslc.cuda.rules import hybrid, partition_width
@@ -459,11 +460,26 @@ class CudaBackend:
         block, sized = block_threads(per_block, partition_width(plan))
         key += (dtype, per_block, block)
         if key not in self._kernels:
-            with timings.planning():  # (generating a kernel's source)
-                self._kernels[key] = self._generate(func, plan, tasks, dtype, per_block, why,
-                                                    block, sized)
+            self._kernels[key] = self._kept(key, func, plan) or self._made(
+                key, func, plan, tasks, dtype, per_block, why, block, sized)
         k = self._kernels[key]
         self.device_generated[func] = (plan, k.source)
+        return k
+
+    def _kept(self, key, func, plan) -> Kernel | None:
+        """The kernel an earlier process generated under ``key`` (dslc.cuda.kernel_cache)."""
+        kept = kernel_cache.load(kernel_cache.key_of(self.program, func, key))
+        if kept is None:
+            return None
+        kept.pop("format")
+        return Kernel(plan=plan, **kept)
+
+    def _made(self, key, func, plan, *how) -> Kernel:
+        """The kernel generated now, and kept on disk for later processes."""
+        with timings.planning():  # (generating a kernel's source)
+            k = self._generate(func, plan, *how)
+        kernel_cache.store(kernel_cache.key_of(self.program, func, key),
+                           {f.name: getattr(k, f.name) for f in fields(k) if f.name != "plan"})
         return k
 
     def _generate(self, func, plan, tasks, dtype, per_block, why, block, sized) -> Kernel:

@@ -1,0 +1,84 @@
+"""A map's generated kernel kept on disk (dslc.cuda.kernel_cache): a later process
+with the same program, shapes and settings runs no generator, and a damaged entry
+is generated again."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dslc
+from dslc.emit.blocks import BlockGenerator
+from dslc.emit.cuda import CudaGenerator
+from dslc.emit.tiles import TiledGenerator
+
+LCS = """
+define alphabet dna "ACGT"
+int lcs(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i == 0 or j == 0 = 0
+  | s[i - 1] == t[j - 1] = lcs(i - 1, j - 1) + 1
+  | otherwise = lcs(i - 1, j) max lcs(i, j - 1)
+"""
+
+
+def _files(tmp_path, rng):
+    for name, n in (("a", 2), ("b", 5)):
+        (tmp_path / f"{name}.fa").write_text("".join(
+            f">{name}{k}\n{''.join(rng.choice(list('ACGT'), 4 + 3 * k))}\n" for k in range(n)))
+
+
+def _search(tmp_path):
+    """A new program (a new backend, as in a new process) mapping the files."""
+    prog = dslc.compile(LCS, backend="cuda")
+    out = prog.map("lcs", prog.load(tmp_path / "a.fa", "dna"), prog.load(tmp_path / "b.fa", "dna"))
+    return out.values.tolist(), prog._engine().decisions.of("lcs", "map")
+
+
+def test_a_later_backend_takes_the_kernel_from_disk_and_generates_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
+    _files(tmp_path, np.random.default_rng(5))
+    first, decided = _search(tmp_path)
+    kept = sorted((tmp_path / "cache").glob("cuda_kernel_*.pickle"))
+    assert len(kept) == 1 and decided.backend == "cuda"
+
+    def refuse(self):
+        raise AssertionError("a generator ran although the kernel was on disk")
+    with monkeypatch.context() as m:
+        for gen in (TiledGenerator, CudaGenerator, BlockGenerator):
+            m.setattr(gen, "generate", refuse)
+        again, decided_again = _search(tmp_path)
+    assert again == first and decided_again == decided
+    from dslc.cuda import kernel_cache
+
+    key = kept[0].stem[len("cuda_kernel_"):]
+    kept[0].write_bytes(kept[0].read_bytes()[:-7])  # a truncated entry: generated again
+    assert kernel_cache.load(key) is None
+    assert _search(tmp_path)[0] == first
+    assert kernel_cache.load(key) is not None  # and kept whole again
+    from dslc.cpu import cache_tools
+
+    assert "1 kernels" in cache_tools.info()
+    cache_tools.clear()
+    assert not list((tmp_path / "cache").glob("cuda_kernel_*"))
+
+
+def test_a_kernel_is_kept_under_its_settings(tmp_path, monkeypatch):
+    """A setting that changes code (dslc.settings.CODE) names another entry."""
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
+    _files(tmp_path, np.random.default_rng(6))
+    first, _ = _search(tmp_path)
+    monkeypatch.setenv("DSLC_CUDA_TILE", "4")
+    assert _search(tmp_path)[0] == first
+    assert len(list((tmp_path / "cache").glob("cuda_kernel_*.pickle"))) == 2
+
+
+@pytest.mark.parametrize("damage", [b"", b"x" * 80])
+def test_an_unreadable_entry_is_no_entry(tmp_path, monkeypatch, damage):
+    from dslc.cuda import kernel_cache
+
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path))
+    kernel_cache.store("k", {"source": "s"})
+    assert kernel_cache.load("k") == {"source": "s", "format": kernel_cache.FORMAT}
+    assert kernel_cache.load("other") is None
+    (tmp_path / "cuda_kernel_k.pickle").write_bytes(damage)
+    assert kernel_cache.load("k") is None
