@@ -50,6 +50,7 @@ from dslc.cuda import layout, rules
 from dslc.cuda import kernel_cache
 from dslc.cuda.ahead import Ahead
 from dslc.cuda.arena import MapMemory
+from dslc.cuda.target_start import TargetStart
 from dslc.cuda.rules import hybrid, partition_width
 from dslc.cuda.placement import place
 from dslc.emit.wavefront import WavefrontGenerator
@@ -152,6 +153,9 @@ class CudaBackend:
         self._uploaded: dict = {}
         self._ahead = Ahead(_upload)  # packed buffers copied while a map is planned
         self._map_memory = None  # MapMemory: what every map reuses
+        self._target = TargetStart()  # Numba-CUDA's set-up, on a thread (real devices)
+        if not settings.simulated():
+            self._target.start()
 
     # ------------------------------------------------------------------ the CPU part
     disk_cache = property(lambda self: self.cpu.disk_cache,
@@ -296,6 +300,7 @@ class CudaBackend:
         gen, plan = w.gen, w.plan
         self._map_memory = None  # the maps' memory may be wanted here
         self.device_generated[plan.entry] = (plan, w.device_src)
+        self._target.wait()
         cuda = _cuda()
         dev, host = modules.load(w.device_src), modules.load(w.host_src)
         windows = tuple(g.window for g in plan.groups)
@@ -567,6 +572,7 @@ class CudaBackend:
         source, args, plan, storage = k.source, list(k.args), k.plan, list(k.storage)
         dtype, per_block, block = k.dtype, k.per_block, k.block
         width = tuples.width(f.ret)  # a tuple result: a row of components per task
+        self._target.wait()
         module = modules.load(source + "\n" + kernel_source(
             args, travel, [fn for fn, _ in storage], placed, per_block, width))
         self.kernel_files[f.name] = module.__file__
