@@ -31,7 +31,9 @@ float and prob sums would round differently and stay whole on each lane. All
 lanes of a warp share one point, hence one control flow, which is what a
 full-mask ``shfl_xor_sync`` needs. The simulator has no warp shuffles: there
 the same butterfly calls :func:`simulated_shfl_xor`, which pairs the Python
-threads of a warp through a per-block exchange.
+threads of a warp through a per-block exchange. The atomic updates and the
+lanes' combinations are kernel IR records (kernel.ir.Atomic, WarpReduce): the
+kernels' printer spells them (targets.printer: a device's, or the simulator's).
 
 Only plans whose checks were all proved away compile here (a task-per-thread kernel
 flags a failed check and the CPU re-runs that task; here there is no task to re-run).

@@ -14,7 +14,10 @@ of a printer instead of being patched into the text afterwards:
   ``fails()`` whether its plan holds a run-time check;
 * generated functions (``fn_<name>``) take the task's failure flag on a device when
   they, or what they call, hold a check;
-* decorators, and the helper library a module carries.
+* decorators, and the helper library a module carries;
+* a GPU's atomic updates and warp reductions (kernel.ir.Atomic, WarpReduce): calls of
+  ``cuda.atomic`` and of butterfly helpers printed on demand, their shuffles a device's
+  or, for Numba's simulator (``SimulatedCudaPrinter``), a stand-in; the CPU refuses both.
 
 A printer is made for one function's value type (:meth:`for_value`): the task of a
 float32 kernel prints its values as float32, the helper functions it calls as float64.
