@@ -22,9 +22,9 @@ its own, as the language lets it); the depths within MAX_INDENT and MAX_LOOPS;
 every load and store in a memory space its target has (``shared`` and
 ``constant`` only in ``cuda`` code); atomic updates (of a known op, on an
 element of ``global`` or ``shared`` memory) and warp reductions (of a known op,
-over a power of two lanes up to a warp) only in ``cuda`` code; given the function's parameters, every name
-an expression record reads defined before it (``Text`` leaves and ``Line``
-statements are text, not seen).
+over a power of two lanes up to a warp) only in ``cuda`` code; given the
+function's parameters, every name an expression record reads defined before it
+(``Text`` leaves and ``Line`` statements are text, not seen).
 """
 
 from __future__ import annotations
