@@ -79,6 +79,10 @@ class Lines:
         """``target = value``: an element of an array, in its memory space."""
         self.stmts.append(ir.Store(target, leaf(value)))
 
+    def atomic(self, op: str, target: ir.Load, value) -> None:
+        """``target = op(target, value)`` as one indivisible update (GPU code)."""
+        self.stmts.append(ir.Atomic(op, target, leaf(value)))
+
     def child(self) -> "Lines":
         return Lines([], self.counter)
 

@@ -31,7 +31,9 @@ float and prob sums would round differently and stay whole on each lane. All
 lanes of a warp share one point, hence one control flow, which is what a
 full-mask ``shfl_xor_sync`` needs. The simulator has no warp shuffles: there
 the same butterfly calls :func:`simulated_shfl_xor`, which pairs the Python
-threads of a warp through a per-block exchange.
+threads of a warp through a per-block exchange. The atomic updates and the
+lanes' combinations are kernel IR records (kernel.ir.Atomic, WarpReduce): the
+kernels' printer spells them (targets.printer: a device's, or the simulator's).
 
 Only plans whose checks were all proved away compile here (a task-per-thread kernel
 flags a failed check and the CPU re-runs that task; here there is no task to re-run).
@@ -52,13 +54,14 @@ from dslc.emit.cpu import (CpuGenerator, _FusedEmitter, _HelperNames, fused_star
 from dslc.emit.cuda import HEADER, KERNEL_DECORATOR
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
 from dslc.kernel import ir
+from dslc.kernel.verify import verify_body
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.poly import loopir as L
-from dslc.targets.printer import CudaPrinter, Printer
+from dslc.targets.printer import CudaPrinter, Printer, SimulatedCudaPrinter
 
-_ATOMIC = {"max": "cuda.atomic.max", "min": "cuda.atomic.min", "sum": "cuda.atomic.add"}
+_ATOMIC = {"max": "max", "min": "min", "sum": "add"}  # a fused reduction's atomic update
 
-WARP = 32  # lanes per point when reductions are split: a whole warp (full-mask shuffles)
+WARP = ir.WARP  # lanes per point when reductions are split: a whole warp (full-mask shuffles)
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,8 @@ def choose_lanes(program, plan: TaskPlan, real_gpu: bool, block: int,
 class _LaneEmitter(ExprEmitter):
     """Cell bodies of a kernel whose ``width`` lanes share a point: each outermost
     splittable reduction strides over the lanes and is combined across them
-    (``_lanes_OP``); reductions inside it, and others, run whole on every lane."""
+    (a warp reduction, kernel.ir.WarpReduce); reductions inside it, and others, run
+    whole on every lane."""
 
     def __init__(self, *args, width: int):
         super().__init__(*args)
@@ -155,7 +159,7 @@ class _LaneEmitter(ExprEmitter):
             self.depth -= 1
             self.split.discard(id(e))
         if split:
-            b.temporary(acc.id, ir.Call(f"_lanes_{e.op}", (acc,)))
+            b.temporary(acc.id, ir.WarpReduce(e.op, acc, self.width))
         return acc
 
     def _range_header(self, e, var, lo, hi):
@@ -163,27 +167,6 @@ class _LaneEmitter(ExprEmitter):
             return super()._range_header(e, var, lo, hi)
         return var, (ir.Bin("+", lo, ir.Name("_lane")), ir.Bin("+", hi, ir.Const(1)),
                      ir.Const(self.width))
-
-
-def lane_helpers(width: int, simulated: bool) -> str:
-    """``_lanes_max``, ``_lanes_min``, ``_lanes_sum``: a butterfly over ``width``
-    lanes, after which every lane holds the whole reduction. On a GPU each step
-    is a full-mask ``cuda.shfl_xor_sync`` (the lanes are a whole warp); the
-    simulator has none, so there each step is :func:`simulated_shfl_xor`."""
-    steps = []
-    m = width // 2
-    while m:
-        steps.append(m)
-        m //= 2
-    shfl = "_shfl_xor({v}, {m})" if simulated else "cuda.shfl_xor_sync(0xffffffff, {v}, {m})"
-    combine = {"max": "max(v, {o})", "min": "min(v, {o})", "sum": "v + {o}"}
-    out = ["from dslc.emit.wavefront import simulated_shfl_xor as _shfl_xor\n"] \
-        if simulated else []
-    for op, step in combine.items():
-        body = "".join(f"    v = {step.format(o=shfl.format(v='v', m=m))}\n" for m in steps)
-        out.append(f"@cuda.jit(device=True, inline=True)\ndef _lanes_{op}(v):\n{body}"
-                   "    return v\n")
-    return "\n\n".join(out)
 
 
 def eliminated(coeffs) -> int:
@@ -208,10 +191,10 @@ class WavefrontGenerator(CpuGenerator):
                  simulated: bool = False):
         """``lanes``: per group (choose_lanes; default a thread per point);
         ``simulated``: the warp shuffles are the simulator's stand-in."""
+        self.simulated = simulated  # before the generator asks for its printer
         super().__init__(program, plan)
         self.storage: list[tuple[str, list]] = []  # (function, loop-IR dims)
         self.lanes = lanes or tuple(Lanes(1, "the default") for _ in plan.groups)
-        self.simulated = simulated
         self.width = 1  # lanes of the point whose cells are being generated
         for fu in plan.fused:
             if fu.type == T.PROB or fu.op not in _ATOMIC:
@@ -227,8 +210,9 @@ class WavefrontGenerator(CpuGenerator):
     TARGET = "cuda"
 
     def printer(self):
-        """The kernels are device code; the host's final step is printed apart (_final)."""
-        return CudaPrinter()
+        """The kernels are device code (the simulator's where its warp shuffles stand
+        in for a device's); the host's final step is printed apart (_final)."""
+        return SimulatedCudaPrinter() if self.simulated else CudaPrinter()
 
     def describe(self) -> str:
         """How the points of the groups meet threads (CudaBackend.strategy)."""
@@ -250,7 +234,7 @@ class WavefrontGenerator(CpuGenerator):
     def fuse(self, b, k, fu, xs, val):
         conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
         inner = b.child()
-        inner.emit(f"{_ATOMIC[fu.op]}(acc{k}, 0, {val})")
+        inner.atomic(_ATOMIC[fu.op], ir.Load(f"acc{k}", (ir.Const(0),), "global"), val)
         b.if_(self._once(conds), inner)
 
     def capture(self, b, xs, val):
@@ -277,10 +261,9 @@ class WavefrontGenerator(CpuGenerator):
         args = self.task_args()
         if self.pr.fails():
             raise NotCompilable("a run-time check the kernel could not report")
-        split = [lane_helpers(w, self.simulated) for w in sorted(
-            {ln.width for ln in self.lanes if ln.width > 1})]
+        lanes = self.pr.lanes_library()  # the warp reductions' butterflies the kernels call
         device = "\n".join([HEADER, self.pr.library("core"), "\n".join(self.helpers.values())]
-                           + split + kernels)
+                           + ([lanes] if lanes else []) + kernels)
         return device, self._final(args), args
 
     def _head(self) -> Lines:
@@ -348,10 +331,13 @@ class WavefrontGenerator(CpuGenerator):
         step.extend(sweep)
         step.emit("grid.sync()")
         every.loop("c0", ("first", "first + count"), step)
+        for kernel in (one, every):  # the device's rules (its atomics, warp reductions)
+            verify_body(tuple(kernel.stmts), self.TARGET)
         return (
-            f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0'])}):\n{one.render(1)}\n\n\n"
+            f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0'])}):\n"
+            f"{one.render(1, self.pr)}\n\n\n"
             f"{KERNEL_DECORATOR}\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
-            f"{every.render(1)}\n")
+            f"{every.render(1, self.pr)}\n")
 
     def points(self, gi: int) -> L.Expr:
         """How many coordinate tuples a partition kernel of group ``gi`` walks

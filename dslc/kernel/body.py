@@ -9,7 +9,8 @@ holds which point) is read off this tree, never off the text; the text is made i
 one place, the target's printer (``targets.printer.body_text``).
 
 Simple statements are kernel.ir records where a generator builds them so: ``Assign``
-(a local), ``Store`` (an element of a table, a ``Load`` with its memory space); their
+(a local), ``Store`` (an element of a table, a ``Load`` with its memory space),
+``Atomic`` (a GPU's indivisible update of an element other threads share); their
 expressions are kernel.ir expressions (``ExprEmitter`` makes them), with ``Text``
 leaves where a generator still composes text. A ``Line`` is a statement still spelled
 as text, and a loop's bounds and an ``if``'s condition are an expression or text
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dslc.kernel.ir import Assign, Store
+from dslc.kernel.ir import Assign, Atomic, Store
 
 LOOP_KINDS = ("sequential", "parallel", "lanes", "strided", "while")
 
@@ -153,7 +154,7 @@ class Cell(_Group):
     """The code of one cell at its point of the loop nest."""
 
 
-Stmt = Line | Assign | Store | Barrier | Loop | If | OneThread | Point | Cell
+Stmt = Line | Assign | Store | Atomic | Barrier | Loop | If | OneThread | Point | Cell
 
 
 def levels(stmts) -> int:

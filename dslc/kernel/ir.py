@@ -13,15 +13,17 @@ Expressions: ``Name``, ``Const``, ``Index`` (a load, or a slice when an index is
 ``Slice``), ``Bin``, ``Call``, ``Thread`` (the GPU's thread and block numbers); in a
 task's body also ``Unary``, ``Cond`` (``a if c else b``), ``Helper`` (a call of a
 runtime helper, targets.runtime: spelled per target), ``Load`` (an element of an
-array in a memory space) and ``Text`` (an expression a generator still spells as
-text: the leaf the next step removes). An expression is not text: formatting one
-into a string is refused, so no f-string can print a record by mistake.
+array in a memory space), ``WarpReduce`` (a reduction over a warp's lanes: GPU code
+only) and ``Text`` (an expression a generator still spells as text: the leaf the
+next step removes). An expression is not text: formatting one into a string is
+refused, so no f-string can print a record by mistake.
 Statements: ``Assign``, ``Store`` (into an array in the memory space of its
-declaration), ``If``, ``Tasks`` (the loop over tasks: parallel on the CPU),
-``Strided`` (a loop whose iterations are spread over a block's threads),
-``Barrier`` (every thread of a block), ``Shared`` and ``ConstArray`` (arrays in
-shared and constant memory). The task's own statements are kernel.body records,
-their expressions still text (emit/).
+declaration), ``Atomic`` (an indivisible update of memory threads share: GPU code
+only), ``If``, ``Tasks`` (the loop over tasks: parallel on the CPU), ``Strided`` (a
+loop whose iterations are spread over a block's threads), ``Barrier`` (every thread
+of a block), ``Shared`` and ``ConstArray`` (arrays in shared and constant memory).
+The task's own statements are kernel.body records (``Assign``, ``Store`` and
+``Atomic`` among them).
 """
 
 from __future__ import annotations
@@ -138,6 +140,23 @@ class Call(_Expr):
     args: tuple
 
 
+WARP_OPS = ("max", "min", "sum")
+WARP = 32  # threads of a GPU warp: the widest warp reduction
+
+
+@dataclass(frozen=True)
+class WarpReduce(_Expr):
+    """``op`` of ``value`` over ``width`` consecutive lanes of a warp (a power of two
+    up to WARP), every lane holding the whole result after it: a butterfly of
+    ``log2(width)`` full-mask shuffles. GPU code only; how a shuffle is spelled (a
+    device's ``shfl_xor_sync``, the simulator's stand-in) is the printer's choice.
+    Every lane of the group must reach it together (one control flow)."""
+
+    op: str  # max min sum
+    value: "Expr"
+    width: int
+
+
 @dataclass(frozen=True)
 class Length(_Expr):
     """The number of elements of a one-dimensional array."""
@@ -155,7 +174,7 @@ class Thread(_Expr):
 
 
 Expr = Union[Name, Const, Text, Slice, Index, Bin, Unary, Cond, Call, Helper, Load, Length,
-             Thread]
+             Thread, WarpReduce]
 
 THREAD = ("global", "block", "thread", "width")
 
@@ -177,6 +196,22 @@ class Store:
     with its memory space in a task's body)."""
 
     target: "Index | Load"
+    value: Expr
+    levels = 1
+    loops = 0
+
+
+ATOMIC_OPS = ("max", "min", "add")
+
+
+@dataclass(frozen=True)
+class Atomic:
+    """``target = op(target, value)`` as one indivisible update of memory other
+    threads share (``target``: a ``Load`` of a ``global`` or ``shared`` array):
+    GPU code only (a CPU task owns its memory)."""
+
+    op: str  # max min add
+    target: Load
     value: Expr
     levels = 1
     loops = 0
@@ -333,5 +368,5 @@ def exprs(e):
         case Call(args=args):
             for a in args:
                 yield from exprs(a)
-        case Length(of=a):
+        case Length(of=a) | WarpReduce(value=a):
             yield from exprs(a)

@@ -20,9 +20,11 @@ as the loop nest's guards on extents and partitions are); no loop binds the
 variable of a strided, lane or partition loop around it (a reduction's may shadow
 its own, as the language lets it); the depths within MAX_INDENT and MAX_LOOPS;
 every load and store in a memory space its target has (``shared`` and
-``constant`` only in ``cuda`` code); given the function's parameters, every name
-an expression record reads defined before it (``Text`` leaves and ``Line``
-statements are text, not seen).
+``constant`` only in ``cuda`` code); atomic updates (of a known op, on an
+element of ``global`` or ``shared`` memory) and warp reductions (of a known op,
+over a power of two lanes up to a warp) only in ``cuda`` code; given the
+function's parameters, every name an expression record reads defined before it
+(``Text`` leaves and ``Line`` statements are text, not seen).
 """
 
 from __future__ import annotations
@@ -117,6 +119,7 @@ def verify_body(stmts: tuple, target: str, known=None) -> tuple:
 _ARITY = {"while": (1,), "strided": (3,)}
 _ONLY = {"strided": "cuda", "lanes": "cpu"}
 _GPU_SPACES = ("shared", "constant")  # memory only a GPU kernel has
+_SHARED_SPACES = ("global", "shared")  # memory threads share: what an atomic updates
 
 
 def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | None) -> set:
@@ -138,6 +141,8 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
                     _body_fail(target, f"a store into {t!r}, not an array element")
                 _reads(t, target, scope)
                 _reads(v, target, scope)
+            case ir.Atomic():
+                _atomic(s, target, scope)
             case kb.Point() | kb.Cell():
                 inside = divergent or ("a cell's code" if isinstance(s, kb.Cell) else None)
                 scope = _body(s.body, target, bound, inside, scope)
@@ -180,6 +185,20 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
     return scope
 
 
+def _atomic(s: ir.Atomic, target: str, scope: set | None) -> None:
+    """An atomic update: GPU code only, a known op, an element of memory that other
+    threads share (a thread's own needs no atomic)."""
+    if target != "cuda":
+        _body_fail(target, "an atomic update, which only a GPU kernel has")
+    if s.op not in ir.ATOMIC_OPS:
+        _body_fail(target, f"an atomic update of unknown op {s.op!r}")
+    if not isinstance(s.target, ir.Load) or s.target.space not in _SHARED_SPACES:
+        _body_fail(target, f"an atomic update of {s.target!r}, not an element of "
+                           "global or shared memory")
+    _reads(s.target, target, scope)
+    _reads(s.value, target, scope)
+
+
 def _with(scope: set | None, *names: str) -> set | None:
     """A copy of ``scope`` for a nested body (what it assigns stays inside)."""
     return None if scope is None else scope | {n for n in names if n}
@@ -200,6 +219,13 @@ def _reads(e, target: str, scope: set | None) -> None:
                 _body_fail(target, f"{a} in {sp} memory, which only a GPU kernel has")
             case ir.Thread() if target != "cuda":
                 _body_fail(target, "a thread number")
+            case ir.WarpReduce() if target != "cuda":
+                _body_fail(target, "a warp reduction, which only a GPU kernel has")
+            case ir.WarpReduce(op=op) if op not in ir.WARP_OPS:
+                _body_fail(target, f"a warp reduction of unknown op {op!r}")
+            case ir.WarpReduce(width=w) if not (1 < w <= ir.WARP and w & (w - 1) == 0):
+                _body_fail(target, f"a warp reduction over {w} lanes, not a power of two "
+                                   f"from 2 to {ir.WARP}")
 
 
 def _body_fail(target: str, why: str):

@@ -14,7 +14,10 @@ of a printer instead of being patched into the text afterwards:
   ``fails()`` whether its plan holds a run-time check;
 * generated functions (``fn_<name>``) take the task's failure flag on a device when
   they, or what they call, hold a check;
-* decorators, and the helper library a module carries.
+* decorators, and the helper library a module carries;
+* a GPU's atomic updates and warp reductions (kernel.ir.Atomic, WarpReduce): calls of
+  ``cuda.atomic`` and of butterfly helpers printed on demand, their shuffles a device's
+  or, for Numba's simulator (``SimulatedCudaPrinter``), a stand-in; the CPU refuses both.
 
 A printer is made for one function's value type (:meth:`for_value`): the task of a
 float32 kernel prints its values as float32, the helper functions it calls as float64.
@@ -166,6 +169,14 @@ class Printer:
     def barrier(self) -> str:
         raise TypeError("a block barrier in CPU code")
 
+    def atomic(self, op: str, array: str, index: list[str], value: str) -> str:
+        """``array[index] = op(array[index], value)`` as one indivisible update."""
+        raise TypeError(f"an atomic update ({op} of {array}) in CPU code")
+
+    def warp_reduce(self, op: str, value: str, width: int) -> str:
+        """``op`` of ``value`` over ``width`` lanes of a warp (kernel.ir.WarpReduce)."""
+        raise TypeError(f"a warp reduction ({op} over {width} lanes) in CPU code")
+
     def task_text(self, stmts, indent: int = 0) -> str:
         """A task body's statements (kernel.body) as text, ``indent`` levels in."""
         return "\n".join(body_text(self, stmts, self.INDENT * indent))
@@ -245,9 +256,62 @@ class CudaPrinter(Printer):
     def barrier(self) -> str:
         return "cuda.syncthreads()"
 
+    def atomic(self, op: str, array: str, index: list[str], value: str) -> str:
+        at = index[0] if len(index) == 1 else f"({', '.join(index)})"
+        return f"cuda.atomic.{op}({array}, {at}, {value})"
+
+    # ------------------------------------------------------------------ warp reductions
+    # A warp reduction is a call of a butterfly helper (one per op and width), printed
+    # into the module on demand (lanes_library) like the runtime helpers: every helper
+    # of a width once any reduction over that width was printed.
+    SHUFFLE = "cuda.shfl_xor_sync(0xffffffff, {v}, {m})"  # a full-mask shuffle
+    SHUFFLE_IMPORT: tuple[str, ...] = ()  # module lines defining the shuffle
+    _COMBINE = {"max": "max(v, {o})", "min": "min(v, {o})", "sum": "v + {o}"}
+
+    def warp_reduce(self, op: str, value: str, width: int) -> str:
+        name = lanes_helper(op, width)
+        self.used.add(name)
+        return f"{name}({value})"
+
+    def lanes_library(self) -> str:
+        """The butterfly helpers of every width a warp reduction printed with this
+        module's printers reduces over: for each, the lanes exchange values ``width
+        / 2, width / 4, ... 1`` apart (log2(width) shuffles), after which every lane
+        holds the whole value."""
+        return "\n".join(self._lane_helpers(w) for w in _WIDTHS
+                         if any(lanes_helper(op, w) in self.used for op in ir.WARP_OPS))
+
+    def _lane_helpers(self, width: int) -> str:
+        steps = [width >> k for k in range(1, width.bit_length())]
+        out = list(self.SHUFFLE_IMPORT)
+        for op in ir.WARP_OPS:
+            step = self._COMBINE[op]
+            body = "".join(f"    v = {step.format(o=self.SHUFFLE.format(v='v', m=m))}\n"
+                           for m in steps)
+            out.append(f"@cuda.jit(device=True, inline=True)\ndef {lanes_helper(op, width)}(v):"
+                       f"\n{body}    return v\n")
+        return "\n\n".join(out)
+
     def module_value(self, s) -> str:
         data = f"np.frombuffer(bytes.fromhex({s.data.hex()!r}), np.{s.dtype})"
         return f"{s.values} = {data}.reshape({tuple(s.shape)!r})\n"
+
+
+class SimulatedCudaPrinter(CudaPrinter):
+    """numba-cuda code for Numba's CUDA simulator, which has no warp shuffles: each
+    is ``emit.wavefront.simulated_shfl_xor``, an exchange between the simulator's
+    threads (the same butterfly, the same steps)."""
+
+    SHUFFLE = "_shfl_xor({v}, {m})"
+    SHUFFLE_IMPORT = ("from dslc.emit.wavefront import simulated_shfl_xor as _shfl_xor\n",)
+
+
+_WIDTHS = tuple(1 << k for k in range(1, ir.WARP.bit_length()))  # 2, 4, ... WARP
+
+
+def lanes_helper(op: str, width: int) -> str:
+    """The name of the butterfly helper of ``op`` over ``width`` lanes."""
+    return f"_lanes_{op}" if width == ir.WARP else f"_lanes{width}_{op}"
 
 
 def _expr(pr: Printer, e) -> str:
@@ -286,6 +350,8 @@ def _expr(pr: Printer, e) -> str:
                 return pr.length(go(a))
             case ir.Thread(what=w):
                 return pr.thread(w)
+            case ir.WarpReduce(op=op, value=v, width=w):
+                return pr.warp_reduce(op, go(v), w)
         raise TypeError(f"not a kernel expression: {x!r}")
     return go(e)
 
@@ -334,6 +400,9 @@ def body_text(pr: Printer, stmts, pad: str) -> list[str]:
                 out.append(f"{pad}{t} = {_expr(pr, v)}")
             case ir.Store(target=t, value=v):
                 out.append(f"{pad}{_expr(pr, t)} = {_expr(pr, v)}")
+            case ir.Atomic(op=op, target=t, value=v):
+                at = [_expr(pr, i) for i in t.index]
+                out.append(pad + pr.atomic(op, t.array, at, _expr(pr, v)))
             case kb.Point(body=b) | kb.Cell(body=b):
                 out += body_text(pr, b, pad)
             case kb.Barrier():
