@@ -92,6 +92,7 @@ def main() -> None:
         out.update({"read_s": round(read, 3), "map_s": round(search - read, 3)})
     for route in args.routes.split(","):
         walk = _route(prog, route, query, db)
+        faults, collected = _faults(), _collector_seconds()
         t0, c0 = time.perf_counter(), time.process_time()
         if args.each:
             derivations = [prog.trace("sw", "blosum62", 10, 1, query, db[k]) for k in top]
@@ -100,6 +101,7 @@ def main() -> None:
         t1 = time.perf_counter()
         alignments = [prog.align(d) for d in derivations]
         aligned, aligned_cpu = time.perf_counter() - t0, time.process_time() - c0
+        faults, collected = _faults() - faults, collected.stop()
         parts = {"fill": walk[4]["fill"], "python steps": walk[4]["step"],
                  "compiled walk": walk[4]["compiled"],
                  "alignment": time.perf_counter() - t1}
@@ -116,7 +118,8 @@ def main() -> None:
                     f"{key}walk_cpu_s": round(walk[0], 3), f"{key}steps": steps,
                     f"{key}walk_us_per_step": round(1e6 * walk[0] / steps, 1),
                     f"{key}per_hit_ms": {k: round(1e3 * v / len(top), 3)
-                                         for k, v in parts.items()}})
+                                         for k, v in parts.items()},
+                    f"{key}page_faults": faults, f"{key}collector_s": round(collected, 4)})
         if route == "compiled":
             walks = prog._trace_runner.tracer.walks
             compiled = walks.steps - walk[1]
@@ -153,6 +156,34 @@ def _route(prog, route: str, query, db) -> list:
     runner.tracer._compiled = _cpu_timed(runner.tracer._compiled, spent, 3)
     spent.append(_wall_parts(runner))
     return spent
+
+
+def _faults() -> int:
+    """The process's minor page faults so far (first touches of fresh memory: the
+    fill's tables are most of the alignments' memory)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+class _collector_seconds:
+    """Wall seconds Python's cyclic collector runs from now until ``stop()``."""
+
+    def __init__(self):
+        import gc
+
+        self.total, self._t0, self._gc = 0.0, None, gc
+        gc.callbacks.append(self._seen)
+
+    def _seen(self, phase, info) -> None:
+        if phase == "start":
+            self._t0 = time.perf_counter()
+        elif self._t0 is not None:
+            self.total += time.perf_counter() - self._t0
+
+    def stop(self) -> float:
+        self._gc.callbacks.remove(self._seen)
+        return self.total
 
 
 def _cpu_timed(fn, spent: list, slot: int):

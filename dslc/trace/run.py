@@ -21,6 +21,7 @@ from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.interp.compile import Interpreter, _hkey
 from dslc.interp.tables import Numbers, Task
+from dslc.trace.collector import collector_paused
 from dslc.trace.derive import Derivation, Tracer
 from dslc.trace.fused import FusedInterpreter
 
@@ -57,14 +58,16 @@ class TraceRunner:
     def trace(self, func: str, args: dict, span, final: bool = False) -> Derivation:
         """The derivation of ``func`` at ``args`` (bound, as a backend's ``value``
         takes them); ``final``: the recursive arguments are a map's (the final cell)."""
-        return self._derive(func, args, span, final, self._filler(span, {}))
+        with collector_paused():
+            return self._derive(func, args, span, final, self._filler(span, {}))
 
     def traces(self, func: str, calls: list, span) -> list[Derivation]:
         """The derivations of ``func`` at each ``(args, final)`` of ``calls``
         (as :meth:`trace`), the first table of every walk filled in one backend call."""
-        ready = self._first_tables(func, calls, span)
-        return [self._derive(func, args, span, final, self._filler(span, got))
-                for (args, final), got in zip(calls, ready)]
+        with collector_paused():
+            ready = self._first_tables(func, calls, span)
+            return [self._derive(func, args, span, final, self._filler(span, got))
+                    for (args, final), got in zip(calls, ready)]
 
     def _derive(self, func, args, span, final, fill) -> Derivation:
         interp = self.tracer.interp
