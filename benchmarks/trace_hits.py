@@ -17,7 +17,10 @@ shape allows, dslc.trace.jit, with its steps counted and the seconds its walk to
 plan, load and compile on first use; ``planned``: step plans, dslc.trace.plan;
 ``plain``: the walk node by node), each with the CPU seconds of its walks alone
 (``Tracer.derive``: the tables' fill excluded), the steps walked and the walk's CPU
-microseconds per step.
+microseconds per step. Each route also reports the wall milliseconds per hit of each
+part of the alignments (``per_hit_ms``), the minor page faults they took (the fill's
+tables are fresh memory: ``page_faults``) and the seconds Python's cyclic collector
+ran inside them (``collector_s``).
 
     python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--each]
                                     [--routes planned] [--json out.json]
