@@ -60,6 +60,8 @@ class Ahead:
 
 
 def row_extremes(raw: np.ndarray, index: tuple, transpose: bool, op: str):
+    """Each row's max or min of ``raw[index]`` (transposed first where ``transpose``),
+    or None where that block is not 2-D (a tuple's components: the generic path)."""
     block = raw[index]
     if block.ndim != 2:
         return None
