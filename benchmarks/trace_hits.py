@@ -17,7 +17,10 @@ shape allows, dslc.trace.jit, with its steps counted and the seconds its walk to
 plan, load and compile on first use; ``planned``: step plans, dslc.trace.plan;
 ``plain``: the walk node by node), each with the CPU seconds of its walks alone
 (``Tracer.derive``: the tables' fill excluded), the steps walked and the walk's CPU
-microseconds per step.
+microseconds per step. Each route also reports the wall milliseconds per hit of each
+part of the alignments (``per_hit_ms``), the minor page faults they took (the fill's
+tables are fresh memory: ``page_faults``) and the seconds Python's cyclic collector
+ran inside them (``collector_s``).
 
     python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--each]
                                     [--routes planned] [--json out.json]
@@ -92,6 +95,7 @@ def main() -> None:
         out.update({"read_s": round(read, 3), "map_s": round(search - read, 3)})
     for route in args.routes.split(","):
         walk = _route(prog, route, query, db)
+        faults, collected = _faults(), _collector_seconds()
         t0, c0 = time.perf_counter(), time.process_time()
         if args.each:
             derivations = [prog.trace("sw", "blosum62", 10, 1, query, db[k]) for k in top]
@@ -100,7 +104,9 @@ def main() -> None:
         t1 = time.perf_counter()
         alignments = [prog.align(d) for d in derivations]
         aligned, aligned_cpu = time.perf_counter() - t0, time.process_time() - c0
-        parts = {"fill": walk[4]["fill"], "python steps": walk[4]["step"],
+        faults, collected = _faults() - faults, collected.stop()
+        parts = {"fill": walk[4]["fill"], "ahead": walk[4]["ahead"],
+                 "python steps": walk[4]["step"],
                  "compiled walk": walk[4]["compiled"],
                  "alignment": time.perf_counter() - t1}
         parts["rest"] = aligned - sum(parts.values())
@@ -116,7 +122,8 @@ def main() -> None:
                     f"{key}walk_cpu_s": round(walk[0], 3), f"{key}steps": steps,
                     f"{key}walk_us_per_step": round(1e6 * walk[0] / steps, 1),
                     f"{key}per_hit_ms": {k: round(1e3 * v / len(top), 3)
-                                         for k, v in parts.items()}})
+                                         for k, v in parts.items()},
+                    f"{key}page_faults": faults, f"{key}collector_s": round(collected, 4)})
         if route == "compiled":
             walks = prog._trace_runner.tracer.walks
             compiled = walks.steps - walk[1]
@@ -155,6 +162,34 @@ def _route(prog, route: str, query, db) -> list:
     return spent
 
 
+def _faults() -> int:
+    """The process's minor page faults so far (first touches of fresh memory: the
+    fill's tables are most of the alignments' memory)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+class _collector_seconds:
+    """Wall seconds Python's cyclic collector runs from now until ``stop()``."""
+
+    def __init__(self):
+        import gc
+
+        self.total, self._t0, self._gc = 0.0, None, gc
+        gc.callbacks.append(self._seen)
+
+    def _seen(self, phase, info) -> None:
+        if phase == "start":
+            self._t0 = time.perf_counter()
+        elif self._t0 is not None:
+            self.total += time.perf_counter() - self._t0
+
+    def stop(self) -> float:
+        self._gc.callbacks.remove(self._seen)
+        return self.total
+
+
 def _cpu_timed(fn, spent: list, slot: int):
     """``fn``, adding the CPU seconds of each call to ``spent[slot]``."""
     def timed(*a, **k):
@@ -169,24 +204,33 @@ def _cpu_timed(fn, spent: list, slot: int):
 def _wall_parts(runner) -> dict:
     """Wall seconds of the parts of the alignments, added up from now on: ``fill``
     (the first tables of all hits filled together, each walk first run up to the
-    table it opens: ``TraceRunner._first_tables``), ``step`` (the steps walked in
+    table it opens: ``TraceRunner._first_tables``), ``ahead`` (the walks' first
+    steps run as probes and the whole-table reductions they ask for computed on
+    threads: ``TraceRunner._ahead``), ``step`` (the steps walked in
     Python: a search's entry, its best cell read off the whole table, and any
     step the compiled walk does not take: ``Tracer._step``), ``compiled`` (the
     compiled walks with what they make: ``Tracer._compiled``)."""
-    parts = {"fill": 0.0, "step": 0.0, "compiled": 0.0}
+    parts = {"fill": 0.0, "ahead": 0.0, "step": 0.0, "compiled": 0.0}
     for name, owner, attr in (("step", runner.tracer, "_step"),
                               ("compiled", runner.tracer, "_compiled")):
         setattr(owner, attr, _timed(getattr(owner, attr), parts, name))
-    first = _timed(runner._first_tables, parts, "fill")
+    for name, attr in (("fill", "_first_tables"), ("ahead", "_ahead")):
+        if hasattr(runner, attr):  # (a tree before the reductions ahead: none)
+            setattr(runner, attr, _whole_part(_timed(getattr(runner, attr), parts, name), parts))
+    return parts
 
-    def fill(*a, **k):  # (its walks up to the first tables count as the fill's)
+
+def _whole_part(fn, parts: dict):
+    """``fn`` (a part timed whole) with the steps it walks counted in it, not again in
+    ``step`` (each walk first run up to the table it opens: the fill's; each walk's
+    first step run as a probe: the reductions computed ahead's)."""
+    def whole(*a, **k):
         before = parts["step"]
         try:
-            return first(*a, **k)
+            return fn(*a, **k)
         finally:
             parts["step"] = before
-    runner._first_tables = fill
-    return parts
+    return whole
 
 
 def _timed(fn, parts: dict, name: str):

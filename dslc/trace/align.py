@@ -20,6 +20,7 @@ import numpy as np
 
 from dslc.errors import DslcError
 from dslc.lang.values import Matrix
+from dslc.trace.collector import collector_paused
 from dslc.trace.derive import Derivation, Step
 
 WIDTH = 60  # columns per block of the picture
@@ -78,6 +79,11 @@ def alignment(d: Derivation, matrix: Matrix | None = None) -> Alignment:
     walk's steps are not made), the columns and the picture built over them at once."""
     if not isinstance(d, Derivation):
         raise DslcError("align takes a derivation (trace(f(...)))")
+    with collector_paused():
+        return _alignment(d, matrix)
+
+
+def _alignment(d: Derivation, matrix) -> Alignment:
     nums, at, (pa, pb) = _points(d)
     a, b = pa[1], pb[1]
     if matrix is None:
