@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 # strategy's generator and passes are listed
 from dslc.kernel.strategies import (CPU_PACKS, CPU_PLAIN, INTERPRETER,  # noqa: F401
                                     NAMES, TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU,
-                                    Strategy)
+                                    Strategy, of_decision, passes)
 from dslc.errors import InternalError
 
 # value types: float32 where emit.precision's static bound holds, float32 with a
@@ -123,6 +123,8 @@ class Decision:
         out = [f"{self.backend}, entry {self.entry}: {self.strategy}, {self.value_type} "
                f"({'; '.join([work] + sizes)})"]
         out += [f"  why: {w}" for w in self.why if w]
+        applied = passes(of_decision(self.backend, self.strategy, self.rows is not None))
+        out += [f"  passes: {applied}"] if applied else []
         out += [f"  {p.argument}: {p.memory} memory ({p.why})" for p in self.placement]
         out += [f"  {s.table}: {s.memory} memory, [{', '.join(s.shape)}] ({s.why})"
                 for s in self.storage]

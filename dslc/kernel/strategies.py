@@ -143,6 +143,22 @@ def of_generator(cls) -> Strategy | None:
     return None
 
 
+def of_decision(backend: str, name: str, tiled: bool = False) -> Strategy:
+    """The strategy a Decision record names (``tiled``: its tile ``rows`` are set)."""
+    found = [s for s in STRATEGIES if s.backend == backend and s.name == name] or \
+        [s for s in STRATEGIES if s.name == name]
+    if len(found) > 1:
+        found = [s for s in found if (s.key == "cuda register-tiled") == tiled]
+    return found[0]
+
+
+def passes(s: Strategy) -> str:
+    """The strategy's passes in order, for people (explain): "" where it has none."""
+    parts = [", ".join(p.name for p in s.body), ", ".join(p.name for p in s.launch)]
+    return "; ".join(f"{what}: {names}" for what, names in zip(("task", "launch"), parts)
+                     if names)
+
+
 def lower(s: Strategy, body, target: str, known, facts: Facts = Facts()) -> None:
     """Strategy ``s``'s passes applied to ``body`` (emit.pyexpr ``Lines``) in order,
     verified before and after each (``known``: the task's parameters)."""

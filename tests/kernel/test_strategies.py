@@ -93,3 +93,12 @@ def test_the_failure_flag_pass_reads_the_checks_off_the_records():
         ir.Load("_F", (ir.Name("tid"),), "global"), ir.Const(0))
     with pytest.raises(NotCompilable, match="without a final return"):
         failure_flags(_checked_body()[:-1], Facts("res"))
+
+
+def test_explain_prints_the_passes_of_a_decisions_strategy():
+    tiled = Decision("f", "cuda", "map", ks.TASK_PER_THREAD, rows=32).lines()
+    assert "  passes: task: failure flags; launch: thread per task" in tiled
+    block = Decision("f", "cuda", "map", ks.TASK_PER_BLOCK).lines()
+    assert "  passes: task: task per block, failure flags; launch: block per task" in block
+    assert ks.of_decision("cuda", ks.TASK_PER_THREAD).key == "cuda task-per-thread"
+    assert not any("passes" in x for x in Decision("f", "cpu", "call", ks.CPU_PLAIN).lines())
