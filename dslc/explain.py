@@ -315,10 +315,11 @@ def kernels(program) -> str:
     """``dslc compile F --emit kernel``: the kernel IR (dslc.kernel) of the launch
     of every map the script ran, on the CPU and as a GPU thread-per-task kernel,
     with the arguments travelling as they did in the run."""
+    from dslc.cpu.decision import build
     from dslc.cpu.modules import argument_travel
-    from dslc.emit.cpu import CpuGenerator
-    from dslc.emit.cuda import CudaGenerator, launch_kernel
+    from dslc.emit.cuda import launch_kernel
     from dslc.kernel import launch
+    from dslc.kernel.strategies import launch_passes, strategy
     from dslc.targets.show import show
     from dslc.lang.batch import TaskBatch
 
@@ -329,15 +330,15 @@ def kernels(program) -> str:
         if plan is None:
             out.append(f"# map over {entry}: runs on the interpreter (no kernel)")
             continue
-        cpu = CpuGenerator(program.checked, plan)
+        cpu = build(strategy("cpu plain"), program.checked, plan)
         _, args = cpu.generate()
         travel = argument_travel(args, TaskBatch.of(tasks))
         width = cpu.result_width()
         out.append(f"# map over {entry}, {len(tasks)} tasks")
         out.append(show(launch.apply(launch.tasks("cpu", args, travel, width=width),
-                                     launch.CPU)))
+                                     launch_passes(strategy("cpu plain")))))
         try:
-            gpu = CudaGenerator(program.checked, plan)
+            gpu = build(strategy("cuda task-per-thread"), program.checked, plan)
             gpu.generate()
         except NotCompilable as e:
             out.append(f"# {entry} on a GPU: not compiled ({e})")

@@ -19,7 +19,8 @@ from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
 from dslc.cpu.decision import (CPU_PACKS, CPU_PLAIN, INTERPRETER, PYTHON_VALUES, VALUE_TYPES,
-                               Decision, Decisions)
+                               Decision, Decisions, build)
+from dslc.kernel.strategies import strategy
 from dslc.errors import DslcError, InternalError, NotCompilable
 from dslc.interp.backend import InterpBackend, in_map
 from dslc.cpu.convert import (EXACT, Inexact, convert, layout_arrays, layout_spec, plan_shape,
@@ -379,13 +380,13 @@ class CpuBackend:
             source, args, windows, _ = hit
             runlog.log.info("%s (%s): plan and code from the cache", func, kind)
             return modules.load(source), args, windows
-        from dslc.emit.cpu import CpuGenerator
         from dslc.plan import lower
 
+        plain = strategy("cpu plain")
         try:
             with timings.planning():
                 lowered = lower(self.program, func, kind, scope, request,
-                                emit=lambda task: CpuGenerator(self.program, task).generate())
+                                emit=lambda task: build(plain, self.program, task).generate())
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return None

@@ -10,20 +10,27 @@ share it.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import asdict, dataclass, field, replace
 
-# strategies, as explain prints them
-INTERPRETER = "interpreter"
-CPU_PLAIN = "cpu plain"  # generated Numba code, one task per call (a map's in parallel)
-CPU_PACKS = "cpu task groups"  # a map's tasks in packs swept by SIMD (dslc.cpu.packs)
-TASK_PER_THREAD = "task-per-thread"  # register-tiled where ``rows`` is set
-TASK_PER_BLOCK = "task-per-block"
-WHOLE_GPU = "whole-GPU wavefront"  # a single large call or table
+# strategies, as explain prints them: the names of kernel.strategies' table, where each
+# strategy's generator and passes are listed
+from dslc.kernel.strategies import (CPU_PACKS, CPU_PLAIN, INTERPRETER,  # noqa: F401
+                                    NAMES, TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU,
+                                    Strategy, of_decision, passes)
+from dslc.errors import InternalError
 
 # value types: float32 where emit.precision's static bound holds, float32 with a
 # per-lane check (tasks past it recomputed in float64), or float64
 VALUE_TYPES = {"float64": "float64", "float32": "float32", "float32c": "float32 checked"}
 PYTHON_VALUES = "python numbers (exact ints)"  # the interpreter's
+
+
+def build(s: Strategy, *args, **kwargs):
+    """The generator of strategy ``s`` (kernel.strategies names it: generators live
+    in dslc.emit, above the kernel's layer and below this one) made for ``args``."""
+    module, _, cls = s.generator.rpartition(".")
+    return getattr(importlib.import_module(module), cls)(*args, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,10 @@ class Decision:
     placement: tuple[Placement, ...] = ()
     storage: tuple[Storage, ...] = ()
     notes: tuple[tuple[str, str], ...] = field(default=())  # (topic, text): rules for other sizes
+
+    def __post_init__(self):
+        if self.strategy not in NAMES:  # every strategy is one of the table's
+            raise InternalError(f"strategy {self.strategy!r} is not in kernel.strategies")
 
     def because(self, *reasons: str) -> "Decision":
         """This decision with more reasons."""
@@ -112,6 +123,8 @@ class Decision:
         out = [f"{self.backend}, entry {self.entry}: {self.strategy}, {self.value_type} "
                f"({'; '.join([work] + sizes)})"]
         out += [f"  why: {w}" for w in self.why if w]
+        applied = passes(of_decision(self.backend, self.strategy, self.rows is not None))
+        out += [f"  passes: {applied}"] if applied else []
         out += [f"  {p.argument}: {p.memory} memory ({p.why})" for p in self.placement]
         out += [f"  {s.table}: {s.memory} memory, [{', '.join(s.shape)}] ({s.why})"
                 for s in self.storage]

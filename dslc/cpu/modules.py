@@ -25,6 +25,7 @@ from dslc import timings
 from dslc.cpu.convert import convert
 from dslc.kernel import launch
 from dslc.kernel.ir import TASK_ROLES, TaskArg
+from dslc.kernel.strategies import launch_passes, strategy
 from dslc.targets.printer import Printer
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
@@ -182,7 +183,8 @@ def batch_source(args: list[TaskArg], travel: dict[str, str], width: int | None 
     """A ``prange`` loop calling ``task`` once per task (a tuple result of
     ``width`` components fills the task's row of ``out``): the launch of
     kernel.launch with the CPU's passes."""
-    k = launch.apply(launch.tasks("cpu", args, travel, width=width), launch.CPU)
+    k = launch.apply(launch.tasks("cpu", args, travel, width=width),
+                     launch_passes(strategy("cpu plain")))
     return Printer().kernel(k)
 
 

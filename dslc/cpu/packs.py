@@ -25,12 +25,14 @@ import numpy as np
 
 from dslc import runlog, settings, timings
 from dslc.cpu import modules
+from dslc.cpu.decision import build
 from dslc.emit.args import packed_call
 from dslc.emit.cpu import argument
-from dslc.emit.packs import PACK, PackGenerator, pack_travel
+from dslc.emit.packs import PACK, pack_travel
 from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
 from dslc.plan import lower
+from dslc.kernel.strategies import strategy
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks
@@ -180,8 +182,8 @@ class PackMaps:
         def emit(plan):
             info = float32_info(be.program, plan)
             chosen.append(variant if variant != "auto" else ("float32" if info else "float64"))
-            return PackGenerator(be.program, plan, _dtype(chosen[0]), shared,
-                                 check=chosen[0] == "float32c", f32=info).generate()
+            return build(strategy("cpu task groups"), be.program, plan, _dtype(chosen[0]),
+                         shared, check=chosen[0] == "float32c", f32=info).generate()
 
         try:
             with timings.planning():

@@ -37,14 +37,13 @@ from dslc.cpu import modules
 from dslc.lang import types as T
 from dslc.cpu.backend import EXACT, Chosen, CpuBackend, Inexact, per_model
 from dslc.cpu.convert import NonFinite, layout_spec, plan_shape, python_numbers
-from dslc.cpu.decision import (TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU, Decision, Decisions,
-                               Placement, Storage)
-from dslc.emit.cuda import CudaGenerator, kernel_source
+from dslc.cpu.decision import WHOLE_GPU, Decision, Decisions, Placement, Storage, build
+from dslc.emit.cuda import kernel_source
+from dslc.kernel.strategies import strategy
 from dslc.check.ranges import request_outside
 from dslc.plan import lower
 from dslc.emit.precision import STATIC, float32_info, largest
-from dslc.emit.blocks import BlockGenerator
-from dslc.emit.tiles import TiledGenerator, block_size
+from dslc.emit.tiles import block_size
 from dslc.cuda.launch import block_threads, resident_threads
 from dslc.cuda import layout, rules
 from dslc.cuda import kernel_cache
@@ -53,7 +52,6 @@ from dslc.cuda.arena import MapMemory
 from dslc.cuda.target_start import TargetStart
 from dslc.cuda.rules import hybrid, partition_width
 from dslc.cuda.placement import place
-from dslc.emit.wavefront import WavefrontGenerator
 from dslc.emit.pyexpr import NotCompilable
 from dslc.emit import tuples
 from dslc.interp.backend import in_map
@@ -251,17 +249,17 @@ class CudaBackend:
         # a warp per point where cells reduce over ranges (real GPU), else a thread
         lanes = choose_lanes(self.program, plan, self.real_gpu(), block_size(),
                              resident_threads())
+        whole = strategy("cuda whole-GPU wavefront")
         try:
             with timings.planning():
-                gen = WavefrontGenerator(self.program, plan, lanes,
-                                         simulated=settings.simulated())
+                gen = build(whole, self.program, plan, lanes, simulated=settings.simulated())
                 device_src, host_src, args = gen.generate()
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             return self._on_cpu(func, work, tasks, f"not compiled for the device: {e}")
         coop = not settings.simulated() and settings.choice("DSLC_CUDA_COOP") != "0"
         how = "every partition in one cooperative launch" if coop else "a launch per partition"
-        d = Decision(func, "cuda", work, WHOLE_GPU, block=block_size(),
+        d = Decision(func, "cuda", work, whole.name, block=block_size(),
                      lanes=max(ln.width for ln in gen.lanes) if gen.lanes else 1,
                      why=(f"{how}, {gen.describe()}",
                           f"{cells:,} cells, at least DSLC_CUDA_WHOLE={least:,}"))
@@ -496,10 +494,11 @@ class CudaBackend:
                   ("single calls", rules.single_calls(self.program, func)))
         reasons = [why]
         if per_block:
+            blocks = strategy("cuda task-per-block")
             try:
-                gen = BlockGenerator(self.program, plan, block)
+                gen = build(blocks, self.program, plan, block)
                 source, args = gen.generate()
-                d = Decision(**said, strategy=TASK_PER_BLOCK, value_type=gen.dtype,
+                d = Decision(**said, strategy=blocks.name, value_type=gen.dtype,
                              block=block, why=(why, f"{block} threads: {sized}"),
                              storage=_storage(gen.storage, True, False),
                              notes=(("register tile", "none (a block per task)"),) + common)
@@ -510,18 +509,20 @@ class CudaBackend:
         block = block_size()
         sized = rules.block_source(block_threads(False, None)[1])
         shared_seqs = frozenset(n for n in tasks.shared if tasks.is_seq(n))
+        chosen = strategy("cuda register-tiled")
         try:
-            gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
+            gen = build(chosen, self.program, plan, shared_seqs, dtype=dtype)
             source, args = gen.generate()
             tile = (("register tile", rules.tile(gen.rows)),
                     ("specialised", rules.SPECIALISED))
         except NotCompilable as e:
-            gen = CudaGenerator(self.program, plan)
+            chosen = strategy("cuda task-per-thread")
+            gen = build(chosen, self.program, plan)
             source, args = gen.generate()
             reasons.append(str(e))
             tile = (("register tile", f"none ({e})"),)
-        tiled = isinstance(gen, TiledGenerator)
-        d = Decision(**said, strategy=TASK_PER_THREAD, value_type=gen.dtype, block=block,
+        tiled = chosen.key == "cuda register-tiled"
+        d = Decision(**said, strategy=chosen.name, value_type=gen.dtype, block=block,
                      rows=gen.rows if tiled else None, why=tuple(reasons),
                      storage=_storage(gen.storage, False, tiled),
                      notes=(("block", sized),) + tile + common)

@@ -55,15 +55,16 @@ def partition_width(plan) -> float | None:
 def hybrid_note(program, plan) -> str:
     """When a map of this plan's entry runs one block per task instead (on a
     real GPU, by :func:`hybrid`), at the plan's extents."""
+    from dslc.cpu.decision import build
     from dslc.cuda.launch import block_threads
-    from dslc.emit.blocks import BlockGenerator
+    from dslc.kernel.strategies import strategy
 
     width = partition_width(plan)
     if width is None or width < WIDE:
         return (f"one thread per task at any count (partitions average "
                 f"{0 if width is None else width:.0f} points, fewer than {WIDE})")
     try:
-        BlockGenerator(program, plan, 128).generate()
+        build(strategy("cuda task-per-block"), program, plan, 128).generate()
     except NotCompilable as e:
         return f"one thread per task at any count (no task-per-block: {e})"
     threads, why = block_threads(True, width)

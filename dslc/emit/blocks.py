@@ -1,7 +1,8 @@
 """Task-per-block (thesis §5.5.1.2): one block of threads sweeps one task.
 
 The same loop nest as the CPU backend and task-per-thread, changed by a pass
-over its body (kernel.per_block): the outermost parallel loops inside a
+over its body (kernel.per_block, listed with the strategy's other passes in
+kernel.strategies and applied by emit.cuda ``module_source``): the outermost parallel loops inside a
 partition are strided by the thread's index in its block, so the block's
 threads share the partition's points, and every partition ends with a block
 barrier (``cuda.syncthreads``), because the next partition reads what this one
@@ -31,7 +32,6 @@ from dslc.emit.cpu import fused_init, fused_step
 from dslc.emit.cuda import CudaGenerator
 from dslc.emit.pyexpr import Lines, NotCompilable
 from dslc.kernel import ir
-from dslc.kernel.per_block import per_block
 
 # the requested cell's value, kept by the thread that computes it for the block
 _SHARED_RESULT = ir.Load("_rs", (ir.Const(0),), "shared")
@@ -53,11 +53,6 @@ class BlockGenerator(CudaGenerator):
 
     def cell_ref(self, func: str, index: list):
         return self.element(f"T_{func}", ["tid"] + index)
-
-    def module_source(self, args, body: Lines) -> str:
-        """The task after the task-per-block pass (kernel.per_block) over its body."""
-        body.apply(per_block, "cuda", self.task_params(args))
-        return super().module_source(args, body)
 
     # ------------------------------------------------------------------ results
     def extent_lines(self) -> list[str]:

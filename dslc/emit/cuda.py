@@ -14,7 +14,10 @@ flag and returns a harmless value (index 0, NaN) so the thread runs on without
 leaving its arrays; reads behind a check are guarded (``_ld``). A flagged task
 returns NaN, and the backend re-runs exactly those tasks on the CPU, which
 reports the error by position. The flag is never inferred from the value (NaN
-does not survive ``max`` or comparisons).
+does not survive ``max`` or comparisons). Clearing the flag and returning
+through it is a pass over the task's body (kernel.failure_flags), one of the
+strategy's passes (kernel.strategies), which :meth:`CudaGenerator.module_source`
+applies.
 
 Groups ordered inside a partition at run time (silent HMM states) keep the CPU
 generator's repeat-until-done sweep; its done flags and miss flag are per-task
@@ -23,9 +26,10 @@ storage too, cleared by the task itself.
 
 from __future__ import annotations
 
-from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel import launch
+from dslc.kernel.failure_flags import Facts, flagged
+from dslc.kernel.strategies import BY_KEY, launch_passes, lower, of_generator
 from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator, printed
 from dslc.emit.pyexpr import Lines, NotCompilable
@@ -130,16 +134,12 @@ class CudaGenerator(CpuGenerator):
         if all(name != MISS for name, _ in self.storage):
             self.storage.append((MISS, []))
 
-    def _flag_failures(self, body: Lines) -> None:
-        """The task clears its failure flag first and returns NaN when set (the
-        value it returns is the generator's record, :meth:`give_result`)."""
-        if self.task_result is None or body.last() != kb.Line(f"return {self.task_result}"):
-            raise NotCompilable("a task without a final return")
-        k = self.result_width()
-        flagged = "_result_f" if k is None else f"_tresult{k}_f"
-        body.replace_last(kb.Line(f"return {flagged}(_F, tid, {self.task_result})"))
-        body.prepend(kb.Line("_F[tid] = 0"))
-        self.storage.append((FAIL, []))
+    def lowering_facts(self, checks: bool):
+        """What the strategy's passes read that the body's records do not hold yet
+        (kernel.failure_flags): the task's returned value (the generator's record,
+        :meth:`give_result`), its tuple width, and whether a check was spelled as
+        text (the printers' record)."""
+        return Facts(self.task_result, self.result_width(), checks)
 
     def module_constants(self) -> str:
         """Module-level constants the task reads (none here; emit.tiles has some)."""
@@ -150,9 +150,14 @@ class CudaGenerator(CpuGenerator):
         return printed(args) + [storage_param(f) for f, _ in self.storage] + ["tid"]
 
     def module_source(self, args: list, body: Lines) -> str:
-        checks = self.pr.fails()  # a check anywhere: the task takes its failure flag
+        """The task after its strategy's passes (kernel.strategies), with the
+        helpers it calls. A check anywhere (in its records or spelled as text):
+        the task takes its failure flag, per-task storage from the launch."""
+        checks = flagged(body.stmts, Facts(checks=self.pr.fails()))
         if checks:
-            self._flag_failures(body)
+            self.storage.append((FAIL, []))
+        lower(of_generator(type(self)), body, self.TARGET, self.task_params(args),
+              self.lowering_facts(checks))
         if self.host_allocations:
             raise NotCompilable("allocation inside the task")
         self.verified(body, self.task_params(args))
@@ -180,6 +185,5 @@ def launch_kernel(args, travel, storage, placed=None, per_block=False, width=Non
     per task (the strategy's passes, kernel.launch)."""
     k = launch.tasks("cuda", args, travel, tuple(storage), width,
                      module=("task", "BLOCK"))
-    passes = ((launch.place(placed),) if placed else ()) + \
-        (launch.BLOCK_PER_TASK if per_block else launch.THREAD_PER_TASK)
-    return launch.apply(k, passes)
+    strategy = BY_KEY["cuda task-per-block" if per_block else "cuda task-per-thread"]
+    return launch.apply(k, launch_passes(strategy, placed))

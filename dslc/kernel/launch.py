@@ -3,7 +3,9 @@
 ``tasks(...)`` builds the launch every target starts from: a loop over the tasks in
 the order they run, each calling the generated ``task`` with its arguments unpacked
 from the batch (how each travels: :func:`packed`) and storing its value (or a tuple's
-components) in ``out``. A strategy is the passes it applies, in order:
+components) in ``out``. A strategy is the passes it applies, in order (each
+strategy's, with its passes over the task's body, is listed in kernel.strategies,
+whose ``launch_passes`` the targets use):
 
 * the CPU: :data:`CPU` (the loop stays, run in parallel by ``prange``);
 * a GPU, a thread per task: :data:`THREAD_PER_TASK` (the loop becomes the thread's

@@ -1,0 +1,186 @@
+"""Every strategy the backends choose, in one table: what builds its body and the
+passes it applies, in order.
+
+A strategy is a frozen record: its ``name`` (the string a backend's Decision
+records carry, dslc.cpu.decision), the backend that chooses it, the generator
+that builds the task's body (named by its module and class: generators live in
+dslc.emit, a layer above this one, so the table names them and the layers above
+resolve the name), the passes over the task's body (kernel.body) and over its
+launch (kernel.ir, kernel.launch), each with one line saying what it does, and
+where the task's working storage lives.
+
+The storage layout is data, not a pass: a CUDA generator records each table's
+dimensions (``gen.storage``) and indexes a cell through its ``cell_ref`` with the
+task innermost (``T[slot, i, task]``, task-per-thread: a warp's threads touch
+neighbouring words) or outermost (``T[task, slot, i]``, task-per-block: a block's
+threads share one task's rows); the launch allocates those shapes
+(dslc.cuda.backend ``_storage`` records them). ``Strategy.layout`` says which.
+
+Passes run through :func:`lower` (a task's body) and :func:`launch_passes` (its
+launch) only, so no backend or generator applies one by hand; both verify the IR
+before and after each pass (kernel.verify).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from dslc.kernel import launch
+from dslc.kernel.failure_flags import Facts, failure_flags
+from dslc.kernel.per_block import per_block
+
+# strategies, as Decision records (and explain) name them
+INTERPRETER = "interpreter"
+CPU_PLAIN = "cpu plain"  # generated Numba code, one task per call (a map's in parallel)
+CPU_PACKS = "cpu task groups"  # a map's tasks in packs swept by SIMD (dslc.cpu.packs)
+TASK_PER_THREAD = "task-per-thread"  # register-tiled where ``rows`` is set
+TASK_PER_BLOCK = "task-per-block"
+WHOLE_GPU = "whole-GPU wavefront"  # a single large call or table
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One pass: its name, the function (``run(ir)``, or ``run(ir, facts)`` where
+    ``facts`` is set: it needs what the generator knows, failure_flags.Facts) and
+    what it does, in one line."""
+
+    name: str
+    run: Callable
+    does: str
+    facts: bool = False
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """``key``: unique in the table (two strategies may share a Decision ``name``:
+    register tiling is task-per-thread with tile ``rows``)."""
+
+    key: str
+    name: str
+    backend: str  # "cpu" | "cuda"
+    generator: str | None  # "module.Class" building the task's body (None: no code)
+    layout: str  # where the task's tables live (data, not a pass)
+    body: tuple[Pass, ...] = ()
+    launch: tuple[Pass, ...] = ()
+    note: str = ""
+
+
+# ------------------------------------------------------------------ passes
+PER_BLOCK = Pass(
+    "task per block", per_block,
+    "a partition's outermost parallel loops strided over the block's threads, a cell "
+    "outside them run by thread 0, a barrier after every partition")
+FAILURE_FLAGS = Pass(
+    "failure flags", failure_flags,
+    "where the task holds a check: its flag _F[tid] cleared first, its value returned "
+    "through the flag (NaN when set: the task is re-run on the CPU)", facts=True)
+THREAD_PER_TASK = Pass(
+    "thread per task", launch.thread_per_task,
+    "the launch's tasks loop becomes the thread's number in the grid, tested against "
+    "the number of tasks")
+BLOCK_PER_TASK = Pass(
+    "block per task", launch.block_per_task,
+    "the launch's tasks loop becomes the block's number; every thread runs the task, "
+    "thread 0 stores its value")
+# (launch.place: arguments dslc.cuda.placement puts in shared or constant memory are
+# copied there by the block first; applied before a CUDA map's launch passes where
+# any argument is placed, see launch_passes)
+
+# Passes other work is turning into kernel-IR passes, still done while generating:
+#   guard specialisation (dslc.kernel.guards; today emit.ranges inside emit.tiles)
+#   value-type choice (dslc.kernel.value_type; today emit.precision, chosen by the backend
+#   and passed to the generator)
+# Their places in the table below are marked ``(guards)`` and ``(value type)``.
+
+_TASK_INNERMOST = "per-task storage from the launch, task innermost: T[slot, i, task]"
+
+STRATEGIES = (
+    Strategy("interpreter", INTERPRETER, "cpu", None, "python values",
+             note="the specification itself: what no compiled strategy takes"),
+    Strategy("cpu plain", CPU_PLAIN, "cpu", "dslc.emit.cpu.CpuGenerator",
+             "tables the task allocates itself", body=(),
+             launch=(),  # launch.CPU: the tasks loop stays, run in parallel by prange
+             note="a check raises: the CPU needs no failure flag"),
+    Strategy("cpu task groups", CPU_PACKS, "cpu", "dslc.emit.packs.PackGenerator",
+             "scratch made once per core for a pack of tasks, lane innermost: T[slot, i, lane]",
+             body=(),  # (value type): float32, float32 checked or float64
+             note="a check is refused (a padded lane could not report it); its own "
+                  "launch: a pack of tasks per call of ``lanes``"),
+    Strategy("cuda task-per-thread", TASK_PER_THREAD, "cuda",
+             "dslc.emit.cuda.CudaGenerator", _TASK_INNERMOST,
+             body=(FAILURE_FLAGS,), launch=(THREAD_PER_TASK,)),
+    Strategy("cuda register-tiled", TASK_PER_THREAD, "cuda",
+             "dslc.emit.tiles.TiledGenerator",
+             _TASK_INNERMOST + ", and the tile's boundary rows",
+             body=(FAILURE_FLAGS,),  # (guards), (value type): float32 or float64
+             launch=(THREAD_PER_TASK,),
+             note="the Decision record's ``rows`` is set"),
+    Strategy("cuda task-per-block", TASK_PER_BLOCK, "cuda", "dslc.emit.blocks.BlockGenerator",
+             "per-task storage from the launch, task outermost: T[task, slot, i]",
+             body=(PER_BLOCK, FAILURE_FLAGS), launch=(BLOCK_PER_TASK,)),
+    Strategy("cuda whole-GPU wavefront", WHOLE_GPU, "cuda",
+             "dslc.emit.wavefront.WavefrontGenerator", "one problem's tables in global memory",
+             note="a kernel (or a cooperative launch) per partition, built by its generator; "
+                  "a check is refused (no task to re-run)"),
+)
+
+BY_KEY = {s.key: s for s in STRATEGIES}
+NAMES = frozenset(s.name for s in STRATEGIES)
+
+
+def strategy(key: str) -> Strategy:
+    return BY_KEY[key]
+
+
+def of_generator(cls) -> Strategy | None:
+    """The strategy whose generator ``cls`` is, or the nearest class it derives from."""
+    by_generator = {s.generator: s for s in STRATEGIES if s.generator}
+    for c in cls.__mro__:
+        found = by_generator.get(f"{c.__module__}.{c.__qualname__}")
+        if found is not None:
+            return found
+    return None
+
+
+def of_decision(backend: str, name: str, tiled: bool = False) -> Strategy:
+    """The strategy a Decision record names (``tiled``: its tile ``rows`` are set)."""
+    found = [s for s in STRATEGIES if s.backend == backend and s.name == name] or \
+        [s for s in STRATEGIES if s.name == name]
+    if len(found) > 1:
+        found = [s for s in found if (s.key == "cuda register-tiled") == tiled]
+    return found[0]
+
+
+def passes(s: Strategy) -> str:
+    """The strategy's passes in order, for people (explain): "" where it has none."""
+    parts = [", ".join(p.name for p in s.body), ", ".join(p.name for p in s.launch)]
+    return "; ".join(f"{what}: {names}" for what, names in zip(("task", "launch"), parts)
+                     if names)
+
+
+def lower(s: Strategy, body, target: str, known, facts: Facts = Facts()) -> None:
+    """Strategy ``s``'s passes applied to ``body`` (emit.pyexpr ``Lines``) in order,
+    verified before and after each (``known``: the task's parameters)."""
+    for p in s.body:
+        run = (lambda stmts, p=p: p.run(stmts, facts)) if p.facts else p.run
+        body.apply(run, target, known)
+
+
+def launch_passes(s: Strategy, placed: dict | None = None) -> tuple:
+    """The passes over a map's launch (kernel.launch ``apply``): the arguments
+    ``placed`` in shared or constant memory first, then the strategy's."""
+    return ((launch.place(placed),) if placed else ()) + tuple(p.run for p in s.launch)
+
+
+def table() -> list[str]:
+    """The table as text: a strategy a line, then its passes, one line each."""
+    out = []
+    for s in STRATEGIES:
+        out.append(f"{s.key} ({s.backend}, decision {s.name!r}): "
+                   f"{s.generator or 'no generated code'}; storage: {s.layout}")
+        out += [f"  body pass {p.name}: {p.does}" for p in s.body]
+        out += [f"  launch pass {p.name}: {p.does}" for p in s.launch]
+        if s.note:
+            out.append(f"  ({s.note})")
+    return out
