@@ -105,8 +105,7 @@ def main() -> None:
         alignments = [prog.align(d) for d in derivations]
         aligned, aligned_cpu = time.perf_counter() - t0, time.process_time() - c0
         faults, collected = _faults() - faults, collected.stop()
-        parts = {"fill": walk[4]["fill"], "ahead": walk[4]["ahead"],
-                 "python steps": walk[4]["step"],
+        parts = {"fill": walk[4]["fill"], "python steps": walk[4]["step"],
                  "compiled walk": walk[4]["compiled"],
                  "alignment": time.perf_counter() - t1}
         parts["rest"] = aligned - sum(parts.values())
@@ -204,33 +203,24 @@ def _cpu_timed(fn, spent: list, slot: int):
 def _wall_parts(runner) -> dict:
     """Wall seconds of the parts of the alignments, added up from now on: ``fill``
     (the first tables of all hits filled together, each walk first run up to the
-    table it opens: ``TraceRunner._first_tables``), ``ahead`` (the walks' first
-    steps run as probes and the whole-table reductions they ask for computed on
-    threads: ``TraceRunner._ahead``), ``step`` (the steps walked in
+    table it opens: ``TraceRunner._first_tables``), ``step`` (the steps walked in
     Python: a search's entry, its best cell read off the whole table, and any
     step the compiled walk does not take: ``Tracer._step``), ``compiled`` (the
     compiled walks with what they make: ``Tracer._compiled``)."""
-    parts = {"fill": 0.0, "ahead": 0.0, "step": 0.0, "compiled": 0.0}
+    parts = {"fill": 0.0, "step": 0.0, "compiled": 0.0}
     for name, owner, attr in (("step", runner.tracer, "_step"),
                               ("compiled", runner.tracer, "_compiled")):
         setattr(owner, attr, _timed(getattr(owner, attr), parts, name))
-    for name, attr in (("fill", "_first_tables"), ("ahead", "_ahead")):
-        if hasattr(runner, attr):  # (a tree before the reductions ahead: none)
-            setattr(runner, attr, _whole_part(_timed(getattr(runner, attr), parts, name), parts))
-    return parts
+    first = _timed(runner._first_tables, parts, "fill")
 
-
-def _whole_part(fn, parts: dict):
-    """``fn`` (a part timed whole) with the steps it walks counted in it, not again in
-    ``step`` (each walk first run up to the table it opens: the fill's; each walk's
-    first step run as a probe: the reductions computed ahead's)."""
-    def whole(*a, **k):
+    def fill(*a, **k):  # (its walks up to the first tables count as the fill's)
         before = parts["step"]
         try:
-            return fn(*a, **k)
+            return first(*a, **k)
         finally:
             parts["step"] = before
-    return whole
+    runner._first_tables = fill
+    return parts
 
 
 def _timed(fn, parts: dict, name: str):

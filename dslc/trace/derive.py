@@ -31,7 +31,6 @@ from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.interp.compile import shares_table, span_text
 from dslc.interp.tables import MISSING, demand
-from dslc.trace.ahead import Ahead, Probed
 from dslc.trace.choice import Choice, fold as _fold, same as _same
 
 
@@ -259,7 +258,6 @@ class Tracer:
         self.interp = interp
         self.plans = Plans(self) if planned else None
         self.walks = None  # compiled walks (dslc.trace.jit), set by the runner
-        self.ahead = Ahead()  # entries' reductions computed ahead (dslc.trace.ahead)
         self._closures: dict = {}  # id(expr) -> (expr, closure, owner)
         self._contributes: dict = {}
         self._rows: dict = {}
@@ -278,8 +276,7 @@ class Tracer:
         seen = {_key(first): 0}
         todo = [(0, first)]
         seqs: dict = {}  # id(table) -> its steps' seqs (a table's calling values are fixed)
-        probe = self.ahead.wanted is not None  # (then only the first step, see Ahead)
-        compiled, tail = self.walks is not None and not probe, None
+        compiled, tail = self.walks is not None, None
         while todo:
             k, what = todo.pop()
             if compiled and not todo and what[0] == "cell" and k == len(steps) - 1:
@@ -289,8 +286,6 @@ class Tracer:
                     steps.pop()
                     break
             fields, calls = self._step(what, seqs)
-            if probe:
-                raise Probed()
             kids = []
             for call in calls:
                 key = ("cell", id(call[1]), call[2]) if call[0] == "cell" else None  # _key
@@ -484,7 +479,7 @@ class Tracer:
         if index is None:
             return None
         if table.numbers is not None:
-            return _numeric_block(inner, table.numbers, index, axes, span, self.ahead)
+            return _numeric_block(inner, table.numbers, index, axes, span)
         block = table.region(index)
         rows = (block if axes[0] < axes[1] else block.T).tolist()
         if not table.whole and any(None in r for r in rows):
@@ -731,16 +726,15 @@ def _local(x, var: str) -> bool:
     return isinstance(x, tir.Var) and x.scope == "local" and x.name == var
 
 
-def _numeric_block(inner, numbers, index: tuple, axes: tuple, span, ahead):
+def _numeric_block(inner, numbers, index: tuple, axes: tuple, span):
     """``_block`` over a table of numbers: each row's extreme taken on the numbers
-    (by ``ahead``, :class:`dslc.trace.ahead.Ahead`: computed there for many hits
-    at once, or now) and only those converted (a conversion that keeps order: exact
-    ints, floats); None where a cell has no exact value or a cell is a tuple (the
-    generic path)."""
-    extremes = ahead.rows(numbers.raw, index, axes[0] > axes[1], inner.op)
-    if extremes is None:
+    and only those converted (a conversion that keeps order: exact ints, floats);
+    None where a cell has no exact value or a cell is a tuple (the generic path)."""
+    block = numbers.raw[index]
+    if block.ndim != 2:
         return None
-    rows = numbers.many(extremes)
+    block = block if axes[0] < axes[1] else block.T
+    rows = numbers.many(block.max(axis=1) if inner.op == "max" else block.min(axis=1))
     return None if rows is None else (list(span), rows.tolist())
 
 

@@ -21,7 +21,6 @@ from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.interp.compile import Interpreter, _hkey
 from dslc.interp.tables import Numbers, Task
-from dslc.trace.ahead import Probed
 from dslc.trace.collector import collector_paused
 from dslc.trace.derive import Derivation, Tracer
 from dslc.trace.fused import FusedInterpreter
@@ -67,32 +66,8 @@ class TraceRunner:
         (as :meth:`trace`), the first table of every walk filled in one backend call."""
         with collector_paused():
             ready = self._first_tables(func, calls, span)
-            try:
-                self._ahead(func, calls, span, ready)
-                return [self._derive(func, args, span, final, self._filler(span, got))
-                        for (args, final), got in zip(calls, ready)]
-            finally:
-                self.tracer.ahead.clear()
-
-    def _ahead(self, func, calls, span, ready: list) -> None:
-        """The whole-table reductions the walks' first steps take, computed together
-        on threads (:mod:`dslc.trace.ahead`): each walk's first step run as a probe
-        over the tables filled together (a copy of ``ready``: the walk takes them
-        again), stopped where it asks for one. A probe that fails says nothing: the
-        walk itself meets the same failure and reports it."""
-        if not any(ready):
-            return
-        ahead = self.tracer.ahead
-        ahead.wanted = []
-        try:
-            for (args, final), got in zip(calls, ready):
-                try:
-                    self._derive(func, args, span, final, _only(self.tracer.interp, dict(got)))
-                except (Probed, DslcError):
-                    pass
-            ahead.compute(_threads())
-        finally:
-            ahead.wanted = None
+            return [self._derive(func, args, span, final, self._filler(span, got))
+                    for (args, final), got in zip(calls, ready)]
 
     def _derive(self, func, args, span, final, fill) -> Derivation:
         interp = self.tracer.interp
@@ -167,25 +142,6 @@ class TraceRunner:
                 ready.update(_keyed(interp, calling, got))
             _give(table, ready.pop(key))
         return fill
-
-
-def _only(interp, ready: dict):
-    """``Task.fill`` for a probe: a table from ``ready``, or the probe's end (a
-    probe fills nothing itself)."""
-    def fill(table) -> None:
-        whole = ready.pop(_key(interp, table.func.name, table.env), None) \
-            if _fillable(table) else None
-        if whole is None:
-            raise Probed()
-        _give(table, whole)
-    return fill
-
-
-def _threads() -> int:
-    """Threads for the reductions computed ahead: as many as the CPU backend's sweeps use."""
-    import numba
-
-    return numba.get_num_threads()
 
 
 def _fillable(table) -> bool:

@@ -52,28 +52,3 @@ def test_cells_beyond_exact_numbers_are_the_interpreter_s():
     got, want = cpu.traces("best", calls), [interp.trace("best", *c) for c in calls]
     assert [d.value for d in got] == [9007199254740025, 9007199254740016]
     assert [d.steps for d in got] == [d.steps for d in want]
-
-
-def test_entry_reductions_are_computed_ahead_once_each(monkeypatch):
-    """Traced together, each hit's whole-table reduction (the entry's best cell) is
-    computed once, ahead of the walks, on threads (dslc.trace.ahead), and the walks
-    read it from there: the derivations are those of the calls traced one by one,
-    which compute it in the walk."""
-    import dslc.trace.ahead as ahead
-
-    cpu = dslc.compile(str(EXAMPLES / "smith_waterman.bio"), backend="cpu")
-    calls = [("blosum62", 10, 1, q, r) for q, r in PAIRS]
-    computed = []
-    row_extremes = ahead.row_extremes
-
-    def counted(raw, index, transpose, op):
-        computed.append(raw.shape)
-        return row_extremes(raw, index, transpose, op)
-    monkeypatch.setattr(ahead, "row_extremes", counted)
-    together = cpu.traces("sw", calls)
-    assert len(computed) == len(calls)
-    assert cpu._trace_runner.tracer.ahead.known == {}  # (not kept past the call)
-    one_by_one = [cpu.trace("sw", *c) for c in calls]
-    assert len(computed) == 2 * len(calls)
-    assert [d.steps for d in together] == [d.steps for d in one_by_one]
-    assert [str(cpu.align(d)) for d in together] == [str(cpu.align(d)) for d in one_by_one]
