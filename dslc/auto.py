@@ -314,6 +314,22 @@ class AutoBackend:
             self._cuda = CudaBackend(self.program, self.globals, cpu=self.cpu)
         return self._cuda
 
+    def reading(self, nbytes: int) -> None:
+        """The script starts reading a sequence file of ``nbytes``: where it is large
+        and this machine's calibration on file found a GPU, Numba-CUDA's set-up
+        starts on a thread now (dslc.cuda.target_start), so that a map the GPU
+        takes does not wait for it after the reading; a map the CPU takes loses a
+        core's share of the reading for it."""
+        from dslc.cuda.ahead import AHEAD_BYTES
+
+        if not self.run_gpu or nbytes < AHEAD_BYTES or settings.simulated():
+            return
+        cal = self._known()
+        if cal is not None and cal.gpu_cells_s > 0:
+            from dslc.cuda import target_start
+
+            target_start.shared().start()
+
     def _ahead(self, func: str, tasks, work: Work, key: str) -> None:
         """Where the GPU loses this map only for its kernel's compile, compile it
         ahead in the background for the runs to come (dslc.warm), started once

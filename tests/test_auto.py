@@ -297,3 +297,39 @@ def test_the_calibration_file_is_found_by_the_drivers_gpu_list(tmp_path, monkeyp
     assert calibrate.known(gpu=True) == written
     monkeypatch.setattr(calibrate, "_driver_gpus", lambda: None)
     assert calibrate.known(gpu=True) is None
+
+
+def test_a_large_read_starts_the_gpu_set_up_where_the_calibration_found_a_gpu(monkeypatch,
+                                                                              tmp_path):
+    """AutoBackend.reading: a sequence file of at least AHEAD_BYTES, on a machine whose
+    calibration on file has a GPU, starts Numba-CUDA's set-up (dslc.cuda.target_start);
+    a small file, a machine without a GPU or a run that keeps to the CPU do not.
+    The script runner tells the backend each sequence file's size before reading it."""
+    from dslc import settings as dsettings
+    from dslc.cuda import target_start
+    from dslc.cuda.ahead import AHEAD_BYTES
+
+    started = []
+    monkeypatch.setattr(target_start.TargetStart, "start", lambda self: started.append(self))
+    monkeypatch.setattr(dsettings, "simulated", lambda: False)
+    prog = dslc.compile(EDIT, backend="cpu")
+    be = auto.AutoBackend(prog.checked, {})
+    be._cal = _cal(gpu_cells_s=0.0)
+    be.reading(AHEAD_BYTES)
+    assert started == []  # no GPU on file
+    be._cal = _cal()
+    be.reading(AHEAD_BYTES - 1)
+    assert started == []  # small
+    auto.AutoBackend(prog.checked, {}, run_gpu=False).reading(AHEAD_BYTES)
+    assert started == []  # explain: runs nothing on the GPU
+    be.reading(AHEAD_BYTES)
+    assert started == [target_start.shared()]
+    sizes = []
+    monkeypatch.setattr(auto.AutoBackend, "reading", lambda self, n: sizes.append(n))
+    (tmp_path / "a.fa").write_text(">a\nACGT\n")
+    (tmp_path / "s.bio").write_text(EDIT + 'a = load(seq[dna], "a.fa")\nprint len(a)\n')
+    from dslc import backends
+
+    monkeypatch.setattr(backends, "driver_installed", lambda: True)  # auto stays auto here
+    dslc.compile(str(tmp_path / "s.bio"), backend="auto").run()
+    assert sizes == [len(">a\nACGT\n")]

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
 
 # strategies, as explain prints them: the names of kernel.strategies' table, where each
-# strategy's generator and passes are listed
-from dslc.kernel.strategies import (CPU_PACKS, CPU_PLAIN, INTERPRETER,  # noqa: F401
-                                    NAMES, TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU,
-                                    Strategy, of_decision, passes)
+# strategy's generator and passes are listed (imported when used: a small run records
+# decisions but needs no part of the kernel IR)
+from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER,  # noqa: F401
+                                      NAMES, TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU)
 from dslc.errors import InternalError
+
+if TYPE_CHECKING:
+    from dslc.kernel.strategies import Strategy
 
 # value types: float32 where emit.precision's static bound holds, float32 with a
 # per-lane check (tasks past it recomputed in float64), or float64
@@ -26,7 +30,7 @@ VALUE_TYPES = {"float64": "float64", "float32": "float32", "float32c": "float32 
 PYTHON_VALUES = "python numbers (exact ints)"  # the interpreter's
 
 
-def build(s: Strategy, *args, **kwargs):
+def build(s: "Strategy", *args, **kwargs):
     """The generator of strategy ``s`` (kernel.strategies names it: generators live
     in dslc.emit, above the kernel's layer and below this one) made for ``args``."""
     module, _, cls = s.generator.rpartition(".")
@@ -123,6 +127,8 @@ class Decision:
         out = [f"{self.backend}, entry {self.entry}: {self.strategy}, {self.value_type} "
                f"({'; '.join([work] + sizes)})"]
         out += [f"  why: {w}" for w in self.why if w]
+        from dslc.kernel.strategies import of_decision, passes
+
         applied = passes(of_decision(self.backend, self.strategy, self.rows is not None))
         out += [f"  passes: {applied}"] if applied else []
         out += [f"  {p.argument}: {p.memory} memory ({p.why})" for p in self.placement]

@@ -49,7 +49,7 @@ from dslc.cuda import layout, rules
 from dslc.cuda import kernel_cache
 from dslc.cuda.ahead import Ahead
 from dslc.cuda.arena import MapMemory
-from dslc.cuda.target_start import TargetStart
+from dslc.cuda import target_start
 from dslc.cuda.rules import hybrid, partition_width
 from dslc.cuda.placement import place
 from dslc.emit.pyexpr import NotCompilable
@@ -151,7 +151,7 @@ class CudaBackend:
         self._uploaded: dict = {}
         self._ahead = Ahead(_upload)  # packed buffers copied while a map is planned
         self._map_memory = None  # MapMemory: what every map reuses
-        self._target = TargetStart()  # Numba-CUDA's set-up, on a thread (real devices)
+        self._target = target_start.shared()  # Numba-CUDA's set-up, on a thread (real devices)
         if not settings.simulated():
             self._target.start()
 

@@ -8,7 +8,10 @@ every kernel already cached, while the run had spent the seconds before it
 reading 340 MB of FASTA with the GPU idle. A CUDA backend on a real device
 therefore starts that set-up on a thread when it is made (:meth:`start`), and
 the first launch waits for it (:meth:`wait`) before it loads or dispatches a
-kernel, so the two never set up the target at once.
+kernel, so the two never set up the target at once. The set-up is the
+process's, so there is one (:func:`shared`): ``--backend auto`` starts it too,
+when a run begins reading a large sequence file on a machine whose calibration
+found a GPU (dslc.auto), before it has decided where the map will run.
 
 Nothing is lost if the thread fails or is not done: the launch makes the same
 calls itself and reports what goes wrong there, as before.
@@ -45,3 +48,11 @@ def _set_up() -> None:
         cuda_target.target_context.refresh()
     except Exception:  # the first launch makes the same calls, and reports
         pass
+
+
+_SHARED = TargetStart()
+
+
+def shared() -> TargetStart:
+    """The process's one set-up (Numba-CUDA's target is the process's)."""
+    return _SHARED

@@ -30,13 +30,9 @@ from dslc.kernel import launch
 from dslc.kernel.failure_flags import Facts, failure_flags
 from dslc.kernel.per_block import per_block
 
-# strategies, as Decision records (and explain) name them
-INTERPRETER = "interpreter"
-CPU_PLAIN = "cpu plain"  # generated Numba code, one task per call (a map's in parallel)
-CPU_PACKS = "cpu task groups"  # a map's tasks in packs swept by SIMD (dslc.cpu.packs)
-TASK_PER_THREAD = "task-per-thread"  # register-tiled where ``rows`` is set
-TASK_PER_BLOCK = "task-per-block"
-WHOLE_GPU = "whole-GPU wavefront"  # a single large call or table
+# strategies, as Decision records (and explain) name them (dslc.lang.strategy_names)
+from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER,  # noqa: E402
+                                      TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU)
 
 
 @dataclass(frozen=True)
@@ -126,7 +122,7 @@ STRATEGIES = (
 )
 
 BY_KEY = {s.key: s for s in STRATEGIES}
-NAMES = frozenset(s.name for s in STRATEGIES)
+NAMES = frozenset(s.name for s in STRATEGIES)  # (dslc.lang.strategy_names.NAMES: a test)
 
 
 def strategy(key: str) -> Strategy:

@@ -9,6 +9,7 @@ and task in any error raised while running.
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 from pathlib import Path
 
@@ -124,6 +125,17 @@ class ScriptRunner:
         ops["%"] = lambda: x % y
         return _checked(ops[e.op](), e.span)
 
+    def _reading(self, path: str) -> None:
+        """Tell the backend how large a sequence file it is about to read (``auto``
+        may start preparing the GPU meanwhile: AutoBackend.reading)."""
+        reading = getattr(self.backend, "reading", None)
+        if reading is not None:
+            try:
+                size = os.path.getsize(path)
+            except OSError:
+                return  # the reader reports the file
+            reading(size)
+
     def _load(self, e: ast.Load):
         path = self.eval(e.path)
         if not isinstance(path, str):
@@ -134,6 +146,7 @@ class ScriptRunner:
         full = str(self.resolve(path))
         if kind == "seq":
             from dslc.runtime.formats import read_sequences
+            self._reading(full)
             return read_sequences(full, self.p.alphabets[arg], e.span)
         spec = self.p.registry.loaders[kind]
         return spec.load(arg, full, e.span, self.p.ext_context())

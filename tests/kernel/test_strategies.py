@@ -102,3 +102,11 @@ def test_explain_prints_the_passes_of_a_decisions_strategy():
     assert "  passes: task: task per block, failure flags; launch: block per task" in block
     assert ks.of_decision("cuda", ks.TASK_PER_THREAD).key == "cuda task-per-thread"
     assert not any("passes" in x for x in Decision("f", "cpu", "call", ks.CPU_PLAIN).lines())
+
+
+def test_the_table_names_exactly_the_strategies_a_decision_may_carry():
+    """The names live apart (dslc.lang.strategy_names) so a small run imports no kernel IR."""
+    from dslc.kernel import strategies
+    from dslc.lang import strategy_names
+
+    assert strategies.NAMES == strategy_names.NAMES
