@@ -28,6 +28,7 @@ from dslc.cpu import modules
 from dslc.emit.args import packed_call
 from dslc.emit.cpu import argument
 from dslc.emit.packs import PACK, PackGenerator, pack_travel
+from dslc.kernel.value_type import ValueType
 from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
 from dslc.plan import lower
@@ -180,8 +181,8 @@ class PackMaps:
         def emit(plan):
             info = float32_info(be.program, plan)
             chosen.append(variant if variant != "auto" else ("float32" if info else "float64"))
-            return PackGenerator(be.program, plan, _dtype(chosen[0]), shared,
-                                 check=chosen[0] == "float32c", f32=info).generate()
+            return PackGenerator(be.program, plan, ValueType(chosen[0]), shared,
+                                 f32=info).generate()
 
         try:
             with timings.planning():

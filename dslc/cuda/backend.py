@@ -42,6 +42,7 @@ from dslc.cpu.decision import (TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU, Decis
 from dslc.emit.cuda import CudaGenerator, kernel_source
 from dslc.check.ranges import request_outside
 from dslc.plan import lower
+from dslc.kernel.value_type import ValueType
 from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.tiles import TiledGenerator, block_size
@@ -475,7 +476,7 @@ class CudaBackend:
         sized = rules.block_source(block_threads(False, None)[1])
         shared_seqs = frozenset(n for n in tasks.shared if tasks.is_seq(n))
         try:
-            gen = TiledGenerator(self.program, plan, shared_seqs, dtype=dtype)
+            gen = TiledGenerator(self.program, plan, shared_seqs, value=ValueType(dtype))
             source, args = gen.generate()
             tile = (("register tile", rules.tile(gen.rows)),
                     ("specialised", rules.SPECIALISED))

@@ -74,7 +74,6 @@ class CudaGenerator(CpuGenerator):
     def __init__(self, program, plan):
         super().__init__(program, plan)
         self.storage: list[tuple[str, list]] = []  # (function, loop-IR dims without the task)
-        self.dtype = "float64"  # of the storage and the table values
         clash = [f for g in plan.groups for f in g.functions
                  if f in (FAIL, MISS) or f.startswith(DONE)]
         if clash:
@@ -150,6 +149,7 @@ class CudaGenerator(CpuGenerator):
         return printed(args) + [storage_param(f) for f, _ in self.storage] + ["tid"]
 
     def module_source(self, args: list, body: Lines) -> str:
+        self.typed(body)
         checks = self.pr.fails()  # a check anywhere: the task takes its failure flag
         if checks:
             self._flag_failures(body)
