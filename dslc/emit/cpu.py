@@ -359,9 +359,10 @@ class CpuGenerator:
 
     def typed(self, body: Lines) -> Lines:
         """``body`` with its value type made concrete by the value-type pass
-        (kernel.value_type), verified before it (and by :meth:`verified` after)."""
+        (kernel.value_type), verified before and after it."""
         body.apply(lambda stmts: value_type.typed(stmts, self.value, self.pr.INF,
                                                   self.value_tables()), self.TARGET)
+        verify_body(tuple(body.stmts), self.TARGET)
         return body
 
     def verified(self, body: Lines, params: list[str]) -> Lines:

@@ -147,18 +147,3 @@ def _stmt(s, c: _Concrete):
             return replace(s, body=tuple(_stmt(x, c) for x in s.body))
     return s
 
-
-def symbolic(stmts) -> bool:
-    """Does any expression of ``stmts`` still name the value type symbolically?"""
-    found = []
-
-    class _Find(_Concrete):
-        def leaf(self, e):
-            if isinstance(e, ir.VALUE_LEAVES):
-                found.append(e)
-                return e
-            return None
-
-    for s in stmts:
-        _stmt(s, _Find(FLOAT64, ""))
-    return bool(found)
