@@ -499,7 +499,6 @@ class CpuGenerator:
             store.emit(tuples.put(k, self.pr.expr(self.write(g, func, xs)), val))
         else:
             self.put(store, self.write(g, func, xs), val)
-        self.after_write(store, val)
         for k, fu in fused_for:
             self.fuse(store, k, fu, xs, val)
         if self.plan.kind == "cell" and func == self.plan.entry and g.windowed:
@@ -538,9 +537,6 @@ class CpuGenerator:
         out = value.child()
         out.if_(ir.Bin("==", done, ir.Const(0)), body)
         return out
-
-    def after_write(self, b: Lines, val: str) -> None:
-        """Anything a backend does with each stored cell value (nothing here)."""
 
     def fuse(self, b: Lines, k: int, fu, xs: list[str], val: str) -> None:
         """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
