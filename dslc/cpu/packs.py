@@ -29,6 +29,7 @@ from dslc.cpu.decision import build
 from dslc.emit.args import packed_call
 from dslc.emit.cpu import argument
 from dslc.emit.packs import PACK, pack_travel
+from dslc.kernel.value_type import ValueType
 from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
 from dslc.emit.pyexpr import NotCompilable
 from dslc.plan import lower
@@ -182,8 +183,8 @@ class PackMaps:
         def emit(plan):
             info = float32_info(be.program, plan)
             chosen.append(variant if variant != "auto" else ("float32" if info else "float64"))
-            return build(strategy("cpu task groups"), be.program, plan, _dtype(chosen[0]),
-                         shared, check=chosen[0] == "float32c", f32=info).generate()
+            return build(strategy("cpu task groups"), be.program, plan, ValueType(chosen[0]),
+                         shared, f32=info).generate()
 
         try:
             with timings.planning():

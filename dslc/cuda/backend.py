@@ -42,6 +42,7 @@ from dslc.emit.cuda import kernel_source
 from dslc.kernel.strategies import strategy
 from dslc.check.ranges import request_outside
 from dslc.plan import lower
+from dslc.kernel.value_type import ValueType
 from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.tiles import block_size
 from dslc.cuda.launch import block_threads, resident_threads
@@ -511,7 +512,7 @@ class CudaBackend:
         shared_seqs = frozenset(n for n in tasks.shared if tasks.is_seq(n))
         chosen = strategy("cuda register-tiled")
         try:
-            gen = build(chosen, self.program, plan, shared_seqs, dtype=dtype)
+            gen = build(chosen, self.program, plan, shared_seqs, value=ValueType(dtype))
             source, args = gen.generate()
             tile = (("register tile", rules.tile(gen.rows)),
                     ("specialised", rules.SPECIALISED))

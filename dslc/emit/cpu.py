@@ -29,6 +29,7 @@ from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, Names, NotCompilable, leaf, render_code
 from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.kernel import value_type
 from dslc.kernel.ir import TaskArg
 from dslc.kernel.verify import verify_body
 from dslc.poly import loopir as L
@@ -342,6 +343,28 @@ class CpuGenerator:
 
     TARGET = "cpu"  # the verifier's target (kernel.verify)
 
+    # the value type (kernel.value_type): emit.precision's decision, the input of the
+    # value-type pass (float64 here; emit.packs and emit.tiles take it from the backend)
+    value = value_type.FLOAT64
+
+    @property
+    def dtype(self) -> str:
+        """The storage and arithmetic type of table values."""
+        return self.value.dtype
+
+    def value_tables(self) -> frozenset:
+        """Arrays holding table values, whose stores the checked float32 argument
+        records (kernel.value_type)."""
+        return frozenset()
+
+    def typed(self, body: Lines) -> Lines:
+        """``body`` with its value type made concrete by the value-type pass
+        (kernel.value_type), verified before and after it."""
+        body.apply(lambda stmts: value_type.typed(stmts, self.value, self.pr.INF,
+                                                  self.value_tables()), self.TARGET)
+        verify_body(tuple(body.stmts), self.TARGET)
+        return body
+
     def verified(self, body: Lines, params: list[str]) -> Lines:
         """``body`` as the kernel IR's verifier passes it: its records read only
         ``params`` and the names it defines, in memory the target has."""
@@ -476,7 +499,6 @@ class CpuGenerator:
             store.emit(tuples.put(k, self.pr.expr(self.write(g, func, xs)), val))
         else:
             self.put(store, self.write(g, func, xs), val)
-        self.after_write(store, val)
         for k, fu in fused_for:
             self.fuse(store, k, fu, xs, val)
         if self.plan.kind == "cell" and func == self.plan.entry and g.windowed:
@@ -515,9 +537,6 @@ class CpuGenerator:
         out = value.child()
         out.if_(ir.Bin("==", done, ir.Const(0)), body)
         return out
-
-    def after_write(self, b: Lines, val: str) -> None:
-        """Anything a backend does with each stored cell value (nothing here)."""
 
     def fuse(self, b: Lines, k: int, fu, xs: list[str], val: str) -> None:
         """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
@@ -887,11 +906,16 @@ def fused_step(fu, acc: str, val: str, program, pr: Printer) -> str:
     cells may be both infinities is checked, emit.infinity)."""
     if isinstance(fu.type, T.TupleT):
         return tuples.combine(fu.op, len(fu.type.items), acc, val, pr)
+    return pr.expr(fused_step_ir(fu, ir.Text(acc), ir.Text(val), program, pr))
+
+
+def fused_step_ir(fu, acc, val, program, pr: Printer) -> ir.Expr:
+    """:func:`fused_step` of a scalar reduction as a record (``acc``, ``val``: records)."""
     if fu.type == T.PROB:
-        return pr.check("_logaddexp", acc, val)
+        return pr.ir_check("_logaddexp", acc, val)
     if fu.op == "sum" and fused_undefined(fu, program):
-        return pr.check("_undef", f"{acc} + {val}")
-    return f"{acc} + {val}" if fu.op == "sum" else f"{fu.op}({acc}, {val})"
+        return pr.ir_check("_undef", ir.Bin("+", acc, val))
+    return ir.Bin("+", acc, val) if fu.op == "sum" else ir.Call(fu.op, (acc, val))
 
 
 def fused_undefined(fu, program) -> bool:
@@ -904,9 +928,16 @@ def fused_init(fu, pr: Printer) -> str:
     """The empty reduction: the start of a fused accumulator."""
     if isinstance(fu.type, T.TupleT):
         return tuples.init(fu.op, len(fu.type.items), pr)
+    return pr.expr(fused_init_ir(fu, pr))
+
+
+def fused_init_ir(fu, pr: Printer) -> ir.Expr:
+    """:func:`fused_init` as a record (an infinity or zero of the value type)."""
+    if isinstance(fu.type, T.TupleT):
+        return leaf(tuples.init(fu.op, len(fu.type.items), pr))
     if fu.op == "max" or fu.type == T.PROB:
-        return pr.inf(negative=True)
-    return pr.inf() if fu.op == "min" else pr.zero()
+        return pr.ir_inf(negative=True)
+    return pr.ir_inf() if fu.op == "min" else pr.ir_zero()
 
 
 def fused_start(fu) -> float:

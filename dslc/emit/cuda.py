@@ -78,7 +78,6 @@ class CudaGenerator(CpuGenerator):
     def __init__(self, program, plan):
         super().__init__(program, plan)
         self.storage: list[tuple[str, list]] = []  # (function, loop-IR dims without the task)
-        self.dtype = "float64"  # of the storage and the table values
         clash = [f for g in plan.groups for f in g.functions
                  if f in (FAIL, MISS) or f.startswith(DONE)]
         if clash:
@@ -150,9 +149,11 @@ class CudaGenerator(CpuGenerator):
         return printed(args) + [storage_param(f) for f, _ in self.storage] + ["tid"]
 
     def module_source(self, args: list, body: Lines) -> str:
-        """The task after its strategy's passes (kernel.strategies), with the
-        helpers it calls. A check anywhere (in its records or spelled as text):
-        the task takes its failure flag, per-task storage from the launch."""
+        """The task after its value type (kernel.value_type) and its strategy's passes
+        (kernel.strategies), with the helpers it calls. A check anywhere (in its
+        records or spelled as text): the task takes its failure flag, per-task
+        storage from the launch."""
+        self.typed(body)
         checks = flagged(body.stmts, Facts(checks=self.pr.fails()))
         if checks:
             self.storage.append((FAIL, []))

@@ -28,13 +28,14 @@ from dataclasses import replace
 
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init, fused_step,
-                           length, printed)
+from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init_ir,
+                           fused_step_ir, length, printed)
 from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
 from dslc.kernel import body as kb
 from dslc.kernel import ir
-from dslc.targets.printer import Printer
+from dslc.kernel.value_type import ValueType
+from dslc.targets.printer import VALUE, Printer
 
 # Numba has a ``noalias`` compiler flag (it marks every array argument's data
 # pointer noalias) but no decorator option for it; this maps one.
@@ -124,15 +125,17 @@ class PackGenerator(CpuGenerator):
 
     ON_DEMAND = False  # a pack's members sweep in lockstep along the schedule
 
-    def __init__(self, program, plan: TaskPlan, dtype: str = "float64",
+    def __init__(self, program, plan: TaskPlan, value: ValueType | str = "float64",
                  shared: frozenset = frozenset(), check: bool = False, f32=None):
         if plan.kind not in ("cell", "value"):
             raise NotCompilable("packs run map entries only")
         super().__init__(program, _without_extent_pieces(program, plan))
-        self.dtype = dtype  # the storage and arithmetic type of table values
-        self.pr = self.printer()
+        # emit.precision's decision (a dtype and ``check``: the older form), the input of
+        # the value-type pass (kernel.value_type); the lanes are generated without it
+        self.value = value if isinstance(value, ValueType) else \
+            ValueType("float32c" if check and value == "float32" else value)
         self.lane_reads = 0  # values read per lane so far (a bound that reads one differs)
-        self.check = check  # record stored magnitudes (the checked float32 argument)
+        self.tables: set[str] = set()  # the scratch arrays holding table values
         self.f32 = f32  # emit.precision.Float32 facts, kept in the module for the host
         self.shared = shared  # entry arguments identical in every task
         self.scratch: list[tuple[str, str, str]] = []  # (name, shape, dtype) made by the caller
@@ -144,8 +147,12 @@ class PackGenerator(CpuGenerator):
         return _PackNames(self, f)
 
     def printer(self):
-        """The lane function's values are of the storage type (float32 stays float32)."""
-        return Printer(getattr(self, "dtype", "float64"))
+        """The lane function's values are of the storage type (float32 stays float32),
+        named symbolically until the value-type pass (kernel.value_type)."""
+        return Printer(VALUE)
+
+    def value_tables(self) -> frozenset:
+        return frozenset(self.tables)
 
     def helper_names(self, f, pr):
         return _PackHelperNames(self, f, pr)
@@ -163,6 +170,7 @@ class PackGenerator(CpuGenerator):
         # storage comes from the caller: arrays the function receives are
         # marked noalias, which is what lets LLVM vectorise the lane loops
         self.scratch.append((f"T_{func}", f"({', '.join(map(str, dims))}, LANES)", "DT"))
+        self.tables.add(f"T_{func}")
 
     def compute(self, b, point, cell):
         # the cells of one point (e, f, h of a Gotoh sweep) share one lane loop: a
@@ -188,20 +196,16 @@ class PackGenerator(CpuGenerator):
                     tests.append(f"(DT({x}) {op} {name}[l])")
                 elif name not in self.trivial_bounds:
                     tests.append(f"({x} {op} {name})")
+        value = ir.Text(val)
         if tests:
             # a select, not a branch, so the lane loop stays vectorisable
-            val = f"({val} if {' & '.join(tests)} else {fused_init(fu, self.pr)})"
-        b.emit(f"acc{k}[l] = {fused_step(fu, f'acc{k}[l]', val, self.program, self.pr)}")
+            value = ir.Cond(ir.Text(' & '.join(tests)), value, fused_init_ir(fu, self.pr))
+        acc = ir.Load(f"acc{k}", (ir.Name("l"),))
+        b.store(acc, fused_step_ir(fu, acc, value, self.program, self.pr))
 
     def capture(self, b, xs, val):
         cond = " and ".join(f"{x} == q_{i}[l]" for i, x in enumerate(xs))
         b.emit(f"res[l] = {val} if {cond} else res[l]")
-
-    def after_write(self, b, val):
-        if self.check:
-            # the largest finite magnitude stored, per lane (see emit.precision)
-            b.emit(f"_m = abs({val})")
-            b.emit(f"big[l] = max(big[l], _m if _m != {self.pr.inf()} else DT(0))")
 
     def _extent_expr(self, f, k):
         p = self.program.functions[f].rec_params[k]
@@ -238,7 +242,7 @@ class PackGenerator(CpuGenerator):
                 for side, e in (("lo", lo), ("hi", hi)):
                     self._bound(b, init, f"{side}{k}_{i}", e, entry_em, fu.func, i, side)
             self.scratch.append((f"acc{k}", "LANES", "DT"))
-            init.emit(f"acc{k}[l] = {fused_init(fu, self.pr)}")
+            init.store(ir.Load(f"acc{k}", (ir.Name("l"),)), fused_init_ir(fu, self.pr))
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         if init.stmts:
             b.loop("l", ("LANES",), init, "lanes")
@@ -293,7 +297,7 @@ class PackGenerator(CpuGenerator):
         helpers = "\n".join(self.helpers.values())
         names = [n for n, _, _ in self.scratch]
         params = printed(args) + ["out", "big"] + names
-        self.verified(body, params)
+        self.verified(self.typed(body), params)
         params = ", ".join(params)
         task = (f"@numba.njit(cache=True, noalias=True)\n"
                 f"def lanes({params}):\n{body.render(1)}\n")
@@ -303,7 +307,7 @@ class PackGenerator(CpuGenerator):
         scratch = (f"@numba.njit(cache=True)\n"
                    f"def scratch({', '.join(printed(args))}):\n{(extents or Lines()).render(1)}\n"
                    f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})\n")
-        consts = (f"LANES = {PACK}\nDT = np.{self.dtype}\nINF = DT(np.inf)\n"
+        consts = (f"LANES = {PACK}\nDT = np.{self.value.dtype}\nINF = DT(np.inf)\n"
                   f"NSCRATCH = {len(self.scratch)}\n"
                   f"F32 = {_f32_tuple(self.f32)}\n"
                   f"SYM_EXTENT = {self._symbol_extent()}\n")

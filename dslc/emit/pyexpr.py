@@ -615,7 +615,7 @@ class ExprEmitter:
         if width is not None:
             init = leaf(tuples.init(e.op, width, self.pr))
         elif e.op == "sum":
-            init = self.pr.ir_inf(negative=True) if kind == T.PROB else leaf(self.pr.zero())
+            init = self.pr.ir_inf(negative=True) if kind == T.PROB else self.pr.ir_zero()
         else:
             init = self.pr.ir_inf(negative=e.op == "max")
         b.temporary(acc, init)

@@ -34,16 +34,17 @@ from dataclasses import dataclass, field
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
-from dslc.emit.cpu import _FusedEmitter, arg_name, argument, fused_init, fused_step, length
+from dslc.emit.cpu import _FusedEmitter, arg_name, argument, fused_init_ir, fused_step, length
 from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
+from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
 from dslc.emit.ranges import INF, constants, live_guards
 from dslc import settings
 from dslc.poly import loopir as L
-from dslc.targets.printer import CudaPrinter
+from dslc.targets.printer import VALUE, CudaPrinter
 
 ROWS = 32
 
@@ -178,7 +179,7 @@ class _TileEmitter(ExprEmitter):
         """Values are float32 integers under the static bound (emit.precision):
         every sum and max below is exact, so their operands may be regrouped
         and reordered without changing a bit (no NaN: see fmax_source)."""
-        return self.names.gen.dtype == "float32"
+        return self.names.gen.exact
 
     def _minmax(self, e, b):
         """float32 values: one max.f32 instruction per operand rather than a
@@ -243,7 +244,8 @@ class TiledGenerator(CudaGenerator):
     TUPLES = "the register-tiled kernel"  # tuples: the plain generator (emit.tuples)
 
     def __init__(self, program, plan: TaskPlan, shared_dims: frozenset = frozenset(),
-                 rows: int | None = None, dtype: str = "float64"):
+                 rows: int | None = None, dtype: str = "float64",
+                 value: ValueType | None = None):
         super().__init__(program, plan)
         if len(plan.groups) != 1:
             raise NotCompilable("register tiles for one group of tables")
@@ -259,8 +261,11 @@ class TiledGenerator(CudaGenerator):
                           if isinstance(p.type, T.IndexT) and p.type.seq in shared_dims), 0)
         self.udim = 1 - self.tdim
         self.rows = rows or tile_rows()
-        self.dtype = dtype
-        self.pr = self.printer()
+        # emit.precision's decision (``dtype``: the older form), the value-type pass's
+        # input (kernel.value_type); float32 values under the static bound are exact
+        # integers, which lets the tile regroup sums and use one-instruction min/max
+        self.value = value or ValueType(dtype)
+        self.exact = self.value.dtype == "float32"
         self.current_reads = 0  # reads of a cell computed earlier in the current column
         self.interleaved = frozenset(n for n, p in plan.scope.items()
                                      if isinstance(p.type, T.SeqT) and n not in shared_dims)
@@ -289,8 +294,9 @@ class TiledGenerator(CudaGenerator):
 
     # ------------------------------------------------------------------ names
     def printer(self):
-        """Values, literals and zero starts in the table type (float32 stays float32)."""
-        return CudaPrinter(getattr(self, "dtype", "float64"), typed_zero=True)
+        """Values, literals and zero starts in the table type (float32 stays float32),
+        named symbolically until the value-type pass (kernel.value_type)."""
+        return CudaPrinter(VALUE, typed_zero=True)
 
     def emitter(self, names, rec, safe_indexes=frozenset()):
         return _TileEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
@@ -400,7 +406,7 @@ class TiledGenerator(CudaGenerator):
         entry = self.program.functions[self.plan.entry]
         for p in entry.params:  # numbers in the table type: float32 stays float32
             if p.type in (T.INT, T.FLOAT) and argument(p.name) in self._args():
-                b.assign(arg_name(p.name), self.pr.to_value(arg_name(p.name)))
+                b.assign(arg_name(p.name), self.pr.ir_value(ir.Name(arg_name(p.name))))
         fused_by_func = self._prologue(b)
         f0 = g.functions[0]
         e_t = g.extents.names[f0][self.tdim]
@@ -480,18 +486,19 @@ class TiledGenerator(CudaGenerator):
             for r in range(self.rows):
                 for c in range(self.back[f] + 1):
                     if self.reg(f, r, c) not in handed:
-                        out.emit(f"{self.reg(f, r, c)} = {self.pr.zero()}")
+                        out.assign(self.reg(f, r, c), self.pr.ir_zero())
         for f in self.crossing:
             for k in range(self.dt):
                 for c in ["n"] + list(range(self.bback[f] + 1)):
-                    out.emit(f"{self.breg(f, k, c)} = {self.pr.zero()}")
+                    out.assign(self.breg(f, k, c), self.pr.ir_zero())
         taken = [x for x in result if x not in handed] + list(handed)
         if head is not None:
             out.emit(f"{', '.join(taken)} = {head}({', '.join(params)})")
         out.extend(body)
         if result:
             out.emit(f"return {', '.join(result)}")
-        return f"{self.pr.FUNCTION}\ndef {name}({', '.join(params)}):\n{out.render(1)}\n"
+        return f"{self.pr.FUNCTION}\ndef {name}({', '.join(params)}):\n" \
+            f"{self.typed(out).render(1)}\n"
 
     def module_source(self, args: list[str], body: Lines) -> str:
         """The task, then its tile functions (passed the task's own parameters)."""
@@ -621,7 +628,7 @@ class TiledGenerator(CudaGenerator):
                     if self.bound_at_edge(e, fu.func, i, side):
                         self.trivial.add(f"{side}{k}_{i}")  # the sweep never passes it
                     b.assign(f"{side}{k}_{i}", entry_em.as_int(e, b))
-            b.assign(f"acc{k}", fused_init(fu, self.pr))
+            b.assign(f"acc{k}", fused_init_ir(fu, self.pr))
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         return fused_by_func
 
@@ -629,7 +636,7 @@ class TiledGenerator(CudaGenerator):
         tests = [f"{x} {op} {side}{k}_{i}" for i, x in enumerate(xs)
                  for side, op in (("lo", ">="), ("hi", "<="))
                  if f"{side}{k}_{i}" not in self.trivial]
-        if self.dtype == "float32" and fu.op in ("max", "min") and fu.type != T.PROB \
+        if self.exact and fu.op in ("max", "min") and fu.type != T.PROB \
                 and not isinstance(fu.type, T.TupleT):
             step = f"_f{fu.op}(acc{k}, {val})"  # one instruction (fmax_source)
         else:
@@ -655,9 +662,9 @@ class TiledGenerator(CudaGenerator):
     def module_constants(self) -> str:
         """The block size the kernel's sequences are interleaved by; a float32
         kernel's value type, its infinity and its min/max (fmax_source)."""
-        if self.dtype == "float64":
+        if self.value.dtype == "float64":
             return f"BLOCK = {block_size()}\n"
-        return (f"DT = np.{self.dtype}\nINF = DT(math.inf)\nBLOCK = {block_size()}\n"
+        return (f"DT = np.{self.value.dtype}\nINF = DT(math.inf)\nBLOCK = {block_size()}\n"
                 + fmax_source())
 
     def _args(self) -> list[TaskArg]:

@@ -101,11 +101,13 @@ class Unary(_Expr):
 
 @dataclass(frozen=True)
 class Cond(_Expr):
-    """``then if cond else orelse``, in parentheses."""
+    """``then if cond else orelse``, in parentheses unless ``paren`` is False (an
+    argument of a call)."""
 
     cond: "Expr"
     then: "Expr"
     orelse: "Expr"
+    paren: bool = True
 
 
 @dataclass(frozen=True)
@@ -173,8 +175,33 @@ class Thread(_Expr):
     what: str
 
 
+# The value type, named symbolically (kernel.value_type): a task whose tables may be
+# computed in float32 (emit.precision) is generated with these leaves, and the value-type
+# pass rewrites them to the concrete type's records before the task is printed (a
+# printer refuses them, so nothing spells a value type early).
+@dataclass(frozen=True)
+class ValueInf(_Expr):
+    """The value type's infinity (negated where ``negative``)."""
+
+    negative: bool = False
+
+
+@dataclass(frozen=True)
+class ToValue(_Expr):
+    """``x`` converted to the value type."""
+
+    x: "Expr"
+
+
+@dataclass(frozen=True)
+class ValueZero(_Expr):
+    """Zero in the value type: the start of a sum or a register."""
+
+
+VALUE_LEAVES = (ValueInf, ToValue, ValueZero)
+
 Expr = Union[Name, Const, Text, Slice, Index, Bin, Unary, Cond, Call, Helper, Load, Length,
-             Thread, WarpReduce]
+             Thread, WarpReduce, ValueInf, ToValue, ValueZero]
 
 THREAD = ("global", "block", "thread", "width")
 
@@ -368,5 +395,5 @@ def exprs(e):
         case Call(args=args):
             for a in args:
                 yield from exprs(a)
-        case Length(of=a) | WarpReduce(value=a):
+        case Length(of=a) | WarpReduce(value=a) | ToValue(x=a):
             yield from exprs(a)

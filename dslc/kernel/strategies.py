@@ -83,10 +83,12 @@ BLOCK_PER_TASK = Pass(
 # copied there by the block first; applied before a CUDA map's launch passes where
 # any argument is placed, see launch_passes)
 
-# Passes other work is turning into kernel-IR passes, still done while generating:
-#   guard specialisation (dslc.kernel.guards; today emit.ranges inside emit.tiles)
-#   value-type choice (dslc.kernel.value_type; today emit.precision, chosen by the backend
-#   and passed to the generator)
+# Not yet in the table's pass lists:
+#   guard specialisation (emit.ranges, still decided inside the generators);
+#   value-type choice: a pass (dslc.kernel.value_type) over the bodies of the lane packs and
+#   the register tile, with emit.precision's decision as its input, but applied by the
+#   generator where each body becomes text (CpuGenerator.typed: a tile's device functions
+#   are printed while it is generated), not by lower() below.
 # Their places in the table below are marked ``(guards)`` and ``(value type)``.
 
 _TASK_INNERMOST = "per-task storage from the launch, task innermost: T[slot, i, task]"

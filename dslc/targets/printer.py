@@ -21,6 +21,10 @@ of a printer instead of being patched into the text afterwards:
 
 A printer is made for one function's value type (:meth:`for_value`): the task of a
 float32 kernel prints its values as float32, the helper functions it calls as float64.
+A task whose value type is chosen later (emit.precision) is generated with a printer
+for ``VALUE``: its infinities, conversions and typed zeros are then symbolic records,
+which the value-type pass (kernel.value_type) makes concrete; printing one before is
+refused.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ import math
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.targets import runtime
+
+
+# The value type of a function generated with it named symbolically (kernel.ir's
+# ValueInf, ToValue, ValueZero), made concrete by the value-type pass (kernel.value_type).
+VALUE = "value"
 
 
 class Printer:
@@ -64,7 +73,9 @@ class Printer:
     def inf(self, negative: bool = False) -> str:
         return self.expr(self.ir_inf(negative))
 
-    def ir_inf(self, negative: bool = False) -> ir.Const:
+    def ir_inf(self, negative: bool = False) -> ir.Const | ir.ValueInf:
+        if self.value == VALUE:
+            return ir.ValueInf(negative)
         s = "INF" if self.value != "float64" else self.INF
         return ir.Const(-math.inf if negative else math.inf, f"-{s}" if negative else s)
 
@@ -75,12 +86,19 @@ class Printer:
         """``x`` converted to the value type."""
         return self.expr(self.ir_value(ir.Text(x)))
 
-    def ir_value(self, x) -> ir.Call:
+    def ir_value(self, x) -> ir.Call | ir.ToValue:
+        if self.value == VALUE:
+            return ir.ToValue(x)
         return ir.Call("DT" if self.value != "float64" else "float", (x,))
 
     def zero(self) -> str:
         """The start of a sum (or a register) in the value type."""
-        return "DT(0)" if self.typed_zero and self.value != "float64" else "0.0"
+        return self.expr(self.ir_zero())
+
+    def ir_zero(self) -> ir.Const | ir.Call | ir.ValueZero:
+        if not self.typed_zero or self.value == "float64":
+            return ir.Const(0.0)
+        return ir.ValueZero() if self.value == VALUE else ir.Call("DT", (ir.Const(0),))
 
     def int64(self, x: str) -> str:
         return self.expr(self.ir_int64(ir.Text(x)))
@@ -330,8 +348,9 @@ def _expr(pr: Printer, e) -> str:
             case ir.Unary(op=op, operand=a, paren=p):
                 text = f"{op}{' ' if op.isalpha() else ''}{go(a)}"
                 return f"({text})" if p else text
-            case ir.Cond(cond=c, then=a, orelse=b):
-                return f"({go(a)} if {go(c)} else {go(b)})"
+            case ir.Cond(cond=c, then=a, orelse=b, paren=p):
+                text = f"{go(a)} if {go(c)} else {go(b)}"
+                return f"({text})" if p else text
             case ir.Helper(name=n, args=args, flagged=f):
                 return f"{n}_f({', '.join(['_F', 'tid'] + [go(a) for a in args])})" if f \
                     else f"{n}({', '.join(go(a) for a in args)})"
@@ -352,6 +371,9 @@ def _expr(pr: Printer, e) -> str:
                 return pr.thread(w)
             case ir.WarpReduce(op=op, value=v, width=w):
                 return pr.warp_reduce(op, go(v), w)
+            case ir.ValueInf() | ir.ToValue() | ir.ValueZero():
+                raise TypeError(f"the value type printed before its pass "
+                                f"(kernel.value_type): {x!r}")
         raise TypeError(f"not a kernel expression: {x!r}")
     return go(e)
 

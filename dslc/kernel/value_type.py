@@ -1,0 +1,149 @@
+"""The value type as a pass over a task's body (kernel.body).
+
+Compiled ``int`` tables are floats; emit.precision decides, per plan and per run's
+numbers, whether they may be float32 (the static bound), float32 with each stored
+magnitude recorded (the checked argument: a task whose record reaches the bound is
+recomputed in float64), or float64. That decision is this pass's input, a
+:class:`ValueType`. The generators build a task once, naming the value type
+symbolically (kernel.ir's ``ValueInf``, ``ToValue``, ``ValueZero``; module text uses
+the module constant ``DT``), and the pass makes it concrete:
+
+* an infinity becomes the float32 module's ``INF`` or the target's own float64
+  infinity (``np.inf``, ``math.inf``), so no float32 operation widens to float64;
+* a conversion becomes ``DT(x)`` or ``float(x)``, a typed zero ``DT(0)`` or ``0.0``;
+* in the checked case, every store of a table value (into one of ``tables``) is
+  followed by recording its finite magnitude in the lane's element of ``record``
+  (``_m = abs(v)``, then ``big[l] = max(big[l], _m if _m != INF else DT(0))``), so a
+  checked store needs the lane loop around it.
+
+So one generated body serves every value type, and the backends choose the type by
+the pass they apply, not by asking a generator for a typed variant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from dslc.errors import InternalError
+from dslc.kernel import body as kb
+from dslc.kernel import ir
+
+VARIANTS = ("float64", "float32", "float32c")
+
+
+@dataclass(frozen=True)
+class ValueType:
+    """emit.precision's decision: ``float64``, ``float32`` (the static bound holds)
+    or ``float32c`` (float32, each task's stored magnitudes checked on the host)."""
+
+    variant: str = "float64"
+
+    def __post_init__(self):
+        if self.variant not in VARIANTS:
+            raise ValueError(f"unknown value type {self.variant!r}")
+
+    @property
+    def dtype(self) -> str:
+        """The numpy type of the storage and the arithmetic."""
+        return "float64" if self.variant == "float64" else "float32"
+
+    @property
+    def checked(self) -> bool:
+        return self.variant == "float32c"
+
+
+FLOAT64 = ValueType()
+
+
+def typed(stmts, vt: ValueType, inf: str = "np.inf", tables=frozenset(),
+          record: str = "big") -> tuple:
+    """``stmts`` with the value type ``vt`` made concrete (``inf``: the target's
+    float64 infinity), and in the checked case each store into ``tables`` followed by
+    the record of its magnitude in ``record``."""
+    if vt.checked:
+        stmts = _checked(tuple(stmts), frozenset(tables), record, lane=None)
+    return tuple(_stmt(s, _Concrete(vt, inf)) for s in stmts)
+
+
+# ------------------------------------------------------------------ the check
+def _checked(stmts: tuple, tables: frozenset, record: str, lane: str | None) -> tuple:
+    out: list = []
+    for s in stmts:
+        match s:
+            case ir.Store(target=ir.Load(array=a)) if a in tables:
+                if lane is None:
+                    raise InternalError(f"a checked store into {a} outside a lane loop")
+                out += [s, *magnitude(s.value, record, lane)]
+            case kb.Loop(kind="lanes", var=v):
+                out.append(replace(s, body=_checked(s.body, tables, record, v)))
+            case kb.If():
+                orelse = None if s.orelse is None else _checked(s.orelse, tables, record, lane)
+                out.append(replace(s, body=_checked(s.body, tables, record, lane),
+                                   orelse=orelse))
+            case kb.Loop() | kb.OneThread() | kb.Point() | kb.Cell():
+                out.append(replace(s, body=_checked(s.body, tables, record, lane)))
+            case _:
+                out.append(s)
+    return tuple(out)
+
+
+def magnitude(value, record: str, lane: str) -> tuple:
+    """The statements recording stored ``value``'s finite magnitude in lane
+    ``lane`` of ``record`` (emit.precision: infinities are no magnitude)."""
+    at = ir.Load(record, (ir.Name(lane),), "global")
+    m = ir.Name("_m")
+    finite = ir.Cond(ir.Bin("!=", m, ir.ValueInf()), m, ir.ToValue(ir.Const(0)), paren=False)
+    return (ir.Assign("_m", ir.Call("abs", (value,))),
+            ir.Store(at, ir.Call("max", (at, finite))))
+
+
+# ------------------------------------------------------------------ the leaves
+@dataclass(frozen=True)
+class _Concrete:
+    vt: ValueType
+    inf: str
+
+    def leaf(self, e):
+        f32 = self.vt.dtype == "float32"
+        match e:
+            case ir.ValueInf(negative=neg):
+                s = "INF" if f32 else self.inf
+                return ir.Const(float("-inf") if neg else float("inf"), f"-{s}" if neg else s)
+            case ir.ToValue(x=x):
+                return ir.Call("DT" if f32 else "float", (self.expr(x),))
+            case ir.ValueZero():
+                return ir.Call("DT", (ir.Const(0),)) if f32 else ir.Const(0.0)
+        return None
+
+    def expr(self, e):
+        """``e`` (an expression record, or text) with its value-type leaves concrete."""
+        if not isinstance(e, ir._Expr):
+            return e
+        done = self.leaf(e)
+        if done is not None:
+            return done
+        changed = {}
+        for name, v in vars(e).items():
+            new = tuple(self.expr(x) for x in v) if isinstance(v, tuple) else self.expr(v)
+            if new != v:
+                changed[name] = new
+        return replace(e, **changed) if changed else e
+
+
+def _stmt(s, c: _Concrete):
+    match s:
+        case ir.Assign(value=v):
+            return replace(s, value=c.expr(v))
+        case ir.Store(target=t, value=v):
+            return replace(s, target=c.expr(t), value=c.expr(v))
+        case kb.If():
+            orelse = None if s.orelse is None else tuple(_stmt(x, c) for x in s.orelse)
+            return replace(s, cond=c.expr(s.cond), body=tuple(_stmt(x, c) for x in s.body),
+                           orelse=orelse)
+        case kb.Loop():
+            return replace(s, over=tuple(c.expr(x) for x in s.over),
+                           body=tuple(_stmt(x, c) for x in s.body))
+        case kb.OneThread() | kb.Point() | kb.Cell():
+            return replace(s, body=tuple(_stmt(x, c) for x in s.body))
+    return s
+

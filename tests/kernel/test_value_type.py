@@ -1,0 +1,84 @@
+"""The value type as a pass over a task's body (dslc.kernel.value_type): one body,
+generated with the value type named symbolically, printed in each value type."""
+
+from __future__ import annotations
+
+import pytest
+
+from dslc.errors import InternalError
+from dslc.kernel import body as kb
+from dslc.kernel import ir
+from dslc.kernel.value_type import ValueType, typed
+from dslc.kernel.verify import verify_body
+from dslc.targets.printer import VALUE, CudaPrinter, Printer
+
+
+def _lanes():
+    """A lane loop over a point: a cell whose value is the larger of a table read
+    and an infinity, a sum started at a typed zero and a conversion to the value type,
+    stored into table ``T_f``; an accumulator ``acc`` (not a table) starts at -inf."""
+    pr = Printer(VALUE, typed_zero=True)
+    at = ir.Load("T_f", (ir.Name("x"), ir.Name("l")))
+    val = ir.Call("max", (ir.Load("T_f", (ir.Bin("-", ir.Name("x"), ir.Const(1), True),
+                                          ir.Name("l"))), pr.ir_inf()))
+    cell = kb.Cell((ir.Assign("v", val),
+                    ir.Assign("z", pr.ir_zero()),
+                    ir.Assign("w", pr.ir_value(ir.Name("n"))),
+                    ir.Store(at, ir.Name("v"))))
+    lanes = kb.Loop((cell,), "lanes", "l", ("LANES",))
+    init = kb.Loop((ir.Store(ir.Load("acc", (ir.Name("l"),)), pr.ir_inf(negative=True)),),
+                   "lanes", "l", ("LANES",))
+    return (init, kb.Loop((lanes,), "sequential", "x", ("1", "n")))
+
+
+PARAMS = ["n", "T_f", "acc", "big"]
+
+
+def _text(stmts) -> list[str]:
+    return Printer().task_text(stmts, 0).splitlines()
+
+
+def test_a_body_prints_in_each_value_type_from_one_generated_tree():
+    body = verify_body(_lanes(), "cpu", known=PARAMS)
+    f64 = verify_body(typed(body, ValueType("float64")), "cpu", known=PARAMS)
+    assert _text(f64) == [
+        "for l in range(LANES):",
+        "    acc[l] = -np.inf",
+        "for x in range(1, n):",
+        "    for l in range(LANES):",
+        "        v = max(T_f[(x - 1), l], np.inf)",
+        "        z = 0.0",
+        "        w = float(n)",
+        "        T_f[x, l] = v"]
+    f32 = verify_body(typed(body, ValueType("float32")), "cpu", known=PARAMS)
+    assert _text(f32)[1] == "    acc[l] = -INF"
+    assert _text(f32)[4:7] == ["        v = max(T_f[(x - 1), l], INF)", "        z = DT(0)",
+                               "        w = DT(n)"]
+    assert len(_text(f32)) == 8  # the static bound: no magnitude recorded
+
+
+def test_the_checked_float32_records_each_stored_table_value_in_its_lane():
+    body = verify_body(_lanes(), "cpu", known=PARAMS)
+    checked = verify_body(typed(body, ValueType("float32c"), tables={"T_f"}), "cpu",
+                          known=PARAMS)
+    assert _text(checked)[-3:] == [
+        "        T_f[x, l] = v",
+        "        _m = abs(v)",
+        "        big[l] = max(big[l], _m if _m != INF else DT(0))"]
+    assert _text(checked)[1] == "    acc[l] = -INF"  # not a table: no record
+
+
+def test_a_device_body_takes_the_targets_infinity_and_the_symbolic_body_cannot_print():
+    body = _lanes()[:1]
+    assert _text(typed(body, ValueType("float64"), inf=CudaPrinter.INF)) == [
+        "for l in range(LANES):", "    acc[l] = -math.inf"]
+    with pytest.raises(TypeError, match="value type printed before its pass"):
+        _text(body)
+
+
+def test_a_checked_store_outside_a_lane_loop_is_refused():
+    store = ir.Store(ir.Load("T_f", (ir.Name("n"),)), ir.Const(1))
+    with pytest.raises(InternalError, match="outside a lane loop"):
+        typed((store,), ValueType("float32c"), tables={"T_f"})
+    with pytest.raises(ValueError):
+        ValueType("float16")
