@@ -439,7 +439,7 @@ class CpuGenerator:
         then, orelse = b.child(), b.child()
         then.assign(out, value(then))
         self._guard_chain(guards, k + 1, em, orelse, out, ret)
-        b.if_(cond, then)
+        b.if_(cond, then, guard=g.cond)
         b.else_(orelse)
 
     def _cell(self, func: str, fused_for: list, guard: int | None = None) -> Lines:

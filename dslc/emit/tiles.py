@@ -36,7 +36,9 @@ from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
 from dslc.emit.cpu import _FusedEmitter, arg_name, argument, fused_init, fused_step, length
 from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
+from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.kernel.guards import specialise
 from dslc.kernel.ir import TaskArg, Text
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
@@ -332,8 +334,12 @@ class TiledGenerator(CudaGenerator):
         return self.reg(func, self.row, 0)
 
     def _guards(self, f, em, b):
-        """Only the guards the current box leaves undecided are tested."""
-        if self.box is None or f.name not in self.g.functions:
+        """Every guard, as an ``if`` the guard pass (kernel.guards) decides over
+        the cell's box (recorded on its code, see :meth:`_column`). Where reads
+        are hoisted out of the stream (a tile's columns past the peeled ones)
+        only the guards the box leaves undecided are emitted: a read of a branch
+        the box rules out would be hoisted and loaded where its guard fails."""
+        if self.box is None or f.name not in self.g.functions or self.column_hoist is None:
             return super()._guards(f, em, b)
         names = [p.name for p in f.rec_params]
         live = live_guards(f.guards, {names[self.tdim]: self.box[0], names[self.udim]: self.box[1]})
@@ -491,6 +497,7 @@ class TiledGenerator(CudaGenerator):
         out.extend(body)
         if result:
             out.emit(f"return {', '.join(result)}")
+        out.apply(specialise, "cuda")  # the guards each cell's box decides
         return f"{self.pr.FUNCTION}\ndef {name}({', '.join(params)}):\n{out.render(1)}\n"
 
     def module_source(self, args: list[str], body: Lines) -> str:
@@ -581,7 +588,8 @@ class TiledGenerator(CudaGenerator):
                 cell.emit(f"x_{name} = t0 + {r}")
             self.box = (t_range(r), u_range)
             for f in order:
-                cell.extend(self._cell(f, fused_by_func.get(f, [])))
+                box = ((self._t_name(f), self.box[0]), (self._u_name(f), self.box[1]))
+                cell.nest(kb.Cell(tuple(self._cell(f, fused_by_func.get(f, [])).stmts), box))
             if guarded:
                 body.if_(f"t0 + {r} <= {e_t}", cell)
             else:
