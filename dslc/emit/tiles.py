@@ -155,6 +155,11 @@ class _Prologue(Lines):
         self.assigned.append(name)
 
 
+def _past(extent: str) -> ir.Expr:
+    """``E + 1``: one past extent ``E`` (a loop's end)."""
+    return ir.bare("+", ir.Name(extent), ir.Const(1))
+
+
 class _TileEmitter(ExprEmitter):
     """Sequences that differ between tasks are interleaved by thread block:
     residue ``j`` of the task of thread ``ln`` lies at ``base + j * BLOCK + ln``,
@@ -416,10 +421,13 @@ class TiledGenerator(CudaGenerator):
         kt, ku = self._corner()
         # (name, test, rows' t ranges, guarded, first row whose t-only reads are hoisted):
         # in an edge tile row r is x_t = r (the first tile) or past the corner (the last)
-        inner = f"t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}"
+        t0, last = ir.Name("t0"), ir.bare("+", ir.Name("t0"), ir.Const(self.rows - 1))
+        inner = ir.bare("and", ir.Bin(">=", t0, ir.Const(kt), bare=True),
+                        ir.Bin("<=", last, ir.Name(e_t), bare=True))
         if self.plan.kind == "cell":  # the requested cell's tile: an edge tile keeps it
-            q = f"q_{self.tdim}"
-            inner += f" and ({q} < t0 or {q} > t0 + {self.rows - 1})"
+            q = ir.Name(f"q_{self.tdim}")
+            inner = ir.bare("and", inner, ir.bare("or", ir.Bin("<", q, t0, bare=True),
+                                                  ir.Bin(">", q, last, bare=True)))
         variants = [("_tile_inner", inner, lambda r: (kt, INF), False, 0),
                     ("_tile_edge", None, lambda r: (r, INF), True, kt)]
         # the peeled columns: one copy for every tile, each row tested (once a tile)
@@ -451,7 +459,7 @@ class TiledGenerator(CudaGenerator):
                 tile.else_(call)
             else:
                 tile.if_(test, call)
-        b.loop("t0", ("0", f"{e_t} + 1", str(self.rows)), tile)
+        b.loop("t0", (ir.Const(0), _past(e_t), ir.Const(self.rows)), tile)
         b.extend(tail)
         return self.module_source(self._args(), b), self._args()
 
@@ -534,7 +542,7 @@ class TiledGenerator(CudaGenerator):
         out = Lines()
         pre, inner = self._column(fused_by_func, t_range, (ku, INF), guarded, ku, out)
         out.extend(pre)
-        out.loop("u", (str(ku), f"{e_u} + 1"), inner)
+        out.loop("u", (ir.Const(ku), _past(e_u)), inner)
         return out
 
     def _corner(self) -> tuple[int, int]:
@@ -591,7 +599,8 @@ class TiledGenerator(CudaGenerator):
                 box = ((self._t_name(f), self.box[0]), (self._u_name(f), self.box[1]))
                 cell.nest(kb.Cell(tuple(self._cell(f, fused_by_func.get(f, [])).stmts), box))
             if guarded:
-                body.if_(f"t0 + {r} <= {e_t}", cell)
+                body.if_(ir.Bin("<=", ir.bare("+", ir.Name("t0"), ir.Const(r)), ir.Name(e_t),
+                                bare=True), cell)
             else:
                 body.extend(cell)
         self.box = None
