@@ -28,7 +28,7 @@ run-time ordered groups stay task-per-thread.
 
 from __future__ import annotations
 
-from dslc.emit.cpu import fused_init, fused_step
+from dslc.emit.cpu import fused_init, fused_step, requested
 from dslc.emit.cuda import CudaGenerator
 from dslc.emit.pyexpr import Lines, NotCompilable
 from dslc.kernel import ir
@@ -62,10 +62,9 @@ class BlockGenerator(CudaGenerator):
         return lines
 
     def capture(self, b, xs, val):
-        cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.store(_SHARED_RESULT, val)
-        b.if_(cond, inner)
+        b.if_(requested(xs), inner)
 
     def after_sweep(self, b: Lines) -> None:
         """Partial reductions of every thread combined, in thread order; the

@@ -26,6 +26,7 @@ from dslc.emit import demand
 from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
+from dslc.emit.loopexpr import loop_expr
 from dslc.emit.pyexpr import Lines, ExprEmitter, Names, NotCompilable, leaf, render_code
 from dslc.kernel import body as kb
 from dslc.kernel import ir
@@ -461,7 +462,7 @@ class CpuGenerator:
         then, orelse = b.child(), b.child()
         then.assign(out, value(then))
         self._guard_chain(guards, k + 1, em, orelse, out, ret)
-        b.if_(cond, then)
+        b.if_(cond, then, guard=g.cond)
         b.else_(orelse)
 
     def _cell(self, func: str, fused_for: list, guard: int | None = None) -> Lines:
@@ -547,10 +548,9 @@ class CpuGenerator:
 
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """Keep the requested cell as the window sweeps past it."""
-        cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.emit(f"res = {val}")
-        b.if_(cond, inner)
+        b.if_(requested(xs), inner)
 
     def task_names(self, f) -> "_TaskNames":
         return _TaskNames(self, f)
@@ -662,9 +662,10 @@ class CpuGenerator:
                 self.group_of[plan.entry].extents.names[plan.entry]))]
         return args
 
-    def extent_lines(self) -> list[str]:
-        """``E_... = ...``: every extent the plan's groups use, each once."""
-        return [f"{name} = {value}" for name, value in self.extent_assignments()]
+    def extent_lines(self) -> list:
+        """``E_... = ...``: every extent the plan's groups use, each once (the
+        loop nest's bounds read them as names)."""
+        return [ir.Assign(name, ir.Text(value)) for name, value in self.extent_assignments()]
 
     def extent_assignments(self) -> list[tuple[str, str]]:
         """(name, expression) of every extent the plan's groups use, each once:
@@ -798,20 +799,23 @@ class CpuGenerator:
             if g.runtime_order and node.kind == "partition":
                 inner = self._retry(inner)
             kind = "parallel" if node.kind == "parallel" else "sequential"
-            over = (node.lower.to_python(), f"{node.upper.to_python()} + 1", str(node.step))
+            over = (loop_expr(node.lower), ir.bare("+", loop_expr(node.upper), ir.Const(1)),
+                    ir.Const(node.step))
             b.loop(node.var, over, inner, kind, partition=node.kind == "partition")
         elif isinstance(node, L.Guard):
             then, orelse = b.child(), b.child()
             self._loops(then, node.body, cells, g, gi, in_partition, retried)
-            b.if_(node.cond.to_python(), then)
+            b.if_(loop_expr(node.cond), then)
             if L.statements(node.orelse):
                 self._loops(orelse, node.orelse, cells, g, gi, in_partition, retried)
                 b.else_(orelse)
         elif isinstance(node, L.Call):
             f = self.program.functions[node.function]
+            coords = tuple(ir.Assign(f"x_{p.name}", loop_expr(a))
+                           for p, a in zip(f.rec_params, node.args))
             point = tuple(f"x_{p.name} = {a.to_python()}"
                           for p, a in zip(f.rec_params, node.args))
-            b.nest(kb.Point(tuple(kb.Line(x) for x in point)))
+            b.nest(kb.Point(coords))
             if g.windowed and not in_partition:
                 # a lone point outside any partition loop: its own slots
                 part = self._partition(g, f.name, [f"x_{p.name}" for p in f.rec_params])
@@ -877,23 +881,31 @@ class CpuGenerator:
         """Repeat one partition's sweep until every cell is done (cells read in the
         same partition through accessors: their order is known only at run time);
         a pass that finishes no cell means a cycle, reported by the interpreter."""
+        left, prev = ir.Name("_left"), ir.Name("_prev")
         loop = sweep.child()
-        loop.emit("_prev = _left")
-        loop.emit("_left = 0")
+        loop.assign("_prev", left)
+        loop.assign("_left", ir.Const(0))
         loop.extend(sweep)
         stuck = sweep.child()
         stuck.emit(self.pr.check("_chk", "-1", "0"))
         stuck.emit("break")  # where a failed check does not stop the task (a GPU kernel)
-        loop.if_("_left != 0 and _left == _prev", stuck)
+        loop.if_(ir.bare("and", ir.Bin("!=", left, ir.Const(0), bare=True),
+                         ir.Bin("==", left, prev, bare=True)), stuck)
         out = sweep.child()
-        out.emit("_left = -1")
-        out.while_("_left != 0", loop)
+        out.assign("_left", ir.Const(-1))
+        out.while_(ir.Bin("!=", left, ir.Const(0), bare=True), loop)
         return out
 
     def compute(self, b: Lines, point: tuple, cell: Lines) -> None:
         """Place one cell's code at its point of the loop nest (the point's
         coordinates, ``point``, are already assigned)."""
         b.nest(kb.Cell(tuple(cell.stmts)))
+
+
+def requested(xs: list[str]) -> ir.Expr:
+    """``x_i == q_0 and ...``: the point is the requested cell."""
+    return ir.bare("and", *(ir.Bin("==", ir.Name(x), ir.Name(f"q_{i}"), bare=True)
+                            for i, x in enumerate(xs)))
 
 
 def _past(extent: str) -> L.Expr:

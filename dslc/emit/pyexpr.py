@@ -146,8 +146,9 @@ class Lines:
     def while_(self, cond, body: "Lines") -> None:
         self.nest(kb.Loop(tuple(body.stmts), "while", "", (cond,)))
 
-    def if_(self, cond, body: "Lines") -> None:
-        self.nest(kb.If(tuple(body.stmts), cond))
+    def if_(self, cond, body: "Lines", guard=None) -> None:
+        """``if cond`` (``guard``: the typed-IR guard it tests, kernel.body.If)."""
+        self.nest(kb.If(tuple(body.stmts), cond, guard=guard))
 
     def elif_(self, cond, body: "Lines") -> None:
         """An ``elif`` of the ``if`` just placed."""

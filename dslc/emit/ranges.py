@@ -7,7 +7,8 @@ code and only the ``otherwise`` body is left. This module answers that
 question with interval arithmetic on the typed IR: ``decide`` returns True,
 False or None (undecided, keep the run-time test). It knows nothing about any
 particular recurrence; a guard it cannot read is simply left undecided, which
-is always correct.
+is always correct. The guard pass (kernel.guards) decides with it over the boxes
+a generator records on its cells' code.
 """
 
 from __future__ import annotations

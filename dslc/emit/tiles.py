@@ -36,7 +36,9 @@ from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
 from dslc.emit.cpu import _FusedEmitter, arg_name, argument, fused_init_ir, fused_step, length
 from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
+from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.kernel.guards import specialise
 from dslc.kernel.ir import TaskArg, Text
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
@@ -152,6 +154,11 @@ class _Prologue(Lines):
     def assign(self, name: str, value) -> None:
         super().assign(name, value)
         self.assigned.append(name)
+
+
+def _past(extent: str) -> ir.Expr:
+    """``E + 1``: one past extent ``E`` (a loop's end)."""
+    return ir.bare("+", ir.Name(extent), ir.Const(1))
 
 
 class _TileEmitter(ExprEmitter):
@@ -338,8 +345,12 @@ class TiledGenerator(CudaGenerator):
         return self.reg(func, self.row, 0)
 
     def _guards(self, f, em, b):
-        """Only the guards the current box leaves undecided are tested."""
-        if self.box is None or f.name not in self.g.functions:
+        """Every guard, as an ``if`` the guard pass (kernel.guards) decides over
+        the cell's box (recorded on its code, see :meth:`_column`). Where reads
+        are hoisted out of the stream (a tile's columns past the peeled ones)
+        only the guards the box leaves undecided are emitted: a read of a branch
+        the box rules out would be hoisted and loaded where its guard fails."""
+        if self.box is None or f.name not in self.g.functions or self.column_hoist is None:
             return super()._guards(f, em, b)
         names = [p.name for p in f.rec_params]
         live = live_guards(f.guards, {names[self.tdim]: self.box[0], names[self.udim]: self.box[1]})
@@ -416,10 +427,13 @@ class TiledGenerator(CudaGenerator):
         kt, ku = self._corner()
         # (name, test, rows' t ranges, guarded, first row whose t-only reads are hoisted):
         # in an edge tile row r is x_t = r (the first tile) or past the corner (the last)
-        inner = f"t0 >= {kt} and t0 + {self.rows - 1} <= {e_t}"
+        t0, last = ir.Name("t0"), ir.bare("+", ir.Name("t0"), ir.Const(self.rows - 1))
+        inner = ir.bare("and", ir.Bin(">=", t0, ir.Const(kt), bare=True),
+                        ir.Bin("<=", last, ir.Name(e_t), bare=True))
         if self.plan.kind == "cell":  # the requested cell's tile: an edge tile keeps it
-            q = f"q_{self.tdim}"
-            inner += f" and ({q} < t0 or {q} > t0 + {self.rows - 1})"
+            q = ir.Name(f"q_{self.tdim}")
+            inner = ir.bare("and", inner, ir.bare("or", ir.Bin("<", q, t0, bare=True),
+                                                  ir.Bin(">", q, last, bare=True)))
         variants = [("_tile_inner", inner, lambda r: (kt, INF), False, 0),
                     ("_tile_edge", None, lambda r: (r, INF), True, kt)]
         # the peeled columns: one copy for every tile, each row tested (once a tile)
@@ -451,7 +465,7 @@ class TiledGenerator(CudaGenerator):
                 tile.else_(call)
             else:
                 tile.if_(test, call)
-        b.loop("t0", ("0", f"{e_t} + 1", str(self.rows)), tile)
+        b.loop("t0", (ir.Const(0), _past(e_t), ir.Const(self.rows)), tile)
         b.extend(tail)
         return self.module_source(self._args(), b), self._args()
 
@@ -497,6 +511,7 @@ class TiledGenerator(CudaGenerator):
         out.extend(body)
         if result:
             out.emit(f"return {', '.join(result)}")
+        out.apply(specialise, "cuda")  # the guards each cell's box decides
         return f"{self.pr.FUNCTION}\ndef {name}({', '.join(params)}):\n" \
             f"{self.typed(out).render(1)}\n"
 
@@ -534,7 +549,7 @@ class TiledGenerator(CudaGenerator):
         out = Lines()
         pre, inner = self._column(fused_by_func, t_range, (ku, INF), guarded, ku, out)
         out.extend(pre)
-        out.loop("u", (str(ku), f"{e_u} + 1"), inner)
+        out.loop("u", (ir.Const(ku), _past(e_u)), inner)
         return out
 
     def _corner(self) -> tuple[int, int]:
@@ -588,9 +603,11 @@ class TiledGenerator(CudaGenerator):
                 cell.emit(f"x_{name} = t0 + {r}")
             self.box = (t_range(r), u_range)
             for f in order:
-                cell.extend(self._cell(f, fused_by_func.get(f, [])))
+                box = ((self._t_name(f), self.box[0]), (self._u_name(f), self.box[1]))
+                cell.nest(kb.Cell(tuple(self._cell(f, fused_by_func.get(f, [])).stmts), box))
             if guarded:
-                body.if_(f"t0 + {r} <= {e_t}", cell)
+                body.if_(ir.Bin("<=", ir.bare("+", ir.Name("t0"), ir.Const(r)), ir.Name(e_t),
+                                bare=True), cell)
             else:
                 body.extend(cell)
         self.box = None

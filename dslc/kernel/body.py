@@ -105,11 +105,15 @@ class Loop(_Block):
 @dataclass(frozen=True)
 class If(_Block):
     """``if cond: body`` with an optional ``else`` (``orelse``, None for none);
-    ``chained``: printed ``elif`` where it is the whole ``else`` of another."""
+    ``chained``: printed ``elif`` where it is the whole ``else`` of another;
+    ``guard``: the typed-IR condition (check.tir) of the function's guard it
+    tests, where it is one, so the guard pass (kernel.guards) can decide it
+    over a box of points."""
 
     cond: str = ""
     orelse: tuple | None = None
     chained: bool = False
+    guard: object = None
 
     def _levels(self) -> int:
         inner = max(1, _levels(self.body))
@@ -123,11 +127,11 @@ class If(_Block):
     def with_else(self, orelse: tuple) -> "If":
         """This ``if`` with ``orelse`` as its ``else`` (or that of its last ``elif``)."""
         if self.orelse is None:
-            return If(self.body, self.cond, tuple(orelse), self.chained)
+            return If(self.body, self.cond, tuple(orelse), self.chained, self.guard)
         last = self.orelse[0] if len(self.orelse) == 1 else None
         if not (isinstance(last, If) and last.chained):
             raise ValueError("an else after an else")
-        return If(self.body, self.cond, (last.with_else(orelse),), self.chained)
+        return If(self.body, self.cond, (last.with_else(orelse),), self.chained, self.guard)
 
 
 @dataclass(frozen=True)
@@ -151,7 +155,12 @@ class Point(_Group):
 
 @dataclass(frozen=True)
 class Cell(_Group):
-    """The code of one cell at its point of the loop nest."""
+    """The code of one cell at its point of the loop nest. ``box``: where the
+    generator knows it, the interval of each recursive parameter over the points
+    this code runs at (``((name, (lo, hi)), ...)``, ends may be infinite): the
+    guard pass (kernel.guards) decides the guards it settles."""
+
+    box: tuple | None = None
 
 
 Stmt = Line | Assign | Store | Atomic | Barrier | Loop | If | OneThread | Point | Cell

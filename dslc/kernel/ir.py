@@ -88,6 +88,25 @@ class Bin(_Expr):
     left: "Expr"
     right: "Expr"
     paren: bool = False
+    # printed with only the parentheses Python's precedence needs (PRECEDENCE;
+    # comparisons never chained), as the loop nest's expressions (poly.loopir)
+    # and the generators' own conditions and loop bounds are spelled
+    bare: bool = False
+
+
+# Python's operator precedence, loosest first (what a ``bare`` Bin is printed by)
+PRECEDENCE = {"or": 1, "and": 2, "not": 3, "<": 4, "<=": 4, "==": 4, "!=": 4, ">": 4,
+              ">=": 4, "+": 6, "-": 6, "*": 7, "/": 7, "//": 7, "%": 7, "neg": 8}
+COMPARISONS = frozenset(("<", "<=", "==", "!=", ">", ">="))
+
+
+def bare(op: str, *operands) -> "Bin":
+    """``a op b op c ...`` (left to right) as ``bare`` Bins: a generator's condition
+    or bound, printed with the parentheses Python needs and no more."""
+    out = operands[0]
+    for x in operands[1:]:
+        out = Bin(op, out, x, bare=True)
+    return out
 
 
 @dataclass(frozen=True)

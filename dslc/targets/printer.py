@@ -345,8 +345,14 @@ def _expr(pr: Printer, e) -> str:
                 return str(v)
             case ir.Bin(op=op, left=a, right=b, paren=True):
                 return f"({go(a, True)} {op} {go(b, True)})"
+            case ir.Bin(op=op, left=a, right=b, bare=True):
+                p = ir.PRECEDENCE[op]
+                text = f"{wrap(a, p + (op in ir.COMPARISONS))} {op} {wrap(b, p + 1)}"
+                return f"({text})" if nested else text
             case ir.Unary(op=op, operand=a, paren=p):
-                text = f"{op}{' ' if op.isalpha() else ''}{go(a)}"
+                inner = wrap(a, ir.PRECEDENCE["neg" if op == "-" else op]) \
+                    if isinstance(a, ir.Bin) and a.bare else go(a)
+                text = f"{op}{' ' if op.isalpha() else ''}{inner}"
                 return f"({text})" if p else text
             case ir.Cond(cond=c, then=a, orelse=b, paren=p):
                 text = f"{go(a)} if {go(c)} else {go(b)}"
@@ -375,6 +381,19 @@ def _expr(pr: Printer, e) -> str:
                 raise TypeError(f"the value type printed before its pass "
                                 f"(kernel.value_type): {x!r}")
         raise TypeError(f"not a kernel expression: {x!r}")
+
+    def wrap(x, need: int) -> str:
+        """``x`` inside a ``bare`` operation: in parentheses where it binds looser
+        than ``need`` (a Bin that is neither bare nor parenthesised always is)."""
+        match x:
+            case ir.Bin(bare=True):
+                return f"({go(x)})" if ir.PRECEDENCE[x.op] < need else go(x)
+            case ir.Bin(paren=False):
+                return go(x, True)
+            case ir.Unary(op=op, paren=False):
+                prec = ir.PRECEDENCE["neg" if op == "-" else op]
+                return f"({go(x)})" if prec < need else go(x)
+        return go(x)
     return go(e)
 
 
