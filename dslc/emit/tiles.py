@@ -43,7 +43,7 @@ from dslc.kernel.ir import TaskArg, Text
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
-from dslc.emit.ranges import INF, constants, live_guards
+from dslc.kernel.boxes import INF, constants, live_guards
 from dslc import settings
 from dslc.poly import loopir as L
 from dslc.targets.printer import VALUE, CudaPrinter
@@ -287,7 +287,7 @@ class TiledGenerator(CudaGenerator):
         self.bback = {f: max(d[self.udim] for s, d in self.deltas.items()
                              if callee[s] == f and d[self.tdim] > 0) for f in self.crossing}
         self.row = 0  # the tile row being generated
-        self.box = None  # (t, u) ranges of the code being generated (emit.ranges)
+        self.box = None  # (t, u) ranges of the code being generated (kernel.boxes)
         self.column_hoist = self.tile_hoist = None  # invariant reads: pending, tile lines
         self.hoisted: dict = {}
         self.row_guarded = False  # the tile being generated may be cut short
@@ -399,7 +399,7 @@ class TiledGenerator(CudaGenerator):
     # ------------------------------------------------------------------ task
     def generate(self):
         """Every tile runs code specialised to where it lies: guards decided by
-        the box of each row (emit.ranges), the first columns peeled off where
+        the box of each row (kernel.boxes), the first columns peeled off where
         ``u`` guards bite, and sequence reads that do not change along the stream
         hoisted out of it. Full tiles past the first need no row test; the first
         and a partial last tile (the edge tiles) test each row against the extent,

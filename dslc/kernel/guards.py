@@ -4,7 +4,7 @@ A generator emits every guard of a function as an ``if`` (kernel.body.If, with
 the typed-IR guard it tests in ``guard``) and records, on a cell's code whose
 points it knows to lie in a box of the iteration space, that box
 (``kernel.body.Cell.box``). This pass decides each such ``if`` over the box with
-interval arithmetic (emit.ranges.decide): one decided true becomes its body, one
+interval arithmetic (kernel.boxes.decide): one decided true becomes its body, one
 decided false its ``else``; an undecided one stays, tested at run time. Nothing
 else changes, so an ``if`` outside a box or without a guard is kept as it is.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from dslc.emit.ranges import decide
+from dslc.kernel.boxes import decide
 from dslc.kernel import body as kb
 
 

@@ -86,7 +86,7 @@ BLOCK_PER_TASK = Pass(
 # Not yet in the table's pass lists:
 #   guard specialisation: a pass (dslc.kernel.guards) the register tile applies to each of
 #   its device functions as it prints them (emit.tiles; its stream still emits only the
-#   guards emit.ranges leaves live, because reads are hoisted while cells are emitted);
+#   guards kernel.boxes leaves live, because reads are hoisted while cells are emitted);
 #   value-type choice: a pass (dslc.kernel.value_type) over the bodies of the lane packs and
 #   the register tile, with emit.precision's decision as its input, but applied by the
 #   generator where each body becomes text (CpuGenerator.typed: a tile's device functions

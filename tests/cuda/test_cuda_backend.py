@@ -58,7 +58,7 @@ def test_several_groups_on_the_device_equal_the_interpreter(lay, s, t):
 @pytest.fixture
 def tile_rows():
     """Small register tiles, so that short sequences have full tiles and a
-    partial one: the specialised interior code (emit.ranges) runs too."""
+    partial one: the specialised interior code (kernel.boxes) runs too."""
     import os
 
     old = os.environ.get("DSLC_CUDA_TILE")

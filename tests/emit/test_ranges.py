@@ -1,4 +1,4 @@
-"""Guards decided over a box (dslc.emit.ranges), checked by brute force: a
+"""Guards decided over a box (dslc.kernel.boxes), checked by brute force: a
 verdict of True or False must hold at every point of the box; None is always
 allowed (the guard stays a run-time test)."""
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.emit.ranges import constants, decide, live_guards
+from dslc.kernel.boxes import constants, decide, live_guards
 
 NAMES = ("i", "j")
 
