@@ -467,6 +467,9 @@ class CudaBackend:
             self._kernels[key] = self._kept(key, func, plan) or self._made(
                 key, func, plan, tasks, dtype, per_block, why, block, sized)
         k = self._kernels[key]
+        if k.decision is not None and k.decision.why[:1] != (why,):
+            # the kernel serves other task counts: its first reason is this map's
+            k = replace(k, decision=replace(k.decision, why=(why,) + k.decision.why[1:]))
         self.device_generated[func] = (plan, k.source)
         return k
 

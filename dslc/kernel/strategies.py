@@ -16,9 +16,11 @@ neighbouring words) or outermost (``T[task, slot, i]``, task-per-block: a block'
 threads share one task's rows); the launch allocates those shapes
 (dslc.cuda.backend ``_storage`` records them). ``Strategy.layout`` says which.
 
-Passes run through :func:`lower` (a task's body) and :func:`launch_passes` (its
-launch) only, so no backend or generator applies one by hand; both verify the IR
-before and after each pass (kernel.verify).
+The table's passes run through :func:`lower` (a task's body) and
+:func:`launch_passes` (its launch) only, so no backend applies one by hand; both
+verify the IR before and after each pass (kernel.verify). Two passes are not in
+the lists yet: guard specialisation and the value type are applied by the
+generators where a body becomes text (see the note above the table).
 """
 
 from __future__ import annotations
@@ -29,10 +31,9 @@ from typing import Callable
 from dslc.kernel import launch
 from dslc.kernel.failure_flags import Facts, failure_flags
 from dslc.kernel.per_block import per_block
-
-# strategies, as Decision records (and explain) name them (dslc.lang.strategy_names)
-from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER,  # noqa: E402
-                                      TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU)
+# strategies, as Decision records (and explain) name them
+from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
+                                      TASK_PER_THREAD, WHOLE_GPU)
 
 
 @dataclass(frozen=True)

@@ -82,3 +82,22 @@ def test_an_unreadable_entry_is_no_entry(tmp_path, monkeypatch, damage):
     assert kernel_cache.load("other") is None
     (tmp_path / "cuda_kernel_k.pickle").write_bytes(damage)
     assert kernel_cache.load("k") is None
+
+
+def test_a_kept_kernel_gives_this_map_s_reason_not_the_first_one_s(tmp_path, monkeypatch):
+    """The hybrid rule's reason names the map's task count: a kernel generated for
+    one map and taken from disk by a map of another size says the new count."""
+    from dslc.cuda import backend as cb
+
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
+    # the simulator's rule gives no count: one that does, as a real GPU's does
+    monkeypatch.setattr(cb, "hybrid", lambda plan, n: (False, f"{n} tasks"))
+    _files(tmp_path, np.random.default_rng(7))
+    _, decided = _search(tmp_path)
+    prog = dslc.compile(LCS, backend="cuda")
+    b = prog.load(tmp_path / "b.fa", "dna")  # the longest kept: the same kernel
+    prog.map("lcs", prog.load(tmp_path / "a.fa", "dna"), b[1:])
+    again = prog._engine().decisions.of("lcs", "map")
+    assert decided.tasks == 10 and again.tasks == 8
+    assert "10 tasks" in decided.why[0] and "8 tasks" in again.why[0], (decided.why, again.why)
+    assert len(list((tmp_path / "cache").glob("cuda_kernel_*.pickle"))) == 1
