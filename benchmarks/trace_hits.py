@@ -154,9 +154,9 @@ def _route(prog, route: str, query, db) -> list:
     first = time.perf_counter() - t0
     walks = runner.tracer.walks
     spent = [0.0, 0 if walks is None else walks.steps, first, 0.0]
-    runner.tracer.derive = _cpu_timed(runner.tracer.derive, spent, 0)
+    runner.tracer.derive = _timed(runner.tracer.derive, spent, 0, time.process_time)
     # the compiled part of the walks (Tracer._compiled), within them
-    runner.tracer._compiled = _cpu_timed(runner.tracer._compiled, spent, 3)
+    runner.tracer._compiled = _timed(runner.tracer._compiled, spent, 3, time.process_time)
     spent.append(_wall_parts(runner))
     return spent
 
@@ -189,17 +189,6 @@ class _collector_seconds:
         return self.total
 
 
-def _cpu_timed(fn, spent: list, slot: int):
-    """``fn``, adding the CPU seconds of each call to ``spent[slot]``."""
-    def timed(*a, **k):
-        c0 = time.process_time()
-        try:
-            return fn(*a, **k)
-        finally:
-            spent[slot] += time.process_time() - c0
-    return timed
-
-
 def _wall_parts(runner) -> dict:
     """Wall seconds of the parts of the alignments, added up from now on: ``fill``
     (the first tables of all hits filled together, each walk first run up to the
@@ -223,13 +212,15 @@ def _wall_parts(runner) -> dict:
     return parts
 
 
-def _timed(fn, parts: dict, name: str):
+def _timed(fn, parts, name, clock=time.perf_counter):
+    """``fn``, adding the seconds of each call by ``clock`` (wall, or
+    ``time.process_time`` for CPU seconds) to ``parts[name]``."""
     def timed(*a, **k):
-        t0 = time.perf_counter()
+        t0 = clock()
         try:
             return fn(*a, **k)
         finally:
-            parts[name] += time.perf_counter() - t0
+            parts[name] += clock() - t0
     return timed
 
 

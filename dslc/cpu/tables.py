@@ -2,7 +2,7 @@
 
 A traceback reads the cells of a few tables along one path (dslc.trace.run). The
 generated ``table`` entry returns every table its sweep fills whole (``TABLES``: the
-entry's group), so a Gotoh traceback costs one sweep, not one per table; the tables
+entry's group), so a traceback over a group of tables costs one sweep, not one per table; the tables
 stay numbers, each cell becoming the interpreter's value when the walk reads it
 (:class:`dslc.interp.tables.Numbers`), not the whole table converted. The tables of
 all the calls asked for at once (a search's top hits) are filled by one call, the

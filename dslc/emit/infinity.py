@@ -8,7 +8,7 @@ infinities or a zero and an infinity (``_undef``, a check helper like ``_chk``:
 it raises on the CPU and sets the task's failure flag on a GPU). Checking every
 operation would cost the fast sweeps (a padded lane or a whole-GPU kernel cannot
 report a check, emit.packs, emit.wavefront), so this conservative analysis proves
-most operations safe: Smith-Waterman's ``h(i-1, j-1) + sm[a, b]`` adds a cell that
+most operations safe: a term like ``h(i-1, j-1) + sm[a, b]`` adds a cell that
 is never infinite to a matrix entry.
 
 Facts per expression: may it be ``+inf``, ``-inf``, zero. Table cells get theirs

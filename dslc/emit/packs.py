@@ -173,7 +173,7 @@ class PackGenerator(CpuGenerator):
         self.tables.add(f"T_{func}")
 
     def compute(self, b, point, cell):
-        # the cells of one point (e, f, h of a Gotoh sweep) share one lane loop: a
+        # the cells of one point (the functions of one group) share one lane loop: a
         # point's coordinates are recorded just before its cells, so they join the
         # lane loop of the statement before when that loop was recorded for the
         # same point (the coordinates, assigned again, are left out)

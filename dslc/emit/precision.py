@@ -3,7 +3,7 @@
 Compiled ``int`` values are floats (the language's infinities come free). float64
 is exact to 2^53; float32 only to 2^24, but it halves memory traffic and doubles
 the SIMD width, which is what decides the speed of a sweep (on the GPU, a
-hand-written Smith-Waterman ran twice as fast in float32 as in int64). The
+hand-written local-alignment kernel ran twice as fast in float32 as in int64). The
 compiler picks float32 for a task only where the result is provably the same.
 
 The shape of the argument: a table qualifies when every cell's value is built
@@ -14,8 +14,8 @@ and float32 arithmetic on integers is exact while every intermediate stays
 below 2^24. Two ways to know that it does:
 
 * **A static bound** (no cost at run time). If no additive term reads more
-  than one table cell (edit distance, Needleman-Wunsch, Gotoh: the term
-  ``h(i-1, j-1) + sm[..]`` reads one), a cell exceeds the cell it reads by at
+  than one table cell (a term such as ``h(i-1, j-1) + sm[..]``, a cell plus a
+  matrix entry, reads one), a cell exceeds the cell it reads by at
   most ``k * M``, where ``k`` counts the other additive leaves of a term and
   ``M`` bounds their magnitude (literals here; arguments, matrices and, if
   coordinates are used as values, extents on the host). Every chain of reads
@@ -23,7 +23,7 @@ below 2^24. Two ways to know that it does:
   over the groups; partitions from the schedule's coefficients and the largest
   extent), so every magnitude is below ``(CHAIN + 1) * k * M``, which the host
   checks against 2^23 before choosing float32.
-* **A check in the generated code** otherwise (Nussinov's ``n(i, k) + n(k+1, j)``
+* **A check in the generated code** otherwise (a term such as ``n(i, k) + n(k+1, j)``
   reads two cells, so values could double along a chain): every stored value's
   finite magnitude is recorded per task, every leaf is below ``LEAF = 2^20`` and a
   term has at most 16 leaves, so intermediates stay below 2^24; a task whose

@@ -5,8 +5,9 @@ A thread runs its task alone, so it need not follow the wavefront: any order in
 which every cell's reads come first will do. When a group's dependences are
 *uniform and non-negative* in two dimensions (every call reads
 ``f(x_t - d_t, x_u - d_u)`` with constant ``d_t, d_u >= 0``: a fully
-permutable band, like Gotoh's ``h, e, f``), the sweep can be strip-mined along
-one dimension ``t`` into tiles of ``R`` rows and stream along the other, ``u``:
+permutable band, such as three functions that read each other one step back),
+the sweep can be strip-mined along one dimension ``t`` into tiles of ``R`` rows and
+stream along the other, ``u``:
 
     for t0 in 0, R, 2R, ...:           # a tile of R rows
         for u in 0 .. E_u:             # stream the other dimension
@@ -19,7 +20,7 @@ back as some call reads), or, for a row of the previous tile, a boundary buffer
 in global memory holding that tile's last ``max d_t`` rows for every ``u``
 (double-buffered by tile parity, task innermost so it coalesces). Only those
 boundary rows touch memory: everything else is registers, which is what makes
-hand-written Smith-Waterman kernels fast; here it follows from the dependence
+hand-written alignment kernels fast; here it follows from the dependence
 distances alone.
 
 ``t`` is the dimension whose extent is shared by every task where there is one

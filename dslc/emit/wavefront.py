@@ -17,7 +17,7 @@ global memory; fused reductions of the entry accumulate with atomics (``max``,
 thread that computes it. The entry's own body then runs on the host over the
 accumulators and any tables it reads.
 
-A point's cell may hold an O(n) reduction (Nussinov's ``max(k in i + 4 ...
+A point's cell may hold an O(n) reduction (such as ``max(k in i + 4 ...
 j - 1 ...)``) while a partition has only O(n) points, too few to fill a GPU one
 thread per point. So a group whose cells reduce over a range may give each
 point a whole warp (``G = 32`` lanes, see :func:`choose_lanes`): every lane

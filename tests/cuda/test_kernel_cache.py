@@ -11,14 +11,9 @@ import dslc
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.cuda import CudaGenerator
 from dslc.emit.tiles import TiledGenerator
+from tests.runtime.test_task_batch import LCS as LCS_SCRIPT, _lcs
 
-LCS = """
-define alphabet dna "ACGT"
-int lcs(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
-  | i == 0 or j == 0 = 0
-  | s[i - 1] == t[j - 1] = lcs(i - 1, j - 1) + 1
-  | otherwise = lcs(i - 1, j) max lcs(i, j - 1)
-"""
+LCS = LCS_SCRIPT.split("a = load")[0]  # the function alone: the tests load their own files
 
 
 def _files(tmp_path, rng):
@@ -34,10 +29,19 @@ def _search(tmp_path):
     return out.values.tolist(), prog._engine().decisions.of("lcs", "map")
 
 
+def _reference(tmp_path):
+    """The scores by a plain Python LCS (tests/runtime/test_task_batch.py)."""
+    from tests.reference import read_fasta
+
+    a, b = (read_fasta(tmp_path / f"{n}.fa") for n in "ab")
+    return [[_lcs(x, y) for _, y in b] for _, x in a]
+
+
 def test_a_later_backend_takes_the_kernel_from_disk_and_generates_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
     _files(tmp_path, np.random.default_rng(5))
     first, decided = _search(tmp_path)
+    assert first == _reference(tmp_path)
     kept = sorted((tmp_path / "cache").glob("cuda_kernel_*.pickle"))
     assert len(kept) == 1 and decided.backend == "cuda"
 
