@@ -10,6 +10,7 @@ interpreter).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence as AbcSequence
 from dataclasses import dataclass
 
@@ -33,9 +34,13 @@ class SeqPack:
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
-    @property
+    @functools.cached_property
     def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
+        """Each record's length (kept: a map of a million records reads it several
+        times, and each difference of the offsets is a pass over them); read-only."""
+        lengths = np.diff(self.offsets)
+        lengths.flags.writeable = False
+        return lengths
 
     def name(self, k: int) -> str:
         return self.names[self.name_offsets[k]:self.name_offsets[k + 1]].decode("utf-8")
