@@ -184,8 +184,14 @@ def test_a_large_database_is_copied_while_its_first_map_is_planned(tmp_path, mon
     """dslc.cuda.ahead: the copy made on the thread is the one the launches read,
     the values are the same, and nothing is left pending once the map has run."""
     from dslc.cuda import ahead
+    from dslc.cuda import backend as cuda_backend
 
     monkeypatch.setattr(ahead, "AHEAD_BYTES", 0)  # every buffer counts as large here
+    monkeypatch.setattr(cuda_backend, "PIN_BYTES", 0)  # and is page-locked for its copy
+    from numba import cuda
+
+    pinned, locked = cuda.pinned, []
+    monkeypatch.setattr(cuda, "pinned", lambda *a: locked.append(a) or pinned(*a))
     _write(tmp_path, 2, 3)
     prog = dslc.compile(LCS.split("a = load")[0], backend="cuda")
     db = prog.load(tmp_path / "b.fa", "dna")
@@ -200,6 +206,7 @@ def test_a_large_database_is_copied_while_its_first_map_is_planned(tmp_path, mon
     assert any(t is not None for t in taken)  # a launch read a copy made ahead
     resident = [v[1] for v in engine._uploaded.values() if v[0]() is db.pack.codes]
     assert any(r is t for r in resident for t in taken) and not engine._ahead._pending
+    assert any(a[0] is db.pack.codes for a in locked)  # copied from page-locked memory
     assert prog.map("lcs", queries, db).values.tolist() == got  # resident: not copied again
     assert not engine._ahead._pending
 
