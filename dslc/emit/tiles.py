@@ -39,7 +39,6 @@ from dslc.emit.cpu import _FusedEmitter, arg_name, argument, fused_init_ir, fuse
 from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
 from dslc.kernel import body as kb
 from dslc.kernel import ir
-from dslc.kernel.guards import specialise
 from dslc.kernel.ir import TaskArg, Text
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
@@ -155,6 +154,16 @@ class _Prologue(Lines):
     def assign(self, name: str, value) -> None:
         super().assign(name, value)
         self.assigned.append(name)
+
+
+@dataclass(frozen=True)
+class _Function:
+    """A tile device function before the strategy's passes: its name, parameters
+    and body (printed after the task by :meth:`TiledGenerator.module_source`)."""
+
+    name: str
+    params: tuple
+    body: Lines
 
 
 def _past(extent: str) -> ir.Expr:
@@ -489,7 +498,7 @@ class TiledGenerator(CudaGenerator):
                 for c in range(self.back[f])]
 
     def _device_function(self, name: str, params: list[str], body: Lines, result: list[str],
-                         handed: list[str] = (), head: str | None = None) -> str:
+                         handed: list[str] = (), head: str | None = None) -> "_Function":
         """A part of a tile as a device function: ``body``, after calling ``head``
         for the registers ``handed`` over, returning ``result``. Registers are its
         own locals: a tile reads no column before the stream's first, so none is
@@ -512,16 +521,22 @@ class TiledGenerator(CudaGenerator):
         out.extend(body)
         if result:
             out.emit(f"return {', '.join(result)}")
-        out.apply(specialise, "cuda")  # the guards each cell's box decides
-        return f"{self.pr.FUNCTION}\ndef {name}({', '.join(params)}):\n" \
-            f"{self.typed(out).render(1)}\n"
+        return _Function(name, tuple(params), out)
+
+    def device_functions(self) -> tuple:
+        """The tile functions, lowered with the task by the strategy's passes marked
+        ``functions`` (kernel.strategies: the guards each cell's box decides, the
+        value type). Verified without their parameters: the stream still assigns
+        its coordinates and registers by text lines, which the verifier does not read."""
+        return tuple((fn.body, None) for fn in self.tile_functions)
 
     def module_source(self, args: list[str], body: Lines) -> str:
         """The task, then its tile functions (passed the task's own parameters)."""
         text = super().module_source(args, body)
         if self.task_params(args) != self.planned_params:
             raise NotCompilable("the tile functions' parameters differ from the task's")
-        return "\n".join([text] + self.tile_functions)
+        return "\n".join([text] + [f"{self.pr.FUNCTION}\ndef {fn.name}({', '.join(fn.params)}):"
+                                    f"\n{fn.body.render(1)}\n" for fn in self.tile_functions])
 
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """The requested cell is kept by the tile that holds it: never an

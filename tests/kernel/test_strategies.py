@@ -56,7 +56,10 @@ def test_the_cuda_strategies_flag_failures_and_lay_out_their_tasks():
                                      "cuda task-per-block"}
     for s in cuda:
         assert s.body[-1] is ks.FAILURE_FLAGS and len(s.launch) == 1
-    assert ks.strategy("cuda task-per-block").body == (ks.PER_BLOCK, ks.FAILURE_FLAGS)
+    assert ks.strategy("cuda task-per-block").body == (ks.VALUE_TYPE, ks.PER_BLOCK,
+                                                       ks.FAILURE_FLAGS)
+    assert ks.strategy("cuda register-tiled").body == (ks.GUARDS, ks.VALUE_TYPE,
+                                                       ks.FAILURE_FLAGS)
     assert "\n".join(ks.table()).count("body pass failure flags") == 3
 
 
@@ -97,9 +100,13 @@ def test_the_failure_flag_pass_reads_the_checks_off_the_records():
 
 def test_explain_prints_the_passes_of_a_decisions_strategy():
     tiled = Decision("f", "cuda", "map", ks.TASK_PER_THREAD, rows=32).lines()
-    assert "  passes: task: failure flags; launch: thread per task" in tiled
+    assert "  passes: task: guard specialisation, value type, failure flags; " \
+        "launch: thread per task" in tiled
+    plain = Decision("f", "cuda", "map", ks.TASK_PER_THREAD).lines()
+    assert "  passes: task: value type, failure flags; launch: thread per task" in plain
     block = Decision("f", "cuda", "map", ks.TASK_PER_BLOCK).lines()
-    assert "  passes: task: task per block, failure flags; launch: block per task" in block
+    assert "  passes: task: value type, task per block, failure flags; " \
+        "launch: block per task" in block
     assert ks.of_decision("cuda", ks.TASK_PER_THREAD).key == "cuda task-per-thread"
     assert not any("passes" in x for x in Decision("f", "cpu", "call", ks.CPU_PLAIN).lines())
 
