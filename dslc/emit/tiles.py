@@ -40,6 +40,7 @@ from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
+from dslc.kernel.register_tile import Tile, TileRead, replace_reads
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
@@ -230,8 +231,24 @@ class _TileEmitter(ExprEmitter):
         moving = [(sg, x) for sg, x in terms if not self._invariant(x)]
         if len(fixed) < 2 or not moving:
             return super()._arith(e, b)
+        chain = None  # the moving terms as records: their tile reads stay for the pass
+        for sg, x in moving:
+            v = self._term(x, b)
+            chain = (ir.Unary("-", v, paren=False) if sg < 0 else v) if chain is None \
+                else ir.Bin("-" if sg < 0 else "+", chain, v, bare=True)
+        if len(moving) == 1:
+            chain = ir.Call("", (chain,))  # (printed in parentheses)
         value = lambda x, blk: self.text(self.as_value(x, blk))  # noqa: E731
-        return Text(f"({_join(moving, value, b)} + {_join(fixed, value, b)})")
+        return ir.Bin("+", chain, Text(_join(fixed, value, b)), paren=True)
+
+    def _term(self, x, b) -> ir.Expr:
+        """A moving term of a regrouped sum as a record, spelled as it would be alone.
+        One the printer would put in parentheses inside the sum (an unparenthesised
+        operation) stays text, its tile reads replaced here by the pass's own rule."""
+        v = self.as_value(x, b)
+        if isinstance(v, (ir.Bin, ir.Unary)) and not v.paren:
+            return Text(self.text(replace_reads(v, self.names.gen.tile)))
+        return v
 
     def _invariant(self, x) -> bool:
         """A finite literal or a number argument: the same all through a task."""
@@ -287,6 +304,7 @@ class TiledGenerator(CudaGenerator):
         self.interleaved = frozenset(n for n, p in plan.scope.items()
                                      if isinstance(p.type, T.SeqT) and n not in shared_dims)
         self.dt = max([d[self.tdim] for d in self.deltas.values()] + [1])
+        self.tile = Tile(self.rows, self.dt)  # the register-tile pass's input
         self.back: dict[str, int] = {f: 0 for f in g.functions}  # columns read back, per function
         callee = self._callee_of_spans()
         for span, d in self.deltas.items():
@@ -325,7 +343,7 @@ class TiledGenerator(CudaGenerator):
         return super()._extent_expr(f, k)
 
     def reg(self, func: str, row: int, back: int) -> str:
-        return f"r_{func}_{row}_{back}"
+        return Tile.register(func, row, back)
 
     def read(self, func, args, span=None):
         if func not in self.g.functions or span not in self.deltas:
@@ -333,12 +351,11 @@ class TiledGenerator(CudaGenerator):
         if span not in self.g.safe:  # a kernel cannot report a call outside the domain
             raise NotCompilable(f"a call to {func} not proved inside its domain")
         d = self.deltas[span]
-        rr, du = self.row - d[self.tdim], d[self.udim]
-        if rr >= 0:
-            self.current_reads += du == 0
-            return self.reg(func, rr, du)
-        # a row of the previous tile: its boundary value, loaded a column ahead
-        return self.breg(func, self.dt + rr, du)
+        dt, du = d[self.tdim], d[self.udim]
+        self.current_reads += dt <= self.row and du == 0
+        # a register of this tile or the previous tile's boundary: the register-tile
+        # pass decides (kernel.register_tile)
+        return TileRead(func, self.row, dt, du)
 
     def _kept_inside(self, x: int) -> str:
         """Column ``x`` of the boundary buffer, clamped into it: a stream shorter
@@ -349,7 +366,7 @@ class TiledGenerator(CudaGenerator):
     def breg(self, func: str, k: int, back) -> str:
         """Row ``k`` of the previous tile's boundary, ``back`` columns back
         (``n``: the next column's, being loaded)."""
-        return f"b_{func}_{k}_{back}"
+        return Tile.boundary(func, k, back)
 
     def write(self, g, func, xs):
         return self.reg(func, self.row, 0)
@@ -529,6 +546,10 @@ class TiledGenerator(CudaGenerator):
         value type). Verified without their parameters: the stream still assigns
         its coordinates and registers by text lines, which the verifier does not read."""
         return tuple((fn.body, None) for fn in self.tile_functions)
+
+    def lowering_inputs(self) -> dict:
+        """The value type's input, and the register-tile pass's: the tile's shape."""
+        return {**super().lowering_inputs(), "tile": self.tile}
 
     def module_source(self, args: list[str], body: Lines) -> str:
         """The task, then its tile functions (passed the task's own parameters)."""

@@ -34,6 +34,7 @@ from dslc.kernel import launch, value_type
 from dslc.kernel.failure_flags import Facts, failure_flags
 from dslc.kernel.guards import specialise
 from dslc.kernel.per_block import per_block
+from dslc.kernel.register_tile import scalar_replace
 # strategies, as Decision records (and explain) name them
 from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
                                       TASK_PER_THREAD, WHOLE_GPU)
@@ -87,6 +88,11 @@ BLOCK_PER_TASK = Pass(
     "block per task", launch.block_per_task,
     "the launch's tasks loop becomes the block's number; every thread runs the task, "
     "thread 0 stores its value")
+REGISTER_TILE = Pass(
+    "register tile", scalar_replace,
+    "each read of a table in the tile (its distances back) replaced by the register "
+    "holding it: a row of this tile, or of the previous tile's boundary rows",
+    needs="tile", functions=True)
 GUARDS = Pass(
     "guard specialisation", specialise,
     "each guard the box recorded on a cell's code decides (kernel.boxes) replaced by the "
@@ -110,8 +116,10 @@ VALUE_TYPE = Pass(
 # Not yet in the table's pass lists:
 #   value-type choice for the CPU strategies: the lane packs' generator applies the pass
 #   (dslc.kernel.value_type) itself (CpuGenerator.typed), marked ``(value type)`` below;
-#   the register tile's stream still emits only the guards kernel.boxes leaves live
-#   (reads are hoisted while cells are emitted), the rest are decided by GUARDS.
+#   the register tile's strip-mining: its generator still builds the tile's columns
+#   (register shifts, boundary loads and stores, the peeled head, the edge and inner
+#   variants) and emits, where reads are hoisted out of the stream, only the guards
+#   kernel.boxes leaves live; REGISTER_TILE does the scalar replacement, GUARDS the rest.
 
 _TASK_INNERMOST = "per-task storage from the launch, task innermost: T[slot, i, task]"
 
@@ -133,7 +141,8 @@ STRATEGIES = (
     Strategy("cuda register-tiled", TASK_PER_THREAD, "cuda",
              "dslc.emit.tiles.TiledGenerator",
              _TASK_INNERMOST + ", and the tile's boundary rows",
-             body=(GUARDS, VALUE_TYPE, FAILURE_FLAGS),  # value type: float32 or float64
+             # (its value type: float32 or float64)
+             body=(REGISTER_TILE, GUARDS, VALUE_TYPE, FAILURE_FLAGS),
              launch=(THREAD_PER_TASK,),
              note="the Decision record's ``rows`` is set"),
     Strategy("cuda task-per-block", TASK_PER_BLOCK, "cuda", "dslc.emit.blocks.BlockGenerator",
@@ -185,7 +194,8 @@ def lower(s: Strategy, body, target: str, known, facts: Facts = Facts(),
     verified before and after each (``known``: the task's parameters); a pass marked
     ``functions`` also to each of ``functions`` (``(Lines, parameters)`` pairs: the
     strategy's device functions). ``given``: the inputs passes name by ``needs``
-    (``value``: the value type's, see :func:`_value_type`)."""
+    (``value``: the value type's, see :func:`_value_type`; ``tile``: the register
+    tile's shape, kernel.register_tile.Tile)."""
     for p in s.body:
         run = p.run
         if p.facts or p.needs:

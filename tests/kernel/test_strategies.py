@@ -58,8 +58,8 @@ def test_the_cuda_strategies_flag_failures_and_lay_out_their_tasks():
         assert s.body[-1] is ks.FAILURE_FLAGS and len(s.launch) == 1
     assert ks.strategy("cuda task-per-block").body == (ks.VALUE_TYPE, ks.PER_BLOCK,
                                                        ks.FAILURE_FLAGS)
-    assert ks.strategy("cuda register-tiled").body == (ks.GUARDS, ks.VALUE_TYPE,
-                                                       ks.FAILURE_FLAGS)
+    assert ks.strategy("cuda register-tiled").body == (ks.REGISTER_TILE, ks.GUARDS,
+                                                       ks.VALUE_TYPE, ks.FAILURE_FLAGS)
     assert "\n".join(ks.table()).count("body pass failure flags") == 3
 
 
@@ -100,7 +100,7 @@ def test_the_failure_flag_pass_reads_the_checks_off_the_records():
 
 def test_explain_prints_the_passes_of_a_decisions_strategy():
     tiled = Decision("f", "cuda", "map", ks.TASK_PER_THREAD, rows=32).lines()
-    assert "  passes: task: guard specialisation, value type, failure flags; " \
+    assert "  passes: task: register tile, guard specialisation, value type, failure flags; " \
         "launch: thread per task" in tiled
     plain = Decision("f", "cuda", "map", ks.TASK_PER_THREAD).lines()
     assert "  passes: task: value type, failure flags; launch: thread per task" in plain
