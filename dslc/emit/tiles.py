@@ -174,6 +174,7 @@ class _Function:
     name: str
     params: tuple
     body: Lines
+    known: tuple = ()  # defined before its body: the parameters, what its head call returns
 
 
 def _past(extent: str) -> ir.Expr:
@@ -418,10 +419,10 @@ class TiledGenerator(CudaGenerator):
             key = ("t", text, self.row)
             if key not in self.hoisted:
                 self.hoisted[key] = f"hv{len(self.hoisted)}"
-                self.tile_hoist.emit(f"x_{t} = t0 + {self.row}")
+                self.tile_hoist.assign(f"x_{t}", ir.bare("+", ir.Name("t0"), ir.Const(self.row)))
                 e_t = self.g.extents.names[self.g.functions[0]][self.tdim]
                 guard = f" if t0 + {self.row} <= {e_t} else 0" if self.row_guarded else ""
-                self.tile_hoist.emit(f"{self.hoisted[key]} = ({text}){guard}")
+                self.tile_hoist.assign(self.hoisted[key], Text(f"({text}){guard}"))
         else:
             return None
         return self.hoisted[key]
@@ -530,8 +531,9 @@ class TiledGenerator(CudaGenerator):
         own locals: a tile reads no column before the stream's first, so none is
         live across tiles; the task's result and reductions go in and out."""
         out = Lines()
-        out.emit(f"new = (t0 // {self.rows}) % 2")
-        out.emit("old = 1 - new")
+        out.assign("new", ir.bare("%", ir.Bin("//", ir.Name("t0"), ir.Const(self.rows),
+                                              paren=True), ir.Const(2)))
+        out.assign("old", ir.bare("-", ir.Const(1), ir.Name("new")))
         for f in self.g.functions:
             for r in range(self.rows):
                 for c in range(self.back[f] + 1):
@@ -547,14 +549,14 @@ class TiledGenerator(CudaGenerator):
         out.extend(body)
         if result:
             out.emit(f"return {', '.join(result)}")
-        return _Function(name, tuple(params), out)
+        returned = tuple(taken) if head is not None else ()
+        return _Function(name, tuple(params), out, tuple(params) + returned)
 
     def device_functions(self) -> tuple:
         """The tile functions, lowered with the task by the strategy's passes marked
         ``functions`` (kernel.strategies: the guards each cell's box decides, the
-        value type). Verified without their parameters: the stream still assigns
-        its coordinates and registers by text lines, which the verifier does not read."""
-        return tuple((fn.body, None) for fn in self.tile_functions)
+        value type), each verified with the names defined before its body."""
+        return tuple((fn.body, list(fn.known)) for fn in self.tile_functions)
 
     def lowering_inputs(self) -> dict:
         """The value type's input, and the register-tile pass's: the tile's shape."""
@@ -623,21 +625,21 @@ class TiledGenerator(CudaGenerator):
         e_u = g.extents.names[g.functions[0]][self.udim]
         pre, col = Lines(), Lines()
         for name in dict.fromkeys(self._u_name(f) for f in g.functions):
-            col.emit(f"x_{name} = u")
+            col.assign(f"x_{name}", ir.Name("u"))
         self.column_hoist = [] if hoist is not None else None
         self.tile_hoist, self.hoisted = hoist, {}
         for f in g.functions:  # registers move one column back
             for r in range(self.rows):
                 for c in range(self.back[f], 0, -1):
-                    col.emit(f"{self.reg(f, r, c)} = {self.reg(f, r, c - 1)}")
+                    col.assign(self.reg(f, r, c), ir.Name(self.reg(f, r, c - 1)))
         column = self._kept_inside
         for f in self.crossing:  # so do the previous tile's boundary values
             for k in range(self.dt):
                 for c in range(self.bback[f], 0, -1):
-                    col.emit(f"{self.breg(f, k, c)} = {self.breg(f, k, c - 1)}")
+                    col.assign(self.breg(f, k, c), ir.Name(self.breg(f, k, c - 1)))
                     pre.assign(self.breg(f, k, c - 1),
                                self.cell_ref(f, ['old', str(k), column(first - c)]))
-                col.emit(f"{self.breg(f, k, 0)} = {self.breg(f, k, 'n')}")
+                col.assign(self.breg(f, k, 0), ir.Name(self.breg(f, k, 'n')))
                 pre.assign(self.breg(f, k, 'n'), self.cell_ref(f, ['old', str(k), column(first)]))
                 col.assign(self.breg(f, k, 'n'), self.cell_ref(f, ['old', str(k), 'u + 1']))
         order = [f for f in g.schedule.order if f in g.functions]
@@ -646,7 +648,7 @@ class TiledGenerator(CudaGenerator):
             self.row = r
             cell = Lines()
             for name in dict.fromkeys(self._t_name(f) for f in g.functions):
-                cell.emit(f"x_{name} = t0 + {r}")
+                cell.assign(f"x_{name}", ir.bare("+", ir.Name("t0"), ir.Const(r)))
             self.box = (t_range(r), u_range)
             for f in order:
                 box = ((self._t_name(f), self.box[0]), (self._u_name(f), self.box[1]))
@@ -660,15 +662,15 @@ class TiledGenerator(CudaGenerator):
         if self.column_hoist is not None:  # reads of u alone: fetched a column ahead
             uname = [self._u_name(f) for f in g.functions]
             for name, text in self.column_hoist:
-                col.emit(f"{name} = {name}n")
+                col.assign(name, ir.Name(f"{name}n"))
                 for n in dict.fromkeys(uname):
-                    pre.emit(f"x_{n} = {first}")
-                pre.emit(f"{name}n = ({text}) if {first} <= {e_u} else 0")
+                    pre.assign(f"x_{n}", ir.Const(first))
+                pre.assign(f"{name}n", Text(f"({text}) if {first} <= {e_u} else 0"))
             col.extend(body)
             for n in dict.fromkeys(uname):
-                col.emit(f"x_{n} = u + 1")
+                col.assign(f"x_{n}", ir.bare("+", ir.Name("u"), ir.Const(1)))
             for name, text in self.column_hoist:
-                col.emit(f"{name}n = ({text}) if u < {e_u} else 0")
+                col.assign(f"{name}n", Text(f"({text}) if u < {e_u} else 0"))
         else:
             col.extend(body)
         self.column_hoist = self.tile_hoist = None
