@@ -379,7 +379,9 @@ class TiledGenerator(CudaGenerator):
         return Tile.boundary(func, k, back)
 
     def write(self, g, func, xs):
-        return self.reg(func, self.row, 0)
+        """The cell itself (no distance back): the register-tile pass makes the
+        store into it an assignment of its register."""
+        return TileRead(func, self.row, 0, 0)
 
     def _guards(self, f, em, b):
         """Every guard, as an ``if`` the guard pass (kernel.guards) decides over
@@ -677,7 +679,7 @@ class TiledGenerator(CudaGenerator):
         for f in self.crossing:  # the tile's last rows, for the next tile
             for k in range(self.dt):
                 r = self.rows - self.dt + k
-                col.store(self.cell_ref(f, ['new', str(k), 'u']), self.reg(f, r, 0))
+                col.store(self.cell_ref(f, ['new', str(k), 'u']), TileRead(f, r, 0, 0))
         return pre, col
 
     def _prologue(self, b: _Prologue) -> dict:

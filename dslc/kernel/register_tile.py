@@ -16,10 +16,14 @@ analysis proved them). Where such a read is held is this pass's decision
   ``k = depth + row - dt`` of the last ``depth`` rows the previous tile stored in
   global memory (loaded a column ahead by the stream).
 
-What the generator still builds itself (not records yet): the column's structure
-(the register shifts, the boundary loads and stores, the column loop and its
-peeled head; emit.tiles ``_column``), so the register names here and there are
-spelled by the same :class:`Tile` methods.
+A cell's own value is written as a store into ``TileRead(table, row, 0, 0)``, which
+the pass makes the assignment of its register; the stores of the tile's last rows
+into the boundary buffer read those registers the same way.
+
+What the generator still builds itself: the column's structure (the register
+shifts, the boundary loads and where the boundary stores go, the column loop and
+its peeled head; emit.tiles ``_column``), so the register names here and there
+are spelled by the same :class:`Tile` methods.
 """
 
 from __future__ import annotations
@@ -102,6 +106,8 @@ def _stmt(s, tile):
     def ex(e):
         return _expr(e, tile)
     match s:
+        case ir.Store(target=TileRead() as t, value=v) if isinstance(tile, Tile):
+            return ir.Assign(tile.held(t).id, ex(v))  # the cell's own register
         case ir.Assign(value=v):
             return replace(s, value=ex(v))
         case ir.Store(target=t, value=v) | ir.Atomic(target=t, value=v):

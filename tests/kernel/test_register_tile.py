@@ -22,28 +22,33 @@ TILE = Tile(rows=3, depth=2)  # three rows a thread, reads up to two rows back
 
 def _column() -> tuple:
     """A tile column: row 2 reads its own row a column back and row 0 (two rows
-    back); row 0 reads the previous tile's rows (one and two back) under a test."""
+    back) and writes its cell; row 0 reads the previous tile's rows (one and two
+    back) under a test; row 1's value goes to the boundary buffer."""
     row2 = ir.Assign("v", ir.Bin("+", TileRead("h", 2, 0, 1), TileRead("e", 2, 2, 0),
                                  paren=True))
     row0 = kb.If((ir.Assign("w", TileRead("h", 0, 1, 1)),), ir.Bin(
         ">", TileRead("h", 0, 2, 0), ir.Const(0), paren=True))
-    cell = kb.Cell((row2, row0), (("i", (0, 5)), ("j", (1, 9))))
-    return (kb.Loop((cell,), "sequential", "u", (ir.Const(1), ir.Name("n"))),)
+    write = ir.Store(TileRead("h", 2, 0, 0), ir.Name("v"))
+    cell = kb.Cell((row2, write, row0), (("i", (0, 5)), ("j", (1, 9))))
+    edge = ir.Store(ir.Load("T_h", (ir.Name("u"),), "global"), TileRead("h", 1, 0, 0))
+    return (kb.Loop((cell, edge), "sequential", "u", (ir.Const(1), ir.Name("n"))),)
 
 
-KNOWN = ["n", "r_h_2_1", "r_e_0_0", "b_h_1_1", "b_h_0_0"]
+KNOWN = ["n", "r_h_2_1", "r_e_0_0", "b_h_1_1", "b_h_0_0", "r_h_1_0", "T_h"]
 
 
 def test_reads_in_the_tile_become_registers_and_across_its_edge_boundary_rows():
     body = verify_body(_column(), "cuda", None)
-    assert len(reads(body)) == 4
+    assert len(reads(body)) == 6
     done = verify_body(scalar_replace(body, TILE), "cuda", KNOWN)
     assert not reads(done)
     assert CudaPrinter().task_text(done, 1).splitlines() == [
         "    for u in range(1, n):",
         "        v = (r_h_2_1 + r_e_0_0)",
+        "        r_h_2_0 = v",
         "        if (b_h_0_0 > 0):",
         "            w = b_h_1_1",
+        "        T_h[u] = r_h_1_0",
     ]
     assert done[0].body[0].box == body[0].body[0].box  # the guard pass's boxes stay
 
