@@ -556,8 +556,9 @@ class TiledGenerator(CudaGenerator):
 
     def device_functions(self) -> tuple:
         """The tile functions, lowered with the task by the strategy's passes marked
-        ``functions`` (kernel.strategies: the guards each cell's box decides, the
-        value type), each verified with the names defined before its body."""
+        ``functions`` (kernel.strategies: the register tile's scalar replacement, the
+        guards each cell's box decides, the value type), each verified with the names
+        defined before its body."""
         return tuple((fn.body, list(fn.known)) for fn in self.tile_functions)
 
     def lowering_inputs(self) -> dict:
