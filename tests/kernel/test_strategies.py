@@ -61,6 +61,11 @@ def test_the_cuda_strategies_flag_failures_and_lay_out_their_tasks():
     assert ks.strategy("cuda register-tiled").body == (ks.REGISTER_TILE, ks.GUARDS,
                                                        ks.VALUE_TYPE, ks.FAILURE_FLAGS)
     assert "\n".join(ks.table()).count("body pass failure flags") == 3
+    assert "\n".join(ks.table()).count("body pass value type") == 3
+    tiled = ks.table().index(next(x for x in ks.table() if x.startswith("cuda register-tiled")))
+    assert [x.split(":")[0] for x in ks.table()[tiled + 1:tiled + 5]] == [
+        "  body pass register tile", "  body pass guard specialisation",
+        "  body pass value type", "  body pass failure flags"]
 
 
 def _checked_body():
