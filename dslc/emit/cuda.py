@@ -144,21 +144,31 @@ class CudaGenerator(CpuGenerator):
         """Module-level constants the task reads (none here; emit.tiles has some)."""
         return ""
 
+    def lowering_inputs(self) -> dict:
+        """The inputs of the strategy's passes, by the names they need (kernel.strategies):
+        the value type's (emit.precision's decision, the float64 infinity, the tables)."""
+        return {"value": (self.value, self.pr.INF, self.value_tables())}
+
+    def device_functions(self) -> tuple:
+        """The device functions beside the task that the strategy's passes marked
+        ``functions`` also lower, as ``(Lines, parameters)`` (none here; emit.tiles
+        has its tile functions)."""
+        return ()
+
     def task_params(self, args: list) -> list[str]:
         """The task's parameters: its arguments, the launch's storage, the thread's task."""
         return printed(args) + [storage_param(f) for f, _ in self.storage] + ["tid"]
 
     def module_source(self, args: list, body: Lines) -> str:
-        """The task after its value type (kernel.value_type) and its strategy's passes
-        (kernel.strategies), with the helpers it calls. A check anywhere (in its
+        """The task after its strategy's passes (kernel.strategies: its value type,
+        kernel.value_type, among them), with the helpers it calls. A check anywhere (in its
         records or spelled as text): the task takes its failure flag, per-task
         storage from the launch."""
-        self.typed(body)
         checks = flagged(body.stmts, Facts(checks=self.pr.fails()))
         if checks:
             self.storage.append((FAIL, []))
         lower(of_generator(type(self)), body, self.TARGET, self.task_params(args),
-              self.lowering_facts(checks))
+              self.lowering_facts(checks), self.device_functions(), **self.lowering_inputs())
         if self.host_allocations:
             raise NotCompilable("allocation inside the task")
         self.verified(body, self.task_params(args))

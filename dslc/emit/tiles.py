@@ -26,6 +26,15 @@ distances alone.
 ``t`` is the dimension whose extent is shared by every task where there is one
 (the query of a database search: no divergence at the tile's last rows), else
 the first. ``R`` defaults to :data:`ROWS` (``DSLC_CUDA_TILE`` overrides).
+
+The generator builds the strip-mined sweep (the tile loop, its inner and edge
+variants, the peeled head columns, each column's register shifts and boundary
+traffic) as device functions beside the task (``_tile_*``), with every read of
+the group as a ``kernel.register_tile.TileRead`` (the call's distances back) and
+every guard as an ``if`` inside a cell whose box is recorded. The strategy's
+passes (kernel.strategies, run by ``lower()`` over the task and those functions)
+then do the rest: the register tile's scalar replacement (which register holds
+each read), guard specialisation over the boxes and the value type.
 """
 
 from __future__ import annotations
@@ -39,8 +48,8 @@ from dslc.emit.cpu import _FusedEmitter, arg_name, argument, fused_init_ir, fuse
 from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
 from dslc.kernel import body as kb
 from dslc.kernel import ir
-from dslc.kernel.guards import specialise
 from dslc.kernel.ir import TaskArg, Text
+from dslc.kernel.register_tile import Tile, TileRead, replace_reads
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
@@ -157,6 +166,17 @@ class _Prologue(Lines):
         self.assigned.append(name)
 
 
+@dataclass(frozen=True)
+class _Function:
+    """A tile device function before the strategy's passes: its name, parameters
+    and body (printed after the task by :meth:`TiledGenerator.module_source`)."""
+
+    name: str
+    params: tuple
+    body: Lines
+    known: tuple = ()  # defined before its body: the parameters, what its head call returns
+
+
 def _past(extent: str) -> ir.Expr:
     """``E + 1``: one past extent ``E`` (a loop's end)."""
     return ir.bare("+", ir.Name(extent), ir.Const(1))
@@ -221,8 +241,24 @@ class _TileEmitter(ExprEmitter):
         moving = [(sg, x) for sg, x in terms if not self._invariant(x)]
         if len(fixed) < 2 or not moving:
             return super()._arith(e, b)
+        chain = None  # the moving terms as records: their tile reads stay for the pass
+        for sg, x in moving:
+            v = self._term(x, b)
+            chain = (ir.Unary("-", v, paren=False) if sg < 0 else v) if chain is None \
+                else ir.Bin("-" if sg < 0 else "+", chain, v, bare=True)
+        if len(moving) == 1:
+            chain = ir.Call("", (chain,))  # (printed in parentheses)
         value = lambda x, blk: self.text(self.as_value(x, blk))  # noqa: E731
-        return Text(f"({_join(moving, value, b)} + {_join(fixed, value, b)})")
+        return ir.Bin("+", chain, Text(_join(fixed, value, b)), paren=True)
+
+    def _term(self, x, b) -> ir.Expr:
+        """A moving term of a regrouped sum as a record, spelled as it would be alone.
+        One the printer would put in parentheses inside the sum (an unparenthesised
+        operation) stays text, its tile reads replaced here by the pass's own rule."""
+        v = self.as_value(x, b)
+        if isinstance(v, (ir.Bin, ir.Unary)) and not v.paren:
+            return Text(self.text(replace_reads(v, self.names.gen.tile)))
+        return v
 
     def _invariant(self, x) -> bool:
         """A finite literal or a number argument: the same all through a task."""
@@ -278,6 +314,7 @@ class TiledGenerator(CudaGenerator):
         self.interleaved = frozenset(n for n, p in plan.scope.items()
                                      if isinstance(p.type, T.SeqT) and n not in shared_dims)
         self.dt = max([d[self.tdim] for d in self.deltas.values()] + [1])
+        self.tile = Tile(self.rows, self.dt)  # the register-tile pass's input
         self.back: dict[str, int] = {f: 0 for f in g.functions}  # columns read back, per function
         callee = self._callee_of_spans()
         for span, d in self.deltas.items():
@@ -316,7 +353,7 @@ class TiledGenerator(CudaGenerator):
         return super()._extent_expr(f, k)
 
     def reg(self, func: str, row: int, back: int) -> str:
-        return f"r_{func}_{row}_{back}"
+        return Tile.register(func, row, back)
 
     def read(self, func, args, span=None):
         if func not in self.g.functions or span not in self.deltas:
@@ -324,12 +361,11 @@ class TiledGenerator(CudaGenerator):
         if span not in self.g.safe:  # a kernel cannot report a call outside the domain
             raise NotCompilable(f"a call to {func} not proved inside its domain")
         d = self.deltas[span]
-        rr, du = self.row - d[self.tdim], d[self.udim]
-        if rr >= 0:
-            self.current_reads += du == 0
-            return self.reg(func, rr, du)
-        # a row of the previous tile: its boundary value, loaded a column ahead
-        return self.breg(func, self.dt + rr, du)
+        dt, du = d[self.tdim], d[self.udim]
+        self.current_reads += dt <= self.row and du == 0
+        # a register of this tile or the previous tile's boundary: the register-tile
+        # pass decides (kernel.register_tile)
+        return TileRead(func, self.row, dt, du)
 
     def _kept_inside(self, x: int) -> str:
         """Column ``x`` of the boundary buffer, clamped into it: a stream shorter
@@ -340,10 +376,12 @@ class TiledGenerator(CudaGenerator):
     def breg(self, func: str, k: int, back) -> str:
         """Row ``k`` of the previous tile's boundary, ``back`` columns back
         (``n``: the next column's, being loaded)."""
-        return f"b_{func}_{k}_{back}"
+        return Tile.boundary(func, k, back)
 
     def write(self, g, func, xs):
-        return self.reg(func, self.row, 0)
+        """The cell itself (no distance back): the register-tile pass makes the
+        store into it an assignment of its register."""
+        return TileRead(func, self.row, 0, 0)
 
     def _guards(self, f, em, b):
         """Every guard, as an ``if`` the guard pass (kernel.guards) decides over
@@ -383,10 +421,10 @@ class TiledGenerator(CudaGenerator):
             key = ("t", text, self.row)
             if key not in self.hoisted:
                 self.hoisted[key] = f"hv{len(self.hoisted)}"
-                self.tile_hoist.emit(f"x_{t} = t0 + {self.row}")
+                self.tile_hoist.assign(f"x_{t}", ir.bare("+", ir.Name("t0"), ir.Const(self.row)))
                 e_t = self.g.extents.names[self.g.functions[0]][self.tdim]
                 guard = f" if t0 + {self.row} <= {e_t} else 0" if self.row_guarded else ""
-                self.tile_hoist.emit(f"{self.hoisted[key]} = ({text}){guard}")
+                self.tile_hoist.assign(self.hoisted[key], Text(f"({text}){guard}"))
         else:
             return None
         return self.hoisted[key]
@@ -489,14 +527,15 @@ class TiledGenerator(CudaGenerator):
                 for c in range(self.back[f])]
 
     def _device_function(self, name: str, params: list[str], body: Lines, result: list[str],
-                         handed: list[str] = (), head: str | None = None) -> str:
+                         handed: list[str] = (), head: str | None = None) -> "_Function":
         """A part of a tile as a device function: ``body``, after calling ``head``
         for the registers ``handed`` over, returning ``result``. Registers are its
         own locals: a tile reads no column before the stream's first, so none is
         live across tiles; the task's result and reductions go in and out."""
         out = Lines()
-        out.emit(f"new = (t0 // {self.rows}) % 2")
-        out.emit("old = 1 - new")
+        out.assign("new", ir.bare("%", ir.Bin("//", ir.Name("t0"), ir.Const(self.rows),
+                                              paren=True), ir.Const(2)))
+        out.assign("old", ir.bare("-", ir.Const(1), ir.Name("new")))
         for f in self.g.functions:
             for r in range(self.rows):
                 for c in range(self.back[f] + 1):
@@ -512,16 +551,27 @@ class TiledGenerator(CudaGenerator):
         out.extend(body)
         if result:
             out.emit(f"return {', '.join(result)}")
-        out.apply(specialise, "cuda")  # the guards each cell's box decides
-        return f"{self.pr.FUNCTION}\ndef {name}({', '.join(params)}):\n" \
-            f"{self.typed(out).render(1)}\n"
+        returned = tuple(taken) if head is not None else ()
+        return _Function(name, tuple(params), out, tuple(params) + returned)
+
+    def device_functions(self) -> tuple:
+        """The tile functions, lowered with the task by the strategy's passes marked
+        ``functions`` (kernel.strategies: the register tile's scalar replacement, the
+        guards each cell's box decides, the value type), each verified with the names
+        defined before its body."""
+        return tuple((fn.body, list(fn.known)) for fn in self.tile_functions)
+
+    def lowering_inputs(self) -> dict:
+        """The value type's input, and the register-tile pass's: the tile's shape."""
+        return {**super().lowering_inputs(), "tile": self.tile}
 
     def module_source(self, args: list[str], body: Lines) -> str:
         """The task, then its tile functions (passed the task's own parameters)."""
         text = super().module_source(args, body)
         if self.task_params(args) != self.planned_params:
             raise NotCompilable("the tile functions' parameters differ from the task's")
-        return "\n".join([text] + self.tile_functions)
+        return "\n".join([text] + [f"{self.pr.FUNCTION}\ndef {fn.name}({', '.join(fn.params)}):"
+                                    f"\n{fn.body.render(1)}\n" for fn in self.tile_functions])
 
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """The requested cell is kept by the tile that holds it: never an
@@ -578,21 +628,21 @@ class TiledGenerator(CudaGenerator):
         e_u = g.extents.names[g.functions[0]][self.udim]
         pre, col = Lines(), Lines()
         for name in dict.fromkeys(self._u_name(f) for f in g.functions):
-            col.emit(f"x_{name} = u")
+            col.assign(f"x_{name}", ir.Name("u"))
         self.column_hoist = [] if hoist is not None else None
         self.tile_hoist, self.hoisted = hoist, {}
         for f in g.functions:  # registers move one column back
             for r in range(self.rows):
                 for c in range(self.back[f], 0, -1):
-                    col.emit(f"{self.reg(f, r, c)} = {self.reg(f, r, c - 1)}")
+                    col.assign(self.reg(f, r, c), ir.Name(self.reg(f, r, c - 1)))
         column = self._kept_inside
         for f in self.crossing:  # so do the previous tile's boundary values
             for k in range(self.dt):
                 for c in range(self.bback[f], 0, -1):
-                    col.emit(f"{self.breg(f, k, c)} = {self.breg(f, k, c - 1)}")
+                    col.assign(self.breg(f, k, c), ir.Name(self.breg(f, k, c - 1)))
                     pre.assign(self.breg(f, k, c - 1),
                                self.cell_ref(f, ['old', str(k), column(first - c)]))
-                col.emit(f"{self.breg(f, k, 0)} = {self.breg(f, k, 'n')}")
+                col.assign(self.breg(f, k, 0), ir.Name(self.breg(f, k, 'n')))
                 pre.assign(self.breg(f, k, 'n'), self.cell_ref(f, ['old', str(k), column(first)]))
                 col.assign(self.breg(f, k, 'n'), self.cell_ref(f, ['old', str(k), 'u + 1']))
         order = [f for f in g.schedule.order if f in g.functions]
@@ -601,7 +651,7 @@ class TiledGenerator(CudaGenerator):
             self.row = r
             cell = Lines()
             for name in dict.fromkeys(self._t_name(f) for f in g.functions):
-                cell.emit(f"x_{name} = t0 + {r}")
+                cell.assign(f"x_{name}", ir.bare("+", ir.Name("t0"), ir.Const(r)))
             self.box = (t_range(r), u_range)
             for f in order:
                 box = ((self._t_name(f), self.box[0]), (self._u_name(f), self.box[1]))
@@ -615,22 +665,22 @@ class TiledGenerator(CudaGenerator):
         if self.column_hoist is not None:  # reads of u alone: fetched a column ahead
             uname = [self._u_name(f) for f in g.functions]
             for name, text in self.column_hoist:
-                col.emit(f"{name} = {name}n")
+                col.assign(name, ir.Name(f"{name}n"))
                 for n in dict.fromkeys(uname):
-                    pre.emit(f"x_{n} = {first}")
-                pre.emit(f"{name}n = ({text}) if {first} <= {e_u} else 0")
+                    pre.assign(f"x_{n}", ir.Const(first))
+                pre.assign(f"{name}n", Text(f"({text}) if {first} <= {e_u} else 0"))
             col.extend(body)
             for n in dict.fromkeys(uname):
-                col.emit(f"x_{n} = u + 1")
+                col.assign(f"x_{n}", ir.bare("+", ir.Name("u"), ir.Const(1)))
             for name, text in self.column_hoist:
-                col.emit(f"{name}n = ({text}) if u < {e_u} else 0")
+                col.assign(f"{name}n", Text(f"({text}) if u < {e_u} else 0"))
         else:
             col.extend(body)
         self.column_hoist = self.tile_hoist = None
         for f in self.crossing:  # the tile's last rows, for the next tile
             for k in range(self.dt):
                 r = self.rows - self.dt + k
-                col.store(self.cell_ref(f, ['new', str(k), 'u']), self.reg(f, r, 0))
+                col.store(self.cell_ref(f, ['new', str(k), 'u']), TileRead(f, r, 0, 0))
         return pre, col
 
     def _prologue(self, b: _Prologue) -> dict:

@@ -18,9 +18,10 @@ threads share one task's rows); the launch allocates those shapes
 
 The table's passes run through :func:`lower` (a task's body) and
 :func:`launch_passes` (its launch) only, so no backend applies one by hand; both
-verify the IR before and after each pass (kernel.verify). Two passes are not in
-the lists yet: guard specialisation and the value type are applied by the
-generators where a body becomes text (see the note above the table).
+verify the IR before and after each pass (kernel.verify). A pass marked
+``functions`` runs over the strategy's device functions too (the register tile's
+``_tile_*`` functions, built by its generator beside the task), each verified
+with its own parameters; the others run over the task alone.
 """
 
 from __future__ import annotations
@@ -28,9 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from dslc.kernel import launch
+from dslc.errors import InternalError
+from dslc.kernel import launch, value_type
 from dslc.kernel.failure_flags import Facts, failure_flags
+from dslc.kernel.guards import specialise
 from dslc.kernel.per_block import per_block
+from dslc.kernel.register_tile import scalar_replace
 # strategies, as Decision records (and explain) name them
 from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
                                       TASK_PER_THREAD, WHOLE_GPU)
@@ -39,13 +43,17 @@ from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PE
 @dataclass(frozen=True)
 class Pass:
     """One pass: its name, the function (``run(ir)``, or ``run(ir, facts)`` where
-    ``facts`` is set: it needs what the generator knows, failure_flags.Facts) and
-    what it does, in one line."""
+    ``facts`` is set: it needs what the generator knows, failure_flags.Facts; or
+    ``run(ir, given)`` where ``needs`` names the input :func:`lower` is given for
+    it) and what it does, in one line. ``functions``: it runs over the strategy's
+    device functions too, not the task alone."""
 
     name: str
     run: Callable
     does: str
     facts: bool = False
+    needs: str = ""
+    functions: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,19 +88,38 @@ BLOCK_PER_TASK = Pass(
     "block per task", launch.block_per_task,
     "the launch's tasks loop becomes the block's number; every thread runs the task, "
     "thread 0 stores its value")
+REGISTER_TILE = Pass(
+    "register tile", scalar_replace,
+    "each read of a table in the tile (its distances back) replaced by the register "
+    "holding it: a row of this tile, or of the previous tile's boundary rows",
+    needs="tile", functions=True)
+GUARDS = Pass(
+    "guard specialisation", specialise,
+    "each guard the box recorded on a cell's code decides (kernel.boxes) replaced by the "
+    "branch it takes; the others stay, tested at run time", functions=True)
+
+
+def _value_type(stmts, given) -> tuple:
+    """kernel.value_type's pass, ``given`` ``(ValueType, float64 infinity, tables)``."""
+    vt, inf, tables = given
+    return value_type.typed(stmts, vt, inf, tables)
+
+
+VALUE_TYPE = Pass(
+    "value type", _value_type,
+    "emit.precision's decision made concrete: infinities, conversions and zeros in "
+    "float32 or float64", needs="value", functions=True)
 # (launch.place: arguments dslc.cuda.placement puts in shared or constant memory are
 # copied there by the block first; applied before a CUDA map's launch passes where
 # any argument is placed, see launch_passes)
 
 # Not yet in the table's pass lists:
-#   guard specialisation: a pass (dslc.kernel.guards) the register tile applies to each of
-#   its device functions as it prints them (emit.tiles; its stream still emits only the
-#   guards kernel.boxes leaves live, because reads are hoisted while cells are emitted);
-#   value-type choice: a pass (dslc.kernel.value_type) over the bodies of the lane packs and
-#   the register tile, with emit.precision's decision as its input, but applied by the
-#   generator where each body becomes text (CpuGenerator.typed: a tile's device functions
-#   are printed while it is generated), not by lower() below.
-# Their places in the table below are marked ``(guards)`` and ``(value type)``.
+#   value-type choice for the CPU strategies: the lane packs' generator applies the pass
+#   (dslc.kernel.value_type) itself (CpuGenerator.typed), marked ``(value type)`` below;
+#   the register tile's strip-mining: its generator still builds the tile's columns
+#   (register shifts, boundary loads and stores, the peeled head, the edge and inner
+#   variants) and emits, where reads are hoisted out of the stream, only the guards
+#   kernel.boxes leaves live; REGISTER_TILE does the scalar replacement, GUARDS the rest.
 
 _TASK_INNERMOST = "per-task storage from the launch, task innermost: T[slot, i, task]"
 
@@ -110,16 +137,17 @@ STRATEGIES = (
                   "launch: a pack of tasks per call of ``lanes``"),
     Strategy("cuda task-per-thread", TASK_PER_THREAD, "cuda",
              "dslc.emit.cuda.CudaGenerator", _TASK_INNERMOST,
-             body=(FAILURE_FLAGS,), launch=(THREAD_PER_TASK,)),
+             body=(VALUE_TYPE, FAILURE_FLAGS), launch=(THREAD_PER_TASK,)),
     Strategy("cuda register-tiled", TASK_PER_THREAD, "cuda",
              "dslc.emit.tiles.TiledGenerator",
              _TASK_INNERMOST + ", and the tile's boundary rows",
-             body=(FAILURE_FLAGS,),  # (guards), (value type): float32 or float64
+             # (its value type: float32 or float64)
+             body=(REGISTER_TILE, GUARDS, VALUE_TYPE, FAILURE_FLAGS),
              launch=(THREAD_PER_TASK,),
              note="the Decision record's ``rows`` is set"),
     Strategy("cuda task-per-block", TASK_PER_BLOCK, "cuda", "dslc.emit.blocks.BlockGenerator",
              "per-task storage from the launch, task outermost: T[task, slot, i]",
-             body=(PER_BLOCK, FAILURE_FLAGS), launch=(BLOCK_PER_TASK,)),
+             body=(VALUE_TYPE, PER_BLOCK, FAILURE_FLAGS), launch=(BLOCK_PER_TASK,)),
     Strategy("cuda whole-GPU wavefront", WHOLE_GPU, "cuda",
              "dslc.emit.wavefront.WavefrontGenerator", "one problem's tables in global memory",
              note="a kernel (or a cooperative launch) per partition, built by its generator; "
@@ -160,12 +188,24 @@ def passes(s: Strategy) -> str:
                      if names)
 
 
-def lower(s: Strategy, body, target: str, known, facts: Facts = Facts()) -> None:
+def lower(s: Strategy, body, target: str, known, facts: Facts = Facts(),
+          functions: tuple = (), **given) -> None:
     """Strategy ``s``'s passes applied to ``body`` (emit.pyexpr ``Lines``) in order,
-    verified before and after each (``known``: the task's parameters)."""
+    verified before and after each (``known``: the task's parameters); a pass marked
+    ``functions`` also to each of ``functions`` (``(Lines, parameters)`` pairs: the
+    strategy's device functions). ``given``: the inputs passes name by ``needs``
+    (``value``: the value type's, see :func:`_value_type`; ``tile``: the register
+    tile's shape, kernel.register_tile.Tile)."""
     for p in s.body:
-        run = (lambda stmts, p=p: p.run(stmts, facts)) if p.facts else p.run
+        run = p.run
+        if p.facts or p.needs:
+            if not p.facts and p.needs not in given:
+                raise InternalError(f"pass {p.name!r} needs {p.needs!r}, not given")
+            arg = facts if p.facts else given[p.needs]
+            run = (lambda stmts, p=p, arg=arg: p.run(stmts, arg))
         body.apply(run, target, known)
+        for fn, params in functions if p.functions else ():
+            fn.apply(run, target, params)
 
 
 def launch_passes(s: Strategy, placed: dict | None = None) -> tuple:

@@ -32,6 +32,7 @@ from __future__ import annotations
 from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.kernel.register_tile import TileRead
 
 _GPU_ONLY = (ir.Strided, ir.Barrier, ir.Shared, ir.ConstArray)
 
@@ -137,7 +138,7 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
                 if scope is not None:
                     scope.add(t)
             case ir.Store(target=t, value=v):
-                if not isinstance(t, ir.Load):
+                if not isinstance(t, (ir.Load, TileRead)):  # (a tile's cell: its register)
                     _body_fail(target, f"a store into {t!r}, not an array element")
                 _reads(t, target, scope)
                 _reads(v, target, scope)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from dataclasses import replace
 
 import pytest
 
@@ -84,3 +85,27 @@ def test_tile_functions_take_the_task_parameters_and_the_prologue_names(case):
     for name, fn in tiles.items():
         assert [a.arg for a in fn.args.args] == expected, name
         assert _free(fn) <= module_names | set(expected), (name, _free(fn) - module_names)
+
+
+def test_every_read_of_the_tiled_group_reaches_the_register_tile_pass(monkeypatch):
+    """The generator leaves where a read is held to the strategy's register-tile pass
+    (kernel.register_tile): each tile function holds its reads as records until that
+    pass, none after it, and the source is the same."""
+    from dslc.kernel import strategies as ks
+    from dslc.kernel.register_tile import reads, scalar_replace
+
+    source, entry, values, kind, request = _cases()[0]
+    plain = ast.dump(_generated(source, entry, values, kind, request))
+    seen = []
+
+    def counted(stmts, tile):
+        seen.append(len(reads(stmts)))
+        out = scalar_replace(stmts, tile)
+        assert not reads(out)
+        return out
+    tiled = ks.strategy("cuda register-tiled")
+    counting = replace(tiled, body=(replace(ks.REGISTER_TILE, run=counted),) + tiled.body[1:])
+    monkeypatch.setattr(ks, "STRATEGIES", tuple(counting if s is tiled else s
+                                                 for s in ks.STRATEGIES))
+    assert ast.dump(_generated(source, entry, values, kind, request)) == plain
+    assert seen[0] == 0 and len(seen) == 4 and min(seen[1:]) > 0, seen  # the task; 3 tiles

@@ -56,8 +56,16 @@ def test_the_cuda_strategies_flag_failures_and_lay_out_their_tasks():
                                      "cuda task-per-block"}
     for s in cuda:
         assert s.body[-1] is ks.FAILURE_FLAGS and len(s.launch) == 1
-    assert ks.strategy("cuda task-per-block").body == (ks.PER_BLOCK, ks.FAILURE_FLAGS)
+    assert ks.strategy("cuda task-per-block").body == (ks.VALUE_TYPE, ks.PER_BLOCK,
+                                                       ks.FAILURE_FLAGS)
+    assert ks.strategy("cuda register-tiled").body == (ks.REGISTER_TILE, ks.GUARDS,
+                                                       ks.VALUE_TYPE, ks.FAILURE_FLAGS)
     assert "\n".join(ks.table()).count("body pass failure flags") == 3
+    assert "\n".join(ks.table()).count("body pass value type") == 3
+    tiled = ks.table().index(next(x for x in ks.table() if x.startswith("cuda register-tiled")))
+    assert [x.split(":")[0] for x in ks.table()[tiled + 1:tiled + 5]] == [
+        "  body pass register tile", "  body pass guard specialisation",
+        "  body pass value type", "  body pass failure flags"]
 
 
 def _checked_body():
@@ -97,9 +105,13 @@ def test_the_failure_flag_pass_reads_the_checks_off_the_records():
 
 def test_explain_prints_the_passes_of_a_decisions_strategy():
     tiled = Decision("f", "cuda", "map", ks.TASK_PER_THREAD, rows=32).lines()
-    assert "  passes: task: failure flags; launch: thread per task" in tiled
+    assert "  passes: task: register tile, guard specialisation, value type, failure flags; " \
+        "launch: thread per task" in tiled
+    plain = Decision("f", "cuda", "map", ks.TASK_PER_THREAD).lines()
+    assert "  passes: task: value type, failure flags; launch: thread per task" in plain
     block = Decision("f", "cuda", "map", ks.TASK_PER_BLOCK).lines()
-    assert "  passes: task: task per block, failure flags; launch: block per task" in block
+    assert "  passes: task: value type, task per block, failure flags; " \
+        "launch: block per task" in block
     assert ks.of_decision("cuda", ks.TASK_PER_THREAD).key == "cuda task-per-thread"
     assert not any("passes" in x for x in Decision("f", "cpu", "call", ks.CPU_PLAIN).lines())
 

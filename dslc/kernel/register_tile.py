@@ -1,0 +1,139 @@
+"""Register tiling's scalar replacement as a pass over a task body's records.
+
+The register-tiled strategy (emit.tiles) strip-mines a group's sweep along one
+dimension ``t`` into tiles of ``rows`` rows and streams along the other, ``u``;
+each thread computes a column of its tile's rows per step. Its generator builds
+the cells of a tile's column with each read of a table in the group as a
+:class:`TileRead`: the table, the tile row the reading cell is in, and the read's
+distances back in ``t`` and ``u`` (uniform and non-negative: the dependence
+analysis proved them). Where such a read is held is this pass's decision
+(:func:`scalar_replace`), from the tile's shape (:class:`Tile`) alone:
+
+* a row of this tile (``row - dt >= 0``): the register ``r_<table>_<row - dt>_<du>``
+  (the column's registers shift one column back per step, as far back as a read
+  reaches);
+* a row of the previous tile: its boundary register ``b_<table>_<k>_<du>``, row
+  ``k = depth + row - dt`` of the last ``depth`` rows the previous tile stored in
+  global memory (loaded a column ahead by the stream).
+
+A cell's own value is written as a store into ``TileRead(table, row, 0, 0)``, which
+the pass makes the assignment of its register; the stores of the tile's last rows
+into the boundary buffer read those registers the same way.
+
+What the generator still builds itself: the column's structure (the register
+shifts, the boundary loads and where the boundary stores go, the column loop and
+its peeled head; emit.tiles ``_column``), so the register names here and there
+are spelled by the same :class:`Tile` methods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from dslc.errors import InternalError
+from dslc.kernel import body as kb
+from dslc.kernel import ir
+
+
+@dataclass(frozen=True)
+class TileRead(ir._Expr):
+    """A read of table ``table`` by a cell in row ``row`` of the tile, ``dt`` rows
+    and ``du`` columns back (the distances of the call, both >= 0). Not printable:
+    the register-tile pass replaces it."""
+
+    table: str
+    row: int
+    dt: int
+    du: int
+
+
+@dataclass(frozen=True)
+class Tile:
+    """The tile's shape: ``rows`` rows a thread holds, ``depth`` the previous
+    tile's last rows kept for the reads across its edge (the largest ``dt``)."""
+
+    rows: int
+    depth: int
+
+    @staticmethod
+    def register(table: str, row: int, back) -> str:
+        """Row ``row`` of this tile, ``back`` columns back."""
+        return f"r_{table}_{row}_{back}"
+
+    @staticmethod
+    def boundary(table: str, k: int, back) -> str:
+        """Row ``k`` of the previous tile's boundary, ``back`` columns back
+        (``n``: the next column's, being loaded)."""
+        return f"b_{table}_{k}_{back}"
+
+    def held(self, r: TileRead) -> ir.Name:
+        """Where read ``r`` is held: a register of this tile or a boundary register."""
+        if not (0 <= r.row < self.rows and r.dt >= 0 and r.du >= 0):
+            raise InternalError(f"a tile read outside the tile: {r!r}")
+        row = r.row - r.dt
+        if row >= 0:
+            return ir.Name(self.register(r.table, row, r.du))
+        if row + self.depth < 0:
+            raise InternalError(f"a tile read past the stored boundary rows: {r!r}")
+        return ir.Name(self.boundary(r.table, self.depth + row, r.du))
+
+
+def scalar_replace(stmts, tile: Tile) -> tuple:
+    """``stmts`` with every :class:`TileRead` replaced by the register holding it."""
+    return tuple(_stmt(s, tile) for s in stmts)
+
+
+def replace_reads(e, tile: Tile):
+    """Expression ``e`` with its tile reads replaced (where a generator still spells
+    an expression as text)."""
+    return _expr(e, tile)
+
+
+def reads(stmts) -> list[TileRead]:
+    """The tile reads left in ``stmts`` (none after the pass)."""
+    found: list = []
+
+    def leaf(e):
+        if isinstance(e, TileRead):
+            found.append(e)
+        return None
+    for s in stmts:
+        _stmt(s, leaf)
+    return found
+
+
+def _stmt(s, tile):
+    def ex(e):
+        return _expr(e, tile)
+    match s:
+        case ir.Store(target=TileRead() as t, value=v) if isinstance(tile, Tile):
+            return ir.Assign(tile.held(t).id, ex(v))  # the cell's own register
+        case ir.Assign(value=v):
+            return replace(s, value=ex(v))
+        case ir.Store(target=t, value=v) | ir.Atomic(target=t, value=v):
+            return replace(s, target=ex(t), value=ex(v))
+        case kb.If():
+            orelse = None if s.orelse is None else scalar_replace(s.orelse, tile)
+            return replace(s, cond=ex(s.cond), body=scalar_replace(s.body, tile), orelse=orelse)
+        case kb.Loop():
+            return replace(s, over=tuple(ex(x) for x in s.over),
+                           body=scalar_replace(s.body, tile))
+        case kb._Block():
+            return replace(s, body=scalar_replace(s.body, tile))
+    return s
+
+
+def _expr(e, tile):
+    """``e`` with its tile reads replaced (``tile``: a :class:`Tile`, or a function
+    of a leaf returning its replacement or None)."""
+    if not isinstance(e, ir._Expr):
+        return e  # (text)
+    if isinstance(e, TileRead):
+        done = tile.held(e) if isinstance(tile, Tile) else tile(e)
+        return e if done is None else done
+    changed = {}
+    for name, v in vars(e).items():
+        new = tuple(_expr(x, tile) for x in v) if isinstance(v, tuple) else _expr(v, tile)
+        if new != v:
+            changed[name] = new
+    return replace(e, **changed) if changed else e
