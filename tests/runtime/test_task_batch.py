@@ -337,24 +337,3 @@ def test_a_query_every_task_reads_is_one_shared_block(monkeypatch):
         engine._interleaved(batch, "t", ids, 32, bases, None)
     assert calls == [32, 70, 32, 32]  # each query's one block, the database once
 
-
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(0, 300), max_size=80))
-def test_counting_order_is_numpys_stable_order(keys):
-    """The counting sort (run here as plain Python) orders as numpy's stable sort."""
-    from dslc.lang.counting import counting_order
-
-    keys = np.array(keys, dtype=np.uint16)
-    out = np.full(len(keys), -1, dtype=np.int64)
-    counting_order(keys, int(keys.max()) if len(keys) else 0, out)
-    assert out.tolist() == np.argsort(keys, kind="stable").tolist()
-
-
-def test_a_million_task_order_is_compiled_and_stable():
-    """Past ``LARGE`` keys the compiled counting sort runs; sizes largest first, ties in
-    task order, as numpy orders them."""
-    from dslc.lang.batch import largest_first
-    from dslc.lang.counting import LARGE
-
-    sizes = np.random.default_rng(3).integers(0, 3000, size=LARGE + 17)
-    assert largest_first(sizes).tolist() == np.argsort(-sizes, kind="stable").tolist()
