@@ -56,6 +56,9 @@ def main() -> None:
                     help="the search reads its database from a FASTA file (Program.load: one "
                          "packed buffer, as `dslc run` reads it) and maps over it; the search's "
                          "time is the read and the map, each also reported")
+    ap.add_argument("--chunk", type=int, default=0,
+                    help="hits traced together, their tables freed before the next chunk "
+                         "(TraceRunner.chunk; 0: dslc.trace.run.chunk_size())")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
 
@@ -95,6 +98,7 @@ def main() -> None:
         out.update({"read_s": round(read, 3), "map_s": round(search - read, 3)})
     for route in args.routes.split(","):
         walk = _route(prog, route, query, db)
+        prog._trace_runner.chunk = args.chunk
         faults, collected = _faults(), _collector_seconds()
         t0, c0 = time.perf_counter(), time.process_time()
         if args.each:
