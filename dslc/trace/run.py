@@ -74,7 +74,8 @@ class TraceRunner:
         the first table of every walk of a chunk filled in one backend call, and each
         walk's tables released once it is walked, so that the next chunk's fill
         reuses their memory instead of touching fresh pages."""
-        size = self.chunk or chunk_size()
+        size = max(1, self.chunk or (chunk_size() if hasattr(self.engine, "tables")
+                                     else len(calls)))  # (without a fill: one chunk)
         out: list = []
         if self.engine is not None:
             keep_freed_memory()
