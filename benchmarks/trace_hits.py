@@ -18,12 +18,15 @@ plan, load and compile on first use; ``planned``: step plans, dslc.trace.plan;
 ``plain``: the walk node by node), each with the CPU seconds of its walks alone
 (``Tracer.derive``: the tables' fill excluded), the steps walked and the walk's CPU
 microseconds per step. Each route also reports the wall milliseconds per hit of each
-part of the alignments (``per_hit_ms``), the minor page faults they took (the fill's
-tables are fresh memory: ``page_faults``) and the seconds Python's cyclic collector
-ran inside them (``collector_s``).
+part of the alignments (``per_hit_ms``), the minor page faults they took (first
+touches of fresh memory, mostly the fill's tables: ``page_faults``) and the seconds
+Python's cyclic collector ran inside them (``collector_s``). The hits are traced a
+chunk at a time, each chunk's tables freed before the next is filled (``--chunk``,
+by default dslc.trace.run.chunk_size(); ``--chunk 100``: every hit's tables filled and
+held together, as before chunks).
 
     python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--each]
-                                    [--routes planned] [--json out.json]
+                                    [--routes planned] [--chunk N] [--json out.json]
 """
 
 from __future__ import annotations
@@ -56,6 +59,9 @@ def main() -> None:
                     help="the search reads its database from a FASTA file (Program.load: one "
                          "packed buffer, as `dslc run` reads it) and maps over it; the search's "
                          "time is the read and the map, each also reported")
+    ap.add_argument("--chunk", type=int, default=0,
+                    help="hits traced together, their tables freed before the next chunk "
+                         "(TraceRunner.chunk; 0: dslc.trace.run.chunk_size())")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
 
@@ -95,6 +101,7 @@ def main() -> None:
         out.update({"read_s": round(read, 3), "map_s": round(search - read, 3)})
     for route in args.routes.split(","):
         walk = _route(prog, route, query, db)
+        prog._trace_runner.chunk = args.chunk
         faults, collected = _faults(), _collector_seconds()
         t0, c0 = time.perf_counter(), time.process_time()
         if args.each:

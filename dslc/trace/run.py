@@ -12,7 +12,10 @@ its sweep computes in one call, as numbers converted cell by cell when read; and
 calls traced together (:meth:`TraceRunner.traces`) have their first tables filled in
 one such call: each call's walk is first run up to the first table it opens (which
 is where a search's entry, ``max(i ... : max(j ... : h(i, j)))``, starts), those
-tables are filled together, then the walks run on them.
+tables are filled together, then the walks run on them. Many calls are traced a chunk
+at a time, and each walk's tables are released once its derivation is made (its
+steps hold every value they read), so that the memory of one chunk's tables is
+reused by the next (:mod:`dslc.trace.memory`) instead of all tables being held.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dslc.interp.tables import Numbers, Task
 from dslc.trace.collector import collector_paused
 from dslc.trace.derive import Derivation, Tracer
 from dslc.trace.fused import FusedInterpreter
+from dslc.trace.memory import keep_freed_memory
 
 
 class _Opened(Exception):
@@ -46,6 +50,7 @@ class TraceRunner:
         ``compiled``: with step plans, a path over tables the CPU backend filled is
         walked by compiled code where its shape allows (:mod:`dslc.trace.jit`)."""
         self.program = program
+        self.chunk = 0  # calls traced together (:meth:`traces`); 0: :func:`chunk_size`
         self.engine_of = engine
         self.engine = fill_with or (engine if getattr(engine, "name", "") != "interp" else None)
         self.tracer = Tracer((FusedInterpreter if planned else Interpreter)(program, globals_),
@@ -58,21 +63,44 @@ class TraceRunner:
     def trace(self, func: str, args: dict, span, final: bool = False) -> Derivation:
         """The derivation of ``func`` at ``args`` (bound, as a backend's ``value``
         takes them); ``final``: the recursive arguments are a map's (the final cell)."""
+        if self.engine is not None:
+            keep_freed_memory()
         with collector_paused():
-            return self._derive(func, args, span, final, self._filler(span, {}))
+            return self._walked(func, args, span, final, {})
 
     def traces(self, func: str, calls: list, span) -> list[Derivation]:
         """The derivations of ``func`` at each ``(args, final)`` of ``calls``
-        (as :meth:`trace`), the first table of every walk filled in one backend call."""
+        (as :meth:`trace`), in chunks of ``chunk`` calls (default :func:`chunk_size`):
+        the first table of every walk of a chunk filled in one backend call, and each
+        walk's tables released once it is walked, so that the next chunk's fill
+        reuses their memory instead of touching fresh pages."""
+        size = max(1, self.chunk or (chunk_size() if hasattr(self.engine, "tables")
+                                     else len(calls)))  # (without a fill: one chunk)
+        out: list = []
+        if self.engine is not None:
+            keep_freed_memory()
         with collector_paused():
-            ready = self._first_tables(func, calls, span)
-            return [self._derive(func, args, span, final, self._filler(span, got))
-                    for (args, final), got in zip(calls, ready)]
+            for at in range(0, len(calls), size):
+                part = calls[at: at + size]
+                ready = self._first_tables(func, part, span)
+                for (args, final), got in zip(part, ready):
+                    out.append(self._walked(func, args, span, final, got))
+                    got.clear()  # (the sweep's tables this walk never opened)
+        return out
 
-    def _derive(self, func, args, span, final, fill) -> Derivation:
+    def _walked(self, func, args, span, final, ready: dict) -> Derivation:
+        """The derivation of one call, its tables released once it is made: its
+        steps hold every value they read, so it needs no table any more."""
+        task = Task(f"trace of {func}")
+        try:
+            return self._derive(func, args, span, final, self._filler(span, ready), task)
+        finally:
+            release(task)
+
+    def _derive(self, func, args, span, final, fill, task=None) -> Derivation:
         interp = self.tracer.interp
         cf = interp.functions[func]
-        task = Task(f"trace of {func}")
+        task = task or Task(f"trace of {func}")
         task.fill = fill
         if not cf.is_table:
             env = dict(args)
@@ -142,6 +170,26 @@ class TraceRunner:
                 ready.update(_keyed(interp, calling, got))
             _give(table, ready.pop(key))
         return fill
+
+
+def chunk_size() -> int:
+    """Calls traced together (:meth:`TraceRunner.traces`): twice the sweeps the
+    backend runs at once (its threads), at least 8, so that sweeps of unequal tables
+    keep every thread busy while the chunk's tables, held until they are walked,
+    stay a few times the threads' worth of memory, reused chunk after chunk."""
+    import numba
+
+    return max(8, 2 * numba.get_num_threads())
+
+
+def release(task) -> None:
+    """Drop the numbers of ``task``'s tables (and of the tables filled with them that
+    were never opened): the cells already read stay, and any other cell read later
+    is computed by the interpreter on demand, as in a table no backend filled."""
+    task.fill = None
+    for table in task.tables.values():
+        if table.numbers is not None:
+            table.numbers, table.whole = None, False
 
 
 def _fillable(table) -> bool:

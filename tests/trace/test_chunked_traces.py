@@ -1,0 +1,68 @@
+"""Many calls traced a chunk at a time (``TraceRunner.chunk``), each walk's tables
+released once its derivation is made (dslc.trace.run): the derivations and
+alignments are those traced all together and the interpreter's, the tables are
+filled one backend call per chunk, and a released table read afterwards (a step
+made when first read, a cell nobody read) still gives the right values (one
+Numba compile: the example's table sweep, shared with test_traces_together)."""
+
+from __future__ import annotations
+
+import pytest
+
+import dslc
+import dslc.cpu.tables
+from dslc.interp.tables import MISSING, demand
+from tests.conftest import EXAMPLES
+
+PAIRS = [("MKVLAAGIVGLLLAGCSSHKEE", "HKKLTIENCPVHELEDEIEKE"),
+         ("HKKLTIENCPVHELEDEIEKE", "MKVLAAGIVGLLLAG"),
+         ("MKVLAAGIVGLL", "MKVLAAGIVGLLLAGCSSHKEEAAGIV"),
+         ("GCSSHKEEAAG", "MKVLAGCSSHKEEAAGIVGLL"),
+         ("HELEDEIEKE", "HKKLTIENCPVHELEDEIEKEMKV")]
+CALLS = [("blosum62", 10, 1, q, r) for q, r in PAIRS]
+
+
+@pytest.fixture(scope="module")
+def programs():
+    path = str(EXAMPLES / "smith_waterman.bio")
+    cpu, interp = dslc.compile(path, backend="cpu"), dslc.compile(path, backend="interp")
+    return cpu, interp, [interp.trace("sw", *c) for c in CALLS]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, len(CALLS)])
+def test_chunks_give_the_derivations_traced_together(programs, monkeypatch, chunk):
+    cpu, interp, want = programs
+    fills = []
+    whole_tables = dslc.cpu.tables.whole_tables
+
+    def counted(cpu_, func, callings, span, description=""):
+        fills.append(len(callings))
+        return whole_tables(cpu_, func, callings, span, description)
+    monkeypatch.setattr(dslc.cpu.tables, "whole_tables", counted)
+    cpu.trace("sw", *CALLS[0])  # (the runner made)
+    fills.clear()
+    cpu._trace_runner.chunk = chunk
+    got = cpu.traces("sw", CALLS)
+    sizes = [min(chunk, len(CALLS) - at) for at in range(0, len(CALLS), chunk)]
+    assert fills == sizes  # one backend call per chunk, each chunk's calls together
+    assert [d.steps for d in got] == [d.steps for d in want]
+    assert [str(cpu.align(d)) for d in got] == [str(interp.align(d)) for d in want]
+    assert all(d.recompute() == [s.value for s in d.steps] for d in got)
+
+
+def test_released_tables_still_read_right_values(programs):
+    """Every table a derivation walked holds no numbers once traced; the steps a
+    compiled walk makes when first read, and any cell read later, are right."""
+    cpu, interp, want = programs
+    cpu.trace("sw", *CALLS[0])
+    cpu._trace_runner.chunk = 2
+    got = cpu.traces("sw", CALLS)
+    tables = [d.steps[1].env["$table"] for d in got]  # (steps[0]: sw, no table)
+    assert all(t.numbers is None for d in got for t in d.steps[1].env["$task"].tables.values())
+    assert [d.steps for d in got] == [d.steps for d in want]  # (the tails made only now)
+    for table, (_, _, _, q, r) in zip(tables, CALLS):
+        calling = {n: table.env[n] for n in table.func.calling_names}
+        fresh = cpu._engine().tables("h", [calling], None)[0]["h"]  # (filled again)
+        for rec in [(len(q), len(r)), (len(q) // 2, 1), (1, len(r) // 2)]:
+            assert table.get(rec) is MISSING or table.get(rec) == fresh.one(fresh.raw[rec])
+            assert demand(table, rec) == fresh.one(fresh.raw[rec])
