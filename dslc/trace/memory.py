@@ -22,13 +22,13 @@ variables, and it does nothing outside glibc.
 from __future__ import annotations
 
 import ctypes
-import os
 import platform
+
+from dslc import settings
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 MMAP_THRESHOLD = 32 << 20  # glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit systems
 TRIM_THRESHOLD = 2 * MMAP_THRESHOLD  # what its dynamic rule pairs with that threshold
-_TUNED = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES")
 _done: list = []
 
 
@@ -41,7 +41,7 @@ def keep_freed_memory() -> bool:
 
 def _set() -> bool:
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc" \
-            or any(v in os.environ for v in _TUNED):
+            or settings.malloc_tuned():
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt
