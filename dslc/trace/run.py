@@ -21,7 +21,7 @@ reused by the next (:mod:`dslc.trace.memory`) instead of all tables being held.
 from __future__ import annotations
 
 from dslc.lang import types as T
-from dslc.errors import DslcError
+from dslc.errors import DslcError, InternalError
 from dslc.interp.compile import Interpreter, _hkey
 from dslc.interp.tables import Numbers, Task
 from dslc.trace.collector import collector_paused
@@ -49,6 +49,8 @@ class TraceRunner:
         ``planned``: walks by step plans (:mod:`dslc.trace.plan`), else the plain walk;
         ``compiled``: with step plans, a path over tables the CPU backend filled is
         walked by compiled code where its shape allows (:mod:`dslc.trace.jit`)."""
+        if globals_ is None:  # (a caller that asked before the script's globals were bound)
+            raise InternalError("a trace runner made without the script's globals")
         self.program = program
         self.chunk = 0  # calls traced together (:meth:`traces`); 0: :func:`chunk_size`
         self.engine_of = engine

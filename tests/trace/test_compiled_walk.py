@@ -25,7 +25,8 @@ def both(prog, func: str, calls: list) -> int:
     """Traces ``calls`` by both routes, checks them equal; the compiled steps walked."""
     got, walked = [], 0
     for compiled in (False, True):
-        runner = TraceRunner(prog.checked, prog._globals, prog._engine(), compiled=compiled)
+        engine = prog._engine()  # (binds the script's globals first)
+        runner = TraceRunner(prog.checked, prog._globals, engine, compiled=compiled)
         prog._trace_runner = runner
         try:
             ds = prog.traces(func, calls)
