@@ -50,6 +50,7 @@ from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
 from dslc.kernel.register_tile import Tile, TileRead, replace_reads
+from dslc.kernel.strip_mine import Stream
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
@@ -314,7 +315,6 @@ class TiledGenerator(CudaGenerator):
         self.interleaved = frozenset(n for n, p in plan.scope.items()
                                      if isinstance(p.type, T.SeqT) and n not in shared_dims)
         self.dt = max([d[self.tdim] for d in self.deltas.values()] + [1])
-        self.tile = Tile(self.rows, self.dt)  # the register-tile pass's input
         self.back: dict[str, int] = {f: 0 for f in g.functions}  # columns read back, per function
         callee = self._callee_of_spans()
         for span, d in self.deltas.items():
@@ -324,6 +324,9 @@ class TiledGenerator(CudaGenerator):
             callee[s] == f and d[self.tdim] > 0 for s, d in self.deltas.items())]
         self.bback = {f: max(d[self.udim] for s, d in self.deltas.items()
                              if callee[s] == f and d[self.tdim] > 0) for f in self.crossing}
+        # the strip-mining and register-tile passes' input
+        self.tile = Tile(self.rows, self.dt, tuple(self.back.items()),
+                         tuple((f, self.bback[f], self.cell_ref(f, [])) for f in self.crossing))
         self.row = 0  # the tile row being generated
         self.box = None  # (t, u) ranges of the code being generated (kernel.boxes)
         self.column_hoist = self.tile_hoist = None  # invariant reads: pending, tile lines
@@ -366,12 +369,6 @@ class TiledGenerator(CudaGenerator):
         # a register of this tile or the previous tile's boundary: the register-tile
         # pass decides (kernel.register_tile)
         return TileRead(func, self.row, dt, du)
-
-    def _kept_inside(self, x: int) -> str:
-        """Column ``x`` of the boundary buffer, clamped into it: a stream shorter
-        than where a column loop starts never uses what was loaded there."""
-        e_u = self.g.extents.names[self.g.functions[0]][self.udim]
-        return f"min({max(x, 0)}, {e_u} + 1)"
 
     def breg(self, func: str, k: int, back) -> str:
         """Row ``k`` of the previous tile's boundary, ``back`` columns back
@@ -585,9 +582,8 @@ class TiledGenerator(CudaGenerator):
         e_u = self.g.extents.names[self.g.functions[0]][self.udim]
         self.row_guarded, self.hoist_from = True, self.rows
         head = Lines()
-        pre, edge = self._column(fused_by_func, lambda r: (r, INF), (0, ku - 1), True, 0)
-        head.extend(pre)
-        head.loop("u", ("0", f"{ku} if {ku} <= {e_u} else {e_u} + 1"), edge)
+        head.nest(self._column(fused_by_func, lambda r: (r, INF), (0, ku - 1), True, 0,
+                               ("0", f"{ku} if {ku} <= {e_u} else {e_u} + 1")))
         return head
 
     def _stream(self, fused_by_func, t_range, ku: int, guarded: bool, hoist_from: int) -> Lines:
@@ -598,9 +594,8 @@ class TiledGenerator(CudaGenerator):
         e_u = self.g.extents.names[self.g.functions[0]][self.udim]
         self.row_guarded, self.hoist_from = guarded, hoist_from
         out = Lines()
-        pre, inner = self._column(fused_by_func, t_range, (ku, INF), guarded, ku, out)
-        out.extend(pre)
-        out.loop("u", (ir.Const(ku), _past(e_u)), inner)
+        out.nest(self._column(fused_by_func, t_range, (ku, INF), guarded, ku,
+                              (ir.Const(ku), _past(e_u)), out))
         return out
 
     def _corner(self) -> tuple[int, int]:
@@ -613,38 +608,19 @@ class TiledGenerator(CudaGenerator):
         return k, k
 
     def _column(self, fused_by_func, t_range, u_range, guarded: bool, first: int,
-                hoist: Lines | None = None) -> tuple[Lines, Lines]:
-        """One step of the stream (``u`` from ``first``) and what goes before
-        its loop: registers shift a column back, then the tile's rows, callees
-        first. ``box`` bounds (t, u) there; ``guarded`` tests each row against
-        the extent (the last tile may be partial).
-
-        Loads are issued a column ahead (software pipelining): the previous
-        tile's boundary values and the hoisted reads of column ``u + 1`` are
-        fetched while column ``u`` computes, because row 0 needs them at once
-        and everything below row 0 waits for row 0."""
+                over: tuple, hoist: Lines | None = None) -> Stream:
+        """The stream's columns ``over`` (``u`` from ``first``) as a
+        :class:`~dslc.kernel.strip_mine.Stream` of one column's rows, callees
+        first: the strip-mining pass builds the loop around them (register
+        shifts, boundary loads a column ahead, the hoisted reads of ``u`` alone,
+        boundary stores). ``box`` bounds (t, u) there; ``guarded`` tests each row
+        against the extent (the last tile may be partial); ``hoist``: where reads
+        of ``t`` alone go (None: nothing is hoisted)."""
         g = self.g
         e_t = g.extents.names[g.functions[0]][self.tdim]
         e_u = g.extents.names[g.functions[0]][self.udim]
-        pre, col = Lines(), Lines()
-        for name in dict.fromkeys(self._u_name(f) for f in g.functions):
-            col.assign(f"x_{name}", ir.Name("u"))
         self.column_hoist = [] if hoist is not None else None
         self.tile_hoist, self.hoisted = hoist, {}
-        for f in g.functions:  # registers move one column back
-            for r in range(self.rows):
-                for c in range(self.back[f], 0, -1):
-                    col.assign(self.reg(f, r, c), ir.Name(self.reg(f, r, c - 1)))
-        column = self._kept_inside
-        for f in self.crossing:  # so do the previous tile's boundary values
-            for k in range(self.dt):
-                for c in range(self.bback[f], 0, -1):
-                    col.assign(self.breg(f, k, c), ir.Name(self.breg(f, k, c - 1)))
-                    pre.assign(self.breg(f, k, c - 1),
-                               self.cell_ref(f, ['old', str(k), column(first - c)]))
-                col.assign(self.breg(f, k, 0), ir.Name(self.breg(f, k, 'n')))
-                pre.assign(self.breg(f, k, 'n'), self.cell_ref(f, ['old', str(k), column(first)]))
-                col.assign(self.breg(f, k, 'n'), self.cell_ref(f, ['old', str(k), 'u + 1']))
         order = [f for f in g.schedule.order if f in g.functions]
         body = Lines()
         for r in range(self.rows):
@@ -662,26 +638,10 @@ class TiledGenerator(CudaGenerator):
             else:
                 body.extend(cell)
         self.box = None
-        if self.column_hoist is not None:  # reads of u alone: fetched a column ahead
-            uname = [self._u_name(f) for f in g.functions]
-            for name, text in self.column_hoist:
-                col.assign(name, ir.Name(f"{name}n"))
-                for n in dict.fromkeys(uname):
-                    pre.assign(f"x_{n}", ir.Const(first))
-                pre.assign(f"{name}n", Text(f"({text}) if {first} <= {e_u} else 0"))
-            col.extend(body)
-            for n in dict.fromkeys(uname):
-                col.assign(f"x_{n}", ir.bare("+", ir.Name("u"), ir.Const(1)))
-            for name, text in self.column_hoist:
-                col.assign(f"{name}n", Text(f"({text}) if u < {e_u} else 0"))
-        else:
-            col.extend(body)
+        hoisted = None if self.column_hoist is None else tuple(self.column_hoist)
         self.column_hoist = self.tile_hoist = None
-        for f in self.crossing:  # the tile's last rows, for the next tile
-            for k in range(self.dt):
-                r = self.rows - self.dt + k
-                col.store(self.cell_ref(f, ['new', str(k), 'u']), TileRead(f, r, 0, 0))
-        return pre, col
+        coords = tuple(f"x_{n}" for n in dict.fromkeys(self._u_name(f) for f in g.functions))
+        return Stream(tuple(body.stmts), first, over, e_u, coords, hoisted)
 
     def _prologue(self, b: _Prologue) -> dict:
         """Requested cell and fused reductions, as in the wavefront task."""

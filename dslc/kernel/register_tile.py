@@ -49,10 +49,17 @@ class TileRead(ir._Expr):
 @dataclass(frozen=True)
 class Tile:
     """The tile's shape: ``rows`` rows a thread holds, ``depth`` the previous
-    tile's last rows kept for the reads across its edge (the largest ``dt``)."""
+    tile's last rows kept for the reads across its edge (the largest ``dt``).
+    For the strip-mining pass (kernel.strip_mine): ``back``, each table of the
+    group with the columns back its reads reach (``(table, du)``, in the group's
+    order); ``crossing``, each table read across the tile's edge with the columns
+    back those reads reach and its boundary buffer's element with the first three
+    dimensions (parity, boundary row, column) left out (``(table, du, Load)``)."""
 
     rows: int
     depth: int
+    back: tuple = ()
+    crossing: tuple = ()
 
     @staticmethod
     def register(table: str, row: int, back) -> str:

@@ -35,6 +35,7 @@ from dslc.kernel.failure_flags import Facts, failure_flags
 from dslc.kernel.guards import specialise
 from dslc.kernel.per_block import per_block
 from dslc.kernel.register_tile import scalar_replace
+from dslc.kernel.strip_mine import strip_mine
 # strategies, as Decision records (and explain) name them
 from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
                                       TASK_PER_THREAD, WHOLE_GPU)
@@ -88,6 +89,11 @@ BLOCK_PER_TASK = Pass(
     "block per task", launch.block_per_task,
     "the launch's tasks loop becomes the block's number; every thread runs the task, "
     "thread 0 stores its value")
+STRIP_MINE = Pass(
+    "strip-mine", strip_mine,
+    "each tile's stream of columns built around one column's rows: register and boundary "
+    "shifts, boundary loads a column ahead, hoisted reads of the column, boundary stores",
+    needs="tile", functions=True)
 REGISTER_TILE = Pass(
     "register tile", scalar_replace,
     "each read of a table in the tile (its distances back) replaced by the register "
@@ -142,7 +148,7 @@ STRATEGIES = (
              "dslc.emit.tiles.TiledGenerator",
              _TASK_INNERMOST + ", and the tile's boundary rows",
              # (its value type: float32 or float64)
-             body=(REGISTER_TILE, GUARDS, VALUE_TYPE, FAILURE_FLAGS),
+             body=(STRIP_MINE, REGISTER_TILE, GUARDS, VALUE_TYPE, FAILURE_FLAGS),
              launch=(THREAD_PER_TASK,),
              note="the Decision record's ``rows`` is set"),
     Strategy("cuda task-per-block", TASK_PER_BLOCK, "cuda", "dslc.emit.blocks.BlockGenerator",

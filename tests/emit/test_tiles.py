@@ -104,7 +104,8 @@ def test_every_read_of_the_tiled_group_reaches_the_register_tile_pass(monkeypatc
         assert not reads(out)
         return out
     tiled = ks.strategy("cuda register-tiled")
-    counting = replace(tiled, body=(replace(ks.REGISTER_TILE, run=counted),) + tiled.body[1:])
+    counting = replace(tiled, body=tuple(replace(p, run=counted) if p is ks.REGISTER_TILE
+                                         else p for p in tiled.body))
     monkeypatch.setattr(ks, "STRATEGIES", tuple(counting if s is tiled else s
                                                  for s in ks.STRATEGIES))
     assert ast.dump(_generated(source, entry, values, kind, request)) == plain

@@ -1,0 +1,118 @@
+"""Register tiling's strip-mining of a tile's stream, as a pass over a task body.
+
+The register-tiled strategy (emit.tiles) cuts a group's sweep along ``t`` into
+tiles of ``rows`` rows and streams each tile along ``u``, a column per step
+(kernel.register_tile's docstring has the picture). The generator builds one
+column's rows (each row's cells, with their reads as ``TileRead`` records) and
+wraps them in a :class:`Stream`: where the column loop starts and ends, the
+column's coordinates and the reads of ``u`` alone it hoisted. This pass builds
+the loop around them from the tile's shape (:class:`~dslc.kernel.register_tile.Tile`)
+alone:
+
+* before the loop, the boundary registers of the stream's first column loaded
+  (the previous tile's last ``depth`` rows, as far back as a read across the
+  tile's edge reaches, ``b_<table>_<k>_<back>``, clamped into the buffer: a
+  stream shorter than where its loop starts never uses them), and the first
+  column's hoisted reads;
+* in each column: the coordinates, every register shifted a column back (as far
+  as some read reaches), the boundary registers too with the next column's
+  loaded a column ahead (software pipelining: row 0 needs them at once), the
+  hoisted reads taken from the column ahead, the rows, the next column's hoisted
+  reads, and the tile's last ``depth`` rows stored into the boundary buffer for
+  the next tile (as stores of ``TileRead`` records: the register-tile pass, run
+  next, names their registers).
+
+The boundary buffer (double-buffered by tile parity: ``old`` is read, ``new``
+written) is each crossing table's storage with three dimensions put first
+(parity, boundary row, column); the generator hands the element with none of
+them (its layout's own, the task's index) in the ``Tile``.
+
+Still the generator's: the rows themselves (each row's coordinate, its row test
+where the tile may be cut short, its box and where the requested cell is kept),
+the tile loop with its inner and edge variants, the peeled head columns, the
+registers' zero starts, and the hoisted reads' values (text).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dslc.kernel import body as kb
+from dslc.kernel import ir, walk
+from dslc.kernel.register_tile import Tile, TileRead
+
+
+@dataclass(frozen=True)
+class Stream(kb._Block):
+    """A tile's columns ``over`` (the loop's bounds, variable ``u``), the first
+    ``first``; ``body``: one column's rows. ``extent``: the extent of ``u`` (the
+    name); ``coords``: the coordinate names set to the column; ``hoisted``: the
+    reads of ``u`` alone fetched a column ahead (``(name, text)``), None where the
+    stream hoists nothing."""
+
+    first: int = 0
+    over: tuple = ()
+    extent: str = ""
+    coords: tuple = ()
+    hoisted: tuple | None = None
+
+    def defines(self) -> tuple:
+        """The names the built loop defines for its rows: the column, its
+        coordinates, the hoisted reads."""
+        return ("u",) + self.coords + tuple(name for name, _ in self.hoisted or ())
+
+    def _levels(self) -> int:
+        return 1 + max(1, kb.levels(self.body))
+
+    def _loops(self) -> int:
+        return 1 + kb.loops(self.body)
+
+
+def strip_mine(stmts, tile: Tile) -> tuple:
+    """``stmts`` with every :class:`Stream` built into its loads and loop."""
+    def stream(s, ex):
+        return _built(s, tile) if isinstance(s, Stream) else None
+    return walk.stmts(stmts, lambda e: e, stream)
+
+
+def _boundary(tile: Tile, base: ir.Load, parity: str, k: int, column) -> ir.Load:
+    """Row ``k`` of a boundary buffer (``parity``: ``old`` or ``new``) at ``column``."""
+    return ir.Load(base.array, (ir.Name(parity), ir.Const(k), column) + base.index, base.space)
+
+
+def _built(s: Stream, tile: Tile) -> tuple:
+    u, end = ir.Name("u"), ir.Name(s.extent)
+
+    def kept(x: int):
+        return ir.Call("min", (ir.Const(max(x, 0)), ir.bare("+", end, ir.Const(1))))
+    def shift(name, at, c):  # register ``name(c)`` takes the one a column nearer
+        return ir.Assign(name(*at, c), ir.Name(name(*at, c - 1 if c != 0 else "n")))
+    pre, col = [], [ir.Assign(c, u) for c in s.coords]
+    for table, back in tile.back:  # registers move one column back
+        for r in range(tile.rows):
+            col += [shift(tile.register, (table, r), c) for c in range(back, 0, -1)]
+    for table, back, base in tile.crossing:  # so do the previous tile's boundary values
+        for k in range(tile.depth):
+            for c in range(back, 0, -1):
+                col.append(shift(tile.boundary, (table, k), c))
+                pre.append(ir.Assign(tile.boundary(table, k, c - 1),
+                                     _boundary(tile, base, "old", k, kept(s.first - c))))
+            col.append(shift(tile.boundary, (table, k), 0))
+            pre.append(ir.Assign(tile.boundary(table, k, "n"),
+                                 _boundary(tile, base, "old", k, kept(s.first))))
+            col.append(ir.Assign(tile.boundary(table, k, "n"),
+                                 _boundary(tile, base, "old", k, ir.bare("+", u, ir.Const(1)))))
+    for name, text in s.hoisted or ():  # reads of u alone: fetched a column ahead
+        col.append(ir.Assign(name, ir.Name(f"{name}n")))
+        pre += [ir.Assign(c, ir.Const(s.first)) for c in s.coords]
+        pre.append(ir.Assign(f"{name}n", ir.Text(f"({text}) if {s.first} <= {s.extent} else 0")))
+    col += s.body
+    if s.hoisted is not None:
+        col += [ir.Assign(c, ir.bare("+", u, ir.Const(1))) for c in s.coords]
+        col += [ir.Assign(f"{name}n", ir.Text(f"({text}) if u < {s.extent} else 0"))
+                for name, text in s.hoisted]
+    for table, _, base in tile.crossing:  # the tile's last rows, for the next tile
+        for k in range(tile.depth):
+            col.append(ir.Store(_boundary(tile, base, "new", k, u),
+                                TileRead(table, tile.rows - tile.depth + k, 0, 0)))
+    return tuple(pre) + (kb.Loop(tuple(col), var="u", over=s.over),)
