@@ -50,7 +50,7 @@ from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
 from dslc.kernel.register_tile import Tile, TileRead, replace_reads
-from dslc.kernel.strip_mine import Stream
+from dslc.kernel.strip_mine import Stream, if_inside
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
@@ -192,7 +192,8 @@ class _TileEmitter(ExprEmitter):
         n = len(b.stmts)
         text = self._read(e, b)
         if len(b.stmts) == n and e.span in self.safe_indexes:
-            return leaf(self.names.gen.hoist_read(e, self.text(text)) or text)
+            name = self.names.gen.hoist_read(e, self.text(text), text)
+            return text if name is None else ir.Name(name)
         return text
 
     def _read(self, e, b):
@@ -396,11 +397,12 @@ class TiledGenerator(CudaGenerator):
         self._guard_chain(tuple(live), 0, em, b, out, f.ret)
         return out
 
-    def hoist_read(self, e, text: str) -> str | None:
-        """A sequence read ``text`` (of ``e``, proved in range) whose index
-        does not change along the stream is read once: per column when it
-        depends on ``u`` alone, per tile row when on ``t`` alone. Only in the
-        interior, where every cell's body runs unconditionally."""
+    def hoist_read(self, e, text: str, value: ir.Expr) -> str | None:
+        """A sequence read ``value`` (of ``e``, proved in range; ``text``: how it
+        prints, what tells two reads the same) whose index does not change along
+        the stream is read once: per column when it depends on ``u`` alone, per
+        tile row when on ``t`` alone. Only in the interior, where every cell's
+        body runs unconditionally. Returns the name holding it."""
         if self.column_hoist is None or self.current is None:
             return None
         used = param_vars(e.index)
@@ -413,15 +415,17 @@ class TiledGenerator(CudaGenerator):
             key = ("u", text)
             if key not in self.hoisted:  # fetched a column ahead (see _column)
                 self.hoisted[key] = f"hv{len(self.hoisted)}"
-                self.column_hoist.append((self.hoisted[key], text))
+                self.column_hoist.append((self.hoisted[key], value))
         elif used == {t} and self.row >= self.hoist_from:
             key = ("t", text, self.row)
             if key not in self.hoisted:
                 self.hoisted[key] = f"hv{len(self.hoisted)}"
                 self.tile_hoist.assign(f"x_{t}", ir.bare("+", ir.Name("t0"), ir.Const(self.row)))
                 e_t = self.g.extents.names[self.g.functions[0]][self.tdim]
-                guard = f" if t0 + {self.row} <= {e_t} else 0" if self.row_guarded else ""
-                self.tile_hoist.assign(self.hoisted[key], Text(f"({text}){guard}"))
+                at = ir.bare("+", ir.Name("t0"), ir.Const(self.row))
+                self.tile_hoist.assign(self.hoisted[key], if_inside(
+                    value, ir.Bin("<=", at, ir.Name(e_t), bare=True) if self.row_guarded
+                    else None))
         else:
             return None
         return self.hoisted[key]

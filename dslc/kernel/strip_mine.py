@@ -47,7 +47,7 @@ class Stream(kb._Block):
     """A tile's columns ``over`` (the loop's bounds, variable ``u``), the first
     ``first``; ``body``: one column's rows. ``extent``: the extent of ``u`` (the
     name); ``coords``: the coordinate names set to the column; ``hoisted``: the
-    reads of ``u`` alone fetched a column ahead (``(name, text)``), None where the
+    reads of ``u`` alone fetched a column ahead (``(name, read)``), None where the
     stream hoists nothing."""
 
     first: int = 0
@@ -80,6 +80,13 @@ def _boundary(tile: Tile, base: ir.Load, parity: str, k: int, column) -> ir.Load
     return ir.Load(base.array, (ir.Name(parity), ir.Const(k), column) + base.index, base.space)
 
 
+def if_inside(read, inside) -> ir.Expr:
+    """A hoisted read ``read``, in parentheses, taken only where ``inside`` holds
+    (0 elsewhere: the read may lie past the sequence there); None: always."""
+    read = ir.Call("", (read,))  # (printed in parentheses)
+    return read if inside is None else ir.Cond(inside, read, ir.Const(0), paren=False)
+
+
 def _built(s: Stream, tile: Tile) -> tuple:
     u, end = ir.Name("u"), ir.Name(s.extent)
 
@@ -102,15 +109,16 @@ def _built(s: Stream, tile: Tile) -> tuple:
                                  _boundary(tile, base, "old", k, kept(s.first))))
             col.append(ir.Assign(tile.boundary(table, k, "n"),
                                  _boundary(tile, base, "old", k, ir.bare("+", u, ir.Const(1)))))
-    for name, text in s.hoisted or ():  # reads of u alone: fetched a column ahead
+    for name, read in s.hoisted or ():  # reads of u alone: fetched a column ahead
         col.append(ir.Assign(name, ir.Name(f"{name}n")))
         pre += [ir.Assign(c, ir.Const(s.first)) for c in s.coords]
-        pre.append(ir.Assign(f"{name}n", ir.Text(f"({text}) if {s.first} <= {s.extent} else 0")))
+        first = ir.Bin("<=", ir.Const(s.first), end, bare=True)
+        pre.append(ir.Assign(f"{name}n", if_inside(read, first)))
     col += s.body
     if s.hoisted is not None:
         col += [ir.Assign(c, ir.bare("+", u, ir.Const(1))) for c in s.coords]
-        col += [ir.Assign(f"{name}n", ir.Text(f"({text}) if u < {s.extent} else 0"))
-                for name, text in s.hoisted]
+        col += [ir.Assign(f"{name}n", if_inside(read, ir.Bin("<", u, end, bare=True)))
+                for name, read in s.hoisted]
     for table, _, base in tile.crossing:  # the tile's last rows, for the next tile
         for k in range(tile.depth):
             col.append(ir.Store(_boundary(tile, base, "new", k, u),

@@ -30,7 +30,7 @@ def _rows() -> tuple:
     return (kb.Cell(row0, (("j", (1, 9)),)), kb.Cell(row1))
 
 
-def _stream(hoisted=(("hv0", "b[x_j]"),)) -> Stream:
+def _stream(hoisted=(("hv0", ir.Load("b", (ir.Name("x_j"),), "global")),)) -> Stream:
     return Stream(_rows(), 1, (ir.Const(1), ir.Name("E_j")), "E_j", ("x_j",), hoisted)
 
 
