@@ -50,7 +50,7 @@ from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
 from dslc.kernel.register_tile import Tile, TileRead, replace_reads
-from dslc.kernel.strip_mine import Stream, if_inside
+from dslc.kernel.strip_mine import Row, Stream, if_inside
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
@@ -630,22 +630,18 @@ class TiledGenerator(CudaGenerator):
         for r in range(self.rows):
             self.row = r
             cell = Lines()
-            for name in dict.fromkeys(self._t_name(f) for f in g.functions):
-                cell.assign(f"x_{name}", ir.bare("+", ir.Name("t0"), ir.Const(r)))
             self.box = (t_range(r), u_range)
             for f in order:
                 box = ((self._t_name(f), self.box[0]), (self._u_name(f), self.box[1]))
                 cell.nest(kb.Cell(tuple(self._cell(f, fused_by_func.get(f, [])).stmts), box))
-            if guarded:
-                body.if_(ir.Bin("<=", ir.bare("+", ir.Name("t0"), ir.Const(r)), ir.Name(e_t),
-                                bare=True), cell)
-            else:
-                body.extend(cell)
+            body.nest(Row(tuple(cell.stmts), r))
         self.box = None
         hoisted = None if self.column_hoist is None else tuple(self.column_hoist)
         self.column_hoist = self.tile_hoist = None
-        coords = tuple(f"x_{n}" for n in dict.fromkeys(self._u_name(f) for f in g.functions))
-        return Stream(tuple(body.stmts), first, over, e_u, coords, hoisted)
+        coords = [tuple(f"x_{n}" for n in dict.fromkeys(name(f) for f in g.functions))
+                  for name in (self._u_name, self._t_name)]
+        return Stream(tuple(body.stmts), first, over, e_u, coords[0], hoisted, coords[1],
+                      guarded, e_t)
 
     def _prologue(self, b: _Prologue) -> dict:
         """Requested cell and fused reductions, as in the wavefront task."""

@@ -43,23 +43,36 @@ from dslc.kernel.register_tile import Tile, TileRead
 
 
 @dataclass(frozen=True)
+class Row(kb._Group):
+    """The cells of row ``index`` of the tile in one column (callees first)."""
+
+    index: int = 0
+
+
+@dataclass(frozen=True)
 class Stream(kb._Block):
     """A tile's columns ``over`` (the loop's bounds, variable ``u``), the first
-    ``first``; ``body``: one column's rows. ``extent``: the extent of ``u`` (the
-    name); ``coords``: the coordinate names set to the column; ``hoisted``: the
-    reads of ``u`` alone fetched a column ahead (``(name, read)``), None where the
-    stream hoists nothing."""
+    ``first``; ``body``: one column's rows (:class:`Row`). ``extent``: the extent
+    of ``u`` (the name); ``coords``: the coordinate names set to the column;
+    ``hoisted``: the reads of ``u`` alone fetched a column ahead (``(name,
+    read)``), None where the stream hoists nothing; ``row_coords``: the names set
+    to a row's ``t`` (``t0 + index``); ``guarded``: the tile may be cut short, so
+    each row is tested against ``t``'s extent ``row_extent``."""
 
     first: int = 0
     over: tuple = ()
     extent: str = ""
     coords: tuple = ()
     hoisted: tuple | None = None
+    row_coords: tuple = ()
+    guarded: bool = False
+    row_extent: str = ""
 
     def defines(self) -> tuple:
         """The names the built loop defines for its rows: the column, its
-        coordinates, the hoisted reads."""
-        return ("u",) + self.coords + tuple(name for name, _ in self.hoisted or ())
+        coordinates and a row's, the hoisted reads."""
+        return ("u",) + self.coords + self.row_coords + \
+            tuple(name for name, _ in self.hoisted or ())
 
     def _levels(self) -> int:
         return 1 + max(1, kb.levels(self.body))
@@ -114,7 +127,7 @@ def _built(s: Stream, tile: Tile) -> tuple:
         pre += [ir.Assign(c, ir.Const(s.first)) for c in s.coords]
         first = ir.Bin("<=", ir.Const(s.first), end, bare=True)
         pre.append(ir.Assign(f"{name}n", if_inside(read, first)))
-    col += s.body
+    col += [x for row in s.body for x in _row(s, row)]
     if s.hoisted is not None:
         col += [ir.Assign(c, ir.bare("+", u, ir.Const(1))) for c in s.coords]
         col += [ir.Assign(f"{name}n", if_inside(read, ir.Bin("<", u, end, bare=True)))
@@ -124,3 +137,13 @@ def _built(s: Stream, tile: Tile) -> tuple:
             col.append(ir.Store(_boundary(tile, base, "new", k, u),
                                 TileRead(table, tile.rows - tile.depth + k, 0, 0)))
     return tuple(pre) + (kb.Loop(tuple(col), var="u", over=s.over),)
+
+
+def _row(s: Stream, row: Row) -> tuple:
+    """A row's coordinates and cells, tested against the extent where the tile may
+    be cut short."""
+    at = ir.bare("+", ir.Name("t0"), ir.Const(row.index))
+    cells = tuple(ir.Assign(c, at) for c in s.row_coords) + row.body
+    if not s.guarded:
+        return cells
+    return (kb.If(cells, ir.Bin("<=", at, ir.Name(s.row_extent), bare=True)),)

@@ -10,7 +10,7 @@ from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir, walk
 from dslc.kernel.register_tile import Tile, TileRead, reads, scalar_replace
-from dslc.kernel.strip_mine import Stream, strip_mine
+from dslc.kernel.strip_mine import Row, Stream, strip_mine
 from dslc.kernel.verify import verify_body
 from dslc.targets.printer import CudaPrinter
 
@@ -27,14 +27,16 @@ def _rows() -> tuple:
             ir.Store(TileRead("h", 0, 0, 0), ir.Name("v")))
     row1 = (ir.Assign("w", ir.Bin("+", TileRead("h", 1, 1, 1), ir.Name("x_j"), paren=True)),
             ir.Store(TileRead("h", 1, 0, 0), ir.Name("w")))
-    return (kb.Cell(row0, (("j", (1, 9)),)), kb.Cell(row1))
+    return (Row((kb.Cell(row0, (("j", (1, 9)),)),), 0), Row((kb.Cell(row1),), 1))
 
 
-def _stream(hoisted=(("hv0", ir.Load("b", (ir.Name("x_j"),), "global")),)) -> Stream:
-    return Stream(_rows(), 1, (ir.Const(1), ir.Name("E_j")), "E_j", ("x_j",), hoisted)
+def _stream(hoisted=(("hv0", ir.Load("b", (ir.Name("x_j"),), "global")),),
+            guarded=False) -> Stream:
+    return Stream(_rows(), 1, (ir.Const(1), ir.Name("E_j")), "E_j", ("x_j",), hoisted,
+                  ("x_i",), guarded, "E_i")
 
 
-KNOWN = ["E_j", "tid", "T_h", "old", "new", "r_h_0_0", "r_h_1_0", "r_h_0_1", "r_h_1_1",
+KNOWN = ["E_j", "E_i", "t0", "tid", "T_h", "old", "new", "r_h_0_0", "r_h_1_0", "r_h_0_1", "r_h_1_1",
          "b_h_0_0", "b_h_0_1", "b_h_0_n"]
 
 
@@ -60,15 +62,24 @@ def test_the_stream_is_built_into_its_loads_and_column_loop():
         "    b_h_0_0 = b_h_0_n",
         "    b_h_0_n = T_h[old, 0, u + 1, tid]",
         "    hv0 = hv0n",
+        "    x_i = t0 + 0",
         "    v = (b_h_0_1 + hv0)",
         "    r_h_0_0 = v",
+        "    x_i = t0 + 1",
         "    w = (r_h_0_1 + x_j)",
         "    r_h_1_0 = w",
         "    x_j = u + 1",
         "    hv0n = (b[x_j]) if u < E_j else 0",
         "    T_h[new, 0, u, tid] = r_h_1_0",
     ]
-    assert done[-1].body[7].box == (("j", (1, 9)),)  # the guard pass's boxes stay
+    assert done[-1].body[8].box == (("j", (1, 9)),)  # the guard pass's boxes stay
+
+
+def test_the_rows_of_a_tile_that_may_be_cut_short_are_tested():
+    done = scalar_replace(strip_mine((_stream(guarded=True),), TILE), TILE)
+    tests = [s for s in done[-1].body if isinstance(s, kb.If)]
+    assert [CudaPrinter().task_text((t,), 0).splitlines()[:2] for t in tests] == [
+        ["if t0 + 0 <= E_i:", "    x_i = t0 + 0"], ["if t0 + 1 <= E_i:", "    x_i = t0 + 1"]]
 
 
 def test_a_stream_that_hoists_nothing_has_no_next_column_coordinates():
@@ -77,8 +88,9 @@ def test_a_stream_that_hoists_nothing_has_no_next_column_coordinates():
 
 
 def test_a_row_reading_a_name_its_stream_does_not_define_is_refused():
-    bad = Stream((ir.Assign("v", ir.Name("x_i")),), 0, (ir.Name("E_j"),), "E_j", ("x_j",))
-    with pytest.raises(InternalError, match="x_i read before"):
+    bad = Stream((Row((ir.Assign("v", ir.Name("x_k")),)),), 0, (ir.Name("E_j"),), "E_j",
+                 ("x_j",), None, ("x_i",))
+    with pytest.raises(InternalError, match="x_k read before"):
         verify_body((bad,), "cuda", KNOWN)
 
 
