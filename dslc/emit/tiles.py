@@ -50,7 +50,7 @@ from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
 from dslc.kernel.register_tile import Tile, TileRead, replace_reads
-from dslc.kernel.strip_mine import Row, Stream, if_inside
+from dslc.kernel.strip_mine import Row, Start, Stream, if_inside
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
@@ -371,11 +371,6 @@ class TiledGenerator(CudaGenerator):
         # pass decides (kernel.register_tile)
         return TileRead(func, self.row, dt, du)
 
-    def breg(self, func: str, k: int, back) -> str:
-        """Row ``k`` of the previous tile's boundary, ``back`` columns back
-        (``n``: the next column's, being loaded)."""
-        return Tile.boundary(func, k, back)
-
     def write(self, g, func, xs):
         """The cell itself (no distance back): the register-tile pass makes the
         store into it an assignment of its register."""
@@ -534,18 +529,7 @@ class TiledGenerator(CudaGenerator):
         own locals: a tile reads no column before the stream's first, so none is
         live across tiles; the task's result and reductions go in and out."""
         out = Lines()
-        out.assign("new", ir.bare("%", ir.Bin("//", ir.Name("t0"), ir.Const(self.rows),
-                                              paren=True), ir.Const(2)))
-        out.assign("old", ir.bare("-", ir.Const(1), ir.Name("new")))
-        for f in self.g.functions:
-            for r in range(self.rows):
-                for c in range(self.back[f] + 1):
-                    if self.reg(f, r, c) not in handed:
-                        out.assign(self.reg(f, r, c), self.pr.ir_zero())
-        for f in self.crossing:
-            for k in range(self.dt):
-                for c in ["n"] + list(range(self.bback[f] + 1)):
-                    out.assign(self.breg(f, k, c), self.pr.ir_zero())
+        out.nest(Start(tuple(handed)))  # (the strip-mining pass: parity, registers' zeros)
         taken = [x for x in result if x not in handed] + list(handed)
         if head is not None:
             out.emit(f"{', '.join(taken)} = {head}({', '.join(params)})")

@@ -43,6 +43,20 @@ from dslc.kernel.register_tile import Tile, TileRead
 
 
 @dataclass(frozen=True)
+class Start:
+    """The start of a tile's device function: the tile's parity (``new`` the
+    boundary buffer it writes, ``old`` the one it reads) and a zero in every
+    register but those ``handed`` in by the peeled head columns' call."""
+
+    handed: tuple = ()
+    levels = 1
+    loops = 0
+
+    def defines(self) -> tuple:
+        return ("new", "old")
+
+
+@dataclass(frozen=True)
 class Row(kb._Group):
     """The cells of row ``index`` of the tile in one column (callees first)."""
 
@@ -82,10 +96,25 @@ class Stream(kb._Block):
 
 
 def strip_mine(stmts, tile: Tile) -> tuple:
-    """``stmts`` with every :class:`Stream` built into its loads and loop."""
+    """``stmts`` with every :class:`Stream` built into its loads and loop, every
+    :class:`Start` into the parity and the registers' zeros."""
     def stream(s, ex):
+        if isinstance(s, Start):
+            return _start(s, tile)
         return _built(s, tile) if isinstance(s, Stream) else None
     return walk.stmts(stmts, lambda e: e, stream)
+
+
+def _start(s: Start, tile: Tile) -> tuple:
+    t0, new = ir.Name("t0"), ir.Name("new")
+    parity = ir.bare("%", ir.Bin("//", t0, ir.Const(tile.rows), paren=True), ir.Const(2))
+    out = [ir.Assign("new", parity), ir.Assign("old", ir.bare("-", ir.Const(1), new))]
+    registers = [tile.register(table, r, c) for table, back in tile.back
+                 for r in range(tile.rows) for c in range(back + 1)]
+    registers += [tile.boundary(table, k, c) for table, back, _ in tile.crossing
+                  for k in range(tile.depth) for c in ["n"] + list(range(back + 1))]
+    out += [ir.Assign(name, ir.ValueZero()) for name in registers if name not in s.handed]
+    return tuple(out)
 
 
 def _boundary(tile: Tile, base: ir.Load, parity: str, k: int, column) -> ir.Load:

@@ -33,7 +33,7 @@ from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.register_tile import TileRead
-from dslc.kernel.strip_mine import Row, Stream
+from dslc.kernel.strip_mine import Row, Start, Stream
 
 _GPU_ONLY = (ir.Strided, ir.Barrier, ir.Shared, ir.ConstArray)
 
@@ -174,6 +174,9 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
                       _with(scope, var))
             case Stream():  # (a tile's column loop, before the strip-mining pass)
                 _body(s.body, target, bound, divergent, _with(scope, *s.defines()))
+            case Start():  # (a tile function's parity and registers: their reads are
+                if scope is not None:  # tile reads until the register-tile pass)
+                    scope.update(s.defines())
             case Row():  # (its rows)
                 _body(s.body, target, bound, divergent, _with(scope))
             case kb.OneThread():

@@ -10,7 +10,7 @@ from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir, walk
 from dslc.kernel.register_tile import Tile, TileRead, reads, scalar_replace
-from dslc.kernel.strip_mine import Row, Stream, strip_mine
+from dslc.kernel.strip_mine import Row, Start, Stream, strip_mine
 from dslc.kernel.verify import verify_body
 from dslc.targets.printer import CudaPrinter
 
@@ -80,6 +80,18 @@ def test_the_rows_of_a_tile_that_may_be_cut_short_are_tested():
     tests = [s for s in done[-1].body if isinstance(s, kb.If)]
     assert [CudaPrinter().task_text((t,), 0).splitlines()[:2] for t in tests] == [
         ["if t0 + 0 <= E_i:", "    x_i = t0 + 0"], ["if t0 + 1 <= E_i:", "    x_i = t0 + 1"]]
+
+
+def test_a_tile_function_starts_with_its_parity_and_zero_registers_but_those_handed_in():
+    """Every register the tile's shape has (rows by columns back, the boundary rows
+    with the one loaded ahead) starts at the value type's zero, but those the head
+    columns hand over; the body reads them only after the pass."""
+    done = verify_body(strip_mine((Start(("r_h_1_1",)),), TILE), "cuda", ["t0"])
+    assert CudaPrinter().task_text(done[:2], 0).splitlines() == [
+        "new = (t0 // 2) % 2", "old = 1 - new"]
+    assert [s.target for s in done[2:]] == [
+        "r_h_0_0", "r_h_0_1", "r_h_1_0", "r_e_0_0", "r_e_1_0", "b_h_0_n", "b_h_0_0", "b_h_0_1"]
+    assert {s.value for s in done[2:]} == {ir.ValueZero()}
 
 
 def test_a_stream_that_hoists_nothing_has_no_next_column_coordinates():
