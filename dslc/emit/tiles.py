@@ -50,7 +50,7 @@ from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
 from dslc.kernel.register_tile import Tile, TileRead, replace_reads
-from dslc.kernel.strip_mine import Row, Start, Stream, if_inside
+from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, if_inside
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
@@ -491,16 +491,8 @@ class TiledGenerator(CudaGenerator):
         if head is not None:
             self.tile_functions.append(
                 self._device_function("_tile_head", params, head, state + handed))
-        lhs = f"{', '.join(state)} = " if state else ""
-        tile = b.child()
-        for k, (name, test, *_) in enumerate(variants):
-            call = b.child()
-            call.emit(f"{lhs}{name}({', '.join(params)})")
-            if test is None:
-                tile.else_(call)
-            else:
-                tile.if_(test, call)
-        b.loop("t0", (ir.Const(0), _past(e_t), ir.Const(self.rows)), tile)
+        b.nest(Tiles(tuple((name, test) for name, test, *_ in variants), tuple(params),
+                     tuple(state), e_t))  # (built by the strip-mining pass)
         b.extend(tail)
         return self.module_source(self._args(), b), self._args()
 

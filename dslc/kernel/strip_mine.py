@@ -37,9 +37,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir, walk
 from dslc.kernel.register_tile import Tile, TileRead
+
+
+@dataclass(frozen=True)
+class Tiles:
+    """The task's loop over its tiles (``t0`` from 0 past ``t``'s extent ``extent``,
+    a tile's rows a step), each tile run by the first of ``variants`` (``(device
+    function, test)``: an ``if`` each, the one with no test the last ``else``)
+    called with ``params`` and assigning ``state`` (the requested cell's value and
+    the fused reductions' accumulators it carries from tile to tile)."""
+
+    variants: tuple
+    params: tuple
+    state: tuple
+    extent: str
+    levels = 3
+    loops = 1
 
 
 @dataclass(frozen=True)
@@ -101,8 +118,25 @@ def strip_mine(stmts, tile: Tile) -> tuple:
     def stream(s, ex):
         if isinstance(s, Start):
             return _start(s, tile)
+        if isinstance(s, Tiles):
+            return _tiles(s, tile)
         return _built(s, tile) if isinstance(s, Stream) else None
     return walk.stmts(stmts, lambda e: e, stream)
+
+
+def _tiles(s: Tiles, tile: Tile) -> kb.Loop:
+    lhs = f"{', '.join(s.state)} = " if s.state else ""
+    chosen: list = []
+    for name, test in s.variants:
+        call = (kb.Line(f"{lhs}{name}({', '.join(s.params)})"),)
+        if test is not None:
+            chosen.append(kb.If(call, test))
+        elif not chosen or not isinstance(chosen[-1], kb.If):
+            raise InternalError("a tile variant's else with no test before it")
+        else:
+            chosen[-1] = chosen[-1].with_else(call)
+    over = (ir.Const(0), ir.bare("+", ir.Name(s.extent), ir.Const(1)), ir.Const(tile.rows))
+    return kb.Loop(tuple(chosen), var="t0", over=over)
 
 
 def _start(s: Start, tile: Tile) -> tuple:

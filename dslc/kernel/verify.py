@@ -33,7 +33,7 @@ from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.register_tile import TileRead
-from dslc.kernel.strip_mine import Row, Start, Stream
+from dslc.kernel.strip_mine import Row, Start, Stream, Tiles
 
 _GPU_ONLY = (ir.Strided, ir.Barrier, ir.Shared, ir.ConstArray)
 
@@ -177,6 +177,9 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
             case Start():  # (a tile function's parity and registers: their reads are
                 if scope is not None:  # tile reads until the register-tile pass)
                     scope.update(s.defines())
+            case Tiles(variants=variants):  # (the task's tile loop, before the pass)
+                for _, test in variants:
+                    _reads(test, target, _with(scope, "t0"))
             case Row():  # (its rows)
                 _body(s.body, target, bound, divergent, _with(scope))
             case kb.OneThread():

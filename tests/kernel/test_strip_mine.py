@@ -10,7 +10,7 @@ from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir, walk
 from dslc.kernel.register_tile import Tile, TileRead, reads, scalar_replace
-from dslc.kernel.strip_mine import Row, Start, Stream, strip_mine
+from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, strip_mine
 from dslc.kernel.verify import verify_body
 from dslc.targets.printer import CudaPrinter
 
@@ -92,6 +92,23 @@ def test_a_tile_function_starts_with_its_parity_and_zero_registers_but_those_han
     assert [s.target for s in done[2:]] == [
         "r_h_0_0", "r_h_0_1", "r_h_1_0", "r_e_0_0", "r_e_1_0", "b_h_0_n", "b_h_0_0", "b_h_0_1"]
     assert {s.value for s in done[2:]} == {ir.ValueZero()}
+
+
+def test_the_task_runs_each_tile_by_the_first_variant_whose_test_holds():
+    inner = ir.Bin(">=", ir.Name("t0"), ir.Const(1), bare=True)
+    tiles = Tiles((("_tile_inner", inner), ("_tile_edge", None)), ("a", "t0"), ("res",), "E_i")
+    done = verify_body(strip_mine((tiles,), TILE), "cuda", ["a", "E_i", "res"])
+    assert CudaPrinter().task_text(done, 0).splitlines() == [
+        "for t0 in range(0, E_i + 1, 2):",
+        "    if t0 >= 1:",
+        "        res = _tile_inner(a, t0)",
+        "    else:",
+        "        res = _tile_edge(a, t0)"]
+    with pytest.raises(InternalError, match="else with no test"):
+        strip_mine((Tiles((("_tile_edge", None),), (), (), "E_i"),), TILE)
+    with pytest.raises(InternalError, match="q_0 read before"):
+        verify_body((Tiles((("_tile_inner", ir.Name("q_0")),), (), (), "E_i"),), "cuda",
+                    ["E_i"])
 
 
 def test_a_stream_that_hoists_nothing_has_no_next_column_coordinates():
