@@ -27,14 +27,16 @@ distances alone.
 (the query of a database search: no divergence at the tile's last rows), else
 the first. ``R`` defaults to :data:`ROWS` (``DSLC_CUDA_TILE`` overrides).
 
-The generator builds the strip-mined sweep (the tile loop, its inner and edge
-variants, the peeled head columns, each column's register shifts and boundary
-traffic) as device functions beside the task (``_tile_*``), with every read of
-the group as a ``kernel.register_tile.TileRead`` (the call's distances back) and
-every guard as an ``if`` inside a cell whose box is recorded. The strategy's
-passes (kernel.strategies, run by ``lower()`` over the task and those functions)
-then do the rest: the register tile's scalar replacement (which register holds
-each read), guard specialisation over the boxes and the value type.
+The generator builds one column's rows of each part of the sweep (the inner and
+edge variants, the peeled head columns) as device functions beside the task
+(``_tile_*``), with every read of the group as a ``kernel.register_tile.TileRead``
+(the call's distances back) and every guard as an ``if`` inside a cell whose box
+is recorded, and records the structure around them (kernel.strip_mine ``Stream``,
+``Row``, ``Start``, ``Tiles``). The strategy's passes (kernel.strategies, run by
+``lower()`` over the task and those functions) then do the rest: the
+strip-mining (the tile and column loops, register and boundary shifts, boundary
+loads and stores, row tests), the register tile's scalar replacement (which
+register holds each read), guard specialisation over the boxes and the value type.
 """
 
 from __future__ import annotations

@@ -20,10 +20,10 @@ A cell's own value is written as a store into ``TileRead(table, row, 0, 0)``, wh
 the pass makes the assignment of its register; the stores of the tile's last rows
 into the boundary buffer read those registers the same way.
 
-What the generator still builds itself: the column's structure (the register
-shifts, the boundary loads and where the boundary stores go, the column loop and
-its peeled head; emit.tiles ``_column``), so the register names here and there
-are spelled by the same :class:`Tile` methods.
+The column's structure around the rows (the register shifts, the boundary loads
+and stores, the column loop) is the strip-mining pass's (kernel.strip_mine), run
+first: it spells the register names with the same :class:`Tile` methods, and its
+boundary stores are stores of tile reads this pass names.
 """
 
 from __future__ import annotations

@@ -122,10 +122,11 @@ VALUE_TYPE = Pass(
 # Not yet in the table's pass lists:
 #   value-type choice for the CPU strategies: the lane packs' generator applies the pass
 #   (dslc.kernel.value_type) itself (CpuGenerator.typed), marked ``(value type)`` below;
-#   the register tile's strip-mining: its generator still builds the tile's columns
-#   (register shifts, boundary loads and stores, the peeled head, the edge and inner
-#   variants) and emits, where reads are hoisted out of the stream, only the guards
-#   kernel.boxes leaves live; REGISTER_TILE does the scalar replacement, GUARDS the rest.
+#   the register tile's rows: its generator still builds each row's cells (their box,
+#   hoisted reads, the requested cell's capture), the variants' tests and the peeled head,
+#   and emits, where reads are hoisted out of the stream, only the guards kernel.boxes
+#   leaves live; STRIP_MINE builds the loops around them, REGISTER_TILE does the scalar
+#   replacement, GUARDS the rest.
 
 _TASK_INNERMOST = "per-task storage from the launch, task innermost: T[slot, i, task]"
 

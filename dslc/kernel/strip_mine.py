@@ -17,7 +17,9 @@ alone:
 * in each column: the coordinates, every register shifted a column back (as far
   as some read reaches), the boundary registers too with the next column's
   loaded a column ahead (software pipelining: row 0 needs them at once), the
-  hoisted reads taken from the column ahead, the rows, the next column's hoisted
+  hoisted reads taken from the column ahead, the rows (each :class:`Row` with its
+  ``t`` coordinate, tested against ``t``'s extent where the tile may be cut
+  short), the next column's hoisted
   reads, and the tile's last ``depth`` rows stored into the boundary buffer for
   the next tile (as stores of ``TileRead`` records: the register-tile pass, run
   next, names their registers).
@@ -27,10 +29,15 @@ written) is each crossing table's storage with three dimensions put first
 (parity, boundary row, column); the generator hands the element with none of
 them (its layout's own, the task's index) in the ``Tile``.
 
-Still the generator's: the rows themselves (each row's coordinate, its row test
-where the tile may be cut short, its box and where the requested cell is kept),
-the tile loop with its inner and edge variants, the peeled head columns, the
-registers' zero starts, and the hoisted reads' values (text).
+Two more records: a tile function's :class:`Start` (its parity and every
+register's zero but those the peeled head hands in) and the task's
+:class:`Tiles` (the loop over tiles, each run by the first variant whose test
+holds).
+
+Still the generator's: each row's cells (its box for the guard pass, which reads
+it hoists, decided while a cell's expression is emitted, and whether it may keep
+the requested cell), which variants there are and their tests, the peeled head
+columns, and the head call and the functions' returns (text lines).
 """
 
 from __future__ import annotations
