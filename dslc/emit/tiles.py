@@ -318,6 +318,8 @@ class TiledGenerator(CudaGenerator):
         self.interleaved = frozenset(n for n, p in plan.scope.items()
                                      if isinstance(p.type, T.SeqT) and n not in shared_dims)
         self.dt = max([d[self.tdim] for d in self.deltas.values()] + [1])
+        if self.dt > self.rows:  # only the previous tile's last rows are kept
+            raise NotCompilable(f"a read {self.dt} rows back, past a tile of {self.rows}")
         self.back: dict[str, int] = {f: 0 for f in g.functions}  # columns read back, per function
         callee = self._callee_of_spans()
         for span, d in self.deltas.items():
