@@ -565,9 +565,11 @@ class TiledGenerator(CudaGenerator):
         bite): row ``r`` is at least ``x_t = r``, and tested against the extent."""
         e_u = self.g.extents.names[self.g.functions[0]][self.udim]
         self.row_guarded, self.hoist_from = True, self.rows
+        end = ir.Cond(ir.Bin("<=", ir.Const(ku), ir.Name(e_u), bare=True), ir.Const(ku),
+                      _past(e_u), paren=False)  # (the stream may be shorter)
         head = Lines()
         head.nest(self._column(fused_by_func, lambda r: (r, INF), (0, ku - 1), True, 0,
-                               ("0", f"{ku} if {ku} <= {e_u} else {e_u} + 1")))
+                               (ir.Const(0), end)))
         return head
 
     def _stream(self, fused_by_func, t_range, ku: int, guarded: bool, hoist_from: int) -> Lines:
