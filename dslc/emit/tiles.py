@@ -464,21 +464,15 @@ class TiledGenerator(CudaGenerator):
             self.storage.append((f, [L.Const(2), L.Const(self.dt),
                                      L.Add(L.Var(g.extents.names[f0][self.udim]), L.Const(2))]))
         kt, ku = self._corner()
-        # (name, test, rows' t ranges, guarded, first row whose t-only reads are hoisted):
-        # in an edge tile row r is x_t = r (the first tile) or past the corner (the last)
-        t0, last = ir.Name("t0"), ir.bare("+", ir.Name("t0"), ir.Const(self.rows - 1))
-        inner = ir.bare("and", ir.Bin(">=", t0, ir.Const(kt), bare=True),
-                        ir.Bin("<=", last, ir.Name(e_t), bare=True))
-        if self.plan.kind == "cell":  # the requested cell's tile: an edge tile keeps it
-            q = ir.Name(f"q_{self.tdim}")
-            inner = ir.bare("and", inner, ir.bare("or", ir.Bin("<", q, t0, bare=True),
-                                                  ir.Bin(">", q, last, bare=True)))
-        variants = [("_tile_inner", inner, lambda r: (kt, INF), False, 0),
-                    ("_tile_edge", None, lambda r: (r, INF), True, kt)]
+        # (name, rows' t ranges, guarded, first row whose t-only reads are hoisted): in
+        # an edge tile row r is x_t = r (the first tile) or past the corner (the last);
+        # which tiles are inner is the strip-mining pass's test (kernel.strip_mine.Tiles)
+        variants = [("_tile_inner", lambda r: (kt, INF), False, 0),
+                    ("_tile_edge", lambda r: (r, INF), True, kt)]
         # the peeled columns: one copy for every tile, each row tested (once a tile)
         head = self._head(fused_by_func, ku) if ku else None
         streams = []
-        for name, _, t_range, guarded, hoist_from in variants:
+        for name, t_range, guarded, hoist_from in variants:
             self.capturing = name != "_tile_inner"
             streams.append(self._stream(fused_by_func, t_range, ku, guarded, hoist_from))
         self.capturing = True
@@ -495,8 +489,8 @@ class TiledGenerator(CudaGenerator):
         if head is not None:
             self.tile_functions.append(
                 self._device_function("_tile_head", params, head, state + handed))
-        b.nest(Tiles(tuple((name, test) for name, test, *_ in variants), tuple(params),
-                     tuple(state), e_t))  # (built by the strip-mining pass)
+        kept = f"q_{self.tdim}" if self.plan.kind == "cell" else None  # (edge tiles keep it)
+        b.nest(Tiles("_tile_inner", "_tile_edge", tuple(params), tuple(state), e_t, kt, kept))
         b.extend(tail)
         return self.module_source(self._args(), b), self._args()
 

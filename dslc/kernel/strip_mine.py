@@ -31,20 +31,20 @@ them (its layout's own, the task's index) in the ``Tile``.
 
 Two more records: a tile function's :class:`Start` (its parity and every
 register's zero but those the peeled head hands in) and the task's
-:class:`Tiles` (the loop over tiles, each run by the first variant whose test
-holds).
+:class:`Tiles` (the loop over tiles, each run by the inner variant where it
+lies wholly in the interior and does not hold the requested cell, else by the
+edge variant).
 
 Still the generator's: each row's cells (its box for the guard pass, which reads
 it hoists, decided while a cell's expression is emitted, and whether it may keep
-the requested cell), which variants there are and their tests, the peeled head
-columns, and the head call and the functions' returns (text lines).
+the requested cell), the variants' rows and where the interior starts (the
+corner), the peeled head columns, and the head call and the functions' returns (text lines).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir, walk
 from dslc.kernel.register_tile import Tile, TileRead
@@ -52,18 +52,28 @@ from dslc.kernel.register_tile import Tile, TileRead
 
 @dataclass(frozen=True)
 class Tiles:
-    """The task's loop over its tiles (``t0`` from 0 past ``t``'s extent ``extent``,
-    a tile's rows a step), each tile run by the first of ``variants`` (``(device
-    function, test)``: an ``if`` each, the one with no test the last ``else``)
-    called with ``params`` and assigning ``state`` (the requested cell's value and
+    """The task's loop over its tiles (``t0`` from 0 past ``t``'s extent
+    ``extent``, a tile's rows a step). A tile wholly inside the interior (from row
+    ``corner``, where no guard of ``t`` bites, to the extent) runs the ``inner``
+    device function, whose rows test nothing; any other (the first, a partial
+    last) the ``edge`` one. Where a requested cell is kept (its ``t`` coordinate
+    the name ``kept``), its tile is an edge tile: only those keep it. Each is
+    called with ``params`` and assigns ``state`` (the requested cell's value and
     the fused reductions' accumulators it carries from tile to tile)."""
 
-    variants: tuple
+    inner: str
+    edge: str
     params: tuple
     state: tuple
     extent: str
+    corner: int
+    kept: str | None = None
     levels = 3
     loops = 1
+
+    def reads(self) -> tuple:
+        """The names its test reads besides ``t0`` (for the verifier)."""
+        return (self.extent,) + ((self.kept,) if self.kept else ())
 
 
 @dataclass(frozen=True)
@@ -132,18 +142,18 @@ def strip_mine(stmts, tile: Tile) -> tuple:
 
 
 def _tiles(s: Tiles, tile: Tile) -> kb.Loop:
+    t0 = ir.Name("t0")
+    last = ir.bare("+", t0, ir.Const(tile.rows - 1))
+    inside = ir.bare("and", ir.Bin(">=", t0, ir.Const(s.corner), bare=True),
+                     ir.Bin("<=", last, ir.Name(s.extent), bare=True))
+    if s.kept is not None:
+        q = ir.Name(s.kept)
+        inside = ir.bare("and", inside, ir.bare("or", ir.Bin("<", q, t0, bare=True),
+                                                ir.Bin(">", q, last, bare=True)))
     lhs = f"{', '.join(s.state)} = " if s.state else ""
-    chosen: list = []
-    for name, test in s.variants:
-        call = (kb.Line(f"{lhs}{name}({', '.join(s.params)})"),)
-        if test is not None:
-            chosen.append(kb.If(call, test))
-        elif not chosen or not isinstance(chosen[-1], kb.If):
-            raise InternalError("a tile variant's else with no test before it")
-        else:
-            chosen[-1] = chosen[-1].with_else(call)
+    inner, edge = ((kb.Line(f"{lhs}{name}({', '.join(s.params)})"),) for name in (s.inner, s.edge))
     over = (ir.Const(0), ir.bare("+", ir.Name(s.extent), ir.Const(1)), ir.Const(tile.rows))
-    return kb.Loop(tuple(chosen), var="t0", over=over)
+    return kb.Loop((kb.If(inner, inside, edge),), var="t0", over=over)
 
 
 def _start(s: Start, tile: Tile) -> tuple:

@@ -177,9 +177,9 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
             case Start():  # (a tile function's parity and registers: their reads are
                 if scope is not None:  # tile reads until the register-tile pass)
                     scope.update(s.defines())
-            case Tiles(variants=variants):  # (the task's tile loop, before the pass)
-                for _, test in variants:
-                    _reads(test, target, _with(scope, "t0"))
+            case Tiles():  # (the task's tile loop, before the pass)
+                for name in s.reads():
+                    _reads(ir.Name(name), target, scope)
             case Row():  # (its rows)
                 _body(s.body, target, bound, divergent, _with(scope))
             case kb.OneThread():

@@ -94,21 +94,23 @@ def test_a_tile_function_starts_with_its_parity_and_zero_registers_but_those_han
     assert {s.value for s in done[2:]} == {ir.ValueZero()}
 
 
-def test_the_task_runs_each_tile_by_the_first_variant_whose_test_holds():
-    inner = ir.Bin(">=", ir.Name("t0"), ir.Const(1), bare=True)
-    tiles = Tiles((("_tile_inner", inner), ("_tile_edge", None)), ("a", "t0"), ("res",), "E_i")
+def test_a_tile_in_the_interior_runs_the_inner_variant_any_other_the_edge_one():
+    """Inner: from the corner (row 1) to the extent, two rows a tile; where a cell is
+    requested, its tile (row q_0) is an edge tile, which keeps it."""
+    tiles = Tiles("_tile_inner", "_tile_edge", ("a", "t0"), ("res",), "E_i", 1)
     done = verify_body(strip_mine((tiles,), TILE), "cuda", ["a", "E_i", "res"])
     assert CudaPrinter().task_text(done, 0).splitlines() == [
         "for t0 in range(0, E_i + 1, 2):",
-        "    if t0 >= 1:",
+        "    if t0 >= 1 and t0 + 1 <= E_i:",
         "        res = _tile_inner(a, t0)",
         "    else:",
         "        res = _tile_edge(a, t0)"]
-    with pytest.raises(InternalError, match="else with no test"):
-        strip_mine((Tiles((("_tile_edge", None),), (), (), "E_i"),), TILE)
+    kept = Tiles("_tile_inner", "_tile_edge", (), (), "E_i", 0, "q_0")
+    done = verify_body(strip_mine((kept,), TILE), "cuda", ["E_i", "q_0"])
+    assert CudaPrinter().task_text(done, 0).splitlines()[1] == \
+        "    if t0 >= 0 and t0 + 1 <= E_i and (q_0 < t0 or q_0 > t0 + 1):"
     with pytest.raises(InternalError, match="q_0 read before"):
-        verify_body((Tiles((("_tile_inner", ir.Name("q_0")),), (), (), "E_i"),), "cuda",
-                    ["E_i"])
+        verify_body((kept,), "cuda", ["E_i"])
 
 
 def test_a_stream_that_hoists_nothing_has_no_next_column_coordinates():
