@@ -55,7 +55,7 @@ from dslc.kernel.register_tile import Tile, TileRead, replace_reads
 from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, if_inside
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
-from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
+from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable
 from dslc.kernel.boxes import INF, constants, live_guards
 from dslc import settings
 from dslc.poly import loopir as L
