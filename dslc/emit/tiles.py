@@ -360,9 +360,6 @@ class TiledGenerator(CudaGenerator):
             return f"n_{self.scope_name(t.seq)}"
         return super()._extent_expr(f, k)
 
-    def reg(self, func: str, row: int, back: int) -> str:
-        return Tile.register(func, row, back)
-
     def read(self, func, args, span=None):
         if func not in self.g.functions or span not in self.deltas:
             raise NotCompilable(f"a read of {func} outside the tiled group")
@@ -481,7 +478,7 @@ class TiledGenerator(CudaGenerator):
         params = self._tile_params(b)
         state = (["res"] if self.plan.kind == "cell" else []) + \
             [f"acc{k}" for k in range(len(self.plan.fused))]
-        handed = self._handed() if head is not None else []
+        handed = list(self.tile.handed()) if head is not None else []
         self.tile_functions = [
             self._device_function(name, params, stream, state, handed,
                                   "_tile_head" if head is not None else None)
@@ -505,12 +502,6 @@ class TiledGenerator(CudaGenerator):
             planned = planned[:-1] + [storage_param(FAIL)] + planned[-1:]
         self.planned_params = planned
         return list(dict.fromkeys(planned + prologue.assigned + ["t0"]))
-
-    def _handed(self) -> list[str]:
-        """Registers the peeled columns hand to the stream: those a column reads
-        back (the boundary values and hoisted reads are loaded again)."""
-        return [self.reg(f, r, c) for f in self.g.functions for r in range(self.rows)
-                for c in range(self.back[f])]
 
     def _device_function(self, name: str, params: list[str], body: Lines, result: list[str],
                          handed: list[str] = (), head: str | None = None) -> "_Function":

@@ -72,6 +72,12 @@ class Tile:
         (``n``: the next column's, being loaded)."""
         return f"b_{table}_{k}_{back}"
 
+    def handed(self) -> tuple:
+        """Registers the peeled head columns hand to the stream: those a column
+        reads back (the boundary values and hoisted reads are loaded again)."""
+        return tuple(self.register(table, r, c) for table, back in self.back
+                     for r in range(self.rows) for c in range(back))
+
     def held(self, r: TileRead) -> ir.Name:
         """Where read ``r`` is held: a register of this tile or a boundary register."""
         if not (0 <= r.row < self.rows and r.dt >= 0 and r.du >= 0):

@@ -86,6 +86,7 @@ def test_a_tile_function_starts_with_its_parity_and_zero_registers_but_those_han
     """Every register the tile's shape has (rows by columns back, the boundary rows
     with the one loaded ahead) starts at the value type's zero, but those the head
     columns hand over; the body reads them only after the pass."""
+    assert TILE.handed() == ("r_h_0_0", "r_h_1_0")  # (h read a column back)
     done = verify_body(strip_mine((Start(("r_h_1_1",)),), TILE), "cuda", ["t0"])
     assert CudaPrinter().task_text(done[:2], 0).splitlines() == [
         "new = (t0 // 2) % 2", "old = 1 - new"]
