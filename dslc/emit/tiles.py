@@ -27,14 +27,16 @@ distances alone.
 (the query of a database search: no divergence at the tile's last rows), else
 the first. ``R`` defaults to :data:`ROWS` (``DSLC_CUDA_TILE`` overrides).
 
-The generator builds the strip-mined sweep (the tile loop, its inner and edge
-variants, the peeled head columns, each column's register shifts and boundary
-traffic) as device functions beside the task (``_tile_*``), with every read of
-the group as a ``kernel.register_tile.TileRead`` (the call's distances back) and
-every guard as an ``if`` inside a cell whose box is recorded. The strategy's
-passes (kernel.strategies, run by ``lower()`` over the task and those functions)
-then do the rest: the register tile's scalar replacement (which register holds
-each read), guard specialisation over the boxes and the value type.
+The generator builds one column's rows of each part of the sweep (the inner and
+edge variants, the peeled head columns) as device functions beside the task
+(``_tile_*``), with every read of the group as a ``kernel.register_tile.TileRead``
+(the call's distances back) and every guard as an ``if`` inside a cell whose box
+is recorded, and records the structure around them (kernel.strip_mine ``Stream``,
+``Row``, ``Start``, ``Tiles``). The strategy's passes (kernel.strategies, run by
+``lower()`` over the task and those functions) then do the rest: the
+strip-mining (the tile and column loops, register and boundary shifts, boundary
+loads and stores, row tests), the register tile's scalar replacement (which
+register holds each read), guard specialisation over the boxes and the value type.
 """
 
 from __future__ import annotations
@@ -50,9 +52,10 @@ from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
 from dslc.kernel.register_tile import Tile, TileRead, replace_reads
+from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, if_inside
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
-from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, leaf
+from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable
 from dslc.kernel.boxes import INF, constants, live_guards
 from dslc import settings
 from dslc.poly import loopir as L
@@ -191,7 +194,8 @@ class _TileEmitter(ExprEmitter):
         n = len(b.stmts)
         text = self._read(e, b)
         if len(b.stmts) == n and e.span in self.safe_indexes:
-            return leaf(self.names.gen.hoist_read(e, self.text(text)) or text)
+            name = self.names.gen.hoist_read(e, self.text(text), text)
+            return text if name is None else ir.Name(name)
         return text
 
     def _read(self, e, b):
@@ -314,7 +318,8 @@ class TiledGenerator(CudaGenerator):
         self.interleaved = frozenset(n for n, p in plan.scope.items()
                                      if isinstance(p.type, T.SeqT) and n not in shared_dims)
         self.dt = max([d[self.tdim] for d in self.deltas.values()] + [1])
-        self.tile = Tile(self.rows, self.dt)  # the register-tile pass's input
+        if self.dt > self.rows:  # only the previous tile's last rows are kept
+            raise NotCompilable(f"a read {self.dt} rows back, past a tile of {self.rows}")
         self.back: dict[str, int] = {f: 0 for f in g.functions}  # columns read back, per function
         callee = self._callee_of_spans()
         for span, d in self.deltas.items():
@@ -324,6 +329,9 @@ class TiledGenerator(CudaGenerator):
             callee[s] == f and d[self.tdim] > 0 for s, d in self.deltas.items())]
         self.bback = {f: max(d[self.udim] for s, d in self.deltas.items()
                              if callee[s] == f and d[self.tdim] > 0) for f in self.crossing}
+        # the strip-mining and register-tile passes' input
+        self.tile = Tile(self.rows, self.dt, tuple(self.back.items()),
+                         tuple((f, self.bback[f], self.cell_ref(f, [])) for f in self.crossing))
         self.row = 0  # the tile row being generated
         self.box = None  # (t, u) ranges of the code being generated (kernel.boxes)
         self.column_hoist = self.tile_hoist = None  # invariant reads: pending, tile lines
@@ -352,9 +360,6 @@ class TiledGenerator(CudaGenerator):
             return f"n_{self.scope_name(t.seq)}"
         return super()._extent_expr(f, k)
 
-    def reg(self, func: str, row: int, back: int) -> str:
-        return Tile.register(func, row, back)
-
     def read(self, func, args, span=None):
         if func not in self.g.functions or span not in self.deltas:
             raise NotCompilable(f"a read of {func} outside the tiled group")
@@ -366,17 +371,6 @@ class TiledGenerator(CudaGenerator):
         # a register of this tile or the previous tile's boundary: the register-tile
         # pass decides (kernel.register_tile)
         return TileRead(func, self.row, dt, du)
-
-    def _kept_inside(self, x: int) -> str:
-        """Column ``x`` of the boundary buffer, clamped into it: a stream shorter
-        than where a column loop starts never uses what was loaded there."""
-        e_u = self.g.extents.names[self.g.functions[0]][self.udim]
-        return f"min({max(x, 0)}, {e_u} + 1)"
-
-    def breg(self, func: str, k: int, back) -> str:
-        """Row ``k`` of the previous tile's boundary, ``back`` columns back
-        (``n``: the next column's, being loaded)."""
-        return Tile.boundary(func, k, back)
 
     def write(self, g, func, xs):
         """The cell itself (no distance back): the register-tile pass makes the
@@ -399,11 +393,12 @@ class TiledGenerator(CudaGenerator):
         self._guard_chain(tuple(live), 0, em, b, out, f.ret)
         return out
 
-    def hoist_read(self, e, text: str) -> str | None:
-        """A sequence read ``text`` (of ``e``, proved in range) whose index
-        does not change along the stream is read once: per column when it
-        depends on ``u`` alone, per tile row when on ``t`` alone. Only in the
-        interior, where every cell's body runs unconditionally."""
+    def hoist_read(self, e, text: str, value: ir.Expr) -> str | None:
+        """A sequence read ``value`` (of ``e``, proved in range; ``text``: how it
+        prints, what tells two reads the same) whose index does not change along
+        the stream is read once: per column when it depends on ``u`` alone, per
+        tile row when on ``t`` alone. Only in the interior, where every cell's
+        body runs unconditionally. Returns the name holding it."""
         if self.column_hoist is None or self.current is None:
             return None
         used = param_vars(e.index)
@@ -416,15 +411,17 @@ class TiledGenerator(CudaGenerator):
             key = ("u", text)
             if key not in self.hoisted:  # fetched a column ahead (see _column)
                 self.hoisted[key] = f"hv{len(self.hoisted)}"
-                self.column_hoist.append((self.hoisted[key], text))
+                self.column_hoist.append((self.hoisted[key], value))
         elif used == {t} and self.row >= self.hoist_from:
             key = ("t", text, self.row)
             if key not in self.hoisted:
                 self.hoisted[key] = f"hv{len(self.hoisted)}"
                 self.tile_hoist.assign(f"x_{t}", ir.bare("+", ir.Name("t0"), ir.Const(self.row)))
                 e_t = self.g.extents.names[self.g.functions[0]][self.tdim]
-                guard = f" if t0 + {self.row} <= {e_t} else 0" if self.row_guarded else ""
-                self.tile_hoist.assign(self.hoisted[key], Text(f"({text}){guard}"))
+                at = ir.bare("+", ir.Name("t0"), ir.Const(self.row))
+                self.tile_hoist.assign(self.hoisted[key], if_inside(
+                    value, ir.Bin("<=", at, ir.Name(e_t), bare=True) if self.row_guarded
+                    else None))
         else:
             return None
         return self.hoisted[key]
@@ -464,21 +461,15 @@ class TiledGenerator(CudaGenerator):
             self.storage.append((f, [L.Const(2), L.Const(self.dt),
                                      L.Add(L.Var(g.extents.names[f0][self.udim]), L.Const(2))]))
         kt, ku = self._corner()
-        # (name, test, rows' t ranges, guarded, first row whose t-only reads are hoisted):
-        # in an edge tile row r is x_t = r (the first tile) or past the corner (the last)
-        t0, last = ir.Name("t0"), ir.bare("+", ir.Name("t0"), ir.Const(self.rows - 1))
-        inner = ir.bare("and", ir.Bin(">=", t0, ir.Const(kt), bare=True),
-                        ir.Bin("<=", last, ir.Name(e_t), bare=True))
-        if self.plan.kind == "cell":  # the requested cell's tile: an edge tile keeps it
-            q = ir.Name(f"q_{self.tdim}")
-            inner = ir.bare("and", inner, ir.bare("or", ir.Bin("<", q, t0, bare=True),
-                                                  ir.Bin(">", q, last, bare=True)))
-        variants = [("_tile_inner", inner, lambda r: (kt, INF), False, 0),
-                    ("_tile_edge", None, lambda r: (r, INF), True, kt)]
+        # (name, rows' t ranges, guarded, first row whose t-only reads are hoisted): in
+        # an edge tile row r is x_t = r (the first tile) or past the corner (the last);
+        # which tiles are inner is the strip-mining pass's test (kernel.strip_mine.Tiles)
+        variants = [("_tile_inner", lambda r: (kt, INF), False, 0),
+                    ("_tile_edge", lambda r: (r, INF), True, kt)]
         # the peeled columns: one copy for every tile, each row tested (once a tile)
         head = self._head(fused_by_func, ku) if ku else None
         streams = []
-        for name, _, t_range, guarded, hoist_from in variants:
+        for name, t_range, guarded, hoist_from in variants:
             self.capturing = name != "_tile_inner"
             streams.append(self._stream(fused_by_func, t_range, ku, guarded, hoist_from))
         self.capturing = True
@@ -487,7 +478,7 @@ class TiledGenerator(CudaGenerator):
         params = self._tile_params(b)
         state = (["res"] if self.plan.kind == "cell" else []) + \
             [f"acc{k}" for k in range(len(self.plan.fused))]
-        handed = self._handed() if head is not None else []
+        handed = list(self.tile.handed()) if head is not None else []
         self.tile_functions = [
             self._device_function(name, params, stream, state, handed,
                                   "_tile_head" if head is not None else None)
@@ -495,16 +486,8 @@ class TiledGenerator(CudaGenerator):
         if head is not None:
             self.tile_functions.append(
                 self._device_function("_tile_head", params, head, state + handed))
-        lhs = f"{', '.join(state)} = " if state else ""
-        tile = b.child()
-        for k, (name, test, *_) in enumerate(variants):
-            call = b.child()
-            call.emit(f"{lhs}{name}({', '.join(params)})")
-            if test is None:
-                tile.else_(call)
-            else:
-                tile.if_(test, call)
-        b.loop("t0", (ir.Const(0), _past(e_t), ir.Const(self.rows)), tile)
+        kept = f"q_{self.tdim}" if self.plan.kind == "cell" else None  # (edge tiles keep it)
+        b.nest(Tiles("_tile_inner", "_tile_edge", tuple(params), tuple(state), e_t, kt, kept))
         b.extend(tail)
         return self.module_source(self._args(), b), self._args()
 
@@ -520,12 +503,6 @@ class TiledGenerator(CudaGenerator):
         self.planned_params = planned
         return list(dict.fromkeys(planned + prologue.assigned + ["t0"]))
 
-    def _handed(self) -> list[str]:
-        """Registers the peeled columns hand to the stream: those a column reads
-        back (the boundary values and hoisted reads are loaded again)."""
-        return [self.reg(f, r, c) for f in self.g.functions for r in range(self.rows)
-                for c in range(self.back[f])]
-
     def _device_function(self, name: str, params: list[str], body: Lines, result: list[str],
                          handed: list[str] = (), head: str | None = None) -> "_Function":
         """A part of a tile as a device function: ``body``, after calling ``head``
@@ -533,18 +510,7 @@ class TiledGenerator(CudaGenerator):
         own locals: a tile reads no column before the stream's first, so none is
         live across tiles; the task's result and reductions go in and out."""
         out = Lines()
-        out.assign("new", ir.bare("%", ir.Bin("//", ir.Name("t0"), ir.Const(self.rows),
-                                              paren=True), ir.Const(2)))
-        out.assign("old", ir.bare("-", ir.Const(1), ir.Name("new")))
-        for f in self.g.functions:
-            for r in range(self.rows):
-                for c in range(self.back[f] + 1):
-                    if self.reg(f, r, c) not in handed:
-                        out.assign(self.reg(f, r, c), self.pr.ir_zero())
-        for f in self.crossing:
-            for k in range(self.dt):
-                for c in ["n"] + list(range(self.bback[f] + 1)):
-                    out.assign(self.breg(f, k, c), self.pr.ir_zero())
+        out.nest(Start(tuple(handed)))  # (the strip-mining pass: parity, registers' zeros)
         taken = [x for x in result if x not in handed] + list(handed)
         if head is not None:
             out.emit(f"{', '.join(taken)} = {head}({', '.join(params)})")
@@ -584,10 +550,11 @@ class TiledGenerator(CudaGenerator):
         bite): row ``r`` is at least ``x_t = r``, and tested against the extent."""
         e_u = self.g.extents.names[self.g.functions[0]][self.udim]
         self.row_guarded, self.hoist_from = True, self.rows
+        end = ir.Cond(ir.Bin("<=", ir.Const(ku), ir.Name(e_u), bare=True), ir.Const(ku),
+                      _past(e_u), paren=False)  # (the stream may be shorter)
         head = Lines()
-        pre, edge = self._column(fused_by_func, lambda r: (r, INF), (0, ku - 1), True, 0)
-        head.extend(pre)
-        head.loop("u", ("0", f"{ku} if {ku} <= {e_u} else {e_u} + 1"), edge)
+        head.nest(self._column(fused_by_func, lambda r: (r, INF), (0, ku - 1), True, 0,
+                               (ir.Const(0), end)))
         return head
 
     def _stream(self, fused_by_func, t_range, ku: int, guarded: bool, hoist_from: int) -> Lines:
@@ -598,9 +565,8 @@ class TiledGenerator(CudaGenerator):
         e_u = self.g.extents.names[self.g.functions[0]][self.udim]
         self.row_guarded, self.hoist_from = guarded, hoist_from
         out = Lines()
-        pre, inner = self._column(fused_by_func, t_range, (ku, INF), guarded, ku, out)
-        out.extend(pre)
-        out.loop("u", (ir.Const(ku), _past(e_u)), inner)
+        out.nest(self._column(fused_by_func, t_range, (ku, INF), guarded, ku,
+                              (ir.Const(ku), _past(e_u)), out))
         return out
 
     def _corner(self) -> tuple[int, int]:
@@ -613,75 +579,36 @@ class TiledGenerator(CudaGenerator):
         return k, k
 
     def _column(self, fused_by_func, t_range, u_range, guarded: bool, first: int,
-                hoist: Lines | None = None) -> tuple[Lines, Lines]:
-        """One step of the stream (``u`` from ``first``) and what goes before
-        its loop: registers shift a column back, then the tile's rows, callees
-        first. ``box`` bounds (t, u) there; ``guarded`` tests each row against
-        the extent (the last tile may be partial).
-
-        Loads are issued a column ahead (software pipelining): the previous
-        tile's boundary values and the hoisted reads of column ``u + 1`` are
-        fetched while column ``u`` computes, because row 0 needs them at once
-        and everything below row 0 waits for row 0."""
+                over: tuple, hoist: Lines | None = None) -> Stream:
+        """The stream's columns ``over`` (``u`` from ``first``) as a
+        :class:`~dslc.kernel.strip_mine.Stream` of one column's rows, callees
+        first: the strip-mining pass builds the loop around them (register
+        shifts, boundary loads a column ahead, the hoisted reads of ``u`` alone,
+        boundary stores). ``box`` bounds (t, u) there; ``guarded`` tests each row
+        against the extent (the last tile may be partial); ``hoist``: where reads
+        of ``t`` alone go (None: nothing is hoisted)."""
         g = self.g
         e_t = g.extents.names[g.functions[0]][self.tdim]
         e_u = g.extents.names[g.functions[0]][self.udim]
-        pre, col = Lines(), Lines()
-        for name in dict.fromkeys(self._u_name(f) for f in g.functions):
-            col.assign(f"x_{name}", ir.Name("u"))
         self.column_hoist = [] if hoist is not None else None
         self.tile_hoist, self.hoisted = hoist, {}
-        for f in g.functions:  # registers move one column back
-            for r in range(self.rows):
-                for c in range(self.back[f], 0, -1):
-                    col.assign(self.reg(f, r, c), ir.Name(self.reg(f, r, c - 1)))
-        column = self._kept_inside
-        for f in self.crossing:  # so do the previous tile's boundary values
-            for k in range(self.dt):
-                for c in range(self.bback[f], 0, -1):
-                    col.assign(self.breg(f, k, c), ir.Name(self.breg(f, k, c - 1)))
-                    pre.assign(self.breg(f, k, c - 1),
-                               self.cell_ref(f, ['old', str(k), column(first - c)]))
-                col.assign(self.breg(f, k, 0), ir.Name(self.breg(f, k, 'n')))
-                pre.assign(self.breg(f, k, 'n'), self.cell_ref(f, ['old', str(k), column(first)]))
-                col.assign(self.breg(f, k, 'n'), self.cell_ref(f, ['old', str(k), 'u + 1']))
         order = [f for f in g.schedule.order if f in g.functions]
         body = Lines()
         for r in range(self.rows):
             self.row = r
             cell = Lines()
-            for name in dict.fromkeys(self._t_name(f) for f in g.functions):
-                cell.assign(f"x_{name}", ir.bare("+", ir.Name("t0"), ir.Const(r)))
             self.box = (t_range(r), u_range)
             for f in order:
                 box = ((self._t_name(f), self.box[0]), (self._u_name(f), self.box[1]))
                 cell.nest(kb.Cell(tuple(self._cell(f, fused_by_func.get(f, [])).stmts), box))
-            if guarded:
-                body.if_(ir.Bin("<=", ir.bare("+", ir.Name("t0"), ir.Const(r)), ir.Name(e_t),
-                                bare=True), cell)
-            else:
-                body.extend(cell)
+            body.nest(Row(tuple(cell.stmts), r))
         self.box = None
-        if self.column_hoist is not None:  # reads of u alone: fetched a column ahead
-            uname = [self._u_name(f) for f in g.functions]
-            for name, text in self.column_hoist:
-                col.assign(name, ir.Name(f"{name}n"))
-                for n in dict.fromkeys(uname):
-                    pre.assign(f"x_{n}", ir.Const(first))
-                pre.assign(f"{name}n", Text(f"({text}) if {first} <= {e_u} else 0"))
-            col.extend(body)
-            for n in dict.fromkeys(uname):
-                col.assign(f"x_{n}", ir.bare("+", ir.Name("u"), ir.Const(1)))
-            for name, text in self.column_hoist:
-                col.assign(f"{name}n", Text(f"({text}) if u < {e_u} else 0"))
-        else:
-            col.extend(body)
+        hoisted = None if self.column_hoist is None else tuple(self.column_hoist)
         self.column_hoist = self.tile_hoist = None
-        for f in self.crossing:  # the tile's last rows, for the next tile
-            for k in range(self.dt):
-                r = self.rows - self.dt + k
-                col.store(self.cell_ref(f, ['new', str(k), 'u']), TileRead(f, r, 0, 0))
-        return pre, col
+        coords = [tuple(f"x_{n}" for n in dict.fromkeys(name(f) for f in g.functions))
+                  for name in (self._u_name, self._t_name)]
+        return Stream(tuple(body.stmts), first, over, e_u, coords[0], hoisted, coords[1],
+                      guarded, e_t)
 
     def _prologue(self, b: _Prologue) -> dict:
         """Requested cell and fused reductions, as in the wavefront task."""

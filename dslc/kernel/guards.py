@@ -15,22 +15,21 @@ from dataclasses import replace
 
 from dslc.kernel.boxes import decide
 from dslc.kernel import body as kb
+from dslc.kernel import walk
 
 
 def specialise(stmts, box: dict | None = None) -> tuple:
     """``stmts`` with the guards decided inside every recorded box dropped
     (``box``: the box the statements lie in, None outside any)."""
-    out: list = []
-    for s in stmts:
+    def decided(s, ex):  # (kernel.walk: any other statement is walked into as it is)
         if isinstance(s, kb.Cell) and s.box is not None:
-            out.append(replace(s, body=specialise(s.body, dict(s.box))))
-        elif isinstance(s, kb.If):
-            out += _if(s, box)
-        elif isinstance(s, kb._Block):
-            out.append(replace(s, body=specialise(s.body, box)))
-        else:
-            out.append(s)
-    return tuple(out)
+            return replace(s, body=specialise(s.body, dict(s.box)))
+        return tuple(_if(s, box)) if isinstance(s, kb.If) else None
+    return walk.stmts(stmts, _same, decided)
+
+
+def _same(e):
+    return e
 
 
 def _if(s: kb.If, box: dict | None) -> list:

@@ -20,19 +20,18 @@ A cell's own value is written as a store into ``TileRead(table, row, 0, 0)``, wh
 the pass makes the assignment of its register; the stores of the tile's last rows
 into the boundary buffer read those registers the same way.
 
-What the generator still builds itself: the column's structure (the register
-shifts, the boundary loads and where the boundary stores go, the column loop and
-its peeled head; emit.tiles ``_column``), so the register names here and there
-are spelled by the same :class:`Tile` methods.
+The column's structure around the rows (the register shifts, the boundary loads
+and stores, the column loop) is the strip-mining pass's (kernel.strip_mine), run
+first: it spells the register names with the same :class:`Tile` methods, and its
+boundary stores are stores of tile reads this pass names.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from dslc.errors import InternalError
-from dslc.kernel import body as kb
-from dslc.kernel import ir
+from dslc.kernel import ir, walk
 
 
 @dataclass(frozen=True)
@@ -50,10 +49,17 @@ class TileRead(ir._Expr):
 @dataclass(frozen=True)
 class Tile:
     """The tile's shape: ``rows`` rows a thread holds, ``depth`` the previous
-    tile's last rows kept for the reads across its edge (the largest ``dt``)."""
+    tile's last rows kept for the reads across its edge (the largest ``dt``).
+    For the strip-mining pass (kernel.strip_mine): ``back``, each table of the
+    group with the columns back its reads reach (``(table, du)``, in the group's
+    order); ``crossing``, each table read across the tile's edge with the columns
+    back those reads reach and its boundary buffer's element with the first three
+    dimensions (parity, boundary row, column) left out (``(table, du, Load)``)."""
 
     rows: int
     depth: int
+    back: tuple = ()
+    crossing: tuple = ()
 
     @staticmethod
     def register(table: str, row: int, back) -> str:
@@ -65,6 +71,12 @@ class Tile:
         """Row ``k`` of the previous tile's boundary, ``back`` columns back
         (``n``: the next column's, being loaded)."""
         return f"b_{table}_{k}_{back}"
+
+    def handed(self) -> tuple:
+        """Registers the peeled head columns hand to the stream: those a column
+        reads back (the boundary values and hoisted reads are loaded again)."""
+        return tuple(self.register(table, r, c) for table, back in self.back
+                     for r in range(self.rows) for c in range(back))
 
     def held(self, r: TileRead) -> ir.Name:
         """Where read ``r`` is held: a register of this tile or a boundary register."""
@@ -80,60 +92,19 @@ class Tile:
 
 def scalar_replace(stmts, tile: Tile) -> tuple:
     """``stmts`` with every :class:`TileRead` replaced by the register holding it."""
-    return tuple(_stmt(s, tile) for s in stmts)
+    def cell(s, ex):  # a store into the cell itself: the assignment of its register
+        if isinstance(s, ir.Store) and isinstance(s.target, TileRead):
+            return ir.Assign(tile.held(s.target).id, ex(s.value))
+        return None
+    return walk.stmts(stmts, lambda e: replace_reads(e, tile), cell)
 
 
 def replace_reads(e, tile: Tile):
     """Expression ``e`` with its tile reads replaced (where a generator still spells
     an expression as text)."""
-    return _expr(e, tile)
+    return walk.expr(e, lambda x: tile.held(x) if isinstance(x, TileRead) else None)
 
 
 def reads(stmts) -> list[TileRead]:
     """The tile reads left in ``stmts`` (none after the pass)."""
-    found: list = []
-
-    def leaf(e):
-        if isinstance(e, TileRead):
-            found.append(e)
-        return None
-    for s in stmts:
-        _stmt(s, leaf)
-    return found
-
-
-def _stmt(s, tile):
-    def ex(e):
-        return _expr(e, tile)
-    match s:
-        case ir.Store(target=TileRead() as t, value=v) if isinstance(tile, Tile):
-            return ir.Assign(tile.held(t).id, ex(v))  # the cell's own register
-        case ir.Assign(value=v):
-            return replace(s, value=ex(v))
-        case ir.Store(target=t, value=v) | ir.Atomic(target=t, value=v):
-            return replace(s, target=ex(t), value=ex(v))
-        case kb.If():
-            orelse = None if s.orelse is None else scalar_replace(s.orelse, tile)
-            return replace(s, cond=ex(s.cond), body=scalar_replace(s.body, tile), orelse=orelse)
-        case kb.Loop():
-            return replace(s, over=tuple(ex(x) for x in s.over),
-                           body=scalar_replace(s.body, tile))
-        case kb._Block():
-            return replace(s, body=scalar_replace(s.body, tile))
-    return s
-
-
-def _expr(e, tile):
-    """``e`` with its tile reads replaced (``tile``: a :class:`Tile`, or a function
-    of a leaf returning its replacement or None)."""
-    if not isinstance(e, ir._Expr):
-        return e  # (text)
-    if isinstance(e, TileRead):
-        done = tile.held(e) if isinstance(tile, Tile) else tile(e)
-        return e if done is None else done
-    changed = {}
-    for name, v in vars(e).items():
-        new = tuple(_expr(x, tile) for x in v) if isinstance(v, tuple) else _expr(v, tile)
-        if new != v:
-            changed[name] = new
-    return replace(e, **changed) if changed else e
+    return walk.leaves(stmts, lambda e: isinstance(e, TileRead))

@@ -35,6 +35,7 @@ from dslc.kernel.failure_flags import Facts, failure_flags
 from dslc.kernel.guards import specialise
 from dslc.kernel.per_block import per_block
 from dslc.kernel.register_tile import scalar_replace
+from dslc.kernel.strip_mine import strip_mine
 # strategies, as Decision records (and explain) name them
 from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
                                       TASK_PER_THREAD, WHOLE_GPU)
@@ -88,6 +89,11 @@ BLOCK_PER_TASK = Pass(
     "block per task", launch.block_per_task,
     "the launch's tasks loop becomes the block's number; every thread runs the task, "
     "thread 0 stores its value")
+STRIP_MINE = Pass(
+    "strip-mine", strip_mine,
+    "each tile's stream of columns built around one column's rows: register and boundary "
+    "shifts, boundary loads a column ahead, hoisted reads of the column, boundary stores",
+    needs="tile", functions=True)
 REGISTER_TILE = Pass(
     "register tile", scalar_replace,
     "each read of a table in the tile (its distances back) replaced by the register "
@@ -116,10 +122,11 @@ VALUE_TYPE = Pass(
 # Not yet in the table's pass lists:
 #   value-type choice for the CPU strategies: the lane packs' generator applies the pass
 #   (dslc.kernel.value_type) itself (CpuGenerator.typed), marked ``(value type)`` below;
-#   the register tile's strip-mining: its generator still builds the tile's columns
-#   (register shifts, boundary loads and stores, the peeled head, the edge and inner
-#   variants) and emits, where reads are hoisted out of the stream, only the guards
-#   kernel.boxes leaves live; REGISTER_TILE does the scalar replacement, GUARDS the rest.
+#   the register tile's rows: its generator still builds each row's cells (their box,
+#   hoisted reads, the requested cell's capture), the variants' tests and the peeled head,
+#   and emits, where reads are hoisted out of the stream, only the guards kernel.boxes
+#   leaves live; STRIP_MINE builds the loops around them, REGISTER_TILE does the scalar
+#   replacement, GUARDS the rest.
 
 _TASK_INNERMOST = "per-task storage from the launch, task innermost: T[slot, i, task]"
 
@@ -142,7 +149,7 @@ STRATEGIES = (
              "dslc.emit.tiles.TiledGenerator",
              _TASK_INNERMOST + ", and the tile's boundary rows",
              # (its value type: float32 or float64)
-             body=(REGISTER_TILE, GUARDS, VALUE_TYPE, FAILURE_FLAGS),
+             body=(STRIP_MINE, REGISTER_TILE, GUARDS, VALUE_TYPE, FAILURE_FLAGS),
              launch=(THREAD_PER_TASK,),
              note="the Decision record's ``rows`` is set"),
     Strategy("cuda task-per-block", TASK_PER_BLOCK, "cuda", "dslc.emit.blocks.BlockGenerator",

@@ -33,6 +33,7 @@ from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.register_tile import TileRead
+from dslc.kernel.strip_mine import Row, Start, Stream, Tiles
 
 _GPU_ONLY = (ir.Strided, ir.Barrier, ir.Shared, ir.ConstArray)
 
@@ -171,6 +172,16 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
                 held = (var,) if var and (kind in _ONLY or s.partition) else ()
                 _body(s.body, target, bound + held, divergent or inside,
                       _with(scope, var))
+            case Stream():  # (a tile's column loop, before the strip-mining pass)
+                _body(s.body, target, bound, divergent, _with(scope, *s.defines()))
+            case Start():  # (a tile function's parity and registers: their reads are
+                if scope is not None:  # tile reads until the register-tile pass)
+                    scope.update(s.defines())
+            case Tiles():  # (the task's tile loop, before the pass)
+                for name in s.reads():
+                    _reads(ir.Name(name), target, scope)
+            case Row():  # (its rows)
+                _body(s.body, target, bound, divergent, _with(scope))
             case kb.OneThread():
                 if target != "cuda":
                     _body_fail(target, "code for thread 0 of a block")

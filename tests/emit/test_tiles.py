@@ -104,8 +104,32 @@ def test_every_read_of_the_tiled_group_reaches_the_register_tile_pass(monkeypatc
         assert not reads(out)
         return out
     tiled = ks.strategy("cuda register-tiled")
-    counting = replace(tiled, body=(replace(ks.REGISTER_TILE, run=counted),) + tiled.body[1:])
+    counting = replace(tiled, body=tuple(replace(p, run=counted) if p is ks.REGISTER_TILE
+                                         else p for p in tiled.body))
     monkeypatch.setattr(ks, "STRATEGIES", tuple(counting if s is tiled else s
                                                  for s in ks.STRATEGIES))
     assert ast.dump(_generated(source, entry, values, kind, request)) == plain
     assert seen[0] == 0 and len(seen) == 4 and min(seen[1:]) > 0, seen  # the task; 3 tiles
+
+
+# c reads three rows back: past the previous tile where a tile has fewer rows
+DEEP = """
+int c(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i < 3 or j < 1 = i + j
+  | otherwise = max(c(i - 3, j) + 1, c(i, j - 1) - 1)
+int top(seq[dna] s, seq[dna] t) = max(i in 0 ... len(s) : max(j in 0 ... len(t) : c(i, j)))
+"""
+
+
+def test_a_tile_shorter_than_a_read_reaches_back_is_refused_not_an_internal_error():
+    """Only the previous tile's last rows are kept: a read further back than a tile's
+    rows has nowhere to be held, and the generator says so (the backend then runs
+    the plain task-per-thread kernel)."""
+    from dslc.emit.pyexpr import NotCompilable
+
+    prog = dslc.compile(DEEP, backend="interp")
+    args = bind_call(prog.checked.functions["top"], ["ACGTAC", "ACGGA"], prog.checked, None)
+    plan = lower(prog.checked, "top", "value", args, None).task
+    with pytest.raises(NotCompilable, match="3 rows back"):
+        TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=2).generate()
+    assert TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=3).generate()

@@ -58,13 +58,14 @@ def test_the_cuda_strategies_flag_failures_and_lay_out_their_tasks():
         assert s.body[-1] is ks.FAILURE_FLAGS and len(s.launch) == 1
     assert ks.strategy("cuda task-per-block").body == (ks.VALUE_TYPE, ks.PER_BLOCK,
                                                        ks.FAILURE_FLAGS)
-    assert ks.strategy("cuda register-tiled").body == (ks.REGISTER_TILE, ks.GUARDS,
-                                                       ks.VALUE_TYPE, ks.FAILURE_FLAGS)
+    assert ks.strategy("cuda register-tiled").body == (ks.STRIP_MINE, ks.REGISTER_TILE,
+                                                       ks.GUARDS, ks.VALUE_TYPE,
+                                                       ks.FAILURE_FLAGS)
     assert "\n".join(ks.table()).count("body pass failure flags") == 3
     assert "\n".join(ks.table()).count("body pass value type") == 3
     tiled = ks.table().index(next(x for x in ks.table() if x.startswith("cuda register-tiled")))
-    assert [x.split(":")[0] for x in ks.table()[tiled + 1:tiled + 5]] == [
-        "  body pass register tile", "  body pass guard specialisation",
+    assert [x.split(":")[0] for x in ks.table()[tiled + 1:tiled + 6]] == [
+        "  body pass strip-mine", "  body pass register tile", "  body pass guard specialisation",
         "  body pass value type", "  body pass failure flags"]
 
 
@@ -105,8 +106,8 @@ def test_the_failure_flag_pass_reads_the_checks_off_the_records():
 
 def test_explain_prints_the_passes_of_a_decisions_strategy():
     tiled = Decision("f", "cuda", "map", ks.TASK_PER_THREAD, rows=32).lines()
-    assert "  passes: task: register tile, guard specialisation, value type, failure flags; " \
-        "launch: thread per task" in tiled
+    assert "  passes: task: strip-mine, register tile, guard specialisation, value type, " \
+        "failure flags; launch: thread per task" in tiled
     plain = Decision("f", "cuda", "map", ks.TASK_PER_THREAD).lines()
     assert "  passes: task: value type, failure flags; launch: thread per task" in plain
     block = Decision("f", "cuda", "map", ks.TASK_PER_BLOCK).lines()
