@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dslc.lang import types as T
 from dslc.emit.pyexpr import Lines, NotCompilable
+from dslc.kernel import ir
 from dslc.poly import loopir as L
 from dslc.targets.printer import Printer
 
@@ -125,8 +126,8 @@ def _demand(b: Lines, gi: int, funcs: list[str], fid: int, qs: list[str], bodies
         branch.extend(bodies[h])
         (loop.elif_ if k else loop.if_)(f"_fid == {k}", branch)
     cycle, push = loop.child(), loop.child()
-    cycle.emit(f"{pr.check('_chk', '-1', '0')}  # a cell that needs itself: the interpreter "
-               "reports the chain")
+    cycle.eval(pr.ir_check("_chk", ir.Const(-1), ir.Const(0)),
+               "a cell that needs itself: the interpreter reports the chain")
     push.emit("_sp += 1")
     copy = push.child()
     copy.emit(f"{stk}[_sp, _k] = _need[1 + _k]")

@@ -11,7 +11,8 @@ printer; strategies are passes over the kernel (kernel.launch), and the verifier
 
 Expressions: ``Name``, ``Const``, ``Index`` (a load, or a slice when an index is a
 ``Slice``), ``Bin``, ``Call``, ``Thread`` (the GPU's thread and block numbers); in a
-task's body also ``Unary``, ``Cond`` (``a if c else b``), ``Helper`` (a call of a
+task's body also ``GridGroup`` (the grid as a cooperative group), ``Paren`` (parentheses a
+generator spelled), ``Tuple``, ``Unary``, ``Cond`` (``a if c else b``), ``Helper`` (a call of a
 runtime helper, targets.runtime: spelled per target), ``Load`` (an element of an
 array in a memory space), ``WarpReduce`` (a reduction over a warp's lanes: GPU code
 only) and ``Text`` (an expression a generator still spells as text: the leaf the
@@ -157,8 +158,13 @@ class Load(_Expr):
 
 @dataclass(frozen=True)
 class Call(_Expr):
-    fn: str  # a function of the module (the generated task)
+    """A call of function ``fn`` of the module (the generated task, a generated
+    function ``fn_<name>``, a helper the module defines). ``flagged``: a generated
+    function holding a check, called on a device with the task's failure flag."""
+
+    fn: str
     args: tuple
+    flagged: bool = False
 
 
 WARP_OPS = ("max", "min", "sum")
@@ -189,9 +195,31 @@ class Length(_Expr):
 class Thread(_Expr):
     """The GPU's numbering: ``global`` (the thread in the grid), ``block`` (the
     block in the grid), ``thread`` (the thread in its block), ``width`` (threads
-    per block)."""
+    per block), ``grid`` (threads in the grid)."""
 
     what: str
+
+
+@dataclass(frozen=True)
+class GridGroup(_Expr):
+    """The whole grid as a cooperative group, the handle a grid barrier
+    (kernel.body ``Barrier`` of scope ``grid``) synchronises: only in a kernel
+    launched cooperatively (every block resident at once)."""
+
+
+@dataclass(frozen=True)
+class Tuple(_Expr):
+    """A tuple of two or more values (a tuple-typed cell's components)."""
+
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Paren(_Expr):
+    """``x`` in parentheses where a generator spelled them though precedence needs
+    none (``1 * (c0)``): printing only, the same value as ``x``."""
+
+    x: "Expr"
 
 
 # The value type, named symbolically (kernel.value_type): a task whose tables may be
@@ -220,9 +248,9 @@ class ValueZero(_Expr):
 VALUE_LEAVES = (ValueInf, ToValue, ValueZero)
 
 Expr = Union[Name, Const, Text, Slice, Index, Bin, Unary, Cond, Call, Helper, Load, Length,
-             Thread, WarpReduce, ValueInf, ToValue, ValueZero]
+             Thread, GridGroup, Paren, Tuple, WarpReduce, ValueInf, ToValue, ValueZero]
 
-THREAD = ("global", "block", "thread", "width")
+THREAD = ("global", "block", "thread", "width", "grid")
 
 
 # ------------------------------------------------------------------ statements
@@ -404,7 +432,7 @@ def exprs(e):
         case Load(index=idx):
             for i in idx:
                 yield from exprs(i)
-        case Helper(args=args):
+        case Helper(args=args) | Tuple(items=args):
             for a in args:
                 yield from exprs(a)
         case Index(base=base, index=idx):
@@ -414,5 +442,5 @@ def exprs(e):
         case Call(args=args):
             for a in args:
                 yield from exprs(a)
-        case Length(of=a) | WarpReduce(value=a) | ToValue(x=a):
+        case Length(of=a) | WarpReduce(value=a) | ToValue(x=a) | Paren(x=a):
             yield from exprs(a)
