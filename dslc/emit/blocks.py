@@ -71,7 +71,7 @@ class BlockGenerator(CudaGenerator):
         captured cell read by all."""
         b.barrier()
         for k, fu in enumerate(self.plan.fused):
-            b.emit(f"_p{k} = cuda.shared.array({self.block}, np.float64)")
+            b.alloc(f"_p{k}", ir.Const(self.block), "float64", space="shared")
             b.store(ir.Load(f"_p{k}", (ir.Thread("thread"),), "shared"), f"acc{k}")
         if self.plan.fused:
             b.barrier()

@@ -430,11 +430,11 @@ class CpuGenerator:
     def allocate_done(self, b: Lines, func: str, dims: list[str]) -> None:
         """Done flags for every cell of ``func``, all clear."""
         self.host_allocations += 1
-        b.emit(f"D_{func} = np.zeros(({', '.join(map(str, dims))},), np.uint8)")
+        b.alloc(f"D_{func}", [str(d) for d in dims], "uint8", comma=True)
 
     def allocate_miss(self, b: Lines) -> None:
         self.host_allocations += 1
-        b.emit("_miss = np.zeros(1, np.int64)")
+        b.alloc("_miss", ir.Const(1), "int64")
 
     def _partition(self, g: GroupPlan, func: str, args: list) -> ir.Expr:
         """``S`` of ``func``'s point ``args`` (its own parameters' coefficients;
@@ -524,7 +524,7 @@ class CpuGenerator:
         store = b.child() if g.runtime_order else b
         if k is not None:
             tuples.exact(store, f.ret, val, self.pr)
-            store.emit(tuples.put(k, self.pr.expr(self.write(g, func, xs)), val))
+            store.eval(tuples.put(k, self.write(g, func, xs), val))
         else:
             self.put(store, self.write(g, func, xs), val)
         for k, fu in fused_for:
@@ -576,7 +576,7 @@ class CpuGenerator:
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """Keep the requested cell as the window sweeps past it."""
         inner = b.child()
-        inner.emit(f"res = {val}")
+        inner.assign("res", val)
         b.if_(requested(xs), inner)
 
     def task_names(self, f) -> "_TaskNames":
@@ -616,7 +616,8 @@ class CpuGenerator:
             for i, e in enumerate(names):
                 b.eval(self.pr.ir_check("_dom", ir.Name(f"q_{i}"), ir.Name(e)))
             k = tuples.width(self.program.functions[plan.entry].ret)
-            b.emit(f"res = {self.pr.nan() if k is None else tuples.filled(k, self.pr.nan())}")
+            nan = ir.Const(math.nan, self.pr.nan())
+            b.assign("res", nan if k is None else ir.Tuple((nan,) * k))
         fused_by_func: dict[str, list] = {}
         entry_names = self.task_names(self.program.functions[plan.entry])
         entry_em = self.emitter(entry_names, set())
@@ -632,7 +633,7 @@ class CpuGenerator:
             ent_g = self.group_of[plan.entry]
             if not ent_g.windowed:
                 qs = [f"q_{i}" for i in range(len(ent_g.extents.names[plan.entry]))]
-                b.emit(f"res = {self.read_stored(plan.entry, qs)}")
+                b.assign("res", self.stored_value(plan.entry, qs))
             self.give_result(b, "res")
         elif plan.kind == "table":
             self.give_result(b, f"({''.join(f'T_{f}, ' for f in self.whole_tables())})")
@@ -662,9 +663,13 @@ class CpuGenerator:
 
     def read_stored(self, func: str, index: list[str]) -> str:
         """A stored cell of ``func`` as a value (a tuple's components together)."""
+        return self.pr.expr(self.stored_value(func, index))
+
+    def stored_value(self, func: str, index: list) -> ir.Expr:
+        """:meth:`read_stored` as a record."""
         k = tuples.width(self.program.functions[func].ret)
-        ref = self.pr.expr(self.cell_ref(func, index))
-        return ref if k is None else tuples.get(k, ref)
+        ref = self.cell_ref(func, index)
+        return ref if k is None else ir.Call(tuples.getter(k), (ref,))
 
     def result_width(self) -> int | None:
         """The number of components of the task's result (a tuple), else None."""
@@ -793,7 +798,7 @@ class CpuGenerator:
 
     def allocate(self, b: Lines, func: str, dims: list[str]) -> None:
         self.host_allocations += 1
-        b.emit(f"T_{func} = np.empty(({', '.join(map(str, dims))},), np.float64)")
+        b.alloc(f"T_{func}", [str(d) for d in dims], "float64", "empty", comma=True)
 
     def _allocate(self, b: Lines, func: str, dims: list[str]) -> None:
         """Storage for ``func``'s cells: a tuple's components one more dimension."""
@@ -1015,11 +1020,11 @@ def _stored(f, val: str, b: Lines, ints: bool, pr: Printer) -> str:
     """A cell's value as its float64 table holds it: a bool as 1.0 or 0.0, and an int
     converted where ``ints`` (the on-demand cell, whose guards may yield an int64)."""
     if f.ret == T.BOOL:
-        conv = f"1.0 if {val} else 0.0"
+        conv = ir.Cond(ir.Name(val), ir.Const(1.0), ir.Const(0.0), paren=False)
     elif f.ret == T.INT and ints:
-        conv = pr.to_value(val)
+        conv = pr.ir_value(ir.Name(val))
     else:
         return val
     stored = b.fresh("val")
-    b.emit(f"{stored} = {conv}")
+    b.assign(stored, conv)
     return stored

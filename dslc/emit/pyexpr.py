@@ -91,6 +91,12 @@ class Lines:
         """``value`` evaluated for its effect alone (a check), ``comment`` after it."""
         self.stmts.append(kb.Eval(leaf(value), comment))
 
+    def alloc(self, name: str, shape, dtype: str, fill: str = "zeros", space: str = "local",
+              comma: bool = False) -> None:
+        """``name``: a new array (kernel.body.Alloc; text in ``shape`` becomes leaves)."""
+        shape = tuple(leaf(x) for x in shape) if isinstance(shape, (tuple, list)) else leaf(shape)
+        self.stmts.append(kb.Alloc(name, shape, dtype, fill, space, comma))
+
     def break_(self) -> None:
         """Leave the innermost loop."""
         self.stmts.append(kb.Break())

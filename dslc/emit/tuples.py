@@ -145,9 +145,10 @@ def getter(k: int) -> str:
     return f"_tget{k}"
 
 
-def put(k: int, row: str, val: str) -> str:
-    """The statement storing tuple ``val`` into a cell's components."""
-    return f"_tput{k}({row}, {val})"
+def put(k: int, row: ir.Expr, val: str) -> ir.Call:
+    """Storing tuple ``val`` into a cell's components (``row``: the view of them), a
+    call evaluated for its effect."""
+    return ir.Call(f"_tput{k}", (row, named(val)))
 
 
 def helpers(ks: list[int], pr) -> str:

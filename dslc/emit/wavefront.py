@@ -249,7 +249,7 @@ class WavefrontGenerator(CpuGenerator):
     def capture(self, b, xs, val):
         cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
-        inner.emit(f"res[0] = {val}")
+        inner.store(ir.Load("res", (ir.Const(0),), "global"), val)
         b.if_(self._once(cond), inner)
 
     # ------------------------------------------------------------------ source

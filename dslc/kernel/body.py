@@ -11,8 +11,9 @@ one place, the target's printer (``targets.printer.body_text``).
 Simple statements are kernel.ir records where a generator builds them so: ``Assign``
 (a local), ``Store`` (an element of a table, a ``Load`` with its memory space),
 ``Atomic`` (a GPU's indivisible update of an element other threads share), and here
-``Return``, ``Eval`` (a check evaluated for its effect), ``Break`` and ``Barrier`` (a
-block's, or a cooperative kernel's grid's); their
+``Return``, ``Eval`` (a check evaluated for its effect), ``Break``, ``Alloc`` (a new
+array in a memory space) and ``Barrier`` (a block's, or a cooperative kernel's grid's);
+their
 expressions are kernel.ir expressions (``ExprEmitter`` makes them), with ``Text``
 leaves where a generator still composes text. A ``Line`` is a statement still spelled
 as text, and a loop's bounds and an ``if``'s condition are an expression or text
@@ -83,6 +84,27 @@ class Eval:
 class Break:
     """Leave the innermost loop (a failed check that does not stop a GPU task)."""
 
+    levels = 1
+    loops = 0
+
+
+ALLOC_SPACES = ("local", "shared")
+ALLOC_FILLS = ("zeros", "empty")
+
+
+@dataclass(frozen=True)
+class Alloc:
+    """``name``: a new array of ``dtype`` (a numpy type's name) in memory ``space``
+    (``local``: the task's own, filled per ``fill``; ``shared``: the block's, GPU code
+    only, never filled). ``shape``: one expression (one dimension), or a tuple of them
+    (printed ``(a, b)``, or ``(a, b,)`` where ``comma``)."""
+
+    name: str
+    shape: object
+    dtype: str
+    fill: str = "zeros"
+    space: str = "local"
+    comma: bool = False
     levels = 1
     loops = 0
 
@@ -202,8 +224,8 @@ class Cell(_Group):
     box: tuple | None = None
 
 
-Stmt = (Line | Assign | Store | Atomic | Return | Eval | Break | Barrier | Loop | If | OneThread
-        | Point | Cell)
+Stmt = (Line | Assign | Store | Atomic | Return | Eval | Break | Alloc | Barrier | Loop | If
+        | OneThread | Point | Cell)
 
 
 def levels(stmts) -> int:

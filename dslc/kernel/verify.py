@@ -147,6 +147,8 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
         match s:
             case kb.Line() | kb.Break():
                 continue
+            case kb.Alloc():
+                _alloc(s, target, scope)
             case kb.Return(value=v) | kb.Eval(value=v):
                 _reads(v, target, scope)
             case ir.Assign(target=t, value=v):
@@ -196,6 +198,21 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
             case _:
                 _body_fail(target, f"unknown statement {s!r}")
     return scope
+
+
+def _alloc(s: kb.Alloc, target: str, scope: set | None) -> None:
+    """A new array: a known memory space (shared: GPU code only, never filled) and
+    fill; its shape's names defined; its name defined after it."""
+    if s.space not in kb.ALLOC_SPACES:
+        _body_fail(target, f"an array in unknown memory {s.space!r}")
+    if s.space == "shared" and target != "cuda":
+        _body_fail(target, f"{s.name} in shared memory, which only a GPU kernel has")
+    if s.fill not in kb.ALLOC_FILLS:
+        _body_fail(target, f"an array filled by unknown {s.fill!r}")
+    for x in s.shape if isinstance(s.shape, tuple) else (s.shape,):
+        _reads(x, target, scope)
+    if scope is not None:
+        scope.add(s.name)
 
 
 def _barrier(s: kb.Barrier, target: str, divergent: str | None, scope: set | None) -> None:

@@ -196,6 +196,12 @@ class Printer:
         """The grid as a cooperative group (kernel.ir.GridGroup)."""
         raise TypeError("a GPU grid group in CPU code")
 
+    def alloc(self, shape: str, dtype: str, fill: str, space: str) -> str:
+        """A new array (kernel.body.Alloc): the task's own; a block's is a GPU's."""
+        if space != "local":
+            raise TypeError(f"an array in {space} memory in CPU code")
+        return f"np.{fill}({shape}, np.{dtype})"
+
     def atomic(self, op: str, array: str, index: list[str], value: str) -> str:
         """``array[index] = op(array[index], value)`` as one indivisible update."""
         raise TypeError(f"an atomic update ({op} of {array}) in CPU code")
@@ -290,6 +296,11 @@ class CudaPrinter(Printer):
 
     def grid_group(self) -> str:
         return "cuda.cg.this_grid()"
+
+    def alloc(self, shape: str, dtype: str, fill: str, space: str) -> str:
+        if space == "shared":
+            return f"cuda.shared.array({shape}, np.{dtype})"
+        return super().alloc(shape, dtype, fill, space)
 
     def atomic(self, op: str, array: str, index: list[str], value: str) -> str:
         at = index[0] if len(index) == 1 else f"({', '.join(index)})"
@@ -470,6 +481,13 @@ def body_text(pr: Printer, stmts, pad: str) -> list[str]:
                 out.append(f"{pad}{_expr(pr, v)}" + (f"  # {c}" if c else ""))
             case kb.Break():
                 out.append(f"{pad}break")
+            case kb.Alloc(name=n, shape=shape, dtype=dt, fill=fill, space=sp, comma=c):
+                if isinstance(shape, tuple):
+                    dims = ", ".join(_expr(pr, x) for x in shape)
+                    shape = f"({dims},)" if c else f"({dims})"
+                else:
+                    shape = _expr(pr, shape)
+                out.append(f"{pad}{n} = {pr.alloc(shape, dt, fill, sp)}")
             case ir.Atomic(op=op, target=t, value=v):
                 at = [_expr(pr, i) for i in t.index]
                 out.append(pad + pr.atomic(op, t.array, at, _expr(pr, v)))

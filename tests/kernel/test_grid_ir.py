@@ -1,7 +1,9 @@
 """A cooperative kernel's grid barrier and the grid's numbering of threads as kernel
 IR (kernel.body.Barrier of scope ``grid``, kernel.ir.GridGroup, kernel.ir.Thread
 ``grid``): printed by the CUDA printers, refused by the CPU printer, and kept by
-verify_body to a cooperative kernel, where every thread of the grid reaches it."""
+verify_body to a cooperative kernel, where every thread of the grid reaches it. Also the
+other statements that were text lines: a task's return, a check evaluated for its effect,
+a loop's exit and an array's allocation (kernel.body.Return, Eval, Break, Alloc)."""
 
 from __future__ import annotations
 
@@ -97,3 +99,27 @@ def test_verify_body_reads_the_names_of_returned_and_evaluated_values(stmt):
     with pytest.raises(InternalError, match="v read before it is defined"):
         verify_body((stmt,), "cpu", known=())
     assert verify_body((ir.Assign("v", ir.Const(1)), stmt), "cpu", known=())
+
+
+def test_an_allocation_is_printed_per_memory_space_and_defines_its_name():
+    local = kb.Alloc("S", (ir.Name("n"), ir.Const(2)), "uint8", comma=True)
+    shared = kb.Alloc("_p0", ir.Const(128), "float64", space="shared")
+    read = ir.Assign("v", ir.Name("S"))
+    assert verify_body((local, shared, read), "cuda", known=("n",))
+    assert CudaPrinter().task_text((local, shared)).splitlines() == [
+        "S = np.zeros((n, 2,), np.uint8)", "_p0 = cuda.shared.array(128, np.float64)"]
+    assert Printer().task_text((kb.Alloc("_k", (ir.Name("n"), ir.Const(3)), "int64",
+                                         "empty"),)) == "_k = np.empty((n, 3), np.int64)"
+    with pytest.raises(TypeError, match="shared memory in CPU code"):
+        Printer().task_text((shared,))
+
+
+@pytest.mark.parametrize("stmt,why", [
+    (kb.Alloc("_p0", ir.Const(8), "float64", space="shared"), "_p0 in shared memory, which"),
+    (kb.Alloc("a", ir.Const(8), "float64", space="texture"), "unknown memory 'texture'"),
+    (kb.Alloc("a", ir.Const(8), "float64", fill="ones"), "filled by unknown 'ones'"),
+    (kb.Alloc("a", (ir.Name("m"),), "float64"), "m read before it is defined"),
+])
+def test_verify_body_refuses_a_malformed_allocation(stmt, why):
+    with pytest.raises(InternalError, match=why):
+        verify_body((stmt,), "cpu", known=("n",))
