@@ -339,8 +339,9 @@ class WavefrontGenerator(CpuGenerator):
         step.barrier("grid", "grid")
         every.loop("c0", ("first", "first + count"), step)
         # the device's rules (its atomics, warp reductions, the grid's barrier)
-        verify_body(tuple(one.stmts), self.TARGET)
-        verify_body(tuple(every.stmts), self.TARGET, cooperative=True)
+        verify_body(tuple(one.stmts), self.TARGET, params + ["c0"])
+        verify_body(tuple(every.stmts), self.TARGET, params + ["first", "count"],
+                    cooperative=True)
         return (
             f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0'])}):\n"
             f"{one.render(1, self.pr)}\n\n\n"
