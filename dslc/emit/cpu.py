@@ -568,7 +568,7 @@ class CpuGenerator:
 
     def fuse(self, b: Lines, k: int, fu, xs: list[str], val: str) -> None:
         """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
-        conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
+        conds = ir.bare("and", *in_bounds(k, xs))
         inner = b.child()
         inner.assign(f"acc{k}", fused_step_expr(fu, f"acc{k}", val, self.program, self.pr))
         b.if_(conds, inner)
@@ -936,8 +936,19 @@ class CpuGenerator:
 
 def requested(xs: list[str]) -> ir.Expr:
     """``x_i == q_0 and ...``: the point is the requested cell."""
-    return ir.bare("and", *(ir.Bin("==", ir.Name(x), ir.Name(f"q_{i}"), bare=True)
-                            for i, x in enumerate(xs)))
+    return ir.bare("and", *requested_tests(xs))
+
+
+def requested_tests(xs: list[str]) -> list[ir.Expr]:
+    """``x_i == q_0``, ...: each coordinate the requested cell's."""
+    return [ir.Bin("==", ir.Name(x), ir.Name(f"q_{i}"), bare=True) for i, x in enumerate(xs)]
+
+
+def in_bounds(k: int, xs: list[str]) -> list[ir.Expr]:
+    """``lo{k}_0 <= x_i <= hi{k}_0``, ...: the point inside fused reduction ``k``'s
+    bounds, a coordinate at a time."""
+    return [ir.Chain(("<=", "<="), (ir.Name(f"lo{k}_{i}"), ir.Name(x), ir.Name(f"hi{k}_{i}")))
+            for i, x in enumerate(xs)]
 
 
 def _past(extent: str) -> L.Expr:

@@ -54,7 +54,7 @@ from dslc import settings
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.emit.cpu import (CpuGenerator, _FusedEmitter, _HelperNames, fused_start, fused_undefined,
-                           printed, window_slot)
+                           in_bounds, printed, requested_tests, window_slot)
 from dslc.emit.cuda import HEADER, KERNEL_DECORATOR
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
 from dslc.kernel import ir
@@ -236,21 +236,21 @@ class WavefrontGenerator(CpuGenerator):
         return _LaneEmitter(names, self.program.consts, rec, self.program.alphabets,
                             safe_indexes, width=self.width)
 
-    def _once(self, cond: str) -> str:
-        """``cond`` for work done once per point: by lane 0 where lanes share it."""
-        return cond if self.width == 1 else f"_lane == 0 and {cond}"
+    def _once(self, tests: list) -> ir.Expr:
+        """``tests`` all true, for work done once per point: by lane 0 where lanes
+        share it."""
+        lane0 = [] if self.width == 1 else [ir.Bin("==", ir.Name("_lane"), ir.Const(0), bare=True)]
+        return ir.bare("and", *lane0, *tests)
 
     def fuse(self, b, k, fu, xs, val):
-        conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.atomic(_ATOMIC[fu.op], ir.Load(f"acc{k}", (ir.Const(0),), "global"), val)
-        b.if_(self._once(conds), inner)
+        b.if_(self._once(in_bounds(k, xs)), inner)
 
     def capture(self, b, xs, val):
-        cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.store(ir.Load("res", (ir.Const(0),), "global"), val)
-        b.if_(self._once(cond), inner)
+        b.if_(self._once(requested_tests(xs)), inner)
 
     # ------------------------------------------------------------------ source
     def generate(self) -> tuple[str, str, list]:
@@ -311,7 +311,7 @@ class WavefrontGenerator(CpuGenerator):
                 point.extend(self._cell(f, fused_by_func.get(f, [])))
             finally:
                 self.width = 1
-        body.if_(f"0 <= p{k} <= {ext[k]}", point)
+        body.if_(ir.Chain(("<=", "<="), (ir.Const(0), ir.Name(f"p{k}"), ir.Name(ext[k]))), point)
         sweep = Lines([], head.counter)  # one partition's points over the grid
         for f in g.functions:
             for d in sorted(self.slots.get(f, ())):
@@ -337,7 +337,8 @@ class WavefrontGenerator(CpuGenerator):
         step = every.child()
         step.extend(sweep)
         step.barrier("grid", "grid")
-        every.loop("c0", ("first", "first + count"), step)
+        first = ir.Name("first")
+        every.loop("c0", (first, ir.bare("+", first, ir.Name("count"))), step)
         # the device's rules (its atomics, warp reductions, the grid's barrier)
         verify_body(tuple(one.stmts), self.TARGET, params + ["c0"])
         verify_body(tuple(every.stmts), self.TARGET, params + ["first", "count"],

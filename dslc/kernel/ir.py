@@ -11,9 +11,10 @@ printer; strategies are passes over the kernel (kernel.launch), and the verifier
 
 Expressions: ``Name``, ``Const``, ``Index`` (a load, or a slice when an index is a
 ``Slice``), ``Bin``, ``Call``, ``Thread`` (the GPU's thread and block numbers); in a
-task's body also ``GridGroup`` (the grid as a cooperative group), ``Paren`` (parentheses a
-generator spelled), ``Tuple``, ``Unary``, ``Cond`` (``a if c else b``), ``Helper`` (a call of a
-runtime helper, targets.runtime: spelled per target), ``Load`` (an element of an
+task's body also ``GridGroup`` (the grid as a cooperative group), ``Paren`` (parentheses
+a generator spelled), ``Tuple``, ``Chain`` (a chained comparison), ``Unary``, ``Cond``
+(``a if c else b``), ``Helper`` (a call of a runtime helper, targets.runtime: spelled
+per target), ``Load`` (an element of an
 array in a memory space), ``WarpReduce`` (a reduction over a warp's lanes: GPU code
 only) and ``Text`` (an expression a generator still spells as text: the leaf the
 next step removes). An expression is not text: formatting one into a string is
@@ -108,6 +109,16 @@ def bare(op: str, *operands) -> "Bin":
     for x in operands[1:]:
         out = Bin(op, out, x, bare=True)
     return out
+
+
+@dataclass(frozen=True)
+class Chain(_Expr):
+    """A chained comparison ``a <= b <= c`` (``ops`` between consecutive
+    ``operands``): each operand evaluated once, printed with the parentheses a
+    comparison needs and no more, as a ``bare`` Bin."""
+
+    ops: tuple  # of comparison operators
+    operands: tuple  # of Expr, one more than ops
 
 
 @dataclass(frozen=True)
@@ -247,7 +258,7 @@ class ValueZero(_Expr):
 
 VALUE_LEAVES = (ValueInf, ToValue, ValueZero)
 
-Expr = Union[Name, Const, Text, Slice, Index, Bin, Unary, Cond, Call, Helper, Load, Length,
+Expr = Union[Name, Const, Text, Slice, Index, Bin, Chain, Unary, Cond, Call, Helper, Load, Length,
              Thread, GridGroup, Paren, Tuple, WarpReduce, ValueInf, ToValue, ValueZero]
 
 THREAD = ("global", "block", "thread", "width", "grid")
@@ -432,7 +443,7 @@ def exprs(e):
         case Load(index=idx):
             for i in idx:
                 yield from exprs(i)
-        case Helper(args=args) | Tuple(items=args):
+        case Helper(args=args) | Tuple(items=args) | Chain(operands=args):
             for a in args:
                 yield from exprs(a)
         case Index(base=base, index=idx):

@@ -14,9 +14,10 @@ A task's body (kernel.body) is checked by :func:`verify_body`, after every pass
 over it (emit.pyexpr ``Lines.apply``): loop kinds known and their bounds of the
 right arity, ``strided`` loops, barriers and thread-0 blocks only in ``cuda``
 code, ``lanes`` loops only in ``cpu`` code; a barrier only where every thread of
-the block (a grid barrier: of the grid) reaches it (not inside a strided loop, a thread-0 block, a lane loop or
-a cell's code: an ``if`` outside those is taken to be the same for every thread,
-as the loop nest's guards on extents and partitions are); no loop binds the
+the block (a grid barrier: of the grid) reaches it (not inside a strided loop, a
+thread-0 block, a lane loop or a cell's code: an ``if`` outside those is taken to be
+the same for every thread, as the loop nest's guards on extents and partitions
+are); no loop binds the
 variable of a strided, lane or partition loop around it (a reduction's may shadow
 its own, as the language lets it); the depths within MAX_INDENT and MAX_LOOPS;
 every load and store in a memory space its target has (``shared`` and

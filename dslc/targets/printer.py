@@ -377,6 +377,11 @@ def _expr(pr: Printer, e) -> str:
                 p = ir.PRECEDENCE[op]
                 text = f"{wrap(a, p + (op in ir.COMPARISONS))} {op} {wrap(b, p + 1)}"
                 return f"({text})" if nested else text
+            case ir.Chain(ops=ops, operands=xs):
+                p = ir.PRECEDENCE["<"] + 1
+                text = " ".join([wrap(xs[0], p)] + [f"{op} {wrap(x, p)}"
+                                                    for op, x in zip(ops, xs[1:])])
+                return f"({text})" if nested else text
             case ir.Unary(op=op, operand=a, paren=p):
                 inner = wrap(a, ir.PRECEDENCE["neg" if op == "-" else op]) \
                     if isinstance(a, ir.Bin) and a.bare else go(a)
@@ -424,6 +429,8 @@ def _expr(pr: Printer, e) -> str:
                 return f"({go(x)})" if ir.PRECEDENCE[x.op] < need else go(x)
             case ir.Bin(paren=False):
                 return go(x, True)
+            case ir.Chain():
+                return f"({go(x)})" if ir.PRECEDENCE["<"] < need else go(x)
             case ir.Unary(op=op, paren=False):
                 prec = ir.PRECEDENCE["neg" if op == "-" else op]
                 return f"({go(x)})" if prec < need else go(x)

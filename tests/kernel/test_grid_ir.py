@@ -123,3 +123,15 @@ def test_an_allocation_is_printed_per_memory_space_and_defines_its_name():
 def test_verify_body_refuses_a_malformed_allocation(stmt, why):
     with pytest.raises(InternalError, match=why):
         verify_body((stmt,), "cpu", known=("n",))
+
+
+def test_a_chained_comparison_prints_as_python_chains_it_and_its_names_are_read():
+    inside = ir.Chain(("<=", "<="), (ir.Name("lo"), ir.Name("x"), ir.Name("hi")))
+    lane0 = ir.Bin("==", ir.Name("_lane"), ir.Const(0), bare=True)
+    pr = CudaPrinter()
+    assert pr.expr(ir.bare("and", lane0, inside, inside)) == \
+        "_lane == 0 and lo <= x <= hi and lo <= x <= hi"
+    assert pr.expr(ir.Unary("not", inside, paren=False)) == "not lo <= x <= hi"
+    assert pr.expr(ir.bare("==", inside, ir.Const(True))) == "(lo <= x <= hi) == True"
+    with pytest.raises(InternalError, match="hi read before it is defined"):
+        verify_body((kb.If((kb.Break(),), inside),), "cpu", known=("lo", "x"))
