@@ -28,7 +28,7 @@ run-time ordered groups stay task-per-thread.
 
 from __future__ import annotations
 
-from dslc.emit.cpu import fused_init, fused_step, requested
+from dslc.emit.cpu import fused_init, fused_step_expr, requested
 from dslc.emit.cuda import CudaGenerator
 from dslc.emit.pyexpr import Lines, NotCompilable
 from dslc.kernel import ir
@@ -71,14 +71,15 @@ class BlockGenerator(CudaGenerator):
         captured cell read by all."""
         b.barrier()
         for k, fu in enumerate(self.plan.fused):
-            b.emit(f"_p{k} = cuda.shared.array({self.block}, np.float64)")
+            b.alloc(f"_p{k}", ir.Const(self.block), "float64", space="shared")
             b.store(ir.Load(f"_p{k}", (ir.Thread("thread"),), "shared"), f"acc{k}")
         if self.plan.fused:
             b.barrier()
         for k, fu in enumerate(self.plan.fused):
             b.assign(f"acc{k}", fused_init(fu, self.pr))
             loop = b.child()
-            loop.emit(f"acc{k} = {fused_step(fu, f'acc{k}', f'_p{k}[_z]', self.program, self.pr)}")
+            part = ir.Load(f"_p{k}", (ir.Name("_z"),), "shared")
+            loop.assign(f"acc{k}", fused_step_expr(fu, f"acc{k}", part, self.program, self.pr))
             b.loop("_z", ("cuda.blockDim.x",), loop)
         if self.plan.kind == "cell" and self.group_of[self.plan.entry].windowed:
             b.assign("res", _SHARED_RESULT)

@@ -27,7 +27,8 @@ from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.loopexpr import loop_expr
-from dslc.emit.pyexpr import Lines, ExprEmitter, Names, NotCompilable, leaf, render_code
+from dslc.emit.pyexpr import (Lines, ExprEmitter, Names, NotCompilable, leaf, plain_read,
+                              render_code)
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel import value_type
@@ -143,15 +144,30 @@ class _TaskNames(Names):
         raise NotCompilable(f"alphabet of {alpha}")
 
 
-def direction_checked(arg: str, mine: str, direction: str, pr: Printer) -> str:
+def window_slot(partition: ir.Expr, back: int, func: str, gi: int) -> ir.Expr:
+    """The window slot of ``func``'s cells ``back`` partitions before ``partition``
+    (group ``gi``'s window of ``W_gi`` partitions, from ``tmin_func``)."""
+    step_back = ir.bare("-", partition, ir.Const(back), ir.Name(f"tmin_{func}"))
+    return ir.bare("%", step_back, ir.Name(f"W_{gi}"))
+
+
+def _is_name(x, name: str) -> bool:
+    """Is ``x`` (text or a record) the variable ``name``?"""
+    return x == name or isinstance(x, (ir.Name, ir.Text)) and name in (
+        getattr(x, "id", None), getattr(x, "text", None))
+
+
+def direction_checked(arg, mine: str, direction: str, pr: Printer) -> ir.Expr:
     """``arg`` checked against a declared direction (``int m decreasing``: below the
     caller's ``mine``) with the domain helper every generator already has (a kernel
     turns it into a flag, the backend re-runs the task and the interpreter reports
     the call): decreasing is ``0 <= arg <= mine - 1``, increasing ``arg - mine - 1 >=
     0`` (a value below 0 is outside the domain anyway)."""
     if direction == "decreasing":
-        return pr.check("_dom", arg, f"{mine} - 1")
-    return f"({pr.check('_dom', f'({arg}) - {mine} - 1', '9223372036854775807')} + {mine} + 1)"
+        return pr.ir_check("_dom", leaf(arg), ir.Text(f"{mine} - 1"))
+    below = ir.bare("-", ir.Paren(leaf(arg)), ir.Text(mine), ir.Const(1))
+    above = pr.ir_check("_dom", below, ir.Const(9223372036854775807))
+    return ir.Paren(ir.bare("+", above, ir.Text(mine), ir.Const(1)))
 
 
 class _HelperNames(_TaskNames):
@@ -207,7 +223,6 @@ class CpuGenerator:
         self.current: str | None = None  # the function whose cell is being generated
         self.slots: dict[str, set[int]] = {}  # function -> partition distances read
         self.sweeping = False  # cells are being placed by the loop nest (see _cell)
-        self.task_result: str | None = None  # what the task returns (see give_result)
         if plan.kind != "value" and not _stored_type(program.functions[plan.entry].ret):
             # a bool table is stored as 0/1, read back as a bool inside the task;
             # its cells as results would come back as numbers
@@ -275,17 +290,20 @@ class CpuGenerator:
         if not (isinstance(arg, tir.Var) and arg.name == pname and arg.scope in ("param", "global")):
             raise NotCompilable("a table read with explicit calling arguments")
 
-    def read(self, func: str, args: list[str], span=None) -> str:
+    def read(self, func: str, args: list, span=None) -> ir.Expr:
         g = self.group_of.get(func)
         if g is None:
             raise NotCompilable(f"table {func} outside the plan")
         ext = g.extents.names[func]
         if g.on_demand and self.current in g.functions:
-            checked = [a if self._own_coordinate(a, e) else self.pr.check("_ddom", a, e, "_need")
+            checked = [a if self._own_coordinate(a, e) else self._checked(a, e, "_ddom", "_need")
                        for a, e in zip(args, ext)]
-            ref = (f"_rd{len(args)}(T_{func}, S_{func}, _need, {g.functions.index(func)}, "
-                   f"{', '.join(checked)})")
-            return f"({ref} != 0)" if self.program.functions[func].ret == T.BOOL else ref
+            state = (ir.Text(f"T_{func}"), ir.Text(f"S_{func}"), ir.Text("_need"),
+                     ir.Const(g.functions.index(func)))
+            ref = ir.Call(f"_rd{len(args)}", state + tuple(leaf(c) for c in checked))
+            if self.program.functions[func].ret == T.BOOL:
+                return ir.Bin("!=", ref, ir.Const(0), paren=True)
+            return ref
         if span is not None and span in g.safe and self.current in g.functions:
             checked = list(args)
         else:
@@ -293,15 +311,19 @@ class CpuGenerator:
             # placeholder: its domain check counts only before one (emit.demand)
             extra = ("_need",) if self._in_demand() else ()
             dom = "_ddom" if self._in_demand() else "_dom"
-            checked = [a if self._own_coordinate(a, e) else self.pr.check(dom, a, e, *extra)
+            checked = [a if self._own_coordinate(a, e) else self._checked(a, e, dom, *extra)
                        for a, e in zip(args, ext)]
         ref = self._stored(g, func, args, checked, span)
         ret = self.program.functions[func].ret
         if ret == T.BOOL:
             return ir.Bin("!=", ref, ir.Const(0), paren=True)  # stored as 0/1
         if isinstance(ret, T.TupleT):
-            return tuples.get(len(ret.items), self.pr.expr(ref))  # the cell's components
+            return ir.Call(tuples.getter(len(ret.items)), (ref,))  # the cell's components
         return ref
+
+    def _checked(self, arg, extent: str, dom: str, *extra: str) -> ir.Helper:
+        """``arg`` (text or a record) checked inside the domain ``0 .. extent``."""
+        return self.pr.ir_check(dom, leaf(arg), ir.Name(extent), *(ir.Text(x) for x in extra))
 
     def _stored(self, g: GroupPlan, func: str, args: list[str], checked: list[str],
                 span) -> str:
@@ -317,15 +339,16 @@ class CpuGenerator:
         rest = [c for k, c in enumerate(checked) if k != elim]
         if dist is not None:
             self.slots.setdefault(func, set()).add(dist)
-            slot = f"slot_{func}_{dist}"
+            slot = ir.Name(f"slot_{func}_{dist}")
             if elim is not None and checked[elim] != args[elim]:
                 # the coordinate not used as an index still has its domain checked
-                slot += f" + 0 * {checked[elim]}"
+                slot = ir.bare("+", slot, ir.bare("*", ir.Const(0), leaf(checked[elim])))
             return self.cell_ref(func, [slot] + rest)
         # the partition is computed from the checked coordinates, so the one not
         # used as an index (it follows from the partition) is checked too
-        part = self._partition(g, func, checked)
-        return self.cell_ref(func, [f"(({part}) - tmin_{func}) % W_{self._gid(g)}"] + rest)
+        part = ir.bare("-", ir.Paren(self._partition(g, func, checked)), ir.Name(f"tmin_{func}"))
+        at = ir.bare("%", ir.Paren(part), ir.Name(f"W_{self._gid(g)}"))
+        return self.cell_ref(func, [at] + rest)
 
     def _in_demand(self) -> bool:
         """Is the cell being generated one of a group evaluated on demand?"""
@@ -340,7 +363,8 @@ class CpuGenerator:
             return False
         f = self.program.functions[self.current]
         names = self.group_of[self.current].extents.names[self.current]
-        return any(arg == f"x_{p.name}" and n == extent for p, n in zip(f.rec_params, names))
+        return any(_is_name(arg, f"x_{p.name}") and n == extent
+                   for p, n in zip(f.rec_params, names))
 
     TARGET = "cpu"  # the verifier's target (kernel.verify)
 
@@ -385,9 +409,9 @@ class CpuGenerator:
         a tuple cell's components are the innermost dimension (emit.tuples)."""
         return self.element(f"T_{func}", index)
 
-    def guarded_load(self, array: str, index: list[str], pr: Printer) -> str:
+    def guarded_load(self, array: str, index: list, pr: Printer) -> ir.Expr:
         """A read behind a run-time check: plain, since a failed check stops the task."""
-        return f"{array}[{', '.join(index)}]"
+        return plain_read(array, index)
 
     # the repeat-until-done sweep's state (see _retried_cell); the CUDA generator
     # keeps it in per-task storage from the launch
@@ -406,16 +430,18 @@ class CpuGenerator:
     def allocate_done(self, b: Lines, func: str, dims: list[str]) -> None:
         """Done flags for every cell of ``func``, all clear."""
         self.host_allocations += 1
-        b.emit(f"D_{func} = np.zeros(({', '.join(map(str, dims))},), np.uint8)")
+        b.alloc(f"D_{func}", [str(d) for d in dims], "uint8", comma=True)
 
     def allocate_miss(self, b: Lines) -> None:
         self.host_allocations += 1
-        b.emit("_miss = np.zeros(1, np.int64)")
+        b.alloc("_miss", ir.Const(1), "int64")
 
-    def _partition(self, g: GroupPlan, func: str, args: list[str]) -> str:
-        """``S`` of ``func``'s point ``args`` (its own parameters' coefficients)."""
-        terms = [f"{c} * ({a})" for c, a in zip(g.schedule.own(func), args) if c]
-        return " + ".join(terms) or "0"
+    def _partition(self, g: GroupPlan, func: str, args: list) -> ir.Expr:
+        """``S`` of ``func``'s point ``args`` (its own parameters' coefficients;
+        text or records)."""
+        terms = [ir.bare("*", ir.Const(c), ir.Paren(leaf(a)))
+                 for c, a in zip(g.schedule.own(func), args) if c]
+        return ir.bare("+", *terms) if terms else ir.Const(0)
 
     def _gid(self, g: GroupPlan) -> int:
         return self.plan.groups.index(g)
@@ -426,7 +452,8 @@ class CpuGenerator:
         self.need_helper(name)
         flagged = name in self.flagged
         pr.calls_flagged = pr.calls_flagged or flagged
-        return pr.helper_call(f"fn_{name}", args, flagged)
+        # flagged where the printer's target passes the flag (a device's)
+        return ir.Call(f"fn_{name}", tuple(leaf(a) for a in args), flagged and pr.device)
 
     def need_helper(self, name: str) -> None:
         if name in self.helpers:
@@ -497,7 +524,7 @@ class CpuGenerator:
         store = b.child() if g.runtime_order else b
         if k is not None:
             tuples.exact(store, f.ret, val, self.pr)
-            store.emit(tuples.put(k, self.pr.expr(self.write(g, func, xs)), val))
+            store.eval(tuples.put(k, self.write(g, func, xs), val))
         else:
             self.put(store, self.write(g, func, xs), val)
         for k, fu in fused_for:
@@ -541,15 +568,15 @@ class CpuGenerator:
 
     def fuse(self, b: Lines, k: int, fu, xs: list[str], val: str) -> None:
         """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
-        conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
+        conds = ir.bare("and", *in_bounds(k, xs))
         inner = b.child()
-        inner.emit(f"acc{k} = {fused_step(fu, f'acc{k}', val, self.program, self.pr)}")
+        inner.assign(f"acc{k}", fused_step_expr(fu, f"acc{k}", val, self.program, self.pr))
         b.if_(conds, inner)
 
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """Keep the requested cell as the window sweeps past it."""
         inner = b.child()
-        inner.emit(f"res = {val}")
+        inner.assign("res", val)
         b.if_(requested(xs), inner)
 
     def task_names(self, f) -> "_TaskNames":
@@ -587,9 +614,10 @@ class CpuGenerator:
         if plan.kind == "cell":
             names = self.group_of[plan.entry].extents.names[plan.entry]
             for i, e in enumerate(names):
-                b.emit(self.pr.check("_dom", f"q_{i}", e))
+                b.eval(self.pr.ir_check("_dom", ir.Name(f"q_{i}"), ir.Name(e)))
             k = tuples.width(self.program.functions[plan.entry].ret)
-            b.emit(f"res = {self.pr.nan() if k is None else tuples.filled(k, self.pr.nan())}")
+            nan = ir.Const(math.nan, self.pr.nan())
+            b.assign("res", nan if k is None else ir.Tuple((nan,) * k))
         fused_by_func: dict[str, list] = {}
         entry_names = self.task_names(self.program.functions[plan.entry])
         entry_em = self.emitter(entry_names, set())
@@ -605,7 +633,7 @@ class CpuGenerator:
             ent_g = self.group_of[plan.entry]
             if not ent_g.windowed:
                 qs = [f"q_{i}" for i in range(len(ent_g.extents.names[plan.entry]))]
-                b.emit(f"res = {self.read_stored(plan.entry, qs)}")
+                b.assign("res", self.stored_value(plan.entry, qs))
             self.give_result(b, "res")
         elif plan.kind == "table":
             self.give_result(b, f"({''.join(f'T_{f}, ' for f in self.whole_tables())})")
@@ -618,12 +646,11 @@ class CpuGenerator:
         args = self.task_args()
         return self.module_source(args, b), args
 
-    def give_result(self, b: Lines, value: str) -> None:
-        """The task's last statement, ``return value``, with ``value`` recorded:
-        a device task returns it through its failure flag (emit.cuda), which
-        then needs no reading of the generated line."""
-        self.task_result = value
-        b.emit(f"return {value}")
+    def give_result(self, b: Lines, value) -> None:
+        """The task's last statement, ``return value`` (a kernel.body.Return record):
+        a device task returns the value through its failure flag (the failure-flag
+        pass, kernel.failure_flags, reads it off the record)."""
+        b.return_(value)
 
     def whole_tables(self) -> list[str]:
         """The tables a ``table`` entry returns: the entry's, then the others of its
@@ -636,9 +663,13 @@ class CpuGenerator:
 
     def read_stored(self, func: str, index: list[str]) -> str:
         """A stored cell of ``func`` as a value (a tuple's components together)."""
+        return self.pr.expr(self.stored_value(func, index))
+
+    def stored_value(self, func: str, index: list) -> ir.Expr:
+        """:meth:`read_stored` as a record."""
         k = tuples.width(self.program.functions[func].ret)
-        ref = self.pr.expr(self.cell_ref(func, index))
-        return ref if k is None else tuples.get(k, ref)
+        ref = self.cell_ref(func, index)
+        return ref if k is None else ir.Call(tuples.getter(k), (ref,))
 
     def result_width(self) -> int | None:
         """The number of components of the task's result (a tuple), else None."""
@@ -754,8 +785,9 @@ class CpuGenerator:
             if g.windowed:
                 elim = g.eliminated_in(f)
                 dims = [L.Var(f"W_{gi}")] + [_past(e) for k, e in enumerate(ext) if k != elim]
-                lows = [f"min(0, {c}) * {e}" for c, e in zip(g.schedule.own(f), ext) if c]
-                b.emit(f"tmin_{f} = {' + '.join(lows) or '0'}")
+                lows = [ir.bare("*", ir.Call("min", (ir.Const(0), ir.Const(c))), ir.Name(e))
+                        for c, e in zip(g.schedule.own(f), ext) if c]
+                b.assign(f"tmin_{f}", ir.bare("+", *lows) if lows else ir.Const(0))
             else:
                 dims = [_past(e) for e in ext]
             self._allocate(b, f, dims)
@@ -766,7 +798,7 @@ class CpuGenerator:
 
     def allocate(self, b: Lines, func: str, dims: list[str]) -> None:
         self.host_allocations += 1
-        b.emit(f"T_{func} = np.empty(({', '.join(map(str, dims))},), np.float64)")
+        b.alloc(f"T_{func}", [str(d) for d in dims], "float64", "empty", comma=True)
 
     def _allocate(self, b: Lines, func: str, dims: list[str]) -> None:
         """Storage for ``func``'s cells: a tuple's components one more dimension."""
@@ -793,7 +825,7 @@ class CpuGenerator:
                 # one modulo per partition and distance, not one per access
                 for f in g.functions:
                     for d in sorted(self.slots.get(f, ())):
-                        inner.emit(f"slot_{f}_{d} = ({node.var} - {d} - tmin_{f}) % W_{gi}")
+                        inner.assign(f"slot_{f}_{d}", window_slot(ir.Name(node.var), d, f, gi))
             self._loops(inner, node.body, cells, g, gi,
                         in_partition or node.kind == "partition", retried)
             if g.runtime_order and node.kind == "partition":
@@ -821,7 +853,7 @@ class CpuGenerator:
                 part = self._partition(g, f.name, [f"x_{p.name}" for p in f.rec_params])
                 for h in g.functions:
                     for d in sorted(self.slots.get(h, ())):
-                        b.emit(f"slot_{h}_{d} = ({part} - {d} - tmin_{h}) % W_{gi}")
+                        b.assign(f"slot_{h}_{d}", window_slot(part, d, h, gi))
             if g.runtime_order and not in_partition and not retried:
                 lone = b.child()
                 self.compute(lone, point, cells[(node.function, node.piece)])
@@ -887,8 +919,8 @@ class CpuGenerator:
         loop.assign("_left", ir.Const(0))
         loop.extend(sweep)
         stuck = sweep.child()
-        stuck.emit(self.pr.check("_chk", "-1", "0"))
-        stuck.emit("break")  # where a failed check does not stop the task (a GPU kernel)
+        stuck.eval(self.pr.ir_check("_chk", ir.Const(-1), ir.Const(0)))
+        stuck.break_()  # where a failed check does not stop the task (a GPU kernel)
         loop.if_(ir.bare("and", ir.Bin("!=", left, ir.Const(0), bare=True),
                          ir.Bin("==", left, prev, bare=True)), stuck)
         out = sweep.child()
@@ -904,8 +936,19 @@ class CpuGenerator:
 
 def requested(xs: list[str]) -> ir.Expr:
     """``x_i == q_0 and ...``: the point is the requested cell."""
-    return ir.bare("and", *(ir.Bin("==", ir.Name(x), ir.Name(f"q_{i}"), bare=True)
-                            for i, x in enumerate(xs)))
+    return ir.bare("and", *requested_tests(xs))
+
+
+def requested_tests(xs: list[str]) -> list[ir.Expr]:
+    """``x_i == q_0``, ...: each coordinate the requested cell's."""
+    return [ir.Bin("==", ir.Name(x), ir.Name(f"q_{i}"), bare=True) for i, x in enumerate(xs)]
+
+
+def in_bounds(k: int, xs: list[str]) -> list[ir.Expr]:
+    """``lo{k}_0 <= x_i <= hi{k}_0``, ...: the point inside fused reduction ``k``'s
+    bounds, a coordinate at a time."""
+    return [ir.Chain(("<=", "<="), (ir.Name(f"lo{k}_{i}"), ir.Name(x), ir.Name(f"hi{k}_{i}")))
+            for i, x in enumerate(xs)]
 
 
 def _past(extent: str) -> L.Expr:
@@ -917,8 +960,20 @@ def fused_step(fu, acc: str, val: str, program, pr: Printer) -> str:
     """One step of a fused reduction: ``acc`` combined with ``val`` (a sum whose
     cells may be both infinities is checked, emit.infinity)."""
     if isinstance(fu.type, T.TupleT):
-        return tuples.combine(fu.op, len(fu.type.items), acc, val, pr)
+        return pr.expr(tuples.combine(fu.op, len(fu.type.items), acc, val, pr))
     return pr.expr(fused_step_ir(fu, ir.Text(acc), ir.Text(val), program, pr))
+
+
+def fused_step_expr(fu, acc: str, val, program, pr: Printer) -> ir.Expr:
+    """:func:`fused_step` as a record (``val``: text or a record): its checks records
+    the failure-flag pass sees (kernel.failure_flags), where the value is a number."""
+    if isinstance(fu.type, T.TupleT):
+        return tuples.combine(fu.op, len(fu.type.items), acc, _text(val, pr), pr)
+    return fused_step_ir(fu, ir.Name(acc), leaf(val), program, pr)
+
+
+def _text(x, pr: Printer) -> str:
+    return x if isinstance(x, str) else pr.expr(x)
 
 
 def fused_step_ir(fu, acc, val, program, pr: Printer) -> ir.Expr:
@@ -976,11 +1031,11 @@ def _stored(f, val: str, b: Lines, ints: bool, pr: Printer) -> str:
     """A cell's value as its float64 table holds it: a bool as 1.0 or 0.0, and an int
     converted where ``ints`` (the on-demand cell, whose guards may yield an int64)."""
     if f.ret == T.BOOL:
-        conv = f"1.0 if {val} else 0.0"
+        conv = ir.Cond(ir.Name(val), ir.Const(1.0), ir.Const(0.0), paren=False)
     elif f.ret == T.INT and ints:
-        conv = pr.to_value(val)
+        conv = pr.ir_value(ir.Name(val))
     else:
         return val
     stored = b.fresh("val")
-    b.emit(f"{stored} = {conv}")
+    b.assign(stored, conv)
     return stored

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from dslc.kernel import ir
 from dslc.kernel import launch
-from dslc.kernel.failure_flags import Facts, flagged
+from dslc.kernel.failure_flags import Facts, holds_checks
 from dslc.kernel.strategies import BY_KEY, launch_passes, lower, of_generator
 from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator, printed
-from dslc.emit.pyexpr import Lines, NotCompilable
+from dslc.emit.pyexpr import Lines, NotCompilable, leaf
 from dslc.targets.printer import CudaPrinter
 
 HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
@@ -99,13 +99,14 @@ class CudaGenerator(CpuGenerator):
         self.storage.append((func, dims))
 
     # ------------------------------------------------------------------ checks
-    def guarded_load(self, array: str, index: list[str], pr) -> str:
+    def guarded_load(self, array: str, index: list, pr) -> ir.Helper:
         """A read behind a check, bounds-tested against the array itself: after a
         failed check the thread runs on, and must not leave the array (an empty
         sequence has no element 0)."""
         if not 1 <= len(index) <= 3:
             raise NotCompilable(f"a checked read of {len(index)} dimensions")
-        return pr.check("_ld" if len(index) == 1 else f"_ld{len(index)}", array, *index)
+        return pr.ir_check("_ld" if len(index) == 1 else f"_ld{len(index)}", ir.Text(array),
+                           *(leaf(i) for i in index))
 
     def done_ref(self, func: str, index: list) -> ir.Load:
         return self.element(f"D_{func}", index + ["tid"])
@@ -133,12 +134,10 @@ class CudaGenerator(CpuGenerator):
         if all(name != MISS for name, _ in self.storage):
             self.storage.append((MISS, []))
 
-    def lowering_facts(self, checks: bool):
-        """What the strategy's passes read that the body's records do not hold yet
-        (kernel.failure_flags): the task's returned value (the generator's record,
-        :meth:`give_result`), its tuple width, and whether a check was spelled as
-        text (the printers' record)."""
-        return Facts(self.task_result, self.result_width(), checks)
+    def lowering_facts(self):
+        """What the strategy's passes read that the body's records do not hold
+        (kernel.failure_flags): the task's tuple width."""
+        return Facts(self.result_width())
 
     def module_constants(self) -> str:
         """Module-level constants the task reads (none here; emit.tiles has some)."""
@@ -161,14 +160,18 @@ class CudaGenerator(CpuGenerator):
 
     def module_source(self, args: list, body: Lines) -> str:
         """The task after its strategy's passes (kernel.strategies: its value type,
-        kernel.value_type, among them), with the helpers it calls. A check anywhere (in its
-        records or spelled as text): the task takes its failure flag, per-task
-        storage from the launch."""
-        checks = flagged(body.stmts, Facts(checks=self.pr.fails()))
+        kernel.value_type, among them), with the helpers it calls. A check anywhere in
+        its records, in its device functions' (the register tile's) or in a generated
+        function it calls: the task takes its failure flag, per-task storage from the
+        launch."""
+        functions = self.device_functions()
+        checks = holds_checks(body.stmts) or any(holds_checks(fn.stmts) for fn, _ in functions)
+        if self.pr.fails() and not checks:  # a check only in text: no flag would report it
+            raise NotCompilable("a run-time check spelled as text, unseen by the failure flags")
         if checks:
             self.storage.append((FAIL, []))
         lower(of_generator(type(self)), body, self.TARGET, self.task_params(args),
-              self.lowering_facts(checks), self.device_functions(), **self.lowering_inputs())
+              self.lowering_facts(), functions, **self.lowering_inputs())
         if self.host_allocations:
             raise NotCompilable("allocation inside the task")
         self.verified(body, self.task_params(args))

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dslc.lang import types as T
 from dslc.emit.pyexpr import Lines, NotCompilable
+from dslc.kernel import ir
 from dslc.poly import loopir as L
 from dslc.targets.printer import Printer
 
@@ -81,17 +82,17 @@ def emit_group(gen, b: Lines, gi: int, g) -> None:
     for f in funcs:
         gen.allocate(b, f, dims[f])
         gen.host_allocations += 1
-        b.emit(f"S_{f} = np.zeros(({', '.join(map(str, dims[f]))},), np.uint8)")
+        b.alloc(f"S_{f}", [str(d) for d in dims[f]], "uint8", comma=True)
         gen.demand_arities.add(len(dims[f]))
     cells = " + ".join("(" + " * ".join(f"({d})" for d in dims[f]) + ")" for f in funcs)
-    b.emit(f"_stk{gi} = np.empty(({cells} + 1, {1 + width}), np.int64)")
-    b.emit(f"_need = np.zeros({2 + width}, np.int64)")
+    b.alloc(f"_stk{gi}", [f"{cells} + 1", ir.Const(1 + width)], "int64", "empty")
+    b.alloc("_need", ir.Const(2 + width), "int64")
     bodies = {f: gen.demand_cell(f, f"_stk{gi}") for f in funcs}
     entry = gen.plan.entry
     qs = [f"_q{k}" for k in range(len(dims[entry]))]
     if gen.plan.kind == "cell":
         for k, q in enumerate(qs):
-            b.emit(f"{q} = q_{k}")
+            b.assign(q, ir.Name(f"q_{k}"))
         _demand(b, gi, funcs, funcs.index(entry), qs, bodies, width, gen.pr)
         return
     # the whole table: every cell demanded in order, as the interpreter does
@@ -112,29 +113,40 @@ def _demand(b: Lines, gi: int, funcs: list[str], fid: int, qs: list[str], bodies
     idx = ", ".join(qs)
     stk = f"_stk{gi}"
     run = b.child()
-    run.emit("_sp = 0")
-    run.emit(f"{stk}[0, 0] = {fid}")
+    sp = ir.Name("_sp")
+    run.assign(sp.id, ir.Const(0))
+    run.store(_at(stk, ir.Const(0), ir.Const(0)), ir.Const(fid))
     for k, q in enumerate(qs):
-        run.emit(f"{stk}[0, {1 + k}] = {q}")
-    run.emit(f"S_{f}[{idx},] = 1")
+        run.store(_at(stk, ir.Const(0), ir.Const(1 + k)), ir.Name(q))
+    run.store(_state(f, qs), ir.Const(1))
     loop = run.child()
-    loop.emit("_need[0] = 0")
-    loop.emit(f"_fid = {stk}[_sp, 0]")
+    loop.store(_at("_need", ir.Const(0)), ir.Const(0))
+    loop.assign("_fid", _at(stk, sp, ir.Const(0)))
     for k, h in enumerate(funcs):
         branch = loop.child()
         branch.extend(bodies[h])
         (loop.elif_ if k else loop.if_)(f"_fid == {k}", branch)
     cycle, push = loop.child(), loop.child()
-    cycle.emit(f"{pr.check('_chk', '-1', '0')}  # a cell that needs itself: the interpreter "
-               "reports the chain")
+    cycle.eval(pr.ir_check("_chk", ir.Const(-1), ir.Const(0)),
+               "a cell that needs itself: the interpreter reports the chain")
     push.emit("_sp += 1")
     copy = push.child()
-    copy.emit(f"{stk}[_sp, _k] = _need[1 + _k]")
+    copy.store(_at(stk, sp, ir.Name("_k")), _at("_need", ir.bare("+", ir.Const(1), ir.Name("_k"))))
     push.loop("_k", (str(1 + width),), copy)
     loop.if_("_need[0] == 2", cycle)
     loop.elif_("_need[0] == 1", push)
     run.while_("_sp >= 0", loop)
     b.if_(f"S_{f}[{idx},] != 2", run)
+
+
+def _at(array: str, *index: ir.Expr) -> ir.Load:
+    """An element of one of the evaluator's own arrays (the task allocates them)."""
+    return ir.Load(array, index)
+
+
+def _state(func: str, coords: list[str]) -> ir.Load:
+    """Cell ``coords``'s state in ``func``'s evaluation: 0 not asked, 1 asked, 2 stored."""
+    return ir.Load(f"S_{func}", tuple(ir.Name(c) for c in coords), comma=True)
 
 
 def cell_body(gen, func: str, stack: str, value: Lines, val: str) -> Lines:
@@ -143,12 +155,12 @@ def cell_body(gen, func: str, stack: str, value: Lines, val: str) -> Lines:
     f = gen.program.functions[func]
     out = value.child()
     for k, p in enumerate(f.rec_params):
-        out.emit(f"x_{p.name} = {stack}[_sp, {1 + k}]")
+        out.assign(f"x_{p.name}", _at(stack, ir.Name("_sp"), ir.Const(1 + k)))
     out.extend(value)
     xs = ", ".join(f"x_{p.name}" for p in f.rec_params)
     store = out.child()
     store.store(gen.cell_ref(func, [xs]), val)
-    store.emit(f"S_{func}[{xs},] = 2")
+    store.store(_state(func, [f"x_{p.name}" for p in f.rec_params]), ir.Const(2))
     store.emit("_sp -= 1")
     out.if_("_need[0] == 0", store)
     return out

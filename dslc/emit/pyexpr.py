@@ -83,6 +83,24 @@ class Lines:
         """``target = op(target, value)`` as one indivisible update (GPU code)."""
         self.stmts.append(ir.Atomic(op, target, leaf(value)))
 
+    def return_(self, value) -> None:
+        """``return value`` (a kernel IR expression; text becomes a ``Text`` leaf)."""
+        self.stmts.append(kb.Return(leaf(value)))
+
+    def eval(self, value, comment: str = "") -> None:
+        """``value`` evaluated for its effect alone (a check), ``comment`` after it."""
+        self.stmts.append(kb.Eval(leaf(value), comment))
+
+    def alloc(self, name: str, shape, dtype: str, fill: str = "zeros", space: str = "local",
+              comma: bool = False) -> None:
+        """``name``: a new array (kernel.body.Alloc; text in ``shape`` becomes leaves)."""
+        shape = tuple(leaf(x) for x in shape) if isinstance(shape, (tuple, list)) else leaf(shape)
+        self.stmts.append(kb.Alloc(name, shape, dtype, fill, space, comma))
+
+    def break_(self) -> None:
+        """Leave the innermost loop."""
+        self.stmts.append(kb.Break())
+
     def child(self) -> "Lines":
         return Lines([], self.counter)
 
@@ -123,9 +141,10 @@ class Lines:
             raise NotCompilable(f"loops nested more than {MAX_LOOPS} deep")
         self.stmts.append(s)
 
-    def barrier(self) -> None:
-        """Every thread of the block waits here."""
-        self.stmts.append(kb.Barrier())
+    def barrier(self, scope: str = "block", group: str = "") -> None:
+        """Every thread of the block (or of the grid, synchronised through the grid
+        group held by local ``group``) waits here."""
+        self.stmts.append(kb.Barrier(scope, group))
 
     def apply(self, pass_, target: str, known=None) -> None:
         """These statements replaced by ``pass_`` of them (a pass over the body's
@@ -185,10 +204,11 @@ class Names:
     def symbol(self, lit: tir.SymLit) -> str:
         raise NotCompilable(f"symbol literal '{lit.text}' of a run-time alphabet")
 
-    def table_read(self, call: tir.Call, args: list[str], block: Lines) -> str:
+    def table_read(self, call: tir.Call, args: list, block: Lines) -> str:
         raise NotCompilable(f"call of {call.func}")
 
-    def call(self, call: tir.Call, args: list[str], block: Lines) -> str:
+    def call(self, call: tir.Call, args: list, block: Lines) -> str | ir.Expr:
+        """A call of ``call.func`` with ``args`` (kernel IR expressions)."""
         raise NotCompilable(f"call of {call.func}")
 
     def coordinates(self, call: tir.Call) -> frozenset[int]:
@@ -207,11 +227,12 @@ class Names:
         variable ``model``: one value shared by every task (never per lane)."""
         raise NotCompilable(f"the device layout of '{model}'")
 
-    def guarded_load(self, array: str, index: list[str]) -> str:
-        """A read whose index went through a run-time check (``_chk``). Where a
-        failed check stops the run (the CPU) it is a plain read; a GPU kernel
-        keeps running after one, so it guards the read itself (emit.cuda)."""
-        return f"{array}[{', '.join(index)}]"
+    def guarded_load(self, array: str, index: list) -> ir.Expr:
+        """A read whose index (kernel IR expressions, or text) went through a run-time
+        check (``_chk``). Where a failed check stops the run (the CPU) it is a plain
+        read; a GPU kernel keeps running after one, so it guards the read itself
+        (emit.cuda)."""
+        return plain_read(array, index)
 
     def alphabet_size(self, alpha: T.AlphaRef) -> str:
         raise NotCompilable(f"alphabet of {alpha}")
@@ -500,7 +521,7 @@ class ExprEmitter:
         if e.span in self.safe_indexes:  # proved inside the sequence (see plan.task)
             return self.pr.ir_int64(ir.Index(s, (i,)))
         check = self.pr.ir_check("_chk", i, ir.Call("len", (s,)))
-        return self.pr.ir_int64(leaf(self.names.guarded_load(self.text(s), [self.text(check)])))
+        return self.pr.ir_int64(leaf(self.names.guarded_load(self.text(s), [check])))
 
     def _extindex(self, e, b):
         if e.indexer is None and isinstance(e.base, tir.ExtAttr) \
@@ -606,7 +627,7 @@ class ExprEmitter:
                 args.append(self.as_int(a, b))
             else:
                 args.append(self.expr(a, b))
-        return leaf(self.names.call(e, [self.text(a) for a in args], b))
+        return leaf(self.names.call(e, args, b))
 
     def _reduce(self, e, b):
         acc = b.fresh("acc")
@@ -666,6 +687,12 @@ class ExprEmitter:
         return var, (lo, ir.Bin("+", hi, ir.Const(1)))
 
 
+def plain_read(array: str, index: list) -> ir.Index:
+    """``array[index]``: an element of an array named as text, its index records
+    (or text)."""
+    return ir.Index(ir.Text(array), tuple(leaf(i) for i in index))
+
+
 def leaf(x) -> ir.Expr:
     """What a ``Names`` method or a helper module returned: a record as it is, text
     (still composed as text there) as a ``Text`` leaf."""
@@ -708,7 +735,7 @@ def render_code(code, array, recv: ir.Expr | None = None, keys=(), item: ir.Expr
             case sdk.Load(array=name, index=idx):
                 index = [go(i) for i in idx]
                 if guarded is not None and any(_has_check(i) for i in idx):
-                    return leaf(guarded(array(name), [pr.expr(i) for i in index]))
+                    return leaf(guarded(array(name), index))
                 return ir.Load(array(name), tuple(index), "global")
             case sdk.Length(array=name):
                 return ir.Call("len", (leaf(array(name)),))

@@ -27,6 +27,7 @@ at run time.
 from __future__ import annotations
 
 from dslc.check import tir
+from dslc.kernel import ir
 from dslc.lang import types as T
 
 
@@ -95,17 +96,28 @@ def init(op: str, k: int, pr) -> str:
     return filled(k, {"max": pr.inf(True), "min": pr.inf(), "sum": "0.0"}[op])
 
 
-def add(k: int, x: str, y: str, pr) -> str:
+def named(x: str) -> ir.Expr:
+    """A tuple value a generator holds as text: a variable where it is a name."""
+    return ir.Name(x) if x.isidentifier() else ir.Text(x)
+
+
+def component(x: str, c: int) -> ir.Index:
+    """Component ``c`` of tuple value ``x``."""
+    return ir.Index(named(x), (ir.Const(c),))
+
+
+def add(k: int, x: str, y: str, pr) -> ir.Tuple:
     """``x + y`` component by component (``x``, ``y``: names), each sum checked
     for ``inf - inf`` as the interpreter's int and float ``+`` are."""
-    return literal([pr.check("_undef", f"{x}[{c}] + {y}[{c}]") for c in range(k)])
+    return ir.Tuple(tuple(pr.ir_check("_undef", ir.Bin("+", component(x, c), component(y, c)))
+                          for c in range(k)))
 
 
-def combine(op: str, k: int, x: str, y: str, pr) -> str:
+def combine(op: str, k: int, x: str, y: str, pr) -> ir.Expr:
     """One step of reduction ``op`` (or binary ``max``/``min``) over tuples."""
     if op == "sum":
         return add(k, x, y, pr)
-    return f"_t{op}{k}({x}, {y})"
+    return ir.Call(f"_t{op}{k}", (named(x), named(y)))
 
 
 def equal(k: int, x: str, y: str) -> str:
@@ -120,17 +132,23 @@ def exact(b, t: T.TupleT, val: str, pr) -> None:
     whose other component the interpreter reports."""
     for c, item in enumerate(t.items):
         if item == T.INT:
-            b.emit(pr.check("_inexact", f"{val}[{c}]"))
+            b.eval(pr.ir_check("_inexact", component(val, c)))
 
 
 def get(k: int, row: str) -> str:
     """A stored cell's components (``row``: the view of them) as a tuple."""
-    return f"_tget{k}({row})"
+    return f"{getter(k)}({row})"
 
 
-def put(k: int, row: str, val: str) -> str:
-    """The statement storing tuple ``val`` into a cell's components."""
-    return f"_tput{k}({row}, {val})"
+def getter(k: int) -> str:
+    """The helper giving a stored cell's ``k`` components as a tuple."""
+    return f"_tget{k}"
+
+
+def put(k: int, row: ir.Expr, val: str) -> ir.Call:
+    """Storing tuple ``val`` into a cell's components (``row``: the view of them), a
+    call evaluated for its effect."""
+    return ir.Call(f"_tput{k}", (row, named(val)))
 
 
 def helpers(ks: list[int], pr) -> str:

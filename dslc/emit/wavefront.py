@@ -32,8 +32,12 @@ lanes of a warp share one point, hence one control flow, which is what a
 full-mask ``shfl_xor_sync`` needs. The simulator has no warp shuffles: there
 the same butterfly calls :func:`simulated_shfl_xor`, which pairs the Python
 threads of a warp through a per-block exchange. The atomic updates and the
-lanes' combinations are kernel IR records (kernel.ir.Atomic, WarpReduce): the
-kernels' printer spells them (targets.printer: a device's, or the simulator's).
+lanes' combinations are kernel IR records (kernel.ir.Atomic, WarpReduce), and so
+are each thread's numbering (kernel.ir.Thread: its first point and the stride between
+its points, its lane) and the cooperative kernel's grid barrier (kernel.body.Barrier of
+scope ``grid``, through kernel.ir.GridGroup): the kernels' printer spells them
+(targets.printer: a device's, or the simulator's), and the verifier allows the grid's
+barrier only in the cooperative kernel.
 
 Only plans whose checks were all proved away compile here (a task-per-thread kernel
 flags a failed check and the CPU re-runs that task; here there is no task to re-run).
@@ -50,7 +54,7 @@ from dslc import settings
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.emit.cpu import (CpuGenerator, _FusedEmitter, _HelperNames, fused_start, fused_undefined,
-                           printed)
+                           in_bounds, printed, requested_tests, window_slot)
 from dslc.emit.cuda import HEADER, KERNEL_DECORATOR
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
 from dslc.kernel import ir
@@ -169,6 +173,11 @@ class _LaneEmitter(ExprEmitter):
                      ir.Const(self.width))
 
 
+def _past(extent: str) -> ir.Bin:
+    """``extent + 1``: the number of values of a coordinate from 0 to ``extent``."""
+    return ir.bare("+", ir.Name(extent), ir.Const(1))
+
+
 def eliminated(coeffs) -> int:
     """The coordinate recomputed from the partition (the last with |a_k| = 1)."""
     k = next((k for k in reversed(range(len(coeffs))) if abs(coeffs[k]) == 1), None)
@@ -227,21 +236,21 @@ class WavefrontGenerator(CpuGenerator):
         return _LaneEmitter(names, self.program.consts, rec, self.program.alphabets,
                             safe_indexes, width=self.width)
 
-    def _once(self, cond: str) -> str:
-        """``cond`` for work done once per point: by lane 0 where lanes share it."""
-        return cond if self.width == 1 else f"_lane == 0 and {cond}"
+    def _once(self, tests: list) -> ir.Expr:
+        """``tests`` all true, for work done once per point: by lane 0 where lanes
+        share it."""
+        lane0 = [] if self.width == 1 else [ir.Bin("==", ir.Name("_lane"), ir.Const(0), bare=True)]
+        return ir.bare("and", *lane0, *tests)
 
     def fuse(self, b, k, fu, xs, val):
-        conds = " and ".join(f"lo{k}_{i} <= {x} <= hi{k}_{i}" for i, x in enumerate(xs))
         inner = b.child()
         inner.atomic(_ATOMIC[fu.op], ir.Load(f"acc{k}", (ir.Const(0),), "global"), val)
-        b.if_(self._once(conds), inner)
+        b.if_(self._once(in_bounds(k, xs)), inner)
 
     def capture(self, b, xs, val):
-        cond = " and ".join(f"{x} == q_{i}" for i, x in enumerate(xs))
         inner = b.child()
-        inner.emit(f"res[0] = {val}")
-        b.if_(self._once(cond), inner)
+        inner.store(ir.Load("res", (ir.Const(0),), "global"), val)
+        b.if_(self._once(requested_tests(xs)), inner)
 
     # ------------------------------------------------------------------ source
     def generate(self) -> tuple[str, str, list]:
@@ -284,38 +293,36 @@ class WavefrontGenerator(CpuGenerator):
         ext = g.extents.names[f0]
         body = Lines([], head.counter)
         others = [m for m in range(len(coeffs)) if m != k]
-        rest = "idx"
-        for m in others:
-            body.emit(f"p{m} = {rest} % ({ext[m]} + 1)")
-            body.emit(f"{rest} = {rest} // ({ext[m]} + 1)")
-        total = " - ".join(["c0"] + [f"{coeffs[m]} * p{m}" for m in others if coeffs[m]])
-        body.emit(f"p{k} = {coeffs[k]} * ({total})")
+        rest = ir.Name("idx")
+        for m in others:  # the flattened other coordinates, one at a time
+            body.assign(f"p{m}", ir.bare("%", rest, _past(ext[m])))
+            body.assign(rest.id, ir.bare("//", rest, _past(ext[m])))
+        total = ir.bare("-", ir.Name("c0"), *(ir.bare("*", ir.Const(coeffs[m]), ir.Name(f"p{m}"))
+                                              for m in others if coeffs[m]))
+        body.assign(f"p{k}", ir.bare("*", ir.Const(coeffs[k]), ir.Paren(total)))
         point = body.child()
         order = [f for f in g.schedule.order if f in g.functions]
         width = self.lanes[gi].width
         for f in order:
             for m, p in enumerate(self.program.functions[f].rec_params):
-                point.emit(f"x_{p.name} = p{m}")
+                point.assign(f"x_{p.name}", ir.Name(f"p{m}"))
             self.width = width
             try:
                 point.extend(self._cell(f, fused_by_func.get(f, [])))
             finally:
                 self.width = 1
-        body.if_(f"0 <= p{k} <= {ext[k]}", point)
-        slots = [f"slot_{f}_{d} = (c0 - {d} - tmin_{f}) % W_{gi}"
-                 for f in g.functions for d in sorted(self.slots.get(f, ()))]
-        span = " * ".join(f"({ext[m]} + 1)" for m in others) or "1"
-        sweep = Lines(slots, head.counter)  # one partition's points over the grid
+        body.if_(ir.Chain(("<=", "<="), (ir.Const(0), ir.Name(f"p{k}"), ir.Name(ext[k]))), point)
+        sweep = Lines([], head.counter)  # one partition's points over the grid
+        for f in g.functions:
+            for d in sorted(self.slots.get(f, ())):
+                sweep.assign(f"slot_{f}_{d}", window_slot(ir.Name("c0"), d, f, gi))
+        span = ir.bare("*", *(ir.Paren(_past(ext[m])) for m in others)) if others \
+            else ir.Const(1)
         inner = sweep.child()
-        inner.emit("idx = it")
+        inner.assign("idx", ir.Name("it"))
         inner.extend(body)
-        sweep.loop("it", ("idx0", span, "nth"), inner)
-        if width == 1:
-            threads = ["idx0 = cuda.grid(1)", "nth = cuda.gridsize(1)"]
-        else:  # lanes of one point are consecutive threads: one warp
-            threads = ["_gid = cuda.grid(1)", f"_lane = _gid % {width}",
-                       f"idx0 = _gid // {width}", f"nth = cuda.gridsize(1) // {width}"]
-        start = Lines(threads, head.counter)
+        sweep.loop("it", (ir.Name("idx0"), span, ir.Name("nth")), inner)
+        start = self._threads(width, head)
         start.extend(head)
         start.extend(store)
         params = printed(self.task_args()) + [f"T_{f}" for f, _ in self.storage] + \
@@ -325,19 +332,38 @@ class WavefrontGenerator(CpuGenerator):
         one.extend(sweep)
         # every partition in one launch, the grid synchronised between them
         # (a cooperative launch: real GPUs only, the simulator has no grid sync)
-        every = Lines(["grid = cuda.cg.this_grid()"], head.counter)
+        every = Lines([ir.Assign("grid", ir.GridGroup())], head.counter)
         every.extend(start)
         step = every.child()
         step.extend(sweep)
-        step.emit("grid.sync()")
-        every.loop("c0", ("first", "first + count"), step)
-        for kernel in (one, every):  # the device's rules (its atomics, warp reductions)
-            verify_body(tuple(kernel.stmts), self.TARGET)
+        step.barrier("grid", "grid")
+        first = ir.Name("first")
+        every.loop("c0", (first, ir.bare("+", first, ir.Name("count"))), step)
+        # the device's rules (its atomics, warp reductions, the grid's barrier)
+        verify_body(tuple(one.stmts), self.TARGET, params + ["c0"])
+        verify_body(tuple(every.stmts), self.TARGET, params + ["first", "count"],
+                    cooperative=True)
         return (
             f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0'])}):\n"
             f"{one.render(1, self.pr)}\n\n\n"
             f"{KERNEL_DECORATOR}\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
             f"{every.render(1, self.pr)}\n")
+
+    @staticmethod
+    def _threads(width: int, head: Lines) -> Lines:
+        """Each thread's first point (``idx0``) and the stride between its points
+        (``nth``): a point per thread, or per ``width`` consecutive threads (a warp)
+        whose lane within the point is ``_lane``."""
+        start = Lines([], head.counter)
+        if width == 1:
+            start.assign("idx0", ir.Thread("global"))
+            start.assign("nth", ir.Thread("grid"))
+            return start
+        start.assign("_gid", ir.Thread("global"))
+        start.assign("_lane", ir.bare("%", ir.Name("_gid"), ir.Const(width)))
+        start.assign("idx0", ir.bare("//", ir.Name("_gid"), ir.Const(width)))
+        start.assign("nth", ir.bare("//", ir.Thread("grid"), ir.Const(width)))
+        return start
 
     def points(self, gi: int) -> L.Expr:
         """How many coordinate tuples a partition kernel of group ``gi`` walks
@@ -365,9 +391,9 @@ class WavefrontGenerator(CpuGenerator):
             em = _FusedEmitter(self.task_names(f), self.program.consts, set(),
                                self.program.alphabets, fused)
             self.current = None
-            b.emit(f"return {self._guards(f, em, b)}")
+            b.return_(ir.Name(self._guards(f, em, b)))
         else:
-            b.emit("return 0.0")
+            b.return_(ir.Const(0.0))
         params = printed(args) + [f"T_{f}" for f, _ in self.storage] + \
             [f"acc{k}" for k in range(len(plan.fused))]
         from dslc.emit.cpu import HEADER as CPU_HEADER

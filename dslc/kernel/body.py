@@ -10,7 +10,10 @@ one place, the target's printer (``targets.printer.body_text``).
 
 Simple statements are kernel.ir records where a generator builds them so: ``Assign``
 (a local), ``Store`` (an element of a table, a ``Load`` with its memory space),
-``Atomic`` (a GPU's indivisible update of an element other threads share); their
+``Atomic`` (a GPU's indivisible update of an element other threads share), and here
+``Return``, ``Eval`` (a check evaluated for its effect), ``Break``, ``Alloc`` (a new
+array in a memory space) and ``Barrier`` (a block's, or a cooperative kernel's grid's);
+their
 expressions are kernel.ir expressions (``ExprEmitter`` makes them), with ``Text``
 leaves where a generator still composes text. A ``Line`` is a statement still spelled
 as text, and a loop's bounds and an ``if``'s condition are an expression or text
@@ -56,9 +59,67 @@ class Line:
 
 
 @dataclass(frozen=True)
-class Barrier:
-    """Every thread of the block waits here (a GPU's ``syncthreads``)."""
+class Return:
+    """``return value``: the task's (or a function's) value, an expression record
+    (a pass reads what is returned off the record, never off text)."""
 
+    value: object
+    levels = 1
+    loops = 0
+
+
+@dataclass(frozen=True)
+class Eval:
+    """An expression evaluated for its effect alone: a check (a runtime helper call
+    that stops the task, or flags it on a device) with no value to keep.
+    ``comment``: printed after it, for people reading the generated code."""
+
+    value: object
+    comment: str = ""
+    levels = 1
+    loops = 0
+
+
+@dataclass(frozen=True)
+class Break:
+    """Leave the innermost loop (a failed check that does not stop a GPU task)."""
+
+    levels = 1
+    loops = 0
+
+
+ALLOC_SPACES = ("local", "shared")
+ALLOC_FILLS = ("zeros", "empty")
+
+
+@dataclass(frozen=True)
+class Alloc:
+    """``name``: a new array of ``dtype`` (a numpy type's name) in memory ``space``
+    (``local``: the task's own, filled per ``fill``; ``shared``: the block's, GPU code
+    only, never filled). ``shape``: one expression (one dimension), or a tuple of them
+    (printed ``(a, b)``, or ``(a, b,)`` where ``comma``)."""
+
+    name: str
+    shape: object
+    dtype: str
+    fill: str = "zeros"
+    space: str = "local"
+    comma: bool = False
+    levels = 1
+    loops = 0
+
+
+BARRIER_SCOPES = ("block", "grid")
+
+
+@dataclass(frozen=True)
+class Barrier:
+    """Every thread of the block (``scope`` ``block``: a GPU's ``syncthreads``) or
+    of the grid (``grid``: a cooperative launch's grid sync, through the grid
+    group held by local ``group``, an ``Assign`` of ``ir.GridGroup``) waits here."""
+
+    scope: str = "block"
+    group: str = ""
     levels = 1
     loops = 0
 
@@ -163,7 +224,8 @@ class Cell(_Group):
     box: tuple | None = None
 
 
-Stmt = Line | Assign | Store | Atomic | Barrier | Loop | If | OneThread | Point | Cell
+Stmt = (Line | Assign | Store | Atomic | Return | Eval | Break | Alloc | Barrier | Loop | If
+        | OneThread | Point | Cell)
 
 
 def levels(stmts) -> int:

@@ -8,13 +8,13 @@ instead (targets.runtime, emit.cuda). The task therefore clears its flag first
 NaN when the flag is set, so that the backend re-runs exactly the flagged tasks
 on the CPU, which reports the error by position.
 
-Whether the body holds a check is read off its records: a call of a runtime
-helper that can fail is an ``ir.Helper`` marked ``flagged`` by the device's
-printer from the helpers' table (targets.runtime ``Helper.fails``). Checks a
-generator still spells as text (inside ``Line`` statements and ``Text`` leaves,
-and in the generated functions the task calls) are known only to the printers'
-record of the helpers they spelled; the generator passes that as
-``Facts.checks`` (docs/architecture.md, "Strategies", lists what is still text).
+Whether the body holds a check is read off its records alone: a call of a runtime
+helper that can fail is an ``ir.Helper`` marked ``flagged`` by the device's printer
+from the helpers' table (targets.runtime ``Helper.fails``), a call of a generated
+function that holds one an ``ir.Call`` marked ``flagged``; the value returned is
+the task's final ``kb.Return`` record. A generator that still spelled a check as
+text would leave it unseen: emit.cuda refuses such a task (its printers' record of
+the helpers spelled, ``Printer.fails()``, disagreeing with the records).
 """
 
 from __future__ import annotations
@@ -32,25 +32,22 @@ CLEAR = ir.Store(ir.Load(FLAG, (ir.Name("tid"),), "global"), ir.Const(0))
 
 @dataclass(frozen=True)
 class Facts:
-    """What a generator knows of its task that the body's records do not hold yet,
-    for the passes that need it: the value its final ``return`` gives (the
-    generator's record, never read back from the line), the number of
-    components of a tuple result (None: a number), and whether a check was
-    spelled as text anywhere in the task or the functions it calls."""
+    """What a generator knows of its task that the body's records do not hold, for
+    the passes that need it: the number of components of a tuple result (None: a
+    number), which names the helper the value is returned through."""
 
-    result: str | None = None
     width: int | None = None
-    checks: bool = False
 
 
 def statement_exprs(s):
     """The expression records statement ``s`` holds itself (not its body's):
-    an assignment's value, a store's target and value, a loop's bounds, an
-    ``if``'s condition (bounds and conditions still spelled as text left out)."""
+    an assignment's value, a store's target and value, a returned or evaluated
+    value, a loop's bounds, an ``if``'s condition (bounds and conditions still
+    spelled as text left out)."""
     match s:
-        case ir.Assign(value=v):
+        case ir.Assign(value=v) | kb.Return(value=v) | kb.Eval(value=v):
             found = (v,)
-        case ir.Store(target=t, value=v):
+        case ir.Store(target=t, value=v) | ir.Atomic(target=t, value=v):
             found = (t, v)
         case kb.Loop(over=over):
             found = over
@@ -61,31 +58,34 @@ def statement_exprs(s):
     return tuple(x for x in found if not isinstance(x, str))
 
 
+def _flags(x) -> bool:
+    """Does expression ``x`` itself take the task's flag: a check helper that flags
+    it, or a call of a generated function holding one (``flagged``)?"""
+    return isinstance(x, (ir.Helper, ir.Call)) and x.flagged
+
+
 def holds_checks(stmts) -> bool:
     """Does any statement of ``stmts`` (at any depth) call a check helper that
-    flags the task (an ``ir.Helper`` marked ``flagged``)?"""
+    flags the task (an ``ir.Helper`` marked ``flagged``), or a generated function
+    that holds one (an ``ir.Call`` marked ``flagged``)?"""
     for s in stmts:
         for e in statement_exprs(s):
-            if any(isinstance(x, ir.Helper) and x.flagged for x in ir.exprs(e)):
+            if any(_flags(x) for x in ir.exprs(e)):
                 return True
         if any(holds_checks(b) for b in kb.children(s)):
             return True
     return False
 
 
-def flagged(stmts, facts: Facts) -> bool:
-    """Does the task take a failure flag: a check in its records or in its text?"""
-    return facts.checks or holds_checks(stmts)
-
-
 def failure_flags(stmts: tuple, facts: Facts) -> tuple:
     """``stmts`` with the task's failure flag cleared first and its final return
-    given through the flag, where the task holds a check (else unchanged)."""
+    (a ``kb.Return`` record) given through the flag, where the task holds a check
+    (else unchanged)."""
     stmts = tuple(stmts)
-    if not flagged(stmts, facts):
+    if not holds_checks(stmts):
         return stmts
-    if facts.result is None or not stmts or stmts[-1] != kb.Line(f"return {facts.result}"):
+    if not stmts or not isinstance(stmts[-1], kb.Return):
         raise NotCompilable("a task without a final return")
-    through = "_result_f" if facts.width is None else f"_tresult{facts.width}_f"
-    returned = kb.Line(f"return {through}({FLAG}, tid, {facts.result})")
+    through = "_result" if facts.width is None else f"_tresult{facts.width}"
+    returned = kb.Return(ir.Helper(through, (stmts[-1].value,), flagged=True))
     return (CLEAR,) + stmts[:-1] + (returned,)

@@ -11,8 +11,10 @@ printer; strategies are passes over the kernel (kernel.launch), and the verifier
 
 Expressions: ``Name``, ``Const``, ``Index`` (a load, or a slice when an index is a
 ``Slice``), ``Bin``, ``Call``, ``Thread`` (the GPU's thread and block numbers); in a
-task's body also ``Unary``, ``Cond`` (``a if c else b``), ``Helper`` (a call of a
-runtime helper, targets.runtime: spelled per target), ``Load`` (an element of an
+task's body also ``GridGroup`` (the grid as a cooperative group), ``Paren`` (parentheses
+a generator spelled), ``Tuple``, ``Chain`` (a chained comparison), ``Unary``, ``Cond``
+(``a if c else b``), ``Helper`` (a call of a runtime helper, targets.runtime: spelled
+per target), ``Load`` (an element of an
 array in a memory space), ``WarpReduce`` (a reduction over a warp's lanes: GPU code
 only) and ``Text`` (an expression a generator still spells as text: the leaf the
 next step removes). An expression is not text: formatting one into a string is
@@ -110,6 +112,16 @@ def bare(op: str, *operands) -> "Bin":
 
 
 @dataclass(frozen=True)
+class Chain(_Expr):
+    """A chained comparison ``a <= b <= c`` (``ops`` between consecutive
+    ``operands``): each operand evaluated once, printed with the parentheses a
+    comparison needs and no more, as a ``bare`` Bin."""
+
+    ops: tuple  # of comparison operators
+    operands: tuple  # of Expr, one more than ops
+
+
+@dataclass(frozen=True)
 class Unary(_Expr):
     """``-x`` or ``not x``, in parentheses unless ``paren`` is False (a condition)."""
 
@@ -157,8 +169,13 @@ class Load(_Expr):
 
 @dataclass(frozen=True)
 class Call(_Expr):
-    fn: str  # a function of the module (the generated task)
+    """A call of function ``fn`` of the module (the generated task, a generated
+    function ``fn_<name>``, a helper the module defines). ``flagged``: a generated
+    function holding a check, called on a device with the task's failure flag."""
+
+    fn: str
     args: tuple
+    flagged: bool = False
 
 
 WARP_OPS = ("max", "min", "sum")
@@ -189,9 +206,31 @@ class Length(_Expr):
 class Thread(_Expr):
     """The GPU's numbering: ``global`` (the thread in the grid), ``block`` (the
     block in the grid), ``thread`` (the thread in its block), ``width`` (threads
-    per block)."""
+    per block), ``grid`` (threads in the grid)."""
 
     what: str
+
+
+@dataclass(frozen=True)
+class GridGroup(_Expr):
+    """The whole grid as a cooperative group, the handle a grid barrier
+    (kernel.body ``Barrier`` of scope ``grid``) synchronises: only in a kernel
+    launched cooperatively (every block resident at once)."""
+
+
+@dataclass(frozen=True)
+class Tuple(_Expr):
+    """A tuple of two or more values (a tuple-typed cell's components)."""
+
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Paren(_Expr):
+    """``x`` in parentheses where a generator spelled them though precedence needs
+    none (``1 * (c0)``): printing only, the same value as ``x``."""
+
+    x: "Expr"
 
 
 # The value type, named symbolically (kernel.value_type): a task whose tables may be
@@ -219,10 +258,10 @@ class ValueZero(_Expr):
 
 VALUE_LEAVES = (ValueInf, ToValue, ValueZero)
 
-Expr = Union[Name, Const, Text, Slice, Index, Bin, Unary, Cond, Call, Helper, Load, Length,
-             Thread, WarpReduce, ValueInf, ToValue, ValueZero]
+Expr = Union[Name, Const, Text, Slice, Index, Bin, Chain, Unary, Cond, Call, Helper, Load, Length,
+             Thread, GridGroup, Paren, Tuple, WarpReduce, ValueInf, ToValue, ValueZero]
 
-THREAD = ("global", "block", "thread", "width")
+THREAD = ("global", "block", "thread", "width", "grid")
 
 
 # ------------------------------------------------------------------ statements
@@ -404,7 +443,7 @@ def exprs(e):
         case Load(index=idx):
             for i in idx:
                 yield from exprs(i)
-        case Helper(args=args):
+        case Helper(args=args) | Tuple(items=args) | Chain(operands=args):
             for a in args:
                 yield from exprs(a)
         case Index(base=base, index=idx):
@@ -414,5 +453,5 @@ def exprs(e):
         case Call(args=args):
             for a in args:
                 yield from exprs(a)
-        case Length(of=a) | WarpReduce(value=a) | ToValue(x=a):
+        case Length(of=a) | WarpReduce(value=a) | ToValue(x=a) | Paren(x=a):
             yield from exprs(a)

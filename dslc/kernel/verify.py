@@ -14,9 +14,10 @@ A task's body (kernel.body) is checked by :func:`verify_body`, after every pass
 over it (emit.pyexpr ``Lines.apply``): loop kinds known and their bounds of the
 right arity, ``strided`` loops, barriers and thread-0 blocks only in ``cuda``
 code, ``lanes`` loops only in ``cpu`` code; a barrier only where every thread of
-the block reaches it (not inside a strided loop, a thread-0 block, a lane loop or
-a cell's code: an ``if`` outside those is taken to be the same for every thread,
-as the loop nest's guards on extents and partitions are); no loop binds the
+the block (a grid barrier: of the grid) reaches it (not inside a strided loop, a
+thread-0 block, a lane loop or a cell's code: an ``if`` outside those is taken to be
+the same for every thread, as the loop nest's guards on extents and partitions
+are); no loop binds the
 variable of a strided, lane or partition loop around it (a reduction's may shadow
 its own, as the language lets it); the depths within MAX_INDENT and MAX_LOOPS;
 every load and store in a memory space its target has (``shared`` and
@@ -24,7 +25,9 @@ every load and store in a memory space its target has (``shared`` and
 element of ``global`` or ``shared`` memory) and warp reductions (of a known op,
 over a power of two lanes up to a warp) only in ``cuda`` code; given the
 function's parameters, every name an expression record reads defined before it
-(``Text`` leaves and ``Line`` statements are text, not seen).
+(``Text`` leaves and ``Line`` statements are text, not seen); a grid barrier and
+the grid group it synchronises through only in a kernel launched cooperatively
+(``cooperative``), the group assigned before the barrier.
 """
 
 from __future__ import annotations
@@ -99,18 +102,20 @@ def _expr(k, e, known: set) -> None:
                 _fail(k, f"unknown thread number {x.what!r}")
 
 
-def verify_body(stmts: tuple, target: str, known=None) -> tuple:
+def verify_body(stmts: tuple, target: str, known=None, cooperative: bool = False) -> tuple:
     """``stmts`` (a task's body) themselves, or InternalError naming the broken rule.
     ``known``: the names defined before the body (its function's parameters); where
     given, every name an expression record reads must be one of them, a loop's
     variable around it, or assigned before it (kernel.ir ``Assign``: in program
     order; after an ``if``, only what both branches assign; nothing a loop's body
     or thread 0's code assigns counts after it). ``Text`` leaves and ``Line``
-    statements are text: what they read and assign is not seen."""
+    statements are text: what they read and assign is not seen. ``cooperative``:
+    the body is a kernel launched cooperatively (every block resident), the only
+    place a grid group and a grid barrier may be."""
     if target not in ("cpu", "cuda"):
         _body_fail(target, f"unknown target {target!r}")
     scope = None if known is None else set(known)
-    _body(stmts, target, bound=(), divergent=None, scope=scope)
+    _body(stmts, _Target(target, cooperative), bound=(), divergent=None, scope=scope)
     if kb.levels(stmts) - 1 > kb.MAX_INDENT:
         _body_fail(target, f"statements nested more than {kb.MAX_INDENT} levels deep")
     if kb.loops(stmts) > kb.MAX_LOOPS:
@@ -119,6 +124,17 @@ def verify_body(stmts: tuple, target: str, known=None) -> tuple:
 
 
 _ARITY = {"while": (1,), "strided": (3,)}
+
+
+class _Target(str):
+    """A body's target (``cpu``, ``cuda``: compared as the string) and whether it
+    is a cooperative kernel's (``cooperative``: grid groups and barriers allowed)."""
+
+    def __new__(cls, name: str, cooperative: bool = False):
+        out = super().__new__(cls, name)
+        out.cooperative = cooperative
+        return out
+
 _ONLY = {"strided": "cuda", "lanes": "cpu"}
 _GPU_SPACES = ("shared", "constant")  # memory only a GPU kernel has
 _SHARED_SPACES = ("global", "shared")  # memory threads share: what an atomic updates
@@ -132,8 +148,12 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
     as statements assign. Returns the names defined after ``stmts``."""
     for s in stmts:
         match s:
-            case kb.Line():
+            case kb.Line() | kb.Break():
                 continue
+            case kb.Alloc():
+                _alloc(s, target, scope)
+            case kb.Return(value=v) | kb.Eval(value=v):
+                _reads(v, target, scope)
             case ir.Assign(target=t, value=v):
                 _reads(v, target, scope)
                 if scope is not None:
@@ -149,11 +169,7 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
                 inside = divergent or ("a cell's code" if isinstance(s, kb.Cell) else None)
                 scope = _body(s.body, target, bound, inside, scope)
             case kb.Barrier():
-                if target != "cuda":
-                    _body_fail(target, "a barrier")
-                if divergent is not None:
-                    _body_fail(target, f"a barrier inside {divergent}, which not every "
-                                       "thread of the block reaches")
+                _barrier(s, target, divergent, scope)
             case kb.Loop(kind=kind, var=var, over=over):
                 if kind not in kb.LOOP_KINDS:
                     _body_fail(target, f"a loop of unknown kind {kind!r}")
@@ -197,6 +213,42 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
     return scope
 
 
+def _alloc(s: kb.Alloc, target: str, scope: set | None) -> None:
+    """A new array: a known memory space (shared: GPU code only, never filled) and
+    fill; its shape's names defined; its name defined after it."""
+    if s.space not in kb.ALLOC_SPACES:
+        _body_fail(target, f"an array in unknown memory {s.space!r}")
+    if s.space == "shared" and target != "cuda":
+        _body_fail(target, f"{s.name} in shared memory, which only a GPU kernel has")
+    if s.fill not in kb.ALLOC_FILLS:
+        _body_fail(target, f"an array filled by unknown {s.fill!r}")
+    for x in s.shape if isinstance(s.shape, tuple) else (s.shape,):
+        _reads(x, target, scope)
+    if scope is not None:
+        scope.add(s.name)
+
+
+def _barrier(s: kb.Barrier, target: str, divergent: str | None, scope: set | None) -> None:
+    """A barrier: GPU code only, of a known scope, where every thread it waits for
+    reaches it; a grid's only in a cooperative kernel, through a grid group
+    assigned before it."""
+    if target != "cuda":
+        _body_fail(target, "a barrier")
+    if s.scope not in kb.BARRIER_SCOPES:
+        _body_fail(target, f"a barrier of unknown scope {s.scope!r}")
+    if divergent is not None:
+        _body_fail(target, f"a {s.scope} barrier inside {divergent}, which not every "
+                           f"thread of the {s.scope} reaches")
+    if s.scope == "grid":
+        if not getattr(target, "cooperative", False):
+            _body_fail(target, "a grid barrier in a kernel not launched cooperatively")
+        if not s.group or scope is not None and s.group not in scope:
+            _body_fail(target, f"a grid barrier through {s.group or 'no grid group'}, "
+                               "not a grid group assigned before it")
+    elif s.group:
+        _body_fail(target, f"a block barrier through grid group {s.group}")
+
+
 def _atomic(s: ir.Atomic, target: str, scope: set | None) -> None:
     """An atomic update: GPU code only, a known op, an element of memory that other
     threads share (a thread's own needs no atomic)."""
@@ -229,8 +281,13 @@ def _reads(e, target: str, scope: set | None) -> None:
                 _body_fail(target, f"a load from unknown memory {sp!r}")
             case ir.Load(array=a, space=sp) if sp in _GPU_SPACES and target != "cuda":
                 _body_fail(target, f"{a} in {sp} memory, which only a GPU kernel has")
-            case ir.Thread() if target != "cuda":
-                _body_fail(target, "a thread number")
+            case ir.Thread() | ir.GridGroup() if target != "cuda":
+                _body_fail(target, "a thread number" if isinstance(x, ir.Thread)
+                           else "a grid group, which only a GPU kernel has")
+            case ir.Thread(what=w) if w not in ir.THREAD:
+                _body_fail(target, f"unknown thread number {w!r}")
+            case ir.GridGroup() if not getattr(target, "cooperative", False):
+                _body_fail(target, "a grid group in a kernel not launched cooperatively")
             case ir.WarpReduce() if target != "cuda":
                 _body_fail(target, "a warp reduction, which only a GPU kernel has")
             case ir.WarpReduce(op=op) if op not in ir.WARP_OPS:

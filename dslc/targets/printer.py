@@ -15,6 +15,9 @@ of a printer instead of being patched into the text afterwards:
 * generated functions (``fn_<name>``) take the task's failure flag on a device when
   they, or what they call, hold a check;
 * decorators, and the helper library a module carries;
+* a GPU's barriers (kernel.body.Barrier: a block's ``syncthreads``, or a cooperative
+  launch's grid sync through its grid group, kernel.ir.GridGroup) and its numbering of
+  threads (kernel.ir.Thread); the CPU refuses them;
 * a GPU's atomic updates and warp reductions (kernel.ir.Atomic, WarpReduce): calls of
   ``cuda.atomic`` and of butterfly helpers printed on demand, their shuffles a device's
   or, for Numba's simulator (``SimulatedCudaPrinter``), a stand-in; the CPU refuses both.
@@ -184,8 +187,20 @@ class Printer:
     def strided(self, var: str, lo: str, end: str, step: str) -> str:
         raise TypeError(f"a loop strided over a block's threads ({var}) in CPU code")
 
-    def barrier(self) -> str:
-        raise TypeError("a block barrier in CPU code")
+    def barrier(self, scope: str = "block", group: str = "") -> str:
+        """Every thread of the block (or of the grid, through grid group ``group``)
+        waits here (kernel.body.Barrier)."""
+        raise TypeError(f"a {scope} barrier in CPU code")
+
+    def grid_group(self) -> str:
+        """The grid as a cooperative group (kernel.ir.GridGroup)."""
+        raise TypeError("a GPU grid group in CPU code")
+
+    def alloc(self, shape: str, dtype: str, fill: str, space: str) -> str:
+        """A new array (kernel.body.Alloc): the task's own; a block's is a GPU's."""
+        if space != "local":
+            raise TypeError(f"an array in {space} memory in CPU code")
+        return f"np.{fill}({shape}, np.{dtype})"
 
     def atomic(self, op: str, array: str, index: list[str], value: str) -> str:
         """``array[index] = op(array[index], value)`` as one indivisible update."""
@@ -245,7 +260,8 @@ class CudaPrinter(Printer):
     # ------------------------------------------------------------------ launches
     KERNEL = "@cuda.jit(cache=True)"
     _THREAD = {"global": "cuda.grid(1)", "block": "cuda.blockIdx.x",
-               "thread": "cuda.threadIdx.x", "width": "cuda.blockDim.x"}
+               "thread": "cuda.threadIdx.x", "width": "cuda.blockDim.x",
+               "grid": "cuda.gridsize(1)"}
 
     def length(self, x: str) -> str:
         return f"{x}.shape[0]"
@@ -271,8 +287,20 @@ class CudaPrinter(Printer):
         t, w = self.thread("thread"), self.thread("width")
         return f"for {var} in range({lo} + {t} * {step}, {end}, {step} * {w}):"
 
-    def barrier(self) -> str:
+    def barrier(self, scope: str = "block", group: str = "") -> str:
+        if scope == "grid":
+            return f"{group}.sync()"
+        if scope != "block":
+            raise TypeError(f"a barrier of unknown scope {scope!r}")
         return "cuda.syncthreads()"
+
+    def grid_group(self) -> str:
+        return "cuda.cg.this_grid()"
+
+    def alloc(self, shape: str, dtype: str, fill: str, space: str) -> str:
+        if space == "shared":
+            return f"cuda.shared.array({shape}, np.{dtype})"
+        return super().alloc(shape, dtype, fill, space)
 
     def atomic(self, op: str, array: str, index: list[str], value: str) -> str:
         at = index[0] if len(index) == 1 else f"({', '.join(index)})"
@@ -349,6 +377,11 @@ def _expr(pr: Printer, e) -> str:
                 p = ir.PRECEDENCE[op]
                 text = f"{wrap(a, p + (op in ir.COMPARISONS))} {op} {wrap(b, p + 1)}"
                 return f"({text})" if nested else text
+            case ir.Chain(ops=ops, operands=xs):
+                p = ir.PRECEDENCE["<"] + 1
+                text = " ".join([wrap(xs[0], p)] + [f"{op} {wrap(x, p)}"
+                                                    for op, x in zip(ops, xs[1:])])
+                return f"({text})" if nested else text
             case ir.Unary(op=op, operand=a, paren=p):
                 inner = wrap(a, ir.PRECEDENCE["neg" if op == "-" else op]) \
                     if isinstance(a, ir.Bin) and a.bare else go(a)
@@ -369,12 +402,18 @@ def _expr(pr: Printer, e) -> str:
             case ir.Bin(op=op, left=a, right=b):
                 text = f"{go(a, True)} {op} {go(b, True)}"
                 return f"({text})" if nested else text
-            case ir.Call(fn=fn, args=args):
-                return f"{fn}({', '.join(go(a) for a in args)})"
+            case ir.Call(fn=fn, args=args, flagged=f):  # the flag fixed in the record
+                return f"{fn}({', '.join((['_F', 'tid'] if f else []) + [go(a) for a in args])})"
             case ir.Length(of=a):
                 return pr.length(go(a))
             case ir.Thread(what=w):
                 return pr.thread(w)
+            case ir.GridGroup():
+                return pr.grid_group()
+            case ir.Paren(x=a):
+                return f"({go(a)})"
+            case ir.Tuple(items=items):
+                return f"({', '.join(go(a) for a in items)})"
             case ir.WarpReduce(op=op, value=v, width=w):
                 return pr.warp_reduce(op, go(v), w)
             case ir.ValueInf() | ir.ToValue() | ir.ValueZero():
@@ -390,6 +429,8 @@ def _expr(pr: Printer, e) -> str:
                 return f"({go(x)})" if ir.PRECEDENCE[x.op] < need else go(x)
             case ir.Bin(paren=False):
                 return go(x, True)
+            case ir.Chain():
+                return f"({go(x)})" if ir.PRECEDENCE["<"] < need else go(x)
             case ir.Unary(op=op, paren=False):
                 prec = ir.PRECEDENCE["neg" if op == "-" else op]
                 return f"({go(x)})" if prec < need else go(x)
@@ -441,13 +482,26 @@ def body_text(pr: Printer, stmts, pad: str) -> list[str]:
                 out.append(f"{pad}{t} = {_expr(pr, v)}")
             case ir.Store(target=t, value=v):
                 out.append(f"{pad}{_expr(pr, t)} = {_expr(pr, v)}")
+            case kb.Return(value=v):
+                out.append(f"{pad}return {_expr(pr, v)}")
+            case kb.Eval(value=v, comment=c):
+                out.append(f"{pad}{_expr(pr, v)}" + (f"  # {c}" if c else ""))
+            case kb.Break():
+                out.append(f"{pad}break")
+            case kb.Alloc(name=n, shape=shape, dtype=dt, fill=fill, space=sp, comma=c):
+                if isinstance(shape, tuple):
+                    dims = ", ".join(_expr(pr, x) for x in shape)
+                    shape = f"({dims},)" if c else f"({dims})"
+                else:
+                    shape = _expr(pr, shape)
+                out.append(f"{pad}{n} = {pr.alloc(shape, dt, fill, sp)}")
             case ir.Atomic(op=op, target=t, value=v):
                 at = [_expr(pr, i) for i in t.index]
                 out.append(pad + pr.atomic(op, t.array, at, _expr(pr, v)))
             case kb.Point(body=b) | kb.Cell(body=b):
                 out += body_text(pr, b, pad)
-            case kb.Barrier():
-                out.append(pad + pr.barrier())
+            case kb.Barrier(scope=scope, group=g):
+                out.append(pad + pr.barrier(scope, g))
             case kb.If():
                 _if_text(pr, s, pad, out, "if")
             case kb.OneThread(body=b):

@@ -73,14 +73,14 @@ def _checked_body():
     """``x = _chk_f(_F, tid, i, len(a))`` inside a loop, then the return."""
     check = ir.Helper("_chk", (ir.Name("i"), ir.Call("len", (ir.Name("a"),))), flagged=True)
     loop = kb.Loop((ir.Assign("x", check),), "sequential", "i", (ir.Name("n"),))
-    return (ir.Assign("res", ir.Const(0)), loop, kb.Line("return res"))
+    return (ir.Assign("res", ir.Const(0)), loop, kb.Return(ir.Name("res")))
 
 
 def test_the_failure_flag_pass_clears_the_flag_and_returns_through_it():
     known = ["a", "n", "_F", "tid"]
     body = verify_body(_checked_body(), "cuda", known)
     assert holds_checks(body)
-    flagged = verify_body(failure_flags(body, Facts("res")), "cuda", known)
+    flagged = verify_body(failure_flags(body, Facts()), "cuda", known)
     assert CudaPrinter().task_text(flagged, 1).splitlines() == [
         "    _F[tid] = 0",
         "    res = 0",
@@ -89,19 +89,28 @@ def test_the_failure_flag_pass_clears_the_flag_and_returns_through_it():
         "    return _result_f(_F, tid, res)",
     ]
     # a tuple result returns through the helper of its width
-    assert failure_flags(body, Facts("res", 2))[-1] == kb.Line("return _tresult2_f(_F, tid, res)")
+    assert CudaPrinter().task_text(failure_flags(body, Facts(2))[-1:]) == \
+        "return _tresult2_f(_F, tid, res)"
 
 
 def test_the_failure_flag_pass_reads_the_checks_off_the_records():
     unchecked = (ir.Assign("res", ir.Helper("_chk", (ir.Const(0), ir.Const(1)))),
-                 kb.Line("return res"))
+                 kb.Return(ir.Name("res")))
     assert not holds_checks(unchecked)
-    assert failure_flags(unchecked, Facts("res")) == unchecked
-    # a check only spelled as text is known through the generator's facts
-    assert failure_flags(unchecked, Facts("res", checks=True))[0] == ir.Store(
-        ir.Load("_F", (ir.Name("tid"),), "global"), ir.Const(0))
+    assert failure_flags(unchecked, Facts()) == unchecked
+    # a call of a generated function holding a check is a flagged record too
+    calls = (ir.Assign("res", ir.Call("fn_w", (ir.Name("i"),), flagged=True)),
+             kb.Return(ir.Name("res")))
+    assert holds_checks(calls)
+    flagged = failure_flags(calls, Facts())
+    assert flagged[0] == ir.Store(ir.Load("_F", (ir.Name("tid"),), "global"), ir.Const(0))
+    assert CudaPrinter().task_text(flagged[1:]).splitlines() == [
+        "res = fn_w(_F, tid, i)", "return _result_f(_F, tid, res)"]
     with pytest.raises(NotCompilable, match="without a final return"):
-        failure_flags(_checked_body()[:-1], Facts("res"))
+        failure_flags(_checked_body()[:-1], Facts())
+    # the return is read off its record: a return spelled as text is not one
+    with pytest.raises(NotCompilable, match="without a final return"):
+        failure_flags(_checked_body()[:-1] + (kb.Line("return res"),), Facts())
 
 
 def test_explain_prints_the_passes_of_a_decisions_strategy():
