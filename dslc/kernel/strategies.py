@@ -19,8 +19,8 @@ threads share one task's rows); the launch allocates those shapes
 The table's passes run through :func:`lower` (a task's body) and
 :func:`launch_passes` (its launch) only, so no backend applies one by hand; both
 verify the IR before and after each pass (kernel.verify). Two passes are not in
-the lists yet: guard specialisation and the value type are applied by the
-generators where a body becomes text (see the note above the table).
+the register tile's list yet: guard specialisation and the value type are applied by
+the tile where a body becomes text (see the note above the table).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from typing import Callable
 from dslc.kernel import launch
 from dslc.kernel.failure_flags import Facts, failure_flags
 from dslc.kernel.per_block import per_block
+from dslc.kernel.value_type import Typing, value_type
 # strategies, as Decision records (and explain) name them
 from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
                                       TASK_PER_THREAD, WHOLE_GPU)
@@ -46,6 +47,7 @@ class Pass:
     run: Callable
     does: str
     facts: bool = False
+    typing: bool = False  # ``run(ir, typing)``: the generator's value_type.Typing
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,10 @@ BLOCK_PER_TASK = Pass(
     "block per task", launch.block_per_task,
     "the launch's tasks loop becomes the block's number; every thread runs the task, "
     "thread 0 stores its value")
+VALUE_TYPE = Pass(
+    "value type", value_type,
+    "the symbolic value type made concrete (float64, float32, or float32 with each "
+    "stored magnitude recorded per lane: emit.precision's decision)", typing=True)
 # (launch.place: arguments dslc.cuda.placement puts in shared or constant memory are
 # copied there by the block first; applied before a CUDA map's launch passes where
 # any argument is placed, see launch_passes)
@@ -88,9 +94,9 @@ BLOCK_PER_TASK = Pass(
 #   guard specialisation: a pass (dslc.kernel.guards) the register tile applies to each of
 #   its device functions as it prints them (emit.tiles; its stream still emits only the
 #   guards kernel.boxes leaves live, because reads are hoisted while cells are emitted);
-#   value-type choice: a pass (dslc.kernel.value_type) over the bodies of the lane packs and
-#   the register tile, with emit.precision's decision as its input, but applied by the
-#   generator where each body becomes text (CpuGenerator.typed: a tile's device functions
+#   value-type choice for the register tile: a pass (dslc.kernel.value_type, listed for the
+#   lane packs below), with emit.precision's decision as its input, but applied by the
+#   tile where each body becomes text (CpuGenerator.typed: a tile's device functions
 #   are printed while it is generated), not by lower() below.
 # Their places in the table below are marked ``(guards)`` and ``(value type)``.
 
@@ -105,7 +111,7 @@ STRATEGIES = (
              note="a check raises: the CPU needs no failure flag"),
     Strategy("cpu task groups", CPU_PACKS, "cpu", "dslc.emit.packs.PackGenerator",
              "scratch made once per core for a pack of tasks, lane innermost: T[slot, i, lane]",
-             body=(),  # (value type): float32, float32 checked or float64
+             body=(VALUE_TYPE,),
              note="a check is refused (a padded lane could not report it); its own "
                   "launch: a pack of tasks per call of ``lanes``"),
     Strategy("cuda task-per-thread", TASK_PER_THREAD, "cuda",
@@ -160,11 +166,14 @@ def passes(s: Strategy) -> str:
                      if names)
 
 
-def lower(s: Strategy, body, target: str, known, facts: Facts = Facts()) -> None:
+def lower(s: Strategy, body, target: str, known, facts: Facts = Facts(),
+          typing: Typing = Typing()) -> None:
     """Strategy ``s``'s passes applied to ``body`` (emit.pyexpr ``Lines``) in order,
-    verified before and after each (``known``: the task's parameters)."""
+    verified before and after each (``known``: the task's parameters; ``typing``: the
+    value type's, kernel.value_type)."""
     for p in s.body:
-        run = (lambda stmts, p=p: p.run(stmts, facts)) if p.facts else p.run
+        run = (lambda stmts, p=p: p.run(stmts, facts)) if p.facts else \
+            (lambda stmts, p=p: p.run(stmts, typing)) if p.typing else p.run
         body.apply(run, target, known)
 
 
