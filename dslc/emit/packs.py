@@ -35,7 +35,7 @@ from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.strategies import lower, of_generator
-from dslc.kernel.value_type import Typing, ValueType
+from dslc.kernel.value_type import ValueType
 from dslc.targets.printer import VALUE, Printer
 
 # Numba has a ``noalias`` compiler flag (it marks every array argument's data
@@ -301,7 +301,7 @@ class PackGenerator(CpuGenerator):
         # the strategy's passes (kernel.strategies): the value type, emit.precision's
         # decision made concrete, verified before and after
         lower(of_generator(type(self)), body, self.TARGET, params,
-              typing=Typing(self.value, self.pr.INF, self.value_tables()))
+              value=(self.value, self.pr.INF, self.value_tables()))
         params = ", ".join(params)
         task = (f"@numba.njit(cache=True, noalias=True)\n"
                 f"def lanes({params}):\n{body.render(1)}\n")

@@ -19,8 +19,8 @@ threads share one task's rows); the launch allocates those shapes
 The table's passes run through :func:`lower` (a task's body) and
 :func:`launch_passes` (its launch) only, so no backend applies one by hand; both
 verify the IR before and after each pass (kernel.verify). Two passes are not in
-the register tile's list yet: guard specialisation and the value type are applied by
-the tile where a body becomes text (see the note above the table).
+the register tile's list yet: guard specialisation and the value type are applied
+by the tile where a body becomes text (see the note above the table).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from dslc.kernel import launch
+from dslc.errors import InternalError
+from dslc.kernel import launch, value_type
 from dslc.kernel.failure_flags import Facts, failure_flags
 from dslc.kernel.per_block import per_block
-from dslc.kernel.value_type import Typing, value_type
 # strategies, as Decision records (and explain) name them
 from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
                                       TASK_PER_THREAD, WHOLE_GPU)
@@ -40,14 +40,17 @@ from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PE
 @dataclass(frozen=True)
 class Pass:
     """One pass: its name, the function (``run(ir)``, or ``run(ir, facts)`` where
-    ``facts`` is set: it needs what the generator knows, failure_flags.Facts) and
-    what it does, in one line."""
+    ``facts`` is set: it needs what the generator knows, failure_flags.Facts; or
+    ``run(ir, given)`` where ``needs`` names the input :func:`lower` is given for
+    it) and what it does, in one line. ``functions``: it runs over the strategy's
+    device functions too, not the task alone."""
 
     name: str
     run: Callable
     does: str
     facts: bool = False
-    typing: bool = False  # ``run(ir, typing)``: the generator's value_type.Typing
+    needs: str = ""
+    functions: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,10 +85,18 @@ BLOCK_PER_TASK = Pass(
     "block per task", launch.block_per_task,
     "the launch's tasks loop becomes the block's number; every thread runs the task, "
     "thread 0 stores its value")
+
+
+def _value_type(stmts, given) -> tuple:
+    """kernel.value_type's pass, ``given`` ``(ValueType, float64 infinity, tables)``."""
+    vt, inf, tables = given
+    return value_type.typed(stmts, vt, inf, tables)
+
+
 VALUE_TYPE = Pass(
-    "value type", value_type,
-    "the symbolic value type made concrete (float64, float32, or float32 with each "
-    "stored magnitude recorded per lane: emit.precision's decision)", typing=True)
+    "value type", _value_type,
+    "emit.precision's decision made concrete: infinities, conversions and zeros in "
+    "float32 or float64", needs="value", functions=True)
 # (launch.place: arguments dslc.cuda.placement puts in shared or constant memory are
 # copied there by the block first; applied before a CUDA map's launch passes where
 # any argument is placed, see launch_passes)
@@ -94,10 +105,10 @@ VALUE_TYPE = Pass(
 #   guard specialisation: a pass (dslc.kernel.guards) the register tile applies to each of
 #   its device functions as it prints them (emit.tiles; its stream still emits only the
 #   guards kernel.boxes leaves live, because reads are hoisted while cells are emitted);
-#   value-type choice for the register tile: a pass (dslc.kernel.value_type, listed for the
-#   lane packs below), with emit.precision's decision as its input, but applied by the
-#   tile where each body becomes text (CpuGenerator.typed: a tile's device functions
-#   are printed while it is generated), not by lower() below.
+#   value-type choice for the register tile: a pass (dslc.kernel.value_type, VALUE_TYPE,
+#   which the lane packs list), with emit.precision's decision as its input, but applied
+#   by the tile where each body becomes text (CpuGenerator.typed: a tile's device
+#   functions are printed while it is generated), not by lower() below.
 # Their places in the table below are marked ``(guards)`` and ``(value type)``.
 
 _TASK_INNERMOST = "per-task storage from the launch, task innermost: T[slot, i, task]"
@@ -111,7 +122,7 @@ STRATEGIES = (
              note="a check raises: the CPU needs no failure flag"),
     Strategy("cpu task groups", CPU_PACKS, "cpu", "dslc.emit.packs.PackGenerator",
              "scratch made once per core for a pack of tasks, lane innermost: T[slot, i, lane]",
-             body=(VALUE_TYPE,),
+             body=(VALUE_TYPE,),  # float32, float32 checked or float64
              note="a check is refused (a padded lane could not report it); its own "
                   "launch: a pack of tasks per call of ``lanes``"),
     Strategy("cuda task-per-thread", TASK_PER_THREAD, "cuda",
@@ -167,14 +178,23 @@ def passes(s: Strategy) -> str:
 
 
 def lower(s: Strategy, body, target: str, known, facts: Facts = Facts(),
-          typing: Typing = Typing()) -> None:
+          functions: tuple = (), **given) -> None:
     """Strategy ``s``'s passes applied to ``body`` (emit.pyexpr ``Lines``) in order,
-    verified before and after each (``known``: the task's parameters; ``typing``: the
-    value type's, kernel.value_type)."""
+    verified before and after each (``known``: the task's parameters); a pass marked
+    ``functions`` also to each of ``functions`` (``(Lines, parameters)`` pairs: the
+    strategy's device functions). ``given``: the inputs passes name by ``needs``
+    (``value``: the value type's, see :func:`_value_type`; ``tile``: the register
+    tile's shape, kernel.register_tile.Tile)."""
     for p in s.body:
-        run = (lambda stmts, p=p: p.run(stmts, facts)) if p.facts else \
-            (lambda stmts, p=p: p.run(stmts, typing)) if p.typing else p.run
+        run = p.run
+        if p.facts or p.needs:
+            if not p.facts and p.needs not in given:
+                raise InternalError(f"pass {p.name!r} needs {p.needs!r}, not given")
+            arg = facts if p.facts else given[p.needs]
+            run = (lambda stmts, p=p, arg=arg: p.run(stmts, arg))
         body.apply(run, target, known)
+        for fn, params in functions if p.functions else ():
+            fn.apply(run, target, params)
 
 
 def launch_passes(s: Strategy, placed: dict | None = None) -> tuple:

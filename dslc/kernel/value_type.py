@@ -55,24 +55,6 @@ class ValueType:
 FLOAT64 = ValueType()
 
 
-@dataclass(frozen=True)
-class Typing:
-    """What the value-type pass needs of its generator, as strategies.lower() passes
-    it: the decision, the target's float64 infinity and the arrays holding table
-    values (whose stores the checked case records in ``record``)."""
-
-    value: ValueType = FLOAT64
-    inf: str = "np.inf"
-    tables: frozenset = frozenset()
-    record: str = "big"
-
-
-def value_type(stmts, typing: Typing) -> tuple:
-    """The pass as the strategy table lists it (kernel.strategies): :func:`typed`
-    with the generator's :class:`Typing`."""
-    return typed(stmts, typing.value, typing.inf, typing.tables, typing.record)
-
-
 def typed(stmts, vt: ValueType, inf: str = "np.inf", tables=frozenset(),
           record: str = "big") -> tuple:
     """``stmts`` with the value type ``vt`` made concrete (``inf``: the target's
