@@ -289,11 +289,7 @@ class PackRunner:
                 dt = np.int64 if a.role in ("length", "cell") else self.dtype
                 arrays.append(np.asarray(column(a, idx.ravel()), dtype=dt).reshape(idx.shape))
             else:
-                v = shared_value(a)
-                if self.dtype == np.float32 and isinstance(v, np.ndarray) and \
-                        v.dtype == np.float64:  # model arrays in the table type too
-                    v = v.astype(np.float32)
-                arrays.append(v)
+                arrays.append(_in_value_type(shared_value(a), self.dtype))
         out = np.empty((ngroups, PACK), dtype=np.float64)
         big = np.zeros((ngroups, PACK), dtype=self.dtype)
         # groups are ordered largest first and handed out one at a time, so no
@@ -308,6 +304,21 @@ class PackRunner:
         res[idx.ravel()] = out.ravel()
         redo = np.unique(idx.ravel()[big.ravel() >= LEAF]).tolist()
         return res, redo
+
+
+def _in_value_type(v, dtype: np.dtype):
+    """A shared argument in the lanes' value type where it is a float64 number or
+    model array: members already travel in it (:meth:`PackRunner.run`), and a float64
+    number among float32 values makes Numba do that arithmetic (and the min/max
+    around it) in float64, half as many lanes per vector. Exact: both float32
+    arguments of emit.precision bound every argument and model value below 2^23."""
+    if dtype != np.float32:
+        return v
+    if isinstance(v, float):
+        return dtype.type(v)
+    if isinstance(v, np.ndarray) and v.dtype == np.float64:
+        return v.astype(dtype)
+    return v
 
 
 def _pack_seqs(codes: np.ndarray, starts: np.ndarray, lens: np.ndarray, ngroups: int):

@@ -34,6 +34,7 @@ from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
 from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.kernel.strategies import lower, of_generator
 from dslc.kernel.value_type import ValueType
 from dslc.targets.printer import VALUE, Printer
 
@@ -297,7 +298,10 @@ class PackGenerator(CpuGenerator):
         helpers = "\n".join(self.helpers.values())
         names = [n for n, _, _ in self.scratch]
         params = printed(args) + ["out", "big"] + names
-        self.verified(self.typed(body), params)
+        # the strategy's passes (kernel.strategies): the value type, emit.precision's
+        # decision made concrete, verified before and after
+        lower(of_generator(type(self)), body, self.TARGET, params,
+              value=(self.value, self.pr.INF, self.value_tables()))
         params = ", ".join(params)
         task = (f"@numba.njit(cache=True, noalias=True)\n"
                 f"def lanes({params}):\n{body.render(1)}\n")

@@ -120,8 +120,6 @@ VALUE_TYPE = Pass(
 # any argument is placed, see launch_passes)
 
 # Not yet in the table's pass lists:
-#   value-type choice for the CPU strategies: the lane packs' generator applies the pass
-#   (dslc.kernel.value_type) itself (CpuGenerator.typed), marked ``(value type)`` below;
 #   the register tile's rows: its generator still builds each row's cells (their box,
 #   hoisted reads, the requested cell's capture), the variants' tests and the peeled head,
 #   and emits, where reads are hoisted out of the stream, only the guards kernel.boxes
@@ -139,7 +137,7 @@ STRATEGIES = (
              note="a check raises: the CPU needs no failure flag"),
     Strategy("cpu task groups", CPU_PACKS, "cpu", "dslc.emit.packs.PackGenerator",
              "scratch made once per core for a pack of tasks, lane innermost: T[slot, i, lane]",
-             body=(),  # (value type): float32, float32 checked or float64
+             body=(VALUE_TYPE,),  # float32, float32 checked or float64
              note="a check is refused (a padded lane could not report it); its own "
                   "launch: a pack of tasks per call of ``lanes``"),
     Strategy("cuda task-per-thread", TASK_PER_THREAD, "cuda",

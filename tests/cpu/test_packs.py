@@ -83,6 +83,20 @@ def assert_same(got, want, context=""):
     assert len(got) == len(want) and not bad, f"{context}: (task, cpu, interp) {bad[:6]}"
 
 
+def lane_scalar_types(engine, entry: str) -> set[str]:
+    """The Numba types of the scalar floats the entry's lane driver (``batch``, which
+    passes them on to ``lanes``) was called with."""
+    from numba.core import types
+
+    from dslc.cpu import modules
+
+    source = engine.packs.generated[entry][1]
+    mods = [m for m in modules._LOADED.values()
+            if m._dslc_source.startswith(source) and hasattr(m, "batch")]
+    return {str(t) for m in mods for sig in m.batch.signatures for t in sig
+            if isinstance(t, types.Float)}
+
+
 def proteins(n: int, seed: int, lo: int = 0, hi: int = 30) -> list[str]:
     """``n`` protein sequences of assorted lengths, always including an empty one
     and one of length 1."""
@@ -193,6 +207,9 @@ def test_smith_waterman_is_float32_by_the_static_bound():
     got = values(prog.map("sw", blosum(prog), 10, 1, q, db))
     assert variant(engine, "sw") == "float32", engine.packs.fallbacks
     assert "DT = np.float32" in engine.packs.generated["sw"][1]
+    # the gap costs (shared numbers) reach the lanes as float32, like the tables: a
+    # float64 among them would make Numba compute e and f in float64
+    assert lane_scalar_types(engine, "sw") == {"float32"}
     assert got == [gotoh_local(q, t, blosum62_dict(), 10, 1) for t in db]
     assert_same(got, values(interp_program(GOTOH).map("sw", blosum(prog), 10, 1, q, db)))
 
