@@ -76,8 +76,9 @@ def _upload(codes: np.ndarray, stream=0):
     """The device copy of a packed sequence buffer (one byte for an empty one). A
     large one is page-locked where it lies for the copy (``cuda.pinned``): on an
     H100, 340 MB took 33-40 ms so, locking included, against 56 ms copied from
-    pageable memory, which the driver stages through its own small buffers. The
-    copy has finished before the lock is released."""
+    pageable memory, which the driver stages through its own small buffers (on an
+    H200 the copy ahead was already off the first map's path, which did not move:
+    docs/benchmarks.md). The copy has finished before the lock is released."""
     cuda = _cuda()
     if codes.nbytes < PIN_BYTES or not codes.flags.c_contiguous:
         return cuda.to_device(codes if len(codes) else np.zeros(1, np.uint8), stream=stream)
