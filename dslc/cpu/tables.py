@@ -11,6 +11,7 @@ sweeps on threads (the generated code releases the GIL: ``nogil``).
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 from dslc import timings
@@ -48,8 +49,7 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "") ->
         if len(bound) == 1:
             filled = [sweep(bound[0])]
         else:
-            with ThreadPoolExecutor(_threads(len(bound))) as pool:
-                filled = list(pool.map(sweep, bound))
+            filled = list(_pool().map(sweep, bound))
     return [got if got is not None else {func: cpu.table(func, c, span, description)}
             for c, got in zip(callings, filled)]
 
@@ -85,7 +85,18 @@ def _each(block, convert):
     return out
 
 
-def _threads(n: int) -> int:
+_POOLS: dict = {}  # threads -> the pool every fill with that many threads shares
+os.register_at_fork(after_in_child=_POOLS.clear)  # a forked child has none of the threads
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads the sweeps run on, started once per process and kept: a search's
+    top hits are filled a chunk at a time (dslc.trace.run), and a pool made per call
+    started every thread again for every chunk (16 threads x each chunk on a 16-core
+    machine). As many threads as Numba's (``NUMBA_NUM_THREADS``, a setting of the run)."""
     import numba
 
-    return max(1, min(n, numba.get_num_threads()))
+    n = max(1, numba.get_num_threads())
+    if n not in _POOLS:
+        _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="dslc-tables")
+    return _POOLS[n]

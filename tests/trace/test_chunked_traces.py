@@ -66,3 +66,18 @@ def test_released_tables_still_read_right_values(programs):
         for rec in [(len(q), len(r)), (len(q) // 2, 1), (1, len(r) // 2)]:
             assert table.get(rec) is MISSING or table.get(rec) == fresh.one(fresh.raw[rec])
             assert demand(table, rec) == fresh.one(fresh.raw[rec])
+
+
+def test_the_fills_share_one_pool_of_threads_kept_across_chunks():
+    """A pool made per fill started every thread again for every chunk of hits; the
+    sweeps now run on one pool the process keeps, and a forked child starts afresh."""
+    import os
+
+    from dslc.cpu import tables
+
+    first = tables._pool()
+    assert tables._pool() is first
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's pool (whose threads it lacks) is dropped
+        os._exit(0 if not tables._POOLS else 1)
+    assert os.waitpid(pid, 0)[1] == 0
