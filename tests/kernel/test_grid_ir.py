@@ -93,6 +93,18 @@ def test_a_return_a_check_and_a_break_are_printed_from_their_records():
     ]
 
 
+def test_verify_body_refuses_a_break_outside_a_loop():
+    """A ``break`` leaves the innermost loop: at a body's top level, or in an ``if``
+    or a cell's code that no loop holds, it is refused (Python would refuse the
+    printed text); inside a loop, through an ``if``, it is kept."""
+    brk = kb.If((kb.Break(),), ir.Name("go"))
+    for body in [(kb.Break(),), (brk,), (kb.Cell((brk,)),)]:
+        with pytest.raises(InternalError, match="a break outside a loop"):
+            verify_body(body, "cpu", known=("go",))
+    inside = (kb.Loop((kb.Cell((brk,)),), "sequential", "x", (ir.Const(3),)),)
+    assert verify_body(inside, "cpu", known=("go",)) == inside
+
+
 @pytest.mark.parametrize("stmt", [kb.Return(ir.Name("v")), kb.Eval(ir.Helper("_chk", (
     ir.Name("v"), ir.Const(0))))])
 def test_verify_body_reads_the_names_of_returned_and_evaluated_values(stmt):
