@@ -27,7 +27,9 @@ over a power of two lanes up to a warp) only in ``cuda`` code; given the
 function's parameters, every name an expression record reads defined before it
 (``Text`` leaves and ``Line`` statements are text, not seen); a grid barrier and
 the grid group it synchronises through only in a kernel launched cooperatively
-(``cooperative``), the group assigned before the barrier.
+(``cooperative``), the group assigned before the barrier; an assignment to several
+names at once to two or more distinct names, and a tuple without parentheses only as
+a return's value (``return a, b``).
 """
 
 from __future__ import annotations
@@ -61,9 +63,9 @@ def _block(k, stmts, known: set, arrays: set, top: bool) -> None:
         if isinstance(s, _GPU_ONLY) and k.target != "cuda":
             _fail(k, f"{type(s).__name__} in a {k.target} kernel")
         match s:
-            case ir.Assign(target=t, value=v):
+            case ir.Assign(value=v):
                 _expr(k, v, known)
-                known.add(t)
+                known.update(s.names)
             case ir.Store(target=t, value=v):
                 if not (isinstance(t.base, ir.Name) and t.base.id in arrays):
                     _fail(k, f"a store into {t.base!r}, not a parameter or shared array")
@@ -159,12 +161,16 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
                     _body_fail(target, "a break outside a loop")
             case kb.Alloc():
                 _alloc(s, target, scope)
+            case kb.Return(value=ir.Tuple(bare=True, items=items)):
+                for x in items:  # (``return a, b``: the one place a bare tuple may be)
+                    _reads(x, target, scope)
             case kb.Return(value=v) | kb.Eval(value=v):
                 _reads(v, target, scope)
-            case ir.Assign(target=t, value=v):
+            case ir.Assign(value=v):
+                _assigned(s, target)
                 _reads(v, target, scope)
                 if scope is not None:
-                    scope.add(t)
+                    scope.update(s.names)
             case ir.Store(target=t, value=v):
                 if not isinstance(t, (ir.Load, TileRead)):  # (a tile's cell: its register)
                     _body_fail(target, f"a store into {t!r}, not an array element")
@@ -268,6 +274,15 @@ def _atomic(s: ir.Atomic, target: str, scope: set | None) -> None:
     _reads(s.value, target, scope)
 
 
+def _assigned(s: ir.Assign, target: str) -> None:
+    """An assignment to several names at once: two or more distinct names."""
+    names = s.names
+    if isinstance(s.target, tuple) and not (
+            len(names) >= 2 and len(set(names)) == len(names)
+            and all(isinstance(n, str) and n.isidentifier() for n in names)):
+        _body_fail(target, f"an assignment to {s.target!r}, not two or more distinct names")
+
+
 def _with(scope: set | None, *names: str) -> set | None:
     """A copy of ``scope`` for a nested body (what it assigns stays inside)."""
     return None if scope is None else scope | {n for n in names if n}
@@ -293,6 +308,9 @@ def _reads(e, target: str, scope: set | None) -> None:
                 _body_fail(target, f"unknown thread number {w!r}")
             case ir.GridGroup() if not getattr(target, "cooperative", False):
                 _body_fail(target, "a grid group in a kernel not launched cooperatively")
+            case ir.Tuple(bare=True):
+                _body_fail(target, "a tuple without parentheses inside an expression "
+                                   "(only a return's value may be one)")
             case ir.WarpReduce() if target != "cuda":
                 _body_fail(target, "a warp reduction, which only a GPU kernel has")
             case ir.WarpReduce(op=op) if op not in ir.WARP_OPS:
