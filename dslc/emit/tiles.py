@@ -52,7 +52,7 @@ from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
 from dslc.kernel.register_tile import Tile, TileRead, replace_reads
-from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, if_inside
+from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, if_inside, registers
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable
@@ -510,13 +510,14 @@ class TiledGenerator(CudaGenerator):
         own locals: a tile reads no column before the stream's first, so none is
         live across tiles; the task's result and reductions go in and out."""
         out = Lines()
-        out.nest(Start(tuple(handed)))  # (the strip-mining pass: parity, registers' zeros)
+        # (the strip-mining pass: parity, registers' zeros)
+        out.nest(Start(tuple(handed), registers(self.tile)))
         taken = [x for x in result if x not in handed] + list(handed)
         if head is not None:
-            out.emit(f"{', '.join(taken)} = {head}({', '.join(params)})")
+            out.nest(ir.several(taken, ir.Call(head, tuple(ir.Name(p) for p in params))))
         out.extend(body)
         if result:
-            out.emit(f"return {', '.join(result)}")
+            out.return_(ir.names(result))
         returned = tuple(taken) if head is not None else ()
         return _Function(name, tuple(params), out, tuple(params) + returned)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from dslc.errors import NotCompilable
 from dslc.kernel import body as kb
-from dslc.kernel import ir
+from dslc.kernel import ir, walk
 
 FLAG = "_F"  # the task's failure flag: per-task storage, indexed by the task
 # the task's first statement where it holds a check: its flag cleared
@@ -39,25 +39,6 @@ class Facts:
     width: int | None = None
 
 
-def statement_exprs(s):
-    """The expression records statement ``s`` holds itself (not its body's):
-    an assignment's value, a store's target and value, a returned or evaluated
-    value, a loop's bounds, an ``if``'s condition (bounds and conditions still
-    spelled as text left out)."""
-    match s:
-        case ir.Assign(value=v) | kb.Return(value=v) | kb.Eval(value=v):
-            found = (v,)
-        case ir.Store(target=t, value=v) | ir.Atomic(target=t, value=v):
-            found = (t, v)
-        case kb.Loop(over=over):
-            found = over
-        case kb.If(cond=c):
-            found = (c,)
-        case _:
-            found = ()
-    return tuple(x for x in found if not isinstance(x, str))
-
-
 def _flags(x) -> bool:
     """Does expression ``x`` itself take the task's flag: a check helper that flags
     it, or a call of a generated function holding one (``flagged``)?"""
@@ -67,14 +48,10 @@ def _flags(x) -> bool:
 def holds_checks(stmts) -> bool:
     """Does any statement of ``stmts`` (at any depth) call a check helper that
     flags the task (an ``ir.Helper`` marked ``flagged``), or a generated function
-    that holds one (an ``ir.Call`` marked ``flagged``)?"""
-    for s in stmts:
-        for e in statement_exprs(s):
-            if any(_flags(x) for x in ir.exprs(e)):
-                return True
-        if any(holds_checks(b) for b in kb.children(s)):
-            return True
-    return False
+    that holds one (an ``ir.Call`` marked ``flagged``)? (Read through kernel.walk:
+    every expression a statement holds, bounds and conditions spelled as text
+    left out.)"""
+    return bool(walk.leaves(stmts, _flags))
 
 
 def failure_flags(stmts: tuple, facts: Facts) -> tuple:

@@ -220,9 +220,12 @@ class GridGroup(_Expr):
 
 @dataclass(frozen=True)
 class Tuple(_Expr):
-    """A tuple of two or more values (a tuple-typed cell's components)."""
+    """A tuple of two or more values (a tuple-typed cell's components). ``bare``:
+    printed without parentheses, only as a returned value (``return a, b``: a device
+    function returning several names; the verifier refuses it anywhere else)."""
 
     items: tuple
+    bare: bool = False
 
 
 @dataclass(frozen=True)
@@ -267,12 +270,19 @@ THREAD = ("global", "block", "thread", "width", "grid")
 # ------------------------------------------------------------------ statements
 @dataclass(frozen=True)
 class Assign:
-    """``target = value`` (in a task's body too: a local)."""
+    """``target = value`` (in a task's body too: a local). ``target``: a name, or a
+    tuple of two or more names assigned at once from a value of as many components
+    (``a, b = f(...)``: the call of a device function returning several)."""
 
-    target: str
+    target: str | tuple
     value: Expr
     levels = 1  # as a task body's statement (kernel.body): its text's indentation
     loops = 0
+
+    @property
+    def names(self) -> tuple:
+        """The names assigned."""
+        return self.target if isinstance(self.target, tuple) else (self.target,)
 
 
 @dataclass(frozen=True)
@@ -417,6 +427,20 @@ class Kernel:
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
+
+
+def names(xs) -> "Name | Tuple":
+    """Names ``xs`` as one value: the name itself, or a bare tuple of them (what a
+    function returning several names returns: ``return a, b``)."""
+    xs = tuple(Name(x) for x in xs)
+    return xs[0] if len(xs) == 1 else Tuple(xs, bare=True)
+
+
+def several(targets, value) -> "Assign":
+    """``value`` assigned to ``targets`` (one name, or several at once: ``a, b =
+    f(...)``)."""
+    targets = tuple(targets)
+    return Assign(targets[0] if len(targets) == 1 else targets, value)
 
 
 def walk(stmts):

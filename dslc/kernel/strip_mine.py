@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir, walk
 from dslc.kernel.register_tile import Tile, TileRead
@@ -80,14 +81,18 @@ class Tiles:
 class Start:
     """The start of a tile's device function: the tile's parity (``new`` the
     boundary buffer it writes, ``old`` the one it reads) and a zero in every
-    register but those ``handed`` in by the peeled head columns' call."""
+    register but those ``handed`` in by the peeled head columns' call.
+    ``registers``: every register of the tile (:func:`registers`), which the
+    function may return before the pass assigns them (for the verifier; the pass
+    checks them against its tile)."""
 
     handed: tuple = ()
+    registers: tuple = ()
     levels = 1
     loops = 0
 
     def defines(self) -> tuple:
-        return ("new", "old")
+        return ("new", "old") + self.registers
 
 
 @dataclass(frozen=True)
@@ -150,8 +155,9 @@ def _tiles(s: Tiles, tile: Tile) -> kb.Loop:
         q = ir.Name(s.kept)
         inside = ir.bare("and", inside, ir.bare("or", ir.Bin("<", q, t0, bare=True),
                                                 ir.Bin(">", q, last, bare=True)))
-    lhs = f"{', '.join(s.state)} = " if s.state else ""
-    inner, edge = ((kb.Line(f"{lhs}{name}({', '.join(s.params)})"),) for name in (s.inner, s.edge))
+    args = tuple(ir.Name(p) for p in s.params)
+    inner, edge = ((ir.several(s.state, ir.Call(name, args)) if s.state
+                    else kb.Eval(ir.Call(name, args)),) for name in (s.inner, s.edge))
     over = (ir.Const(0), ir.bare("+", ir.Name(s.extent), ir.Const(1)), ir.Const(tile.rows))
     return kb.Loop((kb.If(inner, inside, edge),), var="t0", over=over)
 
@@ -160,11 +166,18 @@ def _start(s: Start, tile: Tile) -> tuple:
     t0, new = ir.Name("t0"), ir.Name("new")
     parity = ir.bare("%", ir.Bin("//", t0, ir.Const(tile.rows), paren=True), ir.Const(2))
     out = [ir.Assign("new", parity), ir.Assign("old", ir.bare("-", ir.Const(1), new))]
-    registers = [tile.register(table, r, c) for table, back in tile.back
-                 for r in range(tile.rows) for c in range(back + 1)]
-    registers += [tile.boundary(table, k, c) for table, back, _ in tile.crossing
-                  for k in range(tile.depth) for c in ["n"] + list(range(back + 1))]
-    out += [ir.Assign(name, ir.ValueZero()) for name in registers if name not in s.handed]
+    if s.registers and s.registers != registers(tile):
+        raise InternalError("a tile function's registers are not its tile's")
+    out += [ir.Assign(name, ir.ValueZero()) for name in registers(tile) if name not in s.handed]
+    return tuple(out)
+
+
+def registers(tile: Tile) -> tuple:
+    """The names of every register of ``tile``: its cells' and its boundary's."""
+    out = [tile.register(table, r, c) for table, back in tile.back
+           for r in range(tile.rows) for c in range(back + 1)]
+    out += [tile.boundary(table, k, c) for table, back, _ in tile.crossing
+            for k in range(tile.depth) for c in ["n"] + list(range(back + 1))]
     return tuple(out)
 
 

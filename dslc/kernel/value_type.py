@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from dslc.errors import InternalError
 from dslc.kernel import body as kb
-from dslc.kernel import ir
+from dslc.kernel import ir, walk
 
 VARIANTS = ("float64", "float32", "float32c")
 
@@ -62,29 +62,24 @@ def typed(stmts, vt: ValueType, inf: str = "np.inf", tables=frozenset(),
     the record of its magnitude in ``record``."""
     if vt.checked:
         stmts = _checked(tuple(stmts), frozenset(tables), record, lane=None)
-    return tuple(_stmt(s, _Concrete(vt, inf)) for s in stmts)
+    return walk.stmts(stmts, _Concrete(vt, inf).expr)
 
 
 # ------------------------------------------------------------------ the check
 def _checked(stmts: tuple, tables: frozenset, record: str, lane: str | None) -> tuple:
-    out: list = []
-    for s in stmts:
+    """``stmts`` with each store into ``tables`` followed by its magnitude's record
+    in the element of ``record`` of the lane loop around it (``lane``: its
+    variable)."""
+    def stmt(s, ex):
         match s:
             case ir.Store(target=ir.Load(array=a)) if a in tables:
                 if lane is None:
                     raise InternalError(f"a checked store into {a} outside a lane loop")
-                out += [s, *magnitude(s.value, record, lane)]
+                return (s, *magnitude(s.value, record, lane))
             case kb.Loop(kind="lanes", var=v):
-                out.append(replace(s, body=_checked(s.body, tables, record, v)))
-            case kb.If():
-                orelse = None if s.orelse is None else _checked(s.orelse, tables, record, lane)
-                out.append(replace(s, body=_checked(s.body, tables, record, lane),
-                                   orelse=orelse))
-            case kb.Loop() | kb.OneThread() | kb.Point() | kb.Cell():
-                out.append(replace(s, body=_checked(s.body, tables, record, lane)))
-            case _:
-                out.append(s)
-    return tuple(out)
+                return replace(s, body=_checked(s.body, tables, record, v))
+        return None
+    return walk.stmts(stmts, lambda e: e, stmt)
 
 
 def magnitude(value, record: str, lane: str) -> tuple:
@@ -117,33 +112,4 @@ class _Concrete:
 
     def expr(self, e):
         """``e`` (an expression record, or text) with its value-type leaves concrete."""
-        if not isinstance(e, ir._Expr):
-            return e
-        done = self.leaf(e)
-        if done is not None:
-            return done
-        changed = {}
-        for name, v in vars(e).items():
-            new = tuple(self.expr(x) for x in v) if isinstance(v, tuple) else self.expr(v)
-            if new != v:
-                changed[name] = new
-        return replace(e, **changed) if changed else e
-
-
-def _stmt(s, c: _Concrete):
-    match s:
-        case ir.Assign(value=v):
-            return replace(s, value=c.expr(v))
-        case ir.Store(target=t, value=v):
-            return replace(s, target=c.expr(t), value=c.expr(v))
-        case kb.If():
-            orelse = None if s.orelse is None else tuple(_stmt(x, c) for x in s.orelse)
-            return replace(s, cond=c.expr(s.cond), body=tuple(_stmt(x, c) for x in s.body),
-                           orelse=orelse)
-        case kb.Loop():
-            return replace(s, over=tuple(c.expr(x) for x in s.over),
-                           body=tuple(_stmt(x, c) for x in s.body))
-        case kb.OneThread() | kb.Point() | kb.Cell():
-            return replace(s, body=tuple(_stmt(x, c) for x in s.body))
-    return s
-
+        return walk.expr(e, self.leaf)

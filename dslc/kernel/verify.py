@@ -17,7 +17,7 @@ code, ``lanes`` loops only in ``cpu`` code; a barrier only where every thread of
 the block (a grid barrier: of the grid) reaches it (not inside a strided loop, a
 thread-0 block, a lane loop or a cell's code: an ``if`` outside those is taken to be
 the same for every thread, as the loop nest's guards on extents and partitions
-are); no loop binds the
+are); a ``break`` only inside a loop; no loop binds the
 variable of a strided, lane or partition loop around it (a reduction's may shadow
 its own, as the language lets it); the depths within MAX_INDENT and MAX_LOOPS;
 every load and store in a memory space its target has (``shared`` and
@@ -27,7 +27,9 @@ over a power of two lanes up to a warp) only in ``cuda`` code; given the
 function's parameters, every name an expression record reads defined before it
 (``Text`` leaves and ``Line`` statements are text, not seen); a grid barrier and
 the grid group it synchronises through only in a kernel launched cooperatively
-(``cooperative``), the group assigned before the barrier.
+(``cooperative``), the group assigned before the barrier; an assignment to several
+names at once to two or more distinct names, and a tuple without parentheses only as
+a return's value (``return a, b``).
 """
 
 from __future__ import annotations
@@ -61,9 +63,9 @@ def _block(k, stmts, known: set, arrays: set, top: bool) -> None:
         if isinstance(s, _GPU_ONLY) and k.target != "cuda":
             _fail(k, f"{type(s).__name__} in a {k.target} kernel")
         match s:
-            case ir.Assign(target=t, value=v):
+            case ir.Assign(value=v):
                 _expr(k, v, known)
-                known.add(t)
+                known.update(s.names)
             case ir.Store(target=t, value=v):
                 if not (isinstance(t.base, ir.Name) and t.base.id in arrays):
                     _fail(k, f"a store into {t.base!r}, not a parameter or shared array")
@@ -140,24 +142,35 @@ _GPU_SPACES = ("shared", "constant")  # memory only a GPU kernel has
 _SHARED_SPACES = ("global", "shared")  # memory threads share: what an atomic updates
 
 
-def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | None) -> set:
+def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | None,
+          looped: bool = False) -> set:
     """``bound``: the variables of the strided, lane and partition loops around
     (which no loop inside may bind again); ``divergent``: what around
     these statements not every thread of a block runs (None: every thread does);
     ``scope``: the names defined so far (None: names are not checked), added to
-    as statements assign. Returns the names defined after ``stmts``."""
+    as statements assign; ``looped``: a loop is around them (a ``break`` leaves it).
+    Returns the names defined after ``stmts``."""
+    def inner(b, scope, bound=bound, divergent=divergent, looped=looped):
+        return _body(b, target, bound, divergent, scope, looped)
     for s in stmts:
         match s:
-            case kb.Line() | kb.Break():
+            case kb.Line():
                 continue
+            case kb.Break():
+                if not looped:
+                    _body_fail(target, "a break outside a loop")
             case kb.Alloc():
                 _alloc(s, target, scope)
+            case kb.Return(value=ir.Tuple(bare=True, items=items)):
+                for x in items:  # (``return a, b``: the one place a bare tuple may be)
+                    _reads(x, target, scope)
             case kb.Return(value=v) | kb.Eval(value=v):
                 _reads(v, target, scope)
-            case ir.Assign(target=t, value=v):
+            case ir.Assign(value=v):
+                _assigned(s, target)
                 _reads(v, target, scope)
                 if scope is not None:
-                    scope.add(t)
+                    scope.update(s.names)
             case ir.Store(target=t, value=v):
                 if not isinstance(t, (ir.Load, TileRead)):  # (a tile's cell: its register)
                     _body_fail(target, f"a store into {t!r}, not an array element")
@@ -167,7 +180,7 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
                 _atomic(s, target, scope)
             case kb.Point() | kb.Cell():
                 inside = divergent or ("a cell's code" if isinstance(s, kb.Cell) else None)
-                scope = _body(s.body, target, bound, inside, scope)
+                scope = inner(s.body, scope, divergent=inside)
             case kb.Barrier():
                 _barrier(s, target, divergent, scope)
             case kb.Loop(kind=kind, var=var, over=over):
@@ -186,10 +199,9 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
                 # ``sum(i in ...)`` shadow an outer one): the loops a pass or a
                 # backend relies on may not be rebound
                 held = (var,) if var and (kind in _ONLY or s.partition) else ()
-                _body(s.body, target, bound + held, divergent or inside,
-                      _with(scope, var))
+                inner(s.body, _with(scope, var), bound + held, divergent or inside, True)
             case Stream():  # (a tile's column loop, before the strip-mining pass)
-                _body(s.body, target, bound, divergent, _with(scope, *s.defines()))
+                inner(s.body, _with(scope, *s.defines()), looped=True)
             case Start():  # (a tile function's parity and registers: their reads are
                 if scope is not None:  # tile reads until the register-tile pass)
                     scope.update(s.defines())
@@ -197,15 +209,14 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
                 for name in s.reads():
                     _reads(ir.Name(name), target, scope)
             case Row():  # (its rows)
-                _body(s.body, target, bound, divergent, _with(scope))
+                inner(s.body, _with(scope))
             case kb.OneThread():
                 if target != "cuda":
                     _body_fail(target, "code for thread 0 of a block")
-                _body(s.body, target, bound, divergent or "a thread-0 block", _with(scope))
+                inner(s.body, _with(scope), divergent=divergent or "a thread-0 block")
             case kb.If(cond=c):
                 _reads(c, target, scope)
-                after = [_body(b, target, bound, divergent, _with(scope))
-                         for b in kb.children(s)]
+                after = [inner(b, _with(scope)) for b in kb.children(s)]
                 if scope is not None and s.orelse is not None:
                     scope |= after[0] & after[1]
             case _:
@@ -263,6 +274,15 @@ def _atomic(s: ir.Atomic, target: str, scope: set | None) -> None:
     _reads(s.value, target, scope)
 
 
+def _assigned(s: ir.Assign, target: str) -> None:
+    """An assignment to several names at once: two or more distinct names."""
+    names = s.names
+    if isinstance(s.target, tuple) and not (
+            len(names) >= 2 and len(set(names)) == len(names)
+            and all(isinstance(n, str) and n.isidentifier() for n in names)):
+        _body_fail(target, f"an assignment to {s.target!r}, not two or more distinct names")
+
+
 def _with(scope: set | None, *names: str) -> set | None:
     """A copy of ``scope`` for a nested body (what it assigns stays inside)."""
     return None if scope is None else scope | {n for n in names if n}
@@ -288,6 +308,9 @@ def _reads(e, target: str, scope: set | None) -> None:
                 _body_fail(target, f"unknown thread number {w!r}")
             case ir.GridGroup() if not getattr(target, "cooperative", False):
                 _body_fail(target, "a grid group in a kernel not launched cooperatively")
+            case ir.Tuple(bare=True):
+                _body_fail(target, "a tuple without parentheses inside an expression "
+                                   "(only a return's value may be one)")
             case ir.WarpReduce() if target != "cuda":
                 _body_fail(target, "a warp reduction, which only a GPU kernel has")
             case ir.WarpReduce(op=op) if op not in ir.WARP_OPS:

@@ -8,7 +8,8 @@ record bottom up through its fields (every ``ir`` expression is a frozen
 dataclass whose sub-expressions are fields or tuples of them), asking ``leaf``
 first at every node; :func:`stmts` applies a rewrite of expressions to every
 expression a statement holds (an assignment's value, a store's or atomic's target
-and value, a loop's bounds, an ``if``'s condition), down the statement tree.
+and value, a returned or evaluated value, a loop's bounds, an ``if``'s condition),
+down the statement tree.
 Text (a bound or condition still spelled as a string, a ``Text`` leaf) is opaque.
 """
 
@@ -59,7 +60,7 @@ def _statement(s, ex, stmt):
     def inner(b):
         return stmts(b, ex, stmt)
     match s:
-        case ir.Assign(value=v):
+        case ir.Assign(value=v) | kb.Return(value=v) | kb.Eval(value=v):
             return replace(s, value=ex(v))
         case ir.Store(target=t, value=v) | ir.Atomic(target=t, value=v):
             return replace(s, target=ex(t), value=ex(v))

@@ -412,8 +412,9 @@ def _expr(pr: Printer, e) -> str:
                 return pr.grid_group()
             case ir.Paren(x=a):
                 return f"({go(a)})"
-            case ir.Tuple(items=items):
-                return f"({', '.join(go(a) for a in items)})"
+            case ir.Tuple(items=items, bare=b):
+                text = ", ".join(go(a) for a in items)
+                return text if b else f"({text})"
             case ir.WarpReduce(op=op, value=v, width=w):
                 return pr.warp_reduce(op, go(v), w)
             case ir.ValueInf() | ir.ToValue() | ir.ValueZero():
@@ -445,8 +446,8 @@ def statements(pr: Printer, stmts, pad: str) -> list[str]:
     inner = pad + pr.INDENT
     for s in stmts:
         match s:
-            case ir.Assign(target=t, value=v):
-                out.append(f"{pad}{t} = {_expr(pr, v)}")
+            case ir.Assign(value=v):
+                out.append(f"{pad}{', '.join(s.names)} = {_expr(pr, v)}")
             case ir.Store(target=t, value=v):
                 out.append(pad + pr.store(_expr(pr, t), _expr(pr, v)))
             case ir.If(cond=c, body=body):
@@ -478,8 +479,8 @@ def body_text(pr: Printer, stmts, pad: str) -> list[str]:
         match s:
             case kb.Line(text=t):
                 out.append(pad + t)
-            case ir.Assign(target=t, value=v):
-                out.append(f"{pad}{t} = {_expr(pr, v)}")
+            case ir.Assign(value=v):
+                out.append(f"{pad}{', '.join(s.names)} = {_expr(pr, v)}")
             case ir.Store(target=t, value=v):
                 out.append(f"{pad}{_expr(pr, t)} = {_expr(pr, v)}")
             case kb.Return(value=v):

@@ -133,3 +133,25 @@ def test_a_tile_shorter_than_a_read_reaches_back_is_refused_not_an_internal_erro
     with pytest.raises(NotCompilable, match="3 rows back"):
         TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=2).generate()
     assert TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=3).generate()
+
+
+def test_the_tile_functions_call_their_head_and_return_through_records():
+    """A tile function's call of the peeled head columns and its return assign and
+    return several names at once as records (kernel.ir ``Assign`` to a tuple, a bare
+    ``Tuple`` returned), not text: the verifier reads the names they hand over."""
+    from dslc.kernel import body as kb
+    from dslc.kernel import ir
+    source, entry, values, kind, request = _cases()[0]
+    prog = dslc.compile(source, backend="interp")
+    args = bind_call(prog.checked.functions[entry], values, prog.checked, None)
+    plan = lower(prog.checked, entry, kind, args, request).task
+    gen = TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=2, dtype="float32")
+    gen.generate()
+    functions = {fn.name: fn.body.stmts for fn in gen.tile_functions}
+    assert all(isinstance(body[-1], kb.Return) for body in functions.values())
+    heads = [s for s in functions["_tile_inner"] if isinstance(s, ir.Assign)
+             and isinstance(s.value, ir.Call) and s.value.fn == "_tile_head"]
+    assert len(heads) == 1 and isinstance(heads[0].target, tuple)
+    assert isinstance(functions["_tile_head"][-1].value, ir.Tuple)
+    assert not any(isinstance(s, kb.Line) and s.text.startswith("return")
+                   for body in functions.values() for s in ir.walk(body))

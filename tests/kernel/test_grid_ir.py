@@ -13,7 +13,7 @@ from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.verify import verify_body
-from dslc.targets.printer import CudaPrinter, Printer, SimulatedCudaPrinter
+from dslc.targets.printer import CudaPrinter, Printer, SimulatedCudaPrinter, statements
 
 GROUP = ir.Assign("grid", ir.GridGroup())
 STRIDE = ir.Assign("nth", ir.bare("//", ir.Thread("grid"), ir.Const(32)))
@@ -91,6 +91,38 @@ def test_a_return_a_check_and_a_break_are_printed_from_their_records():
         "    break",
         "return go",
     ]
+
+
+def test_verify_body_refuses_a_break_outside_a_loop():
+    """A ``break`` leaves the innermost loop: at a body's top level, or in an ``if``
+    or a cell's code that no loop holds, it is refused (Python would refuse the
+    printed text); inside a loop, through an ``if``, it is kept."""
+    brk = kb.If((kb.Break(),), ir.Name("go"))
+    for body in [(kb.Break(),), (brk,), (kb.Cell((brk,)),)]:
+        with pytest.raises(InternalError, match="a break outside a loop"):
+            verify_body(body, "cpu", known=("go",))
+    inside = (kb.Loop((kb.Cell((brk,)),), "sequential", "x", (ir.Const(3),)),)
+    assert verify_body(inside, "cpu", known=("go",)) == inside
+
+
+def test_several_names_assigned_and_returned_at_once_are_records_every_printer_prints():
+    """``a, b = f(x)`` (an ``Assign`` to a tuple of names) and ``return a, b`` (a bare
+    ``Tuple``): printed alike by every printer, the task's and the launch's; the
+    names assigned are defined after it, a bare tuple is only a return's value."""
+    call = ir.Assign(("a", "b"), ir.Call("f", (ir.Name("x"),)))
+    body = (call, kb.Return(ir.names(("a", "b"))))
+    assert verify_body(body, "cuda", known=("x",)) == body
+    for pr in (Printer(), CudaPrinter(), SimulatedCudaPrinter()):
+        assert pr.task_text(body).splitlines() == ["a, b = f(x)", "return a, b"]
+        assert statements(pr, (call,), "") == ["a, b = f(x)"]
+    assert ir.names(("a",)) == ir.Name("a") and ir.several(("a",), ir.Name("x")).target == "a"
+    with pytest.raises(InternalError, match="b read before it is defined"):
+        verify_body(body[1:], "cpu", known=("a",))
+    with pytest.raises(InternalError, match="a tuple without parentheses inside"):
+        verify_body((kb.Return(ir.Call("g", (ir.names(("x", "x")),))),), "cpu", known=("x",))
+    for bad in [("a", "a"), ("a",), ("a", "b[0]")]:
+        with pytest.raises(InternalError, match="not two or more distinct names"):
+            verify_body((ir.Assign(bad, ir.Name("x")),), "cpu", known=("x",))
 
 
 @pytest.mark.parametrize("stmt", [kb.Return(ir.Name("v")), kb.Eval(ir.Helper("_chk", (

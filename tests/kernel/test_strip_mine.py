@@ -10,7 +10,7 @@ from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir, walk
 from dslc.kernel.register_tile import Tile, TileRead, reads, scalar_replace
-from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, strip_mine
+from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, registers, strip_mine
 from dslc.kernel.verify import verify_body
 from dslc.targets.printer import CudaPrinter
 
@@ -95,6 +95,23 @@ def test_a_tile_function_starts_with_its_parity_and_zero_registers_but_those_han
     assert {s.value for s in done[2:]} == {ir.ValueZero()}
 
 
+def test_a_tile_function_may_return_its_registers_which_the_pass_checks_against_its_tile():
+    """A tile function returns registers its start (kernel.strip_mine ``Start``)
+    zeroes: they are defined from the start for the verifier, and the pass refuses a
+    start naming other registers than its tile's."""
+    start = Start(("r_h_0_0",), registers(TILE))
+    head = ir.several(("res", "r_h_0_0"), ir.Call("_tile_head", (ir.Name("t0"),)))
+    back = kb.Return(ir.names(("res", "r_h_0_0", "r_e_1_0")))
+    assert verify_body((start, head, back), "cuda", ["t0"])
+    done = verify_body(strip_mine((start, head, back), TILE), "cuda", ["t0"])
+    assert CudaPrinter().task_text(done[-2:], 0).splitlines() == [
+        "res, r_h_0_0 = _tile_head(t0)", "return res, r_h_0_0, r_e_1_0"]
+    with pytest.raises(InternalError, match="r_e_1_0 read before it is defined"):
+        verify_body((Start(("r_h_0_0",)), head, back), "cuda", ["t0"])
+    with pytest.raises(InternalError, match="registers are not its tile's"):
+        strip_mine((Start((), registers(TILE)[1:]),), TILE)
+
+
 def test_a_tile_in_the_interior_runs_the_inner_variant_any_other_the_edge_one():
     """Inner: from the corner (row 1) to the extent, two rows a tile; where a cell is
     requested, its tile (row q_0) is an edge tile, which keeps it."""
@@ -112,6 +129,20 @@ def test_a_tile_in_the_interior_runs_the_inner_variant_any_other_the_edge_one():
         "    if t0 >= 0 and t0 + 1 <= E_i and (q_0 < t0 or q_0 > t0 + 1):"
     with pytest.raises(InternalError, match="q_0 read before"):
         verify_body((kept,), "cuda", ["E_i"])
+
+
+def test_the_tile_loop_calls_its_variants_as_records_assigning_every_name_they_return():
+    """The tile loop's calls are records (kernel.ir ``Call``), assigned to the task's
+    state at once where there is more than one name, evaluated where there is none."""
+    tiles = Tiles("_tile_inner", "_tile_edge", ("a", "t0"), ("res", "acc0"), "E_i", 1)
+    done = verify_body(strip_mine((tiles,), TILE), "cuda", ["a", "E_i", "res", "acc0"])
+    call = done[0].body[0].body[0]
+    assert call == ir.Assign(("res", "acc0"), ir.Call("_tile_inner", (ir.Name("a"),
+                                                                       ir.Name("t0"))))
+    assert CudaPrinter().task_text(done, 0).splitlines()[4] == \
+        "        res, acc0 = _tile_edge(a, t0)"
+    bare = strip_mine((Tiles("_tile_inner", "_tile_edge", (), (), "E_i", 0),), TILE)
+    assert bare[0].body[0].body == (kb.Eval(ir.Call("_tile_inner", ())),)
 
 
 def test_a_stream_that_hoists_nothing_has_no_next_column_coordinates():

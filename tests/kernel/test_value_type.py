@@ -101,3 +101,15 @@ def test_the_lane_groups_strategy_lists_the_value_type_and_lower_applies_it():
         assert body.stmts == list(typed(_lanes(), ValueType(vt), tables={"T_f"}))
     with pytest.raises(InternalError, match="needs 'value'"):
         ks.lower(lanes, Lines(list(_lanes())), "cpu", PARAMS)
+
+
+def test_the_value_type_is_made_concrete_in_returned_and_evaluated_values_too():
+    """A task's return and a check evaluated for its effect hold expressions like any
+    other statement (kernel.walk): their value-type leaves are rewritten as well."""
+    pr = Printer(VALUE, typed_zero=True)
+    check = ir.Helper("_chk", (ir.Name("n"), pr.ir_inf()))
+    body = (kb.Eval(check, "a bound"), kb.Return(pr.ir_value(ir.Name("n"))))
+    assert _text(typed(body, ValueType("float32"))) == ["_chk(n, INF)  # a bound",
+                                                         "return DT(n)"]
+    assert _text(typed(body, ValueType("float64"))) == ["_chk(n, np.inf)  # a bound",
+                                                         "return float(n)"]
