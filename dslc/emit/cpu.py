@@ -382,14 +382,6 @@ class CpuGenerator:
         records (kernel.value_type)."""
         return frozenset()
 
-    def typed(self, body: Lines) -> Lines:
-        """``body`` with its value type made concrete by the value-type pass
-        (kernel.value_type), verified before and after it."""
-        body.apply(lambda stmts: value_type.typed(stmts, self.value, self.pr.INF,
-                                                  self.value_tables()), self.TARGET)
-        verify_body(tuple(body.stmts), self.TARGET)
-        return body
-
     def verified(self, body: Lines, params: list[str]) -> Lines:
         """``body`` as the kernel IR's verifier passes it: its records read only
         ``params`` and the names it defines, in memory the target has."""
