@@ -126,12 +126,6 @@ class Lines:
         """Take the last ``n`` statements away."""
         del self.stmts[len(self.stmts) - n:]
 
-    def replace_last(self, s) -> None:
-        self.stmts[-1] = s
-
-    def prepend(self, s) -> None:
-        self.stmts.insert(0, s)
-
     def nest(self, s) -> None:
         """Statement ``s`` holding a body (a loop, an ``if``...), refused where
         Python could not compile it so deep."""

@@ -85,10 +85,6 @@ class Printer:
     def nan(self) -> str:
         return self.NAN
 
-    def to_value(self, x: str) -> str:
-        """``x`` converted to the value type."""
-        return self.expr(self.ir_value(ir.Text(x)))
-
     def ir_value(self, x) -> ir.Call | ir.ToValue:
         if self.value == VALUE:
             return ir.ToValue(x)
