@@ -47,6 +47,7 @@ from dslc.emit.precision import STATIC, float32_info, largest
 from dslc.emit.tiles import block_size
 from dslc.cuda.launch import block_threads, resident_threads
 from dslc.cuda import layout, rules
+from dslc.lang import gather
 from dslc.cuda import kernel_cache
 from dslc.cuda.ahead import Ahead
 from dslc.cuda.arena import MapMemory
@@ -642,7 +643,7 @@ class CudaBackend:
         self.launches = len(launches)
         out = np.empty(len(batch) if width is None else (len(batch), width), dtype=np.float64)
         for ids, values in results:
-            out[ids] = values
+            gather.put(out, ids, values)
         return out
 
     def _memory(self) -> MapMemory:
@@ -651,7 +652,8 @@ class CudaBackend:
             self._map_memory = MapMemory(_cuda())
         return self._map_memory
 
-    def _interleaved(self, batch, name, ids, block, bases: dict, stream, same=None, put=None):
+    def _interleaved(self, batch, name, ids, block, bases: dict, stream, same=None, put=None,
+                     rows_of=None):
         """Sequence ``name`` of tasks ``ids`` interleaved by block on the device
         (:mod:`dslc.cuda.layout`), from its resident packed buffer; the device
         copy is kept, like :meth:`_resident`'s, while the packed buffer lives,
@@ -660,7 +662,9 @@ class CudaBackend:
         task of the launch reads (a query) is one block that every block's base
         points to. ``same``: whether every task of ``ids`` reads one sequence, where
         the caller knows (else found out); ``put``: where the interleaving's small
-        host arrays are copied to the device (the launch's arena: nothing to free)."""
+        host arrays are copied to the device (the launch's arena: nothing to free);
+        ``rows_of``: a dict given the tasks' lengths where this call gathers them
+        (the launch's length argument, not gathered again)."""
         codes, items = batch.seq_items(name, ids[:1] if same else ids)
         same = same or items is None or bool((items == items[0]).all())
         rows = None if items is None else items[:1] if same else items
@@ -673,6 +677,8 @@ class CudaBackend:
             starts, lens = batch.seq_rows(name, ids[:1] if same else ids, rows)[1:]
             if same:  # one sequence for every task (a query): every block shares one
                 starts, lens = np.full(block, starts[0]), np.full(block, lens[0])
+            elif rows_of is not None:
+                rows_of[name] = lens
             device, base = layout.interleave(_cuda(), self._resident(codes, stream), starts,
                                              lens, block, stream, put=put)
             self._keep(key, codes, device, base, rows, _ready(stream))
@@ -735,7 +741,7 @@ class CudaBackend:
             a, b = int(bounds[g]), int(bounds[g + 1])
             ids, twin = order[a:b], int(twins[g])
             if twin == g:
-                head = ({n: v[ids] for n, v in batch.lengths.items() if n not in constant},
+                head = ({n: gather.take(v, ids) for n, v in batch.lengths.items() if n not in constant},
                         len(out), None)
             lens = {n: np.broadcast_to(v[ids[0]], b - a) if n in constant else head[0][n]
                     for n, v in batch.lengths.items()}
@@ -858,11 +864,13 @@ class CudaBackend:
                 was[3].wait(stream or 0)
                 made[(name, n)] = was
             else:
+                gathered: dict = {}
                 device = self._interleaved(batch, name, ids, block, bases, stream,
                                            same=constant or None,
-                                           put=None if arena is None else arena.put)
+                                           put=None if arena is None else arena.put,
+                                           rows_of=gathered)
                 lens = batch.lengths[name][ids[:1]].repeat(len(ids)) if constant else \
-                    batch.lengths[name][ids]
+                    gathered[name] if name in gathered else gather.take(batch.lengths[name], ids)
                 made[(name, n)] = (device, lens, bases[name], _ready(stream))
         device, lens, bases[name] = made[(name, n)][:3]
         return device, lens

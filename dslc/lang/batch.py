@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dslc.lang.gather import take
 from dslc.lang.records import SeqPack
 from dslc.lang.values import Sequence
 
@@ -46,6 +47,18 @@ class SeqColumn:
 
     def value(self, k: int) -> Sequence:
         return self.pack.sequence(int(self.index[k]))
+
+    @functools.cached_property
+    def whole(self) -> bool:
+        """Task ``k`` reads sequence ``k`` of the whole pack (a map over a database):
+        its rows are the tasks' own numbers, gathered from nothing."""
+        n, ix = len(self.pack.lengths), self.index
+        return len(ix) == n and (n == 0 or int(ix[0]) == 0 and int(ix[-1]) == n - 1 and
+                                 bool((ix[1:] > ix[:-1]).all()))
+
+    def rows(self, ids: np.ndarray) -> np.ndarray:
+        """The sequences tasks ``ids`` read."""
+        return ids if self.whole else take(self.index, ids)
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,7 +119,7 @@ class TaskBatch:
         for n in self.names:
             col = self.columns[n]
             if isinstance(col, SeqColumn):
-                out[n] = col.pack.lengths[col.index]
+                out[n] = col.pack.lengths if col.whole else col.pack.lengths[col.index]
             elif isinstance(col, Shared) and isinstance(col.value, Sequence):
                 out[n] = np.full(self.count, len(col.value), dtype=np.int64)
         return out
@@ -115,7 +128,17 @@ class TaskBatch:
     def order(self) -> np.ndarray:
         """Tasks by size, largest first (ties in task order): the work of a task
         is its total sequence length."""
-        return largest_first(sum(self.lengths.values(), np.zeros(self.count, dtype=np.int64)))
+        return largest_first(self._sizes(slice(None), self.shared))
+
+    def _sizes(self, ids, constant) -> np.ndarray:
+        """The tasks ``ids``' sizes for ordering them: their sequences' total length,
+        leaving out the columns in ``constant`` (one value for these tasks: adding it
+        does not change their order, and a million-task sum is a pass saved)."""
+        parts = [v[ids] for n, v in self.lengths.items() if n not in constant]
+        if not parts:
+            n = len(range(self.count)[ids]) if isinstance(ids, slice) else len(ids)
+            return np.zeros(n, dtype=np.int64)
+        return sum(parts[1:], parts[0])
 
     @property
     def grouped(self) -> tuple[np.ndarray, np.ndarray]:
@@ -183,8 +206,7 @@ class TaskBatch:
                 twins[g] = twins[g - 1]
             else:
                 last = rows
-                perm = largest_first(sum((v[ids] for v in self.lengths.values()),
-                                         np.zeros(b - a, dtype=np.int64)))
+                perm = largest_first(self._sizes(ids, self.shared | frozenset(narrow)))
             order[a:b] = perm + a if by_key is None else ids[perm]
         return Grouping(order, bounds, twins, self.shared | frozenset(narrow))
 
@@ -194,7 +216,7 @@ class TaskBatch:
         col = self.columns[name]
         if isinstance(col, Shared):
             return np.ascontiguousarray(col.value.codes, dtype=np.uint8), None
-        return col.pack.codes, col.index[ids]
+        return col.pack.codes, col.rows(ids)
 
     def seq_rows(self, name: str, ids: np.ndarray | None = None, items=None):
         """``(codes, starts, lengths)`` of a sequence parameter: task ``ids[i]``'s
@@ -208,8 +230,8 @@ class TaskBatch:
             codes = np.ascontiguousarray(col.value.codes, dtype=np.uint8)
             return (codes, np.zeros(len(ids), dtype=np.int64),
                     np.full(len(ids), len(codes), dtype=np.int64))
-        rows = col.index[ids] if items is None else items
-        return col.pack.codes, col.pack.offsets[rows], col.pack.lengths[rows]
+        rows = col.rows(ids) if items is None else items
+        return col.pack.codes, take(col.pack.offsets, rows), take(col.pack.lengths, rows)
 
     def column(self, name: str, convert, ids: np.ndarray | None = None) -> np.ndarray:
         """A number parameter's value in every task (``ids``), each item converted

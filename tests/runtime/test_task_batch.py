@@ -337,3 +337,40 @@ def test_a_query_every_task_reads_is_one_shared_block(monkeypatch):
         engine._interleaved(batch, "t", ids, 32, bases, None)
     assert calls == [32, 70, 32, 32]  # each query's one block, the database once
 
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=1, max_size=40), st.integers(0, 7),
+       st.sampled_from(["whole", "shuffled", "repeated"]), st.data())
+def test_a_database_s_rows_and_order_are_the_gathers_they_stand_for(lens, qlen, index, data):
+    """Whatever the database column's index (the whole pack in order, as a map
+    over a file binds it, or any other rows), its rows and the tasks' order equal
+    the gathers and the sort they save: a shared query's length left out of the
+    sort key, the whole pack's rows read without a gather, and gathers split over
+    threads (dslc.lang.gather, its threshold lowered) equal to one."""
+    from dslc.lang import gather
+
+    seqs = [Sequence(f"s{k}", DNA, DNA.encode("A" * n)) for k, n in enumerate(lens)]
+    pack = SeqPack.of(seqs, DNA)
+    n = len(lens)
+    ix = {"whole": np.arange(n), "shuffled": np.array(data.draw(st.permutations(range(n)))),
+          "repeated": np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=1,
+                                                  max_size=60)))}[index]
+    query = Sequence("q", DNA, DNA.encode("C" * qlen))
+    batch = TaskBatch(("s", "t"), {"s": Shared(query), "t": SeqColumn(pack, ix)}, len(ix))
+    assert batch.columns["t"].whole == (index == "whole" or ix.tolist() == list(range(n)))
+    size = [qlen + lens[r] for r in ix.tolist()]
+    assert batch.order.tolist() == sorted(range(len(ix)), key=lambda k: (-size[k], k))
+    ids = np.array(data.draw(st.permutations(range(len(ix)))), dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lens)[:-1]])
+    for threshold in (1 << 18, 1):
+        gather.PARALLEL = threshold
+        try:
+            codes, starts, got = batch.seq_rows("t", ids)
+            assert starts.tolist() == offsets[ix[ids]].tolist()
+            assert got.tolist() == [lens[r] for r in ix[ids].tolist()]
+            out = np.zeros(len(ids))
+            gather.put(out, ids, np.arange(len(ids), dtype=np.float64))
+            assert out[ids].tolist() == list(range(len(ids)))
+        finally:
+            gather.PARALLEL = 1 << 18
