@@ -20,9 +20,10 @@ from dslc.trace import align
 
 PROTEIN = standard_alphabets()["protein"]
 
-moves = st.one_of(st.integers(0, 14).map(lambda k: (k, k)), st.integers(1, 12).map(lambda k: (k, 0)),
-                  st.integers(1, 12).map(lambda k: (0, k)), st.tuples(st.integers(0, 3),
-                                                                       st.integers(0, 3)))
+moves = st.one_of(st.integers(0, 14).map(lambda k: (k, k)),
+                  st.integers(1, 12).map(lambda k: (k, 0)),
+                  st.integers(1, 12).map(lambda k: (0, k)),
+                  st.tuples(st.integers(0, 3), st.integers(0, 3)))
 
 
 @settings(max_examples=60, deadline=None)
