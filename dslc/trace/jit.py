@@ -35,6 +35,7 @@ code, so a second process neither plans nor compiles it again.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from dataclasses import dataclass
 
@@ -397,6 +398,7 @@ class Walks:
         self._walks: dict = {}
         self.compile_s = 0.0  # seconds spent planning and loading walks (measured)
         self.steps = 0  # steps walked by compiled code (the benchmark and tests read it)
+        self.lock = threading.Lock()  # around planning (the runner's: dslc.trace.run)
 
     def shape(self, name: str) -> Shape:
         hit = self._shapes.get(name)
@@ -489,8 +491,6 @@ class Walks:
 
     def _compiled(self, func: str, calling: dict, shape: Shape):
         """``(walk, args)`` for ``func``'s table plan, or None where none can be made."""
-        from dslc.cpu import modules
-
         from dslc.cpu.convert import plan_shape
         from dslc.lang.values import Sequence
 
@@ -505,6 +505,15 @@ class Walks:
                             for n, v in calling.items() if not isinstance(v, Sequence)))
         if memo in self._walks:
             return self._walks[memo]
+        with self.lock:  # (the backend's plans: a fill may be planning on another thread)
+            got = self._walks[memo] = self._made(func, calling, shape)
+        return got
+
+    def _made(self, func: str, calling: dict, shape: Shape):
+        """``_compiled``'s walk, planned and loaded (or read from the disk cache)."""
+        from dslc.cpu import modules
+
+        cpu = self.cpu
         t0 = time.perf_counter()
         scope = cpu._table_plan_scope(func, calling)
         key = hashlib.sha256((_SELF + cpu.plan_key(func, "table", scope, None)).encode()) \
@@ -519,7 +528,6 @@ class Walks:
         if source:
             got = (modules.load(source).walk, args)
         self.compile_s += time.perf_counter() - t0
-        self._walks[memo] = got
         return got
 
 

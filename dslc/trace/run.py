@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import threading
 
 from dslc.lang import types as T
 from dslc.errors import DslcError, InternalError
@@ -60,10 +61,14 @@ class TraceRunner:
         self.engine = fill_with or (engine if getattr(engine, "name", "") != "interp" else None)
         self.tracer = Tracer((FusedInterpreter if planned else Interpreter)(program, globals_),
                              planned)
+        # held around each call of the backend that plans or fills (a fill ahead runs on
+        # a thread of its own while the walks here may plan a compiled walk or fill a table)
+        self.backend_lock = threading.Lock()
         if planned and compiled and hasattr(self.engine, "_table_plan_scope"):
             from dslc.trace.jit import Walks
 
             self.tracer.walks = Walks(self.tracer, self.engine)
+            self.tracer.walks.lock = self.backend_lock
 
     def trace(self, func: str, args: dict, span, final: bool = False) -> Derivation:
         """The derivation of ``func`` at ``args`` (bound, as a backend's ``value``
@@ -142,7 +147,9 @@ class TraceRunner:
                 by_func.setdefault(t.func.name, []).append(k)
         for name, ks in by_func.items():
             callings = [_calling(opened[k]) for k in ks]
-            for k, calling, got in zip(ks, callings, tables(name, callings, span, "trace")):
+            with self.backend_lock:
+                filled = tables(name, callings, span, "trace")
+            for k, calling, got in zip(ks, callings, filled):
                 out[k] = _keyed(self.tracer.interp, calling, got)
         return out
 
@@ -192,6 +199,7 @@ class TraceRunner:
             return None
         tables = getattr(engine, "tables", None)
         interp = self.tracer.interp
+        lock = self.backend_lock
 
         def fill(table) -> None:
             if not _fillable(table):
@@ -200,11 +208,12 @@ class TraceRunner:
             if key not in ready:
                 calling = _calling(table)
                 try:
-                    if tables is None:
-                        got = {table.func.name: engine.table(table.func.name, calling, span,
-                                                             "trace")}
-                    else:
-                        got = tables(table.func.name, [calling], span, "trace")[0]
+                    with lock:
+                        if tables is None:
+                            got = {table.func.name: engine.table(table.func.name, calling,
+                                                                 span, "trace")}
+                        else:
+                            got = tables(table.func.name, [calling], span, "trace")[0]
                 except DslcError:
                     return  # the interpreter computes the cells it needs, and says why not
                 ready.update(_keyed(interp, calling, got))
