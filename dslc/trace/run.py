@@ -15,7 +15,8 @@ is where a search's entry, ``max(i ... : max(j ... : h(i, j)))``, starts), those
 tables are filled together, then the walks run on them. Many calls are traced a chunk
 at a time, and each walk's tables are released once its derivation is made (its
 steps hold every value they read), so that the memory of one chunk's tables is
-reused by the next (:mod:`dslc.trace.memory`) instead of all tables being held.
+reused by a later one (:mod:`dslc.trace.memory`) instead of all tables being held;
+the next chunk's tables are filled while this chunk's walks run.
 """
 
 from __future__ import annotations
