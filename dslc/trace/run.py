@@ -25,6 +25,7 @@ import concurrent.futures
 import os
 import threading
 
+from dslc import deep
 from dslc.lang import types as T
 from dslc.errors import DslcError, InternalError
 from dslc.interp.compile import Interpreter, _hkey
@@ -114,8 +115,11 @@ class TraceRunner:
         sweeps run on the backend's threads; its result (or its error) is taken
         by :meth:`_fill_wait`, after the walks of the chunk before it, where it was
         taken before the fill ran ahead. Without a backend that fills tables
-        together, everything is done at once as before."""
-        if getattr(self.engine, "tables", None) is None or len(calls) < 2:
+        together, or in a deeply nested program's thread (whose large stack the
+        backend's planning and fallbacks may need: dslc.deep), everything is done
+        at once as before."""
+        if getattr(self.engine, "tables", None) is None or len(calls) < 2 \
+                or deep.in_deep_thread():
             return _Ahead.done(lambda: self._first_tables(func, calls, span))
         try:
             opened = [self._opened(func, args, span, final) for args, final in calls]

@@ -112,3 +112,20 @@ def test_the_next_chunk_is_filled_while_this_one_is_walked(programs, monkeypatch
     with pytest.raises(DslcError, match="second chunk's fill failed"):
         cpu.traces("sw", CALLS)
     assert events == ["fill 2", "fill 2", "walk", "walk"]
+
+
+def test_a_deep_programs_thread_fills_its_chunks_itself(programs):
+    """In a deeply nested program's thread (dslc.deep: its large stack), the fill is
+    not handed to another thread: the backend's planning and fallbacks may need it."""
+    from dslc import deep
+    from dslc.api import _trace_call
+
+    cpu, interp, want = programs
+    cpu.trace("sw", *CALLS[0])
+    runner = cpu._trace_runner
+    calls = [_trace_call(cpu, "sw", c) for c in CALLS[:2]]  # (as Program.traces binds)
+    here = runner._fill_ahead("sw", calls, None)
+    there = deep.run(deep.SHALLOW + 1, runner._fill_ahead, "sw", calls, None)
+    assert here._future is not None and there._future is None
+    assert [sorted(d) for d in here.result()] == [sorted(d) for d in there.result()]
+
