@@ -26,7 +26,7 @@ moves = st.one_of(st.integers(0, 14).map(lambda k: (k, k)),
                   st.tuples(st.integers(0, 3), st.integers(0, 3)))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(path=st.lists(moves, max_size=25), start=st.tuples(st.integers(0, 5), st.integers(0, 5)),
        with_matrix=st.booleans(), seed=st.integers(0, 2 ** 16))
 def test_compiled_build_equals_the_numpy_route(path, start, with_matrix, seed):
