@@ -21,7 +21,8 @@ microseconds per step. Each route also reports the wall milliseconds per hit of 
 part of the alignments (``per_hit_ms``), the minor page faults they took (first
 touches of fresh memory, mostly the fill's tables: ``page_faults``) and the seconds
 Python's cyclic collector ran inside them (``collector_s``). The hits are traced a
-chunk at a time, each chunk's tables freed before the next is filled (``--chunk``,
+chunk at a time, each chunk's tables freed once walked, the next chunk's filled while
+this one is walked (the fill's part: the wait for it) (``--chunk``,
 by default dslc.trace.run.chunk_size(); ``--chunk 100``: every hit's tables filled and
 held together, as before chunks).
 
@@ -198,16 +199,19 @@ class _collector_seconds:
 
 def _wall_parts(runner) -> dict:
     """Wall seconds of the parts of the alignments, added up from now on: ``fill``
-    (the first tables of all hits filled together, each walk first run up to the
-    table it opens: ``TraceRunner._first_tables``), ``step`` (the steps walked in
+    (the first tables of a chunk's hits filled together, each walk first run up to
+    the table it opens, ``TraceRunner._fill_ahead``, then waited for,
+    ``TraceRunner._fill_wait``: a chunk's sweeps run while the chunk before it is
+    walked, and only the wait for them counts), ``step`` (the steps walked in
     Python: a search's entry, its best cell read off the whole table, and any
     step the compiled walk does not take: ``Tracer._step``), ``compiled`` (the
     compiled walks with what they make: ``Tracer._compiled``)."""
     parts = {"fill": 0.0, "step": 0.0, "compiled": 0.0}
     for name, owner, attr in (("step", runner.tracer, "_step"),
-                              ("compiled", runner.tracer, "_compiled")):
+                              ("compiled", runner.tracer, "_compiled"),
+                              ("fill", runner, "_fill_wait")):
         setattr(owner, attr, _timed(getattr(owner, attr), parts, name))
-    first = _timed(runner._first_tables, parts, "fill")
+    first = _timed(runner._fill_ahead, parts, "fill")
 
     def fill(*a, **k):  # (its walks up to the first tables count as the fill's)
         before = parts["step"]
@@ -215,7 +219,7 @@ def _wall_parts(runner) -> dict:
             return first(*a, **k)
         finally:
             parts["step"] = before
-    runner._first_tables = fill
+    runner._fill_ahead = fill
     return parts
 
 

@@ -44,6 +44,11 @@ def run(depth: int, fn, *args, **kwargs):
     return _in_thread(fn, args, kwargs)
 
 
+def in_deep_thread() -> bool:
+    """Is this thread one :func:`run` started (work that needs its stack stays on it)?"""
+    return getattr(_local, "deep", False)
+
+
 def for_program(method):
     """A method of an object with a ``checked`` program, run as :func:`run` says
     for that program's depth."""

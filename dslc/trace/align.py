@@ -14,6 +14,7 @@ Residues before the last cell of the path (a global alignment's base case
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy as np
 from dslc.errors import DslcError
 from dslc.lang.values import Matrix
 from dslc.trace.collector import collector_paused
-from dslc.trace.derive import Derivation, Step
+from dslc.trace.derive import Derivation, Step, Steps
 
 WIDTH = 60  # columns per block of the picture
 
@@ -88,6 +89,10 @@ def _alignment(d: Derivation, matrix) -> Alignment:
     a, b = pa[1], pb[1]
     if matrix is None:
         matrix = _matrix(d)
+    if isinstance(d.steps, Steps):  # walked by compiled code: built by it too
+        got = _compiled_build(d, a, b, at, matrix)
+        if got is not None:
+            return got
     ia, ib = _columns(d, nums, at, a, b)
     return _build(d, a, b, at[-1].tolist(), at[0].tolist(), ia, ib, matrix)
 
@@ -103,18 +108,32 @@ def _points(d: Derivation):
     if pairs:
         pa, pb = _sequences(pairs[0][1].label, pairs[0][1].seqs)
     elif runs:
-        pa, pb = _sequences(lambda: tail[int(runs[0][0][0])].label(), runs[0][1])
+        pa, pb = _sequences(lambda: tail[runs[0][0]].label(), runs[0][2])
     else:
         raise DslcError(f"the derivation of {d.root.func} indexes no sequence: no alignment")
-    nums = [np.array([k for k, _ in pairs], np.int64)]
-    at = [np.array([_coords(s, pa, pb) for _, s in pairs], np.int64).reshape(-1, 2)]
-    for rows, seqs in runs:
-        axes = _axes(lambda: tail[int(rows[0])].label(), seqs, pa, pb)
-        nums.append(rows + tail.k)
-        at.append(tail.walked.st[rows][:, [1 + axes[0], 1 + axes[1]]])
-    nums, at = np.concatenate(nums), np.concatenate(at)
-    order = np.argsort(nums, kind="stable")  # (runs of several tables interleave)
+    nums = np.array([k for k, _ in pairs], np.int64)
+    at = np.array([_coords(s, pa, pb) for _, s in pairs], np.int64).reshape(-1, 2)
+    if runs:
+        nums, at = _tail_points(tail, runs, nums, at, pa, pb)
+    order = np.argsort(nums, kind="stable")  # (in path order already where walked)
     return nums[order], at[order], (pa, pb)
+
+
+def _tail_points(tail, runs: list, nums, at, pa, pb):
+    """``nums`` and ``at`` followed by the compiled walk's steps that index sequences,
+    read off its arrays in one gather: each table's two coordinates (``_axes``, asked
+    table by table in the order the walk first meets them, as its errors are)."""
+    walked = tail.walked
+    cols = np.zeros((len(walked.tables), 2), np.int64)
+    keep = np.zeros(len(walked.tables), bool)
+    for first, fid, seqs in runs:
+        cols[fid] = _axes(lambda: tail[first].label(), seqs, pa, pb)
+        keep[fid] = True
+    fids = walked.fids
+    rows = np.flatnonzero(keep[fids])
+    which = cols[fids[rows]] + 1
+    got = walked.st[rows[:, None], which]
+    return np.concatenate((nums, rows + tail.k)), np.concatenate((at, got))
 
 
 def _head_path(head: tuple) -> list:
@@ -132,16 +151,15 @@ def _head_path(head: tuple) -> list:
 
 
 def _tail_runs(tail) -> list:
-    """The compiled walk's steps that index sequences, grouped by table: ``(step
-    numbers within the walk, the table's seqs)``, each group's steps in order."""
+    """The tables of the compiled walk's steps that index sequences, in the order the
+    walk first meets them: ``(its first step within the walk, table number, seqs)``."""
     fids = tail.walked.fids
+    present, firsts = np.unique(fids, return_index=True)
     out = []
-    for fid in range(len(tail.walked.tables)):
-        rows = np.flatnonzero(fids == fid)
-        seqs = tail.base(int(rows[0]))[3] if len(rows) else ()
+    for fid, first in sorted(zip(present.tolist(), firsts.tolist()), key=lambda r: r[1]):
+        seqs = tail.base(first)[3]
         if any(q is not None for q in seqs):
-            out.append((rows, seqs))
-    out.sort(key=lambda r: int(r[0][0]))
+            out.append((first, fid, seqs))
     return out
 
 
@@ -169,30 +187,58 @@ def _columns(d, nums, at, a, b):
 def _build(d, a, b, start, end, ia, ib, matrix) -> Alignment:
     """The alignment's rows, CIGAR and counts from its columns (``_columns``)."""
     ga, gb = ia < 0, ib < 0
-    ca, cb = np.zeros(len(ia), np.int64), np.zeros(len(ib), np.int64)
-    ca[~ga], cb[~gb] = a.codes[ia[~ga]], b.codes[ib[~gb]]
     ta, tb = _glyphs(a.alphabet.symbols, b.alphabet.symbols)
-    top = ta[np.where(ga, len(ta) - 1, ca)]
-    bottom = tb[np.where(gb, len(tb) - 1, cb)]
-    pair = ~ga & ~gb
+    # each sequence's codes with the gap's glyph last: a gap (position -1) reads it
+    ca, cb = _gapped(a.codes, len(ta) - 1)[ia], _gapped(b.codes, len(tb) - 1)[ib]
+    top, bottom = ta[ca], tb[cb]
+    pair = ~(ga | gb)
     same = pair & (top == bottom)
     close = same.copy()
     if matrix is not None:
-        other = pair & ~same
+        other = np.flatnonzero(pair & ~same)
         close[other] = matrix.values[ca[other], cb[other]] > 0
     mid = np.where(same, top, np.where(close, ta[-3], ta[-2]))
     ops = np.where(ga, 3, np.where(gb, 2, np.where(same, 0, 1)))  # "=XID"
-    gap = ops >= 2
-    opens = gap & (np.concatenate(([-1], ops[:-1])) != ops)
+    gap = ga | gb
+    opens = gap.copy()
+    opens[1:] &= ops[1:] != ops[:-1]
     return Alignment((a.name, b.name), tuple(start), tuple(end),
                      (_text(top), _text(mid), _text(bottom)), _cigar(ops), int(same.sum()),
                      int(close.sum()), int(gap.sum()), int(opens.sum()), d.value)
 
 
+def _compiled_build(d, a, b, at, matrix) -> Alignment | None:
+    """``_columns`` and ``_build`` in one compiled call (dslc.trace.align_kernel),
+    where the glyphs are bytes; None where it declines (the numpy route says why)."""
+    from dslc.trace import align_kernel
+
+    ta, tb = _glyphs(a.alphabet.symbols, b.alphabet.symbols)
+    if ta.dtype != np.uint8:
+        return None
+    pos = np.zeros((1, 1), bool) if matrix is None else matrix.values > 0
+    status, top, mid, bottom, cigar, counts = align_kernel.compiled()(
+        np.ascontiguousarray(at, np.int64), a.codes, b.codes, ta, tb, pos, matrix is not None)
+    if status != 0:
+        return None
+    same, close, gaps, opens = counts.tolist()
+    return Alignment((a.name, b.name), tuple(at[-1].tolist()), tuple(at[0].tolist()),
+                     (_text(top), _text(mid), _text(bottom)), _text(cigar), same, close, gaps,
+                     opens, d.value)
+
+
+def _gapped(codes: np.ndarray, gap: int) -> np.ndarray:
+    """``codes`` (a sequence's symbol codes) as int64 with ``gap`` appended."""
+    out = np.empty(len(codes) + 1, np.int64)
+    out[:-1] = codes
+    out[-1] = gap
+    return out
+
+
+@functools.lru_cache(maxsize=64)
 def _glyphs(sa: tuple, sb: tuple):
     """Each alphabet's symbols as an array indexed by code, then ``+``, `` `` and the
     gap ``-``: bytes where every symbol is one ASCII character (rows then join as one
-    buffer), else strings."""
+    buffer), else strings. Made once per pair of alphabets (read, never written)."""
     marks = ("+", " ", "-")
     if all(len(x) == 1 and x.isascii() for x in sa + sb):
         return tuple(np.frombuffer(("".join(x) + "".join(marks)).encode(), np.uint8)
@@ -248,8 +294,11 @@ def _cigar(ops: np.ndarray) -> str:
     if not len(ops):
         return ""
     cuts = np.concatenate(([0], np.flatnonzero(ops[1:] != ops[:-1]) + 1, [len(ops)]))
-    return "".join(f"{n}{'=XID'[op]}" for n, op in zip(np.diff(cuts).tolist(),
-                                                       ops[cuts[:-1]].tolist()))
+    return "".join(map("{}{}".format, np.diff(cuts).tolist(),
+                       [_OPS[op] for op in ops[cuts[:-1]].tolist()]))
+
+
+_OPS = "=XID"
 
 
 def _row(name: str, width: int, pos: int, used: int) -> str:

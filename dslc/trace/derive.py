@@ -401,8 +401,11 @@ class Tracer:
         saved = env.get(e.var, MISSING)
         try:
             elements, values = self._elements(e, cf, env)
-            want = _extreme(e, values)
-            k = _first_same(values, want)
+            if isinstance(values, _Row):
+                k, want = values.chosen(e.op)
+            else:
+                want = _extreme(e, values)
+                k = _first_same(values, want)
             if k is None:
                 choices.append(Choice(e.op, -1, "(empty)", e.var, None))
                 return want
@@ -447,6 +450,9 @@ class Tracer:
         values = None if index is None else table.region(index)
         if values is None:
             return None
+        raw = None if table.numbers is None or not table.whole else table.numbers.raw[index]
+        if raw is not None and raw.ndim == 1:  # (not a tuple's components)
+            return list(span), _Row(raw, values)
         values = values.tolist()
         if not table.whole and None in values:
             return None
@@ -512,7 +518,10 @@ class Tracer:
             def nested(env):
                 saved = env.get(e.var, MISSING)
                 try:
-                    return _extreme(e, self._elements(e, cf, env)[1])
+                    values = self._elements(e, cf, env)[1]
+                    if isinstance(values, _Row):
+                        return values.chosen(e.op)[1]
+                    return _extreme(e, values)
                 finally:
                     _restore(env, e.var, saved)
             return nested
@@ -734,8 +743,28 @@ def _numeric_block(inner, numbers, index: tuple, axes: tuple, span):
     if block.ndim != 2:
         return None
     block = block if axes[0] < axes[1] else block.T
-    rows = numbers.many(block.max(axis=1) if inner.op == "max" else block.min(axis=1))
-    return None if rows is None else (list(span), rows.tolist())
+    best = block.max(axis=1) if inner.op == "max" else block.min(axis=1)
+    rows = numbers.many(best)
+    return None if rows is None else (list(span), _Row(best, rows))
+
+
+class _Row:
+    """A max/min reduction's elements' values read off a table's numbers: ``raw``
+    the numbers (1-D), ``values`` each as the interpreter's value (every one exact:
+    ``Numbers.many`` gave them). The reduction's chosen element is found on the
+    numbers: the first extreme number is the first element whose value is the
+    extreme (``_extreme``, ``_first_same``: an exact conversion keeps order and
+    equality), without making the values a list and comparing them in Python."""
+
+    __slots__ = ("raw", "values")
+
+    def __init__(self, raw, values):
+        self.raw, self.values = raw, values
+
+    def chosen(self, op: str) -> tuple:
+        """The chosen element's position and its value."""
+        k = int(self.raw.argmax() if op == "max" else self.raw.argmin())
+        return k, self.values[k]
 
 
 def _region(table, rec: tuple, spans: dict):

@@ -35,6 +35,7 @@ code, so a second process neither plans nor compiles it again.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from dataclasses import dataclass
 
@@ -395,8 +396,10 @@ class Walks:
         self.tracer, self.cpu = tracer, cpu
         self._shapes: dict = {}
         self._walks: dict = {}
+        self._last: dict = {}  # function -> (its calling values other than sequences, walk)
         self.compile_s = 0.0  # seconds spent planning and loading walks (measured)
         self.steps = 0  # steps walked by compiled code (the benchmark and tests read it)
+        self.lock = threading.Lock()  # around planning (the runner's: dslc.trace.run)
 
     def shape(self, name: str) -> Shape:
         hit = self._shapes.get(name)
@@ -489,10 +492,8 @@ class Walks:
 
     def _compiled(self, func: str, calling: dict, shape: Shape):
         """``(walk, args)`` for ``func``'s table plan, or None where none can be made."""
-        from dslc.cpu import modules
-
         from dslc.cpu.convert import plan_shape
-        from dslc.lang.values import Sequence
+        from dslc.lang.values import Matrix, Sequence
 
         cpu = self.cpu
         # one walk serves every binding whose values other than sequences have the same
@@ -501,10 +502,28 @@ class Walks:
         # serves every box inside it, and the cells visited are in the table's box);
         # the settings do not shape it (the plain CPU generator's code; the disk key
         # holds them all the same)
+        values = tuple(v for v in calling.values() if not isinstance(v, Sequence))
+        last = self._last.get(func)  # (the hits of a search share these very values)
+        if last is not None and len(last[0]) == len(values) \
+                and all(a is b for a, b in zip(last[0], values)):
+            return last[1]
+        fixed = all(type(v) in (int, float, str, bool) or isinstance(v, Matrix)
+                    for v in values)  # (no model whose element counts could change)
         memo = (func, tuple((n, plan_shape(v, cpu.program.registry))
                             for n, v in calling.items() if not isinstance(v, Sequence)))
-        if memo in self._walks:
-            return self._walks[memo]
+        got = self._walks.get(memo, _NONE)
+        if got is _NONE:
+            with self.lock:  # (the backend's plans: a fill may be planning on another thread)
+                got = self._walks[memo] = self._made(func, calling, shape)
+        if fixed:
+            self._last[func] = (values, got)  # (holding the values: their ids stay theirs)
+        return got
+
+    def _made(self, func: str, calling: dict, shape: Shape):
+        """``_compiled``'s walk, planned and loaded (or read from the disk cache)."""
+        from dslc.cpu import modules
+
+        cpu = self.cpu
         t0 = time.perf_counter()
         scope = cpu._table_plan_scope(func, calling)
         key = hashlib.sha256((_SELF + cpu.plan_key(func, "table", scope, None)).encode()) \
@@ -519,7 +538,6 @@ class Walks:
         if source:
             got = (modules.load(source).walk, args)
         self.compile_s += time.perf_counter() - t0
-        self._walks[memo] = got
         return got
 
 
@@ -531,6 +549,7 @@ def _self_digest() -> str:
 
 
 _SELF = _self_digest()
+_NONE = object()  # (no walk made yet: None is a walk that cannot be made)
 
 
 def _generate(program, func: str, scope: dict, shape: Shape) -> tuple[str, list]:

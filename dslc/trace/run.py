@@ -15,11 +15,17 @@ is where a search's entry, ``max(i ... : max(j ... : h(i, j)))``, starts), those
 tables are filled together, then the walks run on them. Many calls are traced a chunk
 at a time, and each walk's tables are released once its derivation is made (its
 steps hold every value they read), so that the memory of one chunk's tables is
-reused by the next (:mod:`dslc.trace.memory`) instead of all tables being held.
+reused by a later one (:mod:`dslc.trace.memory`) instead of all tables being held;
+the next chunk's tables are filled while this chunk's walks run.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import os
+import threading
+
+from dslc import deep
 from dslc.lang import types as T
 from dslc.errors import DslcError, InternalError
 from dslc.interp.compile import Interpreter, _hkey
@@ -57,10 +63,14 @@ class TraceRunner:
         self.engine = fill_with or (engine if getattr(engine, "name", "") != "interp" else None)
         self.tracer = Tracer((FusedInterpreter if planned else Interpreter)(program, globals_),
                              planned)
+        # held around each call of the backend that plans or fills (a fill ahead runs on
+        # a thread of its own while the walks here may plan a compiled walk or fill a table)
+        self.backend_lock = threading.Lock()
         if planned and compiled and hasattr(self.engine, "_table_plan_scope"):
             from dslc.trace.jit import Walks
 
             self.tracer.walks = Walks(self.tracer, self.engine)
+            self.tracer.walks.lock = self.backend_lock
 
     def trace(self, func: str, args: dict, span, final: bool = False) -> Derivation:
         """The derivation of ``func`` at ``args`` (bound, as a backend's ``value``
@@ -74,20 +84,78 @@ class TraceRunner:
         """The derivations of ``func`` at each ``(args, final)`` of ``calls``
         (as :meth:`trace`), in chunks of ``chunk`` calls (default :func:`chunk_size`):
         the first table of every walk of a chunk filled in one backend call, and each
-        walk's tables released once it is walked, so that the next chunk's fill
-        reuses their memory instead of touching fresh pages."""
+        walk's tables released once it is walked, so that a later chunk's fill
+        reuses their memory instead of touching fresh pages. The next chunk's tables
+        are filled while this chunk's walks run (:meth:`_fill_ahead`): the sweeps on
+        the backend's threads, the walks here."""
         size = max(1, self.chunk or (chunk_size() if hasattr(self.engine, "tables")
                                      else len(calls)))  # (without a fill: one chunk)
+        parts = [calls[at: at + size] for at in range(0, len(calls), size)]
         out: list = []
         if self.engine is not None:
             keep_freed_memory()
         with collector_paused():
-            for at in range(0, len(calls), size):
-                part = calls[at: at + size]
-                ready = self._first_tables(func, part, span)
-                for (args, final), got in zip(part, ready):
-                    out.append(self._walked(func, args, span, final, got))
-                    got.clear()  # (the sweep's tables this walk never opened)
+            pending = self._fill_ahead(func, parts[0], span) if parts else None
+            try:
+                for n, part in enumerate(parts):
+                    ready = self._fill_wait(pending)
+                    pending = self._fill_ahead(func, parts[n + 1], span) \
+                        if n + 1 < len(parts) else None
+                    for (args, final), got in zip(part, ready):
+                        out.append(self._walked(func, args, span, final, got))
+                        got.clear()  # (the sweep's tables this walk never opened)
+            finally:
+                if pending is not None:  # (a walk failed: the fill ahead ends first)
+                    pending.wait()
+        return out
+
+    def _fill_ahead(self, func, calls, span) -> "_Ahead":
+        """:meth:`_first_tables` of ``calls`` started: the walks up to their first
+        tables now, the fill on a thread of its own (:func:`_ahead_thread`), whose
+        sweeps run on the backend's threads; its result (or its error) is taken
+        by :meth:`_fill_wait`, after the walks of the chunk before it, where it was
+        taken before the fill ran ahead. Without a backend that fills tables
+        together, or in a deeply nested program's thread (whose large stack the
+        backend's planning and fallbacks may need: dslc.deep), everything is done
+        at once as before."""
+        if getattr(self.engine, "tables", None) is None or len(calls) < 2 \
+                or deep.in_deep_thread():
+            return _Ahead.done(lambda: self._first_tables(func, calls, span))
+        try:
+            opened = [self._opened(func, args, span, final) for args, final in calls]
+        except BaseException as e:  # noqa: BLE001 (raised by _fill_wait, in order)
+            return _Ahead.failed(e)
+        return _Ahead(_ahead_thread().submit(self._fill, opened, span))
+
+    @staticmethod
+    def _fill_wait(pending: "_Ahead") -> list[dict]:
+        """The tables of :meth:`_fill_ahead` (its error, if it had one)."""
+        return pending.result()
+
+    def _first_tables(self, func, calls, span) -> list[dict]:
+        """For each call, the tables its walk's first table's sweep fills (keyed as
+        the task keeps them), all filled by one call of the backend's ``tables``."""
+        tables = getattr(self.engine, "tables", None)
+        if tables is None or len(calls) < 2:
+            return [{} for _ in calls]
+        return self._fill([self._opened(func, args, span, final) for args, final in calls],
+                          span)
+
+    def _fill(self, opened: list, span) -> list[dict]:
+        """The tables of each first table in ``opened`` (None: none to fill) and the
+        others of its sweep, one backend call per function."""
+        tables = self.engine.tables
+        out = [{} for _ in opened]
+        by_func: dict = {}
+        for k, t in enumerate(opened):
+            if t is not None:
+                by_func.setdefault(t.func.name, []).append(k)
+        for name, ks in by_func.items():
+            callings = [_calling(opened[k]) for k in ks]
+            with self.backend_lock:
+                filled = tables(name, callings, span, "trace")
+            for k, calling, got in zip(ks, callings, filled):
+                out[k] = _keyed(self.tracer.interp, calling, got)
         return out
 
     def _walked(self, func, args, span, final, ready: dict) -> Derivation:
@@ -117,24 +185,6 @@ class TraceRunner:
         table.check_domain(rec, span, f"{func}(...)")
         return self.tracer.derive(func, cenv, table, rec)
 
-    def _first_tables(self, func, calls, span) -> list[dict]:
-        """For each call, the tables its walk's first table's sweep fills (keyed as
-        the task keeps them), all filled by one call of the backend's ``tables``."""
-        tables = getattr(self.engine, "tables", None)
-        if tables is None or len(calls) < 2:
-            return [{} for _ in calls]
-        opened = [self._opened(func, args, span, final) for args, final in calls]
-        out = [{} for _ in calls]
-        by_func: dict = {}
-        for k, t in enumerate(opened):
-            if t is not None:
-                by_func.setdefault(t.func.name, []).append(k)
-        for name, ks in by_func.items():
-            callings = [_calling(opened[k]) for k in ks]
-            for k, calling, got in zip(ks, callings, tables(name, callings, span, "trace")):
-                out[k] = _keyed(self.tracer.interp, calling, got)
-        return out
-
     def _opened(self, func, args, span, final):
         """The first table ``func``'s walk at ``args`` opens that a backend fills, or None."""
         def stop(table):
@@ -154,6 +204,7 @@ class TraceRunner:
             return None
         tables = getattr(engine, "tables", None)
         interp = self.tracer.interp
+        lock = self.backend_lock
 
         def fill(table) -> None:
             if not _fillable(table):
@@ -162,16 +213,58 @@ class TraceRunner:
             if key not in ready:
                 calling = _calling(table)
                 try:
-                    if tables is None:
-                        got = {table.func.name: engine.table(table.func.name, calling, span,
-                                                             "trace")}
-                    else:
-                        got = tables(table.func.name, [calling], span, "trace")[0]
+                    with lock:
+                        if tables is None:
+                            got = {table.func.name: engine.table(table.func.name, calling,
+                                                                 span, "trace")}
+                        else:
+                            got = tables(table.func.name, [calling], span, "trace")[0]
                 except DslcError:
                     return  # the interpreter computes the cells it needs, and says why not
                 ready.update(_keyed(interp, calling, got))
             _give(table, ready.pop(key))
         return fill
+
+
+class _Ahead:
+    """A chunk's fill under way (a future), or done or failed at once."""
+
+    def __init__(self, future=None, value=None, error=None):
+        self._future, self._value, self._error = future, value, error
+
+    @classmethod
+    def done(cls, make) -> "_Ahead":
+        try:
+            return cls(value=make())
+        except BaseException as e:  # noqa: BLE001 (raised when the result is taken)
+            return cls.failed(e)
+
+    @classmethod
+    def failed(cls, error: BaseException) -> "_Ahead":
+        return cls(error=error)
+
+    def result(self):
+        if self._future is not None:
+            return self._future.result()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+    def wait(self) -> None:
+        """Until the fill has ended, its result and error dropped."""
+        if self._future is not None:
+            concurrent.futures.wait([self._future])
+
+
+_AHEAD: list = []  # the thread a chunk's fill runs on while the chunk before is walked
+os.register_at_fork(after_in_child=_AHEAD.clear)  # a forked child has none of the threads
+
+
+def _ahead_thread():
+    """One thread that runs the fills ahead, one at a time (started once per process)."""
+    if not _AHEAD:
+        _AHEAD.append(concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dslc-ahead"))
+    return _AHEAD[0]
 
 
 def chunk_size() -> int:

@@ -81,3 +81,51 @@ def test_the_fills_share_one_pool_of_threads_kept_across_chunks():
     if pid == 0:  # the child: the parent's pool (whose threads it lacks) is dropped
         os._exit(0 if not tables._POOLS else 1)
     assert os.waitpid(pid, 0)[1] == 0
+
+
+def test_the_next_chunk_is_filled_while_this_one_is_walked(programs, monkeypatch):
+    """Chunk n + 1's fill is started before chunk n's walks (on a thread of its own),
+    and its error, if it has one, is raised where it was before: after those walks."""
+    from dslc.errors import DslcError
+
+    cpu, interp, want = programs
+    cpu.trace("sw", *CALLS[0])
+    runner = cpu._trace_runner
+    runner.chunk = 2
+    events = []
+    ahead, walked = runner._fill_ahead, runner._walked
+    monkeypatch.setattr(runner, "_fill_ahead", lambda f, calls, span: (
+        events.append(f"fill {len(calls)}"), ahead(f, calls, span))[1])
+    monkeypatch.setattr(runner, "_walked", lambda *a: (events.append("walk"), walked(*a))[1])
+    assert [d.steps for d in cpu.traces("sw", CALLS)] == [d.steps for d in want]
+    assert events == ["fill 2", "fill 2", "walk", "walk", "fill 1", "walk", "walk", "walk"]
+
+    whole_tables, fills = dslc.cpu.tables.whole_tables, []
+
+    def second_fails(cpu_, func, callings, span, description=""):
+        fills.append(len(callings))
+        if len(fills) == 2:
+            raise DslcError("the second chunk's fill failed")
+        return whole_tables(cpu_, func, callings, span, description)
+    monkeypatch.setattr(dslc.cpu.tables, "whole_tables", second_fails)
+    events.clear()
+    with pytest.raises(DslcError, match="second chunk's fill failed"):
+        cpu.traces("sw", CALLS)
+    assert events == ["fill 2", "fill 2", "walk", "walk"]
+
+
+def test_a_deep_programs_thread_fills_its_chunks_itself(programs):
+    """In a deeply nested program's thread (dslc.deep: its large stack), the fill is
+    not handed to another thread: the backend's planning and fallbacks may need it."""
+    from dslc import deep
+    from dslc.api import _trace_call
+
+    cpu, interp, want = programs
+    cpu.trace("sw", *CALLS[0])
+    runner = cpu._trace_runner
+    calls = [_trace_call(cpu, "sw", c) for c in CALLS[:2]]  # (as Program.traces binds)
+    here = runner._fill_ahead("sw", calls, None)
+    there = deep.run(deep.SHALLOW + 1, runner._fill_ahead, "sw", calls, None)
+    assert here._future is not None and there._future is None
+    assert [sorted(d) for d in here.result()] == [sorted(d) for d in there.result()]
+
