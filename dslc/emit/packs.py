@@ -5,7 +5,9 @@ scalar CPU code (:mod:`dslc.emit.cpu`) runs one task per call; here one call
 runs a *pack* of tasks, with every storage array's innermost dimension
 the lane (``T_h[slot, i, l]``, the layout the CUDA backend uses for its threads,
 thesis §5.5.1.1) and every cell's code inside ``for l in range(LANES)``, a loop
-with no dependence that LLVM turns into vector instructions.
+with no dependence that LLVM turns into vector instructions. The generator builds
+one lane's body, ``l`` free in it; the lane-groups pass (kernel.lane_groups) puts
+the lane loops around it.
 
 The tasks of a group have different extents. The sweep runs over the group's
 largest (sequences are padded with symbol code 0 up to the longest); a cell
