@@ -109,8 +109,10 @@ class PackEmitter(ExprEmitter):
         return super()._builtin(e, b)
 
     def _lane_seq(self, x) -> bool:
-        """A sequence argument that differs between lanes."""
-        if not (isinstance(x, tir.Var) and x.scope == "param"):
+        """A sequence argument of the entry that differs between lanes (a helper's
+        parameter is its own, whatever its name: a helper has no lane)."""
+        if not (isinstance(x, tir.Var) and x.scope == "param"
+                and isinstance(self.names, _PackNames)):
             return False
         gen = self.names.gen
         return gen.travel_of(gen.scope_name(x.name)) == "seq"
