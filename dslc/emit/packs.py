@@ -184,11 +184,11 @@ class PackGenerator(CpuGenerator):
         for i, x in enumerate(xs):
             for side, op in (("lo", ">="), ("hi", "<=")):
                 name = f"{side}{k}_{i}"
-                bound = ir.Load(name, (LANE,)) if name in self.lane_bounds else ir.Name(name)
                 if name in self.lane_bounds:  # compared as DT: one vector compare
-                    tests.append(ir.Bin(op, ir.Call("DT", (ir.Name(x),)), bound, paren=True))
+                    tests.append(ir.Bin(op, ir.Call("DT", (ir.Name(x),)),
+                                        ir.Load(name, (LANE,)), paren=True))
                 elif name not in self.trivial_bounds:
-                    tests.append(ir.Bin(op, ir.Name(x), bound, paren=True))
+                    tests.append(ir.Bin(op, ir.Name(x), ir.Name(name), paren=True))
         value = ir.Name(val)
         if tests:
             # a select, not a branch, so the lane loop stays vectorisable
