@@ -5,7 +5,9 @@ scalar CPU code (:mod:`dslc.emit.cpu`) runs one task per call; here one call
 runs a *pack* of tasks, with every storage array's innermost dimension
 the lane (``T_h[slot, i, l]``, the layout the CUDA backend uses for its threads,
 thesis §5.5.1.1) and every cell's code inside ``for l in range(LANES)``, a loop
-with no dependence that LLVM turns into vector instructions.
+with no dependence that LLVM turns into vector instructions. The generator builds
+one lane's body, ``l`` free in it; the lane-groups pass (kernel.lane_groups) puts
+the lane loops around it.
 
 The tasks of a group have different extents. The sweep runs over the group's
 largest (sequences are padded with symbol code 0 up to the longest); a cell
@@ -24,6 +26,7 @@ scalar path, which can.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from dslc.check import tir
@@ -32,8 +35,8 @@ from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused
                            fused_step_ir, length, printed)
 from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
-from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.kernel.lane_groups import Lanes, PerLane
 from dslc.kernel.strategies import lower, of_generator
 from dslc.kernel.value_type import ValueType
 from dslc.targets.printer import VALUE, Printer
@@ -44,6 +47,7 @@ NOALIAS_HEADER = ("from dslc.cpu.options import enable_noalias\n"
                   "enable_noalias()\n")
 
 PACK = 16  # tasks per pack: one AVX-512 vector of float32, two of float64
+LANE = ir.Name("l")  # the lane's index: free in the body until kernel.lane_groups
 
 _NUMERIC = (T.INT, T.FLOAT, T.PROB, T.BOOL)
 
@@ -92,7 +96,7 @@ class PackEmitter(ExprEmitter):
         s = self.expr(e.seq, b)
         if e.span not in self.safe_indexes:
             raise NotCompilable("a sequence index not proved in range (packs)")
-        lane = (ir.Name("l"),) if self._lane_seq(e.seq) else ()
+        lane = (LANE,) if self._lane_seq(e.seq) else ()
         if lane:
             self.names.gen.lane_reads += 1
         return self.pr.ir_int64(ir.Index(s, (self.as_int(e.index, b),) + lane))
@@ -101,19 +105,21 @@ class PackEmitter(ExprEmitter):
         x = e.args[0]
         if e.name == "len" and self._lane_seq(x):
             self.names.gen.lane_reads += 1
-            return ir.Load(f"n_{x.name}", (ir.Name("l"),), "global")
+            return ir.Load(f"n_{x.name}", (LANE,), "global")
         return super()._builtin(e, b)
 
     def _lane_seq(self, x) -> bool:
-        """A sequence argument that differs between lanes."""
-        if not (isinstance(x, tir.Var) and x.scope == "param"):
+        """A sequence argument of the entry that differs between lanes (a helper's
+        parameter is its own, whatever its name: a helper has no lane)."""
+        if not (isinstance(x, tir.Var) and x.scope == "param"
+                and isinstance(self.names, _PackNames)):
             return False
         gen = self.names.gen
         return gen.travel_of(gen.scope_name(x.name)) == "seq"
 
     def _reduce(self, e, b):
         if id(e) in self.fused:
-            return ir.Load(self.fused[id(e)], (ir.Name("l"),))
+            return ir.Load(self.fused[id(e)], (LANE,))
         return super()._reduce(e, b)
 
 
@@ -173,40 +179,28 @@ class PackGenerator(CpuGenerator):
         self.scratch.append((f"T_{func}", f"({', '.join(map(str, dims))}, LANES)", "DT"))
         self.tables.add(f"T_{func}")
 
-    def compute(self, b, point, cell):
-        # the cells of one point (the functions of one group) share one lane loop: a
-        # point's coordinates are recorded just before its cells, so they join the
-        # lane loop of the statement before when that loop was recorded for the
-        # same point (the coordinates, assigned again, are left out)
-        before, coords = (None, *b.tail(2))[-2:]
-        if isinstance(coords, kb.Point) and isinstance(before, kb.Loop) \
-                and before.kind == "lanes" and before.point == tuple(point):
-            b.pop(2)
-            b.nest(replace(before, body=before.body + (kb.Cell(tuple(cell.stmts)),)))
-            return
-        lanes = cell.child()
-        lanes.nest(kb.Cell(tuple(cell.stmts)))
-        b.loop("l", ("LANES",), lanes, "lanes", point=tuple(point))
-
     def fuse(self, b, k, fu, xs, val):
         tests = []
         for i, x in enumerate(xs):
             for side, op in (("lo", ">="), ("hi", "<=")):
                 name = f"{side}{k}_{i}"
                 if name in self.lane_bounds:  # compared as DT: one vector compare
-                    tests.append(f"(DT({x}) {op} {name}[l])")
+                    tests.append(ir.Bin(op, ir.Call("DT", (ir.Name(x),)),
+                                        ir.Load(name, (LANE,)), paren=True))
                 elif name not in self.trivial_bounds:
-                    tests.append(f"({x} {op} {name})")
-        value = ir.Text(val)
+                    tests.append(ir.Bin(op, ir.Name(x), ir.Name(name), paren=True))
+        value = ir.Name(val)
         if tests:
             # a select, not a branch, so the lane loop stays vectorisable
-            value = ir.Cond(ir.Text(' & '.join(tests)), value, fused_init_ir(fu, self.pr))
-        acc = ir.Load(f"acc{k}", (ir.Name("l"),))
+            value = ir.Cond(ir.bare("&", *tests), value, fused_init_ir(fu, self.pr))
+        acc = ir.Load(f"acc{k}", (LANE,))
         b.store(acc, fused_step_ir(fu, acc, value, self.program, self.pr))
 
     def capture(self, b, xs, val):
-        cond = " and ".join(f"{x} == q_{i}[l]" for i, x in enumerate(xs))
-        b.emit(f"res[l] = {val} if {cond} else res[l]")
+        res = ir.Load("res", (LANE,))
+        here = ir.bare("and", *(ir.Bin("==", ir.Name(x), ir.Load(f"q_{i}", (LANE,)), bare=True)
+                                for i, x in enumerate(xs)))
+        b.store(res, ir.Cond(here, ir.Name(val), res, paren=False))
 
     def _extent_expr(self, f, k):
         p = self.program.functions[f].rec_params[k]
@@ -227,6 +221,8 @@ class PackGenerator(CpuGenerator):
 
     # the task ----------------------------------------------------------------
     def generate(self) -> tuple[str, list]:
+        """The task's body for one lane (the lane index ``l`` free in its cells, its
+        initial values and its result: kernel.lane_groups puts them in lane loops)."""
         plan = self.plan
         entry = self.program.functions[plan.entry]
         extents = Lines(self.extent_lines())
@@ -235,7 +231,7 @@ class PackGenerator(CpuGenerator):
         init = Lines([], b.counter)
         if plan.kind == "cell":
             self.scratch.append(("res", "LANES", "DT"))
-            init.emit(f"res[l] = {self.pr.nan()}")
+            init.store(ir.Load("res", (LANE,)), ir.Const(math.nan, self.pr.nan()))
         fused_by_func: dict[str, list] = {}
         entry_em = self.emitter(self.task_names(entry), set())
         for k, fu in enumerate(plan.fused):
@@ -243,25 +239,27 @@ class PackGenerator(CpuGenerator):
                 for side, e in (("lo", lo), ("hi", hi)):
                     self._bound(b, init, f"{side}{k}_{i}", e, entry_em, fu.func, i, side)
             self.scratch.append((f"acc{k}", "LANES", "DT"))
-            init.store(ir.Load(f"acc{k}", (ir.Name("l"),)), fused_init_ir(fu, self.pr))
+            init.store(ir.Load(f"acc{k}", (LANE,)), fused_init_ir(fu, self.pr))
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         if init.stmts:
-            b.loop("l", ("LANES",), init, "lanes")
+            b.nest(PerLane(tuple(init.stmts)))
         self.sweep(b, fused_by_func)
         tail = Lines([], b.counter)
+        out = ir.Load("out", (LANE,))
         if plan.kind == "cell":
             ent_g = self.group_of[plan.entry]
             if ent_g.windowed:
-                tail.emit("out[l] = res[l]")
+                tail.store(out, ir.Load("res", (LANE,)))
             else:
-                qs = [f"q_{i}[l]" for i in range(len(ent_g.extents.names[plan.entry]))]
-                tail.emit(f"out[l] = T_{plan.entry}[{', '.join(qs + ['l'])}]")
+                qs = [ir.Load(f"q_{i}", (LANE,))
+                      for i in range(len(ent_g.extents.names[plan.entry]))]
+                tail.store(out, ir.Load(f"T_{plan.entry}", (*qs, LANE)))
         else:
             fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
             em = PackEmitter(self.task_names(entry), self.program.consts, set(),
                              self.program.alphabets, fused=fused_nodes)
-            tail.emit(f"out[l] = {self._guards(entry, em, tail)}")
-        b.loop("l", ("LANES",), tail, "lanes")
+            tail.store(out, ir.Name(self._guards(entry, em, tail)))
+        b.nest(PerLane(tuple(tail.stmts)))
         args = self.lane_args()
         return self.module_source(args, b, extents), args
 
@@ -275,7 +273,7 @@ class PackGenerator(CpuGenerator):
             self.lane_bounds.add(name)
             self.scratch.append((name, "LANES", "DT"))
             init.extend(blk)
-            init.store(ir.Load(name, (ir.Name("l"),)), text)
+            init.store(ir.Load(name, (LANE,)), text)
             return
         if self.bound_at_edge(e, func, dim, side):
             self.trivial_bounds.add(name)
@@ -298,9 +296,9 @@ class PackGenerator(CpuGenerator):
         helpers = "\n".join(self.helpers.values())
         names = [n for n, _, _ in self.scratch]
         params = printed(args) + ["out", "big"] + names
-        # the strategy's passes (kernel.strategies): the value type, emit.precision's
-        # decision made concrete, verified before and after
-        lower(of_generator(type(self)), body, self.TARGET, params,
+        # the strategy's passes (kernel.strategies): the lane loops, then the value type
+        # (emit.precision's decision made concrete), verified before and after each
+        lower(of_generator(type(self)), body, self.TARGET, params, lanes=Lanes(LANE.id, "LANES"),
               value=(self.value, self.pr.INF, self.value_tables()))
         params = ", ".join(params)
         task = (f"@numba.njit(cache=True, noalias=True)\n"

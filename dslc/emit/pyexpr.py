@@ -140,16 +140,17 @@ class Lines:
         group held by local ``group``) waits here."""
         self.stmts.append(kb.Barrier(scope, group))
 
-    def apply(self, pass_, target: str, known=None) -> None:
+    def apply(self, pass_, target: str, known=None, after=None) -> None:
         """These statements replaced by ``pass_`` of them (a pass over the body's
         tree for ``target``, kernel.per_block), verified before and after it
         (kernel.verify; ``known``: the function's parameters, for its check of the
-        names read), each statement refused where it nests too deep."""
+        names read; ``after``: those after it where they differ, a pass binding a
+        name free before it), each statement refused where it nests too deep."""
         stmts = pass_(verify_body(tuple(self.stmts), target, known))
         self.stmts = []
         for s in stmts:
             self.nest(s)
-        verify_body(tuple(self.stmts), target, known)
+        verify_body(tuple(self.stmts), target, known if after is None else after)
 
     def loop(self, var: str, over: tuple, body: "Lines", kind: str = "sequential",
              **attrs) -> None:

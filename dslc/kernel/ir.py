@@ -86,7 +86,7 @@ class Bin(_Expr):
     it stands (a task's expressions: each operation in its own, as the generators
     spelled them), else only inside another operation (the launches)."""
 
-    op: str  # + - * / // % < <= == != > >= and or
+    op: str  # + - * / // % < <= == != > >= and or &
     left: "Expr"
     right: "Expr"
     paren: bool = False
@@ -98,7 +98,7 @@ class Bin(_Expr):
 
 # Python's operator precedence, loosest first (what a ``bare`` Bin is printed by)
 PRECEDENCE = {"or": 1, "and": 2, "not": 3, "<": 4, "<=": 4, "==": 4, "!=": 4, ">": 4,
-              ">=": 4, "+": 6, "-": 6, "*": 7, "/": 7, "//": 7, "%": 7, "neg": 8}
+              ">=": 4, "&": 5, "+": 6, "-": 6, "*": 7, "/": 7, "//": 7, "%": 7, "neg": 8}
 COMPARISONS = frozenset(("<", "<=", "==", "!=", ">", ">="))
 
 

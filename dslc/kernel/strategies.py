@@ -33,6 +33,7 @@ from dslc.errors import InternalError
 from dslc.kernel import launch, value_type
 from dslc.kernel.failure_flags import Facts, failure_flags
 from dslc.kernel.guards import specialise
+from dslc.kernel.lane_groups import lane_groups
 from dslc.kernel.per_block import per_block
 from dslc.kernel.register_tile import scalar_replace
 from dslc.kernel.strip_mine import strip_mine
@@ -47,7 +48,8 @@ class Pass:
     ``facts`` is set: it needs what the generator knows, failure_flags.Facts; or
     ``run(ir, given)`` where ``needs`` names the input :func:`lower` is given for
     it) and what it does, in one line. ``functions``: it runs over the strategy's
-    device functions too, not the task alone."""
+    device functions too, not the task alone. ``binds``: its input names variables
+    (``binds``) free in the body before the pass, which the pass binds."""
 
     name: str
     run: Callable
@@ -55,6 +57,7 @@ class Pass:
     facts: bool = False
     needs: str = ""
     functions: bool = False
+    binds: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,10 @@ REGISTER_TILE = Pass(
     "each read of a table in the tile (its distances back) replaced by the register "
     "holding it: a row of this tile, or of the previous tile's boundary rows",
     needs="tile", functions=True)
+LANE_GROUPS = Pass(
+    "lane groups", lane_groups,
+    "every cell, and the pack's initial values and result, in a loop over the pack's "
+    "lanes; the consecutive cells of one point share one loop", needs="lanes", binds=True)
 GUARDS = Pass(
     "guard specialisation", specialise,
     "each guard the box recorded on a cell's code decides (kernel.boxes) replaced by the "
@@ -137,7 +144,7 @@ STRATEGIES = (
              note="a check raises: the CPU needs no failure flag"),
     Strategy("cpu task groups", CPU_PACKS, "cpu", "dslc.emit.packs.PackGenerator",
              "scratch made once per core for a pack of tasks, lane innermost: T[slot, i, lane]",
-             body=(VALUE_TYPE,),  # float32, float32 checked or float64
+             body=(LANE_GROUPS, VALUE_TYPE),  # (value type: float32, float32 checked, float64)
              note="a check is refused (a padded lane could not report it); its own "
                   "launch: a pack of tasks per call of ``lanes``"),
     Strategy("cuda task-per-thread", TASK_PER_THREAD, "cuda",
@@ -200,17 +207,29 @@ def lower(s: Strategy, body, target: str, known, facts: Facts = Facts(),
     ``functions`` also to each of ``functions`` (``(Lines, parameters)`` pairs: the
     strategy's device functions). ``given``: the inputs passes name by ``needs``
     (``value``: the value type's, see :func:`_value_type`; ``tile``: the register
-    tile's shape, kernel.register_tile.Tile)."""
+    tile's shape, kernel.register_tile.Tile; ``lanes``: the packs' lane loop,
+    kernel.lane_groups.Lanes)."""
+    for p in s.body:
+        if p.needs and not p.facts and p.needs not in given:
+            raise InternalError(f"pass {p.name!r} needs {p.needs!r}, not given")
+    free = [n for p in s.body if p.binds for n in given[p.needs].binds]
     for p in s.body:
         run = p.run
         if p.facts or p.needs:
-            if not p.facts and p.needs not in given:
-                raise InternalError(f"pass {p.name!r} needs {p.needs!r}, not given")
             arg = facts if p.facts else given[p.needs]
             run = (lambda stmts, p=p, arg=arg: p.run(stmts, arg))
-        body.apply(run, target, known)
+        before = _with(known, free)
+        if p.binds:
+            free = [n for n in free if n not in given[p.needs].binds]
+        body.apply(run, target, before, after=_with(known, free))
         for fn, params in functions if p.functions else ():
             fn.apply(run, target, params)
+
+
+def _with(known, free: list):
+    """The task's parameters ``known`` and the names still ``free`` in its body (a
+    later pass binds them); None (names not checked) stays None."""
+    return None if known is None else [*known, *free]
 
 
 def launch_passes(s: Strategy, placed: dict | None = None) -> tuple:

@@ -13,7 +13,8 @@ tasks loop is at its top level.
 A task's body (kernel.body) is checked by :func:`verify_body`, after every pass
 over it (emit.pyexpr ``Lines.apply``): loop kinds known and their bounds of the
 right arity, ``strided`` loops, barriers and thread-0 blocks only in ``cuda``
-code, ``lanes`` loops only in ``cpu`` code; a barrier only where every thread of
+code, ``lanes`` loops (and the statements per lane the lane-groups pass puts in
+them) only in ``cpu`` code; a barrier only where every thread of
 the block (a grid barrier: of the grid) reaches it (not inside a strided loop, a
 thread-0 block, a lane loop or a cell's code: an ``if`` outside those is taken to be
 the same for every thread, as the loop nest's guards on extents and partitions
@@ -37,6 +38,7 @@ from __future__ import annotations
 from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.kernel.lane_groups import PerLane
 from dslc.kernel.register_tile import TileRead
 from dslc.kernel.strip_mine import Row, Start, Stream, Tiles
 
@@ -181,6 +183,10 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
             case kb.Point() | kb.Cell():
                 inside = divergent or ("a cell's code" if isinstance(s, kb.Cell) else None)
                 scope = inner(s.body, scope, divergent=inside)
+            case PerLane():  # (a pack's lane loop, before the lane-groups pass)
+                if target != "cpu":
+                    _body_fail(target, "statements per lane of a CPU pack")
+                inner(s.body, _with(scope), divergent=divergent or "a lane loop")
             case kb.Barrier():
                 _barrier(s, target, divergent, scope)
             case kb.Loop(kind=kind, var=var, over=over):

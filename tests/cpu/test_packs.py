@@ -567,6 +567,24 @@ def test_lane_counts_around_multiples_of_16(ntasks):
     assert got == [gotoh_local("HEAGAWGHEE", t, blosum62_dict(), 10, 1) for t in db]
 
 
+HELPER_LEN = """
+float twice(seq[dna] s) = len(s) * 2.0
+
+float f(seq[dna] s) = twice(s) + 1.0
+"""
+
+
+def test_a_helper_reading_the_length_of_its_own_sequence_falls_back_to_one_task_per_call():
+    """A helper's parameter named like the entry's sequence is the helper's own: its
+    ``len(s)`` is not the lane's length (it was read as ``n_s[l]`` in the helper, where
+    no lane exists: an InternalError). A sequence in a helper is refused (packs)."""
+    xs = ["ACGT" * (k % 5 + 1) for k in range(PACK + 2)]
+    got, want, engine = run_both(HELPER_LEN, "f", xs)
+    assert variant(engine, "f") is None
+    assert "a sequence passed to a helper function" in engine.packs.fallbacks["f"]
+    assert_same(got, want)
+
+
 def test_fewer_tasks_than_lanes_take_the_scalar_path():
     db = proteins(PACK - 1, seed=14)
     got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 10, 1,

@@ -86,21 +86,27 @@ def test_a_checked_store_outside_a_lane_loop_is_refused():
 
 
 def test_the_lane_groups_strategy_lists_the_value_type_and_lower_applies_it():
-    """``cpu task groups`` lists the value-type pass, and strategies.lower() runs it with
-    the generator's input (the decision, the float64 infinity, the tables): the same
-    records as the pass called by hand, verified with the task's parameters."""
+    """``cpu task groups`` lists the value-type pass (after the lane loops'), and
+    strategies.lower() runs it with the generator's input (the decision, the float64
+    infinity, the tables): the same records as the pass called by hand, verified with
+    the task's parameters (a body already in lane loops: the lane-groups pass keeps it)."""
     from dslc.emit.pyexpr import Lines
     from dslc.kernel import strategies as ks
+    from dslc.kernel.lane_groups import Lanes
 
     lanes = ks.strategy("cpu task groups")
-    assert lanes.body == (ks.VALUE_TYPE,)
+    assert lanes.body == (ks.LANE_GROUPS, ks.VALUE_TYPE)
     assert "body pass value type" in "\n".join(ks.table())
     for vt in ("float64", "float32", "float32c"):
         body = Lines(list(_lanes()))
-        ks.lower(lanes, body, "cpu", PARAMS, value=(ValueType(vt), "np.inf", {"T_f"}))
+        ks.lower(lanes, body, "cpu", PARAMS, lanes=Lanes(),
+                 value=(ValueType(vt), "np.inf", {"T_f"}))
         assert body.stmts == list(typed(_lanes(), ValueType(vt), tables={"T_f"}))
     with pytest.raises(InternalError, match="needs 'value'"):
-        ks.lower(lanes, Lines(list(_lanes())), "cpu", PARAMS)
+        ks.lower(lanes, Lines(list(_lanes())), "cpu", PARAMS, lanes=Lanes())
+    with pytest.raises(InternalError, match="needs 'lanes'"):
+        ks.lower(lanes, Lines(list(_lanes())), "cpu", PARAMS,
+                 value=(ValueType("float64"), "np.inf", {"T_f"}))
 
 
 def test_the_value_type_is_made_concrete_in_returned_and_evaluated_values_too():
