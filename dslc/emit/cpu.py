@@ -27,7 +27,7 @@ from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.loopexpr import loop_expr
-from dslc.emit.pyexpr import (Lines, ExprEmitter, Names, NotCompilable, leaf, plain_read,
+from dslc.emit.pyexpr import (Lines, ExprEmitter, Names, NotCompilable, leaf, named, plain_read,
                               render_code)
 from dslc.kernel import body as kb
 from dslc.kernel import ir
@@ -88,12 +88,13 @@ class _TaskNames(Names):
         if self.func is not None and self.func.is_table:
             p = self.func.param(name)
             if p is not None and p.recursive:
-                return f"x_{name}"
+                return ir.Name(f"x_{name}")
+        arg = ir.Name(arg_name(self.gen.scope_name(name)))
         if isinstance(t, T.IndexT) or (isinstance(t, T.ExtT) and t.owner):
             # a position or an element passed to a plain entry: an int64 index
             # (numbers travel as floats, see cpu.backend.convert)
-            return self.gen.pr.int64(arg_name(self.gen.scope_name(name)))
-        return arg_name(self.gen.scope_name(name))
+            return self.gen.pr.ir_int64(arg)
+        return arg
 
     def local(self, name):
         return f"v_{name}"
@@ -157,17 +158,19 @@ def _is_name(x, name: str) -> bool:
         getattr(x, "id", None), getattr(x, "text", None))
 
 
-def direction_checked(arg, mine: str, direction: str, pr: Printer) -> ir.Expr:
+def direction_checked(arg, mine, direction: str, pr: Printer) -> ir.Expr:
     """``arg`` checked against a declared direction (``int m decreasing``: below the
     caller's ``mine``) with the domain helper every generator already has (a kernel
     turns it into a flag, the backend re-runs the task and the interpreter reports
     the call): decreasing is ``0 <= arg <= mine - 1``, increasing ``arg - mine - 1 >=
-    0`` (a value below 0 is outside the domain anyway)."""
+    0`` (a value below 0 is outside the domain anyway). ``arg``, ``mine``: records
+    (or text, where a generator's names are still text)."""
+    mine = leaf(mine)
     if direction == "decreasing":
-        return pr.ir_check("_dom", leaf(arg), ir.Text(f"{mine} - 1"))
-    below = ir.bare("-", ir.Paren(leaf(arg)), ir.Text(mine), ir.Const(1))
+        return pr.ir_check("_dom", leaf(arg), ir.bare("-", mine, ir.Const(1)))
+    below = ir.bare("-", ir.Paren(leaf(arg)), mine, ir.Const(1))
     above = pr.ir_check("_dom", below, ir.Const(9223372036854775807))
-    return ir.Paren(ir.bare("+", above, ir.Text(mine), ir.Const(1)))
+    return ir.Paren(ir.bare("+", above, mine, ir.Const(1)))
 
 
 class _HelperNames(_TaskNames):
@@ -298,7 +301,7 @@ class CpuGenerator:
         if g.on_demand and self.current in g.functions:
             checked = [a if self._own_coordinate(a, e) else self._checked(a, e, "_ddom", "_need")
                        for a, e in zip(args, ext)]
-            state = (ir.Text(f"T_{func}"), ir.Text(f"S_{func}"), ir.Text("_need"),
+            state = (ir.Name(f"T_{func}"), ir.Name(f"S_{func}"), ir.Name("_need"),
                      ir.Const(g.functions.index(func)))
             ref = ir.Call(f"_rd{len(args)}", state + tuple(leaf(c) for c in checked))
             if self.program.functions[func].ret == T.BOOL:
@@ -323,7 +326,7 @@ class CpuGenerator:
 
     def _checked(self, arg, extent: str, dom: str, *extra: str) -> ir.Helper:
         """``arg`` (text or a record) checked inside the domain ``0 .. extent``."""
-        return self.pr.ir_check(dom, leaf(arg), ir.Name(extent), *(ir.Text(x) for x in extra))
+        return self.pr.ir_check(dom, leaf(arg), ir.Name(extent), *(ir.Name(x) for x in extra))
 
     def _stored(self, g: GroupPlan, func: str, args: list[str], checked: list[str],
                 span) -> str:
@@ -332,7 +335,7 @@ class CpuGenerator:
             if span in g.runtime_order and self.current in g.functions:
                 # a same-partition read resolved at run time: not ready yet -> retry
                 done = self.done_ref(func, checked)
-                return ir.Cond(done, self.cell_ref(func, checked), ir.Text(self.missing()))
+                return ir.Cond(done, self.cell_ref(func, checked), self.missing())
             return self.cell_ref(func, checked)
         dist = dict(g.distance).get(span) if self.current in g.functions else None
         elim = g.eliminated_in(func)
@@ -393,8 +396,9 @@ class CpuGenerator:
     TABLES = "local"
 
     def element(self, array: str, index: list) -> ir.Load:
-        """Element ``index`` (text or records) of one of the task's tables or flags."""
-        return ir.Load(array, tuple(leaf(i) for i in index), self.TABLES)
+        """Element ``index`` (records, or names as text) of one of the task's tables or
+        flags."""
+        return ir.Load(array, tuple(named(i) for i in index), self.TABLES)
 
     def cell_ref(self, func: str, index: list) -> ir.Load:
         """Where a cell of ``func``'s storage lives (the CUDA generator adds the task);
@@ -415,9 +419,9 @@ class CpuGenerator:
         """Set while a cell is computed when it read a cell not done yet."""
         return self.element("_miss", [ir.Const(0)])
 
-    def missing(self) -> str:
+    def missing(self) -> ir.Expr:
         """The value of a read of a cell not done yet (it records the miss)."""
-        return "_missing(_miss)"
+        return self.pr.ir_check("_missing", ir.Name("_miss"))
 
     def allocate_done(self, b: Lines, func: str, dims: list[str]) -> None:
         """Done flags for every cell of ``func``, all clear."""
@@ -551,7 +555,7 @@ class CpuGenerator:
         body.store(self.miss_ref(), ir.Const(0))
         body.extend(value)
         later = body.child()
-        later.emit("_left += 1")
+        later.augment("_left", "+", ir.Const(1))
         body.if_(ir.Bin("==", self.miss_ref(), ir.Const(0)), store)
         body.else_(later)
         out = value.child()
@@ -562,13 +566,14 @@ class CpuGenerator:
         """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
         conds = ir.bare("and", *in_bounds(k, xs))
         inner = b.child()
-        inner.assign(f"acc{k}", fused_step_expr(fu, f"acc{k}", val, self.program, self.pr))
+        step = fused_step_expr(fu, f"acc{k}", ir.Name(val), self.program, self.pr)
+        inner.assign(f"acc{k}", step)
         b.if_(conds, inner)
 
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """Keep the requested cell as the window sweeps past it."""
         inner = b.child()
-        inner.assign("res", val)
+        inner.assign("res", ir.Name(val))
         b.if_(requested(xs), inner)
 
     def task_names(self, f) -> "_TaskNames":
@@ -583,12 +588,12 @@ class CpuGenerator:
 
     @staticmethod
     def put(b: Lines, where, val: str) -> None:
-        """``val`` written where a cell is kept: a table element (a ``Load``), or a
-        local (a register of emit.tiles, named)."""
+        """``val`` (a local's name) written where a cell is kept: a table element (a
+        ``Load``), or a local (a register of emit.tiles, named)."""
         if isinstance(where, str):
-            b.assign(where, val)
+            b.assign(where, ir.Name(val))
         else:
-            b.store(where, val)
+            b.store(where, ir.Name(val))
 
     def write(self, g: GroupPlan, func: str, xs: list[str]) -> ir.Load | str:
         if not g.windowed:
@@ -617,7 +622,7 @@ class CpuGenerator:
             for i, (lo, hi) in enumerate(fu.bounds):
                 b.assign(f"lo{k}_{i}", entry_em.as_int(lo, b))
                 b.assign(f"hi{k}_{i}", entry_em.as_int(hi, b))
-            b.assign(f"acc{k}", fused_init(fu, self.pr))
+            b.assign(f"acc{k}", fused_init_ir(fu, self.pr))
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         self.sweep(b, fused_by_func)
         self.after_sweep(b)
@@ -626,7 +631,7 @@ class CpuGenerator:
             if not ent_g.windowed:
                 qs = [f"q_{i}" for i in range(len(ent_g.extents.names[plan.entry]))]
                 b.assign("res", self.stored_value(plan.entry, qs))
-            self.give_result(b, "res")
+            self.give_result(b, ir.Name("res"))
         elif plan.kind == "table":
             self.give_result(b, f"({''.join(f'T_{f}, ' for f in self.whole_tables())})")
         else:
@@ -634,7 +639,7 @@ class CpuGenerator:
             fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
             em = _FusedEmitter(entry_names, self.program.consts, set(), self.program.alphabets,
                                fused_nodes)
-            self.give_result(b, self._guards(f, em, b))
+            self.give_result(b, ir.Name(self._guards(f, em, b)))
         args = self.task_args()
         return self.module_source(args, b), args
 
@@ -688,9 +693,9 @@ class CpuGenerator:
     def extent_lines(self) -> list:
         """``E_... = ...``: every extent the plan's groups use, each once (the
         loop nest's bounds read them as names)."""
-        return [ir.Assign(name, ir.Text(value)) for name, value in self.extent_assignments()]
+        return [ir.Assign(name, leaf(value)) for name, value in self.extent_assignments()]
 
-    def extent_assignments(self) -> list[tuple[str, str]]:
+    def extent_assignments(self) -> list[tuple]:
         """(name, expression) of every extent the plan's groups use, each once:
         what :meth:`extent_lines` prints, as data for generators that need the
         names it defines (emit.tiles passes them to its device functions)."""
@@ -735,27 +740,29 @@ class CpuGenerator:
         src.append(f"{self.pr.FUNCTION}\ndef task({', '.join(printed(args))}):\n{body.render(1)}\n")
         return "\n".join(src)
 
-    def _extent_expr(self, f: str, k: int) -> str:
+    def _extent_expr(self, f: str, k: int) -> ir.Expr | str:
+        """The extent of ``f``'s ``k``-th recursive parameter: a record, or text
+        where it is still composed as text (a declared range's bound)."""
         p = self.program.functions[f].rec_params[k]
         t = p.type
         if isinstance(t, T.IndexT):
-            return f"len({arg_name(self.scope_name(t.seq))})"
+            return ir.Call("len", (ir.Name(arg_name(self.scope_name(t.seq))),))
         if isinstance(t, T.SymT):
-            return str(len(self.program.alphabets[t.alpha.name]) - 1)
+            return ir.Const(len(self.program.alphabets[t.alpha.name]) - 1)
         fn = self.program.functions[f]
         if p.range is not None:  # declared: the interval maximum of its upper bound
             names = self.group_of[f].extents.names[f]
             return box_code(fn, k, self._bound_atom, dict(zip((q.name for q in fn.rec_params),
                                                               names[:k])))
         if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
-            return f"q_{k}"
+            return ir.Name(f"q_{k}")
         if isinstance(t, T.ExtT) and t.owner:
             spec = self.program.registry.types.get(t.name)
             if spec is not None and spec.device_size is not None:
                 names = self.task_names(self.program.functions[f])
                 size = render_code(spec.device_size, lambda a: names.layout_array(t.owner, a),
                                    pr=self.pr)
-                return f"({self.pr.expr(size)} - 1)"
+                return ir.Paren(ir.bare("-", size, ir.Const(1)))
         raise NotCompilable(f"the extent of {f}'s parameter {p.name}")
 
     def _bound_atom(self, e: tir.TExpr) -> str:
@@ -948,20 +955,13 @@ def _past(extent: str) -> L.Expr:
     return L.Add(L.Var(extent), L.Const(1))
 
 
-def fused_step(fu, acc: str, val: str, program, pr: Printer) -> str:
-    """One step of a fused reduction: ``acc`` combined with ``val`` (a sum whose
-    cells may be both infinities is checked, emit.infinity)."""
-    if isinstance(fu.type, T.TupleT):
-        return pr.expr(tuples.combine(fu.op, len(fu.type.items), acc, val, pr))
-    return pr.expr(fused_step_ir(fu, ir.Text(acc), ir.Text(val), program, pr))
-
-
-def fused_step_expr(fu, acc: str, val, program, pr: Printer) -> ir.Expr:
-    """:func:`fused_step` as a record (``val``: text or a record): its checks records
+def fused_step_expr(fu, acc: str, val: ir.Expr, program, pr: Printer) -> ir.Expr:
+    """One step of a fused reduction: ``acc`` combined with ``val`` (a record; a sum
+    whose cells may be both infinities is checked, emit.infinity): its checks records
     the failure-flag pass sees (kernel.failure_flags), where the value is a number."""
     if isinstance(fu.type, T.TupleT):
         return tuples.combine(fu.op, len(fu.type.items), acc, _text(val, pr), pr)
-    return fused_step_ir(fu, ir.Name(acc), leaf(val), program, pr)
+    return fused_step_ir(fu, ir.Name(acc), val, program, pr)
 
 
 def _text(x, pr: Printer) -> str:
@@ -969,7 +969,7 @@ def _text(x, pr: Printer) -> str:
 
 
 def fused_step_ir(fu, acc, val, program, pr: Printer) -> ir.Expr:
-    """:func:`fused_step` of a scalar reduction as a record (``acc``, ``val``: records)."""
+    """:func:`fused_step_expr` of a scalar reduction (``acc``, ``val``: records)."""
     if fu.type == T.PROB:
         return pr.ir_check("_logaddexp", acc, val)
     if fu.op == "sum" and fused_undefined(fu, program):
@@ -983,15 +983,9 @@ def fused_undefined(fu, program) -> bool:
         infinity.sum_undefined(infinity.of(program).results.get(fu.func, infinity.ANY))
 
 
-def fused_init(fu, pr: Printer) -> str:
-    """The empty reduction: the start of a fused accumulator."""
-    if isinstance(fu.type, T.TupleT):
-        return tuples.init(fu.op, len(fu.type.items), pr)
-    return pr.expr(fused_init_ir(fu, pr))
-
-
 def fused_init_ir(fu, pr: Printer) -> ir.Expr:
-    """:func:`fused_init` as a record (an infinity or zero of the value type)."""
+    """The empty reduction, the start of a fused accumulator: an infinity or zero of
+    the value type."""
     if isinstance(fu.type, T.TupleT):
         return leaf(tuples.init(fu.op, len(fu.type.items), pr))
     if fu.op == "max" or fu.type == T.PROB:

@@ -114,8 +114,8 @@ class CudaGenerator(CpuGenerator):
     def miss_ref(self) -> ir.Load:
         return self.element("_M", ["tid"])
 
-    def missing(self) -> str:
-        return "_missing_at(_M, tid)"
+    def missing(self) -> ir.Expr:
+        return self.pr.ir_check("_missing_at", ir.Name("_M"), ir.Name("tid"))
 
     def allocate_done(self, b: Lines, func: str, dims: list[str]) -> None:
         """Done flags in per-task storage, cleared by the task (launch storage

@@ -75,6 +75,10 @@ class Lines:
         generator's own assignments (emit.tiles) does not record."""
         self.stmts.append(ir.Assign(name, value))
 
+    def augment(self, name: str, op: str, value) -> None:
+        """``name op= value`` (kernel.body.Augment: ``_sp += 1``)."""
+        self.stmts.append(kb.Augment(name, op, leaf(value)))
+
     def store(self, target: ir.Load, value) -> None:
         """``target = value``: an element of an array, in its memory space."""
         self.stmts.append(ir.Store(target, leaf(value)))
@@ -685,6 +689,12 @@ def plain_read(array: str, index: list) -> ir.Index:
     """``array[index]``: an element of an array named as text, its index records
     (or text)."""
     return ir.Index(ir.Text(array), tuple(leaf(i) for i in index))
+
+
+def named(x) -> ir.Expr:
+    """:func:`leaf`, but a name held as text (``x_i``, ``tid``) becomes a ``Name``,
+    which the verifier sees read (a slice's ``:`` and other text stay ``Text``)."""
+    return ir.Name(x) if isinstance(x, str) and x.isidentifier() else leaf(x)
 
 
 def leaf(x) -> ir.Expr:
