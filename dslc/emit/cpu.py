@@ -103,7 +103,7 @@ class _TaskNames(Names):
         if self.gen.has_layout(t):
             arg = TaskArg(f"g_{name}", "global", name)
             self.gen.globals_used[arg.name] = arg
-            return arg.name
+            return ir.Name(arg.name)
         raise NotCompilable(f"global '{name}'")
 
     def table_read(self, call, args, block):
@@ -136,12 +136,12 @@ class _TaskNames(Names):
 
     def ext_index(self, e, base, keys):
         if e.indexer is not None and e.indexer.device_array is not None:
-            return f"{base}[{', '.join(keys)}]"
+            return ir.Index(base, tuple(keys))
         raise NotCompilable("indexing an extension value without a device layout")
 
     def alphabet_size(self, alpha):
         if alpha.kind == "named":
-            return str(len(self.gen.program.alphabets[alpha.name]))
+            return ir.Const(len(self.gen.program.alphabets[alpha.name]))
         raise NotCompilable(f"alphabet of {alpha}")
 
 
@@ -163,12 +163,12 @@ def direction_checked(arg, mine, direction: str, pr: Printer) -> ir.Expr:
     caller's ``mine``) with the domain helper every generator already has (a kernel
     turns it into a flag, the backend re-runs the task and the interpreter reports
     the call): decreasing is ``0 <= arg <= mine - 1``, increasing ``arg - mine - 1 >=
-    0`` (a value below 0 is outside the domain anyway). ``arg``, ``mine``: records
-    (or text, where a generator's names are still text)."""
+    0`` (a value below 0 is outside the domain anyway). ``arg``: a record; ``mine``:
+    a record, or text where a generator's names are still text (emit.packs)."""
     mine = leaf(mine)
     if direction == "decreasing":
-        return pr.ir_check("_dom", leaf(arg), ir.bare("-", mine, ir.Const(1)))
-    below = ir.bare("-", ir.Paren(leaf(arg)), mine, ir.Const(1))
+        return pr.ir_check("_dom", arg, ir.bare("-", mine, ir.Const(1)))
+    below = ir.bare("-", ir.Paren(arg), mine, ir.Const(1))
     above = pr.ir_check("_dom", below, ir.Const(9223372036854775807))
     return ir.Paren(ir.bare("+", above, mine, ir.Const(1)))
 
@@ -303,7 +303,7 @@ class CpuGenerator:
                        for a, e in zip(args, ext)]
             state = (ir.Name(f"T_{func}"), ir.Name(f"S_{func}"), ir.Name("_need"),
                      ir.Const(g.functions.index(func)))
-            ref = ir.Call(f"_rd{len(args)}", state + tuple(leaf(c) for c in checked))
+            ref = ir.Call(f"_rd{len(args)}", state + tuple(checked))
             if self.program.functions[func].ret == T.BOOL:
                 return ir.Bin("!=", ref, ir.Const(0), paren=True)
             return ref
@@ -325,8 +325,8 @@ class CpuGenerator:
         return ref
 
     def _checked(self, arg, extent: str, dom: str, *extra: str) -> ir.Helper:
-        """``arg`` (text or a record) checked inside the domain ``0 .. extent``."""
-        return self.pr.ir_check(dom, leaf(arg), ir.Name(extent), *(ir.Name(x) for x in extra))
+        """``arg`` (a record) checked inside the domain ``0 .. extent``."""
+        return self.pr.ir_check(dom, arg, ir.Name(extent), *(ir.Name(x) for x in extra))
 
     def _stored(self, g: GroupPlan, func: str, args: list[str], checked: list[str],
                 span) -> str:
@@ -345,7 +345,7 @@ class CpuGenerator:
             slot = ir.Name(f"slot_{func}_{dist}")
             if elim is not None and checked[elim] != args[elim]:
                 # the coordinate not used as an index still has its domain checked
-                slot = ir.bare("+", slot, ir.bare("*", ir.Const(0), leaf(checked[elim])))
+                slot = ir.bare("+", slot, ir.bare("*", ir.Const(0), checked[elim]))
             return self.cell_ref(func, [slot] + rest)
         # the partition is computed from the checked coordinates, so the one not
         # used as an index (it follows from the partition) is checked too
@@ -433,23 +433,23 @@ class CpuGenerator:
         b.alloc("_miss", ir.Const(1), "int64")
 
     def _partition(self, g: GroupPlan, func: str, args: list) -> ir.Expr:
-        """``S`` of ``func``'s point ``args`` (its own parameters' coefficients;
-        text or records)."""
-        terms = [ir.bare("*", ir.Const(c), ir.Paren(leaf(a)))
+        """``S`` of ``func``'s point ``args`` (records; its own parameters'
+        coefficients)."""
+        terms = [ir.bare("*", ir.Const(c), ir.Paren(a))
                  for c, a in zip(g.schedule.own(func), args) if c]
         return ir.bare("+", *terms) if terms else ir.Const(0)
 
     def _gid(self, g: GroupPlan) -> int:
         return self.plan.groups.index(g)
 
-    def helper_call(self, name: str, args: list[str], pr: Printer) -> str:
-        """A call of helper function ``name`` (generated first: whether it holds a
-        check decides whether it takes a kernel's failure flag)."""
+    def helper_call(self, name: str, args: list, pr: Printer) -> ir.Call:
+        """A call of helper function ``name`` with ``args`` (records; generated first:
+        whether it holds a check decides whether it takes a kernel's failure flag)."""
         self.need_helper(name)
         flagged = name in self.flagged
         pr.calls_flagged = pr.calls_flagged or flagged
         # flagged where the printer's target passes the flag (a device's)
-        return ir.Call(f"fn_{name}", tuple(leaf(a) for a in args), flagged and pr.device)
+        return ir.Call(f"fn_{name}", tuple(args), flagged and pr.device)
 
     def need_helper(self, name: str) -> None:
         if name in self.helpers:
@@ -849,7 +849,7 @@ class CpuGenerator:
             b.nest(kb.Point(coords))
             if g.windowed and not in_partition:
                 # a lone point outside any partition loop: its own slots
-                part = self._partition(g, f.name, [f"x_{p.name}" for p in f.rec_params])
+                part = self._partition(g, f.name, [ir.Name(f"x_{p.name}") for p in f.rec_params])
                 for h in g.functions:
                     for d in sorted(self.slots.get(h, ())):
                         b.assign(f"slot_{h}_{d}", window_slot(part, d, h, gi))

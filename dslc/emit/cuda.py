@@ -32,7 +32,7 @@ from dslc.kernel.failure_flags import Facts, holds_checks
 from dslc.kernel.strategies import BY_KEY, launch_passes, lower, of_generator
 from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator, printed
-from dslc.emit.pyexpr import Lines, NotCompilable, leaf
+from dslc.emit.pyexpr import Lines, NotCompilable, leaf, named
 from dslc.targets.printer import CudaPrinter
 
 HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
@@ -105,7 +105,7 @@ class CudaGenerator(CpuGenerator):
         sequence has no element 0)."""
         if not 1 <= len(index) <= 3:
             raise NotCompilable(f"a checked read of {len(index)} dimensions")
-        return pr.ir_check("_ld" if len(index) == 1 else f"_ld{len(index)}", ir.Text(array),
+        return pr.ir_check("_ld" if len(index) == 1 else f"_ld{len(index)}", named(array),
                            *(leaf(i) for i in index))
 
     def done_ref(self, func: str, index: list) -> ir.Load:

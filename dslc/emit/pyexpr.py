@@ -199,13 +199,13 @@ class Names:
     def global_(self, name: str, t: T.Type) -> str:
         raise NotCompilable(f"global '{name}'")
 
-    def symbol(self, lit: tir.SymLit) -> str:
+    def symbol(self, lit: tir.SymLit) -> ir.Expr:
         raise NotCompilable(f"symbol literal '{lit.text}' of a run-time alphabet")
 
     def table_read(self, call: tir.Call, args: list, block: Lines) -> str:
         raise NotCompilable(f"call of {call.func}")
 
-    def call(self, call: tir.Call, args: list, block: Lines) -> str | ir.Expr:
+    def call(self, call: tir.Call, args: list, block: Lines) -> ir.Expr:
         """A call of ``call.func`` with ``args`` (kernel IR expressions)."""
         raise NotCompilable(f"call of {call.func}")
 
@@ -214,10 +214,11 @@ class Names:
         recursive parameters: int64 in generated code); none for a plain function."""
         return frozenset()
 
-    def ext_index(self, e: tir.ExtIndex, base: str, keys: list[str]) -> str:
+    def ext_index(self, e: tir.ExtIndex, base: ir.Expr, keys: list) -> ir.Expr:
+        """``base[keys]`` (records) of an extension value with a device layout."""
         raise NotCompilable("extension index")
 
-    def ext_attr(self, e: tir.ExtAttr, block: Lines) -> str:
+    def ext_attr(self, e: tir.ExtAttr, block: Lines) -> ir.Expr:
         raise NotCompilable(f"accessor .{e.accessor.name}")
 
     def layout_array(self, model: str, array: str) -> str:
@@ -225,14 +226,14 @@ class Names:
         variable ``model``: one value shared by every task (never per lane)."""
         raise NotCompilable(f"the device layout of '{model}'")
 
-    def guarded_load(self, array: str, index: list) -> ir.Expr:
-        """A read whose index (kernel IR expressions, or text) went through a run-time
-        check (``_chk``). Where a failed check stops the run (the CPU) it is a plain
+    def guarded_load(self, array, index: list) -> ir.Expr:
+        """A read of ``array`` (a record, or a layout array's name as text) whose index
+        (kernel IR expressions, or text) went through a run-time check (``_chk``). Where a failed check stops the run (the CPU) it is a plain
         read; a GPU kernel keeps running after one, so it guards the read itself
         (emit.cuda)."""
         return plain_read(array, index)
 
-    def alphabet_size(self, alpha: T.AlphaRef) -> str:
+    def alphabet_size(self, alpha: T.AlphaRef) -> ir.Expr:
         raise NotCompilable(f"alphabet of {alpha}")
 
     def function_name(self) -> str | None:
@@ -347,7 +348,7 @@ class ExprEmitter:
     def _symlit(self, e, b):
         if e.type.alpha.kind == "named":
             return ir.Const(int(self.alphabets[e.type.alpha.name].code(e.text, e.span)))
-        return leaf(self.names.symbol(e))
+        return self.names.symbol(e)
 
     def _strlit(self, e, b):
         raise NotCompilable("string literal inside a function")
@@ -519,7 +520,7 @@ class ExprEmitter:
         if e.span in self.safe_indexes:  # proved inside the sequence (see plan.task)
             return self.pr.ir_int64(ir.Index(s, (i,)))
         check = self.pr.ir_check("_chk", i, ir.Call("len", (s,)))
-        return self.pr.ir_int64(leaf(self.names.guarded_load(self.text(s), [check])))
+        return self.pr.ir_int64(self.names.guarded_load(s, [check]))
 
     def _extindex(self, e, b):
         if e.indexer is None and isinstance(e.base, tir.ExtAttr) \
@@ -533,9 +534,8 @@ class ExprEmitter:
             t = e.type if e.type != T.INT else None
             return self._render_typed(e.indexer.device_index, model, None, self._keys(e, b),
                                       base, b, t)
-        base = self.expr(e.base, b)
-        keys = [self.text(self.expr(k, b)) for k in e.keys]
-        return leaf(self.names.ext_index(e, self.text(base), keys))
+        keys = [self.expr(k, b) for k in e.keys]
+        return self.names.ext_index(e, self.expr(e.base, b), keys)
 
     def _keys(self, e, b) -> list:
         return [self.as_int(k, b) if k.type == T.INT else self.expr(k, b) for k in e.keys]
@@ -544,7 +544,7 @@ class ExprEmitter:
         dev = e.accessor.device
         if isinstance(dev, sdk.Code) and not isinstance(e.type, (T.MapT, T.IterT)):
             return self._ext_code(e, dev, [], b, e.type)
-        return leaf(self.names.ext_attr(e, b))
+        return self.names.ext_attr(e, b)
 
     # ------------------------------------------------------------------ compiled forms
     def _model(self, base: tir.TExpr) -> str:
@@ -625,7 +625,7 @@ class ExprEmitter:
                 args.append(self.as_int(a, b))
             else:
                 args.append(self.expr(a, b))
-        return leaf(self.names.call(e, args, b))
+        return self.names.call(e, args, b)
 
     def _reduce(self, e, b):
         acc = b.fresh("acc")
@@ -685,10 +685,10 @@ class ExprEmitter:
         return var, (lo, ir.Bin("+", hi, ir.Const(1)))
 
 
-def plain_read(array: str, index: list) -> ir.Index:
-    """``array[index]``: an element of an array named as text, its index records
-    (or text)."""
-    return ir.Index(ir.Text(array), tuple(leaf(i) for i in index))
+def plain_read(array, index: list) -> ir.Index:
+    """``array[index]``: an element of ``array`` (a record, or its name as text: a
+    ``Name`` where it is one), its index records (or text)."""
+    return ir.Index(named(array), tuple(leaf(i) for i in index))
 
 
 def named(x) -> ir.Expr:
