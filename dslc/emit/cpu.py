@@ -423,10 +423,10 @@ class CpuGenerator:
         """The value of a read of a cell not done yet (it records the miss)."""
         return self.pr.ir_check("_missing", ir.Name("_miss"))
 
-    def allocate_done(self, b: Lines, func: str, dims: list[str]) -> None:
+    def allocate_done(self, b: Lines, func: str, dims: list) -> None:
         """Done flags for every cell of ``func``, all clear."""
         self.host_allocations += 1
-        b.alloc(f"D_{func}", [str(d) for d in dims], "uint8", comma=True)
+        b.alloc(f"D_{func}", [loop_expr(d) for d in dims], "uint8", comma=True)
 
     def allocate_miss(self, b: Lines) -> None:
         self.host_allocations += 1
@@ -795,11 +795,11 @@ class CpuGenerator:
         if g.runtime_order:
             self.allocate_miss(b)
 
-    def allocate(self, b: Lines, func: str, dims: list[str]) -> None:
+    def allocate(self, b: Lines, func: str, dims: list) -> None:
         self.host_allocations += 1
-        b.alloc(f"T_{func}", [str(d) for d in dims], "float64", "empty", comma=True)
+        b.alloc(f"T_{func}", [loop_expr(d) for d in dims], "float64", "empty", comma=True)
 
-    def _allocate(self, b: Lines, func: str, dims: list[str]) -> None:
+    def _allocate(self, b: Lines, func: str, dims: list) -> None:
         """Storage for ``func``'s cells: a tuple's components one more dimension."""
         k = tuples.width(self.program.functions[func].ret)
         self.allocate(b, func, dims if k is None else dims + [L.Const(k)])
@@ -960,12 +960,8 @@ def fused_step_expr(fu, acc: str, val: ir.Expr, program, pr: Printer) -> ir.Expr
     whose cells may be both infinities is checked, emit.infinity): its checks records
     the failure-flag pass sees (kernel.failure_flags), where the value is a number."""
     if isinstance(fu.type, T.TupleT):
-        return tuples.combine(fu.op, len(fu.type.items), acc, _text(val, pr), pr)
+        return tuples.combine(fu.op, len(fu.type.items), acc, val, pr)
     return fused_step_ir(fu, ir.Name(acc), val, program, pr)
-
-
-def _text(x, pr: Printer) -> str:
-    return x if isinstance(x, str) else pr.expr(x)
 
 
 def fused_step_ir(fu, acc, val, program, pr: Printer) -> ir.Expr:
@@ -987,7 +983,7 @@ def fused_init_ir(fu, pr: Printer) -> ir.Expr:
     """The empty reduction, the start of a fused accumulator: an infinity or zero of
     the value type."""
     if isinstance(fu.type, T.TupleT):
-        return leaf(tuples.init(fu.op, len(fu.type.items), pr))
+        return tuples.init(fu.op, len(fu.type.items), pr)
     if fu.op == "max" or fu.type == T.PROB:
         return pr.ir_inf(negative=True)
     return pr.ir_inf() if fu.op == "min" else pr.ir_zero()

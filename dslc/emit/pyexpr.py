@@ -196,7 +196,7 @@ class Names:
     def local(self, name: str) -> str:
         return f"v_{name}"
 
-    def global_(self, name: str, t: T.Type) -> str:
+    def global_(self, name: str, t: T.Type) -> ir.Expr:
         raise NotCompilable(f"global '{name}'")
 
     def symbol(self, lit: tir.SymLit) -> ir.Expr:
@@ -228,9 +228,9 @@ class Names:
 
     def guarded_load(self, array, index: list) -> ir.Expr:
         """A read of ``array`` (a record, or a layout array's name as text) whose index
-        (kernel IR expressions, or text) went through a run-time check (``_chk``). Where a failed check stops the run (the CPU) it is a plain
-        read; a GPU kernel keeps running after one, so it guards the read itself
-        (emit.cuda)."""
+        (kernel IR expressions) went through a run-time check (``_chk``). Where a failed
+        check stops the run (the CPU) it is a plain read; a GPU kernel keeps running
+        after one, so it guards the read itself (emit.cuda)."""
         return plain_read(array, index)
 
     def alphabet_size(self, alpha: T.AlphaRef) -> ir.Expr:
@@ -362,7 +362,7 @@ class ExprEmitter:
                 if isinstance(c, float) and math.isinf(c):
                     return self.pr.ir_inf(c < 0)
                 return ir.Const(c)
-            return leaf(self.names.global_(e.name, e.type))
+            return self.names.global_(e.name, e.type)
         if e.scope == "param":
             return leaf(self.names.param(e.name, e.type))
         raise NotCompilable(f"name {e.name}")
@@ -410,7 +410,7 @@ class ExprEmitter:
         op, t = e.op, e.type
         if isinstance(t, T.TupleT):  # + component by component
             x, y = self._hoist(self.expr(e.left, b), b), self._hoist(self.expr(e.right, b), b)
-            return leaf(tuples.add(len(t.items), self.text(x), self.text(y), self.pr))
+            return tuples.add(len(t.items), x, y, self.pr)
         if t == T.PROB:
             x, y = self.expr(e.left, b), self.expr(e.right, b)
             if op == "+":
@@ -443,8 +443,8 @@ class ExprEmitter:
 
     def _minmax(self, e, b):
         if isinstance(e.type, T.TupleT):  # lexicographic
-            return leaf(tuples.combine(e.op, len(e.type.items), self.text(self.expr(e.left, b)),
-                                       self.text(self.expr(e.right, b)), self.pr))
+            return tuples.combine(e.op, len(e.type.items), self.expr(e.left, b),
+                                  self.expr(e.right, b), self.pr)
         if e.type == T.INT and self.index(e.left) and self.index(e.right):
             x, y = self.expr(e.left, b), self.expr(e.right, b)
         else:
@@ -453,8 +453,8 @@ class ExprEmitter:
 
     def _compare(self, e, b):
         if isinstance(e.left.type, T.TupleT):  # every component equal
-            same = leaf(tuples.equal(len(e.left.type.items), self.text(self.expr(e.left, b)),
-                                     self.text(self.expr(e.right, b))))
+            same = tuples.equal(len(e.left.type.items), self.expr(e.left, b),
+                                self.expr(e.right, b))
             return same if e.op == "==" else ir.Unary("not", same)
         return _op(e.op, self.expr(e.left, b), self.expr(e.right, b))
 
@@ -489,8 +489,7 @@ class ExprEmitter:
 
     def _maketuple(self, e, b):
         # float() on every component: a UniTuple of float64 whatever each is computed from
-        return leaf(tuples.literal([self.text(self.pr.ir_value(self.as_value(x, b)))
-                                    for x in e.items]))
+        return ir.Tuple(tuple(self.pr.ir_value(self.as_value(x, b)) for x in e.items))
 
     def _component(self, e, b):
         return ir.Index(self.expr(e.base, b), (ir.Const(e.k),))
@@ -633,7 +632,7 @@ class ExprEmitter:
         width = tuples.width(kind)
         # accumulators are float64 values (ints included: an empty max is -inf)
         if width is not None:
-            init = leaf(tuples.init(e.op, width, self.pr))
+            init = tuples.init(e.op, width, self.pr)
         elif e.op == "sum":
             init = self.pr.ir_inf(negative=True) if kind == T.PROB else self.pr.ir_zero()
         else:
@@ -663,8 +662,7 @@ class ExprEmitter:
         value = self.as_value(e.body, target) if kind != T.PROB else self.expr(e.body, target)
         now = ir.Name(acc)
         if width is not None:
-            step = leaf(tuples.combine(e.op, width, acc, self.text(self._hoist(value, target)),
-                                       self.pr))
+            step = tuples.combine(e.op, width, acc, self._hoist(value, target), self.pr)
         elif e.op == "sum" and kind != T.PROB and infinity.sum_undefined(self.facts(e.body)):
             step = self.pr.ir_check("_undef", ir.Bin("+", now, value))
         elif e.op == "sum":
@@ -687,8 +685,8 @@ class ExprEmitter:
 
 def plain_read(array, index: list) -> ir.Index:
     """``array[index]``: an element of ``array`` (a record, or its name as text: a
-    ``Name`` where it is one), its index records (or text)."""
-    return ir.Index(named(array), tuple(leaf(i) for i in index))
+    ``Name`` where it is one), its index records."""
+    return ir.Index(named(array), tuple(index))
 
 
 def named(x) -> ir.Expr:
@@ -739,10 +737,10 @@ def render_code(code, array, recv: ir.Expr | None = None, keys=(), item: ir.Expr
             case sdk.Load(array=name, index=idx):
                 index = [go(i) for i in idx]
                 if guarded is not None and any(_has_check(i) for i in idx):
-                    return leaf(guarded(array(name), index))
+                    return guarded(array(name), index)
                 return ir.Load(array(name), tuple(index), "global")
             case sdk.Length(array=name):
-                return ir.Call("len", (leaf(array(name)),))
+                return ir.Call("len", (named(array(name)),))
             case sdk.Slot(kind="recv"):
                 if recv is None:
                     raise NotCompilable("RECV in a compiled form of a calling value's accessor")
