@@ -28,9 +28,10 @@ run-time ordered groups stay task-per-thread.
 
 from __future__ import annotations
 
-from dslc.emit.cpu import fused_init, fused_step_expr, requested
+from dslc.emit.cpu import fused_init_ir, fused_step_expr, requested
 from dslc.emit.cuda import CudaGenerator
 from dslc.emit.pyexpr import Lines, NotCompilable
+from dslc.kernel import body as kb
 from dslc.kernel import ir
 
 # the requested cell's value, kept by the thread that computes it for the block
@@ -55,10 +56,10 @@ class BlockGenerator(CudaGenerator):
         return self.element(f"T_{func}", ["tid"] + index)
 
     # ------------------------------------------------------------------ results
-    def extent_lines(self) -> list[str]:
+    def extent_lines(self) -> list:
         lines = super().extent_lines()
-        if self.plan.kind == "cell":
-            lines.append("_rs = cuda.shared.array(1, np.float64)")
+        if self.plan.kind == "cell":  # the requested cell, shared by the block's threads
+            lines.append(kb.Alloc("_rs", ir.Const(1), "float64", space="shared"))
         return lines
 
     def capture(self, b, xs, val):
@@ -72,15 +73,15 @@ class BlockGenerator(CudaGenerator):
         b.barrier()
         for k, fu in enumerate(self.plan.fused):
             b.alloc(f"_p{k}", ir.Const(self.block), "float64", space="shared")
-            b.store(ir.Load(f"_p{k}", (ir.Thread("thread"),), "shared"), f"acc{k}")
+            b.store(ir.Load(f"_p{k}", (ir.Thread("thread"),), "shared"), ir.Name(f"acc{k}"))
         if self.plan.fused:
             b.barrier()
         for k, fu in enumerate(self.plan.fused):
-            b.assign(f"acc{k}", fused_init(fu, self.pr))
+            b.assign(f"acc{k}", fused_init_ir(fu, self.pr))
             loop = b.child()
             part = ir.Load(f"_p{k}", (ir.Name("_z"),), "shared")
             loop.assign(f"acc{k}", fused_step_expr(fu, f"acc{k}", part, self.program, self.pr))
-            b.loop("_z", ("cuda.blockDim.x",), loop)
+            b.loop("_z", (ir.Thread("width"),), loop)
         if self.plan.kind == "cell" and self.group_of[self.plan.entry].windowed:
             b.assign("res", _SHARED_RESULT)
         if self.plan.kind == "table":

@@ -27,7 +27,7 @@ from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.loopexpr import loop_expr
-from dslc.emit.pyexpr import (Lines, ExprEmitter, Names, NotCompilable, leaf, plain_read,
+from dslc.emit.pyexpr import (Lines, ExprEmitter, Names, NotCompilable, leaf, named, plain_read,
                               render_code)
 from dslc.kernel import body as kb
 from dslc.kernel import ir
@@ -88,12 +88,13 @@ class _TaskNames(Names):
         if self.func is not None and self.func.is_table:
             p = self.func.param(name)
             if p is not None and p.recursive:
-                return f"x_{name}"
+                return ir.Name(f"x_{name}")
+        arg = ir.Name(arg_name(self.gen.scope_name(name)))
         if isinstance(t, T.IndexT) or (isinstance(t, T.ExtT) and t.owner):
             # a position or an element passed to a plain entry: an int64 index
             # (numbers travel as floats, see cpu.backend.convert)
-            return self.gen.pr.int64(arg_name(self.gen.scope_name(name)))
-        return arg_name(self.gen.scope_name(name))
+            return self.gen.pr.ir_int64(arg)
+        return arg
 
     def local(self, name):
         return f"v_{name}"
@@ -102,7 +103,7 @@ class _TaskNames(Names):
         if self.gen.has_layout(t):
             arg = TaskArg(f"g_{name}", "global", name)
             self.gen.globals_used[arg.name] = arg
-            return arg.name
+            return ir.Name(arg.name)
         raise NotCompilable(f"global '{name}'")
 
     def table_read(self, call, args, block):
@@ -135,12 +136,12 @@ class _TaskNames(Names):
 
     def ext_index(self, e, base, keys):
         if e.indexer is not None and e.indexer.device_array is not None:
-            return f"{base}[{', '.join(keys)}]"
+            return ir.Index(base, tuple(keys))
         raise NotCompilable("indexing an extension value without a device layout")
 
     def alphabet_size(self, alpha):
         if alpha.kind == "named":
-            return str(len(self.gen.program.alphabets[alpha.name]))
+            return ir.Const(len(self.gen.program.alphabets[alpha.name]))
         raise NotCompilable(f"alphabet of {alpha}")
 
 
@@ -157,17 +158,19 @@ def _is_name(x, name: str) -> bool:
         getattr(x, "id", None), getattr(x, "text", None))
 
 
-def direction_checked(arg, mine: str, direction: str, pr: Printer) -> ir.Expr:
+def direction_checked(arg, mine, direction: str, pr: Printer) -> ir.Expr:
     """``arg`` checked against a declared direction (``int m decreasing``: below the
     caller's ``mine``) with the domain helper every generator already has (a kernel
     turns it into a flag, the backend re-runs the task and the interpreter reports
     the call): decreasing is ``0 <= arg <= mine - 1``, increasing ``arg - mine - 1 >=
-    0`` (a value below 0 is outside the domain anyway)."""
+    0`` (a value below 0 is outside the domain anyway). ``arg``: a record; ``mine``:
+    a record, or text where a generator's names are still text (emit.packs)."""
+    mine = leaf(mine)
     if direction == "decreasing":
-        return pr.ir_check("_dom", leaf(arg), ir.Text(f"{mine} - 1"))
-    below = ir.bare("-", ir.Paren(leaf(arg)), ir.Text(mine), ir.Const(1))
+        return pr.ir_check("_dom", arg, ir.bare("-", mine, ir.Const(1)))
+    below = ir.bare("-", ir.Paren(arg), mine, ir.Const(1))
     above = pr.ir_check("_dom", below, ir.Const(9223372036854775807))
-    return ir.Paren(ir.bare("+", above, ir.Text(mine), ir.Const(1)))
+    return ir.Paren(ir.bare("+", above, mine, ir.Const(1)))
 
 
 class _HelperNames(_TaskNames):
@@ -298,9 +301,9 @@ class CpuGenerator:
         if g.on_demand and self.current in g.functions:
             checked = [a if self._own_coordinate(a, e) else self._checked(a, e, "_ddom", "_need")
                        for a, e in zip(args, ext)]
-            state = (ir.Text(f"T_{func}"), ir.Text(f"S_{func}"), ir.Text("_need"),
+            state = (ir.Name(f"T_{func}"), ir.Name(f"S_{func}"), ir.Name("_need"),
                      ir.Const(g.functions.index(func)))
-            ref = ir.Call(f"_rd{len(args)}", state + tuple(leaf(c) for c in checked))
+            ref = ir.Call(f"_rd{len(args)}", state + tuple(checked))
             if self.program.functions[func].ret == T.BOOL:
                 return ir.Bin("!=", ref, ir.Const(0), paren=True)
             return ref
@@ -322,8 +325,8 @@ class CpuGenerator:
         return ref
 
     def _checked(self, arg, extent: str, dom: str, *extra: str) -> ir.Helper:
-        """``arg`` (text or a record) checked inside the domain ``0 .. extent``."""
-        return self.pr.ir_check(dom, leaf(arg), ir.Name(extent), *(ir.Text(x) for x in extra))
+        """``arg`` (a record) checked inside the domain ``0 .. extent``."""
+        return self.pr.ir_check(dom, arg, ir.Name(extent), *(ir.Name(x) for x in extra))
 
     def _stored(self, g: GroupPlan, func: str, args: list[str], checked: list[str],
                 span) -> str:
@@ -332,7 +335,7 @@ class CpuGenerator:
             if span in g.runtime_order and self.current in g.functions:
                 # a same-partition read resolved at run time: not ready yet -> retry
                 done = self.done_ref(func, checked)
-                return ir.Cond(done, self.cell_ref(func, checked), ir.Text(self.missing()))
+                return ir.Cond(done, self.cell_ref(func, checked), self.missing())
             return self.cell_ref(func, checked)
         dist = dict(g.distance).get(span) if self.current in g.functions else None
         elim = g.eliminated_in(func)
@@ -342,7 +345,7 @@ class CpuGenerator:
             slot = ir.Name(f"slot_{func}_{dist}")
             if elim is not None and checked[elim] != args[elim]:
                 # the coordinate not used as an index still has its domain checked
-                slot = ir.bare("+", slot, ir.bare("*", ir.Const(0), leaf(checked[elim])))
+                slot = ir.bare("+", slot, ir.bare("*", ir.Const(0), checked[elim]))
             return self.cell_ref(func, [slot] + rest)
         # the partition is computed from the checked coordinates, so the one not
         # used as an index (it follows from the partition) is checked too
@@ -393,8 +396,9 @@ class CpuGenerator:
     TABLES = "local"
 
     def element(self, array: str, index: list) -> ir.Load:
-        """Element ``index`` (text or records) of one of the task's tables or flags."""
-        return ir.Load(array, tuple(leaf(i) for i in index), self.TABLES)
+        """Element ``index`` (records, or names as text) of one of the task's tables or
+        flags."""
+        return ir.Load(array, tuple(named(i) for i in index), self.TABLES)
 
     def cell_ref(self, func: str, index: list) -> ir.Load:
         """Where a cell of ``func``'s storage lives (the CUDA generator adds the task);
@@ -415,37 +419,37 @@ class CpuGenerator:
         """Set while a cell is computed when it read a cell not done yet."""
         return self.element("_miss", [ir.Const(0)])
 
-    def missing(self) -> str:
+    def missing(self) -> ir.Expr:
         """The value of a read of a cell not done yet (it records the miss)."""
-        return "_missing(_miss)"
+        return self.pr.ir_check("_missing", ir.Name("_miss"))
 
-    def allocate_done(self, b: Lines, func: str, dims: list[str]) -> None:
+    def allocate_done(self, b: Lines, func: str, dims: list) -> None:
         """Done flags for every cell of ``func``, all clear."""
         self.host_allocations += 1
-        b.alloc(f"D_{func}", [str(d) for d in dims], "uint8", comma=True)
+        b.alloc(f"D_{func}", [loop_expr(d) for d in dims], "uint8", comma=True)
 
     def allocate_miss(self, b: Lines) -> None:
         self.host_allocations += 1
         b.alloc("_miss", ir.Const(1), "int64")
 
     def _partition(self, g: GroupPlan, func: str, args: list) -> ir.Expr:
-        """``S`` of ``func``'s point ``args`` (its own parameters' coefficients;
-        text or records)."""
-        terms = [ir.bare("*", ir.Const(c), ir.Paren(leaf(a)))
+        """``S`` of ``func``'s point ``args`` (records; its own parameters'
+        coefficients)."""
+        terms = [ir.bare("*", ir.Const(c), ir.Paren(a))
                  for c, a in zip(g.schedule.own(func), args) if c]
         return ir.bare("+", *terms) if terms else ir.Const(0)
 
     def _gid(self, g: GroupPlan) -> int:
         return self.plan.groups.index(g)
 
-    def helper_call(self, name: str, args: list[str], pr: Printer) -> str:
-        """A call of helper function ``name`` (generated first: whether it holds a
-        check decides whether it takes a kernel's failure flag)."""
+    def helper_call(self, name: str, args: list, pr: Printer) -> ir.Call:
+        """A call of helper function ``name`` with ``args`` (records; generated first:
+        whether it holds a check decides whether it takes a kernel's failure flag)."""
         self.need_helper(name)
         flagged = name in self.flagged
         pr.calls_flagged = pr.calls_flagged or flagged
         # flagged where the printer's target passes the flag (a device's)
-        return ir.Call(f"fn_{name}", tuple(leaf(a) for a in args), flagged and pr.device)
+        return ir.Call(f"fn_{name}", tuple(args), flagged and pr.device)
 
     def need_helper(self, name: str) -> None:
         if name in self.helpers:
@@ -551,7 +555,7 @@ class CpuGenerator:
         body.store(self.miss_ref(), ir.Const(0))
         body.extend(value)
         later = body.child()
-        later.emit("_left += 1")
+        later.augment("_left", "+", ir.Const(1))
         body.if_(ir.Bin("==", self.miss_ref(), ir.Const(0)), store)
         body.else_(later)
         out = value.child()
@@ -562,13 +566,14 @@ class CpuGenerator:
         """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
         conds = ir.bare("and", *in_bounds(k, xs))
         inner = b.child()
-        inner.assign(f"acc{k}", fused_step_expr(fu, f"acc{k}", val, self.program, self.pr))
+        step = fused_step_expr(fu, f"acc{k}", ir.Name(val), self.program, self.pr)
+        inner.assign(f"acc{k}", step)
         b.if_(conds, inner)
 
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """Keep the requested cell as the window sweeps past it."""
         inner = b.child()
-        inner.assign("res", val)
+        inner.assign("res", ir.Name(val))
         b.if_(requested(xs), inner)
 
     def task_names(self, f) -> "_TaskNames":
@@ -583,12 +588,12 @@ class CpuGenerator:
 
     @staticmethod
     def put(b: Lines, where, val: str) -> None:
-        """``val`` written where a cell is kept: a table element (a ``Load``), or a
-        local (a register of emit.tiles, named)."""
+        """``val`` (a local's name) written where a cell is kept: a table element (a
+        ``Load``), or a local (a register of emit.tiles, named)."""
         if isinstance(where, str):
-            b.assign(where, val)
+            b.assign(where, ir.Name(val))
         else:
-            b.store(where, val)
+            b.store(where, ir.Name(val))
 
     def write(self, g: GroupPlan, func: str, xs: list[str]) -> ir.Load | str:
         if not g.windowed:
@@ -617,7 +622,7 @@ class CpuGenerator:
             for i, (lo, hi) in enumerate(fu.bounds):
                 b.assign(f"lo{k}_{i}", entry_em.as_int(lo, b))
                 b.assign(f"hi{k}_{i}", entry_em.as_int(hi, b))
-            b.assign(f"acc{k}", fused_init(fu, self.pr))
+            b.assign(f"acc{k}", fused_init_ir(fu, self.pr))
             fused_by_func.setdefault(fu.func, []).append((k, fu))
         self.sweep(b, fused_by_func)
         self.after_sweep(b)
@@ -626,7 +631,7 @@ class CpuGenerator:
             if not ent_g.windowed:
                 qs = [f"q_{i}" for i in range(len(ent_g.extents.names[plan.entry]))]
                 b.assign("res", self.stored_value(plan.entry, qs))
-            self.give_result(b, "res")
+            self.give_result(b, ir.Name("res"))
         elif plan.kind == "table":
             self.give_result(b, f"({''.join(f'T_{f}, ' for f in self.whole_tables())})")
         else:
@@ -634,7 +639,7 @@ class CpuGenerator:
             fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
             em = _FusedEmitter(entry_names, self.program.consts, set(), self.program.alphabets,
                                fused_nodes)
-            self.give_result(b, self._guards(f, em, b))
+            self.give_result(b, ir.Name(self._guards(f, em, b)))
         args = self.task_args()
         return self.module_source(args, b), args
 
@@ -688,9 +693,9 @@ class CpuGenerator:
     def extent_lines(self) -> list:
         """``E_... = ...``: every extent the plan's groups use, each once (the
         loop nest's bounds read them as names)."""
-        return [ir.Assign(name, ir.Text(value)) for name, value in self.extent_assignments()]
+        return [ir.Assign(name, leaf(value)) for name, value in self.extent_assignments()]
 
-    def extent_assignments(self) -> list[tuple[str, str]]:
+    def extent_assignments(self) -> list[tuple]:
         """(name, expression) of every extent the plan's groups use, each once:
         what :meth:`extent_lines` prints, as data for generators that need the
         names it defines (emit.tiles passes them to its device functions)."""
@@ -735,27 +740,29 @@ class CpuGenerator:
         src.append(f"{self.pr.FUNCTION}\ndef task({', '.join(printed(args))}):\n{body.render(1)}\n")
         return "\n".join(src)
 
-    def _extent_expr(self, f: str, k: int) -> str:
+    def _extent_expr(self, f: str, k: int) -> ir.Expr | str:
+        """The extent of ``f``'s ``k``-th recursive parameter: a record, or text
+        where it is still composed as text (a declared range's bound)."""
         p = self.program.functions[f].rec_params[k]
         t = p.type
         if isinstance(t, T.IndexT):
-            return f"len({arg_name(self.scope_name(t.seq))})"
+            return ir.Call("len", (ir.Name(arg_name(self.scope_name(t.seq))),))
         if isinstance(t, T.SymT):
-            return str(len(self.program.alphabets[t.alpha.name]) - 1)
+            return ir.Const(len(self.program.alphabets[t.alpha.name]) - 1)
         fn = self.program.functions[f]
         if p.range is not None:  # declared: the interval maximum of its upper bound
             names = self.group_of[f].extents.names[f]
             return box_code(fn, k, self._bound_atom, dict(zip((q.name for q in fn.rec_params),
                                                               names[:k])))
         if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
-            return f"q_{k}"
+            return ir.Name(f"q_{k}")
         if isinstance(t, T.ExtT) and t.owner:
             spec = self.program.registry.types.get(t.name)
             if spec is not None and spec.device_size is not None:
                 names = self.task_names(self.program.functions[f])
                 size = render_code(spec.device_size, lambda a: names.layout_array(t.owner, a),
                                    pr=self.pr)
-                return f"({self.pr.expr(size)} - 1)"
+                return ir.Paren(ir.bare("-", size, ir.Const(1)))
         raise NotCompilable(f"the extent of {f}'s parameter {p.name}")
 
     def _bound_atom(self, e: tir.TExpr) -> str:
@@ -788,11 +795,11 @@ class CpuGenerator:
         if g.runtime_order:
             self.allocate_miss(b)
 
-    def allocate(self, b: Lines, func: str, dims: list[str]) -> None:
+    def allocate(self, b: Lines, func: str, dims: list) -> None:
         self.host_allocations += 1
-        b.alloc(f"T_{func}", [str(d) for d in dims], "float64", "empty", comma=True)
+        b.alloc(f"T_{func}", [loop_expr(d) for d in dims], "float64", "empty", comma=True)
 
-    def _allocate(self, b: Lines, func: str, dims: list[str]) -> None:
+    def _allocate(self, b: Lines, func: str, dims: list) -> None:
         """Storage for ``func``'s cells: a tuple's components one more dimension."""
         k = tuples.width(self.program.functions[func].ret)
         self.allocate(b, func, dims if k is None else dims + [L.Const(k)])
@@ -842,7 +849,7 @@ class CpuGenerator:
             b.nest(kb.Point(coords))
             if g.windowed and not in_partition:
                 # a lone point outside any partition loop: its own slots
-                part = self._partition(g, f.name, [f"x_{p.name}" for p in f.rec_params])
+                part = self._partition(g, f.name, [ir.Name(f"x_{p.name}") for p in f.rec_params])
                 for h in g.functions:
                     for d in sorted(self.slots.get(h, ())):
                         b.assign(f"slot_{h}_{d}", window_slot(part, d, h, gi))
@@ -948,28 +955,17 @@ def _past(extent: str) -> L.Expr:
     return L.Add(L.Var(extent), L.Const(1))
 
 
-def fused_step(fu, acc: str, val: str, program, pr: Printer) -> str:
-    """One step of a fused reduction: ``acc`` combined with ``val`` (a sum whose
-    cells may be both infinities is checked, emit.infinity)."""
-    if isinstance(fu.type, T.TupleT):
-        return pr.expr(tuples.combine(fu.op, len(fu.type.items), acc, val, pr))
-    return pr.expr(fused_step_ir(fu, ir.Text(acc), ir.Text(val), program, pr))
-
-
-def fused_step_expr(fu, acc: str, val, program, pr: Printer) -> ir.Expr:
-    """:func:`fused_step` as a record (``val``: text or a record): its checks records
+def fused_step_expr(fu, acc: str, val: ir.Expr, program, pr: Printer) -> ir.Expr:
+    """One step of a fused reduction: ``acc`` combined with ``val`` (a record; a sum
+    whose cells may be both infinities is checked, emit.infinity): its checks records
     the failure-flag pass sees (kernel.failure_flags), where the value is a number."""
     if isinstance(fu.type, T.TupleT):
-        return tuples.combine(fu.op, len(fu.type.items), acc, _text(val, pr), pr)
-    return fused_step_ir(fu, ir.Name(acc), leaf(val), program, pr)
-
-
-def _text(x, pr: Printer) -> str:
-    return x if isinstance(x, str) else pr.expr(x)
+        return tuples.combine(fu.op, len(fu.type.items), acc, val, pr)
+    return fused_step_ir(fu, ir.Name(acc), val, program, pr)
 
 
 def fused_step_ir(fu, acc, val, program, pr: Printer) -> ir.Expr:
-    """:func:`fused_step` of a scalar reduction as a record (``acc``, ``val``: records)."""
+    """:func:`fused_step_expr` of a scalar reduction (``acc``, ``val``: records)."""
     if fu.type == T.PROB:
         return pr.ir_check("_logaddexp", acc, val)
     if fu.op == "sum" and fused_undefined(fu, program):
@@ -983,17 +979,11 @@ def fused_undefined(fu, program) -> bool:
         infinity.sum_undefined(infinity.of(program).results.get(fu.func, infinity.ANY))
 
 
-def fused_init(fu, pr: Printer) -> str:
-    """The empty reduction: the start of a fused accumulator."""
+def fused_init_ir(fu, pr: Printer) -> ir.Expr:
+    """The empty reduction, the start of a fused accumulator: an infinity or zero of
+    the value type."""
     if isinstance(fu.type, T.TupleT):
         return tuples.init(fu.op, len(fu.type.items), pr)
-    return pr.expr(fused_init_ir(fu, pr))
-
-
-def fused_init_ir(fu, pr: Printer) -> ir.Expr:
-    """:func:`fused_init` as a record (an infinity or zero of the value type)."""
-    if isinstance(fu.type, T.TupleT):
-        return leaf(tuples.init(fu.op, len(fu.type.items), pr))
     if fu.op == "max" or fu.type == T.PROB:
         return pr.ir_inf(negative=True)
     return pr.ir_inf() if fu.op == "min" else pr.ir_zero()

@@ -32,7 +32,8 @@ from dslc.kernel.failure_flags import Facts, holds_checks
 from dslc.kernel.strategies import BY_KEY, launch_passes, lower, of_generator
 from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator, printed
-from dslc.emit.pyexpr import Lines, NotCompilable, leaf
+from dslc.emit.loopexpr import loop_expr
+from dslc.emit.pyexpr import Lines, NotCompilable, named
 from dslc.targets.printer import CudaPrinter
 
 HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
@@ -95,7 +96,7 @@ class CudaGenerator(CpuGenerator):
         parts = [":"] if isinstance(self.program.functions[func].ret, T.TupleT) else []
         return self.element(f"T_{func}", index + parts + ["tid"])
 
-    def allocate(self, b: Lines, func: str, dims: list[str]) -> None:
+    def allocate(self, b: Lines, func: str, dims: list) -> None:
         self.storage.append((func, dims))
 
     # ------------------------------------------------------------------ checks
@@ -105,8 +106,8 @@ class CudaGenerator(CpuGenerator):
         sequence has no element 0)."""
         if not 1 <= len(index) <= 3:
             raise NotCompilable(f"a checked read of {len(index)} dimensions")
-        return pr.ir_check("_ld" if len(index) == 1 else f"_ld{len(index)}", ir.Text(array),
-                           *(leaf(i) for i in index))
+        return pr.ir_check("_ld" if len(index) == 1 else f"_ld{len(index)}", named(array),
+                           *index)
 
     def done_ref(self, func: str, index: list) -> ir.Load:
         return self.element(f"D_{func}", index + ["tid"])
@@ -114,10 +115,10 @@ class CudaGenerator(CpuGenerator):
     def miss_ref(self) -> ir.Load:
         return self.element("_M", ["tid"])
 
-    def missing(self) -> str:
-        return "_missing_at(_M, tid)"
+    def missing(self) -> ir.Expr:
+        return self.pr.ir_check("_missing_at", ir.Name("_M"), ir.Name("tid"))
 
-    def allocate_done(self, b: Lines, func: str, dims: list[str]) -> None:
+    def allocate_done(self, b: Lines, func: str, dims: list) -> None:
         """Done flags in per-task storage, cleared by the task (launch storage
         is not initialised)."""
         self.storage.append((DONE + func, dims))
@@ -126,7 +127,7 @@ class CudaGenerator(CpuGenerator):
         inner.store(self.done_ref(func, zs), ir.Const(0))
         for z, d in reversed(list(zip(zs, dims))):
             outer = b.child()
-            outer.loop(z, (str(d),), inner)
+            outer.loop(z, (loop_expr(d),), inner)
             inner = outer
         b.extend(inner)
 

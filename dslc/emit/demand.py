@@ -29,6 +29,7 @@ every cell of a whole table in order (as the interpreter's ``table``).
 from __future__ import annotations
 
 from dslc.lang import types as T
+from dslc.emit.loopexpr import loop_expr
 from dslc.emit.pyexpr import Lines, NotCompilable
 from dslc.kernel import ir
 from dslc.poly import loopir as L
@@ -82,10 +83,11 @@ def emit_group(gen, b: Lines, gi: int, g) -> None:
     for f in funcs:
         gen.allocate(b, f, dims[f])
         gen.host_allocations += 1
-        b.alloc(f"S_{f}", [str(d) for d in dims[f]], "uint8", comma=True)
+        b.alloc(f"S_{f}", [loop_expr(d) for d in dims[f]], "uint8", comma=True)
         gen.demand_arities.add(len(dims[f]))
-    cells = " + ".join("(" + " * ".join(f"({d})" for d in dims[f]) + ")" for f in funcs)
-    b.alloc(f"_stk{gi}", [f"{cells} + 1", ir.Const(1 + width)], "int64", "empty")
+    cells = [ir.Paren(ir.bare("*", *(ir.Paren(loop_expr(d)) for d in dims[f]))) for f in funcs]
+    b.alloc(f"_stk{gi}", [ir.bare("+", *cells, ir.Const(1)), ir.Const(1 + width)], "int64",
+            "empty")
     b.alloc("_need", ir.Const(2 + width), "int64")
     bodies = {f: gen.demand_cell(f, f"_stk{gi}") for f in funcs}
     entry = gen.plan.entry
@@ -100,7 +102,7 @@ def emit_group(gen, b: Lines, gi: int, g) -> None:
     _demand(body, gi, funcs, funcs.index(entry), qs, bodies, width, gen.pr)
     for q, d in reversed(list(zip(qs, dims[entry]))):
         outer = b.child()
-        outer.loop(q, (str(d),), body)
+        outer.loop(q, (loop_expr(d),), body)
         body = outer
     b.extend(body)
 
@@ -110,7 +112,6 @@ def _demand(b: Lines, gi: int, funcs: list[str], fid: int, qs: list[str], bodies
     """The value of cell ``qs`` of function number ``fid``, and first of every
     cell it needs (the explicit stack)."""
     f = funcs[fid]
-    idx = ", ".join(qs)
     stk = f"_stk{gi}"
     run = b.child()
     sp = ir.Name("_sp")
@@ -120,23 +121,32 @@ def _demand(b: Lines, gi: int, funcs: list[str], fid: int, qs: list[str], bodies
         run.store(_at(stk, ir.Const(0), ir.Const(1 + k)), ir.Name(q))
     run.store(_state(f, qs), ir.Const(1))
     loop = run.child()
-    loop.store(_at("_need", ir.Const(0)), ir.Const(0))
+    loop.store(_NEED, ir.Const(0))
     loop.assign("_fid", _at(stk, sp, ir.Const(0)))
     for k, h in enumerate(funcs):
         branch = loop.child()
         branch.extend(bodies[h])
-        (loop.elif_ if k else loop.if_)(f"_fid == {k}", branch)
+        (loop.elif_ if k else loop.if_)(_is(ir.Name("_fid"), k), branch)
     cycle, push = loop.child(), loop.child()
     cycle.eval(pr.ir_check("_chk", ir.Const(-1), ir.Const(0)),
                "a cell that needs itself: the interpreter reports the chain")
-    push.emit("_sp += 1")
+    push.augment(sp.id, "+", ir.Const(1))
     copy = push.child()
     copy.store(_at(stk, sp, ir.Name("_k")), _at("_need", ir.bare("+", ir.Const(1), ir.Name("_k"))))
-    push.loop("_k", (str(1 + width),), copy)
-    loop.if_("_need[0] == 2", cycle)
-    loop.elif_("_need[0] == 1", push)
-    run.while_("_sp >= 0", loop)
-    b.if_(f"S_{f}[{idx},] != 2", run)
+    push.loop("_k", (ir.Const(1 + width),), copy)
+    loop.if_(_is(_NEED, 2), cycle)
+    loop.elif_(_is(_NEED, 1), push)
+    run.while_(ir.Bin(">=", sp, ir.Const(0), bare=True), loop)
+    b.if_(ir.Bin("!=", _state(f, qs), ir.Const(2), bare=True), run)
+
+
+# what the cell's body met: 0 nothing, 1 a cell not done (to push), 2 a cycle
+_NEED = ir.Load("_need", (ir.Const(0),))
+
+
+def _is(x: ir.Expr, k: int) -> ir.Expr:
+    """``x == k`` (a test of the evaluator's own state)."""
+    return ir.Bin("==", x, ir.Const(k), bare=True)
 
 
 def _at(array: str, *index: ir.Expr) -> ir.Load:
@@ -157,10 +167,10 @@ def cell_body(gen, func: str, stack: str, value: Lines, val: str) -> Lines:
     for k, p in enumerate(f.rec_params):
         out.assign(f"x_{p.name}", _at(stack, ir.Name("_sp"), ir.Const(1 + k)))
     out.extend(value)
-    xs = ", ".join(f"x_{p.name}" for p in f.rec_params)
+    xs = [f"x_{p.name}" for p in f.rec_params]
     store = out.child()
-    store.store(gen.cell_ref(func, [xs]), val)
-    store.store(_state(func, [f"x_{p.name}" for p in f.rec_params]), ir.Const(2))
-    store.emit("_sp -= 1")
-    out.if_("_need[0] == 0", store)
+    store.store(gen.cell_ref(func, xs), ir.Name(val))
+    store.store(_state(func, xs), ir.Const(2))
+    store.augment("_sp", "-", ir.Const(1))
+    out.if_(_is(_NEED, 0), store)
     return out

@@ -75,6 +75,10 @@ class Lines:
         generator's own assignments (emit.tiles) does not record."""
         self.stmts.append(ir.Assign(name, value))
 
+    def augment(self, name: str, op: str, value) -> None:
+        """``name op= value`` (kernel.body.Augment: ``_sp += 1``)."""
+        self.stmts.append(kb.Augment(name, op, leaf(value)))
+
     def store(self, target: ir.Load, value) -> None:
         """``target = value``: an element of an array, in its memory space."""
         self.stmts.append(ir.Store(target, leaf(value)))
@@ -193,16 +197,16 @@ class Names:
     def local(self, name: str) -> str:
         return f"v_{name}"
 
-    def global_(self, name: str, t: T.Type) -> str:
+    def global_(self, name: str, t: T.Type) -> ir.Expr:
         raise NotCompilable(f"global '{name}'")
 
-    def symbol(self, lit: tir.SymLit) -> str:
+    def symbol(self, lit: tir.SymLit) -> ir.Expr:
         raise NotCompilable(f"symbol literal '{lit.text}' of a run-time alphabet")
 
     def table_read(self, call: tir.Call, args: list, block: Lines) -> str:
         raise NotCompilable(f"call of {call.func}")
 
-    def call(self, call: tir.Call, args: list, block: Lines) -> str | ir.Expr:
+    def call(self, call: tir.Call, args: list, block: Lines) -> ir.Expr:
         """A call of ``call.func`` with ``args`` (kernel IR expressions)."""
         raise NotCompilable(f"call of {call.func}")
 
@@ -211,10 +215,11 @@ class Names:
         recursive parameters: int64 in generated code); none for a plain function."""
         return frozenset()
 
-    def ext_index(self, e: tir.ExtIndex, base: str, keys: list[str]) -> str:
+    def ext_index(self, e: tir.ExtIndex, base: ir.Expr, keys: list) -> ir.Expr:
+        """``base[keys]`` (records) of an extension value with a device layout."""
         raise NotCompilable("extension index")
 
-    def ext_attr(self, e: tir.ExtAttr, block: Lines) -> str:
+    def ext_attr(self, e: tir.ExtAttr, block: Lines) -> ir.Expr:
         raise NotCompilable(f"accessor .{e.accessor.name}")
 
     def layout_array(self, model: str, array: str) -> str:
@@ -222,14 +227,14 @@ class Names:
         variable ``model``: one value shared by every task (never per lane)."""
         raise NotCompilable(f"the device layout of '{model}'")
 
-    def guarded_load(self, array: str, index: list) -> ir.Expr:
-        """A read whose index (kernel IR expressions, or text) went through a run-time
-        check (``_chk``). Where a failed check stops the run (the CPU) it is a plain
-        read; a GPU kernel keeps running after one, so it guards the read itself
-        (emit.cuda)."""
+    def guarded_load(self, array, index: list) -> ir.Expr:
+        """A read of ``array`` (a record, or a layout array's name as text) whose index
+        (kernel IR expressions) went through a run-time check (``_chk``). Where a failed
+        check stops the run (the CPU) it is a plain read; a GPU kernel keeps running
+        after one, so it guards the read itself (emit.cuda)."""
         return plain_read(array, index)
 
-    def alphabet_size(self, alpha: T.AlphaRef) -> str:
+    def alphabet_size(self, alpha: T.AlphaRef) -> ir.Expr:
         raise NotCompilable(f"alphabet of {alpha}")
 
     def function_name(self) -> str | None:
@@ -344,7 +349,7 @@ class ExprEmitter:
     def _symlit(self, e, b):
         if e.type.alpha.kind == "named":
             return ir.Const(int(self.alphabets[e.type.alpha.name].code(e.text, e.span)))
-        return leaf(self.names.symbol(e))
+        return self.names.symbol(e)
 
     def _strlit(self, e, b):
         raise NotCompilable("string literal inside a function")
@@ -358,7 +363,7 @@ class ExprEmitter:
                 if isinstance(c, float) and math.isinf(c):
                     return self.pr.ir_inf(c < 0)
                 return ir.Const(c)
-            return leaf(self.names.global_(e.name, e.type))
+            return self.names.global_(e.name, e.type)
         if e.scope == "param":
             return leaf(self.names.param(e.name, e.type))
         raise NotCompilable(f"name {e.name}")
@@ -406,7 +411,7 @@ class ExprEmitter:
         op, t = e.op, e.type
         if isinstance(t, T.TupleT):  # + component by component
             x, y = self._hoist(self.expr(e.left, b), b), self._hoist(self.expr(e.right, b), b)
-            return leaf(tuples.add(len(t.items), self.text(x), self.text(y), self.pr))
+            return tuples.add(len(t.items), x, y, self.pr)
         if t == T.PROB:
             x, y = self.expr(e.left, b), self.expr(e.right, b)
             if op == "+":
@@ -439,8 +444,8 @@ class ExprEmitter:
 
     def _minmax(self, e, b):
         if isinstance(e.type, T.TupleT):  # lexicographic
-            return leaf(tuples.combine(e.op, len(e.type.items), self.text(self.expr(e.left, b)),
-                                       self.text(self.expr(e.right, b)), self.pr))
+            return tuples.combine(e.op, len(e.type.items), self.expr(e.left, b),
+                                  self.expr(e.right, b), self.pr)
         if e.type == T.INT and self.index(e.left) and self.index(e.right):
             x, y = self.expr(e.left, b), self.expr(e.right, b)
         else:
@@ -449,8 +454,8 @@ class ExprEmitter:
 
     def _compare(self, e, b):
         if isinstance(e.left.type, T.TupleT):  # every component equal
-            same = leaf(tuples.equal(len(e.left.type.items), self.text(self.expr(e.left, b)),
-                                     self.text(self.expr(e.right, b))))
+            same = tuples.equal(len(e.left.type.items), self.expr(e.left, b),
+                                self.expr(e.right, b))
             return same if e.op == "==" else ir.Unary("not", same)
         return _op(e.op, self.expr(e.left, b), self.expr(e.right, b))
 
@@ -485,8 +490,7 @@ class ExprEmitter:
 
     def _maketuple(self, e, b):
         # float() on every component: a UniTuple of float64 whatever each is computed from
-        return leaf(tuples.literal([self.text(self.pr.ir_value(self.as_value(x, b)))
-                                    for x in e.items]))
+        return ir.Tuple(tuple(self.pr.ir_value(self.as_value(x, b)) for x in e.items))
 
     def _component(self, e, b):
         return ir.Index(self.expr(e.base, b), (ir.Const(e.k),))
@@ -516,7 +520,7 @@ class ExprEmitter:
         if e.span in self.safe_indexes:  # proved inside the sequence (see plan.task)
             return self.pr.ir_int64(ir.Index(s, (i,)))
         check = self.pr.ir_check("_chk", i, ir.Call("len", (s,)))
-        return self.pr.ir_int64(leaf(self.names.guarded_load(self.text(s), [check])))
+        return self.pr.ir_int64(self.names.guarded_load(s, [check]))
 
     def _extindex(self, e, b):
         if e.indexer is None and isinstance(e.base, tir.ExtAttr) \
@@ -530,9 +534,8 @@ class ExprEmitter:
             t = e.type if e.type != T.INT else None
             return self._render_typed(e.indexer.device_index, model, None, self._keys(e, b),
                                       base, b, t)
-        base = self.expr(e.base, b)
-        keys = [self.text(self.expr(k, b)) for k in e.keys]
-        return leaf(self.names.ext_index(e, self.text(base), keys))
+        keys = [self.expr(k, b) for k in e.keys]
+        return self.names.ext_index(e, self.expr(e.base, b), keys)
 
     def _keys(self, e, b) -> list:
         return [self.as_int(k, b) if k.type == T.INT else self.expr(k, b) for k in e.keys]
@@ -541,7 +544,7 @@ class ExprEmitter:
         dev = e.accessor.device
         if isinstance(dev, sdk.Code) and not isinstance(e.type, (T.MapT, T.IterT)):
             return self._ext_code(e, dev, [], b, e.type)
-        return leaf(self.names.ext_attr(e, b))
+        return self.names.ext_attr(e, b)
 
     # ------------------------------------------------------------------ compiled forms
     def _model(self, base: tir.TExpr) -> str:
@@ -622,7 +625,7 @@ class ExprEmitter:
                 args.append(self.as_int(a, b))
             else:
                 args.append(self.expr(a, b))
-        return leaf(self.names.call(e, args, b))
+        return self.names.call(e, args, b)
 
     def _reduce(self, e, b):
         acc = b.fresh("acc")
@@ -630,7 +633,7 @@ class ExprEmitter:
         width = tuples.width(kind)
         # accumulators are float64 values (ints included: an empty max is -inf)
         if width is not None:
-            init = leaf(tuples.init(e.op, width, self.pr))
+            init = tuples.init(e.op, width, self.pr)
         elif e.op == "sum":
             init = self.pr.ir_inf(negative=True) if kind == T.PROB else self.pr.ir_zero()
         else:
@@ -660,8 +663,7 @@ class ExprEmitter:
         value = self.as_value(e.body, target) if kind != T.PROB else self.expr(e.body, target)
         now = ir.Name(acc)
         if width is not None:
-            step = leaf(tuples.combine(e.op, width, acc, self.text(self._hoist(value, target)),
-                                       self.pr))
+            step = tuples.combine(e.op, width, acc, self._hoist(value, target), self.pr)
         elif e.op == "sum" and kind != T.PROB and infinity.sum_undefined(self.facts(e.body)):
             step = self.pr.ir_check("_undef", ir.Bin("+", now, value))
         elif e.op == "sum":
@@ -682,10 +684,16 @@ class ExprEmitter:
         return var, (lo, ir.Bin("+", hi, ir.Const(1)))
 
 
-def plain_read(array: str, index: list) -> ir.Index:
-    """``array[index]``: an element of an array named as text, its index records
-    (or text)."""
-    return ir.Index(ir.Text(array), tuple(leaf(i) for i in index))
+def plain_read(array, index: list) -> ir.Index:
+    """``array[index]``: an element of ``array`` (a record, or its name as text: a
+    ``Name`` where it is one), its index records."""
+    return ir.Index(named(array), tuple(index))
+
+
+def named(x) -> ir.Expr:
+    """:func:`leaf`, but a name held as text (``x_i``, ``tid``) becomes a ``Name``,
+    which the verifier sees read (a slice's ``:`` and other text stay ``Text``)."""
+    return ir.Name(x) if isinstance(x, str) and x.isidentifier() else leaf(x)
 
 
 def leaf(x) -> ir.Expr:
@@ -730,10 +738,10 @@ def render_code(code, array, recv: ir.Expr | None = None, keys=(), item: ir.Expr
             case sdk.Load(array=name, index=idx):
                 index = [go(i) for i in idx]
                 if guarded is not None and any(_has_check(i) for i in idx):
-                    return leaf(guarded(array(name), index))
+                    return guarded(array(name), index)
                 return ir.Load(array(name), tuple(index), "global")
             case sdk.Length(array=name):
-                return ir.Call("len", (leaf(array(name)),))
+                return ir.Call("len", (named(array(name)),))
             case sdk.Slot(kind="recv"):
                 if recv is None:
                     raise NotCompilable("RECV in a compiled form of a calling value's accessor")

@@ -46,7 +46,8 @@ from dataclasses import dataclass, field
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
-from dslc.emit.cpu import _FusedEmitter, arg_name, argument, fused_init_ir, fused_step, length
+from dslc.emit.cpu import (_FusedEmitter, arg_name, argument, fused_init_ir, fused_step_expr,
+                           length)
 from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
 from dslc.kernel import body as kb
 from dslc.kernel import ir
@@ -114,12 +115,15 @@ def _signed_terms(e, sign: int = 1):
         yield sign, e
 
 
-def _join(terms, value, b) -> str:
-    out = ""
+def _join(terms, value, b) -> ir.Expr:
+    """``(a - b + c)`` of signed terms ``(+1, a), (-1, b), (+1, c)`` (``value``: each
+    term's record), in parentheses."""
+    out = None
     for sg, x in terms:
         v = value(x, b)
-        out = (f"-{v}" if sg < 0 else v) if not out else f"{out} {'-' if sg < 0 else '+'} {v}"
-    return f"({out})"
+        out = (ir.Unary("-", v, paren=False) if sg < 0 else v) if out is None \
+            else ir.Bin("-" if sg < 0 else "+", out, v, bare=True)
+    return ir.Paren(out)
 
 
 def param_vars(e: tir.TExpr) -> set[str] | None:
@@ -204,7 +208,10 @@ class _TileEmitter(ExprEmitter):
             return super()._seqindex(e, b)
         if e.span not in self.safe_indexes:
             raise NotCompilable("a sequence index not proved in range")
-        at = Text(f"ib_{name} + ({self.text(self.as_int(e.index, b))}) * BLOCK + ln")
+        # (BLOCK: the module's constant, the interleaving fixed when the code is made)
+        at = ir.bare("+", ir.Name(f"ib_{name}"), ir.bare(
+            "*", ir.Paren(self.as_int(e.index, b)), ir.Const(block_size(), "BLOCK")),
+            ir.Name("ln"))
         return self.pr.ir_int64(ir.Load(f"a_{name}", (at,), "global"))
 
     def _exact(self) -> bool:
@@ -252,8 +259,7 @@ class _TileEmitter(ExprEmitter):
                 else ir.Bin("-" if sg < 0 else "+", chain, v, bare=True)
         if len(moving) == 1:
             chain = ir.Call("", (chain,))  # (printed in parentheses)
-        value = lambda x, blk: self.text(self.as_value(x, blk))  # noqa: E731
-        return ir.Bin("+", chain, Text(_join(fixed, value, b)), paren=True)
+        return ir.Bin("+", chain, _join(fixed, self.as_value, b), paren=True)
 
     def _term(self, x, b) -> ir.Expr:
         """A moving term of a regrouped sum as a record, spelled as it would be alone.
@@ -275,7 +281,7 @@ class _TileEmitter(ExprEmitter):
 
     def _builtin(self, e, b):
         name = self._interleaved(e.args[0]) if e.name == "len" else None
-        return Text(f"n_{name}") if name is not None else super()._builtin(e, b)
+        return ir.Name(f"n_{name}") if name is not None else super()._builtin(e, b)
 
     def _interleaved(self, x) -> str | None:
         if isinstance(x, tir.Var) and x.scope == "param":
@@ -357,7 +363,7 @@ class TiledGenerator(CudaGenerator):
     def _extent_expr(self, f, k):
         t = self.program.functions[f].rec_params[k].type
         if isinstance(t, T.IndexT) and self.scope_name(t.seq) in self.interleaved:
-            return f"n_{self.scope_name(t.seq)}"
+            return ir.Name(f"n_{self.scope_name(t.seq)}")
         return super()._extent_expr(f, k)
 
     def read(self, func, args, span=None):
@@ -629,31 +635,36 @@ class TiledGenerator(CudaGenerator):
         return fused_by_func
 
     def fuse(self, b, k, fu, xs, val):
-        tests = [f"{x} {op} {side}{k}_{i}" for i, x in enumerate(xs)
-                 for side, op in (("lo", ">="), ("hi", "<="))
+        """Accumulate ``val`` into fused reduction ``k`` (records: the bounds, the
+        accumulator and the value are names the verifier sees defined), testing
+        only the bounds the sweep may pass."""
+        tests = [ir.Bin(op, ir.Name(x), ir.Name(f"{side}{k}_{i}"), bare=True)
+                 for i, x in enumerate(xs) for side, op in (("lo", ">="), ("hi", "<="))
                  if f"{side}{k}_{i}" not in self.trivial]
+        acc = f"acc{k}"
         if self.exact and fu.op in ("max", "min") and fu.type != T.PROB \
                 and not isinstance(fu.type, T.TupleT):
-            step = f"_f{fu.op}(acc{k}, {val})"  # one instruction (fmax_source)
+            # one instruction (fmax_source)
+            step = ir.Call(f"_f{fu.op}", (ir.Name(acc), ir.Name(val)))
         else:
-            step = fused_step(fu, f"acc{k}", val, self.program, self.pr)
+            step = fused_step_expr(fu, acc, ir.Name(val), self.program, self.pr)
         if not tests:
-            b.emit(f"acc{k} = {step}")
+            b.assign(acc, step)
             return
         inner = b.child()
-        inner.emit(f"acc{k} = {step}")
-        b.if_(' and '.join(tests), inner)
+        inner.assign(acc, step)
+        b.if_(ir.bare("and", *tests), inner)
 
     def _epilogue(self, b: Lines) -> None:
         plan = self.plan
         if plan.kind == "cell":
-            self.give_result(b, "res")
+            self.give_result(b, ir.Name("res"))
             return
         f = self.program.functions[plan.entry]
         fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
         em = _FusedEmitter(self.task_names(f), self.program.consts, set(),
                            self.program.alphabets, fused_nodes)
-        self.give_result(b, self._guards(f, em, b))
+        self.give_result(b, ir.Name(self._guards(f, em, b)))
 
     def module_constants(self) -> str:
         """The block size the kernel's sequences are interleaved by; a float32

@@ -83,45 +83,51 @@ def _tuple_types(f: tir.TFunction) -> list[T.TupleT]:
 
 # ----------------------------------------------------------------- code
 def literal(items: list[str]) -> str:
+    """A tuple of ``items`` as module text (the helpers below)."""
     return f"({', '.join(items)})"
 
 
 def filled(k: int, value: str) -> str:
-    """A tuple of ``k`` equal components (an empty reduction's start)."""
+    """A tuple of ``k`` equal components as module text."""
     return literal([value] * k)
 
 
-def init(op: str, k: int, pr) -> str:
+def init(op: str, k: int, pr) -> ir.Tuple:
     """The empty reduction: every component ``-inf`` (max), ``inf`` (min) or 0 (sum)."""
-    return filled(k, {"max": pr.inf(True), "min": pr.inf(), "sum": "0.0"}[op])
+    start = {"max": pr.ir_inf(True), "min": pr.ir_inf(), "sum": ir.Const(0.0)}[op]
+    return ir.Tuple((start,) * k)
 
 
-def named(x: str) -> ir.Expr:
-    """A tuple value a generator holds as text: a variable where it is a name."""
-    return ir.Name(x) if x.isidentifier() else ir.Text(x)
+def named(x) -> ir.Expr:
+    """A tuple value: a record as it is, a name a generator holds as text its
+    variable."""
+    return ir.Name(x) if isinstance(x, str) else x
 
 
-def component(x: str, c: int) -> ir.Index:
+def component(x, c: int) -> ir.Index:
     """Component ``c`` of tuple value ``x``."""
     return ir.Index(named(x), (ir.Const(c),))
 
 
-def add(k: int, x: str, y: str, pr) -> ir.Tuple:
-    """``x + y`` component by component (``x``, ``y``: names), each sum checked
+def add(k: int, x, y, pr) -> ir.Tuple:
+    """``x + y`` component by component (``x``, ``y``: names, or their records), each
+    sum checked
     for ``inf - inf`` as the interpreter's int and float ``+`` are."""
     return ir.Tuple(tuple(pr.ir_check("_undef", ir.Bin("+", component(x, c), component(y, c)))
                           for c in range(k)))
 
 
-def combine(op: str, k: int, x: str, y: str, pr) -> ir.Expr:
-    """One step of reduction ``op`` (or binary ``max``/``min``) over tuples."""
+def combine(op: str, k: int, x, y, pr) -> ir.Expr:
+    """One step of reduction ``op`` (or binary ``max``/``min``) over tuples ``x`` and
+    ``y`` (records, or names as text; a sum's: names)."""
     if op == "sum":
         return add(k, x, y, pr)
     return ir.Call(f"_t{op}{k}", (named(x), named(y)))
 
 
-def equal(k: int, x: str, y: str) -> str:
-    return f"_teq{k}({x}, {y})"
+def equal(k: int, x, y) -> ir.Call:
+    """Every component of ``x`` equal to ``y``'s (records, or names as text)."""
+    return ir.Call(f"_teq{k}", (named(x), named(y)))
 
 
 def exact(b, t: T.TupleT, val: str, pr) -> None:
@@ -133,11 +139,6 @@ def exact(b, t: T.TupleT, val: str, pr) -> None:
     for c, item in enumerate(t.items):
         if item == T.INT:
             b.eval(pr.ir_check("_inexact", component(val, c)))
-
-
-def get(k: int, row: str) -> str:
-    """A stored cell's components (``row``: the view of them) as a tuple."""
-    return f"{getter(k)}({row})"
 
 
 def getter(k: int) -> str:

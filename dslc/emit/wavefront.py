@@ -205,6 +205,9 @@ class WavefrontGenerator(CpuGenerator):
         self.storage: list[tuple[str, list]] = []  # (function, loop-IR dims)
         self.lanes = lanes or tuple(Lanes(1, "the default") for _ in plan.groups)
         self.width = 1  # lanes of the point whose cells are being generated
+        if any(g.runtime_order for g in plan.groups):  # (the CPU's _retry, per task)
+            raise NotCompilable("a partition swept until done (the whole-problem kernels "
+                                "sweep each partition once)")
         for fu in plan.fused:
             if fu.type == T.PROB or fu.op not in _ATOMIC:
                 raise NotCompilable("a fused reduction with no atomic update")

@@ -11,7 +11,8 @@ one place, the target's printer (``targets.printer.body_text``).
 Simple statements are kernel.ir records where a generator builds them so: ``Assign``
 (a local), ``Store`` (an element of a table, a ``Load`` with its memory space),
 ``Atomic`` (a GPU's indivisible update of an element other threads share), and here
-``Return``, ``Eval`` (a check evaluated for its effect), ``Break``, ``Alloc`` (a new
+``Return``, ``Eval`` (a check evaluated for its effect), ``Augment`` (``n += 1``),
+``Break``, ``Alloc`` (a new
 array in a memory space) and ``Barrier`` (a block's, or a cooperative kernel's grid's);
 their
 expressions are kernel.ir expressions (``ExprEmitter`` makes them), with ``Text``
@@ -76,6 +77,21 @@ class Eval:
 
     value: object
     comment: str = ""
+    levels = 1
+    loops = 0
+
+
+AUGMENT_OPS = ("+", "-")
+
+
+@dataclass(frozen=True)
+class Augment:
+    """``name op= value``: a local updated in place (a counter: ``_sp += 1``). It
+    reads ``name``, so the verifier asks that ``name`` be defined before it."""
+
+    name: str
+    op: str  # + -
+    value: object
     levels = 1
     loops = 0
 
@@ -224,8 +240,8 @@ class Cell(_Group):
     box: tuple | None = None
 
 
-Stmt = (Line | Assign | Store | Atomic | Return | Eval | Break | Alloc | Barrier | Loop | If
-        | OneThread | Point | Cell)
+Stmt = (Line | Assign | Store | Atomic | Return | Eval | Augment | Break | Alloc | Barrier | Loop
+        | If | OneThread | Point | Cell)
 
 
 def levels(stmts) -> int:

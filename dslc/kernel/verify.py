@@ -29,7 +29,8 @@ function's parameters, every name an expression record reads defined before it
 (``Text`` leaves and ``Line`` statements are text, not seen); a grid barrier and
 the grid group it synchronises through only in a kernel launched cooperatively
 (``cooperative``), the group assigned before the barrier; an assignment to several
-names at once to two or more distinct names, and a tuple without parentheses only as
+names at once to two or more distinct names, an update in place (``n += 1``) of a
+name defined before it, and a tuple without parentheses only as
 a return's value (``return a, b``).
 """
 
@@ -167,6 +168,11 @@ def _body(stmts, target: str, bound: tuple, divergent: str | None, scope: set | 
                 for x in items:  # (``return a, b``: the one place a bare tuple may be)
                     _reads(x, target, scope)
             case kb.Return(value=v) | kb.Eval(value=v):
+                _reads(v, target, scope)
+            case kb.Augment(name=n, op=op, value=v):
+                if op not in kb.AUGMENT_OPS:
+                    _body_fail(target, f"an update {n} {op}= of unknown op")
+                _reads(ir.Name(n), target, scope)  # (it reads the name it updates)
                 _reads(v, target, scope)
             case ir.Assign(value=v):
                 _assigned(s, target)

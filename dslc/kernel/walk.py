@@ -60,7 +60,7 @@ def _statement(s, ex, stmt):
     def inner(b):
         return stmts(b, ex, stmt)
     match s:
-        case ir.Assign(value=v) | kb.Return(value=v) | kb.Eval(value=v):
+        case ir.Assign(value=v) | kb.Return(value=v) | kb.Eval(value=v) | kb.Augment(value=v):
             return replace(s, value=ex(v))
         case ir.Store(target=t, value=v) | ir.Atomic(target=t, value=v):
             return replace(s, target=ex(t), value=ex(v))

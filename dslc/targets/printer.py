@@ -90,41 +90,23 @@ class Printer:
             return ir.ToValue(x)
         return ir.Call("DT" if self.value != "float64" else "float", (x,))
 
-    def zero(self) -> str:
-        """The start of a sum (or a register) in the value type."""
-        return self.expr(self.ir_zero())
-
     def ir_zero(self) -> ir.Const | ir.Call | ir.ValueZero:
         if not self.typed_zero or self.value == "float64":
             return ir.Const(0.0)
         return ir.ValueZero() if self.value == VALUE else ir.Call("DT", (ir.Const(0),))
 
-    def int64(self, x: str) -> str:
-        return self.expr(self.ir_int64(ir.Text(x)))
-
     def ir_int64(self, x) -> ir.Call:
         return ir.Call("np.int64", (x,))
 
-    def math(self, fn: str, x: str) -> str:
-        """``exp``, ``log``, ``log1p``, ``sqrt``, ``floor`` of a scalar."""
-        return self.expr(self.ir_math(fn, ir.Text(x)))
-
     def ir_math(self, fn: str, x) -> ir.Call:
+        """``exp``, ``log``, ``log1p``, ``sqrt``, ``floor`` of a scalar."""
         return ir.Call(f"np.{fn}", (x,))
 
     # ------------------------------------------------------------------ calls
-    def check(self, name: str, *args: str) -> str:
-        """A call of runtime helper ``name`` (targets.runtime), as text."""
-        return self.expr(self.ir_check(name, *(ir.Text(a) for a in args)))
-
     def ir_check(self, name: str, *args) -> ir.Helper:
         """A call of runtime helper ``name`` (kernel IR), recorded in ``used``."""
         self.used.add(name)
         return ir.Helper(name, tuple(args))
-
-    def helper_call(self, name: str, args: list[str], flagged: bool) -> str:
-        """A call of generated function ``name`` (``flagged``: it holds a check)."""
-        return f"{name}({', '.join(args)})"
 
     def helper_params(self, params: list[str], flagged: bool) -> list[str]:
         return params
@@ -236,9 +218,6 @@ class CudaPrinter(Printer):
                 raise NotCompilable(f"a check ({name}) with no device form")
             return ir.Helper(name, tuple(args), flagged=True)
         return ir.Helper(name, tuple(args))
-
-    def helper_call(self, name: str, args: list[str], flagged: bool) -> str:
-        return f"{name}({', '.join((['_F', 'tid'] if flagged else []) + args)})"
 
     def helper_params(self, params: list[str], flagged: bool) -> list[str]:
         return (["_F", "tid"] if flagged else []) + params
@@ -483,6 +462,8 @@ def body_text(pr: Printer, stmts, pad: str) -> list[str]:
                 out.append(f"{pad}return {_expr(pr, v)}")
             case kb.Eval(value=v, comment=c):
                 out.append(f"{pad}{_expr(pr, v)}" + (f"  # {c}" if c else ""))
+            case kb.Augment(name=n, op=op, value=v):
+                out.append(f"{pad}{n} {op}= {_expr(pr, v)}")
             case kb.Break():
                 out.append(f"{pad}break")
             case kb.Alloc(name=n, shape=shape, dtype=dt, fill=fill, space=sp, comma=c):

@@ -202,3 +202,21 @@ def test_explain_shows_the_casino_entry_on_the_device():
     assert r.returncode == 0, r.stderr
     assert "cuda, entry px: task-per-thread" in r.stdout
     assert "not compiled for the device" not in r.stdout
+
+
+def test_a_tuple_sums_check_inside_a_lexicographic_min_takes_the_tasks_flag():
+    """A tuple sum's ``inf - inf`` checks inside a lexicographic max/min were text
+    (emit.tuples composed the min around them), unseen by the failure-flag pass,
+    so the task was refused; as records the pass sees them and the task clears and
+    returns through its flag."""
+    from dslc.emit.cuda import CudaGenerator
+    from dslc.plan import lower
+    from dslc.runtime.binding import bind_call
+
+    prog = dslc.compile("tuple[int, float] lex(int k) = max((1, 2), (1, 3.5)) min (0, 9) "
+                        "+ (k, k)\n", backend="interp")
+    args = bind_call(prog.checked.functions["lex"], [1], prog.checked, None)
+    plan = lower(prog.checked, "lex", "value", args, None).task
+    task = CudaGenerator(prog.checked, plan).generate()[0].split("def task(")[1]
+    assert "_F[tid] = 0" in task and "_undef_f(_F, tid, " in task
+    assert "return _tresult2_f(_F, tid, " in task

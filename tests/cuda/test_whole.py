@@ -256,3 +256,24 @@ def test_random_recurrences_over_declared_ranges(rec, n):
     engine = check_ranged(rec, n, "cuda")._engine()
     assert engine.strategy.get("f0", "").startswith("whole problem"), \
         (rec.source(), engine.device_fallbacks, engine.fallbacks)
+
+
+def test_a_partition_swept_until_done_is_refused_with_its_reason(write_bio):
+    """Cells ordered at run time are swept again until done (emit.cpu ``_retry``,
+    whose count ``_left`` a cell not ready yet adds to); the whole-problem kernels
+    sweep each partition once, so they refuse the group, and say why, rather than
+    emit the count's update with no count (the verifier reads it now)."""
+    from dslc.emit.pyexpr import NotCompilable
+    from dslc.emit.wavefront import WavefrontGenerator
+    from dslc.plan import lower
+    from dslc.runtime.binding import bind_call
+    from tests.cpu.test_runtime_order import SPECIALS
+
+    prog = dslc.compile(str(write_bio(SPECIALS)), backend="interp")
+    prog.run()
+    args = bind_call(prog.checked.functions["score"], [prog._globals["m"], "GGLAVIG"],
+                     prog.checked, None)
+    plan = lower(prog.checked, "score", "value", args, None).task
+    assert any(g.runtime_order for g in plan.groups)
+    with pytest.raises(NotCompilable, match="a partition swept until done"):
+        WavefrontGenerator(prog.checked, plan).generate()

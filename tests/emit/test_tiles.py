@@ -155,3 +155,28 @@ def test_the_tile_functions_call_their_head_and_return_through_records():
     assert isinstance(functions["_tile_head"][-1].value, ir.Tuple)
     assert not any(isinstance(s, kb.Line) and s.text.startswith("return")
                    for body in functions.values() for s in ir.walk(body))
+
+
+def test_the_fused_reductions_step_and_bound_tests_are_records():
+    """The fused reduction's step (``acc0 = _fmax(acc0, _val3)``) and its bound tests
+    are records, not text lines: the verifier reads the accumulator, the cell's value
+    and the bounds (a tile function that did not take ``acc0`` is refused)."""
+    from dslc.errors import InternalError
+    from dslc.kernel import body as kb
+    from dslc.kernel import ir
+    from dslc.kernel.verify import verify_body
+    source, entry, values, kind, request = _cases()[2]
+    prog = dslc.compile(source, backend="interp")
+    args = bind_call(prog.checked.functions[entry], values, prog.checked, None)
+    plan = lower(prog.checked, entry, kind, args, request).task
+    gen = TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=2, dtype="float32")
+    gen.generate()
+    fn = next(fn for fn in gen.tile_functions if fn.name == "_tile_inner")
+    stmts = list(ir.walk(fn.body.stmts))
+    assert not any(isinstance(s, kb.Line) for s in stmts)
+    steps = [s for s in stmts if isinstance(s, ir.Assign) and s.target == "acc0"]
+    assert steps and all(s.value == ir.Call("_fmax", (ir.Name("acc0"), s.value.args[1]))
+                         and isinstance(s.value.args[1], ir.Name) for s in steps)
+    verify_body(tuple(fn.body.stmts), "cuda", fn.known)
+    with pytest.raises(InternalError, match="acc0 read before it is defined"):
+        verify_body(tuple(fn.body.stmts), "cuda", [n for n in fn.known if n != "acc0"])

@@ -42,6 +42,27 @@ def test_after_an_if_only_what_both_branches_assign_is_defined():
         verify_body((one, ir.Assign("r", ir.Name("_c1"))), "cpu", known=["p"])
 
 
+def test_an_update_in_place_is_a_record_every_printer_spells_and_the_verifier_reads():
+    """``_sp += 1`` (the demand evaluator's stack, the retried sweep's count) reads
+    the name it updates: one never assigned before is refused, as any read is."""
+    body = (ir.Assign("_sp", ir.Const(0)), kb.Augment("_sp", "+", ir.Const(1)),
+            kb.Augment("_sp", "-", ir.Name("k")))
+    verify_body(body, "cpu", known=["k"])
+    for pr in (Printer(), CudaPrinter()):
+        assert pr.task_text(body).splitlines() == ["_sp = 0", "_sp += 1", "_sp -= k"]
+    with pytest.raises(InternalError, match="_sp read before it is defined"):
+        verify_body(body[1:], "cpu", known=["k"])
+    with pytest.raises(InternalError, match="k read before it is defined"):
+        verify_body(body, "cpu", known=[])
+    with pytest.raises(InternalError, match="unknown op"):
+        verify_body((kb.Augment("_sp", "*", ir.Const(2)),), "cpu")
+    # a pass rewrites its value like any other statement's (kernel.walk)
+    from dslc.kernel import walk
+    twice = walk.stmts(body, lambda e: walk.expr(
+        e, lambda x: ir.Const(2) if x == ir.Const(1) else None))
+    assert twice[1] == kb.Augment("_sp", "+", ir.Const(2))
+
+
 def test_the_verifier_refuses_shared_memory_on_the_cpu():
     store = (ir.Store(ir.Load("_rs", (ir.Const(0),), "shared"), ir.Const(1.0)),)
     verify_body(store, "cuda", known=[])
