@@ -388,8 +388,9 @@ def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | 
     one compiled pass (dslc.lang.fasta_scan): header and comment lines are those
     whose first byte is ``>`` or ``;``, every other byte that is not whitespace
     is a residue, translated through a 256-entry table (lower case folded as
-    :func:`case_fold` says). A plain file's buffer is sized once from the file
-    (its residues are fewer than its bytes); a gzipped one grows as it is read."""
+    :func:`case_fold` says). The buffer is sized once, from the file's size or a
+    gzipped file's trailer (:func:`_gzip_size`), the residues being fewer than the
+    (decompressed) bytes; only a multi-member gzip file may grow it."""
     lut = _byte_table(alphabet)
     try:
         fh = open(path, "rb")
@@ -398,7 +399,8 @@ def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | 
     try:
         with fh:
             zipped = fh.peek(2)[:2] == _GZIP_MAGIC
-            size = 0 if zipped else min(os.fstat(fh.fileno()).st_size, max_load_bytes()) + 1
+            size = min(_gzip_size(fh) if zipped else os.fstat(fh.fileno()).st_size,
+                       max_load_bytes()) + 1
             reader = _PackReader(lut, max_load_bytes(), max_record_residues(), size)
             try:
                 stream = gzip.GzipFile(fileobj=fh) if zipped else fh
@@ -409,6 +411,25 @@ def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | 
                 reader.close()
     except _Declined:
         return None
+
+
+def _gzip_size(fh) -> int:
+    """The decompressed size a gzipped file's trailer gives (ISIZE, its last four
+    bytes: the last member's size modulo 2^32), or 0 where the file is too short
+    to hold one. For a file of one member under 4 GiB it bounds the residues, so
+    the buffer is allocated once (lazily: pages are touched as residues land);
+    otherwise it is a first size, and the buffer grows as before."""
+    try:
+        end = os.fstat(fh.fileno()).st_size
+        if end < 18:  # a gzip header (10 bytes) and trailer (8) at least
+            return 0
+        at = fh.tell()
+        fh.seek(end - 4)
+        trailer = fh.read(4)
+        fh.seek(at)
+    except OSError:  # not seekable (a pipe): the buffer grows as it is read
+        return 0
+    return int.from_bytes(trailer, "little") if len(trailer) == 4 else 0
 
 
 def _byte_table(alphabet: Alphabet) -> np.ndarray:
@@ -543,9 +564,9 @@ class _PackReader:
         """A block's reading, its residues already in the buffer at their place."""
         if count == self.scan.DECLINE or (not self.headers and before > 0):
             raise _Declined()  # (residues before the first header: the line reader's)
-        if headers:
-            self.starts.append(starts[:headers])
-            self.name_lens.append(lens[:headers])
+        if headers:  # (copies: a view would keep the block's whole header room alive)
+            self.starts.append(starts[:headers].copy())
+            self.name_lens.append(lens[:headers].copy())
             self.names.append(names[:int(lens[:headers].sum())].tobytes())
         self.headers += headers
         self.residues += count
