@@ -51,6 +51,7 @@ _BATCH = 1 << 20  # characters of a record encoded at a time
 _FIRST_SPECIAL = 252  # byte reader codes from here on mark blanks (dslc.lang.fasta_scan)
 _COMPILED_FROM = 1 << 18  # bytes read before the byte reader's pass is compiled (fasta_scan)
 _HEADER_ROOM = 1 << 16  # what a line may hold beyond a record's residues
+_DEFLATE_MOST = 1032  # the most bytes one compressed byte of deflate data gives
 # control codes no text file holds (tab, line breaks, form feed excepted)
 _NOT_TEXT = re.compile(rb"[\x00-\x08\x0e-\x1f]")
 _CONTROL = bytes(range(0, 9)) + bytes(range(0x0e, 0x20))  # the same, to delete (faster)
@@ -429,7 +430,11 @@ def _gzip_size(fh) -> int:
         fh.seek(at)
     except OSError:  # not seekable (a pipe): the buffer grows as it is read
         return 0
-    return int.from_bytes(trailer, "little") if len(trailer) == 4 else 0
+    if len(trailer) != 4:
+        return 0
+    # deflate expands at most about 1032-fold: a larger ISIZE is not this file's (a
+    # truncated file's last bytes are compressed data), and is not allocated
+    return min(int.from_bytes(trailer, "little"), end * _DEFLATE_MOST)
 
 
 def _byte_table(alphabet: Alphabet) -> np.ndarray:

@@ -192,3 +192,16 @@ def test_each_block_keeps_only_its_headers_not_its_header_room(tmp_path, monkeyp
     monkeypatch.setattr(fasta._PackReader, "_take", spy)
     assert fasta._read_packed(str(path), DNA, None) is not None
     assert kept and all(a.base is None and a.nbytes == 8 * len(a) for a in kept)
+
+
+def test_a_trailer_claiming_more_than_deflate_can_give_is_not_allocated(tmp_path):
+    """A truncated file's last four bytes are compressed data, not ISIZE: the buffer's
+    first size stays within what its bytes could decompress to (about 1032-fold)."""
+    data = gzip.compress(_RECORDS.encode())
+    path = tmp_path / "cut.fa.gz"
+    path.write_bytes(data[:200] + b"\xff\xff\xff\xff")
+    with open(path, "rb") as fh:
+        assert fasta._gzip_size(fh) == 204 * 1032 and fh.tell() == 0
+    path.write_bytes(data)
+    with open(path, "rb") as fh:
+        assert fasta._gzip_size(fh) == len(_RECORDS)
