@@ -391,7 +391,7 @@ def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | 
     is a residue, translated through a 256-entry table (lower case folded as
     :func:`case_fold` says). The buffer is sized once, from the file's size or a
     gzipped file's trailer (:func:`_gzip_size`), the residues being fewer than the
-    (decompressed) bytes; only a multi-member gzip file may grow it."""
+    (decompressed) bytes; only a multi-member gzip file (or one past 4 GiB) grows it."""
     lut = _byte_table(alphabet)
     try:
         fh = open(path, "rb")
