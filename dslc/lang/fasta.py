@@ -51,6 +51,7 @@ _BATCH = 1 << 20  # characters of a record encoded at a time
 _FIRST_SPECIAL = 252  # byte reader codes from here on mark blanks (dslc.lang.fasta_scan)
 _COMPILED_FROM = 1 << 18  # bytes read before the byte reader's pass is compiled (fasta_scan)
 _HEADER_ROOM = 1 << 16  # what a line may hold beyond a record's residues
+_DEFLATE_MOST = 1032  # the most bytes one compressed byte of deflate data gives
 # control codes no text file holds (tab, line breaks, form feed excepted)
 _NOT_TEXT = re.compile(rb"[\x00-\x08\x0e-\x1f]")
 _CONTROL = bytes(range(0, 9)) + bytes(range(0x0e, 0x20))  # the same, to delete (faster)
@@ -388,8 +389,9 @@ def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | 
     one compiled pass (dslc.lang.fasta_scan): header and comment lines are those
     whose first byte is ``>`` or ``;``, every other byte that is not whitespace
     is a residue, translated through a 256-entry table (lower case folded as
-    :func:`case_fold` says). A plain file's buffer is sized once from the file
-    (its residues are fewer than its bytes); a gzipped one grows as it is read."""
+    :func:`case_fold` says). The buffer is sized once, from the file's size or a
+    gzipped file's trailer (:func:`_gzip_size`), the residues being fewer than the
+    (decompressed) bytes; only a multi-member gzip file (or one past 4 GiB) grows it."""
     lut = _byte_table(alphabet)
     try:
         fh = open(path, "rb")
@@ -398,7 +400,8 @@ def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | 
     try:
         with fh:
             zipped = fh.peek(2)[:2] == _GZIP_MAGIC
-            size = 0 if zipped else min(os.fstat(fh.fileno()).st_size, max_load_bytes()) + 1
+            size = min(_gzip_size(fh) if zipped else os.fstat(fh.fileno()).st_size,
+                       max_load_bytes()) + 1
             reader = _PackReader(lut, max_load_bytes(), max_record_residues(), size)
             try:
                 stream = gzip.GzipFile(fileobj=fh) if zipped else fh
@@ -409,6 +412,29 @@ def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | 
                 reader.close()
     except _Declined:
         return None
+
+
+def _gzip_size(fh) -> int:
+    """The decompressed size a gzipped file's trailer gives (ISIZE, its last four
+    bytes: the last member's size modulo 2^32), or 0 where the file is too short
+    to hold one. For a file of one member under 4 GiB it bounds the residues, so
+    the buffer is allocated once (lazily: pages are touched as residues land);
+    otherwise it is a first size, and the buffer grows as before."""
+    try:
+        end = os.fstat(fh.fileno()).st_size
+        if end < 18:  # a gzip header (10 bytes) and trailer (8) at least
+            return 0
+        at = fh.tell()
+        fh.seek(end - 4)
+        trailer = fh.read(4)
+        fh.seek(at)
+    except OSError:  # not seekable (a pipe): the buffer grows as it is read
+        return 0
+    if len(trailer) != 4:
+        return 0
+    # deflate expands at most about 1032-fold: a larger ISIZE is not this file's (a
+    # truncated file's last bytes are compressed data), and is not allocated
+    return min(int.from_bytes(trailer, "little"), end * _DEFLATE_MOST)
 
 
 def _byte_table(alphabet: Alphabet) -> np.ndarray:
@@ -543,9 +569,9 @@ class _PackReader:
         """A block's reading, its residues already in the buffer at their place."""
         if count == self.scan.DECLINE or (not self.headers and before > 0):
             raise _Declined()  # (residues before the first header: the line reader's)
-        if headers:
-            self.starts.append(starts[:headers])
-            self.name_lens.append(lens[:headers])
+        if headers:  # (copies: a view would keep the block's whole header room alive)
+            self.starts.append(starts[:headers].copy())
+            self.name_lens.append(lens[:headers].copy())
             self.names.append(names[:int(lens[:headers].sum())].tobytes())
         self.headers += headers
         self.residues += count

@@ -256,7 +256,14 @@ def _numbers_row(prefix: str, count: int, width: int) -> str:
     return digits.rows_text(ints.padded(width, b" "), 1, [prefix])
 
 
+_CELLS_AT_ONCE = 1 << 14  # cells of a row aligned together by _row
+
+
 def _row(texts: list[str], width: int) -> str:
     """Texts right-aligned in columns of ``width`` (``f"{x:>{width}}"`` each,
-    mapped in C: a row may hold a million cells)."""
-    return " ".join(map(str.rjust, texts, itertools.repeat(width)))
+    mapped in C: a row may hold a million cells), a slice of them at a time, so
+    that a million aligned strings are not all held before they are joined."""
+    if len(texts) <= _CELLS_AT_ONCE:
+        return " ".join(map(str.rjust, texts, itertools.repeat(width)))
+    return " ".join(" ".join(map(str.rjust, texts[k:k + _CELLS_AT_ONCE], itertools.repeat(width)))
+                    for k in range(0, len(texts), _CELLS_AT_ONCE))

@@ -585,6 +585,32 @@ def test_a_helper_reading_the_length_of_its_own_sequence_falls_back_to_one_task_
     assert_same(got, want)
 
 
+def test_lanes_read_the_packed_sequences_and_pad_each_group_inside_the_loop():
+    """The driver is given the sequences' packed buffer (one dimension, as the tasks
+    hold it) with each lane's start and length, and pads a group's block inside its
+    parallel loop: no ``(rows, 16)`` padded copy of every group's sequences is made
+    before the loop (on a 105,000-protein search that copy was as large as the
+    database, and a query repeated in every lane as large again). The same map as
+    the 33-task case above, so no new code is compiled."""
+    from tests.reference import blosum62_dict, gotoh_local
+
+    db = proteins(33, seed=33, hi=40)
+    prog, engine = lane_program(GOTOH)
+    got = values(prog.map("sw", blosum(prog), 10, 1, "HEAGAWGHEE", db))
+    assert got == [gotoh_local("HEAGAWGHEE", t, blosum62_dict(), 10, 1) for t in db]
+    from numba.core import types
+
+    from dslc.cpu import modules
+
+    source = engine.packs.generated["sw"][1]
+    sigs = [sig for m in modules._LOADED.values()
+            if m._dslc_source.startswith(source) and hasattr(m, "batch")
+            for sig in m.batch.signatures]
+    arrays = [t for sig in sigs for t in sig if isinstance(t, types.Array)]
+    codes = [t for t in arrays if t.dtype == types.uint8]
+    assert sigs and codes and all(t.ndim == 1 for t in codes), arrays
+
+
 def test_fewer_tasks_than_lanes_take_the_scalar_path():
     db = proteins(PACK - 1, seed=14)
     got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 10, 1,

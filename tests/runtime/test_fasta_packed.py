@@ -6,6 +6,8 @@ refuse; and a clean file never leaves the byte reader."""
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -101,3 +103,105 @@ def test_a_control_byte_in_any_line_reads_as_the_line_reader_reads_it(tmp_path, 
     protein = standard_alphabets()["protein"]
     assert _outcome(lambda: fasta.read_fasta(str(path), protein)) == _outcome(
         lambda: fasta._read_lines(str(path), protein, None))
+
+
+# --------------------------------------------------------------------------- gzip in blocks
+
+_RECORDS = "".join(f">s{k} d\n{'ACGT' * (k % 40)}\nac\n" for k in range(1500))  # 120 kB
+
+
+def _records(read):
+    return [(r.name, r.text) for r in read()]
+
+
+def _buffer_sizes(monkeypatch) -> list[int]:
+    """The byte reader's buffer length at each reservation (a growth shows as a change)."""
+    sizes = []
+    reserve = fasta._PackReader._reserve
+
+    def spy(self, need):
+        reserve(self, need)
+        sizes.append(len(self.buffer))
+    monkeypatch.setattr(fasta._PackReader, "_reserve", spy)
+    return sizes
+
+
+def test_a_gzipped_file_read_in_blocks_equals_the_plain_file_in_one_buffer(tmp_path,
+                                                                           monkeypatch):
+    """Decompressed a block at a time straight into the packed buffer, sized once
+    from the gzip trailer (ISIZE): the buffer never grows (it did, by half again,
+    when a gzipped file started from nothing), and the records are the plain file's."""
+    plain, zipped = tmp_path / "db.fa", tmp_path / "db.fa.gz"
+    plain.write_text(_RECORDS)
+    zipped.write_bytes(gzip.compress(_RECORDS.encode()))
+    monkeypatch.setattr(fasta, "_CHUNK", 97)  # many blocks, lines cut anywhere
+    sizes = _buffer_sizes(monkeypatch)
+    packed = fasta._read_packed(str(zipped), DNA, None)
+    assert packed is not None and len(set(sizes)) == 1 and sizes[0] > len(packed.codes)
+    from dslc.lang.records import Records
+
+    assert [(r.name, r.text) for r in Records(packed)] == _records(
+        lambda: fasta.read_fasta(str(plain), DNA))
+    assert _records(lambda: fasta.read_fasta(str(zipped), DNA)) == _records(
+        lambda: parse_fasta_text(_RECORDS, DNA))
+
+
+def test_a_multi_member_gzip_file_reads_every_member(tmp_path, monkeypatch):
+    """Concatenated gzip members are one file (``cat a.gz b.gz``); the trailer gives
+    only the last member's size, so the buffer grows past it as before."""
+    half = len(_RECORDS) // 2
+    cut = _RECORDS.index(">", half)
+    path = tmp_path / "two.fa.gz"
+    path.write_bytes(gzip.compress(_RECORDS[:cut].encode())
+                     + gzip.compress(_RECORDS[cut:cut + 40].encode())
+                     + gzip.compress(_RECORDS[cut + 40:].encode()) + gzip.compress(b""))
+    monkeypatch.setattr(fasta, "_CHUNK", 113)
+    sizes = _buffer_sizes(monkeypatch)
+    assert _records(lambda: fasta.read_fasta(str(path), DNA)) == _records(
+        lambda: parse_fasta_text(_RECORDS, DNA))
+    assert len(set(sizes)) > 1  # grown past the last member's size
+
+
+@pytest.mark.parametrize("keep", [-1, -4, -9, 0.5])
+def test_a_truncated_gzip_file_gives_the_readers_error(tmp_path, keep):
+    """Cut anywhere (its trailer then four bytes of something else: a size the
+    buffer is not trusted beyond), the file is refused as the reader refuses it."""
+    data = gzip.compress(_RECORDS.encode())
+    path = tmp_path / "cut.fa.gz"
+    path.write_bytes(data[:int(len(data) * keep)] if isinstance(keep, float) else data[:keep])
+    with pytest.raises(DslcError) as e:
+        fasta.read_fasta(str(path), DNA)
+    assert str(path) in e.value.message and "looks gzipped but cannot be decompressed" \
+        in e.value.message
+
+
+def test_each_block_keeps_only_its_headers_not_its_header_room(tmp_path, monkeypatch):
+    """A block's record starts and name lengths are written into room for the most
+    headers its bytes could hold (one per two bytes, as int64, twice); kept as views,
+    that room stayed alive for every block until the file was read (several times
+    the residues on a large file). What is kept owns only the headers' entries."""
+    path = tmp_path / "db.fa"
+    path.write_text(_RECORDS)
+    monkeypatch.setattr(fasta, "_CHUNK", 4096)
+    kept = []
+    take = fasta._PackReader._take
+
+    def spy(self, *args):
+        take(self, *args)
+        kept.extend(self.starts + self.name_lens)
+    monkeypatch.setattr(fasta._PackReader, "_take", spy)
+    assert fasta._read_packed(str(path), DNA, None) is not None
+    assert kept and all(a.base is None and a.nbytes == 8 * len(a) for a in kept)
+
+
+def test_a_trailer_claiming_more_than_deflate_can_give_is_not_allocated(tmp_path):
+    """A truncated file's last four bytes are compressed data, not ISIZE: the buffer's
+    first size stays within what its bytes could decompress to (about 1032-fold)."""
+    data = gzip.compress(_RECORDS.encode())
+    path = tmp_path / "cut.fa.gz"
+    path.write_bytes(data[:200] + b"\xff\xff\xff\xff")
+    with open(path, "rb") as fh:
+        assert fasta._gzip_size(fh) == 204 * 1032 and fh.tell() == 0
+    path.write_bytes(data)
+    with open(path, "rb") as fh:
+        assert fasta._gzip_size(fh) == len(_RECORDS)

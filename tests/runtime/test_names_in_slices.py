@@ -1,0 +1,38 @@
+"""Record names decoded, and a grid's row aligned, a slice at a time (so that a
+105,000-record map's labels are not held as several copies at once): the same
+text as all at once, across slice boundaries and with multi-byte UTF-8 names."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from dslc.runtime import render, script
+
+
+class _Pack:
+    def __init__(self, names: list[str]):
+        raw = [n.encode("utf-8") for n in names]
+        self.names = b"".join(raw)
+        self.name_offsets = np.zeros(len(raw) + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in raw], out=self.name_offsets[1:])
+
+
+NAMES = [f"s{k}" + "é" * (k % 3) + "名" * (k % 2) for k in range(23)]
+
+
+@pytest.mark.parametrize("at_once", [1, 2, 5, 22, 23, 1 << 14])
+def test_record_names_in_slices_equal_each_name_decoded(monkeypatch, at_once):
+    monkeypatch.setattr(script, "_NAMES_AT_ONCE", at_once)
+    assert script.record_names(_Pack(NAMES)) == tuple(NAMES)
+
+
+@pytest.mark.parametrize("at_once", [1, 4, 23, 1 << 14])
+def test_a_row_in_slices_equals_the_row_at_once(monkeypatch, at_once):
+    monkeypatch.setattr(render, "_CELLS_AT_ONCE", at_once)
+    want = " ".join(f"{x:>7}" for x in NAMES)
+    assert render._row(NAMES, 7) == want
+    assert render._row([], 3) == ""
+    assert render._row(list(itertools.repeat("x", 5)), 1) == "x " * 4 + "x"
