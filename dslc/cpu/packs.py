@@ -2,12 +2,11 @@
 
 Tasks are sorted by size and dealt into groups of ``PACK`` (the last group
 repeats its last task), so a group's tasks have similar extents and little of
-the padded sweep is wasted. Each argument reaches the groups as:
+the padded sweep is wasted. The groups run :data:`SLICE` at a time, and each
+argument is packed once per slice:
 
-* a sequence: the packed buffer the tasks read (dslc.lang.batch, no copy) and
-  each lane's start and length, ``(groups, PACK)``; the driver pads a group's
-  ``(longest, PACK)`` uint8 block inside the parallel loop, so the padded
-  sequences of all groups are never held at once;
+* a sequence as one ``(rows, PACK)`` uint8 buffer of padded blocks, the rows
+  of group ``g`` between ``off[g]`` and ``off[g + 1]``, and the lengths;
 * a number as a ``(groups, PACK)`` array;
 * anything shared (a matrix) as itself.
 
@@ -232,33 +231,25 @@ def _dtype(variant: str) -> str:
     return "float64" if variant == "float64" else "float32"
 
 
-class PackRunner:
-    """A compiled lane module and how to feed it.
+# Groups packed and run per call of the driver: their padded sequences (a query every
+# task reads is padded into every lane) are held one slice at a time, not for the whole
+# map. 2,048 groups are 32,768 tasks: about 12 MB of padded proteins, and 128 groups for
+# each of 16 threads, so the wait for a slice's last group is a small part of it.
+SLICE = 2048
 
-    Its driver pads each group's sequences into a block of its own inside the
-    parallel loop (:data:`_LANE_BLOCK`), read from the packed buffer the tasks
-    already share: a padded copy of the whole database (and of a query repeated
-    in every lane of every group) is never made, so a map holds its sequences once
-    and each thread one group's block at a time."""
+class PackRunner:
+    """A compiled lane module and how to feed it."""
 
     def __init__(self, module, args: list, travel: dict[str, str], dtype: str,
                  parallel: bool = True):
         self.args, self.travel, self.dtype = args, travel, np.dtype(dtype)
-        as_batch = {"seq": "cseq", "member": "scalar", "shared": "shared"}
+        as_batch = {"seq": "seq", "member": "scalar", "shared": "shared"}
         params, call = packed_call(
             args, {a.name: as_batch[self._travel(a)] for a in args}, at="g")
-        blocks = []
-        for k, a in enumerate(args):
-            if self._travel(a) == "seq":
-                call[k] = f"blk_{a.name}"
-                blocks.append(f"        blk_{a.name} = _lane_block(buf_{a.name}, st_{a.name}[g], "
-                              f"ln_{a.name}[g])\n")
         scratch = ", ".join(f"sc[{k}]" for k in range(module.NSCRATCH))
-        src = (_LANE_BLOCK +
-               f"@numba.njit(parallel={parallel}, cache=True)\n"
+        src = (f"@numba.njit(parallel={parallel}, cache=True)\n"
                f"def batch(ngroups, {', '.join(params)}, out, big):\n"
                f"    for g in {'numba.prange' if parallel else 'range'}(ngroups):\n"
-               + "".join(blocks) +
                f"        sc = scratch({', '.join(call)})\n"
                f"        lanes({', '.join(call)}, out[g], big[g]{', ' if scratch else ''}{scratch})\n")
         self.module = modules.load(modules.module_text(module) + "\n" + src)
@@ -296,31 +287,42 @@ class PackRunner:
         idx[:len(order)] = order
         idx[len(order):] = order[-1]  # the last group repeats its last task
         idx = idx.reshape(ngroups, PACK)
-        arrays = []
-        for a in self.args:
-            k = self._travel(a)
-            if k == "seq":  # the packed buffer, each lane's start and length
-                codes, starts, lens = batch.seq_rows(a.of, idx.ravel())
-                arrays += [codes, starts.reshape(idx.shape), lens.reshape(idx.shape)]
-            elif k == "member":
-                dt = np.int64 if a.role in ("length", "cell") else self.dtype
-                arrays.append(np.asarray(column(a, idx.ravel()), dtype=dt).reshape(idx.shape))
-            else:
-                arrays.append(_in_value_type(shared_value(a), self.dtype))
         out = np.empty((ngroups, PACK), dtype=np.float64)
         big = np.zeros((ngroups, PACK), dtype=self.dtype)
+        shared = {a.name: _in_value_type(shared_value(a), self.dtype) for a in self.args
+                  if self._travel(a) == "shared"}
         # groups are ordered largest first and handed out one at a time, so no
         # thread is left with all the long sequences
         previous = numba.set_parallel_chunksize(1)
         try:
-            with timings.computing():
-                self.module.batch(ngroups, *arrays, out, big)
+            for at in range(0, ngroups, SLICE):
+                part = idx[at:at + SLICE]
+                arrays = self._arrays(batch, column, shared, part)
+                with timings.computing():
+                    self.module.batch(len(part), *arrays, out[at:at + SLICE],
+                                      big[at:at + SLICE])
         finally:
             numba.set_parallel_chunksize(previous)
         res = np.empty(len(batch), dtype=np.float64)
         res[idx.ravel()] = out.ravel()
         redo = np.unique(idx.ravel()[big.ravel() >= LEAF]).tolist()
         return res, redo
+
+    def _arrays(self, batch, column, shared: dict, part: np.ndarray) -> list:
+        """The arguments of the groups ``part`` (task numbers, ``(groups, PACK)``):
+        their sequences padded into blocks, their numbers, and what every task
+        shares."""
+        arrays = []
+        for a in self.args:
+            k = self._travel(a)
+            if k == "seq":
+                arrays += _pack_seqs(*batch.seq_rows(a.of, part.ravel()), len(part))
+            elif k == "member":
+                dt = np.int64 if a.role in ("length", "cell") else self.dtype
+                arrays.append(np.asarray(column(a, part.ravel()), dtype=dt).reshape(part.shape))
+            else:
+                arrays.append(shared[a.name])
+        return arrays
 
 
 def _in_value_type(v, dtype: np.dtype):
@@ -338,17 +340,23 @@ def _in_value_type(v, dtype: np.dtype):
     return v
 
 
-# A group's sequences as the lane code reads them: a zero-padded ``(longest, lanes)``
-# block, lane ``l`` holding ``codes[starts[l]:starts[l] + lens[l]]`` (made per group
-# inside the driver's loop by :class:`PackRunner`).
-_LANE_BLOCK = """\
-@numba.njit(cache=True)
-def _lane_block(codes, starts, lens):
-    blk = np.zeros((lens.max(), lens.shape[0]), dtype=np.uint8)
-    for lane in range(lens.shape[0]):
-        at = starts[lane]
-        for j in range(lens[lane]):
-            blk[j, lane] = codes[at + j]
-    return blk
+def _pack_seqs(codes: np.ndarray, starts: np.ndarray, lens: np.ndarray, ngroups: int):
+    """Padded ``(length, PACK)`` blocks, one per group of ``PACK`` consecutive
+    rows (task ``r``'s residues at ``codes[starts[r]:starts[r] + lens[r]]``),
+    stacked, and each group's first row."""
+    longest = lens.reshape(ngroups, PACK).max(axis=1)
+    off = np.zeros(ngroups + 1, dtype=np.int64)
+    np.cumsum(longest, out=off[1:])
+    buf = np.zeros((max(int(off[-1]), 1), PACK), dtype=np.uint8)
+    _fill_lanes(codes, starts, lens, off, buf)
+    return [buf, off]
 
-"""
+
+@numba.njit(cache=True)
+def _fill_lanes(codes, starts, lens, off, buf):
+    lanes = buf.shape[1]
+    for r in range(len(lens)):
+        g, lane = r // lanes, r % lanes
+        base, at = off[g], starts[r]
+        for j in range(lens[r]):
+            buf[base + j, lane] = codes[at + j]

@@ -585,30 +585,31 @@ def test_a_helper_reading_the_length_of_its_own_sequence_falls_back_to_one_task_
     assert_same(got, want)
 
 
-def test_lanes_read_the_packed_sequences_and_pad_each_group_inside_the_loop():
-    """The driver is given the sequences' packed buffer (one dimension, as the tasks
-    hold it) with each lane's start and length, and pads a group's block inside its
-    parallel loop: no ``(rows, 16)`` padded copy of every group's sequences is made
-    before the loop (on a 105,000-protein search that copy was as large as the
-    database, and a query repeated in every lane as large again). The same map as
-    the 33-task case above, so no new code is compiled."""
+@pytest.mark.parametrize("size", [1, 2])
+def test_groups_run_a_slice_at_a_time_with_the_same_values(monkeypatch, size):
+    """The groups are packed and run ``SLICE`` at a time, so the padded sequences
+    (a query every lane reads padded into each) are held for one slice, never for
+    the whole map (on a 105,000-protein search that copy was as large as the
+    database, and the query's as large again). Values identical; the same map as
+    the 33-task case above (three groups), so no new code is compiled."""
     from tests.reference import blosum62_dict, gotoh_local
 
+    from dslc.cpu import packs
+
+    padded = []
+    pack_seqs = packs._pack_seqs
+
+    def recorded(codes, starts, lens, ngroups):
+        padded.append(ngroups)
+        return pack_seqs(codes, starts, lens, ngroups)
+    monkeypatch.setattr(packs, "_pack_seqs", recorded)
+    monkeypatch.setattr(packs, "SLICE", size)
     db = proteins(33, seed=33, hi=40)
     prog, engine = lane_program(GOTOH)
     got = values(prog.map("sw", blosum(prog), 10, 1, "HEAGAWGHEE", db))
+    assert variant(engine, "sw") is not None
     assert got == [gotoh_local("HEAGAWGHEE", t, blosum62_dict(), 10, 1) for t in db]
-    from numba.core import types
-
-    from dslc.cpu import modules
-
-    source = engine.packs.generated["sw"][1]
-    sigs = [sig for m in modules._LOADED.values()
-            if m._dslc_source.startswith(source) and hasattr(m, "batch")
-            for sig in m.batch.signatures]
-    arrays = [t for sig in sigs for t in sig if isinstance(t, types.Array)]
-    codes = [t for t in arrays if t.dtype == types.uint8]
-    assert sigs and codes and all(t.ndim == 1 for t in codes), arrays
+    assert padded and max(padded) <= size and len(padded) >= -(-3 // size)  # 3 groups
 
 
 def test_fewer_tasks_than_lanes_take_the_scalar_path():
