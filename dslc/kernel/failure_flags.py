@@ -34,9 +34,15 @@ CLEAR = ir.Store(ir.Load(FLAG, (ir.Name("tid"),), "global"), ir.Const(0))
 class Facts:
     """What a generator knows of its task that the body's records do not hold, for
     the passes that need it: the number of components of a tuple result (None: a
-    number), which names the helper the value is returned through."""
+    number), which names the helper the value is returned through; whether the
+    task's device functions hold a check (``functions``: lower() reads it off their
+    records, so a check set only inside a tile function is still returned through the
+    flag)."""
 
     width: int | None = None
+    # the strategy's device functions (the register tile's, which only the task calls)
+    # hold a check: read off their records by kernel.strategies.lower() when the pass runs
+    functions: bool = False
 
 
 def _flags(x) -> bool:
@@ -57,9 +63,9 @@ def holds_checks(stmts) -> bool:
 def failure_flags(stmts: tuple, facts: Facts) -> tuple:
     """``stmts`` with the task's failure flag cleared first and its final return
     (a ``kb.Return`` record) given through the flag, where the task holds a check
-    (else unchanged)."""
+    (else unchanged), or where a device function it calls does (``facts.functions``)."""
     stmts = tuple(stmts)
-    if not holds_checks(stmts):
+    if not (facts.functions or holds_checks(stmts)):
         return stmts
     if not stmts or not isinstance(stmts[-1], kb.Return):
         raise NotCompilable("a task without a final return")

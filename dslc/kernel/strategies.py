@@ -26,12 +26,12 @@ with its own parameters; the others run over the task alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from dslc.errors import InternalError
 from dslc.kernel import launch, value_type
-from dslc.kernel.failure_flags import Facts, failure_flags
+from dslc.kernel.failure_flags import Facts, failure_flags, holds_checks
 from dslc.kernel.guards import specialise
 from dslc.kernel.lane_groups import lane_groups
 from dslc.kernel.per_block import per_block
@@ -216,7 +216,7 @@ def lower(s: Strategy, body, target: str, known, facts: Facts = Facts(),
     for p in s.body:
         run = p.run
         if p.facts or p.needs:
-            arg = facts if p.facts else given[p.needs]
+            arg = _with_functions(facts, functions) if p.facts else given[p.needs]
             run = (lambda stmts, p=p, arg=arg: p.run(stmts, arg))
         before = _with(known, free)
         if p.binds:
@@ -224,6 +224,13 @@ def lower(s: Strategy, body, target: str, known, facts: Facts = Facts(),
         body.apply(run, target, before, after=_with(known, free))
         for fn, params in functions if p.functions else ():
             fn.apply(run, target, params)
+
+
+def _with_functions(facts: Facts, functions: tuple) -> Facts:
+    """``facts`` with whether the device functions hold a check, read off their
+    records as they stand when the pass runs (the task calls them: a check they set
+    must reach the task's flag)."""
+    return replace(facts, functions=any(holds_checks(fn.stmts) for fn, _ in functions))
 
 
 def _with(known, free: list):

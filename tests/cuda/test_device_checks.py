@@ -220,3 +220,32 @@ def test_a_tuple_sums_check_inside_a_lexicographic_min_takes_the_tasks_flag():
     task = CudaGenerator(prog.checked, plan).generate()[0].split("def task(")[1]
     assert "_F[tid] = 0" in task and "_undef_f(_F, tid, " in task
     assert "return _tresult2_f(_F, tid, " in task
+
+
+UNDEFINED_IN_A_TILE = """int f0(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | j < 1 = inf
+  | otherwise = ((f0(i, j - 1)) max (f0(i, j - 1))) max (f0(i, j - 1) * 0)
+"""
+
+
+@pytest.mark.parametrize("rows", [2, 3])
+def test_a_check_that_fails_only_inside_a_register_tile_function_is_reported(monkeypatch, rows):
+    """The register tile's checks sit in its device functions (``_tile_inner``,
+    ``_tile_edge``, ``_tile_head``), not in the task that calls them: the task must
+    still clear its flag and return through it, or a flagged task's value (here
+    ``inf max (inf * 0)``, which a device's ``max`` makes ``inf``) is printed as if it
+    were right. Found by the random-recurrence test of small register tiles."""
+    from dslc.errors import DslcError
+    from dslc.runtime.binding import bind_value
+    from dslc.runtime.script import backend_globals
+
+    monkeypatch.setenv("DSLC_CUDA_TILE", str(rows))
+    prog = dslc.compile(UNDEFINED_IN_A_TILE, backend="interp")
+    engine = cuda.CudaBackend(prog.checked, backend_globals(prog.checked))
+    f = prog.checked.functions["f0"]
+    tasks = [{p.name: bind_value(x, p.type, prog.checked, None)
+              for p, x in zip(f.calling_params, pair)} for pair in [("ACG", "TA"), ("", "")]]
+    with pytest.raises(DslcError, match="undefined arithmetic"):
+        engine.map("f0", tasks, None)
+    assert "register tile" in engine.strategy.get("f0", ""), engine.strategy
+    assert engine.map("f0", tasks[1:], None) == [math.inf]  # j = 0: no check fails
