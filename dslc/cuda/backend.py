@@ -741,8 +741,8 @@ class CudaBackend:
             a, b = int(bounds[g]), int(bounds[g + 1])
             ids, twin = order[a:b], int(twins[g])
             if twin == g:
-                head = ({n: gather.take(v, ids) for n, v in batch.lengths.items() if n not in constant},
-                        len(out), None)
+                head = ({n: gather.take(v, ids) for n, v in batch.lengths.items()
+                         if n not in constant}, len(out), None)
             lens = {n: np.broadcast_to(v[ids[0]], b - a) if n in constant else head[0][n]
                     for n, v in batch.lengths.items()}
             cuts = self._cut(b - a, lens, piece, budget, plan, storage, dtype)

@@ -9,7 +9,8 @@ every input size.
 Expressions are integer (or, for guards, boolean) and render to Python source
 with ``to_python()`` - with only the parentheses Python needs, so the text is
 also readable in ``dslc explain`` - and can be evaluated directly by their
-``eval`` method, given the variables' values (no text is evaluated). Statements are ``For`` (inclusive bounds), ``Body``, ``Guard``
+``eval`` method, given the variables' values (no text is evaluated).
+Statements are ``For`` (inclusive bounds), ``Body``, ``Guard``
 and ``Call`` (one statement instance: compute a function at a point);
 :func:`execute` interprets them, which is how tests check a loop nest
 without generating code.
