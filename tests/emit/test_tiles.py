@@ -28,13 +28,19 @@ int top(seq[dna] s, seq[dna] t) =
 """
 
 
-def _generated(source: str, entry: str, values: list, kind: str, request=None):
+def _generator(source: str, entry: str, values: list, kind: str, request=None):
+    """A float32 register tile of 2 rows for the case and its generated source
+    (the generator then holds its tile functions' records)."""
     prog = dslc.compile(source, backend="interp")
     args = bind_call(prog.checked.functions[entry], values, prog.checked, None) \
         if kind == "value" else values
     plan = lower(prog.checked, entry, kind, args, request).task
     gen = TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=2, dtype="float32")
-    return ast.parse(gen.generate()[0])
+    return gen, gen.generate()[0]
+
+
+def _generated(source: str, entry: str, values: list, kind: str, request=None):
+    return ast.parse(_generator(source, entry, values, kind, request)[1])
 
 
 def _cases():
@@ -141,12 +147,7 @@ def test_the_tile_functions_call_their_head_and_return_through_records():
     ``Tuple`` returned), not text: the verifier reads the names they hand over."""
     from dslc.kernel import body as kb
     from dslc.kernel import ir
-    source, entry, values, kind, request = _cases()[0]
-    prog = dslc.compile(source, backend="interp")
-    args = bind_call(prog.checked.functions[entry], values, prog.checked, None)
-    plan = lower(prog.checked, entry, kind, args, request).task
-    gen = TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=2, dtype="float32")
-    gen.generate()
+    gen = _generator(*_cases()[0])[0]
     functions = {fn.name: fn.body.stmts for fn in gen.tile_functions}
     assert all(isinstance(body[-1], kb.Return) for body in functions.values())
     heads = [s for s in functions["_tile_inner"] if isinstance(s, ir.Assign)
@@ -165,12 +166,7 @@ def test_the_fused_reductions_step_and_bound_tests_are_records():
     from dslc.kernel import body as kb
     from dslc.kernel import ir
     from dslc.kernel.verify import verify_body
-    source, entry, values, kind, request = _cases()[2]
-    prog = dslc.compile(source, backend="interp")
-    args = bind_call(prog.checked.functions[entry], values, prog.checked, None)
-    plan = lower(prog.checked, entry, kind, args, request).task
-    gen = TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=2, dtype="float32")
-    gen.generate()
+    gen = _generator(*_cases()[2])[0]
     fn = next(fn for fn in gen.tile_functions if fn.name == "_tile_inner")
     stmts = list(ir.walk(fn.body.stmts))
     assert not any(isinstance(s, kb.Line) for s in stmts)
