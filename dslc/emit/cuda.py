@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dslc.kernel import ir
 from dslc.kernel import launch
-from dslc.kernel.failure_flags import Facts, holds_checks
+from dslc.kernel.failure_flags import Facts, functions_hold_checks, holds_checks
 from dslc.kernel.strategies import BY_KEY, launch_passes, lower, of_generator
 from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator, printed
@@ -166,7 +166,7 @@ class CudaGenerator(CpuGenerator):
         function it calls: the task takes its failure flag, per-task storage from the
         launch."""
         functions = self.device_functions()
-        checks = holds_checks(body.stmts) or any(holds_checks(fn.stmts) for fn, _ in functions)
+        checks = holds_checks(body.stmts) or functions_hold_checks(functions)
         if self.pr.fails() and not checks:  # a check only in text: no flag would report it
             raise NotCompilable("a run-time check spelled as text, unseen by the failure flags")
         if checks:

@@ -60,6 +60,13 @@ def holds_checks(stmts) -> bool:
     return bool(walk.leaves(stmts, _flags))
 
 
+def functions_hold_checks(functions) -> bool:
+    """Does any of a strategy's device functions (``(Lines, parameters)`` pairs, the
+    register tile's) hold a check? Their calls are not marked ``flagged`` (the tile
+    functions take the flag among their own parameters), so the task learns it here."""
+    return any(holds_checks(fn.stmts) for fn, _ in functions)
+
+
 def failure_flags(stmts: tuple, facts: Facts) -> tuple:
     """``stmts`` with the task's failure flag cleared first and its final return
     (a ``kb.Return`` record) given through the flag, where the task holds a check

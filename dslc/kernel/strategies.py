@@ -31,7 +31,7 @@ from typing import Callable
 
 from dslc.errors import InternalError
 from dslc.kernel import launch, value_type
-from dslc.kernel.failure_flags import Facts, failure_flags, holds_checks
+from dslc.kernel.failure_flags import Facts, failure_flags, functions_hold_checks
 from dslc.kernel.guards import specialise
 from dslc.kernel.lane_groups import lane_groups
 from dslc.kernel.per_block import per_block
@@ -230,7 +230,7 @@ def _with_functions(facts: Facts, functions: tuple) -> Facts:
     """``facts`` with whether the device functions hold a check, read off their
     records as they stand when the pass runs (the task calls them: a check they set
     must reach the task's flag)."""
-    return replace(facts, functions=any(holds_checks(fn.stmts) for fn, _ in functions))
+    return replace(facts, functions=functions_hold_checks(functions))
 
 
 def _with(known, free: list):

@@ -24,18 +24,20 @@ _POOL: list = []  # the process's pool, made on first use
 os.register_at_fork(after_in_child=_POOL.clear)  # a forked child has none of the threads
 
 
-def _pool() -> ThreadPoolExecutor | None:
+def _threads() -> int:
+    return min(PIECES, os.cpu_count() or 1)
+
+
+def _pool() -> ThreadPoolExecutor:
     if not _POOL:
-        n = min(PIECES, os.cpu_count() or 1)
-        _POOL.append(ThreadPoolExecutor(n, thread_name_prefix="dslc-gather") if n > 1 else None)
+        _POOL.append(ThreadPoolExecutor(_threads(), thread_name_prefix="dslc-gather"))
     return _POOL[0]
 
 
 def _pieces(n: int) -> list[slice] | None:
-    pool = _pool()
-    if n < PARALLEL or pool is None:
+    k = _threads()
+    if n < PARALLEL or k < 2:
         return None
-    k = pool._max_workers
     cuts = [n * i // k for i in range(k + 1)]
     return [slice(a, b) for a, b in zip(cuts, cuts[1:])]
 
