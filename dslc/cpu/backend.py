@@ -172,12 +172,14 @@ class CpuBackend:
         except (IndexError, ValueError, ZeroDivisionError, Inexact):
             return self._rerun(func, lambda: self.interp.table(func, calling, span, description))
 
-    def tables(self, func: str, callings: list, span, description: str = "") -> list:
+    def tables(self, func: str, callings: list, span, description: str = "",
+               after=None) -> list:
         """For each binding of ``callings``, ``func``'s whole table and the others
-        its sweep fills, as numbers read cell by cell (dslc.cpu.tables)."""
+        its sweep fills, as numbers read cell by cell (dslc.cpu.tables; ``after``
+        there)."""
         from dslc.cpu.tables import whole_tables
         try:
-            return whole_tables(self, func, callings, span, description)
+            return whole_tables(self, func, callings, span, description, after)
         except MemoryError:
             raise out_of_memory(func, span) from None
 

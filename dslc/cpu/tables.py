@@ -20,11 +20,14 @@ from dslc.lang import types as T
 from dslc.interp.tables import MISSING, Numbers
 
 
-def whole_tables(cpu, func: str, callings: list, span, description: str = "") -> list[dict]:
+def whole_tables(cpu, func: str, callings: list, span, description: str = "",
+                 after=None) -> list[dict]:
     """For each binding in ``callings``: ``{function: table}`` with ``func``'s whole
     table and the others of its sweep, each :class:`Numbers` or, where nothing was
     compiled or the compiled sweep stopped, the interpreter's values (the backend's
-    ``table``: its answer, or its error)."""
+    ``table``: its answer, or its error). ``after``: given each sweep's
+    ``{function: Numbers}`` on the thread that filled them, while they are in that
+    core's cache (a walk's first reads made there, dslc.trace.ahead)."""
     if not callings:
         return []
     for calling in callings:
@@ -42,7 +45,10 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "") ->
             raw = module.task(*bound)
         except (IndexError, ValueError, ZeroDivisionError):
             return None  # the backend's table says what stopped it
-        return {n: Numbers(r, *readers[n]) for n, r in zip(names, raw)}
+        got = {n: Numbers(r, *readers[n]) for n, r in zip(names, raw)}
+        if after is not None:
+            after(got)
+        return got
 
     bound = [cpu._task_args(argnames, c, windows, None) for c in callings]  # (Python: here)
     with timings.computing():

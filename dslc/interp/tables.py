@@ -13,7 +13,7 @@ itself is reported instead of looping forever.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -49,11 +49,13 @@ class Numbers:
     tuple's components one more dimension); ``one`` a raw cell as the
     interpreter's value, MISSING where the number is not that value exactly (NaN:
     a check the code met; an int beyond 2^53); ``many`` the same of an array of
-    cells, None where any has no exact value."""
+    cells, None where any has no exact value; ``ahead`` what was read off ``raw``
+    where it was filled, before a walk asked (dslc.trace.ahead)."""
 
     raw: np.ndarray
     one: Callable
     many: Callable
+    ahead: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 class Table:

@@ -31,6 +31,7 @@ from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.interp.compile import shares_table, span_text
 from dslc.interp.tables import MISSING, demand
+from dslc.trace import ahead
 from dslc.trace.choice import Choice, fold as _fold, same as _same
 
 
@@ -266,6 +267,7 @@ class Tracer:
         self._chains: dict = {}
         self._seqs: dict = {}
         self._recs: dict = {}
+        self.reads = ahead.Reads()  # whole-table reads, made where tables are filled
 
     # ------------------------------------------------------------ the walk
     def derive(self, func: str, env: dict, table=None, rec: tuple | None = None) -> Derivation:
@@ -485,12 +487,25 @@ class Tracer:
         if index is None:
             return None
         if table.numbers is not None:
-            return _numeric_block(inner, table.numbers, index, axes, span)
+            return self._numeric_block(inner, table, index, axes, span)
         block = table.region(index)
         rows = (block if axes[0] < axes[1] else block.T).tolist()
         if not table.whole and any(None in r for r in rows):
             return None
         return list(span), [_extreme(inner, r) for r in rows]
+
+    def _numeric_block(self, inner, table, index: tuple, axes: tuple, span):
+        """``_block`` over a table of numbers: each row's extreme taken on the numbers
+        and only those converted (a conversion that keeps order: exact ints, floats);
+        None where a cell has no exact value or a cell is a tuple (the generic path).
+        Read where the table was filled if that read was made ahead (dslc.trace.ahead),
+        and learned so that later tables of the function are read there."""
+        numbers = table.numbers
+        self.reads.learn(table.func.name, inner.op, axes, index, numbers.raw.shape)
+        got = numbers.ahead.get(ahead.key(inner.op, axes, index), MISSING)
+        if got is MISSING:
+            got = ahead.row_extremes(inner.op, numbers, index, axes)
+        return None if got is None else (list(span), _Row(*got))
 
     def _block_axes(self, e):
         """For ``_block``: the callee's axes of the outer and the inner variable."""
@@ -733,19 +748,6 @@ def _var_axis(interp, call: tir.Call, var: str):
 
 def _local(x, var: str) -> bool:
     return isinstance(x, tir.Var) and x.scope == "local" and x.name == var
-
-
-def _numeric_block(inner, numbers, index: tuple, axes: tuple, span):
-    """``_block`` over a table of numbers: each row's extreme taken on the numbers
-    and only those converted (a conversion that keeps order: exact ints, floats);
-    None where a cell has no exact value or a cell is a tuple (the generic path)."""
-    block = numbers.raw[index]
-    if block.ndim != 2:
-        return None
-    block = block if axes[0] < axes[1] else block.T
-    best = block.max(axis=1) if inner.op == "max" else block.min(axis=1)
-    rows = numbers.many(best)
-    return None if rows is None else (list(span), _Row(best, rows))
 
 
 class _Row:

@@ -153,7 +153,7 @@ class TraceRunner:
         for name, ks in by_func.items():
             callings = [_calling(opened[k]) for k in ks]
             with self.backend_lock:
-                filled = tables(name, callings, span, "trace")
+                filled = tables(name, callings, span, "trace", self.tracer.reads.ahead)
             for k, calling, got in zip(ks, callings, filled):
                 out[k] = _keyed(self.tracer.interp, calling, got)
         return out
@@ -205,6 +205,7 @@ class TraceRunner:
         tables = getattr(engine, "tables", None)
         interp = self.tracer.interp
         lock = self.backend_lock
+        reads_ahead = self.tracer.reads.ahead
 
         def fill(table) -> None:
             if not _fillable(table):
@@ -218,7 +219,8 @@ class TraceRunner:
                             got = {table.func.name: engine.table(table.func.name, calling,
                                                                  span, "trace")}
                         else:
-                            got = tables(table.func.name, [calling], span, "trace")[0]
+                            got = tables(table.func.name, [calling], span, "trace",
+                                         reads_ahead)[0]
                 except DslcError:
                     return  # the interpreter computes the cells it needs, and says why not
                 ready.update(_keyed(interp, calling, got))

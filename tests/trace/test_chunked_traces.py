@@ -35,9 +35,9 @@ def test_chunks_give_the_derivations_traced_together(programs, monkeypatch, chun
     fills = []
     whole_tables = dslc.cpu.tables.whole_tables
 
-    def counted(cpu_, func, callings, span, description=""):
+    def counted(cpu_, func, callings, span, description="", after=None):
         fills.append(len(callings))
-        return whole_tables(cpu_, func, callings, span, description)
+        return whole_tables(cpu_, func, callings, span, description, after)
     monkeypatch.setattr(dslc.cpu.tables, "whole_tables", counted)
     cpu.trace("sw", *CALLS[0])  # (the runner made)
     fills.clear()
@@ -102,11 +102,11 @@ def test_the_next_chunk_is_filled_while_this_one_is_walked(programs, monkeypatch
 
     whole_tables, fills = dslc.cpu.tables.whole_tables, []
 
-    def second_fails(cpu_, func, callings, span, description=""):
+    def second_fails(cpu_, func, callings, span, description="", after=None):
         fills.append(len(callings))
         if len(fills) == 2:
             raise DslcError("the second chunk's fill failed")
-        return whole_tables(cpu_, func, callings, span, description)
+        return whole_tables(cpu_, func, callings, span, description, after)
     monkeypatch.setattr(dslc.cpu.tables, "whole_tables", second_fails)
     events.clear()
     with pytest.raises(DslcError, match="second chunk's fill failed"):
@@ -129,3 +129,38 @@ def test_a_deep_programs_thread_fills_its_chunks_itself(programs):
     assert here._future is not None and there._future is None
     assert [sorted(d) for d in here.result()] == [sorted(d) for d in there.result()]
 
+
+
+def test_a_walks_first_read_is_made_where_its_table_was_filled(programs, monkeypatch):
+    """The entry's whole-table read (each row's best, dslc.trace.ahead) is learned from
+    a walk and made by the threads that fill later tables, once per hit: the walks
+    take it from there instead of reading the table again, with the same derivations."""
+    import threading
+
+    import dslc.trace.ahead as ahead
+
+    cpu, interp, want = programs
+    cpu.trace("sw", *CALLS[0])  # (learned: the read a walk of sw makes)
+    cpu._trace_runner.chunk = 2
+    made, read = [], ahead.row_extremes
+    monkeypatch.setattr(ahead, "row_extremes", lambda *a: (
+        made.append(threading.current_thread().name), read(*a))[1])
+    assert [d.steps for d in cpu.traces("sw", CALLS)] == [d.steps for d in want]
+    assert len(made) == len(CALLS)  # once per hit: no walk read its table again
+    assert sum(name.startswith("dslc-tables") for name in made) >= len(CALLS) - 1
+
+
+def test_a_read_ahead_that_does_not_match_costs_no_value(programs):
+    """A learned read that no walk makes (another operator and box) is made ahead and
+    kept under its own key, never taken for the walk's read."""
+    from dslc.trace.ahead import _absolute, _relative
+
+    cpu, interp, want = programs
+    cpu.trace("sw", *CALLS[0])
+    runner = cpu._trace_runner
+    runner.chunk = 2
+    runner.tracer.reads.learn("h", "min", (1, 0), (slice(1, 3), slice(2, 9)), (10, 12))
+    assert [d.steps for d in cpu.traces("sw", CALLS)] == [d.steps for d in want]
+    box = (slice(1, 3), slice(0, 9), 4)
+    assert _absolute(_relative(box, (10, 12, 5)), (10, 12, 5)) == box
+    assert _absolute(_relative(box, (10, 12, 5)), (2, 12, 5)) is None  # (rows 1..9 of 2)

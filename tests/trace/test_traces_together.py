@@ -21,9 +21,9 @@ def test_traces_together_equal_traces_one_by_one(monkeypatch):
     fills = []
     whole_tables = dslc.cpu.tables.whole_tables
 
-    def counted(cpu_, func, callings, span, description=""):
+    def counted(cpu_, func, callings, span, description="", after=None):
         fills.append((func, len(callings)))
-        return whole_tables(cpu_, func, callings, span, description)
+        return whole_tables(cpu_, func, callings, span, description, after)
     monkeypatch.setattr(dslc.cpu.tables, "whole_tables", counted)
     together = cpu.traces("sw", calls)
     assert fills == [("h", len(calls))]  # h, e and f of every call: one sweep each, one call

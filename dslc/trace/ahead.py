@@ -1,0 +1,97 @@
+"""A walk's first reduction read off a table where the table was filled.
+
+A search's entry point, ``max(i in ... : max(j in ... : h(i, j)))``, makes a traceback
+start by reading a whole table: each row's extreme (:func:`row_extremes`). Done by the
+walk, that read comes after the fill, on the walk's thread, from memory another core
+wrote; it was the largest part of a hit's walk on a 16-core machine. So the tracer
+learns which such reads its walks make (:class:`Reads`: per function, the operator,
+the axes and the box relative to the table's extents) and the threads that fill a
+chunk's tables make the same reads right after each sweep (:meth:`Reads.ahead`), where
+the table is still in that core's cache, keeping each result on the table's numbers
+(``Numbers.ahead``) under the exact read it answers. The walk takes a kept result
+only where its own read is that one; any other read, or a table filled before a
+read was learned, is computed by the walk as before. A guess can cost time, never
+a value.
+"""
+
+from __future__ import annotations
+
+import threading
+
+_KEEP = 4  # reads remembered per function (a program's entry makes one or two)
+
+
+class Reads:
+    """The whole-table reads walks made, per function, to be made ahead."""
+
+    def __init__(self):
+        self._seen: dict[str, list] = {}
+        self._lock = threading.Lock()  # (learned on the walk's thread, read on the fill's)
+
+    def learn(self, func: str, op: str, axes: tuple, index: tuple, shape: tuple) -> None:
+        """A walk read ``index`` of ``func``'s table (numbers of ``shape``) by ``op``."""
+        read = (op, axes, _relative(index, shape))
+        with self._lock:
+            seen = self._seen.setdefault(func, [])
+            if read in seen:
+                return
+            seen.append(read)
+            del seen[:-_KEEP]
+
+    def ahead(self, tables: dict) -> None:
+        """Every learned read of each ``{function: Numbers}`` of one sweep, kept on
+        its numbers (run on the thread that filled them)."""
+        for func, numbers in tables.items():
+            with self._lock:
+                reads = list(self._seen.get(func, ()))
+            kept = getattr(numbers, "ahead", None)
+            if kept is None:
+                continue  # (the interpreter's values: nothing to read ahead)
+            for op, axes, relative in reads:
+                index = _absolute(relative, numbers.raw.shape)
+                if index is not None:
+                    kept[key(op, axes, index)] = row_extremes(op, numbers, index, axes)
+
+
+def key(op: str, axes: tuple, index: tuple) -> tuple:
+    """A read's key (slices made hashable)."""
+    return (op, axes, tuple((x.start, x.stop) if isinstance(x, slice) else x for x in index))
+
+
+def row_extremes(op: str, numbers, index: tuple, axes: tuple):
+    """``(extremes, values)``: the extreme of each row of the 2-D block ``index`` of
+    ``numbers`` along ``axes[1]`` (rows along ``axes[0]``) as numbers and as the
+    interpreter's values, or None where the block is not 2-D (a tuple's components)
+    or a row's extreme has no exact value (the walk's generic path says why)."""
+    block = numbers.raw[index]
+    if block.ndim != 2:
+        return None
+    block = block if axes[0] < axes[1] else block.T
+    best = block.max(axis=1) if op == "max" else block.min(axis=1)
+    values = numbers.many(best)
+    return None if values is None else (best, values)
+
+
+def _relative(index: tuple, shape: tuple) -> tuple:
+    """``index`` with each slice's ends from the start and from the end of its axis
+    (a table's extents differ from hit to hit; the box the entry reads moves with them)."""
+    return tuple(("slice", x.start, x.stop - n) if isinstance(x, slice) else ("at", x)
+                 for x, n in zip(index, shape))
+
+
+def _absolute(relative: tuple, shape: tuple) -> tuple | None:
+    """``_relative`` undone for a table of ``shape``; None where it does not fit."""
+    if len(relative) > len(shape):
+        return None
+    out = []
+    for r, n in zip(relative, shape):
+        if r[0] == "at":
+            if not 0 <= r[1] < n:
+                return None
+            out.append(r[1])
+        else:
+            start, stop = r[1], n + r[2]
+            if not 0 <= start < stop <= n:
+                return None
+            out.append(slice(start, stop))
+    return tuple(out)
