@@ -400,6 +400,7 @@ class Walks:
         self.compile_s = 0.0  # seconds spent planning and loading walks (measured)
         self.steps = 0  # steps walked by compiled code (the benchmark and tests read it)
         self.lock = threading.Lock()  # around planning (the runner's: dslc.trace.run)
+        self._kept = threading.local()  # each thread's walk arrays (_room)
 
     def shape(self, name: str) -> Shape:
         hit = self._shapes.get(name)
@@ -431,9 +432,7 @@ class Walks:
         cap = 4 * (sum(sum(t.extents) for t in tables) + 4)
         q = list(rec) + [0] * (shape.rank - len(rec))
         while True:
-            st = np.empty((cap, shape.rank + 2), np.int64)
-            sv = np.empty(cap, np.float64)
-            ch = np.empty((cap * len(shape.decode) + 1, 3), np.int64)
+            st, sv, ch = self._room(cap, shape.rank, len(shape.decode))
             try:
                 ns, nc, status = fn(*bound, *raws, shape.fid[table.func.name], *q, st, sv, ch)
             except Exception:  # noqa: BLE001 (a failed check: the interpreter's error)
@@ -446,6 +445,19 @@ class Walks:
         got = self._steps(shape, tables, st[:ns].copy(), sv[:ns], ch[:nc])  # (kept: no slack)
         self.steps += 0 if got is None else len(got)
         return got
+
+    def _room(self, cap: int, rank: int, decode: int) -> tuple:
+        """The arrays a walk records its steps, values and choices in, for ``cap``
+        steps: kept between walks on this thread and grown, never shrunk (fresh
+        arrays of about 2 MB a hit took their pages' first touches on every walk);
+        nothing a walk returns is a view of them (``walk`` copies what it keeps)."""
+        have = getattr(self._kept, "arrays", None)
+        if have is None or have[0] < cap or have[1:3] != (rank, decode):
+            have = self._kept.arrays = (cap, rank, decode,
+                                        np.empty((cap, rank + 2), np.int64),
+                                        np.empty(cap, np.float64),
+                                        np.empty((cap * decode + 1, 3), np.int64))
+        return have[3][:cap], have[4][:cap], have[5][:cap * decode + 1]
 
     def _steps(self, shape, tables, st, sv, ch):
         """The :class:`Walked` record of the steps walked: each cell's value converted

@@ -82,7 +82,8 @@ class TraceRunner:
 
     def traces(self, func: str, calls: list, span) -> list[Derivation]:
         """The derivations of ``func`` at each ``(args, final)`` of ``calls``
-        (as :meth:`trace`), in chunks of ``chunk`` calls (default :func:`chunk_size`):
+        (as :meth:`trace`), in chunks of ``chunk`` calls (default :func:`chunk_size`,
+        the first chunk then half of it: :func:`_parts`):
         the first table of every walk of a chunk filled in one backend call, and each
         walk's tables released once it is walked, so that a later chunk's fill
         reuses their memory instead of touching fresh pages. The next chunk's tables
@@ -90,7 +91,7 @@ class TraceRunner:
         the backend's threads, the walks here."""
         size = max(1, self.chunk or (chunk_size() if hasattr(self.engine, "tables")
                                      else len(calls)))  # (without a fill: one chunk)
-        parts = [calls[at: at + size] for at in range(0, len(calls), size)]
+        parts = _parts(calls, size, size if self.chunk else max(2, size // 2))
         out: list = []
         if self.engine is not None:
             keep_freed_memory()
@@ -267,6 +268,14 @@ def _ahead_thread():
     if not _AHEAD:
         _AHEAD.append(concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dslc-ahead"))
     return _AHEAD[0]
+
+
+def _parts(calls: list, size: int, first: int) -> list[list]:
+    """``calls`` in chunks of ``size``, the first of ``first``: nothing is walked
+    while the first chunk fills, so by default it is half a chunk (one sweep per
+    thread), and the walks start after one sweep's time instead of two."""
+    head = [calls[:first]] if calls else []
+    return head + [calls[at: at + size] for at in range(first, len(calls), size)]
 
 
 def chunk_size() -> int:

@@ -164,3 +164,23 @@ def test_a_read_ahead_that_does_not_match_costs_no_value(programs):
     box = (slice(1, 3), slice(0, 9), 4)
     assert _absolute(_relative(box, (10, 12, 5)), (10, 12, 5)) == box
     assert _absolute(_relative(box, (10, 12, 5)), (2, 12, 5)) is None  # (rows 1..9 of 2)
+
+
+def test_by_default_the_first_chunk_is_half_a_chunk(programs, monkeypatch):
+    """Nothing is walked while the first chunk fills: by default it is half of
+    chunk_size() (one sweep per thread), the rest in whole chunks."""
+    import dslc.trace.run as run
+
+    cpu, interp, want = programs
+    fills, whole_tables = [], dslc.cpu.tables.whole_tables
+
+    def counted(cpu_, func, callings, span, description="", after=None):
+        fills.append(len(callings))
+        return whole_tables(cpu_, func, callings, span, description, after)
+    cpu.trace("sw", *CALLS[0])
+    cpu._trace_runner.chunk = 0
+    monkeypatch.setattr(run, "chunk_size", lambda: 4)
+    monkeypatch.setattr(dslc.cpu.tables, "whole_tables", counted)
+    assert [d.steps for d in cpu.traces("sw", CALLS)] == [d.steps for d in want]
+    assert fills == [2, 3]
+    assert run._parts(list(range(7)), 4, 2) == [[0, 1], [2, 3, 4, 5], [6]]
