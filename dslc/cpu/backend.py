@@ -471,17 +471,23 @@ class CpuBackend:
             return int(v)
         return v
 
-    def _all_results(self, raw, ret):
-        """``_result`` of every cell at once (a traceback fills whole tables per hit)."""
+    def exact_results(self, raw, ret) -> bool:
+        """Is every number of ``raw`` its cell's value exactly (no NaN, no int at or
+        beyond 2^53), so that ``result`` converts each without ``Inexact``?"""
         flat = np.asarray(raw, dtype=np.float64).ravel()
         if np.isnan(flat).any():
+            return False
+        return ret != T.INT or not (np.abs(flat[np.isfinite(flat)]) >= EXACT).any()
+
+    def _all_results(self, raw, ret):
+        """``_result`` of every cell at once (a traceback fills whole tables per hit)."""
+        if not self.exact_results(raw, ret):
             raise Inexact()
+        flat = np.asarray(raw, dtype=np.float64).ravel()
         if ret != T.INT:
             return flat.astype(object).reshape(raw.shape)  # Python floats
         finite = np.isfinite(flat)
         ints = np.where(finite, flat, 0.0)
-        if (np.abs(ints) >= EXACT).any():
-            raise Inexact()
         out = ints.astype(np.int64).astype(object)  # Python ints, then the few infinities
         inf = np.flatnonzero(~finite)
         out[inf] = flat[inf].astype(object)

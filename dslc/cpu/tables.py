@@ -61,7 +61,7 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "",
 
 
 def _reader(cpu, func: str, span):
-    """``Numbers.one`` and ``Numbers.many`` of ``func``'s cells: the backend's own
+    """``Numbers.one``, ``many`` and ``exact`` of ``func``'s cells: the backend's own
     conversion of compiled results, MISSING (None) where it has no exact value."""
     ret = cpu.program.functions[func].ret
 
@@ -78,7 +78,10 @@ def _reader(cpu, func: str, span):
             return cpu._all_results(block, ret)
         except Inexact:
             return None
-    return one, many
+
+    def exact(block) -> bool:
+        return not isinstance(ret, T.TupleT) and cpu.exact_results(block, ret)
+    return one, many, exact
 
 
 def _each(block, convert):

@@ -49,12 +49,15 @@ class Numbers:
     tuple's components one more dimension); ``one`` a raw cell as the
     interpreter's value, MISSING where the number is not that value exactly (NaN:
     a check the code met; an int beyond 2^53); ``many`` the same of an array of
-    cells, None where any has no exact value; ``ahead`` what was read off ``raw``
-    where it was filled, before a walk asked (dslc.trace.ahead)."""
+    cells, None where any has no exact value; ``exact`` whether every cell of an
+    array of them has its exact value (so ``one`` converts any of them; None: not
+    known, ``many`` decides); ``ahead`` what was read off ``raw`` where it was
+    filled, before a walk asked (dslc.trace.ahead)."""
 
     raw: np.ndarray
     one: Callable
     many: Callable
+    exact: Callable | None = None
     ahead: dict = field(default_factory=dict, repr=False, compare=False)
 
 

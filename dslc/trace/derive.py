@@ -449,6 +449,11 @@ class Tracer:
         env[e.var] = span[0]
         kind, table, rec = self._callee(e.body, cf, env)
         index = _region(table, rec, {axis: span})
+        numbers = table.numbers if table.whole else None
+        if index is not None and numbers is not None and numbers.exact is not None:
+            raw = numbers.raw[index]  # (every number exact: only the chosen one converted)
+            if raw.ndim == 1 and numbers.exact(raw):
+                return list(span), _Row(raw, _OneByOne(raw, numbers.one))
         values = None if index is None else table.region(index)
         if values is None:
             return None
@@ -753,7 +758,8 @@ def _local(x, var: str) -> bool:
 class _Row:
     """A max/min reduction's elements' values read off a table's numbers: ``raw``
     the numbers (1-D), ``values`` each as the interpreter's value (every one exact:
-    ``Numbers.many`` gave them). The reduction's chosen element is found on the
+    ``Numbers.many`` gave them, or ``_OneByOne`` gives them where ``Numbers.exact``
+    said so). The reduction's chosen element is found on the
     numbers: the first extreme number is the first element whose value is the
     extreme (``_extreme``, ``_first_same``: an exact conversion keeps order and
     equality), without making the values a list and comparing them in Python."""
@@ -767,6 +773,19 @@ class _Row:
         """The chosen element's position and its value."""
         k = int(self.raw.argmax() if op == "max" else self.raw.argmin())
         return k, self.values[k]
+
+
+class _OneByOne:
+    """A row's numbers as the interpreter's values, each converted when read (every
+    one exact: ``Numbers.exact`` said so): a reduction reads only its chosen one."""
+
+    __slots__ = ("raw", "one")
+
+    def __init__(self, raw, one):
+        self.raw, self.one = raw, one
+
+    def __getitem__(self, k: int):
+        return self.one(self.raw[k])
 
 
 def _region(table, rec: tuple, spans: dict):
