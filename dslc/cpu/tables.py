@@ -25,7 +25,7 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "",
     """For each binding in ``callings``: ``{function: table}`` with ``func``'s whole
     table and the others of its sweep, each :class:`Numbers` or, where nothing was
     compiled or the compiled sweep stopped, the interpreter's values (the backend's
-    ``table``: its answer, or its error). ``after``: given each sweep's binding and
+    ``table``: its answer, or its error). ``after``: given each sweep's
     ``{function: Numbers}`` on the thread that filled them, while they are in that
     core's cache (a walk's first reads made there, dslc.trace.ahead)."""
     if not callings:
@@ -40,22 +40,22 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "",
     names = module.TABLES
     readers = {n: _reader(cpu, n, span) for n in names}
 
-    def sweep(k):
+    def sweep(bound):
         try:
-            raw = module.task(*bound[k])
+            raw = module.task(*bound)
         except (IndexError, ValueError, ZeroDivisionError):
             return None  # the backend's table says what stopped it
         got = {n: Numbers(r, *readers[n]) for n, r in zip(names, raw)}
         if after is not None:
-            after(callings[k], got)
+            after(got)
         return got
 
     bound = [cpu._task_args(argnames, c, windows, None) for c in callings]  # (Python: here)
     with timings.computing():
         if len(bound) == 1:
-            filled = [sweep(0)]
+            filled = [sweep(bound[0])]
         else:
-            filled = list(_pool().map(sweep, range(len(bound))))
+            filled = list(_pool().map(sweep, bound))
     return [got if got is not None else {func: cpu.table(func, c, span, description)}
             for c, got in zip(callings, filled)]
 

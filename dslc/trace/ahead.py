@@ -4,16 +4,14 @@ A search's entry point, ``max(i in ... : max(j in ... : h(i, j)))``, makes a tra
 start by reading a whole table: each row's extreme (:func:`row_extremes`). Done by the
 walk, that read comes after the fill, on the walk's thread, from memory another core
 wrote; it was the largest part of a hit's walk on a 16-core machine. So the tracer
-learns which such reads its walks make (:class:`Reads`: per function, the operators,
+learns which such reads its walks make (:class:`Reads`: per function, the operator,
 the axes and the box relative to the table's extents) and the threads that fill a
 chunk's tables make the same reads right after each sweep (:meth:`Reads.ahead`), where
 the table is still in that core's cache, keeping each result on the table's numbers
 (``Numbers.ahead``) under the exact read it answers. The walk takes a kept result
 only where its own read is that one; any other read, or a table filled before a
 read was learned, is computed by the walk as before. A guess can cost time, never
-a value. The same threads then walk from the cell the read chose, by the compiled
-walk (dslc.trace.jit, ``Walks.ahead``), which the walk takes only where it starts
-from that cell with the same code and tables.
+a value.
 """
 
 from __future__ import annotations
@@ -29,15 +27,10 @@ class Reads:
     def __init__(self):
         self._seen: dict[str, list] = {}
         self._lock = threading.Lock()  # (learned on the walk's thread, read on the fill's)
-        # what follows a read made ahead: (function, binding, the sweep's tables, the
-        # cell it chose), run on the same thread (dslc.trace.jit: the compiled walk)
-        self.then = None
 
-    def learn(self, func: str, op: str, axes: tuple, index: tuple, shape: tuple,
-              outer: str) -> None:
-        """A walk read ``index`` of ``func``'s table (numbers of ``shape``) by ``op``,
-        each row's extreme, then chose a row by ``outer``."""
-        read = (op, axes, _relative(index, shape), outer)
+    def learn(self, func: str, op: str, axes: tuple, index: tuple, shape: tuple) -> None:
+        """A walk read ``index`` of ``func``'s table (numbers of ``shape``) by ``op``."""
+        read = (op, axes, _relative(index, shape))
         with self._lock:
             seen = self._seen.setdefault(func, [])
             if read in seen:
@@ -45,38 +38,19 @@ class Reads:
             seen.append(read)
             del seen[:-_KEEP]
 
-    def ahead(self, calling: dict, tables: dict) -> None:
-        """Every learned read of each ``{function: Numbers}`` of one sweep (bound by
-        ``calling``), kept on its numbers, then ``then`` from the cell it chose (run
-        on the thread that filled them)."""
-        for func, numbers in list(tables.items()):
+    def ahead(self, tables: dict) -> None:
+        """Every learned read of each ``{function: Numbers}`` of one sweep, kept on
+        its numbers (run on the thread that filled them)."""
+        for func, numbers in tables.items():
             with self._lock:
                 reads = list(self._seen.get(func, ()))
             kept = getattr(numbers, "ahead", None)
             if kept is None:
                 continue  # (the interpreter's values: nothing to read ahead)
-            for op, axes, relative, outer in reads:
+            for op, axes, relative in reads:
                 index = _absolute(relative, numbers.raw.shape)
-                if index is None:
-                    continue
-                got = kept[key(op, axes, index)] = row_extremes(op, numbers, index, axes)
-                if got is not None and self.then is not None:
-                    self.then(func, calling, tables,
-                              chosen_cell(op, outer, numbers, index, axes, got[0]))
-
-
-def chosen_cell(op: str, outer: str, numbers, index: tuple, axes: tuple, best) -> tuple:
-    """The cell ``outer(i : op(j : cell))`` over the block ``index`` chooses from the
-    rows' extremes ``best``: the first extreme row, then its first extreme cell (the
-    interpreter's order; ``_Row.chosen`` in dslc.trace.derive)."""
-    i = int(best.argmax() if outer == "max" else best.argmin())
-    block = numbers.raw[index]
-    row = (block if axes[0] < axes[1] else block.T)[i]
-    j = int(row.argmax() if op == "max" else row.argmin())
-    cell = [x.start if isinstance(x, slice) else x for x in index]
-    cell[axes[0]] += i
-    cell[axes[1]] += j
-    return tuple(cell)
+                if index is not None:
+                    kept[key(op, axes, index)] = row_extremes(op, numbers, index, axes)
 
 
 def key(op: str, axes: tuple, index: tuple) -> tuple:

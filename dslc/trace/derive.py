@@ -492,22 +492,21 @@ class Tracer:
         if index is None:
             return None
         if table.numbers is not None:
-            return self._numeric_block(e.op, inner, table, index, axes, span)
+            return self._numeric_block(inner, table, index, axes, span)
         block = table.region(index)
         rows = (block if axes[0] < axes[1] else block.T).tolist()
         if not table.whole and any(None in r for r in rows):
             return None
         return list(span), [_extreme(inner, r) for r in rows]
 
-    def _numeric_block(self, outer: str, inner, table, index: tuple, axes: tuple, span):
+    def _numeric_block(self, inner, table, index: tuple, axes: tuple, span):
         """``_block`` over a table of numbers: each row's extreme taken on the numbers
         and only those converted (a conversion that keeps order: exact ints, floats);
         None where a cell has no exact value or a cell is a tuple (the generic path).
         Read where the table was filled if that read was made ahead (dslc.trace.ahead),
         and learned so that later tables of the function are read there."""
         numbers = table.numbers
-        self.reads.learn(table.func.name, inner.op, axes, index, numbers.raw.shape,
-                         outer)
+        self.reads.learn(table.func.name, inner.op, axes, index, numbers.raw.shape)
         got = numbers.ahead.get(ahead.key(inner.op, axes, index), MISSING)
         if got is MISSING:
             got = ahead.row_extremes(inner.op, numbers, index, axes)

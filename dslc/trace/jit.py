@@ -429,63 +429,22 @@ class Walks:
         except Exception:  # noqa: BLE001 (a binding the compiled task takes differently)
             return None
         raws = [t.numbers.raw for t in tables]
-        kept = table.numbers.ahead.pop(("walk", tuple(rec)), None)  # (walked where filled)
-        if kept is not None and kept[0] is fn and all(a is b for a, b in zip(kept[1], raws)):
-            ran = kept[2]
-        else:
-            ran = self._run(fn, bound, raws, shape, table.func.name, rec)
-        if ran is None:
-            return None
-        got = self._steps(shape, tables, *ran)
-        self.steps += 0 if got is None else len(got)
-        return got
-
-    def ahead(self, func: str, calling: dict, tables: dict, rec: tuple) -> None:
-        """The compiled walk from cell ``rec`` of ``func``'s table, run on the thread
-        that filled the sweep's ``tables`` (``{function: Numbers}``) right after it, and
-        kept on that table's numbers for :meth:`walk` to take: ``rec`` is the cell a
-        learned read chose (dslc.trace.ahead), where a search's walk starts, and the walk
-        reads the tables there while they are in that core's cache instead of from
-        another core's. Only a walk already made for these values (no planning off the
-        walk's thread); :meth:`walk` takes it only for the same code and the same tables."""
-        shape = self._shapes.get(func)
-        last = self._last.get(func)
-        if shape is None or shape.why is not None or last is None \
-                or not all(n in tables for n in shape.names):
-            return
-        from dslc.lang.values import Sequence
-
-        values = tuple(v for v in calling.values() if not isinstance(v, Sequence))
-        if len(last[0]) != len(values) or not all(a is b for a, b in zip(last[0], values)) \
-                or last[1] is None:
-            return
-        fn, args = last[1]
-        try:
-            bound = self.cpu._task_args(args, calling, (), None)
-        except Exception:  # noqa: BLE001 (walk() says why not, on the walk's thread)
-            return
-        raws = [tables[n].raw for n in shape.names]
-        ran = self._run(fn, bound, raws, shape, func, rec)
-        if ran is not None:
-            tables[func].ahead[("walk", tuple(rec))] = \
-                (fn, raws, (ran[0], ran[1].copy(), ran[2].copy()))
-
-    def _run(self, fn, bound: list, raws: list, shape, func: str, rec: tuple):
-        """The compiled walk's records from ``rec``: ``(steps, values, choices)``
-        (the steps a copy; the others views of this thread's arrays), or None where
-        the walk stopped (a failed check: the interpreter's error)."""
-        cap = 4 * (sum(n - 1 for r in raws for n in r.shape) + 4)
+        cap = 4 * (sum(sum(t.extents) for t in tables) + 4)
         q = list(rec) + [0] * (shape.rank - len(rec))
         while True:
             st, sv, ch = self._room(cap, shape.rank, len(shape.decode))
             try:
-                ns, nc, status = fn(*bound, *raws, shape.fid[func], *q, st, sv, ch)
+                ns, nc, status = fn(*bound, *raws, shape.fid[table.func.name], *q, st, sv, ch)
             except Exception:  # noqa: BLE001 (a failed check: the interpreter's error)
                 return None
             if status != 1:
                 break
             cap *= 8
-        return None if status != 0 else (st[:ns].copy(), sv[:ns], ch[:nc])
+        if status != 0:
+            return None
+        got = self._steps(shape, tables, st[:ns].copy(), sv[:ns], ch[:nc])  # (kept: no slack)
+        self.steps += 0 if got is None else len(got)
+        return got
 
     def _room(self, cap: int, rank: int, decode: int) -> tuple:
         """The arrays a walk records its steps, values and choices in, for ``cap``

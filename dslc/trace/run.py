@@ -71,7 +71,6 @@ class TraceRunner:
 
             self.tracer.walks = Walks(self.tracer, self.engine)
             self.tracer.walks.lock = self.backend_lock
-            self.tracer.reads.then = self.tracer.walks.ahead
 
     def trace(self, func: str, args: dict, span, final: bool = False) -> Derivation:
         """The derivation of ``func`` at ``args`` (bound, as a backend's ``value``
