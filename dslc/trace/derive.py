@@ -279,15 +279,17 @@ class Tracer:
         todo = [(0, first)]
         seqs: dict = {}  # id(table) -> its steps' seqs (a table's calling values are fixed)
         compiled, tail = self.walks is not None, None
+        chain = True  # every step so far has at most one call: each cell met is an ancestor
         while todo:
             k, what = todo.pop()
             if compiled and not todo and what[0] == "cell" and k == len(steps) - 1:
                 compiled = False  # (tried once per derivation)
-                tail = self._compiled(k, what, seen, seqs)
+                tail = self._compiled(k, what, seen, seqs, chain)
                 if tail is not None:
                     steps.pop()
                     break
             fields, calls = self._step(what, seqs)
+            chain = chain and len(calls) <= 1
             kids = []
             for call in calls:
                 key = ("cell", id(call[1]), call[2]) if call[0] == "cell" else None  # _key
@@ -304,12 +306,15 @@ class Tracer:
         return Derivation(tuple(steps) if tail is None else Steps(tuple(steps), tail),
                           ret.name if hasattr(ret, "name") else str(ret), self)
 
-    def _compiled(self, k: int, what, seen: dict, known: dict):
+    def _compiled(self, k: int, what, seen: dict, known: dict, chain: bool = False):
         """The rest of a path from cell ``what`` (step ``k``, the last one waiting)
         walked by compiled code (:mod:`dslc.trace.jit`), as the steps from ``k`` on
-        (:class:`Walk`, made when read); None where it is not compiled."""
+        (:class:`Walk`, made when read); None where it is not compiled. ``chain``: the
+        steps before are a path to ``what``, each cell of them depending on it, so the
+        walk cannot reach one again (that would be a cycle; the cells a sweep filled
+        have none) and is not searched for them (``_revisits``)."""
         got = self.walks.walk(what[1], what[2])
-        if got is None or _revisits(got, seen):
+        if got is None or (not chain and _revisits(got, seen)):
             return None
         return Walk(self, got, k, known)
 
