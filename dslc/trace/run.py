@@ -89,9 +89,10 @@ class TraceRunner:
         reuses their memory instead of touching fresh pages. The next chunk's tables
         are filled while this chunk's walks run (:meth:`_fill_ahead`): the sweeps on
         the backend's threads, the walks here."""
-        size = max(1, self.chunk or (chunk_size() if hasattr(self.engine, "tables")
-                                     else len(calls)))  # (without a fill: one chunk)
-        parts = _parts(calls, size, size if self.chunk else max(2, size // 2))
+        filled = hasattr(self.engine, "tables")  # (without a fill: one chunk)
+        size = max(1, self.chunk or (chunk_size() if filled else len(calls)))
+        first = max(2, size // 2) if filled and not self.chunk else size
+        parts = _parts(calls, size, first)
         out: list = []
         if self.engine is not None:
             keep_freed_memory()
