@@ -1,6 +1,7 @@
 """Traces over tables the CPU backend filled, many calls at a time, against the
 interpreter's (the specification): random recurrences under an entry that takes the
-extreme of a whole table with its own outer and inner operators, so that the read a
+extreme of a whole table with its own outer and inner operators
+(tests/trace/test_filled_tables.py's ``entry``), so that the read a
 walk makes of a whole table is learned and then made where later tables are filled
 (dslc.trace.ahead), and a chosen row is converted alone (derive._OneByOne); and a
 program whose values float64 cannot decide (ints past 2^53), where every such
@@ -15,18 +16,7 @@ import dslc
 from dslc.errors import DslcError
 from tests.generators import dna, recurrences
 from tests.trace.test_compiled_walk import BIG
-
-SEQS, INDEXES = ("s", "t"), ("i", "j")
-
-
-def entry(ndim: int, ops: list[str]) -> str:
-    """``best``: ``ops[0]`` over the first index of ``f0``'s table, ``ops[1]`` over
-    the second (the same operator in tests/trace/test_filled_tables.py's ``entry``)."""
-    params = ", ".join(f"seq[dna] {s}" for s in SEQS[:ndim])
-    body = f"f0({', '.join(INDEXES[:ndim])})"
-    for s, i, op in reversed(list(zip(SEQS[:ndim], INDEXES[:ndim], ops))):
-        body = f"{op}({i} in 0 ... len({s}) : {body})"
-    return f"\nint best({params}) = {body}\n"
+from tests.trace.test_filled_tables import entry
 
 
 def traced(prog, func: str, calls: list, chunk: int = 0):

@@ -18,12 +18,14 @@ from tests.generators import dna, recurrences
 SEQS, INDEXES = ("s", "t"), ("i", "j")
 
 
-def entry(ndim: int, op: str) -> str:
-    """``best``: the extreme of ``f0`` over its whole table (nested reductions)."""
+def entry(ndim: int, op) -> str:
+    """``best``: the extreme of ``f0`` over its whole table (nested reductions):
+    ``op`` over every index, or ``op[k]`` over the k-th (a list: outer first)."""
+    ops = [op] * ndim if isinstance(op, str) else list(op)
     params = ", ".join(f"seq[dna] {s}" for s in SEQS[:ndim])
     body = f"f0({', '.join(INDEXES[:ndim])})"
-    for s, i in reversed(list(zip(SEQS[:ndim], INDEXES[:ndim]))):
-        body = f"{op}({i} in 0 ... len({s}) : {body})"
+    for s, i, o in reversed(list(zip(SEQS[:ndim], INDEXES[:ndim], ops))):
+        body = f"{o}({i} in 0 ... len({s}) : {body})"
     return f"\nint best({params}) = {body}\n"
 
 
