@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from dslc.errors import DslcError, Span
+from dslc.lang.gather import usable_cores
 from dslc.lang.limits import (LOAD_SETTING, RECORD_SETTING, max_load_bytes,
                                  max_record_residues)
 from dslc.lang.records import Records, SeqPack
@@ -455,14 +456,7 @@ _ODD_HEADER = _ODD.copy()  # what a header or comment line may not hold
 _ODD_HEADER[128:] = True
 
 
-def _threads() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # (not on every platform)
-        return os.cpu_count() or 1
-
-
-_READ_THREADS = min(8, _threads())  # blocks of a big file read at once (_PackReader)
+_READ_THREADS = min(8, usable_cores())  # blocks of a big file read at once (_PackReader)
 
 
 def _header_room(end: int) -> tuple[np.ndarray, np.ndarray]:

@@ -24,8 +24,17 @@ _POOL: list = []  # the process's pool, made on first use
 os.register_at_fork(after_in_child=_POOL.clear)  # a forked child has none of the threads
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, where the platform tells
+    it: a process pinned to a few cores of a large machine splits work for those)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (not on every platform)
+        return os.cpu_count() or 1
+
+
 def _threads() -> int:
-    return min(PIECES, os.cpu_count() or 1)
+    return min(PIECES, usable_cores())
 
 
 def _pool() -> ThreadPoolExecutor:
