@@ -474,16 +474,13 @@ class CpuBackend:
     def exact_results(self, raw, ret) -> bool:
         """Is every number of ``raw`` its cell's value exactly (no NaN, no int at or
         beyond 2^53), so that ``result`` converts each without ``Inexact``?"""
-        flat = np.asarray(raw, dtype=np.float64).ravel()
-        if np.isnan(flat).any():
-            return False
-        return ret != T.INT or not (np.abs(flat[np.isfinite(flat)]) >= EXACT).any()
+        return _exact(np.asarray(raw, dtype=np.float64).ravel(), ret)
 
     def _all_results(self, raw, ret):
         """``_result`` of every cell at once (a traceback fills whole tables per hit)."""
-        if not self.exact_results(raw, ret):
-            raise Inexact()
         flat = np.asarray(raw, dtype=np.float64).ravel()
+        if not _exact(flat, ret):
+            raise Inexact()
         if ret != T.INT:
             return flat.astype(object).reshape(raw.shape)  # Python floats
         finite = np.isfinite(flat)
@@ -504,6 +501,13 @@ class CpuBackend:
 
     def explain(self) -> dict:
         return dict(self.fallbacks)
+
+
+def _exact(flat: np.ndarray, ret) -> bool:
+    """``CpuBackend.exact_results`` of a flat float64 array (made once by each caller)."""
+    if np.isnan(flat).any():
+        return False
+    return ret != T.INT or not (np.abs(flat[np.isfinite(flat)]) >= EXACT).any()
 
 
 def out_of_memory(func: str, span) -> DslcError:
