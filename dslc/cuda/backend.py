@@ -364,7 +364,8 @@ class CudaBackend:
                 kernel = getattr(dev, f"part_{gi}")
                 with simulated_shuffles(gen.simulated and width > 1):
                     for c0 in range(g.schedule.first, g.schedule.first + g.schedule.partitions):
-                        kernel[grid, block](*dargs, *store, *accs, res, c0)
+                        for ph in range(gen.phases[gi]):  # (a function each: _phases)
+                            kernel[grid, block](*dargs, *store, *accs, res, c0, ph)
 
     def _cooperative(self, chosen, dev, gi, grid, block, args, first, count) -> bool:
         """Every partition in one cooperative launch, the grid synchronised

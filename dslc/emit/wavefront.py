@@ -205,6 +205,7 @@ class WavefrontGenerator(CpuGenerator):
         self.storage: list[tuple[str, list]] = []  # (function, loop-IR dims)
         self.lanes = lanes or tuple(Lanes(1, "the default") for _ in plan.groups)
         self.width = 1  # lanes of the point whose cells are being generated
+        self.phases: dict[int, int] = {}  # per group: phases of a partition (_phases)
         if any(g.runtime_order for g in plan.groups):  # (the CPU's _retry, per task)
             raise NotCompilable("a partition swept until done (the whole-problem kernels "
                                 "sweep each partition once)")
@@ -290,10 +291,59 @@ class WavefrontGenerator(CpuGenerator):
         return head
 
     def _kernel(self, gi, g, head: Lines, store: Lines, fused_by_func) -> str:
+        width = self.lanes[gi].width
+        sweeps = [self._sweep(gi, g, head, phase, fused_by_func, width)
+                  for phase in self._phases(g)]
+        self.phases[gi] = len(sweeps)
+        start = self._threads(width, head)
+        start.extend(head)
+        start.extend(store)
+        params = printed(self.task_args()) + [f"T_{f}" for f, _ in self.storage] + \
+            [f"acc{k}" for k in range(len(self.plan.fused))] + ["res"]
+        one = start.child()  # one phase of one partition (``ph``: which)
+        one.extend(start)
+        if len(sweeps) == 1:
+            one.extend(sweeps[0])
+        for ph, sweep in enumerate(sweeps if len(sweeps) > 1 else ()):
+            one.if_(ir.Bin("==", ir.Name("ph"), ir.Const(ph), bare=True), sweep)
+        # every partition in one launch, the grid synchronised between them and
+        # between a partition's phases (a cooperative launch: real GPUs only, the
+        # simulator has no grid sync)
+        every = Lines([ir.Assign("grid", ir.GridGroup())], head.counter)
+        every.extend(start)
+        step = every.child()
+        for sweep in sweeps:
+            step.extend(sweep)
+            step.barrier("grid", "grid")
+        first = ir.Name("first")
+        every.loop("c0", (first, ir.bare("+", first, ir.Name("count"))), step)
+        # the device's rules (its atomics, warp reductions, the grid's barrier)
+        verify_body(tuple(one.stmts), self.TARGET, params + ["c0", "ph"])
+        verify_body(tuple(every.stmts), self.TARGET, params + ["first", "count"],
+                    cooperative=True)
+        return (
+            f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0', 'ph'])}):\n"
+            f"{one.render(1, self.pr)}\n\n\n"
+            f"{KERNEL_DECORATOR}\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
+            f"{every.render(1, self.pr)}\n")
+
+    @staticmethod
+    def _phases(g) -> list[list[str]]:
+        """The group's functions in their order inside a partition, as phases run one
+        after the other, each phase's points over all threads together: one phase,
+        each point computing every function, where every same-partition call is to
+        the very point that makes it (``Schedule.same_point_order``); else a phase per
+        function, as the CPU's loop nest runs them (a call to another point of the
+        same partition would read a cell another thread has not written yet)."""
+        order = [f for f in g.schedule.order if f in g.functions]
+        return [order] if g.schedule.same_point_order else [[f] for f in order]
+
+    def _sweep(self, gi, g, head: Lines, functions: list[str], fused_by_func,
+               width: int) -> Lines:
+        """One partition's points over the grid, each computing ``functions``' cells."""
         coeffs = g.schedule.coeffs
         k = eliminated(coeffs)
-        f0 = g.functions[0]
-        ext = g.extents.names[f0]
+        ext = g.extents.names[g.functions[0]]
         body = Lines([], head.counter)
         others = [m for m in range(len(coeffs)) if m != k]
         rest = ir.Name("idx")
@@ -304,9 +354,7 @@ class WavefrontGenerator(CpuGenerator):
                                               for m in others if coeffs[m]))
         body.assign(f"p{k}", ir.bare("*", ir.Const(coeffs[k]), ir.Paren(total)))
         point = body.child()
-        order = [f for f in g.schedule.order if f in g.functions]
-        width = self.lanes[gi].width
-        for f in order:
+        for f in functions:
             for m, p in enumerate(self.program.functions[f].rec_params):
                 point.assign(f"x_{p.name}", ir.Name(f"p{m}"))
             self.width = width
@@ -315,7 +363,7 @@ class WavefrontGenerator(CpuGenerator):
             finally:
                 self.width = 1
         body.if_(ir.Chain(("<=", "<="), (ir.Const(0), ir.Name(f"p{k}"), ir.Name(ext[k]))), point)
-        sweep = Lines([], head.counter)  # one partition's points over the grid
+        sweep = Lines([], head.counter)
         for f in g.functions:
             for d in sorted(self.slots.get(f, ())):
                 sweep.assign(f"slot_{f}_{d}", window_slot(ir.Name("c0"), d, f, gi))
@@ -325,32 +373,7 @@ class WavefrontGenerator(CpuGenerator):
         inner.assign("idx", ir.Name("it"))
         inner.extend(body)
         sweep.loop("it", (ir.Name("idx0"), span, ir.Name("nth")), inner)
-        start = self._threads(width, head)
-        start.extend(head)
-        start.extend(store)
-        params = printed(self.task_args()) + [f"T_{f}" for f, _ in self.storage] + \
-            [f"acc{k}" for k in range(len(self.plan.fused))] + ["res"]
-        one = start.child()
-        one.extend(start)
-        one.extend(sweep)
-        # every partition in one launch, the grid synchronised between them
-        # (a cooperative launch: real GPUs only, the simulator has no grid sync)
-        every = Lines([ir.Assign("grid", ir.GridGroup())], head.counter)
-        every.extend(start)
-        step = every.child()
-        step.extend(sweep)
-        step.barrier("grid", "grid")
-        first = ir.Name("first")
-        every.loop("c0", (first, ir.bare("+", first, ir.Name("count"))), step)
-        # the device's rules (its atomics, warp reductions, the grid's barrier)
-        verify_body(tuple(one.stmts), self.TARGET, params + ["c0"])
-        verify_body(tuple(every.stmts), self.TARGET, params + ["first", "count"],
-                    cooperative=True)
-        return (
-            f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0'])}):\n"
-            f"{one.render(1, self.pr)}\n\n\n"
-            f"{KERNEL_DECORATOR}\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
-            f"{every.render(1, self.pr)}\n")
+        return sweep
 
     @staticmethod
     def _threads(width: int, head: Lines) -> Lines:

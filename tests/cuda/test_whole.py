@@ -258,6 +258,36 @@ def test_random_recurrences_over_declared_ranges(rec, n):
         (rec.source(), engine.device_fallbacks, engine.fallbacks)
 
 
+CROSS_POINT = """int f0(const n, int i in 0 ... n, int j in 1 ... n)
+  | i < 0 or i > n or (j + 2) < 0 or (j + 2) < 1 or (j + 2) > n = 0
+  | otherwise = f1(i, j + 2)
+
+int f1(const n, int i in 0 ... n, int j in 1 ... n)
+  | (i - 1) < 0 or (i - 1) > n or (j + 2) < 0 or (j + 2) < 1 or (j + 2) > n = 0 + 1 * j
+  | otherwise = f0(i - 1, j + 2)
+"""
+
+
+def test_a_call_to_another_point_of_the_same_partition_runs_a_phase_later():
+    """Found by the random ranged recurrences: f0(i, j) reads f1(i, j + 2), in the
+    same partition (S = i) but at another point. Each point computed every function
+    of the group, so f0's thread read f1's cell before another thread wrote it (a
+    silent 0 for 3); now the functions run as phases, one after the other, as the
+    CPU's loop nest runs them."""
+    from dslc.emit.wavefront import WavefrontGenerator
+    from dslc.plan import lower
+
+    prog = dslc.compile(CROSS_POINT, backend="cuda")
+    interp = dslc.compile(CROSS_POINT, backend="interp")
+    for n in range(4):
+        assert prog.call("f0", n).values.tolist() == interp.call("f0", n).values.tolist()
+    engine = prog._engine()
+    assert engine.strategy.get("f0", "").startswith("whole problem"), engine.device_fallbacks
+    (g,) = lower(interp.checked, "f0", "table", {"n": 3}).task.groups
+    assert not g.schedule.same_point_order
+    assert WavefrontGenerator._phases(g) == [["f1"], ["f0"]]
+
+
 def test_a_partition_swept_until_done_is_refused_with_its_reason(write_bio):
     """Cells ordered at run time are swept again until done (emit.cpu ``_retry``,
     whose count ``_left`` a cell not ready yet adds to); the whole-problem kernels
