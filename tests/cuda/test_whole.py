@@ -288,6 +288,36 @@ def test_a_call_to_another_point_of_the_same_partition_runs_a_phase_later():
     assert WavefrontGenerator._phases(g) == [["f1"], ["f0"]]
 
 
+def _crossing(a: int, b: int) -> str:
+    """Two functions of one group: ``f0(i, j)`` calls ``f1`` at ``j + a`` in its own
+    partition (``S = i``), ``f1`` calls ``f0`` in the partition before, at ``j + b``."""
+    return f"""int f0(const n, int i in 0 ... n, int j in 0 ... n)
+  | j + {a} < 0 or j + {a} > n = i
+  | otherwise = f1(i, j + {a}) * 2
+
+int f1(const n, int i in 0 ... n, int j in 0 ... n)
+  | i < 1 or j + {b} < 0 or j + {b} > n = j
+  | otherwise = f0(i - 1, j + {b}) + 1
+"""
+
+
+@pytest.mark.parametrize("a,b", [(a, b) for a in (-2, -1, 1, 2) for b in (-1, 0, 1)])
+def test_calls_to_other_points_of_a_partition_in_both_directions(a, b):
+    """The class of the recurrence above: a same-partition call to a point before or
+    after the caller's, with the other function's call from the partition before
+    moving either way; every table on the whole GPU equals the interpreter's."""
+    from dslc.emit.wavefront import WavefrontGenerator
+    from dslc.plan import lower
+
+    src = _crossing(a, b)
+    prog, interp = dslc.compile(src, backend="cuda"), dslc.compile(src, backend="interp")
+    for n in (0, 2, 4):
+        assert prog.call("f0", n).values.tolist() == interp.call("f0", n).values.tolist(), src
+    assert prog._engine().strategy.get("f0", "").startswith("whole problem"), src
+    (g,) = lower(interp.checked, "f0", "table", {"n": 4}).task.groups
+    assert len(WavefrontGenerator._phases(g)) == 2, src
+
+
 def test_a_partition_swept_until_done_is_refused_with_its_reason(write_bio):
     """Cells ordered at run time are swept again until done (emit.cpu ``_retry``,
     whose count ``_left`` a cell not ready yet adds to); the whole-problem kernels
