@@ -304,8 +304,9 @@ class WavefrontGenerator(CpuGenerator):
         one.extend(start)
         if len(sweeps) == 1:
             one.extend(sweeps[0])
-        for ph, sweep in enumerate(sweeps if len(sweeps) > 1 else ()):
-            one.if_(ir.Bin("==", ir.Name("ph"), ir.Const(ph), bare=True), sweep)
+        else:
+            for ph, sweep in enumerate(sweeps):
+                one.if_(ir.Bin("==", ir.Name("ph"), ir.Const(ph), bare=True), sweep)
         # every partition in one launch, the grid synchronised between them and
         # between a partition's phases (a cooperative launch: real GPUs only, the
         # simulator has no grid sync)

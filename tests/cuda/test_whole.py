@@ -305,7 +305,8 @@ int f1(const n, int i in 0 ... n, int j in 0 ... n)
 def test_calls_to_other_points_of_a_partition_in_both_directions(a, b):
     """The class of the recurrence above: a same-partition call to a point before or
     after the caller's, with the other function's call from the partition before
-    moving either way; every table on the whole GPU equals the interpreter's."""
+    moving either way; every table on the whole GPU, and cells asked alone (window
+    storage), equal the interpreter's."""
     from dslc.emit.wavefront import WavefrontGenerator
     from dslc.plan import lower
 
@@ -313,9 +314,13 @@ def test_calls_to_other_points_of_a_partition_in_both_directions(a, b):
     prog, interp = dslc.compile(src, backend="cuda"), dslc.compile(src, backend="interp")
     for n in (0, 2, 4):
         assert prog.call("f0", n).values.tolist() == interp.call("f0", n).values.tolist(), src
+    for cell in ((4, 0), (3, 2), (4, 4)):
+        assert prog.call("f0", 4, *cell) == interp.call("f0", 4, *cell), (src, cell)
     assert prog._engine().strategy.get("f0", "").startswith("whole problem"), src
     (g,) = lower(interp.checked, "f0", "table", {"n": 4}).task.groups
     assert len(WavefrontGenerator._phases(g)) == 2, src
+    (w,) = lower(interp.checked, "f0", "cell", {"n": 4}, (4, 0)).task.groups
+    assert w.windowed, src
 
 
 def test_a_partition_swept_until_done_is_refused_with_its_reason(write_bio):
