@@ -238,16 +238,32 @@ def batch_function(module, args: list[TaskArg], batch: TaskBatch, backend):
         # Numba does not always re-raise an exception from a worker thread, so the
         # backend re-runs NaN tasks on the interpreter (which reports the error)
         out = np.full(len(batch) if width is None else (len(batch), width), np.nan)
-        # tasks are ordered largest first and handed out a few at a time, so no
+        # tasks ordered largest first, dealt to the threads' blocks (dealt), so no
         # thread is left with all the long sequences
         previous = numba.set_parallel_chunksize(2)
         try:
             with timings.computing():
-                batch_mod.batch(batch.order, *arrays, out)
+                batch_mod.batch(dealt(batch.order), *arrays, out)
         finally:
             numba.set_parallel_chunksize(previous)
         return out
     return run
+
+
+def dealt(order: np.ndarray, threads: int | None = None) -> np.ndarray:
+    """``order`` (tasks largest first) dealt round-robin to ``threads`` (Numba's,
+    by default) contiguous blocks: the first block takes tasks 0, T, 2T..., the
+    second 1, T + 1, 2T + 1... A ``prange`` loop on Numba's OpenMP and workqueue
+    layers gives each thread one contiguous block of the iterations, the first
+    ``n % T`` of them one more (``numba.set_parallel_chunksize`` does not change
+    that there: measured on numba 0.68, docs/benchmarks.md), so an order sorted
+    largest first gave the first thread all the longest tasks. Dealt, each block
+    holds a share of every size, and its length is the one the static split
+    gives that thread. Results are stored by task number, so the order is free."""
+    t = numba.get_num_threads() if threads is None else threads
+    if t <= 1 or len(order) <= t:
+        return order
+    return np.concatenate([order[k::t] for k in range(t)])
 
 
 def module_text(module) -> str:

@@ -287,12 +287,16 @@ class PackRunner:
         idx[:len(order)] = order
         idx[len(order):] = order[-1]  # the last group repeats its last task
         idx = idx.reshape(ngroups, PACK)
+        # groups largest first, dealt to the threads' blocks in each slice (the
+        # rows of ``idx`` travel with their tasks: results are put back by it)
+        idx = idx[np.concatenate([at + modules.dealt(np.arange(min(SLICE, ngroups - at)))
+                                  for at in range(0, ngroups, SLICE)])]
         out = np.empty((ngroups, PACK), dtype=np.float64)
         big = np.zeros((ngroups, PACK), dtype=self.dtype)
         shared = {a.name: _in_value_type(shared_value(a), self.dtype) for a in self.args
                   if self._travel(a) == "shared"}
-        # groups are ordered largest first and handed out one at a time, so no
-        # thread is left with all the long sequences
+        # (a chunk size deals nothing out on Numba's OpenMP and workqueue layers:
+        # modules.dealt did)
         previous = numba.set_parallel_chunksize(1)
         try:
             for at in range(0, ngroups, SLICE):
