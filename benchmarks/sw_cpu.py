@@ -7,7 +7,7 @@ of length 375 in pyhmmer's 2,100-protein test proteome; the database is that
 proteome. Scores must be identical; GCUPS = query length x database residues /
 seconds.
 
-    python benchmarks/sw_cpu.py [--limit N] [--json out.json]
+    python benchmarks/sw_cpu.py [--limit N] [--proteome FASTA] [--json out.json]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=0, help="use only the first N proteins")
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--proteome", help="the proteome's FASTA (default: pyhmmer's copy)")
     args = ap.parse_args()
 
     import numba
@@ -34,7 +35,7 @@ def main() -> None:
 
     import dslc
 
-    db = load_proteome()
+    db = load_proteome(args.proteome)
     query = next(s for s in db if len(s) == 375)
     if args.limit:
         db = db[: args.limit]

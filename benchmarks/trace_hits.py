@@ -26,8 +26,8 @@ this one is walked (the fill's part: the wait for it) (``--chunk``,
 by default dslc.trace.run.chunk_size(); ``--chunk 100``: every hit's tables filled and
 held together, as before chunks).
 
-    python benchmarks/trace_hits.py [--top 100] [--limit N | --database N] [--each]
-                                    [--routes planned] [--chunk N] [--json out.json]
+    python benchmarks/trace_hits.py [--top 100] [--proteome FASTA] [--limit N | --database N]
+                                    [--each] [--routes planned] [--chunk N] [--json out.json]
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from benchmarks.common import SW_PROGRAM, load_proteome, pick_query, sample_data
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--top", type=int, default=100)
+    ap.add_argument("--proteome", help="the proteome's FASTA (default: pyhmmer's copy)")
     ap.add_argument("--limit", type=int, default=0, help="use only the first N proteins")
     ap.add_argument("--database", type=int, default=0,
                     help="search N proteins drawn from the proteome (with replacement)")
@@ -70,7 +71,7 @@ def main() -> None:
 
     import dslc
 
-    db = load_proteome()
+    db = load_proteome(args.proteome)
     if args.limit:
         db = db[: args.limit]
     query = pick_query(db, 375)
