@@ -63,7 +63,9 @@ class PackMaps:
         else (None, why not). ``batch`` is a :class:`~dslc.lang.batch.TaskBatch`."""
         if not self.applies(batch):
             return None, (f"fewer than {PACK} tasks" if packs_enabled() else "DSLC_LANES=0")
-        shared = batch.shared
+        # a one-record query file is passed once as a shared query is, not padded into
+        # every lane: the lanes read its residues as scalars (dslc.emit.packs)
+        shared = batch.uniform
         params = f.calling_params if f.is_table else f.params
         travel = {argument(p.name).name: pack_travel(p, shared) for p in params}
         if any(pack_travel(p, shared) == "shared" and p.name not in shared for p in params):
@@ -222,8 +224,8 @@ class PackChoice:
 
 def shared_arguments(tasks) -> frozenset:
     """The arguments every task of a map passes the same value (as the lane
-    path finds them: its batch's shared columns)."""
-    return TaskBatch.of(tasks).shared
+    path finds them: its batch's uniform columns)."""
+    return TaskBatch.of(tasks).uniform
 
 
 def _dtype(variant: str) -> str:

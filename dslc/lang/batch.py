@@ -107,6 +107,13 @@ class TaskBatch:
         """Parameters whose value every task shares."""
         return frozenset(n for n, c in self.columns.items() if isinstance(c, Shared))
 
+    @functools.cached_property
+    def uniform(self) -> frozenset:
+        """Parameters whose value is the same in every task: the shared ones, and an
+        operand listing one item (a query file of one record against a database,
+        which stays a column: the GPU's product path groups by it)."""
+        return self.shared | frozenset(n for n, c in self.columns.items() if _items(c) == 1)
+
     def is_seq(self, name: str) -> bool:
         col = self.columns[name]
         return isinstance(col, SeqColumn) or (isinstance(col, Shared)

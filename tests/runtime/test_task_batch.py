@@ -93,12 +93,14 @@ def _write(tmp_path, na=4, nb=5):
     (tmp_path / "s.bio").write_text(LCS)
 
 
-def _run(tmp_path, backend):
+def _run(tmp_path, backend, engines=None):
     prog = dslc.compile(str(tmp_path / "s.bio"), backend=backend)
     seen = {}
 
     def make(program, globals_):
         engine = backends.get(backend)(program, globals_)
+        if engines is not None:
+            engines.append(engine)
         run_map = engine.map
 
         def recording(func, tasks, span, progress=None):
@@ -141,6 +143,38 @@ def test_the_cpu_backend_runs_a_columnar_map_as_the_interpreter_does(tmp_path):
     want, _, _ = _run(tmp_path, "interp")
     got, batch, _ = _run(tmp_path, "cpu")
     assert isinstance(batch.columns["s"], SeqColumn)
+    assert got.values.tolist() == want.values.tolist()
+    assert [ax.labels for ax in got.axes] == [ax.labels for ax in want.axes]
+
+
+SW_FILES = """
+q = load(seq[protein], "q.fa")
+db = load(seq[protein], "db.fa")
+print map(sw, blosum62 (*) 10 (*) 1 (*) q (*) db)
+"""
+
+
+def test_a_one_record_query_file_is_passed_to_the_lanes_once(tmp_path):
+    """Every task reads the one record of a query file: the batch keeps it a column
+    (the GPU's product path groups by it), the CPU's lanes take it as a shared query
+    (one array, its residues scalars in the lane loop), and the scores are the
+    interpreter's."""
+    from benchmarks.common import SW_PROGRAM
+
+    rng = np.random.default_rng(5)
+    aa = list("ACDEFGHIKLMNPQRSTVWY")
+    (tmp_path / "q.fa").write_text(f">q\n{''.join(rng.choice(aa, 30))}\n")
+    (tmp_path / "db.fa").write_text("".join(
+        f">d{k}\n{''.join(rng.choice(aa, 5 + 3 * k))}\n" for k in range(40)))
+    (tmp_path / "s.bio").write_text(SW_PROGRAM + SW_FILES)
+    want, _, _ = _run(tmp_path, "interp")
+    engines = []
+    got, batch, _ = _run(tmp_path, "cpu", engines)
+    assert isinstance(batch.columns["s"], SeqColumn) and batch.shared == {"sm", "open", "ext"}
+    assert batch.uniform == {"sm", "open", "ext", "s"}
+    (_, source, _), = engines[0].packs.generated.values()
+    lanes = next(line for line in source.splitlines() if line.startswith("def lanes("))
+    assert "a_s," in lanes and "n_s" not in lanes  # one query array, no per-lane lengths
     assert got.values.tolist() == want.values.tolist()
     assert [ax.labels for ax in got.axes] == [ax.labels for ax in want.axes]
 
