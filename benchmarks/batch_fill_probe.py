@@ -34,7 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import SW_PROGRAM, load_proteome, pick_query  # noqa: E402
+from benchmarks.common import (SW_PROGRAM, load_proteome, pick_query,  # noqa: E402
+                               traced_bindings)
 
 
 def main() -> None:
@@ -60,7 +61,7 @@ def main() -> None:
     scores = prog.map("sw", "blosum62", 10, 1, query, db).values
     top = np.argsort(-scores, kind="stable")[: args.top]
     hits = [query] * args.top if args.self else [db[k] for k in top]
-    module, bound = _bindings(prog, [("blosum62", 10, 1, query, t) for t in hits])
+    module, _, bound = traced_bindings(prog, [("blosum62", 10, 1, query, t) for t in hits])
     print(f"{len(bound)} hits, mean length {np.mean([len(b[-1]) for b in bound]):.0f} "
           f"against {len(query)}; tables {module.TABLES}")
     batch_list, batch_drop = _batches(module.task)
@@ -86,29 +87,6 @@ def main() -> None:
         print(f"threads {threads:2d}: " + ", ".join(
             f"{k} {1e3 * v:.1f} ms ({1e3 * v * threads / len(bound):.2f} thread-ms a hit)"
             for k, v in row.items()), flush=True)
-
-
-def _bindings(prog, calls):
-    """The generated table module and each hit's bound task arguments, as the
-    traceback's fill binds them (its own call captured)."""
-    from dslc.cpu import tables
-
-    seen = []
-    whole = tables.whole_tables
-
-    def spy(cpu, func, callings, span, description="", after=None):
-        seen.append((cpu, func, callings))
-        return whole(cpu, func, callings, span, description, after)
-    tables.whole_tables = spy
-    try:
-        prog.traces("sw", calls[:2])  # (the runner made)
-        prog._trace_runner.chunk = len(calls)
-        prog.traces("sw", calls)
-    finally:
-        tables.whole_tables = whole
-    cpu, func, callings = max(seen, key=lambda s: len(s[2]))
-    module, names, windows = cpu._ran(cpu.choose(func, "table", callings[0])).compiled
-    return module, [cpu._task_args(names, c, windows, None) for c in callings]
 
 
 def _packed(bound):

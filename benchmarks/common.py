@@ -131,3 +131,29 @@ def measure_process(cmd: list[str], env: dict | None = None, cwd=None,
     done = subprocess.run([sys.executable, "-c", _MEASURE, output, *cmd], cwd=cwd, env=env,
                           capture_output=True, text=True, check=True)
     return json.loads(done.stdout.splitlines()[-1])
+
+
+def traced_bindings(prog, calls: list):
+    """How a traceback's fill binds the first tables of ``calls`` (``sw`` calls,
+    traced together: dslc.cpu.tables.whole_tables, its call captured): the
+    generated table module, the callings (bound values by name) and each one's
+    task arguments as the module's ``task`` takes them. For the probes that time
+    the fill apart from the walks."""
+    from dslc.cpu import tables
+
+    seen = []
+    whole = tables.whole_tables
+
+    def spy(cpu, func, callings, span, description="", after=None):
+        seen.append((cpu, func, callings))
+        return whole(cpu, func, callings, span, description, after)
+    tables.whole_tables = spy
+    try:
+        prog.traces("sw", calls[:2])  # (the program's trace runner made)
+        prog._trace_runner.chunk = len(calls)
+        prog.traces("sw", calls)
+    finally:
+        tables.whole_tables = whole
+    cpu, func, callings = [s for s in seen if len(s[2]) == len(calls)][-1]
+    module, names, windows = cpu._ran(cpu.choose(func, "table", callings[0])).compiled
+    return module, callings, [cpu._task_args(names, c, windows, None) for c in callings]

@@ -40,7 +40,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import SW_PROGRAM, load_proteome, pick_query, sample_database
+from benchmarks.common import (SW_PROGRAM, load_proteome, pick_query,  # noqa: E402
+                               sample_database, traced_bindings)
 
 
 def main() -> None:
@@ -132,21 +133,7 @@ def _fill(prog, calls) -> None:
     """The top hits' tables by the generated ``table`` task alone, by threads."""
     import numpy as np
 
-    from dslc.cpu import tables
-
-    seen = []
-    whole = tables.whole_tables
-
-    def spy(cpu, func, callings, span, description="", after=None):
-        seen.append((cpu, func, callings))
-        return whole(cpu, func, callings, span, description, after)
-    tables.whole_tables = spy
-    prog._trace_runner.chunk = len(calls)
-    prog.traces("sw", calls)
-    tables.whole_tables = whole
-    cpu, func, callings = [s for s in seen if len(s[2]) == len(calls)][-1]
-    module, names, windows = cpu._ran(cpu.choose(func, "table", callings[0])).compiled
-    bound = [cpu._task_args(names, c, windows, None) for c in callings]
+    module, callings, bound = traced_bindings(prog, calls)
     with open(module.__file__) as fh:
         source = fh.read()
     path = os.path.join(tempfile.mkdtemp(), "float32_tables.py")
