@@ -109,10 +109,12 @@ class TaskBatch:
 
     @functools.cached_property
     def uniform(self) -> frozenset:
-        """Parameters whose value is the same in every task: the shared ones, and an
-        operand listing one item (a query file of one record against a database,
-        which stays a column: the GPU's product path groups by it)."""
-        return self.shared | frozenset(n for n, c in self.columns.items() if _items(c) == 1)
+        """Parameters whose value is the same in every task: the shared ones, and a
+        column every task reads one item of (a query file of one record against a
+        database, which stays a column: the GPU's product path groups by it; or one
+        query's part of a product, :attr:`grouped`, as the CPU backend runs it)."""
+        return self.shared | frozenset(n for n, c in self.columns.items()
+                                       if self.count and _one_item(c))
 
     def is_seq(self, name: str) -> bool:
         col = self.columns[name]
@@ -295,6 +297,13 @@ def _items(col) -> int | None:
     if isinstance(col, SeqColumn):
         return len(col.pack.lengths)
     return len(col.items) if isinstance(col, ValueColumn) else None
+
+
+def _one_item(col) -> bool:
+    """Does every task of a (non-empty) batch read the same item of ``col``?"""
+    if _items(col) in (None, 1):
+        return True
+    return bool((col.index == col.index[0]).all())
 
 
 NARROW = 64  # a column listing at most this many items groups a batch (TaskBatch.grouped)

@@ -172,6 +172,61 @@ def test_random_recurrences_in_lanes_equal_the_interpreter(rec, data):
         assert got == oracle, src
 
 
+@settings(max_examples=6, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rec=recurrences(layered=True), data=st.data())
+def test_random_recurrences_over_a_few_items_x_many_equal_the_interpreter(rec, data):
+    """A product of a few items (the queries) with more than NARROW (the database),
+    read from FASTA files as a search reads them: the CPU backend runs one map per
+    item of the first list (dslc.cpu.backend.per_item), each item every task's
+    there, and the values must be the interpreter's, in the product's order.
+    Recurrences of one dimension map over one long list."""
+    import tempfile
+    from pathlib import Path
+
+    import numba
+
+    from dslc.cpu import backend
+    from dslc.lang.batch import NARROW
+
+    entries = entries_for(rec.ndim)
+    name = data.draw(st.sampled_from(sorted(entries)))
+    src = rec.source() + "\n" + entries[name] + "\n"
+    counts = {1: [NARROW + 3], 2: [3, NARROW + 2], 3: [2, NARROW + 1, 2]}[rec.ndim]
+    folder = Path(tempfile.mkdtemp())
+    paths = []
+    for k, n in enumerate(counts):
+        fixed = ["", "G"] if k == 0 else [""]
+        seqs = fixed + data.draw(st.lists(dna(4), min_size=n - len(fixed),
+                                          max_size=n - len(fixed)))
+        paths.append(folder / f"op{k}.fa")
+        paths[-1].write_text("".join(f">r{j}\n{x}\n" for j, x in enumerate(seqs)))
+    interp = interp_program(src)
+    try:
+        want = values(interp.map(name, *(interp.load(str(p), "dna") for p in paths)))
+    except DslcError as e:  # undefined arithmetic somewhere: the CPU must say so too
+        assert "undefined arithmetic" in e.message, e.message
+        with pytest.raises(DslcError, match="undefined arithmetic"):
+            prog = lane_program(src)[0]
+            prog.map(name, *(prog.load(str(p), "dna") for p in paths))
+        return
+    prog, engine = lane_program(src)
+    split = []
+    per_item = backend.per_item
+
+    def seen(*a):
+        out = per_item(*a)
+        split.append(out is not None)
+        return out
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(backend, "per_item", seen)
+        mp.setattr(numba, "get_num_threads", lambda: 2)  # (as CI: parts of 64 tasks split)
+        got = values(prog.map(name, *(prog.load(str(p), "dna") for p in paths)))
+    assert_same(got, want, src)
+    # (the parts' own maps ask first: the whole map's answer comes last)
+    assert split[-1] == (rec.ndim > 1), split  # the product was split by its few items
+
+
 def test_a_fixed_random_recurrence_runs_in_lanes():
     """One generated 2-D recurrence with two mutually recursive functions and
     the match bonus: the lane path must compile it (the hypothesis test above

@@ -104,7 +104,7 @@ def _run(tmp_path, backend, engines=None):
         run_map = engine.map
 
         def recording(func, tasks, span, progress=None):
-            seen["tasks"] = tasks
+            seen.setdefault("tasks", tasks)  # (the whole map: its parts call map again)
             return run_map(func, tasks, span, progress)
         engine.map = recording
         return engine
@@ -154,27 +154,54 @@ print map(sw, blosum62 (*) 10 (*) 1 (*) q (*) db)
 """
 
 
+def _sw_files(tmp_path, queries: int, proteins: int) -> None:
+    from benchmarks.common import SW_PROGRAM
+
+    rng = np.random.default_rng(5)
+    aa = list("ACDEFGHIKLMNPQRSTVWY")
+    (tmp_path / "q.fa").write_text("".join(
+        f">q{k}\n{''.join(rng.choice(aa, 20 + 7 * k))}\n" for k in range(queries)))
+    (tmp_path / "db.fa").write_text("".join(
+        f">d{k}\n{''.join(rng.choice(aa, 5 + k % 37))}\n" for k in range(proteins)))
+    (tmp_path / "s.bio").write_text(SW_PROGRAM + SW_FILES)
+
+
+def _lanes_signatures(engine) -> list[str]:
+    return [next(line for line in source.splitlines() if line.startswith("def lanes("))
+            for _, source, _ in engine.packs.generated.values()]
+
+
 def test_a_one_record_query_file_is_passed_to_the_lanes_once(tmp_path):
     """Every task reads the one record of a query file: the batch keeps it a column
     (the GPU's product path groups by it), the CPU's lanes take it as a shared query
     (one array, its residues scalars in the lane loop), and the scores are the
     interpreter's."""
-    from benchmarks.common import SW_PROGRAM
-
-    rng = np.random.default_rng(5)
-    aa = list("ACDEFGHIKLMNPQRSTVWY")
-    (tmp_path / "q.fa").write_text(f">q\n{''.join(rng.choice(aa, 30))}\n")
-    (tmp_path / "db.fa").write_text("".join(
-        f">d{k}\n{''.join(rng.choice(aa, 5 + 3 * k))}\n" for k in range(40)))
-    (tmp_path / "s.bio").write_text(SW_PROGRAM + SW_FILES)
+    _sw_files(tmp_path, 1, 40)
     want, _, _ = _run(tmp_path, "interp")
     engines = []
     got, batch, _ = _run(tmp_path, "cpu", engines)
     assert isinstance(batch.columns["s"], SeqColumn) and batch.shared == {"sm", "open", "ext"}
     assert batch.uniform == {"sm", "open", "ext", "s"}
-    (_, source, _), = engines[0].packs.generated.values()
-    lanes = next(line for line in source.splitlines() if line.startswith("def lanes("))
+    (lanes,) = _lanes_signatures(engines[0])
     assert "a_s," in lanes and "n_s" not in lanes  # one query array, no per-lane lengths
+    assert got.values.tolist() == want.values.tolist()
+    assert [ax.labels for ax in got.axes] == [ax.labels for ax in want.axes]
+
+
+def test_a_few_queries_against_a_database_run_one_map_each(tmp_path, monkeypatch):
+    """Queries x a database (the queries a narrow column, TaskBatch.grouped): the
+    CPU backend runs one map per query, each with its query every task's, so the
+    lanes take it once; the values are the interpreter's, in the product's order.
+    (Two threads, as CI has: a part must give each thread two groups of lanes.)"""
+    import numba
+
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
+    _sw_files(tmp_path, 3, 80)
+    want, _, _ = _run(tmp_path, "interp")
+    engines = []
+    got, batch, _ = _run(tmp_path, "cpu", engines)
+    assert batch.uniform == batch.shared  # the whole map's queries differ
+    assert all("n_s" not in lanes for lanes in _lanes_signatures(engines[0]))
     assert got.values.tolist() == want.values.tolist()
     assert [ax.labels for ax in got.axes] == [ax.labels for ax in want.axes]
 
