@@ -570,7 +570,7 @@ def per_item(map_, func: str, batch, span, progress):
     columns, :attr:`TaskBatch.grouped`) run as one ``map_`` per item, so that in
     each the item is every task's (``TaskBatch.uniform``) and the lanes take it
     once, its residues scalars in the lane loop, instead of a padded block per
-    lane mixing queries of other lengths (2.4x faster for 10 queries x the
+    lane mixing queries of other lengths (about twice as fast for 10 queries x the
     2,100-protein proteome on the development machine: docs/benchmarks.md).
     None where the batch has no such items, or a part would give a thread fewer
     than two groups of lanes (the parts run one after another, so a small part
