@@ -184,23 +184,31 @@ def test_random_recurrences_over_a_few_items_x_many_equal_the_interpreter(rec, d
     import tempfile
     from pathlib import Path
 
-    import numba
-
-    from dslc.cpu import backend
     from dslc.lang.batch import NARROW
 
     entries = entries_for(rec.ndim)
     name = data.draw(st.sampled_from(sorted(entries)))
     src = rec.source() + "\n" + entries[name] + "\n"
     counts = {1: [NARROW + 3], 2: [3, NARROW + 2], 3: [2, NARROW + 1, 2]}[rec.ndim]
-    folder = Path(tempfile.mkdtemp())
-    paths = []
+    lists = []
     for k, n in enumerate(counts):
         fixed = ["", "G"] if k == 0 else [""]
-        seqs = fixed + data.draw(st.lists(dna(4), min_size=n - len(fixed),
-                                          max_size=n - len(fixed)))
-        paths.append(folder / f"op{k}.fa")
-        paths[-1].write_text("".join(f">r{j}\n{x}\n" for j, x in enumerate(seqs)))
+        lists.append(fixed + data.draw(st.lists(dna(4), min_size=n - len(fixed),
+                                                max_size=n - len(fixed))))
+    with tempfile.TemporaryDirectory() as folder:
+        paths = [Path(folder) / f"op{k}.fa" for k in range(len(lists))]
+        for path, seqs in zip(paths, lists):
+            path.write_text("".join(f">r{j}\n{x}\n" for j, x in enumerate(seqs)))
+        _few_items_x_many(src, name, rec.ndim, paths)
+
+
+def _few_items_x_many(src: str, name: str, ndim: int, paths: list) -> None:
+    """The product of the FASTA files ``paths`` on the CPU (with two threads' limits)
+    and on the interpreter, the same values, and the CPU split by its few items."""
+    import numba
+
+    from dslc.cpu import backend
+
     interp = interp_program(src)
     try:
         want = values(interp.map(name, *(interp.load(str(p), "dna") for p in paths)))
@@ -210,7 +218,7 @@ def test_random_recurrences_over_a_few_items_x_many_equal_the_interpreter(rec, d
             prog = lane_program(src)[0]
             prog.map(name, *(prog.load(str(p), "dna") for p in paths))
         return
-    prog, engine = lane_program(src)
+    prog, _ = lane_program(src)
     split = []
     per_item = backend.per_item
 
@@ -224,7 +232,7 @@ def test_random_recurrences_over_a_few_items_x_many_equal_the_interpreter(rec, d
         got = values(prog.map(name, *(prog.load(str(p), "dna") for p in paths)))
     assert_same(got, want, src)
     # (the parts' own maps ask first: the whole map's answer comes last)
-    assert split[-1] == (rec.ndim > 1), split  # the product was split by its few items
+    assert split[-1] == (ndim > 1), split  # the product was split by its few items
 
 
 def test_a_fixed_random_recurrence_runs_in_lanes():
