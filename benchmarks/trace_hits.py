@@ -132,6 +132,10 @@ def main() -> None:
                     f"{key}per_hit_ms": {k: round(1e3 * v / len(top), 3)
                                          for k, v in parts.items()},
                     f"{key}page_faults": faults, f"{key}collector_s": round(collected, 4)})
+        fills = prog._trace_runner.fills
+        out[f"{key}fill_process"] = None if fills is None else {
+            "hits_filled": fills.filled, "ready_after_s": round(
+                prog._trace_runner.fill_process_start_s, 2), "why_not": fills.why}
         if route == "compiled":
             walks = prog._trace_runner.tracer.walks
             compiled = walks.steps - walk[1]
@@ -153,14 +157,19 @@ def _route(prog, route: str, query, db) -> list:
     (``Tracer.derive``) add up to, then the compiled steps of the warm-up, the
     wall seconds of the warm-up (a compiled walk's first use) and the CPU seconds of
     the walks' compiled parts (``Tracer._compiled``)."""
+    from dslc.runtime import fill_process
     from dslc.trace.run import TraceRunner
 
+    fills = fill_process.started(prog.checked, prog._engine(), prog.base_dir)
     runner = TraceRunner(prog.checked, prog._globals, prog._engine(),
-                         planned=route != "plain", compiled=route == "compiled")
+                         planned=route != "plain", compiled=route == "compiled", fills=fills)
     prog._trace_runner = runner
     t0 = time.perf_counter()
     prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in range(2)])
     first = time.perf_counter() - t0
+    while fills is not None and not fills.ready() and fills.why == "":
+        time.sleep(0.02)  # (started with the runner: ready before the hits are known)
+    runner.fill_process_start_s = time.perf_counter() - t0
     walks = runner.tracer.walks
     spent = [0.0, 0 if walks is None else walks.steps, first, 0.0]
     runner.tracer.derive = _timed(runner.tracer.derive, spent, 0, time.process_time)

@@ -463,6 +463,9 @@ def _trace_runner(prog):
     engine = prog._engine()
     held = getattr(prog, "_trace_runner", None)
     if held is None or held.program is not prog.checked or held.engine_of is not engine:
-        held = TraceRunner(prog.checked, prog._globals, engine)
+        from dslc.runtime import fill_process
+
+        fills = fill_process.started(prog.checked, engine, prog.base_dir)
+        held = TraceRunner(prog.checked, prog._globals, engine, fills=fills)
         prog._trace_runner = held
     return held

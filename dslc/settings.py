@@ -32,6 +32,8 @@ CHOICES: dict[str, tuple[str, dict[str, str]]] = {
     "DSLC_CUDA_LANES": ("", {"1": "a thread per point", "32": "a warp per point"}),
     "DSLC_CUDA_COOP": ("1", {"1": "cooperative launches where possible",
                              "0": "a launch per partition"}),
+    "DSLC_TRACE_FILL": ("threads", {"threads": "a traceback's tables filled on this process's "
+                                                "threads", "process": "in a process of its own"}),
     "DSLC_AUTO_AHEAD": ("1", {"1": "compile a map's kernel ahead for the next run",
                               "0": "never"}),
 }

@@ -1,42 +1,19 @@
 """What runs on a Dask worker: a shard of a map, on the worker's own backend.
 
-A worker gets the program as its plan (the checked script's syntax tree, its
-consts and the backend's name), checks it once per process and keeps one
-backend per plan, so compiled code is reused from shard to shard (and loaded
-from the on-disk cache where ``DSLC_CACHE_DIR`` is shared). The program is
-checked again rather than sent checked because the checked program holds the
-extensions' functions, which only an import can bring.
+A worker gets the program as its plan (dslc.runtime.shipped), checks it once per
+process and keeps one backend per plan, so compiled code is reused from shard to
+shard (and loaded from the on-disk cache where ``DSLC_CACHE_DIR`` is shared).
 """
 
 from __future__ import annotations
 
-import hashlib
-import pickle
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from dslc.cluster.columns import Part, as_column
 from dslc.errors import DslcError
-
-
-@dataclass(frozen=True)
-class Plan:
-    """Everything a worker needs to build the backend a map runs on."""
-
-    tree: object  # the script's ast.Program
-    consts: tuple  # (name, value) of every const, as checked on the client
-    float_consts: frozenset
-    base_dir: str | None
-    backend: str  # as asked for ('auto' is resolved by each worker for itself)
-    key: str = field(default="", compare=False)
-
-    @staticmethod
-    def of(checked, base_dir: str | None, backend: str) -> "Plan":
-        consts = tuple(sorted(checked.consts.items()))
-        body = (checked.ast, consts, checked.float_consts, base_dir, backend)
-        key = hashlib.sha256(pickle.dumps(body)).hexdigest()
-        return Plan(*body, key=key)
+from dslc.runtime.shipped import Plan, backend_globals, checked_again  # noqa: F401 (Plan)
 
 
 @dataclass(frozen=True)
@@ -120,12 +97,9 @@ def backend_for(plan: Plan):
 
 
 def _build(plan: Plan):
-    from dslc import backends, deep
-    from dslc.check.program import check_program
-    from dslc.runtime.script import backend_globals
+    from dslc import backends
 
-    checked = deep.run(plan.tree.depth, check_program, plan.tree, dict(plan.consts), None,
-                       plan.base_dir, plan.float_consts)
+    checked = checked_again(plan)
     return backends.get(plan.backend)(checked, backend_globals(checked))
 
 

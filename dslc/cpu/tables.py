@@ -38,7 +38,7 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "",
         return [{func: cpu.table(func, c, span, description)} for c in callings]
     module, argnames, windows = chosen.compiled
     names = module.TABLES
-    readers = {n: _reader(cpu, n, span) for n in names}
+    readers = {n: reader(cpu, n, span) for n in names}
 
     def sweep(bound):
         try:
@@ -60,7 +60,7 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "",
             for c, got in zip(callings, filled)]
 
 
-def _reader(cpu, func: str, span):
+def reader(cpu, func: str, span):
     """``Numbers.one``, ``many`` and ``exact`` of ``func``'s cells: the backend's own
     conversion of compiled results, MISSING (None) where it has no exact value."""
     ret = cpu.program.functions[func].ret

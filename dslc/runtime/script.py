@@ -23,6 +23,7 @@ from dslc.lang.arith import check_int, check_literal
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
+from dslc.runtime.shipped import backend_globals
 from dslc.lang import script_stats
 from dslc.lang.batch import SeqColumn, Shared, TaskBatch
 from dslc.lang.limits import check_map
@@ -319,12 +320,6 @@ def columnar_batch(tf, program, operands: list, lists: list, shape, spans: list,
     if count:
         check_links(tf, first, program, span, {p.name: sp for p, sp in zip(params, spans)})
     return TaskBatch(tuple(p.name for p in params), columns, count)
-
-
-def backend_globals(program) -> dict:
-    g = dict(program.consts)
-    g.update(program.defined)
-    return g
 
 
 def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:

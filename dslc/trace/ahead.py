@@ -28,6 +28,18 @@ class Reads:
         self._seen: dict[str, list] = {}
         self._lock = threading.Lock()  # (learned on the walk's thread, read on the fill's)
 
+    @classmethod
+    def of(cls, learned: dict) -> "Reads":
+        """Reads learned elsewhere (:meth:`learned`: another process's walks)."""
+        reads = cls()
+        reads._seen = {f: list(r) for f, r in learned.items()}
+        return reads
+
+    def learned(self) -> dict:
+        """What :meth:`ahead` would read, as plain data (to send to another process)."""
+        with self._lock:
+            return {f: list(r) for f, r in self._seen.items()}
+
     def learn(self, func: str, op: str, axes: tuple, index: tuple, shape: tuple) -> None:
         """A walk read ``index`` of ``func``'s table (numbers of ``shape``) by ``op``."""
         read = (op, axes, _relative(index, shape))

@@ -47,20 +47,23 @@ class TraceRunner:
     """Traces calls of one program; ``engine`` (any backend, or None) fills tables."""
 
     def __init__(self, program, globals_: dict, engine=None, fill_with=None,
-                 planned: bool = True, compiled: bool = True):
+                 planned: bool = True, compiled: bool = True, fills=None):
         """``fill_with``: the backend that fills each table whole, by default
         ``engine`` unless it is the interpreter (which computes cells on demand
         faster than whole tables); the tests fill with the interpreter to compare
         reading filled tables with computing cells on demand, without compiling.
         ``planned``: walks by step plans (:mod:`dslc.trace.plan`), else the plain walk;
         ``compiled``: with step plans, a path over tables the CPU backend filled is
-        walked by compiled code where its shape allows (:mod:`dslc.trace.jit`)."""
+        walked by compiled code where its shape allows (:mod:`dslc.trace.jit`);
+        ``fills``: where a chunk's tables may be filled instead of by ``tables`` here
+        (dslc.runtime.fill_process: a process of its own), None where it cannot."""
         if globals_ is None:  # (a caller that asked before the script's globals were bound)
             raise InternalError("a trace runner made without the script's globals")
         self.program = program
         self.chunk = 0  # calls traced together (:meth:`traces`); 0: :func:`chunk_size`
         self.engine_of = engine
         self.engine = fill_with or (engine if getattr(engine, "name", "") != "interp" else None)
+        self.fills = fills
         self.tracer = Tracer((FusedInterpreter if planned else Interpreter)(program, globals_),
                              planned)
         # held around each call of the backend that plans or fills (a fill ahead runs on
@@ -146,7 +149,6 @@ class TraceRunner:
     def _fill(self, opened: list, span) -> list[dict]:
         """The tables of each first table in ``opened`` (None: none to fill) and the
         others of its sweep, one backend call per function."""
-        tables = self.engine.tables
         out = [{} for _ in opened]
         by_func: dict = {}
         for k, t in enumerate(opened):
@@ -154,11 +156,23 @@ class TraceRunner:
                 by_func.setdefault(t.func.name, []).append(k)
         for name, ks in by_func.items():
             callings = [_calling(opened[k]) for k in ks]
-            with self.backend_lock:
-                filled = tables(name, callings, span, "trace", self.tracer.reads.ahead)
-            for k, calling, got in zip(ks, callings, filled):
+            for k, calling, got in zip(ks, callings, self._tables(name, callings, span)):
                 out[k] = _keyed(self.tracer.interp, calling, got)
         return out
+
+    def _tables(self, name: str, callings: list, span) -> list[dict]:
+        """The backend's ``tables`` of ``callings``: those ``fills`` gives, the
+        others (all of them where it gives none) filled here."""
+        given = None if self.fills is None else \
+            self.fills.tables(name, callings, span, self.tracer.reads)
+        given = given or [None] * len(callings)
+        missing = [c for c, got in zip(callings, given) if got is None]
+        if not missing:
+            return given
+        with self.backend_lock:
+            here = iter(self.engine.tables(name, missing, span, "trace",
+                                           self.tracer.reads.ahead))
+        return [got if got is not None else next(here) for got in given]
 
     def _walked(self, func, args, span, final, ready: dict) -> Derivation:
         """The derivation of one call, its tables released once it is made: its
