@@ -24,10 +24,17 @@ Python's cyclic collector ran inside them (``collector_s``). The hits are traced
 chunk at a time, each chunk's tables freed once walked, the next chunk's filled while
 this one is walked (the fill's part: the wait for it) (``--chunk``,
 by default dslc.trace.run.chunk_size(); ``--chunk 100``: every hit's tables filled and
-held together, as before chunks).
+held together, as before chunks). With ``DSLC_TRACE_FILL=process`` (dslc.runtime.fill_process)
+each route's runner starts a fill process of its own, waited for before the alignments are
+timed (``ready_after_s``); ``fill_process`` gives the hits it filled and the wall seconds
+of its sweeps and of its copies into shared memory (``child_fill_s``, ``child_copy_s``).
+``--again N`` times the same alignments N more times in the same process (``later_s``):
+the first time is a process's first use of that much table memory (the fill process's,
+and its segments', fresh pages), the later ones reuse it.
 
     python benchmarks/trace_hits.py [--top 100] [--proteome FASTA] [--limit N | --database N]
-                                    [--each] [--routes planned] [--chunk N] [--json out.json]
+                                    [--each] [--routes planned] [--chunk N] [--again N]
+                                    [--json out.json]
 """
 
 from __future__ import annotations
@@ -64,6 +71,9 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, default=0,
                     help="hits traced together, their tables freed before the next chunk "
                          "(TraceRunner.chunk; 0: dslc.trace.run.chunk_size())")
+    ap.add_argument("--again", type=int, default=0,
+                    help="then time the same alignments N more times in the same process "
+                         "(memory and processes warm: later_s)")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
 
@@ -104,6 +114,8 @@ def main() -> None:
     for route in args.routes.split(","):
         walk = _route(prog, route, query, db)
         prog._trace_runner.chunk = args.chunk
+        fills = prog._trace_runner.fills
+        before = (fills.filled, dict(fills.seconds)) if fills is not None else None
         faults, collected = _faults(), _collector_seconds()
         t0, c0 = time.perf_counter(), time.process_time()
         if args.each:
@@ -132,10 +144,13 @@ def main() -> None:
                     f"{key}per_hit_ms": {k: round(1e3 * v / len(top), 3)
                                          for k, v in parts.items()},
                     f"{key}page_faults": faults, f"{key}collector_s": round(collected, 4)})
-        fills = prog._trace_runner.fills
         out[f"{key}fill_process"] = None if fills is None else {
-            "hits_filled": fills.filled, "ready_after_s": round(
-                prog._trace_runner.fill_process_start_s, 2), "why_not": fills.why}
+            "hits_filled": fills.filled - before[0], "ready_after_s": round(
+                prog._trace_runner.fill_process_start_s, 2), "why_not": fills.why,
+            **{f"child_{k}_s": round(v - before[1][k], 3) for k, v in fills.seconds.items()}}
+        if args.again:
+            out[f"{key}later_s"] = [round(_aligned(prog, query, db, top), 3)
+                                    for _ in range(args.again)]
         if route == "compiled":
             walks = prog._trace_runner.tracer.walks
             compiled = walks.steps - walk[1]
@@ -149,6 +164,14 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)
+
+
+def _aligned(prog, query, db, top) -> float:
+    """Wall seconds of the top hits' alignments traced together once more."""
+    t0 = time.perf_counter()
+    derivations = prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in top])
+    [prog.align(d) for d in derivations]
+    return time.perf_counter() - t0
 
 
 def _route(prog, route: str, query, db) -> list:

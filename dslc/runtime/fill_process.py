@@ -56,9 +56,11 @@ def started(checked, engine, base_dir: str | None) -> "FillProcess | None":
 
     if not wanted():
         return None
+    from dslc.trace.run import chunk_size
+
     threads = numba.get_num_threads()
     return FillProcess(Plan.of(checked, base_dir, "cpu"), engine,
-                       threads - 1 if threads >= 4 else threads)
+                       threads - 1 if threads >= 4 else threads, room=chunk_size())
 
 
 def wanted() -> bool:
@@ -75,12 +77,14 @@ class FillProcess:
     """The parent's side: :meth:`tables` as a CPU backend's ``tables``, or None
     where the child cannot answer (not ready yet, gone, or failed)."""
 
-    def __init__(self, plan, engine, threads: int):
+    def __init__(self, plan, engine, threads: int, room: int = 0):
         """``engine``: the parent's CPU backend (its readers convert the numbers);
-        ``threads``: the child's fill threads. The child is a fresh interpreter
-        (``python -m`` this module), not a fork (which would copy a CUDA context and
-        the threads of this process) nor multiprocessing's spawn (which runs the
-        caller's main module again: a script without a ``__main__`` guard)."""
+        ``threads``: the child's fill threads; ``room``: the bindings of a chunk
+        (the child makes its segments for that many at its warm-up). The child is a
+        fresh interpreter (``python -m`` this module), not a fork (which would copy a
+        CUDA context and the threads of this process) nor multiprocessing's spawn
+        (which runs the caller's main module again: a script without a ``__main__``
+        guard)."""
         import socket
         import subprocess
         from multiprocessing.connection import Connection
@@ -104,10 +108,14 @@ class FillProcess:
         self.why = ""  # why the child cannot answer, once it cannot
         self._lock = threading.Lock()  # one request at a time
         self._state = "starting"  # -> "warming" (a warm-up fill sent) -> "ready" | "gone"
-        self._maps: list = [None] * SEGMENTS  # (mmap, its refcount over nothing) per segment
+        # [mmap, its refcount over nothing, bytes whose page entries are made] per segment
+        self._maps: list = [None] * SEGMENTS
         self._next = 0
         self._warm: int | None = None  # the segment of the warm-up fill, once sent
+        self.room = room
         self.filled = 0  # bindings the child filled (the tests ask)
+        self.mapped = 0  # segments the child made and this process mapped
+        self.seconds = {"fill": 0.0, "copy": 0.0}  # the child's, summed (benchmarks/trace_hits.py)
 
     def ready(self) -> bool:
         """Has the child said it is ready, and answered the warm-up fill
@@ -140,10 +148,10 @@ class FillProcess:
     def _send(self, func, callings, span, reads) -> int | None:
         """The segment a fill of ``callings`` was sent for (None: not sent)."""
         k = self._next
-        held = self._maps[k]
-        free = held is None or sys.getrefcount(held[0]) <= held[1]
+        free = self._maps[k] is None or _unread(self._maps[k])
+        room = self.room if self._state == "starting" else 0
         try:
-            self._conn.send(("fill", func, callings, span, reads.learned(), k, free))
+            self._conn.send(("fill", func, callings, span, reads.learned(), k, free, room))
         except (OSError, ValueError) as e:
             self._state, self.why = "gone", str(e)
             return None
@@ -158,8 +166,8 @@ class FillProcess:
             self._state, self.why = "gone", str(reply and reply[-1])
             return None
         mm = self._took(k, reply)
-        _populate(mm, _used(reply[3]), "MADV_POPULATE_READ")
-        out = [None if lay is None else self._numbers(mm, lay, span) for lay in reply[3]]
+        _populate(self._maps[k], _used(reply[2]), "MADV_POPULATE_READ")
+        out = [None if lay is None else self._numbers(mm, lay, span) for lay in reply[2]]
         self.filled += sum(x is not None for x in out)
         return out
 
@@ -168,10 +176,16 @@ class FillProcess:
         (its descriptor follows the reply on the socket)."""
         import socket
 
-        _, made, size, _ = reply
+        _, made, _, seconds = reply
+        for part, spent in zip(("fill", "copy"), seconds):
+            self.seconds[part] += spent
         if made:
-            _, fds, _, _ = socket.recv_fds(self._sock, 1, 1)
-            self._maps[k] = _mapped(fds[0], size)
+            _, fds, _, _ = socket.recv_fds(self._sock, 1, len(made))
+            for (j, size), fd in zip(made, fds):
+                self._maps[j] = _mapped(fd, size)
+                self.mapped += 1
+                if j != k:  # (made ahead: its pages' entries now, not in a later chunk)
+                    _populate(self._maps[j], size, "MADV_POPULATE_READ")
         return self._maps[k][0]
 
     def _numbers(self, mm, layout: dict, span) -> dict:
@@ -215,15 +229,23 @@ def _stop(conn, sock, process) -> None:
     sock.close()
 
 
-def _mapped(fd: int, size: int) -> tuple:
-    """``(mmap, refcount)``: the child's new segment mapped here from its descriptor
-    (then closed: the mapping holds the memory), and the mapping's reference count
-    while nothing is over it."""
+def _mapped(fd: int, size: int) -> list:
+    """``[mmap, refcount, 0]``: the child's new segment mapped here from its
+    descriptor (then closed: the mapping holds the memory), the mapping's reference
+    count while nothing is over it, as :func:`_unread` counts it, and the bytes
+    :func:`_populate` has made page entries for."""
     try:
-        mm = mmap.mmap(fd, size, flags=mmap.MAP_SHARED)
+        entry = [mmap.mmap(fd, size, flags=mmap.MAP_SHARED), 0, 0]
     finally:
         os.close(fd)
-    return mm, sys.getrefcount(mm) - 1  # (less getrefcount's own argument)
+    entry[1] = sys.getrefcount(entry[0])
+    return entry
+
+
+def _unread(entry: list) -> bool:
+    """Does this process hold no array over the segment of ``entry`` (every numpy
+    view of it holds a reference to its mapping)?"""
+    return sys.getrefcount(entry[0]) <= entry[1]
 
 
 def _used(layouts: list) -> int:
@@ -233,18 +255,23 @@ def _used(layouts: list) -> int:
     return max(ends, default=0)
 
 
-def _populate(mm, size: int, how: str) -> None:
-    """The page entries of ``mm``'s first ``size`` bytes made in one call, where the
-    kernel can (Linux 5.14's ``MADV_POPULATE_*``): a walk reads about one cell per
-    row, a page each, and one fault per page cost about as much as the walk itself.
-    Pages already made cost nothing more, so a segment pays this once."""
+def _populate(entry: list, size: int, how: str) -> None:
+    """The page entries of the first ``size`` bytes of the mapping ``entry[0]``
+    made in one call, where the kernel can (Linux 5.14's ``MADV_POPULATE_*``),
+    beyond the ``entry[2]`` bytes made before (even made pages cost a walk of
+    their entries): a walk reads about one cell per row, a page each, and one
+    fault per page cost about as much as the walk itself."""
+    mm, done = entry[0], entry[2]
+    size = min(size, len(mm))
     advice = getattr(mmap, how, _LINUX_ADVICE.get(how) if sys.platform == "linux" else None)
-    if advice is None or size <= 0:
+    if advice is None or size <= done:
         return
+    start = done - done % mmap.PAGESIZE
     try:
-        mm.madvise(advice, 0, min(size, len(mm)))
+        mm.madvise(advice, start, size - start)
     except OSError:
         pass  # (an older kernel: faults one page at a time, as before)
+    entry[2] = size
 
 
 def _anonymous(size: int) -> int:
@@ -288,14 +315,15 @@ def _serve(conn, sock) -> None:
             if message[0] == "stop":
                 return
             try:
-                fd, size, layouts = filler.fill(*message[1:])
+                made, layouts, seconds = filler.fill(*message[1:])
             except Exception as e:  # noqa: BLE001 (the parent fills in-process instead)
                 conn.send(("failed", f"{type(e).__name__}: {e}"))
                 continue
-            conn.send(("filled", fd is not None, size, layouts))
-            if fd is not None:
-                socket.send_fds(sock, [b"s"], [fd])
-                os.close(fd)
+            conn.send(("filled", [(k, size) for k, size, _ in made], layouts, seconds))
+            if made:
+                socket.send_fds(sock, [b"s"], [fd for _, _, fd in made])
+                for _, _, fd in made:
+                    os.close(fd)
     finally:
         filler.close()
 
@@ -306,30 +334,47 @@ class _Filler:
     def __init__(self, plan):
         from dslc.cpu.backend import CpuBackend
         from dslc.runtime.shipped import backend_globals, checked_again
+        from dslc.trace.memory import keep_freed_memory
 
+        keep_freed_memory()  # (as the parent's traces do: each chunk reuses the last's memory)
         checked = checked_again(plan)
         self.cpu = CpuBackend(checked, backend_globals(checked))
-        self.segments: list = [None] * SEGMENTS  # (mmap, size) per segment
+        self.segments: list = [None] * SEGMENTS  # [mmap, size, bytes populated] per segment
 
-    def fill(self, func, callings, span, learned, k: int, free: bool):
-        """``(new segment's descriptor or None, its size, layouts)``: each binding's
-        tables in segment ``k`` (None: its sweep stopped, or nothing compiled)."""
+    def fill(self, func, callings, span, learned, k: int, free: bool, room: int = 0):
+        """``(made, layouts, seconds)``: each binding's tables in segment ``k``
+        (None: its sweep stopped, or nothing compiled), ``(segment, size,
+        descriptor)`` of each segment made for it, and the wall seconds of the
+        sweeps and of the copy. ``room``: where no segment is made yet, make every
+        one for that many bindings like these, their pages made at once (the
+        warm-up, so that the chunks after it touch no fresh memory)."""
+        import time
+
         from dslc.cpu.tables import whole_tables
         from dslc.interp.tables import Numbers
         from dslc.trace.ahead import Reads
 
         reads = Reads.of(learned)
+        t0 = time.perf_counter()
         filled = whole_tables(self.cpu, func, callings, span, "trace", reads.ahead)
+        t1 = time.perf_counter()
         kept = [got if all(isinstance(t, Numbers) for t in got.values()) else None
                 for got in filled]
         sizes = [t.raw.nbytes for got in kept if got for t in got.values()]
         need = sum(-(-n // _ALIGN) * _ALIGN for n in sizes)
-        made = None
-        if not free or self.segments[k] is None or self.segments[k][1] < need:
+        made = []
+        if room and all(seg is None for seg in self.segments):
+            per = need // max(1, sum(got is not None for got in kept))
+            size = max(per * room * 5 // 4, need, _FIRST_BYTES)
+            for j in range(SEGMENTS):
+                made.append((j, size, self._new(j, size)))
+                _populate(self.segments[j], size, "MADV_POPULATE_WRITE")
+        elif not free or self.segments[k] is None or self.segments[k][1] < need:
             # (room for a chunk twice the first's: pages are only made as they are touched)
-            made = self._new(k, max(need * 5 // 2, _FIRST_BYTES))
+            size = max(need * 5 // 2, _FIRST_BYTES)
+            made.append((k, size, self._new(k, size)))
         mm = self.segments[k][0]
-        _populate(mm, need, "MADV_POPULATE_WRITE")
+        _populate(self.segments[k], need, "MADV_POPULATE_WRITE")
         layouts, at, copies = [], 0, []
         for got in kept:
             if got is None:
@@ -342,7 +387,7 @@ class _Filler:
                 at += -(-t.raw.nbytes // _ALIGN) * _ALIGN
             layouts.append(lay)
         _copy(mm, copies)
-        return made, self.segments[k][1], layouts
+        return made, layouts, (t1 - t0, time.perf_counter() - t1)
 
     def _new(self, k: int, size: int) -> int:
         """A new segment ``k`` of ``size`` bytes (its descriptor, for the parent);
@@ -353,7 +398,7 @@ class _Filler:
             old[0].close()
         fd = _anonymous(size)
         try:
-            self.segments[k] = (mmap.mmap(fd, size, flags=mmap.MAP_SHARED), size)
+            self.segments[k] = [mmap.mmap(fd, size, flags=mmap.MAP_SHARED), size, 0]
         except OSError:
             os.close(fd)
             raise
@@ -368,8 +413,6 @@ class _Filler:
 def _copy(mm, copies: list) -> None:
     """Each ``(offset, array)`` copied into ``mm``, on the fill's threads (numpy
     lets the lock go while it copies)."""
-    import numpy as np
-
     from dslc.cpu.tables import _pool
 
     def one(item):

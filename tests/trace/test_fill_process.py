@@ -55,8 +55,11 @@ def test_tables_filled_in_a_process_give_the_same_derivations(process_fill):
     _ready(fills)
     runner = cpu._trace_runner
     runner.chunk = 2  # several chunks: both segments, each written again
-    got = [cpu.traces("sw", CALLS) for _ in range(3)]
+    got = [cpu.traces("sw", CALLS)]
+    mapped = fills.mapped
+    got += [cpu.traces("sw", CALLS) for _ in range(2)]
     assert fills.filled == 3 * 4  # chunks of 2, 2 and 1 (one call's walk fills its own)
+    assert fills.mapped == mapped  # segments read and released are written again
     want = [interp.trace("sw", *c) for c in CALLS]
     for derivations in got:
         assert [d.steps for d in derivations] == [d.steps for d in want]
