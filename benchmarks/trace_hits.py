@@ -149,8 +149,11 @@ def main() -> None:
                 prog._trace_runner.fill_process_start_s, 2), "why_not": fills.why,
             **{f"child_{k}_s": round(v - before[1][k], 3) for k, v in fills.seconds.items()}}
         if args.again:
-            out[f"{key}later_s"] = [round(_aligned(prog, query, db, top), 3)
-                                    for _ in range(args.again)]
+            later = [_aligned(prog, query, db, top) for _ in range(args.again)]
+            out[f"{key}later_s"] = [round(t, 3) for t, _ in later]
+            if fills is not None:
+                out[f"{key}later_child_s"] = [{k: round(v, 3) for k, v in c.items()}
+                                              for _, c in later]
         if route == "compiled":
             walks = prog._trace_runner.tracer.walks
             compiled = walks.steps - walk[1]
@@ -166,12 +169,16 @@ def main() -> None:
             json.dump(out, f, indent=2)
 
 
-def _aligned(prog, query, db, top) -> float:
-    """Wall seconds of the top hits' alignments traced together once more."""
+def _aligned(prog, query, db, top) -> tuple:
+    """Wall seconds of the top hits' alignments traced together once more, and the
+    fill process's seconds in them (its sweeps and copies; empty without one)."""
+    fills = prog._trace_runner.fills
+    before = dict(fills.seconds) if fills is not None else {}
     t0 = time.perf_counter()
     derivations = prog.traces("sw", [("blosum62", 10, 1, query, db[k]) for k in top])
     [prog.align(d) for d in derivations]
-    return time.perf_counter() - t0
+    spent = time.perf_counter() - t0
+    return spent, {k: v - before[k] for k, v in fills.seconds.items()} if fills else {}
 
 
 def _route(prog, route: str, query, db) -> list:
