@@ -46,28 +46,29 @@ _LINUX_ADVICE = {"MADV_POPULATE_READ": 22, "MADV_POPULATE_WRITE": 23}  # (older 
 def started(checked, engine, base_dir: str | None) -> "FillProcess | None":
     """A fill process for traces of ``checked`` whose tables ``engine`` would fill,
     started now (not waited for), or None where there is to be none: ``engine`` is
-    not the CPU backend, or :func:`wanted` says no. The child gets one thread fewer
-    than the run's (the walks keep one core) where the run has four or more."""
-    if getattr(engine, "name", "") != "cpu" or not hasattr(engine, "tables"):
+    not the CPU backend, :func:`wanted` says no, or no process could be started (the
+    parent then fills as before). The child gets one thread fewer than the run's (the
+    walks keep one core) where the run has four or more."""
+    if not wanted() or getattr(engine, "name", "") != "cpu" or not hasattr(engine, "tables"):
         return None
     import numba
 
     from dslc.runtime.shipped import Plan
-
-    if not wanted():
-        return None
     from dslc.trace.run import chunk_size
 
     threads = numba.get_num_threads()
-    return FillProcess(Plan.of(checked, base_dir, "cpu"), engine,
-                       threads - 1 if threads >= 4 else threads, room=chunk_size())
+    try:
+        return FillProcess(Plan.of(checked, base_dir, "cpu"), engine,
+                           threads - 1 if threads >= 4 else threads, room=chunk_size())
+    except OSError:
+        return None
 
 
 def wanted() -> bool:
     """Is a fill process asked for (``DSLC_TRACE_FILL=process``)? Not by default:
-    on a 2-core machine it made the alignments slower (docs/benchmarks.md, "A fill
-    process of its own"), and it has not yet been measured where it is meant to
-    pay, a machine of many cores."""
+    on a 2-core machine it made the alignments slower (docs/benchmarks.md, "Twelfth
+    session"), and it has not yet been measured where it is meant to pay, a machine
+    of many cores."""
     from dslc import settings
 
     return settings.choice("DSLC_TRACE_FILL") == "process"
@@ -103,8 +104,8 @@ class FillProcess:
                 pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self._sock, self._conn = mine, Connection(os.dup(mine.fileno()))
-        self._conn.send(plan)
         self._stop = weakref.finalize(self, _stop, self._conn, self._sock, self._process)
+        self._conn.send(plan)  # (an OSError here: the child is gone already, none is used)
         self.why = ""  # why the child cannot answer, once it cannot
         self._lock = threading.Lock()  # one request at a time
         self._state = "starting"  # -> "warming" (a warm-up fill sent) -> "ready" | "gone"
