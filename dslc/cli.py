@@ -69,15 +69,17 @@ def _hit_args(run: argparse.ArgumentParser) -> None:
     run.add_argument("--min-score", type=float, metavar="S", help="keep rows scoring at least S")
     run.add_argument("--max-evalue", type=float, metavar="E",
                      help="keep rows with an E-value of at most E")
+    run.add_argument("--align", action="store_true",
+                     help="add each printed row's alignment (its task traced again)")
 
 
 def _shape(args):
     from dslc.runtime.hits import Shape
 
-    how = Shape(args.sort, args.top, args.min_score, args.max_evalue)
+    how = Shape(args.sort, args.top, args.min_score, args.max_evalue, args.align)
     if how.active and args.format not in ("tsv", "jsonl"):
-        raise DslcError("--sort, --top, --min-score and --max-evalue shape hit tables: "
-                        "give --format tsv or --format jsonl")
+        raise DslcError("--sort, --top, --min-score, --max-evalue and --align shape hit "
+                        "tables: give --format tsv or --format jsonl")
     return how
 
 

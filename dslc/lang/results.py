@@ -7,7 +7,7 @@ them here so that printing and the Python API know what they hold.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -148,6 +148,15 @@ class MapResult(_Grid):
     value_type: str
     values: np.ndarray
     axes: tuple[Axis, ...]
+    # how its tasks are traced again (``alignments(ks)``: dslc.runtime.script.MapTasks),
+    # None where no script ran it; not pickled (it holds the run)
+    tasks: object = field(default=None, compare=False)
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "tasks"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, tasks=None)
 
     def records(self) -> list[dict]:
         """One dict per task: the record name on each axis, and the value under
@@ -229,12 +238,17 @@ class HitTable:
 
     def rows(self) -> list[tuple[tuple[str, ...], tuple]]:
         """(record names, values) per task, in task order."""
+        return [(names, values) for names, values, _ in self.indexed_rows()]
+
+    def indexed_rows(self) -> list[tuple[tuple[str, ...], tuple, int]]:
+        """(record names, values, task number) per task, in task order (the task
+        number: its position in the map's tasks, as ``MapResult.tasks`` counts)."""
         shape = self.columns[0][1].values.shape
         labels = [_labels(a, n) for a, n in zip(self.axes, shape)]  # once, not per row
         out = []
-        for idx in np.ndindex(*shape):
-            names = tuple(lab[k] for lab, k in zip(labels, idx))
-            out.append((names, tuple(r[idx] for _, r in self.columns)))
+        for k, idx in enumerate(np.ndindex(*shape)):
+            names = tuple(lab[j] for lab, j in zip(labels, idx))
+            out.append((names, tuple(r[idx] for _, r in self.columns), k))
         return out
 
     def name_columns(self, encode=list) -> list[list[str]]:

@@ -13,6 +13,11 @@ A column made by ``evalue(...)`` is an E-value column: it sorts smallest first
 and ``--max-evalue`` filters on it. The score column is the table's first other
 column: ``--min-score`` filters on it. Any other column sorts largest first;
 an axis (record names) sorts alphabetically.
+
+``--align`` adds each printed row's alignment: the task of the table's first column
+that a map of the script computed is traced again (the rows together, so their tables
+are filled in one backend call) and read as an alignment (dslc.trace.align), after the
+rows are shaped, so only the rows printed are traced.
 """
 
 from __future__ import annotations
@@ -27,6 +32,10 @@ from dslc.lang.results import Axis, HitTable, MapResult, Prob, _labels, records 
 from dslc.runtime.tsv_rows import tsv_text
 
 EVALUE = "evalue"
+# --align's columns: the alignment's first sequence (q) and second (t), as ``align`` gives
+# them (0-based starts, ends exclusive), its length in columns, counts, CIGAR, gapped rows
+ALIGNED = ("qstart", "qend", "tstart", "tend", "length", "identities", "similar", "gaps",
+           "cigar", "qseq", "tseq")
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,7 @@ class Shape:
     top: int | None = None
     min_score: float | None = None
     max_evalue: float | None = None
+    align: bool = False  # each printed row's alignment (--align)
 
     def __post_init__(self):
         if self.top is not None and self.top < 1:
@@ -44,7 +54,8 @@ class Shape:
 
     @property
     def active(self) -> bool:
-        return any(x is not None for x in (self.sort, self.top, self.min_score, self.max_evalue))
+        return self.align or any(x is not None for x in (self.sort, self.top, self.min_score,
+                                                          self.max_evalue))
 
 
 def _same_axes(a: MapResult, b: MapResult) -> bool:
@@ -73,8 +84,9 @@ def group(printed: list[tuple[str, object]]) -> list:
 
 # ------------------------------------------------------------------ shaping
 def shape_rows(table: HitTable, how: Shape) -> list:
-    """The table's rows filtered, sorted and cut as ``how`` says."""
-    rows = table.rows()
+    """The table's rows (names, values, task number) filtered, sorted and cut as
+    ``how`` says."""
+    rows = table.indexed_rows()
     kinds = [_role(r) for _, r in table.columns]
     if how.min_score is not None:
         k = _column(kinds, "score", table, "--min-score")
@@ -141,8 +153,11 @@ def check_shape(groups: list, how: Shape) -> None:
     some tables sorts those); so is shaping when nothing printed is a hit table."""
     tables = [g for g in groups if isinstance(g, HitTable)]
     if how.active and not tables:
-        raise DslcError("--sort, --top, --min-score and --max-evalue shape printed map "
-                        "results, and the script prints none")
+        raise DslcError("--sort, --top, --min-score, --max-evalue and --align shape printed "
+                        "map results, and the script prints none")
+    if how.align and not any(_traced(t) for t in tables):
+        raise DslcError("--align: no printed map result is a map the script ran",
+                        hint="print the result of map(f, ...) itself")
     if how.sort is None:
         return
     known = [k for t in tables for part in t.keys() for k in part]
@@ -151,10 +166,31 @@ def check_shape(groups: list, how: Shape) -> None:
 
 
 def _shaped(table: HitTable, how: Shape) -> list:
+    """``shape_rows`` with a --sort naming another table's column left out; with
+    --align, each row with its alignment last (None where the table has no column a
+    map of the script computed)."""
     axis_keys, col_keys = table.keys()
     if how.sort is not None and how.sort not in axis_keys + col_keys:
-        return shape_rows(table, Shape(None, how.top, how.min_score, how.max_evalue))
-    return shape_rows(table, how)
+        rows = shape_rows(table, Shape(None, how.top, how.min_score, how.max_evalue))
+    else:
+        rows = shape_rows(table, how)
+    traced = _traced(table) if how.align else None
+    if traced is None:
+        return [(names, values, None) for names, values, _ in rows]
+    aligned = traced.tasks.alignments([k for _, _, k in rows])
+    return [(names, values, a) for (names, values, _), a in zip(rows, aligned)]
+
+
+def _traced(table: HitTable):
+    """The table's first column a map of the script computed (its tasks can be
+    traced), or None."""
+    return next((r for _, r in table.columns if r.tasks is not None), None)
+
+
+def _aligned_cells(a) -> list:
+    """--align's columns of one row (``ALIGNED``)."""
+    return [a.starts[0], a.ends[0], a.starts[1], a.ends[1], a.length, a.identities,
+            a.similar, a.gaps, a.cigar or "-", a.rows[0], a.rows[2]]
 
 
 # ------------------------------------------------------------------ TSV
@@ -178,14 +214,18 @@ def _tsv_table(table: HitTable, how: Shape) -> str:
     axis_keys, col_keys = table.keys()
     probs = [r.value_type == "prob" for _, r in table.columns]
     head = axis_keys + [h for c, p in zip(col_keys, probs) for h in ([c, c + ".log"] if p else [c])]
+    if how.align and _traced(table) is not None:
+        head += list(ALIGNED)
     lines = ["\t".join(_field(h) for h in head)]
     fast = None if how.active else tsv_text(table, lines[0], _field)
     if fast is not None:
         return fast
-    for names, values in _shaped(table, how):
+    for names, values, aligned in _shaped(table, how):
         cells = [_field(x) for x in names]
         for v in values:
             cells.extend(_tsv_cell(v))
+        if aligned is not None:
+            cells.extend(_field(str(x)) for x in _aligned_cells(aligned))
         lines.append("\t".join(cells))
     return "\n".join(lines)
 
@@ -223,9 +263,11 @@ def render_jsonl(printed: list[tuple[str, object]], how: Shape = Shape()) -> str
             lines.extend(fast)
             continue
         axis_keys, col_keys = g.keys()
-        for names, values in _shaped(g, how):
+        for names, values, aligned in _shaped(g, how):
             obj = dict(zip(axis_keys, names))
             obj.update(zip(col_keys, (to_json_value(v) for v in values)))
+            if aligned is not None:
+                obj["alignment"] = to_json_value(aligned.to_json())
             lines.append(_dump(obj))
     return "\n".join(lines)
 

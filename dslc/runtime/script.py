@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -214,7 +215,8 @@ class ScriptRunner:
             results, tf.ret.name).reshape(())
         axes = tuple(Axis(span_text(e.operands[k].span), _labels(v), lengths=seq_lengths(v))
                      for k, v in lists)
-        return MapResult(e.func, tf.ret.name, values, axes)
+        return MapResult(e.func, tf.ret.name, values, axes,
+                         tasks=MapTasks(self, e.func, batch, e.span))
 
     def _columnar(self, tf, e: ast.Map, operands: list, lists: list, shape) -> TaskBatch | None:
         spans = [o.span for o in e.operands]
@@ -271,6 +273,23 @@ class ScriptRunner:
                 raise DslcError(f"index {idx[0]} is outside the list (0..{len(base) - 1})", e.span)
             return base[idx[0]]
         raise DslcError(f"{describe(base)} cannot be indexed", e.span)
+
+
+@dataclass(frozen=True, eq=False)
+class MapTasks:
+    """A map's tasks as the run bound them, to trace some of them again
+    (``dslc run --align``: the rows of a hit table)."""
+
+    runner: "ScriptRunner"
+    func: str
+    batch: TaskBatch
+    span: object
+
+    def alignments(self, ks: list[int]) -> list:
+        """The alignment of each task ``ks[i]`` (its position in the map's tasks)."""
+        from dslc.runtime import trace_forms  # tracebacks load when a run traces
+
+        return trace_forms.map_alignments(self.runner, self.func, self.batch, self.span, ks)
 
 
 def run_map(backend, func: str, tasks: list[dict], span, want, stream=None) -> list:

@@ -34,7 +34,26 @@ def evaluate(runner, e: ast.Call):
         check_index_args(tf, bound, call.span)
         check_links(tf, bound, runner.p, call.span)
         final = True
+    return trace_runner(runner).trace(call.func, bound, call.span, final)
+
+
+def trace_runner(runner) -> TraceRunner:
+    """The script runner's one trace runner (made on first use)."""
     held = getattr(runner, "_trace_runner", None)
     if held is None:
         held = runner._trace_runner = TraceRunner(runner.p, runner.globals, runner.backend)
-    return held.trace(call.func, bound, call.span, final)
+    return held
+
+
+def map_alignments(runner, func: str, batch, span, ks: list[int]) -> list:
+    """The alignments of tasks ``ks`` of a map of ``func`` the runner ran over
+    ``batch``: each task traced as ``trace`` traces a map task (its final cell),
+    the tasks together (their tables filled in one backend call), then aligned."""
+    derivations = trace_runner(runner).traces(func, [(batch[k], True) for k in ks], span)
+    out = []
+    for d in derivations:
+        try:
+            out.append(alignment(d))
+        except DslcError as err:
+            raise DslcError(f"--align: {err.message}", span, err.hint) from None
+    return out
