@@ -163,6 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from dslc.malloc import one_arena
+
+    one_arena()  # (before any thread starts: a command's threads share one malloc arena)
     args = build_parser().parse_args(argv)
     handler = runlog.enable() if args.verbose else None
     try:

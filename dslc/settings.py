@@ -91,13 +91,14 @@ def text(name: str) -> str:
     return (given if given is not None else os.environ.get(name, "")).strip()
 
 
-MALLOC_TUNING = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES")
+MALLOC_TUNING = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_ARENA_MAX",
+                 "GLIBC_TUNABLES")
 
 
 def malloc_tuned() -> bool:
     """Did the user tune glibc's malloc through its environment variables? (Not
-    dslc settings: glibc reads them when the process starts; dslc.trace.memory
-    leaves malloc alone where they are set.)"""
+    dslc settings: glibc reads them when the process starts; dslc.malloc leaves
+    malloc alone where they are set.)"""
     return any(v in os.environ for v in MALLOC_TUNING)
 
 

@@ -21,12 +21,8 @@ variables, and it does nothing outside glibc.
 
 from __future__ import annotations
 
-import ctypes
-import platform
+from dslc.malloc import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, mallopt
 
-from dslc import settings
-
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 MMAP_THRESHOLD = 32 << 20  # glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit systems
 TRIM_THRESHOLD = 2 * MMAP_THRESHOLD  # what its dynamic rule pairs with that threshold
 _done: list = []
@@ -35,18 +31,6 @@ _done: list = []
 def keep_freed_memory() -> bool:
     """Set glibc's thresholds (above) once; True where they are set now or were."""
     if not _done:
-        _done.append(_set())
+        _done.append(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+                     and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
     return _done[0]
-
-
-def _set() -> bool:
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc" \
-            or settings.malloc_tuned():
-        return False
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
-    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-                and mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
