@@ -465,7 +465,8 @@ def _trace_runner(prog):
     if held is None or held.program is not prog.checked or held.engine_of is not engine:
         from dslc.runtime import fill_process
 
-        fills = fill_process.started(prog.checked, engine, prog.base_dir)
-        held = TraceRunner(prog.checked, prog._globals, engine, fills=fills)
+        held = TraceRunner(prog.checked, prog._globals, engine)
+        # (the backend that fills its tables: a GPU run's own CPU backend)
+        held.fills = fill_process.started(prog.checked, held.engine, prog.base_dir)
         prog._trace_runner = held
     return held

@@ -49,8 +49,9 @@ class TraceRunner:
     def __init__(self, program, globals_: dict, engine=None, fill_with=None,
                  planned: bool = True, compiled: bool = True, fills=None):
         """``fill_with``: the backend that fills each table whole, by default
-        ``engine`` unless it is the interpreter (which computes cells on demand
-        faster than whole tables); the tests fill with the interpreter to compare
+        ``engine`` (:func:`_filler_of`: a GPU backend's own CPU backend, none for the
+        interpreter, which computes cells on demand faster than whole tables); the
+        tests fill with the interpreter to compare
         reading filled tables with computing cells on demand, without compiling.
         ``planned``: walks by step plans (:mod:`dslc.trace.plan`), else the plain walk;
         ``compiled``: with step plans, a path over tables the CPU backend filled is
@@ -62,7 +63,7 @@ class TraceRunner:
         self.program = program
         self.chunk = 0  # calls traced together (:meth:`traces`); 0: :func:`chunk_size`
         self.engine_of = engine
-        self.engine = fill_with or (engine if getattr(engine, "name", "") != "interp" else None)
+        self.engine = fill_with or _filler_of(engine)
         self.fills = fills
         self.tracer = Tracer((FusedInterpreter if planned else Interpreter)(program, globals_),
                              planned)
@@ -311,6 +312,21 @@ def release(task) -> None:
     for table in task.tables.values():
         if table.numbers is not None:
             table.numbers, table.whole = None, False
+
+
+def _filler_of(engine):
+    """The backend that fills a traceback's tables for a run on ``engine``: none
+    for the interpreter; where ``engine`` fills no chunk of tables at once (the CUDA
+    backend, which computes one table as one large problem on the device), its own
+    CPU backend, whose sweeps run the hits side by side on the host's threads and
+    whose tables the compiled walks read (dslc.cpu.tables, dslc.trace.jit); else
+    ``engine`` itself."""
+    if engine is None or getattr(engine, "name", "") == "interp":
+        return None
+    cpu = getattr(engine, "cpu", None)
+    if not hasattr(engine, "tables") and cpu is not None and hasattr(cpu, "tables"):
+        return cpu
+    return engine
 
 
 def _fillable(table) -> bool:

@@ -52,3 +52,25 @@ def test_cells_beyond_exact_numbers_are_the_interpreter_s():
     got, want = cpu.traces("best", calls), [interp.trace("best", *c) for c in calls]
     assert [d.value for d in got] == [9007199254740025, 9007199254740016]
     assert [d.steps for d in got] == [d.steps for d in want]
+
+
+def test_a_gpu_run_fills_its_traceback_tables_on_its_cpu_backend(monkeypatch):
+    """The CUDA backend computes one table as one large problem: a trace of a run on
+    it fills its hits' tables on its own CPU backend instead, together, and walks them
+    by compiled code, as a CPU run does."""
+    path = str(EXAMPLES / "smith_waterman.bio")
+    gpu, interp = dslc.compile(path, backend="cuda"), dslc.compile(path, backend="interp")
+    calls = [("blosum62", 10, 1, q, r) for q, r in PAIRS]
+    fills = []
+    whole_tables = dslc.cpu.tables.whole_tables
+
+    def counted(cpu_, func, callings, span, description="", after=None):
+        fills.append((type(cpu_).__name__, func, len(callings)))
+        return whole_tables(cpu_, func, callings, span, description, after)
+    monkeypatch.setattr(dslc.cpu.tables, "whole_tables", counted)
+    got = gpu.traces("sw", calls)
+    assert fills == [("CpuBackend", "h", len(calls))]
+    assert gpu._trace_runner.tracer.walks is not None  # (compiled walks, as on the CPU)
+    want = [interp.trace("sw", *c) for c in calls]
+    assert [d.steps for d in got] == [d.steps for d in want]
+    assert [str(gpu.align(d)) for d in got] == [str(interp.align(d)) for d in want]
