@@ -260,15 +260,6 @@ class AutoBackend:
     def table(self, func: str, calling: dict, span, description: str = ""):
         return self._pick(func, [calling], None).table(func, calling, span, description)
 
-    def tables(self, func: str, callings: list, span, description: str = "",
-               after=None) -> list:
-        """Whole tables for tracebacks (dslc.cpu.tables), where ``table`` would run
-        them on the CPU; else each by the backend ``table`` picks."""
-        backend = self._pick(func, callings[:1], None) if callings else self.cpu
-        if backend is self.cpu:
-            return self.cpu.tables(func, callings, span, description, after)
-        return [{func: backend.table(func, c, span, description)} for c in callings]
-
     def map(self, func: str, tasks: list[dict], span, progress=None) -> list:
         if not tasks:
             return []

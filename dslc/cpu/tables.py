@@ -55,7 +55,7 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "",
         if len(bound) == 1:
             filled = [sweep(bound[0])]
         else:
-            filled = list(_pool().map(sweep, bound))
+            filled = list(pool().map(sweep, bound))
     return [got if got is not None else {func: cpu.table(func, c, span, description)}
             for c, got in zip(callings, filled)]
 
@@ -98,7 +98,7 @@ _POOLS: dict = {}  # threads -> the pool every fill with that many threads share
 os.register_at_fork(after_in_child=_POOLS.clear)  # a forked child has none of the threads
 
 
-def _pool() -> ThreadPoolExecutor:
+def pool() -> ThreadPoolExecutor:
     """The threads the sweeps run on, started once per process and kept: a search's
     top hits are filled a chunk at a time (dslc.trace.run), and a pool made per call
     started every thread again for every chunk (16 threads x each chunk on a 16-core

@@ -361,8 +361,7 @@ class _Filler:
         t1 = time.perf_counter()
         kept = [got if all(isinstance(t, Numbers) for t in got.values()) else None
                 for got in filled]
-        sizes = [t.raw.nbytes for got in kept if got for t in got.values()]
-        need = sum(-(-n // _ALIGN) * _ALIGN for n in sizes)
+        need = sum(_rounded(t.raw.nbytes) for got in kept if got for t in got.values())
         made = []
         if room and all(seg is None for seg in self.segments):
             per = need // max(1, sum(got is not None for got in kept))
@@ -385,7 +384,7 @@ class _Filler:
             for name, t in got.items():
                 lay[name] = (at, t.raw.shape, t.raw.dtype.str, dict(t.ahead))
                 copies.append((at, t.raw))
-                at += -(-t.raw.nbytes // _ALIGN) * _ALIGN
+                at += _rounded(t.raw.nbytes)
             layouts.append(lay)
         _copy(mm, copies)
         return made, layouts, (t1 - t0, time.perf_counter() - t1)
@@ -411,16 +410,21 @@ class _Filler:
                 seg[0].close()
 
 
+def _rounded(n: int) -> int:
+    """``n`` bytes rounded up to a table's alignment in a segment."""
+    return -(-n // _ALIGN) * _ALIGN
+
+
 def _copy(mm, copies: list) -> None:
     """Each ``(offset, array)`` copied into ``mm``, on the fill's threads (numpy
     lets the lock go while it copies)."""
-    from dslc.cpu.tables import _pool
+    from dslc.cpu.tables import pool
 
     def one(item):
         at, raw = item
         np.ndarray(raw.shape, raw.dtype, buffer=mm, offset=at)[...] = raw
 
-    list(_pool().map(one, copies))
+    list(pool().map(one, copies))
 
 
 if __name__ == "__main__":  # the child: python -m dslc.runtime.fill_process FD

@@ -49,7 +49,7 @@ class TraceRunner:
     def __init__(self, program, globals_: dict, engine=None, fill_with=None,
                  planned: bool = True, compiled: bool = True, fills=None):
         """``fill_with``: the backend that fills each table whole, by default
-        ``engine`` (:func:`_filler_of`: a GPU backend's own CPU backend, none for the
+        ``engine`` (:func:`_filler_of`: the run's CPU backend, none for the
         interpreter, which computes cells on demand faster than whole tables); the
         tests fill with the interpreter to compare
         reading filled tables with computing cells on demand, without compiling.
@@ -315,18 +315,15 @@ def release(task) -> None:
 
 
 def _filler_of(engine):
-    """The backend that fills a traceback's tables for a run on ``engine``: none
-    for the interpreter; where ``engine`` fills no chunk of tables at once (the CUDA
-    backend, which computes one table as one large problem on the device), its own
-    CPU backend, whose sweeps run the hits side by side on the host's threads and
-    whose tables the compiled walks read (dslc.cpu.tables, dslc.trace.jit); else
-    ``engine`` itself."""
+    """The backend that fills a traceback's tables for a run on ``engine``: the
+    run's CPU backend (``engine`` itself, or the CPU backend a CUDA or ``auto``
+    backend keeps as ``cpu``), whose sweeps run the hits side by side on the host's
+    threads and whose tables the compiled walks read (dslc.cpu.tables,
+    dslc.trace.jit); none for the interpreter, which computes cells on demand."""
     if engine is None or getattr(engine, "name", "") == "interp":
         return None
     cpu = getattr(engine, "cpu", None)
-    if not hasattr(engine, "tables") and cpu is not None and hasattr(cpu, "tables"):
-        return cpu
-    return engine
+    return cpu if cpu is not None else engine
 
 
 def _fillable(table) -> bool:

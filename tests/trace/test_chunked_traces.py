@@ -75,8 +75,8 @@ def test_the_fills_share_one_pool_of_threads_kept_across_chunks():
 
     from dslc.cpu import tables
 
-    first = tables._pool()
-    assert tables._pool() is first
+    first = tables.pool()
+    assert tables.pool() is first
     pid = os.fork()
     if pid == 0:  # the child: the parent's pool (whose threads it lacks) is dropped
         os._exit(0 if not tables._POOLS else 1)

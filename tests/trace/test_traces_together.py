@@ -18,18 +18,13 @@ def test_traces_together_equal_traces_one_by_one(monkeypatch):
     path = str(EXAMPLES / "smith_waterman.bio")
     cpu, interp = dslc.compile(path, backend="cpu"), dslc.compile(path, backend="interp")
     calls = [("blosum62", 10, 1, q, r) for q, r in PAIRS]
-    fills = []
-    whole_tables = dslc.cpu.tables.whole_tables
-
-    def counted(cpu_, func, callings, span, description="", after=None):
-        fills.append((func, len(callings)))
-        return whole_tables(cpu_, func, callings, span, description, after)
-    monkeypatch.setattr(dslc.cpu.tables, "whole_tables", counted)
+    fills = _counted_fills(monkeypatch)
     together = cpu.traces("sw", calls)
-    assert fills == [("h", len(calls))]  # h, e and f of every call: one sweep each, one call
+    # h, e and f of every call: one sweep each, one call
+    assert [f[1:] for f in fills] == [("h", len(calls))]
     fills.clear()
     one_by_one = [cpu.trace("sw", *c) for c in calls]
-    assert fills == [("h", 1)] * len(calls)
+    assert [f[1:] for f in fills] == [("h", 1)] * len(calls)
     want = [interp.trace("sw", *c) for c in calls]
     assert [d.steps for d in together] == [d.steps for d in one_by_one] \
         == [d.steps for d in want]
@@ -54,13 +49,8 @@ def test_cells_beyond_exact_numbers_are_the_interpreter_s():
     assert [d.steps for d in got] == [d.steps for d in want]
 
 
-def test_a_gpu_run_fills_its_traceback_tables_on_its_cpu_backend(monkeypatch):
-    """The CUDA backend computes one table as one large problem: a trace of a run on
-    it fills its hits' tables on its own CPU backend instead, together, and walks them
-    by compiled code, as a CPU run does."""
-    path = str(EXAMPLES / "smith_waterman.bio")
-    gpu, interp = dslc.compile(path, backend="cuda"), dslc.compile(path, backend="interp")
-    calls = [("blosum62", 10, 1, q, r) for q, r in PAIRS]
+def _counted_fills(monkeypatch) -> list:
+    """``(backend class, function, bindings)`` of every call of whole_tables from now."""
     fills = []
     whole_tables = dslc.cpu.tables.whole_tables
 
@@ -68,9 +58,33 @@ def test_a_gpu_run_fills_its_traceback_tables_on_its_cpu_backend(monkeypatch):
         fills.append((type(cpu_).__name__, func, len(callings)))
         return whole_tables(cpu_, func, callings, span, description, after)
     monkeypatch.setattr(dslc.cpu.tables, "whole_tables", counted)
+    return fills
+
+
+def test_a_gpu_run_fills_its_traceback_tables_on_its_cpu_backend(monkeypatch):
+    """The CUDA backend computes one table as one large problem: a trace of a run on
+    it fills its hits' tables on its own CPU backend instead, together, and walks them
+    by compiled code, as a CPU run does."""
+    path = str(EXAMPLES / "smith_waterman.bio")
+    gpu, interp = dslc.compile(path, backend="cuda"), dslc.compile(path, backend="interp")
+    calls = [("blosum62", 10, 1, q, r) for q, r in PAIRS]
+    fills = _counted_fills(monkeypatch)
     got = gpu.traces("sw", calls)
     assert fills == [("CpuBackend", "h", len(calls))]
     assert gpu._trace_runner.tracer.walks is not None  # (compiled walks, as on the CPU)
     want = [interp.trace("sw", *c) for c in calls]
     assert [d.steps for d in got] == [d.steps for d in want]
     assert [str(gpu.align(d)) for d in got] == [str(interp.align(d)) for d in want]
+
+
+def test_a_trace_on_auto_fills_on_its_cpu_backend():
+    """``auto`` (chosen on a GPU machine) keeps a CPU backend as the CUDA backend
+    does; a trace of a run on it fills and walks there."""
+    from dslc.auto import AutoBackend
+    from dslc.runtime.shipped import backend_globals
+    from dslc.trace.run import TraceRunner
+
+    prog = dslc.compile(str(EXAMPLES / "smith_waterman.bio"), backend="cpu")
+    auto = AutoBackend(prog.checked, backend_globals(prog.checked))
+    runner = TraceRunner(prog.checked, backend_globals(prog.checked), auto)
+    assert runner.engine is auto.cpu and runner.tracer.walks is not None
