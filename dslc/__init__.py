@@ -4,7 +4,10 @@
 docs/language.md for the language and docs/architecture.md for the pipeline.
 """
 
+from dslc import numba_import
 from dslc.errors import DslcError
+
+numba_import.install()
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,85 @@
+"""Numba's CPU target starts without importing ``scipy.linalg`` (dslc.numba_import),
+and SciPy is whole again for everything else.
+
+Each case runs in a fresh interpreter (the module is imported once per process) over a
+stand-in SciPy put first on the path: its ``scipy.linalg`` records that it was imported,
+so the tests say the same where SciPy is installed and where it is not."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+START_TARGET = """
+from numba import njit
+@njit(cache=False)
+def f(x):
+    return x + 1
+f(1)
+"""
+
+REPORT = """
+import json, sys
+import numba.np.arraymath as m
+print(json.dumps({"linalg_seen": "scipy.linalg" in sys.modules,
+                  "have_blas": m._HAVE_BLAS,
+                  "loader": type(m.__loader__).__name__,
+                  "finders": [type(f).__name__ for f in sys.meta_path]}))
+"""
+
+
+def _stand_in(root) -> str:
+    """A package ``scipy`` whose ``linalg`` (and ``linalg.cython_blas``) exist."""
+    linalg = root / "scipy" / "linalg"
+    linalg.mkdir(parents=True)
+    (root / "scipy" / "__init__.py").write_text("__version__ = \"1.14.0\"\n")
+    (linalg / "__init__.py").write_text("IMPORTED = True\n")
+    (linalg / "cython_blas.py").write_text("")
+    return str(root)
+
+
+def _run(tmp_path, before: str = "", after: str = "") -> dict:
+    code = "\n".join([before, "import dslc", START_TARGET, REPORT, after])
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = os.pathsep.join([_stand_in(tmp_path), here])
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.splitlines()[0]), out.splitlines()[1:]
+
+
+def test_the_cpu_target_starts_without_scipy_linalg(tmp_path):
+    report, _ = _run(tmp_path)
+    assert report["linalg_seen"] is False
+    assert report["have_blas"] is False  # (only np.correlate and np.convolve read it)
+    assert report["loader"] == "SourceFileLoader"  # (the module as if found plainly)
+    assert "_Finder" not in report["finders"]  # (removed once used)
+
+
+def test_scipy_linalg_imports_as_usual_afterwards(tmp_path):
+    _, later = _run(tmp_path, after="import scipy.linalg\nprint(scipy.linalg.IMPORTED)")
+    assert later == ["True"]
+
+
+def test_nothing_is_hidden_where_scipy_linalg_was_imported_first(tmp_path):
+    report, _ = _run(tmp_path, before="import scipy.linalg")
+    assert report["linalg_seen"] is True
+    assert report["have_blas"] is True
+
+
+def test_compiled_code_still_runs_after_it(tmp_path):
+    _, later = _run(tmp_path, after=textwrap.dedent("""
+        import numpy as np
+        from numba import njit
+        @njit(cache=False)
+        def total(a):
+            s = 0.0
+            for x in a:
+                s += x
+            return s
+        print(total(np.arange(5.0)))
+    """))
+    assert later == ["10.0"]
