@@ -62,6 +62,8 @@ CODE: frozenset[str] = frozenset({
 })
 
 NAMES: tuple[str, ...] = (*CHOICES, *NUMBERS, *TEXTS, *NUMBA)
+_KNOWN = frozenset(NAMES)
+_CODE_ORDER = tuple(sorted(CODE))  # (cache keys ask for these per traced hit: sorted once)
 
 _OPTIONS: dict[str, str] = {}  # given on the command line (--set), over the environment
 
@@ -85,7 +87,7 @@ def environment() -> dict[str, str]:
 def text(name: str) -> str:
     """The raw text of a setting, stripped ("" where unset): the command line's,
     else the environment's. The one place dslc reads the environment."""
-    if name not in NAMES:
+    if name not in _KNOWN:
         raise KeyError(name)  # a reader asking for a setting the table lacks: a bug
     given = _OPTIONS.get(name)
     return (given if given is not None else os.environ.get(name, "")).strip()
@@ -157,4 +159,4 @@ def check_all() -> None:
 def key() -> tuple[tuple[str, str], ...]:
     """The settings that can change generated code, as given (unset ones as ""),
     for cache keys."""
-    return tuple((name, text(name)) for name in sorted(CODE))
+    return tuple((name, text(name)) for name in _CODE_ORDER)
