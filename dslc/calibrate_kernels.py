@@ -35,7 +35,7 @@ def gpu_measure(a, b) -> tuple[float, float, float, float]:
 
     t0 = time.perf_counter()
     cuda.current_context()
-    start = time.perf_counter() - t0
+    start = max(time.perf_counter() - t0, fresh_start())
     host = np.zeros(64 * 2**20, dtype=np.uint8)
     cuda.to_device(host[:4096])
     cuda.synchronize()
@@ -57,6 +57,38 @@ def gpu_measure(a, b) -> tuple[float, float, float, float]:
     cuda.synchronize()
     run = max(time.perf_counter() - t0, 1e-9)
     return GPU_TASKS * GPU_LEN * GPU_LEN / run, start, bandwidth, max(first - run, 0.0)
+
+
+# what a run that takes the GPU starts: dslc's CUDA backend (and Numba's CUDA target
+# with it), then a context
+_FRESH = """
+import time
+t0 = time.perf_counter()
+import dslc.cuda.backend
+from numba import cuda
+cuda.current_context()
+print(time.perf_counter() - t0)
+"""
+
+
+def fresh_start() -> float:
+    """Seconds a fresh process takes to start the GPU as a run does (importing the
+    CUDA backend and Numba's CUDA target, then a context), measured in a child
+    process: in this one they may be imported already, and a context's start alone
+    was a tenth of what a second run on the GPU paid over one on the CPU (1.4 s on
+    an H200 host: docs/benchmarks.md). 0.0 where the child fails (the context's own
+    start stands)."""
+    import subprocess
+    import sys
+
+    from dslc import settings
+
+    try:
+        done = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True,
+                              timeout=120, env=settings.environment())
+        return float(done.stdout.split()[-1]) if done.returncode == 0 else 0.0
+    except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
+        return 0.0
 
 
 def _kernel():

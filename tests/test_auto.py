@@ -333,3 +333,40 @@ def test_a_large_read_starts_the_gpu_set_up_where_the_calibration_found_a_gpu(mo
     monkeypatch.setattr(backends, "driver_installed", lambda: True)  # auto stays auto here
     dslc.compile(str(tmp_path / "s.bio"), backend="auto").run()
     assert sizes == [len(">a\nACGT\n")]
+
+
+def test_a_map_run_in_parts_is_found_cached_as_its_parts(tmp_path, monkeypatch):
+    """A few queries x a database runs as one CPU map per query (dslc.cpu.backend
+    .map_parts), each part's code cached under its own key: ``code_cached``, what
+    ``auto`` weighs against a module's compile, asks for the parts' code, so a second
+    run is not predicted to compile (it was, and ``auto`` took the GPU for it)."""
+    import numba
+
+    from dslc.cpu import backend
+
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 2)  # (parts of 64 tasks split)
+    rng = np.random.default_rng(3)
+    fasta = {name: "".join(f">r{k}\n{''.join(rng.choice(list('ACGT'), int(n)))}\n"
+                           for k, n in enumerate(rng.integers(5, 30, count)))
+             for name, count in (("q.fa", 2), ("db.fa", 80))}
+    for name, text in fasta.items():
+        (tmp_path / name).write_text(text)
+    seen = []
+    ran = backend.CpuBackend.map
+
+    def spy(self, func, tasks, span, progress=None):
+        seen.append(tasks)
+        return ran(self, func, tasks, span, progress)
+    monkeypatch.setattr(backend.CpuBackend, "map", spy)
+
+    def engine(cache: str):
+        monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / cache))
+        prog = dslc.compile(EDIT, backend="cpu")
+        return prog, prog._engine()
+
+    prog, cpu = engine("first")
+    prog.map("d", *(prog.load(str(tmp_path / n), "dna") for n in ("q.fa", "db.fa")))
+    batch = seen[0]
+    assert backend.map_parts(batch, cpu.program.registry, cpu.packs.applies(batch)) is not None
+    assert engine("first")[1].code_cached("d", batch, True)  # (a later run's view)
+    assert not engine("empty")[1].code_cached("d", batch, True)

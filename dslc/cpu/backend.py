@@ -190,11 +190,9 @@ class CpuBackend:
             return []
         batch = TaskBatch.of(tasks)
         f = self.program.functions[func]
-        out = per_model(self.map, func, batch, span, progress, self.program.registry)
-        if out is None and self.packs.applies(batch):
-            out = per_item(self.map, func, batch, span, progress)
-        if out is not None:
-            return out
+        parts = map_parts(batch, self.program.registry, self.packs.applies(batch))
+        if parts is not None:
+            return _per_part(self.map, func, batch, span, progress, parts)
         c = self._ran(self.choose(func, "map", batch))
         if c.compiled is None:
             return self.interp.map(func, batch, span, progress)
@@ -418,6 +416,11 @@ class CpuBackend:
         from dslc.cpu.packs import shared_arguments
 
         f = self.program.functions[func]
+        if is_map:  # (a map run in parts compiles each part's code: the first one's, asked)
+            batch = TaskBatch.of(tasks)
+            parts = map_parts(batch, self.program.registry, self.packs.applies(batch))
+            if parts is not None:
+                return self.code_cached(func, batch.subset(parts[0]), True)
         args = tasks[0]
         try:
             if is_map:
@@ -565,16 +568,17 @@ def per_model(map_, func: str, batch, span, progress, registry):
     return None if parts is None else _per_part(map_, func, batch, span, progress, parts)
 
 
-def per_item(map_, func: str, batch, span, progress):
+def item_parts(batch) -> list | None:
     """A product over a few items (ten queries x a database: the batch's narrow
-    columns, :attr:`TaskBatch.grouped`) run as one ``map_`` per item, so that in
-    each the item is every task's (``TaskBatch.uniform``) and the lanes take it
-    once, its residues scalars in the lane loop, instead of a padded block per
-    lane mixing queries of other lengths (about twice as fast for 10 queries x the
-    2,100-protein proteome on the development machine: docs/benchmarks.md).
-    None where the batch has no such items, or a part would give a thread fewer
-    than two groups of lanes (the parts run one after another, so a small part
-    would leave idle threads that one map of all the tasks keeps busy)."""
+    columns, :attr:`TaskBatch.grouped`) in parts of one item each (task numbers), each
+    run as a map of its own, so that in each the item is every task's
+    (``TaskBatch.uniform``) and the lanes take it once, its residues scalars in the
+    lane loop, instead of a padded block per lane mixing queries of other lengths
+    (about twice as fast for 10 queries x the 2,100-protein proteome on the
+    development machine: docs/benchmarks.md). None where the batch has no such
+    items, or a part would give a thread fewer than two groups of lanes (the parts
+    run one after another, so a small part would leave idle threads that one map of
+    all the tasks keeps busy)."""
     import numba
 
     from dslc.emit.packs import PACK
@@ -582,8 +586,17 @@ def per_item(map_, func: str, batch, span, progress):
     order, bounds = batch.grouped
     if len(bounds) <= 2 or int(np.diff(bounds).min()) < 2 * PACK * numba.get_num_threads():
         return None
-    parts = [order[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
-    return _per_part(map_, func, batch, span, progress, parts)
+    return [order[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+
+
+def map_parts(batch, registry, packs: bool) -> list | None:
+    """The parts :meth:`CpuBackend.map` runs a map of ``batch`` in, each as a map of
+    its own (by model, then :func:`item_parts` where the map takes packs), or
+    None where it runs whole: what is compiled, and cached, is each part's code."""
+    parts = _by_model(batch, registry)
+    if parts is None and packs:
+        parts = item_parts(batch)
+    return parts
 
 
 def _per_part(map_, func: str, batch, span, progress, parts: list) -> list:

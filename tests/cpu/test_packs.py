@@ -178,7 +178,7 @@ def test_random_recurrences_in_lanes_equal_the_interpreter(rec, data):
 def test_random_recurrences_over_a_few_items_x_many_equal_the_interpreter(rec, data):
     """A product of a few items (the queries) with more than NARROW (the database),
     read from FASTA files as a search reads them: the CPU backend runs one map per
-    item of the first list (dslc.cpu.backend.per_item), each item every task's
+    item of the first list (dslc.cpu.backend.item_parts), each item every task's
     there, and the values must be the interpreter's, in the product's order.
     Recurrences of one dimension map over one long list."""
     import tempfile
@@ -220,19 +220,19 @@ def _few_items_x_many(src: str, name: str, ndim: int, paths: list) -> None:
         return
     prog, _ = lane_program(src)
     split = []
-    per_item = backend.per_item
+    item_parts = backend.item_parts
 
     def seen(*a):
-        out = per_item(*a)
+        out = item_parts(*a)
         split.append(out is not None)
         return out
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(backend, "per_item", seen)
+        mp.setattr(backend, "item_parts", seen)
         mp.setattr(numba, "get_num_threads", lambda: 2)  # (as CI: parts of 64 tasks split)
         got = values(prog.map(name, *(prog.load(str(p), "dna") for p in paths)))
     assert_same(got, want, src)
-    # (the parts' own maps ask first: the whole map's answer comes last)
-    assert split[-1] == (ndim > 1), split  # the product was split by its few items
+    # (the whole map asks first, then each part's own map)
+    assert split[0] == (ndim > 1), split  # the product was split by its few items
 
 
 def test_a_fixed_random_recurrence_runs_in_lanes():
