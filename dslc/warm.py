@@ -24,6 +24,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from dslc import settings
 
 BATCH_BYTES = 256 * 2**20  # larger maps are not copied for the background run
@@ -75,8 +77,12 @@ def start(program, func: str, batch, key: str):
     batch is too large to hand over)."""
     from dslc.cpu.cache import cache_dir
 
-    if settings.choice("DSLC_AUTO_AHEAD") == "0" or _bytes(batch) > BATCH_BYTES:
+    if settings.choice("DSLC_AUTO_AHEAD") == "0":
         return None
+    if _bytes(batch) > BATCH_BYTES:
+        batch = sample(batch)
+        if batch is None or _bytes(batch) > BATCH_BYTES:
+            return None
     path = cache_dir() / f"ahead_{key}.pickle"
     try:
         with open(path, "xb") as fh:  # exclusively: one background run per map
@@ -94,6 +100,46 @@ def start(program, func: str, batch, key: str):
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True,
                             env=settings.environment())
+
+
+def sample(batch):
+    """A smaller batch for the background compile of ``batch``'s kernel, or None
+    where none is smaller: the CUDA backend plans a map for its widest task and picks
+    its strategy by the task count (at least ``DSLC_CUDA_HYBRID_TASKS``: a task a
+    thread), so the largest tasks of every group of :attr:`TaskBatch.grouped` (every
+    query of a product, the widest of each) to twice that count in all, their
+    sequences packed anew (a subset would keep the whole database's buffer: 350 MB
+    for a million proteins, more than is copied to the background run), compile
+    the kernel the whole map runs. Where they do not (a kernel of another shape),
+    the next run compiles its own, as without the compile ahead."""
+    from dslc.cuda.rules import HYBRID_TASKS
+
+    limit = 2 * settings.number("DSLC_CUDA_HYBRID_TASKS", HYBRID_TASKS)
+    if len(batch) <= limit:
+        return None
+    order, bounds = batch.grouped
+    groups = len(bounds) - 1
+    each = max(1, limit // max(groups, 1))
+    ids = np.concatenate([order[a:min(b, a + each)] for a, b in
+                          zip(bounds[:-1].tolist(), bounds[1:].tolist())])
+    widest = [int(lens.argmax()) for lens in batch.lengths.values()]
+    return _repacked(batch.subset(np.unique(np.concatenate([ids, widest]))))
+
+
+def _repacked(batch):
+    """``batch`` with each sequence column packed from only the records it reads."""
+    from dslc.lang.batch import SeqColumn, TaskBatch
+    from dslc.lang.records import SeqPack
+
+    cols = {}
+    for name, col in batch.columns.items():
+        if isinstance(col, SeqColumn):
+            rows, index = np.unique(col.index, return_inverse=True)
+            pack = SeqPack.of([col.pack.sequence(int(r)) for r in rows.tolist()],
+                              col.pack.alphabet)
+            col = SeqColumn(pack, index.astype(np.int64))
+        cols[name] = col
+    return TaskBatch(batch.names, cols, len(batch))
 
 
 def _bytes(batch) -> int:

@@ -44,10 +44,10 @@ def test_small_work_stays_on_the_cpu_without_looking_for_a_gpu():
 
 def test_a_cached_kernel_pays_off_sooner_than_one_to_compile():
     work = auto.Work(2 * 10**10)  # 12.5 s on the CPU, 0.2 s of kernel
-    assert auto.decide(work, True, True, _cal()).backend == "cuda"
-    c = auto.decide(work, False, True, _cal())  # 30 s to compile: the CPU
+    assert auto.decide(work, True, True, _cal(gpu_compile_s=3.0)).backend == "cuda"
+    c = auto.decide(work, False, True, _cal(gpu_compile_s=3.0))  # 30 s to compile: the CPU
     assert c.backend == "cpu" and "kernel to compile" in c.reason and c.gpu_s > c.cpu_s
-    assert auto.decide(auto.Work(10**11), False, True, _cal()).backend == "cuda"
+    assert auto.decide(auto.Work(10**11), False, True, _cal(gpu_compile_s=3.0)).backend == "cuda"
 
 
 def test_a_module_to_compile_counts_against_the_cpu():
@@ -271,15 +271,16 @@ def test_a_calibration_on_file_decides_before_the_driver_is_asked():
     whether a GPU answers (a second of CUDA start-up); the GPU chosen, the driver
     is asked, and a GPU that does not answer leaves the work on the CPU."""
     to_compile = auto.Work(2 * 10**10)  # the CPU wins: the kernel is not compiled
+    slow = lambda: _cal(gpu_compile_s=3.0)  # noqa: E731 (a kernel's compile: 30 s)
     c = auto.choose(to_compile, lambda: False, lambda: True, _never, _never, 10**8,
-                    known=_cal)
+                    known=slow)
     assert c.backend == "cpu" and "kernel to compile" in c.reason
     asked = []
     present = lambda: asked.append(1) or True  # noqa: E731
-    c = auto.choose(to_compile, lambda: True, lambda: True, present, _never, 10**8, known=_cal)
+    c = auto.choose(to_compile, lambda: True, lambda: True, present, _never, 10**8, known=slow)
     assert c.backend == "cuda" and asked == [1]
     c = auto.choose(to_compile, lambda: True, lambda: True, lambda: False, _never, 10**8,
-                    known=_cal)
+                    known=slow)
     assert c.backend == "cpu" and "no CUDA GPU" in c.reason
 
 
@@ -370,3 +371,52 @@ def test_a_map_run_in_parts_is_found_cached_as_its_parts(tmp_path, monkeypatch):
     assert backend.map_parts(batch, cpu.program.registry, cpu.packs.applies(batch)) is not None
     assert engine("first")[1].code_cached("d", batch, True)  # (a later run's view)
     assert not engine("empty")[1].code_cached("d", batch, True)
+
+
+def test_a_map_too_large_to_hand_over_is_compiled_ahead_from_a_sample(tmp_path, monkeypatch):
+    """A batch over dslc.warm.BATCH_BYTES (a million proteins) is not copied whole
+    to the background compile: it gets :func:`dslc.warm.sample`, the largest tasks
+    of every query with the widest of each column, its sequences packed anew, and
+    the whole map's kernel key (it was not compiled ahead at all, so the next run
+    took the CPU again: docs/benchmarks.md)."""
+    import pickle
+
+    from dslc import warm
+    from dslc.cpu import backend
+
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DSLC_CUDA_HYBRID_TASKS", "8")  # (a sample of 16 tasks)
+    rng = np.random.default_rng(5)
+    for name, count in (("q.fa", 3), ("db.fa", 80)):  # (more than NARROW: the wide one)
+        (tmp_path / name).write_text("".join(
+            f">{name[0]}{k}\n{''.join(rng.choice(list('ACGT'), int(n)))}\n"
+            for k, n in enumerate(rng.integers(3, 40, count))))
+    seen = []
+    ran = backend.CpuBackend.map
+
+    def spy(self, func, tasks, span, progress=None):
+        seen.append(tasks)
+        return ran(self, func, tasks, span, progress)
+    monkeypatch.setattr(backend.CpuBackend, "map", spy)
+    prog = dslc.compile(EDIT, backend="cpu")
+    prog.map("d", *(prog.load(str(tmp_path / n), "dna") for n in ("q.fa", "db.fa")))
+    batch = seen[0]
+    got = warm.sample(batch)
+    assert 16 <= len(got) <= 16 + 2 < len(batch)
+    tasks = [got[k] for k in range(len(got))]
+    assert {t["s"].name for t in tasks} == {batch[k]["s"].name for k in range(len(batch))}
+    for name, lens in batch.lengths.items():
+        assert got.lengths[name].max() == lens.max()  # (the widest task: the same plan)
+        col = got.columns[name]
+        assert len(col.pack) == len(np.unique(col.index))  # (only what it reads)
+    every = {(batch[k]["s"].name, batch[k]["t"].name): k for k in range(len(batch))}
+    for t in tasks:
+        k = every[(t["s"].name, t["t"].name)]
+        assert (t["s"].text, t["t"].text) == (batch[k]["s"].text, batch[k]["t"].text)
+    started = []
+    monkeypatch.setattr(warm, "BATCH_BYTES", warm._bytes(got))
+    monkeypatch.setattr(warm.subprocess, "Popen", lambda cmd, **kw: started.append(cmd))
+    warm.start(prog.checked, "d", batch, "the-whole-map")
+    (path,) = (tmp_path / "cache").glob("ahead_*.pickle")
+    job = pickle.loads(path.read_bytes())
+    assert job.key == "the-whole-map" and len(job.batch) == len(got) and started
