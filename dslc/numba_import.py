@@ -35,17 +35,21 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self._inner = None
 
     def find_spec(self, name, path, target=None):
+        """The module's spec as the other finders give it, loaded through this
+        finder where ``scipy.linalg`` is not imported yet. (The spec is always
+        returned from here, never declined: the import system is iterating over
+        ``sys.meta_path`` while this finder takes itself out of it, and would skip
+        the finder after it.)"""
         if name != _MODULE:
             return None
         _remove(self)
-        if _HIDDEN in sys.modules:
-            return None  # (already imported: nothing to save)
-        for finder in sys.meta_path:
+        for finder in list(sys.meta_path):
             find = getattr(finder, "find_spec", None)
             spec = find(name, path, target) if find is not None else None
-            if spec is not None and spec.loader is not None:
-                self._inner = spec.loader
-                spec.loader = self
+            if spec is not None:
+                if spec.loader is not None and _HIDDEN not in sys.modules:
+                    self._inner = spec.loader
+                    spec.loader = self
                 return spec
         return None
 
