@@ -240,16 +240,27 @@ class HitTable:
         """(record names, values) per task, in task order."""
         return [(names, values) for names, values, _ in self.indexed_rows()]
 
-    def indexed_rows(self) -> list[tuple[tuple[str, ...], tuple, int]]:
+    def indexed_rows(self, ids=None) -> list[tuple[tuple[str, ...], tuple, int]]:
         """(record names, values, task number) per task, in task order (the task
-        number: its position in the map's tasks, as ``MapResult.tasks`` counts)."""
+        number: its position in the map's tasks, as ``MapResult.tasks`` counts);
+        ``ids``: those tasks' rows only, in that order (a search's top hits, chosen
+        on the value arrays, out of a million tasks)."""
         shape = self.columns[0][1].values.shape
         labels = [_labels(a, n) for a, n in zip(self.axes, shape)]  # once, not per row
+        if ids is None:
+            ids = np.arange(int(np.prod(shape)), dtype=np.int64)
+        ids = np.asarray(ids, dtype=np.int64)
+        where = zip(*(w.tolist() for w in np.unravel_index(ids, shape))) if shape else \
+            [()] * len(ids)
         out = []
-        for k, idx in enumerate(np.ndindex(*shape)):
+        for k, idx in zip(ids.tolist(), where):
             names = tuple(lab[j] for lab, j in zip(labels, idx))
             out.append((names, tuple(r[idx] for _, r in self.columns), k))
         return out
+
+    def size(self) -> int:
+        """The tasks (rows) of the table."""
+        return int(np.prod(self.columns[0][1].values.shape))
 
     def name_columns(self, encode=list) -> list[list[str]]:
         """Each axis's record name for every task, in task order (``rows``'
