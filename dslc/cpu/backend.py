@@ -345,16 +345,17 @@ class CpuBackend:
             out[idx] = self.result(raw[idx], ret, span)
         return out
 
-    def _table_plan_scope(self, func: str, calling: dict) -> dict:
+    def _table_plan_scope(self, func: str, calling: dict, code: tuple | None = None) -> dict:
         """The binding a whole table is planned for: the widest seen so far for this
         function (per parameter, the longest sequence) among bindings whose other
         arguments have the same shapes. A plan for a box serves every box inside it
         (a map's plan for its widest task runs all its tasks the same way), so the
-        tables of a search's top hits, all lengths, cost a few plans, not one each."""
+        tables of a search's top hits, all lengths, cost a few plans, not one each.
+        ``code``: :func:`settings.key` where the caller asked it once for many bindings."""
         registry = self.program.registry
         fixed = tuple((n, plan_shape(v, registry)) for n, v in sorted(calling.items())
                       if not isinstance(v, Sequence))
-        key = (func, fixed, settings.key())
+        key = (func, fixed, settings.key() if code is None else code)
         widest = dict(self._table_scopes.get(key, calling))
         for n, v in calling.items():
             if isinstance(v, Sequence) and len(v) > len(widest[n]):
