@@ -346,19 +346,6 @@ def test_a_map_run_in_parts_is_found_cached_as_its_parts(tmp_path, monkeypatch):
     from dslc.cpu import backend
 
     monkeypatch.setattr(numba, "get_num_threads", lambda: 2)  # (parts of 64 tasks split)
-    rng = np.random.default_rng(3)
-    fasta = {name: "".join(f">r{k}\n{''.join(rng.choice(list('ACGT'), int(n)))}\n"
-                           for k, n in enumerate(rng.integers(5, 30, count)))
-             for name, count in (("q.fa", 2), ("db.fa", 80))}
-    for name, text in fasta.items():
-        (tmp_path / name).write_text(text)
-    seen = []
-    ran = backend.CpuBackend.map
-
-    def spy(self, func, tasks, span, progress=None):
-        seen.append(tasks)
-        return ran(self, func, tasks, span, progress)
-    monkeypatch.setattr(backend.CpuBackend, "map", spy)
 
     def engine(cache: str):
         monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / cache))
@@ -366,8 +353,7 @@ def test_a_map_run_in_parts_is_found_cached_as_its_parts(tmp_path, monkeypatch):
         return prog, prog._engine()
 
     prog, cpu = engine("first")
-    prog.map("d", *(prog.load(str(tmp_path / n), "dna") for n in ("q.fa", "db.fa")))
-    batch = seen[0]
+    batch = _product_batch(prog, tmp_path, monkeypatch, queries=2, seed=3, lengths=(5, 30))
     assert backend.map_parts(batch, cpu.program.registry, cpu.packs.applies(batch)) is not None
     assert engine("first")[1].code_cached("d", batch, True)  # (a later run's view)
     assert not engine("empty")[1].code_cached("d", batch, True)
@@ -382,25 +368,11 @@ def test_a_map_too_large_to_hand_over_is_compiled_ahead_from_a_sample(tmp_path, 
     import pickle
 
     from dslc import warm
-    from dslc.cpu import backend
 
     monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("DSLC_CUDA_HYBRID_TASKS", "8")  # (a sample of 16 tasks)
-    rng = np.random.default_rng(5)
-    for name, count in (("q.fa", 3), ("db.fa", 80)):  # (more than NARROW: the wide one)
-        (tmp_path / name).write_text("".join(
-            f">{name[0]}{k}\n{''.join(rng.choice(list('ACGT'), int(n)))}\n"
-            for k, n in enumerate(rng.integers(3, 40, count))))
-    seen = []
-    ran = backend.CpuBackend.map
-
-    def spy(self, func, tasks, span, progress=None):
-        seen.append(tasks)
-        return ran(self, func, tasks, span, progress)
-    monkeypatch.setattr(backend.CpuBackend, "map", spy)
     prog = dslc.compile(EDIT, backend="cpu")
-    prog.map("d", *(prog.load(str(tmp_path / n), "dna") for n in ("q.fa", "db.fa")))
-    batch = seen[0]
+    batch = _product_batch(prog, tmp_path, monkeypatch, queries=3, seed=5, lengths=(3, 40))
     got = warm.sample(batch)
     assert 16 <= len(got) <= 16 + 2 < len(batch)
     tasks = [got[k] for k in range(len(got))]
@@ -420,3 +392,25 @@ def test_a_map_too_large_to_hand_over_is_compiled_ahead_from_a_sample(tmp_path, 
     (path,) = (tmp_path / "cache").glob("ahead_*.pickle")
     job = pickle.loads(path.read_bytes())
     assert job.key == "the-whole-map" and len(job.batch) == len(got) and started
+
+
+def _product_batch(prog, tmp_path, monkeypatch, queries: int, seed: int, lengths: tuple):
+    """The batch the CPU backend's ``map`` is given for ``queries`` random DNA
+    queries x 80 records (more than NARROW: the wide column), both read from FASTA
+    files, after running that map with ``prog``."""
+    from dslc.cpu import backend
+
+    rng = np.random.default_rng(seed)
+    for name, count in (("q.fa", queries), ("db.fa", 80)):
+        (tmp_path / name).write_text("".join(
+            f">{name[0]}{k}\n{''.join(rng.choice(list('ACGT'), int(n)))}\n"
+            for k, n in enumerate(rng.integers(*lengths, count))))
+    seen = []
+    ran = backend.CpuBackend.map
+
+    def spy(self, func, tasks, span, progress=None):
+        seen.append(tasks)
+        return ran(self, func, tasks, span, progress)
+    monkeypatch.setattr(backend.CpuBackend, "map", spy)
+    prog.map("d", *(prog.load(str(tmp_path / n), "dna") for n in ("q.fa", "db.fa")))
+    return seen[0]
