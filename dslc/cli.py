@@ -215,7 +215,7 @@ def _dispatch(args) -> int:
 
 
 def _act(prog, script: Script, args) -> int:
-    from dslc.runtime.render import render_json, render_text
+    from dslc.runtime.render import render_json, text_pieces
 
     if args.command == "explain":
         return _explain(prog, args)
@@ -236,11 +236,19 @@ def _act(prog, script: Script, args) -> int:
             render = hits.render_tsv if args.format == "tsv" else hits.render_jsonl
             print(render(printed, how))
         elif printed:
-            print(render_text(printed))
+            _write_pieces(text_pieces(printed))
     finally:
         if args.timings and prog.last_timings is not None:
             _print_timings(prog.last_timings)
     return 0
+
+
+def _write_pieces(pieces) -> None:
+    """``print`` of the pieces' text, written a piece at a time (each encoded alone)."""
+    out = sys.stdout
+    for piece in pieces:
+        out.write(piece)
+    out.write("\n")
 
 
 def _print_timings(t) -> None:

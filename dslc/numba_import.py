@@ -1,7 +1,7 @@
-"""Numba's CPU target loaded without SciPy's linear algebra, which dslc's code never calls.
+"""Numba started with less: two changes to what its start imports, neither to what it computes.
 
-When Numba's CPU target starts (a process's first compile, or first load of cached
-code), it imports ``numba.np.arraymath``, whose module-level ``_check_blas`` imports
+**SciPy's linear algebra.** When Numba's CPU target starts (a process's first compile),
+it imports ``numba.np.arraymath``, whose module-level ``_check_blas`` imports
 ``scipy.linalg.cython_blas`` wherever SciPy is installed: all of ``scipy.linalg`` and its
 BLAS and LAPACK libraries, about 16 MB of a process's peak memory and 0.2 s of its
 start-up, for one flag (``_HAVE_BLAS``) that only decides whether compiled
@@ -14,8 +14,20 @@ compiled ``np.dot`` or ``np.linalg`` call (in an extension's own Numba code) imp
 SciPy when it is compiled, through Numba's ``ensure_blas``. Where the process imported
 ``scipy.linalg`` before, nothing is hidden (its memory is spent already).
 
+**Cached code loaded without the compiler's registries.** Numba's on-disk cache
+(``Cache.load_overload``) refreshes the CPU target before it loads a function: that
+imports every lowering implementation Numba has (``numba.np.arraymath``,
+``numba.np.npyimpl``, the typed containers, ``numba.cpython.*``: about 15 MB of a CPU
+search's peak memory), which only compiling reads. Loading machine code from the cache
+needs the runtime (NRT) initialised, the first step of that refresh, and nothing else
+the refresh installs. So for Numba's CPU target the load initialises the runtime alone;
+the rest is left to whatever compiles, which refreshes the target itself (Numba's
+``CompilerBase`` does, before every compile, and lowering refreshes on a function it
+does not know). A process whose code is all cached never imports the registries.
+
 :func:`install` is called on ``import dslc``; it costs one finder on ``sys.meta_path``
-until that module is imported, and nothing once it has been.
+until both modules are imported (or nothing where they are imported already), and
+nothing once they have been.
 """
 
 from __future__ import annotations
@@ -23,48 +35,95 @@ from __future__ import annotations
 import importlib.abc
 import sys
 
-_MODULE = "numba.np.arraymath"
+_ARRAYMATH = "numba.np.arraymath"
+_CACHING = "numba.core.caching"
 _HIDDEN = "scipy.linalg"
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds ``numba.np.arraymath`` through the other finders and runs it with
-    ``scipy.linalg`` hidden; removes itself on first use."""
+    """Finds the modules of :data:`_HOOKS` through the other finders and runs each
+    through its hook; removes itself once both have been imported."""
 
     def __init__(self):
-        self._inner = None
+        self._inner: dict[str, importlib.abc.Loader] = {}
 
     def find_spec(self, name, path, target=None):
         """The module's spec as the other finders give it, loaded through this
-        finder where ``scipy.linalg`` is not imported yet. (The spec is always
-        returned from here, never declined: the import system is iterating over
-        ``sys.meta_path`` while this finder takes itself out of it, and would skip
-        the finder after it.)"""
-        if name != _MODULE:
+        finder. (The spec is always returned from here, never declined: the import
+        system is iterating over ``sys.meta_path`` while this finder may take itself
+        out of it, and would skip the finder after it.)"""
+        if name not in _HOOKS:
             return None
-        _remove(self)
+        if all(m in sys.modules or m == name for m in _HOOKS):
+            _remove(self)
         for finder in list(sys.meta_path):
+            if finder is self:
+                continue
             find = getattr(finder, "find_spec", None)
             spec = find(name, path, target) if find is not None else None
             if spec is not None:
-                if spec.loader is not None and _HIDDEN not in sys.modules:
-                    self._inner = spec.loader
+                if spec.loader is not None:
+                    self._inner[name] = spec.loader
                     spec.loader = self
                 return spec
         return None
 
     def create_module(self, spec):
-        return self._inner.create_module(spec)
+        return self._inner[spec.name].create_module(spec)
 
     def exec_module(self, module) -> None:
-        inner = self._inner
+        inner = self._inner.pop(module.__name__)
         module.__loader__ = module.__spec__.loader = inner  # (as if found plainly)
-        sys.modules[_HIDDEN] = None
-        try:
-            inner.exec_module(module)
-        finally:
-            if sys.modules.get(_HIDDEN, ...) is None:
-                del sys.modules[_HIDDEN]
+        _HOOKS[module.__name__](lambda: inner.exec_module(module), module)
+
+
+def _without_linalg(run, module) -> None:
+    """``numba.np.arraymath`` executed with ``scipy.linalg`` hidden, where it is not
+    imported already."""
+    if _HIDDEN in sys.modules:
+        run()
+        return
+    sys.modules[_HIDDEN] = None
+    try:
+        run()
+    finally:
+        if sys.modules.get(_HIDDEN, ...) is None:
+            del sys.modules[_HIDDEN]
+
+
+def _lean_loads(run, module) -> None:
+    """``numba.core.caching`` executed, then its cache's loads made lean."""
+    run()
+    _patch_cache(module)
+
+
+_HOOKS = {_ARRAYMATH: _without_linalg, _CACHING: _lean_loads}
+
+
+def _patch_cache(caching) -> None:
+    """``Cache.load_overload`` for Numba's CPU target: the runtime initialised, then
+    the function loaded, without the target's refresh (see the module's docstring);
+    every other target's loads as Numba makes them."""
+    cache = caching.Cache
+    numba_load = cache.load_overload
+    if getattr(numba_load, "_dslc_lean", False):
+        return
+
+    def load_overload(self, sig, target_context):
+        from numba.core.cpu import CPUContext
+
+        if type(target_context) is not CPUContext:
+            return numba_load(self, sig, target_context)
+        from numba.core.runtime import rtsys
+
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+        # (None where the guard swallowed an error, as in Numba's own)
+
+    load_overload._dslc_lean = True
+    load_overload.__doc__ = numba_load.__doc__
+    cache.load_overload = load_overload
 
 
 def _remove(finder) -> None:
@@ -75,8 +134,12 @@ def _remove(finder) -> None:
 
 
 def install() -> None:
-    """Hide ``scipy.linalg`` from Numba's ``numba.np.arraymath`` when it is imported
-    (once per process; nothing where it is imported already)."""
-    if _MODULE in sys.modules or any(isinstance(f, _Finder) for f in sys.meta_path):
+    """Both changes, each once per process: made at once to a module imported
+    already (the cache's loads; arraymath's import is over by then), else when it
+    is imported."""
+    if _CACHING in sys.modules:
+        _patch_cache(sys.modules[_CACHING])
+    if all(m in sys.modules for m in _HOOKS) \
+            or any(isinstance(f, _Finder) for f in sys.meta_path):
         return
     sys.meta_path.insert(0, _Finder())

@@ -2,8 +2,8 @@
 
 Tasks are sorted by size and dealt into groups of ``PACK`` (the last group
 repeats its last task), so a group's tasks have similar extents and little of
-the padded sweep is wasted. The groups run :data:`SLICE` at a time, and each
-argument is packed once per slice:
+the padded sweep is wasted. The groups run a slice at a time (:func:`slices`: a few
+megabytes of padded residues), and each argument is packed once per slice:
 
 * a sequence as one ``(rows, PACK)`` uint8 buffer of padded blocks, the rows
   of group ``g`` between ``off[g]`` and ``off[g + 1]``, and the lengths;
@@ -233,11 +233,15 @@ def _dtype(variant: str) -> str:
     return "float64" if variant == "float64" else "float32"
 
 
-# Groups packed and run per call of the driver: their padded sequences (a query every
-# task reads is padded into every lane) are held one slice at a time, not for the whole
-# map. 2,048 groups are 32,768 tasks: about 12 MB of padded proteins, and 128 groups for
-# each of 16 threads, so the wait for a slice's last group is a small part of it.
+# Groups packed and run per call of the driver: their padded sequences are held one
+# slice at a time, not for the whole map. A slice holds at most SLICE groups and, past
+# SLICE_MIN of them, at most SLICE_BYTES of padded residues: 2 MB is about 370 groups of
+# proteins of 350 (23 for each of 16 threads, so the wait for a slice's last group is a
+# small part of it), where 2,048 groups of the longest proteins held 18 MB, the largest
+# block of a CPU search's peak memory (docs/benchmarks.md, "Without a GPU").
 SLICE = 2048
+SLICE_MIN = 64
+SLICE_BYTES = 2 << 20
 
 class PackRunner:
     """A compiled lane module and how to feed it."""
@@ -289,10 +293,11 @@ class PackRunner:
         idx[:len(order)] = order
         idx[len(order):] = order[-1]  # the last group repeats its last task
         idx = idx.reshape(ngroups, PACK)
+        bounds = slices(self._padded_bytes(batch, idx))
         # groups largest first, dealt to the threads' blocks in each slice (the
         # rows of ``idx`` travel with their tasks: results are put back by it)
-        idx = idx[np.concatenate([at + modules.dealt(np.arange(min(SLICE, ngroups - at)))
-                                  for at in range(0, ngroups, SLICE)])]
+        idx = idx[np.concatenate([a + modules.dealt(np.arange(b - a))
+                                  for a, b in zip(bounds, bounds[1:])])]
         out = np.empty((ngroups, PACK), dtype=np.float64)
         big = np.zeros((ngroups, PACK), dtype=self.dtype)
         shared = {a.name: _in_value_type(shared_value(a), self.dtype) for a in self.args
@@ -301,18 +306,27 @@ class PackRunner:
         # modules.dealt did)
         previous = numba.set_parallel_chunksize(1)
         try:
-            for at in range(0, ngroups, SLICE):
-                part = idx[at:at + SLICE]
-                arrays = self._arrays(batch, column, shared, part)
+            for a, b in zip(bounds, bounds[1:]):
+                arrays = self._arrays(batch, column, shared, idx[a:b])
                 with timings.computing():
-                    self.module.batch(len(part), *arrays, out[at:at + SLICE],
-                                      big[at:at + SLICE])
+                    self.module.batch(b - a, *arrays, out[a:b], big[a:b])
+                del arrays  # (before the next slice's are packed)
         finally:
             numba.set_parallel_chunksize(previous)
         res = np.empty(len(batch), dtype=np.float64)
         res[idx.ravel()] = out.ravel()
         redo = np.unique(idx.ravel()[big.ravel() >= LEAF]).tolist()
         return res, redo
+
+    def _padded_bytes(self, batch, idx: np.ndarray) -> np.ndarray:
+        """The padded residues each group (a row of ``idx``) packs: its longest
+        sequence of each argument that travels as one, ``PACK`` lanes of it."""
+        size = np.zeros(len(idx), dtype=np.int64)
+        for a in self.args:
+            if self._travel(a) == "seq":
+                lens = batch.seq_rows(a.of, idx.ravel())[2]
+                size += lens.reshape(idx.shape).max(axis=1) * PACK
+        return size
 
     def _arrays(self, batch, column, shared: dict, part: np.ndarray) -> list:
         """The arguments of the groups ``part`` (task numbers, ``(groups, PACK)``):
@@ -329,6 +343,20 @@ class PackRunner:
             else:
                 arrays.append(shared[a.name])
         return arrays
+
+
+def slices(padded: np.ndarray) -> list[int]:
+    """Where the slices of groups whose padded residues are ``padded`` (in run
+    order) begin, and the end: at most :data:`SLICE` groups each and, past
+    :data:`SLICE_MIN`, at most :data:`SLICE_BYTES`."""
+    bounds, at, n = [0], 0, len(padded)
+    ends = np.cumsum(padded)
+    while at < n:
+        room = ends[at - 1] + SLICE_BYTES if at else SLICE_BYTES
+        end = int(np.searchsorted(ends, room, side="right"))
+        at = min(n, at + SLICE, max(end, at + SLICE_MIN))
+        bounds.append(at)
+    return bounds
 
 
 def _in_value_type(v, dtype: np.dtype):

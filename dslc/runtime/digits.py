@@ -13,6 +13,7 @@ value, and ``inf``/``-inf`` for the infinities an int result may hold.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,13 @@ class IntCells:
     @property
     def width(self) -> int:
         return int(self.lengths.max()) if self.lengths.size else 0
+
+    def part(self, lo: int, hi: int) -> "IntCells":
+        """Cells ``lo`` to ``hi`` (views)."""
+        def cut(a):
+            return None if a is None else a[lo:hi]
+        return IntCells(self.mag[lo:hi], self.neg[lo:hi], cut(self.up), cut(self.down),
+                        self.lengths[lo:hi])
 
     def padded(self, width: int, sep: bytes = b"", infinities=_TEXT_INF) -> np.ndarray:
         """A ``(cells, width + len(sep))`` byte matrix: each cell's text
@@ -119,6 +127,20 @@ def _write_digits(out: np.ndarray, mag: np.ndarray, neg: np.ndarray,
         mag, rest = rest, mag
     at = np.flatnonzero(neg)
     out[width - 1 - counts[at].astype(np.intp), at] = _MINUS
+
+
+def rows_pieces(ints: IntCells, width: int, prefixes: list[str],
+                at_once: int) -> Iterator[str]:
+    """:func:`rows_text` of ``ints.padded(width, b" ")`` (a row per prefix), in
+    pieces of at most ``at_once`` cells, each written when it is asked for: a
+    map's row of 105,000 scores is never held whole, nor its bytes beside it."""
+    cols = ints.mag.size // max(len(prefixes), 1)
+    for r, prefix in enumerate(prefixes):
+        yield ("\n" if r else "") + prefix
+        for lo in range(r * cols, (r + 1) * cols, at_once):
+            hi = min(lo + at_once, (r + 1) * cols)
+            text = ints.part(lo, hi).padded(width, b" ").tobytes()
+            yield (text[:-1] if hi == (r + 1) * cols else text).decode("ascii")
 
 
 def rows_text(matrix: np.ndarray, rows: int, prefixes: list[str]) -> str:

@@ -11,11 +11,12 @@ import itertools
 import json
 import math
 import uuid
+from collections.abc import Iterator
 
 import numpy as np
 
 from dslc.check.arrays import NumArray
-from dslc.lang.records import is_list
+from dslc.lang.records import RecordNames, is_list
 from dslc.lang.results import MapResult, Prob, TableResult, wrap
 from dslc.lang.values import Alphabet, Matrix, Sequence
 from dslc.runtime import cells as at_once
@@ -154,30 +155,49 @@ def text_cells_reference(arr: np.ndarray, value_type: str) -> list[str]:
 
 
 def render_text(printed: list[tuple[str, object]]) -> str:
-    blocks = []
-    for name, value in printed:
-        blocks.append(_render_one(name, value))
-    return "\n".join(blocks)
+    return "".join(text_pieces(printed))
 
 
-def _render_one(name: str, value) -> str:
+def text_pieces(printed: list[tuple[str, object]]) -> Iterator[str]:
+    """:func:`render_text`'s text in pieces, one line (or a grid's body) at a time,
+    so that a writer holds one printed value's lines, not their joins as well: a map
+    over 105,000 proteins prints two lines of 2 MB each, and the joined copies of
+    them (the value's, the whole text's, its encoding) were 10 MB of a search's peak
+    memory."""
+    for k, (name, value) in enumerate(printed):
+        for j, line in enumerate(_lines_one(name, value)):
+            if k or j:
+                yield "\n"
+            if isinstance(line, str):
+                yield line
+            else:
+                yield from line
+
+
+def line_text(line) -> str:
+    """A line of :func:`_grid_lines` as one text (a line may be given as an iterator
+    of its pieces: :func:`_grid2`'s wide rows)."""
+    return line if isinstance(line, str) else "".join(line)
+
+
+def _lines_one(name: str, value) -> list[str]:
     if hasattr(value, "to_json"):  # a derivation or an alignment (dslc.trace)
-        return f"{name} =\n{value.text()}"
+        return [f"{name} =", value.text()]
     if isinstance(value, TableResult):
         head = f"{name} = table of {value.func}, {' x '.join(map(str, value.shape))}"
-        return "\n".join([head, *_grid_lines(value.values, value.value_type, value.axes)])
+        return [head, *_grid_lines(value.values, value.value_type, value.axes)]
     if isinstance(value, MapResult):
         head = f"{name} = map of {value.func}" + (
             f", {' x '.join(map(str, value.shape))}" if value.values.ndim else "")
-        return "\n".join([head, *_grid_lines(value.values, value.value_type, value.axes)])
+        return [head, *_grid_lines(value.values, value.value_type, value.axes)]
     if is_list(value):
         lines = [f"{name} = list of {len(value)}"]
         for k, x in enumerate(value[:20]):
             lines.append(f"  [{k}] {_short(x)}")
         if len(value) > 20:
             lines.append(f"  ... {len(value) - 20} more")
-        return "\n".join(lines)
-    return f"{name} = {_short(value)}"
+        return lines
+    return [f"{name} = {_short(value)}"]
 
 
 def _short(x) -> str:
@@ -191,9 +211,10 @@ def _short(x) -> str:
     return fmt_scalar(x)
 
 
-def _grid_lines(arr: np.ndarray, value_type: str, axes) -> list[str]:
+def _grid_lines(arr: np.ndarray, value_type: str, axes) -> list:
     """The grid's lines (a two-dimensional grid's body as one text: joined
-    once more with the heading only, not copied again per level)."""
+    once more with the heading only, not copied again per level; an int grid's
+    heading and body as iterators of their pieces, :func:`line_text`)."""
     if arr.ndim == 0:
         return ["  " + text_cells(arr, value_type)[0]]
     if arr.ndim == 1:
@@ -214,13 +235,14 @@ def _grid_lines(arr: np.ndarray, value_type: str, axes) -> list[str]:
     return parts
 
 
-def _labels(axis, n) -> list[str]:
+def _labels(axis, n) -> list[str] | RecordNames:
+    """The axis's labels as text; record names as they are (read a slice at a time)."""
     if axis.labels and len(axis.labels) == n:
-        return list(map(str, axis.labels))
+        return axis.labels if isinstance(axis.labels, RecordNames) else list(map(str, axis.labels))
     return [str(k) for k in range(n)]
 
 
-def _grid2(arr, value_type, axes) -> list[str]:
+def _grid2(arr, value_type, axes) -> list:
     """Rows of cells right-aligned in columns of one width: the cells of an int
     result written at once (dslc.runtime.digits), any other cell's text by
     :func:`text_cells`."""
@@ -233,16 +255,17 @@ def _grid2(arr, value_type, axes) -> list[str]:
     w = max(cell_w, max(map(len, cl), default=0), len(str(cols - 1)))
     corner = f"{axes[0].name}\\{axes[1].name}"
     rw = max([len(f"{k} {x}".strip()) for k, x in enumerate(rl)] + [len(corner)])
+    heading = _row_pieces(f"{corner:>{rw}}  ", cl, w)
     if numbered or (axes[1].labels and len(axes[1].labels) == cols and cl[0] == ""):
         head1 = _numbers_row(" " * rw + "  ", cols, w)
-        lines = [head1, f"{corner:>{rw}}  " + _row(cl, w)]
+        lines = [head1, heading]
         labels = [f"{k} {rl[k]}".strip() if numbered else rl[k] for k in range(rows)]
     else:
-        lines = [f"{corner:>{rw}}  " + _row(cl, w)]
+        lines = [heading]
         labels = rl
     prefixes = [f"{lab:>{rw}}  " for lab in labels]
     if ints is not None:
-        lines.append(digits.rows_text(ints.padded(w, b" "), rows, prefixes))
+        lines.append(digits.rows_pieces(ints, w, prefixes, _CELLS_AT_ONCE))
     else:
         lines += [p + _row(flat[k * cols:(k + 1) * cols], w) for k, p in enumerate(prefixes)]
     return lines
@@ -257,6 +280,14 @@ def _numbers_row(prefix: str, count: int, width: int) -> str:
 
 
 _CELLS_AT_ONCE = 1 << 14  # cells of a row aligned together by _row
+
+
+def _row_pieces(prefix: str, texts, width: int) -> Iterator[str]:
+    """``prefix + _row(texts, width)`` in pieces of :data:`_CELLS_AT_ONCE` cells
+    (a map's heading of 105,000 record names is not held aligned as a whole)."""
+    yield prefix
+    for k in range(0, len(texts), _CELLS_AT_ONCE):
+        yield (" " if k else "") + _row(texts[k:k + _CELLS_AT_ONCE], width)
 
 
 def _row(texts: list[str], width: int) -> str:

@@ -28,7 +28,7 @@ from dslc.runtime.shipped import backend_globals
 from dslc.lang import script_stats
 from dslc.lang.batch import SeqColumn, Shared, TaskBatch
 from dslc.lang.limits import check_map
-from dslc.lang.records import Records, is_list
+from dslc.lang.records import RecordNames, Records, is_list
 from dslc.lang.results import Axis, MapResult, Prob, TableResult, to_array, wrap
 from dslc.lang.fasta import resolve_path
 from dslc.lang.sequences import describe
@@ -376,36 +376,9 @@ def _labels(items) -> tuple[str, ...]:
     return tuple(_label(x) for x in items)
 
 
-_NAMES_AT_ONCE = 1 << 14  # names decoded together by record_names
-
-
-def record_names(pack) -> tuple[str, ...]:
-    """The packed names decoded: where no name holds a line break (a name is a
-    header's first word, so none does) a slice of names at a time, each one
-    decode of the names with a break between each, split (slices, so that the
-    copies of a million names' text are not all held beside their strings);
-    else name by name."""
-    text, ends = pack.names, pack.name_offsets
-    count = len(ends) - 1
-    if count < 1 or b"\n" in text:
-        return tuple(text[a:b].decode("utf-8") for a, b in zip(ends.tolist(), ends[1:].tolist()))
-    names: list[str] = []
-    for lo in range(0, count, _NAMES_AT_ONCE):
-        names += _split_names(text, ends[lo:lo + _NAMES_AT_ONCE + 1])
-    return tuple(names)
-
-
-def _split_names(text: bytes, ends: np.ndarray) -> list[str]:
-    """The names between consecutive ``ends`` (offsets into ``text``, none of
-    whose names holds a line break), decoded at once."""
-    count = len(ends) - 1
-    first = int(ends[0])
-    part = np.frombuffer(text, dtype=np.uint8, count=int(ends[-1]) - first, offset=first)
-    keep = np.ones(len(part) + count - 1, dtype=bool)  # the name bytes' new places: all
-    keep[ends[1:-1] - first + np.arange(count - 1)] = False  # but the break after each name
-    spaced = np.full(len(keep), 10, dtype=np.uint8)
-    spaced[keep] = part
-    return spaced.tobytes().decode("utf-8").split("\n")
+def record_names(pack) -> RecordNames:
+    """The records' names, decoded as they are read (:class:`RecordNames`)."""
+    return RecordNames(pack.names, pack.name_offsets)
 
 
 def _label(x) -> str:

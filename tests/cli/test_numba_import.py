@@ -83,3 +83,61 @@ def test_compiled_code_still_runs_after_it(tmp_path):
         print(total(np.arange(5.0)))
     """))
     assert later == ["10.0"]
+
+
+CACHED = """
+import numpy as np
+from numba import njit, prange
+
+@njit(cache=True)
+def total(a):
+    s = 0.0
+    for x in a:
+        s += x
+    return s
+
+@njit(cache=True, parallel=True)
+def squares(n):
+    out = np.empty(n)
+    for i in prange(n):
+        out[i] = i * i
+    return out
+"""
+
+LOAD = """
+import json, sys
+import dslc
+import numpy as np
+import cached
+first = [cached.total(np.arange(5.0)), float(cached.squares(6).sum())]
+hits = [sum(f.stats.cache_hits.values()) for f in (cached.total, cached.squares)]
+seen = [m for m in ("numba.np.arraymath", "numba.np.npyimpl", "numba.typed.typedlist")
+        if m in sys.modules]
+from numba import njit
+@njit(cache=False)
+def fresh(a):
+    return np.sum(a * 2.0)
+later = float(fresh(np.arange(4.0)))
+print(json.dumps({"first": first, "hits": hits, "seen": seen, "later": later,
+                  "after": "numba.np.arraymath" in sys.modules}))
+"""
+
+
+def test_cached_code_loads_without_the_compilers_registries_and_compiling_still_works(tmp_path):
+    """A process whose functions all come from Numba's cache (a plain one and a
+    parallel one) runs them right without importing Numba's lowering registries;
+    compiling a new function afterwards refreshes the target as Numba would."""
+    (tmp_path / "cached.py").write_text(CACHED)
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), here])
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+    make = "import dslc, numpy as np, cached; cached.total(np.arange(2.0)); cached.squares(3)"
+    subprocess.run([sys.executable, "-c", make], env=env, check=True, cwd=tmp_path)
+    out = subprocess.run([sys.executable, "-c", LOAD], env=env, capture_output=True,
+                         text=True, check=True, cwd=tmp_path).stdout
+    report = json.loads(out.splitlines()[-1])
+    assert report["first"] == [10.0, 55.0]
+    assert report["hits"] == [1, 1]  # (both loaded from the cache, not compiled)
+    assert report["seen"] == []
+    assert report["later"] == 12.0 and report["after"] is True

@@ -18,6 +18,7 @@ import itertools
 import math
 import random
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -673,6 +674,29 @@ def test_groups_run_a_slice_at_a_time_with_the_same_values(monkeypatch, size):
     assert variant(engine, "sw") is not None
     assert got == [gotoh_local("HEAGAWGHEE", t, blosum62_dict(), 10, 1) for t in db]
     assert padded and max(padded) <= size and len(padded) >= -(-3 // size)  # 3 groups
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 5000), max_size=300), st.integers(1, 40), st.integers(1, 9),
+       st.integers(1, 20000))
+def test_slices_cover_the_groups_within_their_bounds(sizes, most, least, budget):
+    """:func:`packs.slices` cuts the groups (in run order) into consecutive slices
+    of at most ``SLICE`` groups, each past ``SLICE_MIN`` of them within
+    ``SLICE_BYTES`` of padded residues, and each as long as those bounds allow."""
+    from unittest import mock
+
+    from dslc.cpu import packs
+
+    padded = np.array(sizes, dtype=np.int64)
+    with mock.patch.multiple(packs, SLICE=most, SLICE_MIN=least, SLICE_BYTES=budget):
+        bounds = packs.slices(padded)
+    assert bounds[0] == 0 and bounds[-1] == len(sizes)
+    for a, b in zip(bounds, bounds[1:]):
+        assert 0 < b - a <= most
+        if b - a > least:
+            assert padded[a:b].sum() <= budget
+        if b < len(sizes):  # (the next group would cross a bound)
+            assert b - a == most or padded[a:b + 1].sum() > budget and b - a >= least
 
 
 def test_fewer_tasks_than_lanes_take_the_scalar_path():
