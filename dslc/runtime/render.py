@@ -180,7 +180,7 @@ def line_text(line) -> str:
     return line if isinstance(line, str) else "".join(line)
 
 
-def _lines_one(name: str, value) -> list[str]:
+def _lines_one(name: str, value) -> list:
     if hasattr(value, "to_json"):  # a derivation or an alignment (dslc.trace)
         return [f"{name} =", value.text()]
     if isinstance(value, TableResult):
