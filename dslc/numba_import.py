@@ -98,16 +98,18 @@ def _lean_loads(run, module) -> None:
 
 
 _HOOKS = {_ARRAYMATH: _without_linalg, _CACHING: _lean_loads}
+_CACHE_PARTS = ("_load_overload", "_guard_against_spurious_io_errors")  # (what the lean load calls)
 
 
 def _patch_cache(caching) -> None:
     """``Cache.load_overload`` for Numba's CPU target: the runtime initialised, then
     the function loaded, without the target's refresh (see the module's docstring);
     every other target's loads as Numba makes them."""
-    cache = caching.Cache
-    numba_load = cache.load_overload
-    if getattr(numba_load, "_dslc_lean", False):
-        return
+    cache = getattr(caching, "Cache", None)
+    numba_load = getattr(cache, "load_overload", None)
+    if numba_load is None or getattr(numba_load, "_dslc_lean", False) \
+            or not all(hasattr(cache, a) for a in _CACHE_PARTS):
+        return  # (a Numba whose cache is made otherwise loads as it does)
 
     def load_overload(self, sig, target_context):
         from numba.core.cpu import CPUContext
