@@ -18,14 +18,14 @@ its own fresh cache directory, so its first run is cold: no plan, module or kern
 job in it. What ``auto`` measures about the machine (dslc.calibrate: once per machine) is
 measured once, by ``dslc calibrate`` at the start (timed: its own row), and that file is
 put in each fresh cache, as a user's cache holds it after their first run on the machine;
-``--calibrate-each`` leaves it out, so every first ``auto`` run measures the machine too. The printed output of every run
-must equal the CPU backend's (itself tested against the interpreter), so a fast wrong
-answer cannot pass.
+``--calibrate-each`` leaves it out, so every first ``auto`` run measures the machine too.
+The printed output of every run must equal the CPU backend's (itself tested against the
+interpreter), so a fast wrong answer cannot pass.
 
 ``--repeat N`` measures every job on every backend N times, each time with fresh caches
-and the backends in turn, and reports the medians (every sample kept in the JSON); with
-``auto`` among the backends, a verdict row per job says by how much ``auto``'s median
-exceeds the faster backend's, first run and second.
+and the backends in turn (the turn rotated each repetition), and reports the medians
+(every sample kept in the JSON); with ``auto`` among the backends, a verdict row per job
+says by how much ``auto``'s median exceeds the faster backend's, first run and second.
 """
 
 from __future__ import annotations
@@ -252,8 +252,12 @@ def main(argv=None) -> int:
             if "cpu" not in backends and checked:
                 _, want = run_once(script, "cpu", scratch / "reference-cache")
             samples: dict[str, list] = {b: [] for b in backends}
-            for rep in range(args.repeat):  # backends in turn, so drift hits each alike
-                for backend in backends:
+            for rep in range(args.repeat):
+                # backends in turn, so drift hits each alike, and the turn rotated each
+                # repetition (the first stays the CPU's, whose output is the reference),
+                # so no backend always runs right after the same other one
+                turn = rep % len(backends)
+                for backend in backends[turn:] + backends[:turn]:
                     cache = scratch / f"cache-{backend}-{abs(hash(job))}-{rep}"
                     cache.mkdir(mode=0o700)
                     for f in seeded:
