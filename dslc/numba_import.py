@@ -1,4 +1,4 @@
-"""Numba started with less: two changes to what its start imports, neither to what it computes.
+"""Numba started with less: three changes to what its start does, none to what it computes.
 
 **SciPy's linear algebra.** When Numba's CPU target starts (a process's first compile),
 it imports ``numba.np.arraymath``, whose module-level ``_check_blas`` imports
@@ -25,8 +25,17 @@ the rest is left to whatever compiles, which refreshes the target itself (Numba'
 ``CompilerBase`` does, before every compile, and lowering refreshes on a function it
 does not know). A process whose code is all cached never imports the registries.
 
+**The runtime's own functions compiled when something links them.** Initialising the
+NRT compiles a small LLVM module of Numba's (``nrtdynmod.compile_nrt_functions``: the
+reference counts' atomics, ``NRT_incref``/``NRT_decref``), which runs LLVM's optimiser and
+code generator in every process: about 20 MB of LLVM's pages resident and 40 ms. Cached
+code never calls that module: every library Numba compiles links a copy of it in
+(``CPUContext.post_lowering``'s ``add_linking_library``), so the cached object holds its
+own. So the module is made a :class:`_LazyNrt`, compiled (under Numba's compiler lock) the
+first time anything reads it, which only a compile does.
+
 :func:`install` is called on ``import dslc``; it costs one finder on ``sys.meta_path``
-until both modules are imported (or nothing where they are imported already), and
+until the three modules are imported (or nothing where they are imported already), and
 nothing once they have been.
 """
 
@@ -42,7 +51,7 @@ _HIDDEN = "scipy.linalg"
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds the modules of :data:`_HOOKS` through the other finders and runs each
-    through its hook; removes itself once both have been imported."""
+    through its hook; removes itself once all have been imported."""
 
     def __init__(self):
         self._inner: dict[str, importlib.abc.Loader] = {}
@@ -97,7 +106,14 @@ def _lean_loads(run, module) -> None:
     _patch_cache(module)
 
 
-_HOOKS = {_ARRAYMATH: _without_linalg, _CACHING: _lean_loads}
+def _lazy_runtime(run, module) -> None:
+    """``numba.core.runtime.nrtdynmod`` executed, then its compile made lazy."""
+    run()
+    _patch_nrt(module)
+
+
+_NRTDYNMOD = "numba.core.runtime.nrtdynmod"
+_HOOKS = {_ARRAYMATH: _without_linalg, _CACHING: _lean_loads, _NRTDYNMOD: _lazy_runtime}
 _CACHE_PARTS = ("_load_overload", "_guard_against_spurious_io_errors")  # (what the lean load calls)
 
 
@@ -128,6 +144,40 @@ def _patch_cache(caching) -> None:
     cache.load_overload = load_overload
 
 
+class _LazyNrt:
+    """The NRT's library (``nrtdynmod.compile_nrt_functions(ctx)``), compiled the first
+    time any attribute of it is read; until then nothing is compiled."""
+
+    def __init__(self, compile_now, ctx):
+        self._compile_now, self._ctx, self._library = compile_now, ctx, None
+
+    def __getattr__(self, name):
+        library = self.__dict__.get("_library")
+        if library is None:
+            from numba.core.compiler_lock import global_compiler_lock
+
+            with global_compiler_lock:  # (re-entrant: a compile holds it already)
+                if self._library is None:
+                    self._library = self._compile_now(self._ctx)
+            library = self._library
+        return getattr(library, name)
+
+
+def _patch_nrt(nrtdynmod) -> None:
+    """``compile_nrt_functions`` returning a :class:`_LazyNrt` (once; nothing where
+    the module has no such function)."""
+    compile_now = getattr(nrtdynmod, "compile_nrt_functions", None)
+    if compile_now is None or getattr(compile_now, "_dslc_lazy", False):
+        return
+
+    def compile_nrt_functions(ctx):
+        return _LazyNrt(compile_now, ctx)
+
+    compile_nrt_functions._dslc_lazy = True
+    compile_nrt_functions.__doc__ = compile_now.__doc__
+    nrtdynmod.compile_nrt_functions = compile_nrt_functions
+
+
 def _remove(finder) -> None:
     try:
         sys.meta_path.remove(finder)
@@ -136,11 +186,13 @@ def _remove(finder) -> None:
 
 
 def install() -> None:
-    """Both changes, each once per process: made at once to a module imported
-    already (the cache's loads; arraymath's import is over by then), else when it
-    is imported."""
+    """The three changes, each once per process: made at once to a module imported
+    already (the cache's loads, the runtime's compile; arraymath's import is over by
+    then), else when it is imported."""
     if _CACHING in sys.modules:
         _patch_cache(sys.modules[_CACHING])
+    if _NRTDYNMOD in sys.modules:
+        _patch_nrt(sys.modules[_NRTDYNMOD])
     if all(m in sys.modules for m in _HOOKS) \
             or any(isinstance(f, _Finder) for f in sys.meta_path):
         return

@@ -113,20 +113,26 @@ first = [cached.total(np.arange(5.0)), float(cached.squares(6).sum())]
 hits = [sum(f.stats.cache_hits.values()) for f in (cached.total, cached.squares)]
 seen = [m for m in ("numba.np.arraymath", "numba.np.npyimpl", "numba.typed.typedlist")
         if m in sys.modules]
+from numba.core.runtime import rtsys
+runtime = [type(rtsys._library).__name__, rtsys._library.__dict__.get("_library") is None]
 from numba import njit
 @njit(cache=False)
 def fresh(a):
     return np.sum(a * 2.0)
 later = float(fresh(np.arange(4.0)))
-print(json.dumps({"first": first, "hits": hits, "seen": seen, "later": later,
-                  "after": "numba.np.arraymath" in sys.modules}))
+made = [float(v) for v in cached.squares(4)]  # (the cached code again, after the compile)
+print(json.dumps({"first": first, "hits": hits, "seen": seen, "later": later, "made": made,
+                  "after": "numba.np.arraymath" in sys.modules, "runtime": runtime,
+                  "compiled_runtime": rtsys._library.__dict__.get("_library") is not None}))
 """
 
 
 def test_cached_code_loads_without_the_compilers_registries_and_compiling_still_works(tmp_path):
     """A process whose functions all come from Numba's cache (a plain one and a
-    parallel one) runs them right without importing Numba's lowering registries;
-    compiling a new function afterwards refreshes the target as Numba would."""
+    parallel one, both allocating arrays through the NRT) runs them right without
+    importing Numba's lowering registries and without compiling the NRT's own module;
+    compiling a new function afterwards refreshes the target and compiles that module,
+    as Numba would, and the cached code still runs."""
     (tmp_path / "cached.py").write_text(CACHED)
     env = dict(os.environ)
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -140,4 +146,6 @@ def test_cached_code_loads_without_the_compilers_registries_and_compiling_still_
     assert report["first"] == [10.0, 55.0]
     assert report["hits"] == [1, 1]  # (both loaded from the cache, not compiled)
     assert report["seen"] == []
+    assert report["runtime"] == ["_LazyNrt", True]  # (nothing compiled for the runtime)
     assert report["later"] == 12.0 and report["after"] is True
+    assert report["compiled_runtime"] is True and report["made"] == [0.0, 1.0, 4.0, 9.0]
