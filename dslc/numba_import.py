@@ -100,20 +100,15 @@ def _without_linalg(run, module) -> None:
             del sys.modules[_HIDDEN]
 
 
-def _lean_loads(run, module) -> None:
-    """``numba.core.caching`` executed, then its cache's loads made lean."""
-    run()
-    _patch_cache(module)
-
-
-def _lazy_runtime(run, module) -> None:
-    """``numba.core.runtime.nrtdynmod`` executed, then its compile made lazy."""
-    run()
-    _patch_nrt(module)
+def _patched_after(patch):
+    """A hook that executes its module, then applies ``patch`` to it."""
+    def hook(run, module) -> None:
+        run()
+        patch(module)
+    return hook
 
 
 _NRTDYNMOD = "numba.core.runtime.nrtdynmod"
-_HOOKS = {_ARRAYMATH: _without_linalg, _CACHING: _lean_loads, _NRTDYNMOD: _lazy_runtime}
 _CACHE_PARTS = ("_load_overload", "_guard_against_spurious_io_errors")  # (what the lean load calls)
 
 
@@ -178,6 +173,13 @@ def _patch_nrt(nrtdynmod) -> None:
     nrtdynmod.compile_nrt_functions = compile_nrt_functions
 
 
+# what each module's import changes: the cache's loads and the runtime's compile are
+# patched once the module has run (or at once where it has); arraymath runs hidden
+_PATCHES = {_CACHING: _patch_cache, _NRTDYNMOD: _patch_nrt}
+_HOOKS = {_ARRAYMATH: _without_linalg,
+          **{name: _patched_after(patch) for name, patch in _PATCHES.items()}}
+
+
 def _remove(finder) -> None:
     try:
         sys.meta_path.remove(finder)
@@ -189,10 +191,9 @@ def install() -> None:
     """The three changes, each once per process: made at once to a module imported
     already (the cache's loads, the runtime's compile; arraymath's import is over by
     then), else when it is imported."""
-    if _CACHING in sys.modules:
-        _patch_cache(sys.modules[_CACHING])
-    if _NRTDYNMOD in sys.modules:
-        _patch_nrt(sys.modules[_NRTDYNMOD])
+    for name, patch in _PATCHES.items():
+        if name in sys.modules:
+            patch(sys.modules[name])
     if all(m in sys.modules for m in _HOOKS) \
             or any(isinstance(f, _Finder) for f in sys.meta_path):
         return

@@ -41,14 +41,21 @@ def _stand_in(root) -> str:
     return str(root)
 
 
+def _python(code: str, first_on_path: str, **env_vars) -> list[str]:
+    """The lines a fresh interpreter prints running ``code``, with ``first_on_path``
+    and this source tree on its path (and ``env_vars`` set), in ``first_on_path``."""
+    env = dict(os.environ, **env_vars)
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = os.pathsep.join([first_on_path, here])
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                          cwd=first_on_path, capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+
+
 def _run(tmp_path, before: str = "", after: str = "") -> dict:
     code = "\n".join([before, "import dslc", START_TARGET, REPORT, after])
-    env = dict(os.environ)
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = os.pathsep.join([_stand_in(tmp_path), here])
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
-                         capture_output=True, text=True, check=True).stdout
-    return json.loads(out.splitlines()[0]), out.splitlines()[1:]
+    out = _python(code, _stand_in(tmp_path))
+    return json.loads(out[0]), out[1:]
 
 
 def test_the_cpu_target_starts_without_scipy_linalg(tmp_path):
@@ -134,15 +141,10 @@ def test_cached_code_loads_without_the_compilers_registries_and_compiling_still_
     compiling a new function afterwards refreshes the target and compiles that module,
     as Numba would, and the cached code still runs."""
     (tmp_path / "cached.py").write_text(CACHED)
-    env = dict(os.environ)
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), here])
-    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+    cache = str(tmp_path / "cache")
     make = "import dslc, numpy as np, cached; cached.total(np.arange(2.0)); cached.squares(3)"
-    subprocess.run([sys.executable, "-c", make], env=env, check=True, cwd=tmp_path)
-    out = subprocess.run([sys.executable, "-c", LOAD], env=env, capture_output=True,
-                         text=True, check=True, cwd=tmp_path).stdout
-    report = json.loads(out.splitlines()[-1])
+    _python(make, str(tmp_path), NUMBA_CACHE_DIR=cache)
+    report = json.loads(_python(LOAD, str(tmp_path), NUMBA_CACHE_DIR=cache)[-1])
     assert report["first"] == [10.0, 55.0]
     assert report["hits"] == [1, 1]  # (both loaded from the cache, not compiled)
     assert report["seen"] == []
