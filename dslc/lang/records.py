@@ -164,6 +164,11 @@ class RecordNames(AbcSequence):
         return tuple, (tuple(self),)
 
 
+def record_names(pack) -> RecordNames:
+    """A pack's names (``names``, ``name_offsets``), decoded as they are read."""
+    return RecordNames(pack.names, pack.name_offsets)
+
+
 def _split_names(text: bytes, ends: np.ndarray) -> list[str]:
     """The names between consecutive ``ends`` (offsets into ``text``, none of
     whose names holds a line break), decoded at once."""

@@ -19,7 +19,7 @@ from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.lang import stats
 from dslc.lang.sequences import describe
-from dslc.lang.records import RecordNames, Records, is_list
+from dslc.lang.records import Records, is_list, record_names
 from dslc.lang.results import MapResult
 from dslc.lang.values import Matrix, Sequence
 
@@ -124,7 +124,7 @@ def _query_length(v, arg, axes):
         raise DslcError("a list of sequences as m needs a map result of scores over it", arg.span)
     if isinstance(v, Records):  # read from the packed records: no sequence is made
         lengths = tuple(int(n) for n in v.pack.lengths)
-        names = RecordNames(v.pack.names, v.pack.name_offsets)  # (a map's axis: equal at once)
+        names = record_names(v.pack)  # (a map's axis over them: equal at once)
     else:
         lengths = tuple(_seq_length(x, arg) for x in v)
         names = tuple(x.name for x in v)

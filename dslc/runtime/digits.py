@@ -131,9 +131,10 @@ def _write_digits(out: np.ndarray, mag: np.ndarray, neg: np.ndarray,
 
 def rows_pieces(ints: IntCells, width: int, prefixes: list[str],
                 at_once: int) -> Iterator[str]:
-    """:func:`rows_text` of ``ints.padded(width, b" ")`` (a row per prefix), in
-    pieces of at most ``at_once`` cells, each written when it is asked for: a
-    map's row of 105,000 scores is never held whole, nor its bytes beside it."""
+    """The lines of a grid whose cells are ``ints``, each cell right-aligned in
+    ``width`` columns with a space between cells, a row per prefix after it, joined by
+    line breaks: in pieces of at most ``at_once`` cells, each written when it is asked
+    for (a map's row of 105,000 scores is never held whole, nor its bytes beside it)."""
     cols = ints.mag.size // max(len(prefixes), 1)
     for r, prefix in enumerate(prefixes):
         yield ("\n" if r else "") + prefix
@@ -141,18 +142,6 @@ def rows_pieces(ints: IntCells, width: int, prefixes: list[str],
             hi = min(lo + at_once, (r + 1) * cols)
             text = ints.part(lo, hi).padded(width, b" ").tobytes()
             yield (text[:-1] if hi == (r + 1) * cols else text).decode("ascii")
-
-
-def rows_text(matrix: np.ndarray, rows: int, prefixes: list[str]) -> str:
-    """The lines of a grid whose cells are ``matrix`` (padded, each followed by
-    one separator byte), ``rows`` lines, each after its prefix (the separator
-    after a line's last cell dropped), joined by line breaks: one join of the
-    rows' bytes (views of the matrix, not copies) and one decode."""
-    lines = matrix.reshape(rows, -1)
-    parts = []
-    for p, line in zip(prefixes, lines):
-        parts += [b"\n", p.encode("utf-8"), memoryview(line[:-1])]
-    return b"".join(parts[1:]).decode("utf-8")
 
 
 def json_text(ints: IntCells, shape: tuple[int, ...]) -> str:

@@ -271,12 +271,13 @@ def _grid2(arr, value_type, axes) -> list:
     return lines
 
 
-def _numbers_row(prefix: str, count: int, width: int) -> str:
-    """``prefix``, then 0 .. count - 1 right-aligned in columns of ``width``."""
+def _numbers_row(prefix: str, count: int, width: int):
+    """``prefix``, then 0 .. count - 1 right-aligned in columns of ``width`` (a line
+    in pieces, as the grid's body)."""
     if not count:
         return prefix
     ints = digits.of_ints(np.arange(count, dtype=np.int64))
-    return digits.rows_text(ints.padded(width, b" "), 1, [prefix])
+    return digits.rows_pieces(ints, width, [prefix], _CELLS_AT_ONCE)
 
 
 _CELLS_AT_ONCE = 1 << 14  # cells of a row aligned together by _row

@@ -28,7 +28,7 @@ from dslc.runtime.shipped import backend_globals
 from dslc.lang import script_stats
 from dslc.lang.batch import SeqColumn, Shared, TaskBatch
 from dslc.lang.limits import check_map
-from dslc.lang.records import RecordNames, Records, is_list
+from dslc.lang.records import Records, is_list, record_names
 from dslc.lang.results import Axis, MapResult, Prob, TableResult, to_array, wrap
 from dslc.lang.fasta import resolve_path
 from dslc.lang.sequences import describe
@@ -374,11 +374,6 @@ def _labels(items) -> tuple[str, ...]:
     if isinstance(items, Records):
         return record_names(items.pack)
     return tuple(_label(x) for x in items)
-
-
-def record_names(pack) -> RecordNames:
-    """The records' names, decoded as they are read (:class:`RecordNames`)."""
-    return RecordNames(pack.names, pack.name_offsets)
 
 
 def _label(x) -> str:

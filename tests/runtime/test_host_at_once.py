@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from dslc.errors import DslcError
 from dslc.lang import fasta
-from dslc.lang.records import RecordNames, SeqPack
+from dslc.lang.records import RecordNames, SeqPack, record_names
 from dslc.lang.results import Axis, MapResult, TableResult, to_array
 from dslc.lang.stdlib import standard_alphabets
 from dslc.runtime import cells, digits, render
-from dslc.runtime.script import record_names
+
 
 SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dslc.lang import records
-from dslc.runtime import render, script
+from dslc.runtime import render
 
 
 class _Pack:
@@ -27,7 +27,7 @@ NAMES = [f"s{k}" + "é" * (k % 3) + "名" * (k % 2) for k in range(23)]
 @pytest.mark.parametrize("at_once", [1, 2, 5, 22, 23, 1 << 14])
 def test_record_names_in_slices_equal_each_name_decoded(monkeypatch, at_once):
     monkeypatch.setattr(records, "_NAMES_AT_ONCE", at_once)
-    names = script.record_names(_Pack(NAMES))
+    names = records.record_names(_Pack(NAMES))
     assert tuple(names) == tuple(NAMES) and names == tuple(NAMES) and tuple(NAMES) == names
     assert list(names[3:at_once + 3]) == NAMES[3:at_once + 3]
 
@@ -38,7 +38,7 @@ def test_record_names_read_as_a_tuple_of_their_strings():
     a different tuple), hashing and pickling as that tuple."""
     import pickle
 
-    names = script.record_names(_Pack(NAMES))
+    names = records.record_names(_Pack(NAMES))
     assert len(names) == len(NAMES) and names[0] == NAMES[0] and names[-1] == NAMES[-1]
     assert names[::3] == tuple(NAMES[::3]) and names[5:2] == ()
     with pytest.raises(IndexError):
@@ -47,8 +47,8 @@ def test_record_names_read_as_a_tuple_of_their_strings():
     assert hash(names) == hash(tuple(NAMES)) and repr(names) == repr(tuple(NAMES))
     back = pickle.loads(pickle.dumps(names))
     assert type(back) is tuple and back == tuple(NAMES)
-    assert script.record_names(_Pack(["a\nb", "c"])) == ("a\nb", "c")
-    assert len(script.record_names(_Pack([]))) == 0
+    assert records.record_names(_Pack(["a\nb", "c"])) == ("a\nb", "c")
+    assert len(records.record_names(_Pack([]))) == 0
 
 
 @pytest.mark.parametrize("at_once", [1, 4, 23, 1 << 14])

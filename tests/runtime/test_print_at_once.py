@@ -187,7 +187,7 @@ def test_record_names_decode_as_each_name_does(names):
     from dslc.lang.records import SeqPack
     from dslc.lang.stdlib import standard_alphabets
     from dslc.lang.values import Sequence
-    from dslc.runtime.script import record_names
+    from dslc.lang.records import record_names
 
     dna = standard_alphabets()["dna"]
     pack = SeqPack.of([Sequence(n, dna, np.zeros(1, np.uint8)) for n in names], dna)
