@@ -27,7 +27,7 @@ from dslc.check.program import CheckedProgram, check_program
 from dslc import deep, runlog, timings
 from dslc.errors import DslcError
 from dslc.frontend import ast
-from dslc.frontend.parser import parse
+from dslc.runtime.parsed import parse
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
 from dslc.lang.fasta import read_text
 from dslc.lang.limits import check_map

@@ -10,7 +10,6 @@ from dslc.errors import DslcError, Span
 from dslc.frontend import ast
 from dslc.lang import builtins
 from dslc.lang.arith import INT_MAX, INT_MIN, check_int, check_literal
-from dslc.frontend.parser import parse_expression
 from dslc.check.arrays import NumArray, element, make_array
 
 
@@ -83,7 +82,10 @@ def _value(e: ast.Expr, consts: dict):
 
 
 def eval_number_text(text: str, at: Span, consts: dict) -> float | int:
-    """For extensions: parse and evaluate a constant expression found at ``at``."""
+    """For extensions: parse and evaluate a constant expression found at ``at`` (the
+    parser imported here: a run of a script parsed before needs none, dslc.runtime.parsed)."""
+    from dslc.frontend.parser import parse_expression
+
     return const_eval(parse_expression(text, at), consts)
 
 
