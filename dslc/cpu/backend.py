@@ -113,7 +113,7 @@ class CpuBackend:
                       kind, scope, request, compiled)
 
     def _choose_map(self, func: str, batch) -> Chosen:
-        from dslc.emit.packs import PACK
+        from dslc.emit.args import PACK
 
         f = self.program.functions[func]
         said = functools.partial(Decision, func, "cpu", "map", tasks=len(batch))
@@ -582,7 +582,7 @@ def item_parts(batch) -> list | None:
     all the tasks keeps busy)."""
     import numba
 
-    from dslc.emit.packs import PACK
+    from dslc.emit.args import PACK
 
     order, bounds = batch.grouped
     if len(bounds) <= 2 or int(np.diff(bounds).min()) < 2 * PACK * numba.get_num_threads():

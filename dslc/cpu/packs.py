@@ -26,15 +26,8 @@ import numpy as np
 
 from dslc import runlog, settings, timings
 from dslc.cpu import modules
-from dslc.cpu.decision import build
-from dslc.emit.args import packed_call
-from dslc.emit.cpu import argument
-from dslc.emit.packs import PACK, pack_travel
-from dslc.kernel.value_type import ValueType
-from dslc.emit.precision import LEAF, STATIC, Float32, float32_info, largest
-from dslc.emit.pyexpr import NotCompilable
-from dslc.plan import lower
-from dslc.kernel.strategies import strategy
+from dslc.emit.args import PACK, argument, pack_travel, packed_call
+from dslc.emit.precision import LEAF, STATIC, Float32, largest
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks
@@ -181,6 +174,14 @@ class PackMaps:
                 return None
             runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, values)
             return modules.load(source), args, windows, values
+        # the generators, imported where a plan is made (a cached run makes none)
+        from dslc.cpu.decision import build
+        from dslc.emit.precision import float32_info
+        from dslc.emit.pyexpr import NotCompilable
+        from dslc.kernel.strategies import strategy
+        from dslc.kernel.value_type import ValueType
+        from dslc.plan import lower
+
         chosen = []  # the variant the plan allows, found while generating
 
         def emit(plan):

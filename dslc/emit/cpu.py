@@ -23,6 +23,7 @@ from dslc.lang import types as T
 from dslc.check.ranges import box_code
 from dslc.deps.extract import directed_args
 from dslc.emit import demand
+from dslc.emit.args import arg_name, argument  # noqa: F401 (the generators' names for them)
 from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
@@ -47,15 +48,6 @@ def _stored_type(t: T.Type) -> bool:
     """Is a table of ``t`` values kept as it is (numbers; tuples one number per
     component, emit.tuples)?"""
     return t in _STORED or isinstance(t, T.TupleT)
-
-
-def arg_name(p: str) -> str:
-    return f"a_{p}"
-
-
-def argument(p: str) -> TaskArg:
-    """The task argument carrying the entry's parameter ``p``."""
-    return TaskArg(arg_name(p), "argument", p)
 
 
 def length(p: str) -> TaskArg:

@@ -30,6 +30,7 @@ import math
 from dataclasses import replace
 
 from dslc.check import tir
+from dslc.emit.args import PACK, pack_travel  # noqa: F401 (this generator's)
 from dslc.lang import types as T
 from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init_ir,
                            fused_step_ir, length, printed)
@@ -46,23 +47,7 @@ from dslc.targets.printer import VALUE, Printer
 NOALIAS_HEADER = ("from dslc.cpu.options import enable_noalias\n"
                   "enable_noalias()\n")
 
-PACK = 16  # tasks per pack: one AVX-512 vector of float32, two of float64
 LANE = ir.Name("l")  # the lane's index: free in the body until kernel.lane_groups
-
-_NUMERIC = (T.INT, T.FLOAT, T.PROB, T.BOOL)
-
-
-def pack_travel(p: tir.TParam, shared: frozenset = frozenset()) -> str:
-    """How an entry argument reaches a pack: ``seq`` (a padded
-    ``(length, LANES)`` block plus the lengths), ``member`` (one number per
-    member of the pack)
-    or ``shared`` (one value for the whole map: a matrix, or the query every
-    task is aligned with). ``shared`` names the arguments that are the same
-    object in every task."""
-    if p.name in shared or not (isinstance(p.type, T.SeqT) or p.type in _NUMERIC):
-        return "shared"
-    return "seq" if isinstance(p.type, T.SeqT) else "member"
-
 
 class _PackNames(_TaskNames):
     def param(self, name, t):

@@ -38,12 +38,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.plan.task import TaskPlan
+
+if TYPE_CHECKING:  # (a run whose code is cached reads the bounds here, and plans nothing)
+    from dslc.plan.task import TaskPlan
 
 LEAF = 2.0**20  # the checked argument: bound on every leaf and stored value
 STATIC = 2.0**23  # the static argument: bound on every magnitude
