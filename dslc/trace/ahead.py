@@ -73,15 +73,33 @@ def key(op: str, axes: tuple, index: tuple) -> tuple:
 def row_extremes(op: str, numbers, index: tuple, axes: tuple):
     """``(extremes, values)``: the extreme of each row of the 2-D block ``index`` of
     ``numbers`` along ``axes[1]`` (rows along ``axes[0]``) as numbers and as the
-    interpreter's values, or None where the block is not 2-D (a tuple's components)
-    or a row's extreme has no exact value (the walk's generic path says why)."""
+    interpreter's values (None where the numbers say at once that every one is exact:
+    the walk converts the one it chooses, :class:`OneByOne`; plain data either way, so
+    a fill process sends it as it is), or None where the block is not 2-D (a tuple's
+    components) or a row's extreme has no exact value (the walk's generic path says
+    why)."""
     block = numbers.raw[index]
     if block.ndim != 2:
         return None
     block = block if axes[0] < axes[1] else block.T
     best = block.max(axis=1) if op == "max" else block.min(axis=1)
+    if numbers.exact is not None:  # (None: the walk converts only the extreme it chooses)
+        return (best, None) if numbers.exact(best) else None
     values = numbers.many(best)
     return None if values is None else (best, values)
+
+
+class OneByOne:
+    """A row's numbers as the interpreter's values, each converted when read (every
+    one exact: ``Numbers.exact`` said so): a reduction reads only its chosen one."""
+
+    __slots__ = ("raw", "one")
+
+    def __init__(self, raw, one):
+        self.raw, self.one = raw, one
+
+    def __getitem__(self, k: int):
+        return self.one(self.raw[k])
 
 
 def _relative(index: tuple, shape: tuple) -> tuple:

@@ -130,7 +130,7 @@ class Walk:
         w, k = self.walked, self.k
         name, names, env, seqs = self.base(n)
         rec = w.rec(n)
-        return _step(name, names if rec else (), rec, w.values[n], w.choices(n),
+        return _step(name, names if rec else (), rec, w.value(n), w.choices(n),
                      (k + n + 1,) if n + 1 < len(self._made) else (), seqs,
                      CellEnv(env, names, rec))
 
@@ -458,7 +458,7 @@ class Tracer:
         if index is not None and numbers is not None and numbers.exact is not None:
             raw = numbers.raw[index]  # (every number exact: only the chosen one converted)
             if raw.ndim == 1 and numbers.exact(raw):
-                return list(span), _Row(raw, _OneByOne(raw, numbers.one))
+                return list(span), _Row(raw, ahead.OneByOne(raw, numbers.one))
         values = None if index is None else table.region(index)
         if values is None:
             return None
@@ -515,7 +515,11 @@ class Tracer:
         got = numbers.ahead.get(ahead.key(inner.op, axes, index), MISSING)
         if got is MISSING:
             got = ahead.row_extremes(inner.op, numbers, index, axes)
-        return None if got is None else (list(span), _Row(*got))
+        if got is None:
+            return None
+        best, values = got
+        return list(span), _Row(best, ahead.OneByOne(best, numbers.one) if values is None
+                                else values)
 
     def _block_axes(self, e):
         """For ``_block``: the callee's axes of the outer and the inner variable."""
@@ -763,7 +767,7 @@ def _local(x, var: str) -> bool:
 class _Row:
     """A max/min reduction's elements' values read off a table's numbers: ``raw``
     the numbers (1-D), ``values`` each as the interpreter's value (every one exact:
-    ``Numbers.many`` gave them, or ``_OneByOne`` gives them where ``Numbers.exact``
+    ``Numbers.many`` gave them, or ``ahead.OneByOne`` gives them where ``Numbers.exact``
     said so). The reduction's chosen element is found on the
     numbers: the first extreme number is the first element whose value is the
     extreme (``_extreme``, ``_first_same``: an exact conversion keeps order and
@@ -778,19 +782,6 @@ class _Row:
         """The chosen element's position and its value."""
         k = int(self.raw.argmax() if op == "max" else self.raw.argmin())
         return k, self.values[k]
-
-
-class _OneByOne:
-    """A row's numbers as the interpreter's values, each converted when read (every
-    one exact: ``Numbers.exact`` said so): a reduction reads only its chosen one."""
-
-    __slots__ = ("raw", "one")
-
-    def __init__(self, raw, one):
-        self.raw, self.one = raw, one
-
-    def __getitem__(self, k: int):
-        return self.one(self.raw[k])
 
 
 def _region(table, rec: tuple, spans: dict):

@@ -42,8 +42,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dslc.check import tir
-from dslc.errors import DslcError, NotCompilable
+from dslc.errors import DslcError, InternalError, NotCompilable
 from dslc.interp.compile import shares_table
+from dslc.interp.tables import MISSING
 from dslc.lang import types as T
 from dslc.trace.choice import Choice
 from dslc.trace.derive import _chain
@@ -64,7 +65,6 @@ class Shape:
         self.names = tuple(sorted(f.name for f in tir.reachable(fns, root) if f.is_table))
         self.fid = {n: k for k, n in enumerate(self.names)}
         self.rank = max(len(fns[n].rec_params) for n in self.names)
-        self.one_type = len({fns[n].ret for n in self.names}) == 1
         self.points: dict = {}  # id(node) -> point number
         self.decode: list = []  # point number -> its Choice objects, or a reduction's
         self.why = None
@@ -353,16 +353,20 @@ def _exact_int(v):
 @dataclass(frozen=True, eq=False)
 class Walked:
     """The steps one compiled walk took, kept as its arrays: a derivation makes a
-    step's :class:`Step` fields (its point, its Choice objects) only when the step is
-    read, and an alignment reads the points of whole runs of steps at once.
+    step's :class:`Step` fields (its point, its value, its Choice objects) only when
+    the step is read, and an alignment reads the points of whole runs of steps at once.
     ``tables``: by function id of ``shape``; ``st``: per step its function id, its
     point (padded to the shape's rank) and where its choice records end in
-    ``codes`` (each record as one int, see :meth:`Walks._steps`)."""
+    ``codes`` (each record as one int, see :meth:`Walks._steps`); ``sv``: each
+    step's cell as the number the walk compared with its body, and ``ones`` each
+    function's conversion of such a number to the interpreter's value
+    (``Numbers.one``, kept: the tables are released once the derivation is made)."""
 
     shape: Shape
     tables: tuple
     st: np.ndarray
-    values: list
+    sv: np.ndarray
+    ones: tuple
     codes: np.ndarray
     m: int
     decoded: dict  # a sequence of records -> its Choice objects (made once)
@@ -373,6 +377,16 @@ class Walked:
     @property
     def fids(self) -> np.ndarray:
         return self.st[:, 0]
+
+    def value(self, n: int):
+        """Step ``n``'s cell as the interpreter's value. The walk compared the number
+        with the body's and checked it exact (``_exact``/``_exact_int``: no NaN, no
+        int at or beyond 2^53) before taking the step, so it converts exactly."""
+        got = self.ones[int(self.st[n, 0])](float(self.sv[n]))
+        if got is MISSING:
+            raise InternalError(f"a compiled walk took step {n} at a number without an exact "
+                                "value")
+        return got
 
     def rec(self, n: int) -> tuple:
         row = self.st[n]
@@ -459,26 +473,15 @@ class Walks:
                                         np.empty((cap * decode + 1, 3), np.int64))
         return have[3][:cap], have[4][:cap], have[5][:cap * decode + 1]
 
-    def _steps(self, shape, tables, st, sv, ch):
-        """The :class:`Walked` record of the steps walked: each cell's value converted
-        in bulk from the number the walk compared (a table's own ``many``; None where
-        one has no exact value); points and choices stay arrays until a step is read."""
-        fids = st[:, 0]
-        if shape.one_type:  # one conversion for every cell (it depends on the type only)
-            values = tables[0].numbers.many(sv)
-            if values is None:
-                return None
-        else:
-            values = np.empty(len(sv), dtype=object)
-            for fid in np.unique(fids).tolist():
-                at = np.flatnonzero(fids == fid)
-                got = tables[fid].numbers.many(sv[at])
-                if got is None:
-                    return None
-                values[at] = got
+    @staticmethod
+    def _steps(shape, tables, st, sv, ch):
+        """The :class:`Walked` record of the steps walked: points, numbers and choices
+        stay arrays until a step is read (its value then converted by its table's
+        ``one``, kept here since the tables are released)."""
         m = 4 * len(shape.decode)  # each record as one int: index * m + point * 4 + kind
         codes = ch[:, 1] * m + ch[:, 0] * 4 + ch[:, 2]
-        return Walked(shape, tuple(tables), st, values.tolist(), codes, m, {})
+        ones = tuple(t.numbers.one for t in tables)
+        return Walked(shape, tuple(tables), st, sv.copy(), ones, codes, m, {})
 
     def _tables(self, table, shape):
         interp = self.tracer.interp

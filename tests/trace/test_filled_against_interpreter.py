@@ -3,7 +3,7 @@ interpreter's (the specification): random recurrences under an entry that takes 
 extreme of a whole table with its own outer and inner operators
 (tests/trace/test_filled_tables.py's ``entry``), so that the read a
 walk makes of a whole table is learned and then made where later tables are filled
-(dslc.trace.ahead), and a chosen row is converted alone (derive._OneByOne); and a
+(dslc.trace.ahead), and a chosen row is converted alone (dslc.trace.ahead.OneByOne); and a
 program whose values float64 cannot decide (ints past 2^53), where every such
 shortcut must give way to the interpreter's exact values."""
 
