@@ -137,6 +137,18 @@ def read_module(key: str) -> str | None:
         return None
 
 
+def read_entry(name: str) -> str | None:
+    """The text of entry ``name`` (a file name in the directory), its use recorded
+    for the size cap; None where it cannot be read (the caller checks what it holds)."""
+    try:
+        with open(cache_dir() / name, "rb") as fh:
+            data = fh.read()
+            _mark_used(fh.fileno())
+        return data.decode()
+    except (OSError, UnicodeDecodeError, DslcError):
+        return None
+
+
 def _mark_used(fd: int) -> None:
     """Set an entry's access time to now, keeping its modification time to the
     nanosecond (Numba's staleness check reads it): the size cap's record of use."""

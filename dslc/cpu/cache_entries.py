@@ -30,11 +30,14 @@ NUMBA_DIR = "__pycache__"
 _TOP = (("modules", re.compile(f"dslc_({HEX})\\.py")),
         ("plans", re.compile("plan_[0-9a-f]+\\.json")),
         ("kernels", re.compile("cuda_kernel_[0-9a-f]+\\.pickle")),  # dslc.cuda.kernel_cache
-        (TMP, re.compile("\\.(dslc_|plan_|cuda_kernel_).*\\.tmp")))
+        ("programs", re.compile("ast_[0-9a-f]+\\.json")),  # dslc.runtime.parsed
+        ("index", re.compile("found_extensions\\.json")),  # dslc.discover
+        (TMP, re.compile("\\.(dslc_|plan_|cuda_kernel_|ast_).*\\.tmp")))
 _NUMBA = (("compiled", re.compile(f"dslc_({HEX})\\..+\\.(nbi|nbc|pyc)")),)
 # a group's members are removed in this order: a concurrent run then finds a plan
 # without its module, or a module without machine code, at worst: a miss, never an error
-_REMOVAL_ORDER = {"plans": 0, "kernels": 0, "modules": 1, "compiled": 2}
+_REMOVAL_ORDER = {"plans": 0, "kernels": 0, "programs": 0, "index": 0, "modules": 1,
+                  "compiled": 2}
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ A ``dslc run`` of a script run before reads its program back (dslc.frontend.stor
 instead of building the parser, so the run imports no parser at all (about 8 MB and
 tens of milliseconds of its start). The entry is named by a digest of the front end,
 the source's name (its spans name it) and the text; it holds that key and a checksum of
-the program, and is used only where both still match and it reads back as a program.
+the program, and is used only where both still match and it reads back as a program;
+the cache's size cap counts and removes it like any entry (dslc.cpu.cache_entries).
 Anything else, including a syntax error, takes the parser's path, which reports errors
 as before; only a program that parsed is kept. Where the cache directory cannot be
 written the run parses, as it would without this.
@@ -51,13 +52,12 @@ def _check(key: str, body: str) -> str:
 
 
 def _read(key: str, name):
-    from dslc.cpu.cache import cache_dir
+    from dslc.cpu.cache import read_entry
 
-    try:
-        path = cache_dir() / f"ast_{key}.json"
-        head, _, body = path.read_text().partition("\n")
-    except (OSError, UnicodeDecodeError, DslcError):
+    text = read_entry(f"ast_{key}.json")  # (its use recorded: the size cap keeps it)
+    if text is None:
         return None
+    head, _, body = text.partition("\n")
     if head != _check(key, body):
         return None
     return stored.loads(body, name)
