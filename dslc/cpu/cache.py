@@ -67,6 +67,19 @@ def cache_dir() -> Path:
         return _fallback(e)
 
 
+def quiet_dir() -> Path | None:
+    """The cache directory where it can be used as it is, else None: neither the
+    warning nor the private fallback of :func:`cache_dir`, for what a run keeps only
+    to start faster (a parsed script, dslc.runtime.parsed), so that a run which
+    compiles nothing says nothing about a cache it does not need."""
+    chosen = settings.text(ENV)
+    try:
+        return _usable(Path(chosen), ours=False) if chosen else \
+            _usable(Path.home() / ".cache" / "dslc", ours=True)
+    except DslcError:
+        return None
+
+
 def _usable(d: Path, ours: bool) -> Path:
     """``d``, created private to the user if absent. ``ours`` (the default
     directory, which earlier versions created readable by all) is made private

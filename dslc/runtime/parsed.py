@@ -8,7 +8,8 @@ the program, and is used only where both still match and it reads back as a prog
 the cache's size cap counts and removes it like any entry (dslc.cpu.cache_entries).
 Anything else, including a syntax error, takes the parser's path, which reports errors
 as before; only a program that parsed is kept. Where the cache directory cannot be
-written the run parses, as it would without this.
+used the run parses, as it would without this, and says nothing about the cache (a run
+that compiles something reports it there).
 """
 
 from __future__ import annotations
@@ -23,15 +24,19 @@ from dslc.frontend import stored
 
 def parse(text: str, source_name: str):
     """``dslc.frontend.parser.parse(text, source_name)``, read back where kept."""
+    from dslc.cpu.cache import quiet_dir
+
+    kept = quiet_dir() is not None  # (no usable cache: parsed, and nothing said about it)
     key = _key(text, source_name)
     name = register_source(source_name, text)
-    got = _read(key, name)
+    got = _read(key, name) if kept else None
     if got is not None:
         return got
     from dslc.frontend.parser import parse as parse_text
 
     program = parse_text(text, source_name)
-    _write(key, program)
+    if kept:
+        _write(key, program)
     return program
 
 

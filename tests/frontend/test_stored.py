@@ -163,3 +163,17 @@ def test_a_run_of_a_kept_script_imports_no_parser(tmp_path):
     assert runs[0][0] == runs[1][0] == "fib(n) = 2"
     assert "lark" in json.loads(runs[0][-1])  # the first run parsed
     assert json.loads(runs[1][-1]) == []  # the second read the program back
+
+
+def test_a_run_without_a_usable_cache_parses_and_says_nothing_of_it(tmp_path):
+    """No usable default cache directory (``~/.cache`` a file): an interpreted run,
+    which needs no cache, parses its script and prints no warning."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".cache").write_text("not a directory")
+    (tmp_path / "fib.bio").write_text(TEXT)
+    env = {k: v for k, v in os.environ.items() if k != "DSLC_CACHE_DIR"}
+    env.update(HOME=str(home), PYTHONPATH=str(ROOT))
+    got = subprocess.run([sys.executable, "-m", "dslc.cli", "run", "--backend", "interp",
+                          "fib.bio"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert (got.returncode, got.stdout, got.stderr) == (0, "fib(n) = 2\n", "")
