@@ -1,11 +1,11 @@
 """A parsed program as JSON, so that a run of a script parsed before needs no parser.
 
 Building the parser imports lark (and the ``regex`` module where it is installed) and
-makes its LALR tables: about 8 MB of a process and tens of milliseconds, in every
-``dslc run``, for a script whose text has not changed since its last run. The run keeps
-the program it parsed (dslc.runtime.parsed, in the cache directory) in the form made
-here, and reads it back instead of parsing where the text, the source's name and this
-front end are the same.
+makes its LALR tables: about 8 MB of a bare process (4 MB of a CPU search's peak) and
+tens of milliseconds, in every ``dslc run``, for a script whose text has not changed
+since its last run. The run keeps the program it parsed (dslc.runtime.parsed, in the
+cache directory) in the form made here, and reads it back instead of parsing where the
+text, the source's name and this front end are the same.
 
 The form is generic over the AST's frozen dataclasses (:mod:`dslc.frontend.ast`, and
 :class:`dslc.errors.Span`): a node is an object naming its class by ``"@"`` with one
