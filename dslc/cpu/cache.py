@@ -57,27 +57,31 @@ def cache_dir() -> Path:
     between runs). ``$DSLC_CACHE_DIR`` that cannot be used is the user's mistake;
     an unusable default (a read-only home, say) leaves the process a private
     temporary cache, with a warning."""
-    chosen = settings.text(ENV)
-    if chosen:
-        return _usable(Path(chosen), ours=False)
-    default = Path.home() / ".cache" / "dslc"
+    d, ours = _chosen()
+    if not ours:
+        return _usable(d, ours=False)
     try:
-        return _usable(default, ours=True)
+        return _usable(d, ours=True)
     except DslcError as e:
         return _fallback(e)
 
 
 def quiet_dir() -> Path | None:
     """The cache directory where it can be used as it is, else None: neither the
-    warning nor the private fallback of :func:`cache_dir`, for what a run keeps only
-    to start faster (a parsed script, dslc.runtime.parsed), so that a run which
-    compiles nothing says nothing about a cache it does not need."""
-    chosen = settings.text(ENV)
+    error, the warning nor the private fallback of :func:`cache_dir`, for what a run
+    keeps only to start faster (a parsed script, dslc.runtime.parsed), so that a run
+    which compiles nothing says nothing about a cache it does not need."""
     try:
-        return _usable(Path(chosen), ours=False) if chosen else \
-            _usable(Path.home() / ".cache" / "dslc", ours=True)
+        return _usable(*_chosen())
     except DslcError:
         return None
+
+
+def _chosen() -> tuple[Path, bool]:
+    """The directory asked for (``$DSLC_CACHE_DIR``, else the default) and whether
+    it is the default."""
+    chosen = settings.text(ENV)
+    return (Path(chosen), False) if chosen else (Path.home() / ".cache" / "dslc", True)
 
 
 def _usable(d: Path, ours: bool) -> Path:
@@ -136,29 +140,35 @@ def read_module(key: str) -> str | None:
     None (absent, truncated, edited: the caller rebuilds it)."""
     if not is_digest(key):
         return None
-    try:
-        with open(cache_dir() / f"dslc_{key}.py", "rb") as fh:
-            data = fh.read()
-            _mark_used(fh.fileno())
-    except OSError:
+    data = _read_used(f"dslc_{key}.py")
+    if data is None or hashlib.sha256(data).hexdigest()[:DIGEST] != key:
         return None
-    if hashlib.sha256(data).hexdigest()[:DIGEST] != key:
-        return None
-    try:
-        return data.decode()
-    except UnicodeDecodeError:
-        return None
+    return _text(data)
 
 
 def read_entry(name: str) -> str | None:
-    """The text of entry ``name`` (a file name in the directory), its use recorded
-    for the size cap; None where it cannot be read (the caller checks what it holds)."""
+    """The text of entry ``name`` (a file name in the directory), None where it cannot
+    be read; the caller checks what it holds."""
+    data = _read_used(name)
+    return None if data is None else _text(data)
+
+
+def _read_used(name: str) -> bytes | None:
+    """The bytes of entry ``name``, its use recorded for the size cap; None where it
+    cannot be read."""
     try:
         with open(cache_dir() / name, "rb") as fh:
             data = fh.read()
             _mark_used(fh.fileno())
+    except OSError:
+        return None
+    return data
+
+
+def _text(data: bytes) -> str | None:
+    try:
         return data.decode()
-    except (OSError, UnicodeDecodeError, DslcError):
+    except UnicodeDecodeError:
         return None
 
 
