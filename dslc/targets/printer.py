@@ -54,6 +54,12 @@ class Printer:
     # hundred checked cells twice as slow to compile; LLVM inlines them anyway
     HELPER = "@numba.njit"
     FUNCTION = "@numba.njit(cache=True, nogil=True)"
+    # a function called for a short while from Python on a thread that others share (a
+    # traceback's walk, an alignment): it keeps the interpreter lock. Released, the lock
+    # went to the thread filling the next tables, and taking it back waited for that
+    # thread's switch interval (5 ms): a 45 us walk took 360 us on average, 880 at the 90th
+    # percentile (``nogil`` pays where the call is long and other threads run compiled code)
+    SHORT = "@numba.njit(cache=True)"
     device = False
 
     def __init__(self, value: str = "float64", typed_zero: bool = False,

@@ -109,11 +109,12 @@ def compiled():
     """:func:`build` compiled by Numba (loaded from the disk cache after a first run)."""
     if not _COMPILED:
         from dslc.cpu import modules
+        from dslc.targets.printer import Printer
 
         source = "\n\n".join(
             ["import numba\nimport numpy as np\n\n"
              f"_GAP, _PLUS, _SPACE = {_GAP}, {_PLUS}, {_SPACE}"]
-            + [f"@numba.njit(cache=True, nogil=True)\n{inspect.getsource(f)}"
+            + [f"{Printer.SHORT}\n{inspect.getsource(f)}"
                for f in (_put_run, build)])
         _COMPILED.append(modules.load(source).build)
     return _COMPILED[0]
