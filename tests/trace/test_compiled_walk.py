@@ -49,6 +49,19 @@ def test_alignments_walk_compiled():
                              ("blosum62", 10, 1, s[:3], t[5:6]), ("blosum62", 1, 1, s, s)]) > 60
 
 
+def test_a_walk_and_the_alignment_builder_keep_the_interpreter_lock():
+    """Short calls from a thread that the fill ahead shares (Printer.SHORT): a walk that
+    released the lock waited for the fill thread's switch interval to take it back."""
+    from dslc.trace import align_kernel
+
+    prog = dslc.compile(stdlib_source("align"), backend="cpu")
+    prog.align(prog.traces("sw", [("blosum62", 10, 1, "MKVLAAGIV", "MKVLAGIV")] * 2)[0])
+    walks = [w for w in prog._trace_runner.tracer.walks._walks.values() if w is not None]
+    assert walks and align_kernel._COMPILED
+    for fn in [w[0] for w in walks] + list(align_kernel._COMPILED):
+        assert fn.targetoptions.get("nogil") is not True, fn
+
+
 def test_nussinov_a_tree_falls_back_to_the_step_plans():
     nussinov = dslc.compile(str(EXAMPLES / "nussinov.bio"), backend="cpu")
     assert both(nussinov, "n", [("GGGAAAUCCAGUCCA", 0, 15), ("GGGAAAUCC", 0, 9)]) == 0
