@@ -155,6 +155,13 @@ class Program:
         finally:
             self.last_timings = self._collector.result()
 
+    def timings_since_run(self) -> timings.Timings:
+        """The last run's timings with what was done since it returned and before the
+        next: ``dslc run`` aligns a hit table's rows as it prints them (``--align``),
+        after the run, and its ``--timings`` then shows them and the wall until then."""
+        self.last_timings = self._collector.result()
+        return self.last_timings
+
     def set_params(self, params: dict, from_text: bool = False) -> None:
         """The ``param`` values later runs use (``dslc run``/``explain`` ``--set``:
         text, read as each param's kind)."""

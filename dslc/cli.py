@@ -239,7 +239,7 @@ def _act(prog, script: Script, args) -> int:
             _write_pieces(text_pieces(printed))
     finally:
         if args.timings and prog.last_timings is not None:
-            _print_timings(prog.last_timings)
+            _print_timings(prog.timings_since_run())  # (with the rows' alignments)
     return 0
 
 

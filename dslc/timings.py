@@ -142,7 +142,15 @@ class Timed:
         return self._timed(f"map of {len(tasks)} tasks", func,
                            lambda: self.inner.map(func, tasks, span, progress))
 
-    def _timed(self, what: str, func: str, run):
+    def traced(self, func: str, n: int, backend: str, run):
+        """``run()`` (the tracebacks and alignments of ``n`` tasks of a map of
+        ``func``: ``dslc run --align``) as one entry, ``backend`` the one that filled
+        their tables (the run's CPU backend, dslc.trace.run): its compile seconds
+        are the walks' first use, its compute seconds the tables' sweeps (run
+        beside the walks, so host seconds are what the walks and alignments added)."""
+        return self._timed(f"alignments of {n} tasks", func, run, backend)
+
+    def _timed(self, what: str, func: str, run, backend: str | None = None):
         if _STACK:  # a call inside another's timing (a backend calling itself)
             return run()
         acc = _Acc()
@@ -153,12 +161,17 @@ class Timed:
         finally:
             total = time.perf_counter() - t0
             _STACK.pop()
-            self.collector.entries.append(self._entry(what, func, acc, total))
+            self.collector.entries.append(self._entry(what, func, acc, total, backend))
 
-    def _entry(self, what: str, func: str, acc: _Acc, total: float) -> Entry:
+    def _entry(self, what: str, func: str, acc: _Acc, total: float,
+               backend: str | None = None) -> Entry:
         source = "compiled" if acc.compiled else "cache" if acc.loaded else "-"
-        decision = getattr(self.inner, "decisions", {}).get(func)
-        backend = runlog.where(getattr(self.inner, "ran_on", lambda f: self.inner)(func), func)
+        if backend is not None:  # (work the entry's own backend did not choose: no decision)
+            decision = None
+        else:
+            decision = getattr(self.inner, "decisions", {}).get(func)
+            backend = runlog.where(getattr(self.inner, "ran_on", lambda f: self.inner)(func),
+                                   func)
         return Entry(what, func, backend, acc.compile_s, source,
                      max(0.0, total - acc.compile_s - acc.compute_s), acc.compute_s, total,
                      decision.reason if decision is not None else "")

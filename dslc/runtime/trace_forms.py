@@ -48,12 +48,19 @@ def trace_runner(runner) -> TraceRunner:
 def map_alignments(runner, func: str, batch, span, ks: list[int]) -> list:
     """The alignments of tasks ``ks`` of a map of ``func`` the runner ran over
     ``batch``: each task traced as ``trace`` traces a map task (its final cell),
-    the tasks together (their tables filled in one backend call), then aligned."""
-    derivations = trace_runner(runner).traces(func, [(batch[k], True) for k in ks], span)
-    out = []
-    for d in derivations:
-        try:
-            out.append(alignment(d))
-        except DslcError as err:
-            raise DslcError(f"--align: {err.message}", span, err.hint) from None
-    return out
+    the tasks together (their tables filled in one backend call), then aligned;
+    one entry of the run's timings where the run is timed (``--timings``)."""
+    tracer = trace_runner(runner)
+
+    def aligned() -> list:
+        out = []
+        for d in tracer.traces(func, [(batch[k], True) for k in ks], span):
+            try:
+                out.append(alignment(d))
+            except DslcError as err:
+                raise DslcError(f"--align: {err.message}", span, err.hint) from None
+        return out
+    timed = getattr(runner.backend, "traced", None)
+    if timed is None:
+        return aligned()
+    return timed(func, len(ks), getattr(tracer.engine, "name", "interp"), aligned)

@@ -92,6 +92,26 @@ def test_only_the_printed_rows_are_traced(capsys, monkeypatch):
     assert [len(ks) for ks in asked] == [3]  # one call, for the three rows printed
 
 
+def test_timings_show_the_rows_alignments(capsys):
+    """``--timings`` has a row for the alignments made as the hit table is printed
+    (after the run returned), on the CPU backend that filled their tables."""
+    code, out, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "tsv", "--top", "4",
+                          "--align", "--timings")
+    assert code == 0, err
+    rows = [ln.split() for ln in err.splitlines() if ln.startswith("  ")]
+    whats = [" ".join(r[:4]) for r in rows[1:-1]]
+    assert whats[-1] == "alignments of 4 tasks" and whats[0].startswith("map of ")
+    aligned = rows[-2]
+    assert aligned[4:6] == ["sw", "cpu"] and aligned[7] in ("compiled", "cache", "-")
+    assert all(float(x) >= 0 for x in [aligned[6], *aligned[8:]])
+    wall = float(rows[-1][1])
+    assert wall >= float(aligned[-1]) + float(rows[1][-1]) - 1e-3  # the map's, and theirs
+    assert len(out.splitlines()) == 5
+    code, _, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "tsv", "--top", "4",
+                        "--timings")
+    assert code == 0 and "alignments of" not in err  # nothing traced: no row
+
+
 NO_PATH = """\
 int f(seq[protein] s, seq[protein] t) = 10 * len(s) + len(t)
 q = load(seq[protein], "q.fa")
