@@ -11,6 +11,7 @@ sweeps on threads (the generated code releases the GIL: ``nogil``).
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -55,8 +56,11 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "",
     with timings.computing():
         if len(bound) == 1:
             filled = [sweep(bound[0])]
-        else:
-            filled = list(pool().map(sweep, bound))
+        else:  # (waited for at once: one wake-up, where a result at a time took one each)
+            threads = pool()
+            futures = [threads.submit(sweep, b) for b in bound]
+            concurrent.futures.wait(futures)
+            filled = [f.result() for f in futures]
     return [got if got is not None else {func: cpu.table(func, c, span, description)}
             for c, got in zip(callings, filled)]
 

@@ -12,11 +12,22 @@ the table is still in that core's cache, keeping each result on the table's numb
 only where its own read is that one; any other read, or a table filled before a
 read was learned, is computed by the walk as before. A guess can cost time, never
 a value.
+
+The reads run on the fill's threads while the walks' thread runs Python, so they
+take the interpreter lock back as rarely as they can: each time a fill thread waits
+for it, it waits for the walks' thread's switch interval (5 ms). The learned reads are
+read without a lock (a snapshot replaced whole when a read is learned), and a row's
+extreme is one compiled call that keeps the lock (:func:`extremes`) where numpy's
+reduction let it go and took it back (docs/benchmarks.md: a fill beside a busy thread
+took 4.6 ms a hit so, 2.6 without).
 """
 
 from __future__ import annotations
 
+import inspect
 import threading
+
+import numpy as np
 
 _KEEP = 4  # reads remembered per function (a program's entry makes one or two)
 
@@ -25,37 +36,38 @@ class Reads:
     """The whole-table reads walks made, per function, to be made ahead."""
 
     def __init__(self):
-        self._seen: dict[str, list] = {}
-        self._lock = threading.Lock()  # (learned on the walk's thread, read on the fill's)
+        # function -> its reads, a tuple; the dict is replaced whole when one is learned
+        # (on the walks' thread), so the fill's threads read it without taking a lock
+        self._seen: dict[str, tuple] = {}
+        self._lock = threading.Lock()  # (between learners)
 
     @classmethod
     def of(cls, learned: dict) -> "Reads":
         """Reads learned elsewhere (:meth:`learned`: another process's walks)."""
         reads = cls()
-        reads._seen = {f: list(r) for f, r in learned.items()}
+        reads._seen = {f: tuple(r) for f, r in learned.items()}
         return reads
 
     def learned(self) -> dict:
         """What :meth:`ahead` would read, as plain data (to send to another process)."""
-        with self._lock:
-            return {f: list(r) for f, r in self._seen.items()}
+        return {f: list(r) for f, r in self._seen.items()}
 
     def learn(self, func: str, op: str, axes: tuple, index: tuple, shape: tuple) -> None:
         """A walk read ``index`` of ``func``'s table (numbers of ``shape``) by ``op``."""
         read = (op, axes, _relative(index, shape))
+        if read in self._seen.get(func, ()):
+            return
         with self._lock:
-            seen = self._seen.setdefault(func, [])
-            if read in seen:
-                return
-            seen.append(read)
-            del seen[:-_KEEP]
+            seen = self._seen.get(func, ())
+            if read not in seen:
+                self._seen = {**self._seen, func: (*seen, read)[-_KEEP:]}
 
     def ahead(self, tables: dict) -> None:
         """Every learned read of each ``{function: Numbers}`` of one sweep, kept on
         its numbers (run on the thread that filled them)."""
+        seen = self._seen  # (one snapshot for the sweep's tables)
         for func, numbers in tables.items():
-            with self._lock:
-                reads = list(self._seen.get(func, ()))
+            reads = seen.get(func, ())
             kept = getattr(numbers, "ahead", None)
             if kept is None:
                 continue  # (the interpreter's values: nothing to read ahead)
@@ -82,11 +94,53 @@ def row_extremes(op: str, numbers, index: tuple, axes: tuple):
     if block.ndim != 2:
         return None
     block = block if axes[0] < axes[1] else block.T
-    best = block.max(axis=1) if op == "max" else block.min(axis=1)
+    best = extremes(block, op == "max")
     if numbers.exact is not None:  # (None: the walk converts only the extreme it chooses)
         return (best, None) if numbers.exact(best) else None
     values = numbers.many(best)
     return None if values is None else (best, values)
+
+
+def extremes(block: np.ndarray, largest: bool) -> np.ndarray:
+    """Each row's largest (or smallest) number of the 2-D ``block``, NaN where the row
+    holds one (as numpy's ``max(axis=1)``; of equal numbers the first, as Python's
+    ``max`` keeps it): compiled, keeping the interpreter lock (module docstring); a
+    block of another kind (object, bool) by numpy."""
+    if block.dtype.kind not in "fiu" or 0 in block.shape:
+        return block.max(axis=1) if largest else block.min(axis=1)
+    return _compiled()(block, largest)
+
+
+def _rows(block, largest):
+    n, m = block.shape
+    out = np.empty(n, block.dtype)
+    for i in range(n):
+        best = block[i, 0]
+        for j in range(1, m):
+            x = block[i, j]
+            if x != x:
+                best = x
+                break
+            if (x > best) if largest else (x < best):
+                best = x
+        out[i] = best
+    return out
+
+
+_COMPILED: list = []
+
+
+def _compiled():
+    """:func:`_rows` compiled by Numba (loaded from the disk cache after a first run),
+    keeping the interpreter lock (dslc.targets.printer.Printer.SHORT)."""
+    if not _COMPILED:
+        from dslc.cpu import modules
+        from dslc.targets.printer import Printer
+
+        source = f"import numba\nimport numpy as np\n\n\n{Printer.SHORT}\n" \
+            + inspect.getsource(_rows)
+        _COMPILED.append(modules.load(source)._rows)
+    return _COMPILED[0]
 
 
 class OneByOne:

@@ -184,3 +184,41 @@ def test_by_default_the_first_chunk_is_half_a_chunk(programs, monkeypatch):
     assert [d.steps for d in cpu.traces("sw", CALLS)] == [d.steps for d in want]
     assert fills == [2, 3]
     assert run._parts(list(range(7)), 4, 2) == [[0, 1], [2, 3, 4, 5], [6]]
+
+
+def _python_rows(block, largest: bool) -> list:
+    """Each row's extreme as Python's ``max``/``min`` picks it (the first of equal
+    numbers: -0.0 before 0.0 stays -0.0), NaN where the row holds one."""
+    out = []
+    for row in block.tolist():
+        if any(x != x for x in row):
+            out.append(float("nan"))
+        else:
+            out.append((max if largest else min)(row))
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32"])
+def test_the_rows_extremes_read_ahead_are_python_s(dtype):
+    """``ahead.extremes`` (compiled, keeping the interpreter lock) gives each row's
+    extreme as the interpreter's max/min would, on blocks of every number type the
+    backends fill, as views in either axis order, with NaN rows and signed zeros."""
+    import numpy as np
+
+    from dslc.trace import ahead
+
+    rng = np.random.default_rng(5)
+    table = rng.integers(-6, 6, size=(9, 11)).astype(dtype)
+    if table.dtype.kind == "f":
+        table[2, 4] = np.nan
+        table[5, 0] = np.nan
+        table[7] = [0.0, -0.0] * 5 + [-0.0]
+        table[8] = [-0.0, 0.0] * 5 + [0.0]
+    for block in (table, table[1:7, 2:9], table[1:7, 2:9].T, table[::2, ::3]):
+        for largest in (True, False):
+            got = ahead.extremes(block, largest)
+            want = np.array(_python_rows(block, largest), dtype=block.dtype)
+            assert got.dtype == block.dtype
+            assert np.array_equal(got, want, equal_nan=True)
+            assert np.array_equal(np.signbit(got), np.signbit(want))
+    assert ahead._COMPILED[0].targetoptions.get("nogil") is not True  # (module docstring)
