@@ -8,6 +8,7 @@ backend never has to re-derive the language's rules.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -257,11 +258,12 @@ class TFunction:
     span: Span
     links: tuple = ()  # (parameter, AlphaRef): alphabets tied by indexing (check.links)
 
-    @property
+    # (cached: a traceback asks for them several times per table it opens)
+    @functools.cached_property
     def rec_params(self) -> tuple[TParam, ...]:
         return tuple(p for p in self.params if p.recursive)
 
-    @property
+    @functools.cached_property
     def calling_params(self) -> tuple[TParam, ...]:
         return tuple(p for p in self.params if not p.recursive)
 

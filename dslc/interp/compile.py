@@ -78,7 +78,7 @@ class Interpreter:
 
     # ------------------------------------------------------------- tables
     def table_for(self, task, callee: CompiledFunction, cenv: dict, rec: tuple, span) -> Table:
-        key = (callee.name, tuple(_hkey(cenv[n]) for n in callee.calling_names))
+        key = (callee.name, hkeys(cenv, callee.calling_names))
         table = task.tables.get(key)
         if table is None:
             table = Table(task, callee, cenv, self.extents(callee, cenv, rec, span))
@@ -436,7 +436,16 @@ def _located(err: DslcError, span) -> DslcError:
 
 
 def _hkey(v):
-    return v if isinstance(v, (int, float, str, bool)) else id(v)
+    return v if isinstance(v, _PLAIN) else id(v)
+
+
+_PLAIN = (int, float, str, bool)
+
+
+def hkeys(env: dict, names) -> tuple:
+    """The key of the values ``env`` gives ``names`` (each as :func:`_hkey`, without a
+    call per value: a traceback makes this key for every table it opens)."""
+    return tuple([v if isinstance(v, _PLAIN) else id(v) for v in map(env.__getitem__, names)])
 
 
 def _value_alphabet(v, span):

@@ -267,6 +267,7 @@ class Tracer:
         self._chains: dict = {}
         self._seqs: dict = {}
         self._recs: dict = {}
+        self._argc: dict = {}
         self.reads = ahead.Reads()  # whole-table reads, made where tables are filled
 
     # ------------------------------------------------------------ the walk
@@ -606,6 +607,15 @@ class Tracer:
                 callee.tf.params, e.args) if p.recursive])
         return hit[2]
 
+    def _args(self, e: tir.Call, cf, callee) -> list:
+        """``(recursive, closure)`` of each of a call's arguments, made once per call
+        and function (a traceback evaluates a call's arguments at every cell it opens)."""
+        hit = self._argc.get(id(e))
+        if hit is None or hit[1] is not cf:
+            hit = self._argc[id(e)] = (e, cf, [(p.recursive, self._closure(a, cf)) for p, a
+                                               in zip(callee.tf.params, e.args)])
+        return hit[2]
+
     def _callee(self, e: tir.Call, cf, env):
         """The step a contributing call leads to: a cell, or a plain call's env."""
         return self._callee_of(e, cf, env, None)
@@ -619,8 +629,8 @@ class Tracer:
             if rec is None:
                 rec = tuple(a(env) for a in self._rec_args(e, cf, callee))
             return ("cell", table, rec)
-        args = [self._eval(a, cf, env) if rec is None or not p.recursive else None
-                for p, a in zip(callee.tf.params, e.args)]
+        args = [None if rec is not None and recursive else a(env)
+                for recursive, a in self._args(e, cf, callee)]
         params = callee.tf.params
         cenv = {p.name: a for p, a in zip(params, args) if not p.recursive}
         cenv["$task"] = env["$task"]

@@ -28,7 +28,7 @@ import threading
 from dslc import deep
 from dslc.lang import types as T
 from dslc.errors import DslcError, InternalError
-from dslc.interp.compile import Interpreter, _hkey
+from dslc.interp.compile import Interpreter, hkeys
 from dslc.interp.tables import Numbers, Task
 from dslc.trace.collector import collector_paused
 from dslc.trace.derive import Derivation, Tracer
@@ -327,8 +327,21 @@ def _filler_of(engine):
 
 
 def _fillable(table) -> bool:
-    return table.dense and not any(p.type == T.INT and p.range is None
-                                                for p in table.func.tf.rec_params)
+    return table.dense and _whole_box(table.func.tf)
+
+
+def _whole_box(tf) -> bool:
+    """Has every recursive parameter of ``tf`` a box known before the first call (no
+    ``int`` one without a declared range, whose extent the first call gives)? Asked
+    once per function (by identity: hashing a checked function hashes its bodies)."""
+    hit = _WHOLE_BOX.get(id(tf))
+    if hit is None or hit[0] is not tf:
+        hit = _WHOLE_BOX[id(tf)] = (tf, not any(p.type == T.INT and p.range is None
+                                                for p in tf.rec_params))
+    return hit[1]
+
+
+_WHOLE_BOX: dict = {}  # id(function) -> (the function, _whole_box's answer)
 
 
 def _calling(table) -> dict:
@@ -338,7 +351,7 @@ def _calling(table) -> dict:
 def _key(interp, func: str, env: dict):
     """The key a task keeps ``func``'s table under for the calling values in ``env``
     (``Interpreter.table_for``'s)."""
-    return (func, tuple(_hkey(env[n]) for n in interp.functions[func].calling_names))
+    return (func, hkeys(env, interp.functions[func].calling_names))
 
 
 def _keyed(interp, calling: dict, got: dict) -> dict:
