@@ -14,12 +14,13 @@ read was learned, is computed by the walk as before. A guess can cost time, neve
 a value.
 
 The reads run on the fill's threads while the walks' thread runs Python, so they
-take the interpreter lock back as rarely as they can: each time a fill thread waits
-for it, it waits for the walks' thread's switch interval (5 ms). The learned reads are
-read without a lock (a snapshot replaced whole when a read is learned), and a row's
-extreme is one compiled call that keeps the lock (:func:`extremes`) where numpy's
-reduction let it go and took it back (docs/benchmarks.md: a fill beside a busy thread
-took 4.6 ms a hit so, 2.6 without).
+take the interpreter lock as rarely as they can: each time a fill thread waits for
+it, it may wait for the walks' thread's switch interval (5 ms). The learned reads are
+read without a lock (a snapshot replaced whole when a read is learned), and a block's
+row extremes are one compiled call (:func:`extremes`) that lets the interpreter lock go
+while it reads the table, as numpy's reduction does, so that the fill's threads read
+side by side and the walks' thread is not held up: kept, on 16 cores, the walks'
+thread waited for it (docs/benchmarks.md, "The H200 (2026-12-02, night)").
 """
 
 from __future__ import annotations
@@ -103,9 +104,10 @@ def row_extremes(op: str, numbers, index: tuple, axes: tuple):
 
 def extremes(block: np.ndarray, largest: bool) -> np.ndarray:
     """Each row's largest (or smallest) number of the 2-D ``block``, NaN where the row
-    holds one (as numpy's ``max(axis=1)``; of equal numbers the first, as Python's
-    ``max`` keeps it): compiled, keeping the interpreter lock (module docstring); a
-    block of another kind (object, bool) by numpy."""
+    holds one (as numpy's ``max(axis=1)``), and of equal numbers the first, as the
+    interpreter's ``max`` and ``min`` keep it (numpy's may take a later zero of the
+    other sign); compiled, the interpreter lock let go (module docstring); a block of
+    another kind (object, bool) by numpy."""
     if block.dtype.kind not in "fiu" or 0 in block.shape:
         return block.max(axis=1) if largest else block.min(axis=1)
     return _compiled()(block, largest)
@@ -132,12 +134,12 @@ _COMPILED: list = []
 
 def _compiled():
     """:func:`_rows` compiled by Numba (loaded from the disk cache after a first run),
-    keeping the interpreter lock (dslc.targets.printer.Printer.SHORT)."""
+    the interpreter lock let go (``nogil``: dslc.targets.printer.Printer.FUNCTION)."""
     if not _COMPILED:
         from dslc.cpu import modules
         from dslc.targets.printer import Printer
 
-        source = f"import numba\nimport numpy as np\n\n\n{Printer.SHORT}\n" \
+        source = f"import numba\nimport numpy as np\n\n\n{Printer.FUNCTION}\n" \
             + inspect.getsource(_rows)
         _COMPILED.append(modules.load(source)._rows)
     return _COMPILED[0]

@@ -200,9 +200,10 @@ def _python_rows(block, largest: bool) -> list:
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32"])
 def test_the_rows_extremes_read_ahead_are_python_s(dtype):
-    """``ahead.extremes`` (compiled, keeping the interpreter lock) gives each row's
+    """``ahead.extremes`` (compiled, letting the interpreter lock go) gives each row's
     extreme as the interpreter's max/min would, on blocks of every number type the
-    backends fill, as views in either axis order, with NaN rows and signed zeros."""
+    backends fill, as views in either axis order, with NaN rows and signed zeros (of
+    equal numbers the first: numpy's max of a long row may take a later zero)."""
     import numpy as np
 
     from dslc.trace import ahead
@@ -212,8 +213,8 @@ def test_the_rows_extremes_read_ahead_are_python_s(dtype):
     if table.dtype.kind == "f":
         table[2, 4] = np.nan
         table[5, 0] = np.nan
-        table[7] = [0.0, -0.0] * 5 + [-0.0]
-        table[8] = [-0.0, 0.0] * 5 + [0.0]
+        table[7] = [0.0] + [-0.0] * 10
+        table[8] = [-0.0] + [0.0] * 10
     for block in (table, table[1:7, 2:9], table[1:7, 2:9].T, table[::2, ::3]):
         for largest in (True, False):
             got = ahead.extremes(block, largest)
@@ -221,4 +222,4 @@ def test_the_rows_extremes_read_ahead_are_python_s(dtype):
             assert got.dtype == block.dtype
             assert np.array_equal(got, want, equal_nan=True)
             assert np.array_equal(np.signbit(got), np.signbit(want))
-    assert ahead._COMPILED[0].targetoptions.get("nogil") is not True  # (module docstring)
+    assert ahead._COMPILED[0].targetoptions.get("nogil") is True  # (module docstring)
