@@ -13,22 +13,15 @@ only where its own read is that one; any other read, or a table filled before a
 read was learned, is computed by the walk as before. A guess can cost time, never
 a value.
 
-The reads run on the fill's threads while the walks' thread runs Python, so they
-take the interpreter lock as rarely as they can: each time a fill thread waits for
-it, it may wait for the walks' thread's switch interval (5 ms). The learned reads are
-read without a lock (a snapshot replaced whole when a read is learned), and a block's
-row extremes are one compiled call (:func:`extremes`) that lets the interpreter lock go
-while it reads the table, as numpy's reduction does, so that the fill's threads read
-side by side and the walks' thread is not held up: kept, on 16 cores, the walks'
-thread waited for it (docs/benchmarks.md, "The H200 (2026-12-02, night)").
+The reads run on the fill's threads while the walks' thread runs Python, so the
+learned reads are read without a lock (a snapshot replaced whole when a read is
+learned): a fill thread that waits for a lock lets the interpreter lock go, and may
+then wait for the walks' thread's switch interval (5 ms) to take it back.
 """
 
 from __future__ import annotations
 
-import inspect
 import threading
-
-import numpy as np
 
 _KEEP = 4  # reads remembered per function (a program's entry makes one or two)
 
@@ -95,54 +88,11 @@ def row_extremes(op: str, numbers, index: tuple, axes: tuple):
     if block.ndim != 2:
         return None
     block = block if axes[0] < axes[1] else block.T
-    best = extremes(block, op == "max")
+    best = block.max(axis=1) if op == "max" else block.min(axis=1)
     if numbers.exact is not None:  # (None: the walk converts only the extreme it chooses)
         return (best, None) if numbers.exact(best) else None
     values = numbers.many(best)
     return None if values is None else (best, values)
-
-
-def extremes(block: np.ndarray, largest: bool) -> np.ndarray:
-    """Each row's largest (or smallest) number of the 2-D ``block``, NaN where the row
-    holds one (as numpy's ``max(axis=1)``), and of equal numbers the first, as the
-    interpreter's ``max`` and ``min`` keep it (numpy's may take a later zero of the
-    other sign); compiled, the interpreter lock let go (module docstring); a block of
-    another kind (object, bool) by numpy."""
-    if block.dtype.kind not in "fiu" or 0 in block.shape:
-        return block.max(axis=1) if largest else block.min(axis=1)
-    return _compiled()(block, largest)
-
-
-def _rows(block, largest):
-    n, m = block.shape
-    out = np.empty(n, block.dtype)
-    for i in range(n):
-        best = block[i, 0]
-        for j in range(1, m):
-            x = block[i, j]
-            if x != x:
-                best = x
-                break
-            if (x > best) if largest else (x < best):
-                best = x
-        out[i] = best
-    return out
-
-
-_COMPILED: list = []
-
-
-def _compiled():
-    """:func:`_rows` compiled by Numba (loaded from the disk cache after a first run),
-    the interpreter lock let go (``nogil``: dslc.targets.printer.Printer.FUNCTION)."""
-    if not _COMPILED:
-        from dslc.cpu import modules
-        from dslc.targets.printer import Printer
-
-        source = f"import numba\nimport numpy as np\n\n\n{Printer.FUNCTION}\n" \
-            + inspect.getsource(_rows)
-        _COMPILED.append(modules.load(source)._rows)
-    return _COMPILED[0]
 
 
 class OneByOne:
