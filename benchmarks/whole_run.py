@@ -20,7 +20,11 @@ measured once, by ``dslc calibrate`` at the start (timed: its own row), and that
 put in each fresh cache, as a user's cache holds it after their first run on the machine;
 ``--calibrate-each`` leaves it out, so every first ``auto`` run measures the machine too.
 The printed output of every run must equal the CPU backend's (itself tested against the
-interpreter), so a fast wrong answer cannot pass.
+interpreter), so a fast wrong answer cannot pass. Every run is timed with ``--timings``
+(which a run collects whether it prints it or not), and each row keeps the backends its
+calls and maps ran on (``ran_on``): ``auto``'s choice, set beside the faster backend's in
+the verdict, so that a cell over 10% shows whether ``auto`` chose otherwise or chose the
+same and was slower by the host's spread.
 
 ``--repeat N`` measures every job on every backend N times, each time with fresh caches
 and the backends in turn (the turn rotated each repetition), and reports the medians
@@ -168,17 +172,39 @@ def calibrate_once(cache: Path) -> tuple[dict, list[Path]]:
             sorted(cache.glob("calibration_*.json")))
 
 
-def run_once(script: Path, backend: str, cache: Path) -> tuple[float, str]:
+def run_once(script: Path, backend: str, cache: Path) -> tuple[float, str, list]:
+    """Wall seconds of one ``dslc run``, its output (None where it failed) and the
+    backends its calls and maps ran on (from ``--timings``, which every run collects
+    anyway: for ``auto``, what it chose)."""
     env = dict(os.environ, DSLC_CACHE_DIR=str(cache))
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "dslc.cli", "run", str(script), "--backend",
-                        backend, "--quiet", "--format", "json"], capture_output=True, text=True,
-                       cwd=script.parent, env=env)
+                        backend, "--quiet", "--format", "json", "--timings"],
+                       capture_output=True, text=True, cwd=script.parent, env=env)
     wall = time.perf_counter() - t0
     if r.returncode != 0:  # recorded, and the benchmark goes on (its exit status says so)
         sys.stderr.write(f"{script} on {backend} failed:\n{r.stderr[-3000:]}\n")
-        return wall, None
-    return wall, r.stdout
+        return wall, None, []
+    return wall, r.stdout, ran_on(r.stderr)
+
+
+def ran_on(timings: str) -> list:
+    """The backends of a ``--timings`` table's rows (its third column), in order, each
+    once."""
+    lines = timings.split("timings:\n", 1)[-1].splitlines()
+    head = next((k for k, ln in enumerate(lines) if ln.split()[:2] == ["what", "function"]),
+                None)
+    if head is None:
+        return []
+    at = lines[head].index("backend")
+    seen = []
+    for ln in lines[head + 1:]:
+        if ln.lstrip().startswith("run:") or not ln.startswith("  "):
+            break
+        name = ln[at:].split()[0] if len(ln) > at else ""
+        if name and name not in seen:
+            seen.append(name)
+    return seen
 
 
 def _row(job: str, backend: str, samples: list, checked: bool) -> dict:
@@ -190,7 +216,8 @@ def _row(job: str, backend: str, samples: list, checked: bool) -> dict:
            "second_s": round(statistics.median(seconds), 2),
            "waited_for_ahead_s": max(s[2] for s in samples),
            "same_output_as_cpu" if checked else "same_output_across_runs":
-               all(s[3] for s in samples)}
+               all(s[3] for s in samples),
+           "ran_on": {"first": [s[4] for s in samples], "second": [s[5] for s in samples]}}
     if len(samples) > 1:
         row["first_samples"] = [round(x, 2) for x in firsts]
         row["second_samples"] = [round(x, 2) for x in seconds]
@@ -206,9 +233,13 @@ def _verdict(job: str, rows: list[dict]) -> dict:
     for run in ("first_s", "second_s"):
         best = min(others, key=lambda r: r[run])
         excess = auto[run] / best[run] - 1 if best[run] else 0.0
-        out[run.replace("_s", "")] = {"auto": auto[run], "faster": best["backend"],
-                                      "faster_s": best[run], "excess": round(excess, 3),
-                                      "within_10_percent": excess <= 0.10}
+        which = run.replace("_s", "")
+        out[which] = {"auto": auto[run], "faster": best["backend"], "faster_s": best[run],
+                      "excess": round(excess, 3), "within_10_percent": excess <= 0.10,
+                      # what auto ran on against what the faster one is, each sample: a
+                      # cell over 10% with the same choice is the host's spread, not auto's
+                      "auto_ran_on": auto["ran_on"][which],
+                      "faster_ran_on": best["ran_on"][which]}
     return out
 
 
@@ -250,7 +281,7 @@ def main(argv=None) -> int:
             checked = not (args.no_reference and args.no_reference in job)
             want = None
             if "cpu" not in backends and checked:
-                _, want = run_once(script, "cpu", scratch / "reference-cache")
+                _, want, _ = run_once(script, "cpu", scratch / "reference-cache")
             samples: dict[str, list] = {b: [] for b in backends}
             for rep in range(args.repeat):
                 # backends in turn, so drift hits each alike, and the turn rotated each
@@ -262,12 +293,12 @@ def main(argv=None) -> int:
                     cache.mkdir(mode=0o700)
                     for f in seeded:
                         (cache / f.name).write_bytes(f.read_bytes())
-                    first, out1 = run_once(script, backend, cache)
+                    first, out1, ran1 = run_once(script, backend, cache)
                     want = out1 if want is None else want
                     ahead = wait_ahead(cache)
-                    second, out2 = run_once(script, backend, cache)
+                    second, out2, ran2 = run_once(script, backend, cache)
                     same = out1 is not None and out1 == want and out2 == want
-                    samples[backend].append((first, second, ahead, same))
+                    samples[backend].append((first, second, ahead, same, ran1, ran2))
             for backend in backends:
                 row = _row(job, backend, samples[backend], checked)
                 print(json.dumps(row), flush=True)
