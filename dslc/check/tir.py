@@ -274,9 +274,14 @@ class TFunction:
         (their values are the domain, and the final cell is taken at them)."""
         if not self.is_table:
             return self.params
+        return self.calling_params + self.first_call_params
+
+    @functools.cached_property
+    def first_call_params(self) -> tuple[TParam, ...]:
+        """The ``int`` recursive parameters without a declared range: the domain of
+        each is ``0 ..`` the value its table's first call gives it."""
         from dslc.lang.types import INT
-        return self.calling_params + tuple(p for p in self.rec_params
-                                           if p.type == INT and p.range is None)
+        return tuple(p for p in self.rec_params if p.type == INT and p.range is None)
 
     def param(self, name: str) -> TParam | None:
         for p in self.params:

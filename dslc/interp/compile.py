@@ -435,16 +435,13 @@ def _located(err: DslcError, span) -> DslcError:
     return err if err.span is not None else DslcError(err.message, span, err.hint)
 
 
-def _hkey(v):
-    return v if isinstance(v, _PLAIN) else id(v)
-
-
 _PLAIN = (int, float, str, bool)
 
 
 def hkeys(env: dict, names) -> tuple:
-    """The key of the values ``env`` gives ``names`` (each as :func:`_hkey`, without a
-    call per value: a traceback makes this key for every table it opens)."""
+    """The key of a table's calling values, those ``env`` gives ``names``: each plain
+    value itself, any other (a sequence, a matrix, a model) by identity. Made without a
+    call per value: a traceback makes it for every table it opens."""
     return tuple([v if isinstance(v, _PLAIN) else id(v) for v in map(env.__getitem__, names)])
 
 

@@ -26,7 +26,6 @@ import os
 import threading
 
 from dslc import deep
-from dslc.lang import types as T
 from dslc.errors import DslcError, InternalError
 from dslc.interp.compile import Interpreter, hkeys
 from dslc.interp.tables import Numbers, Task
@@ -327,21 +326,7 @@ def _filler_of(engine):
 
 
 def _fillable(table) -> bool:
-    return table.dense and _whole_box(table.func.tf)
-
-
-def _whole_box(tf) -> bool:
-    """Has every recursive parameter of ``tf`` a box known before the first call (no
-    ``int`` one without a declared range, whose extent the first call gives)? Asked
-    once per function (by identity: hashing a checked function hashes its bodies)."""
-    hit = _WHOLE_BOX.get(id(tf))
-    if hit is None or hit[0] is not tf:
-        hit = _WHOLE_BOX[id(tf)] = (tf, not any(p.type == T.INT and p.range is None
-                                                for p in tf.rec_params))
-    return hit[1]
-
-
-_WHOLE_BOX: dict = {}  # id(function) -> (the function, _whole_box's answer)
+    return table.dense and not table.func.tf.first_call_params
 
 
 def _calling(table) -> dict:

@@ -184,4 +184,3 @@ def test_by_default_the_first_chunk_is_half_a_chunk(programs, monkeypatch):
     assert [d.steps for d in cpu.traces("sw", CALLS)] == [d.steps for d in want]
     assert fills == [2, 3]
     assert run._parts(list(range(7)), 4, 2) == [[0, 1], [2, 3, 4, 5], [6]]
-
