@@ -120,17 +120,43 @@ print(json.dumps({"seconds": wall, "peak_mb": peak, "printed": printed}))
 
 
 def measure_process(cmd: list[str], env: dict | None = None, cwd=None,
-                    output: str = "-") -> dict:
+                    output: str = "-", stderr: bool = False) -> dict:
     """Wall seconds and peak memory (MB) of one whole process ``cmd``, measured from
     a fresh parent; its standard output goes to the file ``output`` (or, ``-``,
-    comes back as ``printed``, split into words)."""
+    comes back as ``printed``, split into words); ``stderr``: its standard error
+    comes back too (``stderr``: a ``--timings`` table, :func:`timings_table`)."""
     import json
     import subprocess
     import sys
 
     done = subprocess.run([sys.executable, "-c", _MEASURE, output, *cmd], cwd=cwd, env=env,
                           capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.splitlines()[-1])
+    got = json.loads(done.stdout.splitlines()[-1])
+    if stderr:
+        got["stderr"] = done.stderr
+    return got
+
+
+def timings_table(text: str) -> tuple[list[dict], float | None]:
+    """The rows of the ``dslc run --timings`` table in ``text`` (a run's standard error),
+    each ``{"what", "function", "backend", "total_s"}``, read by the header's column
+    positions (``what`` holds spaces: ``map of 10 tasks``), and the run's wall seconds
+    (its ``run:`` line); ``([], None)`` where there is no table."""
+    lines = text.split("timings:\n", 1)[1].splitlines() if "timings:\n" in text else []
+    if not lines or lines[0].split()[:2] != ["what", "function"]:
+        return [], None
+    head = lines[0]
+    at = [head.index(c) for c in ("function", "backend", "from")]
+    rows, wall = [], None
+    for line in lines[1:]:
+        if line.lstrip().startswith("run: "):
+            wall = float(line.split()[1])
+            break
+        if line[at[2]:].split()[:1] not in (["compiled"], ["cache"], ["-"]):
+            continue  # (auto's decision lines, after the rows)
+        rows.append({"what": line[:at[0]].strip(), "function": line[at[0]:at[1]].split()[0],
+                     "backend": line[at[1]:].split()[0], "total_s": float(line.split()[-1])})
+    return rows, wall
 
 
 def traced_bindings(prog, calls: list):

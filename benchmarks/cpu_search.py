@@ -61,14 +61,24 @@ for name, seq in database:
 """
 
 
-def write_data(scratch: Path, proteome: str, copies: int) -> None:
+def write_data(scratch: Path, proteome: str, copies: int, drawn: int = 0) -> None:
+    """The query, the gzipped database (the proteome ``copies`` times, or ``drawn``
+    proteins drawn from it as benchmarks.common.database_picks draws them), the script
+    and parasail's."""
     text = Path(proteome).read_text()
     records = [">" + r for r in text.split(">")[1:]]
     query = next(r for r in records
                  if len("".join(r.splitlines()[1:]).replace(" ", "")) == 375)
     (scratch / "query.fasta").write_text(query)
     with gzip.open(scratch / "db.faa.gz", "wt", compresslevel=6) as fh:
-        for _ in range(copies):
+        if drawn:
+            from benchmarks.common import database_picks
+
+            picks = database_picks(len(records), drawn).tolist()
+            for start in range(0, drawn, 100_000):
+                fh.write("".join(records[k] if records[k].endswith("\n") else
+                                 records[k] + "\n" for k in picks[start:start + 100_000]))
+        for _ in range(0 if drawn else copies):
             fh.write(text if text.endswith("\n") else text + "\n")
     from benchmarks.common import SW_PROGRAM
 

@@ -48,6 +48,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import timings_table  # noqa: E402
+
 LCS = """\
 int lcs(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
   | i == 0 or j == 0 = 0
@@ -189,21 +191,11 @@ def run_once(script: Path, backend: str, cache: Path) -> tuple[float, str, list]
 
 
 def ran_on(timings: str) -> list:
-    """The backends of a ``--timings`` table's rows (its third column), in order, each
-    once."""
-    lines = timings.split("timings:\n", 1)[-1].splitlines()
-    head = next((k for k, ln in enumerate(lines) if ln.split()[:2] == ["what", "function"]),
-                None)
-    if head is None:
-        return []
-    at = lines[head].index("backend")
+    """The backends of a ``--timings`` table's rows, in order, each once."""
     seen = []
-    for ln in lines[head + 1:]:
-        if ln.lstrip().startswith("run:") or not ln.startswith("  "):
-            break
-        name = ln[at:].split()[0] if len(ln) > at else ""
-        if name and name not in seen:
-            seen.append(name)
+    for row in timings_table(timings)[0]:
+        if row["backend"] not in seen:
+            seen.append(row["backend"])
     return seen
 
 
