@@ -12,6 +12,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def exp_of_log(log: float) -> float:
+    """``math.exp``, giving ``inf`` past the largest double instead of raising."""
+    try:
+        return math.exp(log)
+    except OverflowError:
+        return math.inf
+
+
 @dataclass(frozen=True)
 class Prob:
     """A probability held as its natural log."""
@@ -20,7 +28,9 @@ class Prob:
 
     @property
     def p(self) -> float:
-        return math.exp(self.log)
+        """The probability as a float: ``inf`` where it is beyond the largest
+        double (a likelihood ratio over a long sequence), whose log still holds it."""
+        return exp_of_log(self.log)
 
     def __float__(self) -> float:
         return self.p

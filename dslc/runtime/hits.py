@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dslc.errors import DslcError
-from dslc.lang.results import Axis, HitTable, MapResult, Prob, _labels, records  # noqa: F401
+from dslc.lang.results import Axis, HitTable, MapResult, Prob, _labels, exp_of_log, records  # noqa: F401
 from dslc.runtime.tsv_rows import tsv_text
 
 EVALUE = "evalue"
@@ -113,7 +113,7 @@ def _numbers(table: HitTable, k: int) -> np.ndarray:
         return r.values.astype(np.float64).ravel()
     if r.values.dtype.kind == "f" and r.value_type == "prob":  # (held as logs: Prob.p each,
         flat = r.values.ravel().tolist()  # by math.exp, so that ties are the same ties)
-        return np.fromiter(map(math.exp, flat), dtype=np.float64, count=len(flat))
+        return np.fromiter(map(exp_of_log, flat), dtype=np.float64, count=len(flat))
     return np.array([_num(r[idx]) for idx in np.ndindex(*r.values.shape)], dtype=np.float64)
 
 

@@ -32,7 +32,7 @@ def to_json_value(v):
     if isinstance(v, dict):
         return {k: to_json_value(x) for k, x in v.items()}
     if isinstance(v, Prob):
-        return {"prob": v.p, "log": _json_num(v.log)}
+        return {"prob": _json_num(v.p), "log": _json_num(v.log)}
     if isinstance(v, (TableResult, MapResult)):
         return result_json(v.values, v.value_type)
     if isinstance(v, bool):

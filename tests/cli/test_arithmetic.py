@@ -179,3 +179,32 @@ def test_big_define_is_refused_before_compiling(capsys, write_bio, backend):
     code, out, err = run_cli(capsys, "run", "--backend", backend,
                              "-D", "gap=99999999999999999999999", str(p))
     assert code == 2 and "Traceback" not in err and "64-bit" in err
+
+
+BEYOND_DOUBLE = """\
+prob a(int k) = 1e200
+prob big(int k) = a(k) * a(k)
+prob odds(seq[dna] x) = a(len(x)) * a(len(x)) * 1e-10
+xs = load(seq[dna], "xs.fasta")
+r = map(odds, xs)
+print big(1)
+print r
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "tsv"])
+def test_a_probability_beyond_the_largest_double_prints_with_its_log(capsys, write_bio,
+                                                                     backend, fmt):
+    """1e400 is a valid probability value (held as its log, 921.03): printed, its
+    float is infinite and its log keeps it, in every format (no traceback)."""
+    p = write_bio(BEYOND_DOUBLE, xs__fasta=">x1\nACGT\n>x2\nAC\n")
+    code, out, err = run_cli(capsys, "run", "--backend", backend, "--format", fmt,
+                             "--quiet", str(p))
+    assert code == 0, err
+    assert "921.03" in out
+    if fmt == "json":
+        got = json.loads(out)
+        assert got["big(1)"] == {"prob": "inf", "log": pytest.approx(921.0340371976)}
+        assert got["r"][0] == {"prob": "inf", "log": pytest.approx(898.0081863)}
+    elif fmt == "text":
+        assert "inf (log 921.03" in out
