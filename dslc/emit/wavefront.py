@@ -224,7 +224,7 @@ class WavefrontGenerator(CpuGenerator):
 
     def printer(self):
         """The kernels are device code (the simulator's where its warp shuffles stand
-        in for a device's); the host's final step is printed apart (_final)."""
+        in for a device's); the host's final step is printed apart (_final_body, _final)."""
         return SimulatedCudaPrinter() if self.simulated else CudaPrinter()
 
     def describe(self) -> str:
@@ -269,6 +269,10 @@ class WavefrontGenerator(CpuGenerator):
         for gi, g in enumerate(plan.groups):  # every group's storage first: each kernel takes all
             stores.append(Lines([], head.counter))
             self._storage(stores[-1], gi, g)
+        # the host's final step before the kernels: the entry's own body may read
+        # globals no cell reads (a model's layout arrays), and the kernels and the
+        # final step take the same task arguments
+        final = self._final_body()
         kernels = [self._kernel(gi, g, head, stores[gi], fused_by_func)
                    for gi, g in enumerate(plan.groups)]
         args = self.task_args()
@@ -277,7 +281,7 @@ class WavefrontGenerator(CpuGenerator):
         lanes = self.pr.lanes_library()  # the warp reductions' butterflies the kernels call
         device = "\n".join([HEADER, self.pr.library("core"), "\n".join(self.helpers.values())]
                            + ([lanes] if lanes else []) + kernels)
-        return device, self._final(args), args
+        return device, self._final(args, *final), args
 
     def _head(self) -> Lines:
         """Extents and the fused reductions' bounds: the start of every kernel and
@@ -405,28 +409,37 @@ class WavefrontGenerator(CpuGenerator):
                 out = past if out == L.Const(1) else L.Mul(out, past)
         return out
 
-    def _final(self, args: list) -> str:
+    def _final_body(self) -> tuple[Lines, str, list[str]]:
         """The host side after the sweep: the entry's value from the accumulators
-        and the tables it reads (kinds ``cell`` and ``table`` need nothing).
-        Host code: its own printer and its own helper functions."""
+        and the tables it reads (kinds ``cell`` and ``table`` need nothing), with
+        the host library and helper functions it calls. Host code: its own printer
+        and its own helper functions (the kernels' are set back after)."""
         plan = self.plan
+        device = self.pr, self.helpers, self.flagged, self.current
         self.pr, self.helpers, self.flagged = Printer(), {}, set()
-        b = self._head()
-        if plan.kind == "value":
-            f = self.program.functions[plan.entry]
-            fused = {id(fu.node): f"acc{k}[0]" for k, fu in enumerate(plan.fused)}
-            em = _FusedEmitter(self.task_names(f), self.program.consts, set(),
-                               self.program.alphabets, fused)
-            self.current = None
-            b.return_(ir.Name(self._guards(f, em, b)))
-        else:
-            b.return_(ir.Const(0.0))
+        try:
+            b = self._head()
+            if plan.kind == "value":
+                f = self.program.functions[plan.entry]
+                fused = {id(fu.node): f"acc{k}[0]" for k, fu in enumerate(plan.fused)}
+                em = _FusedEmitter(self.task_names(f), self.program.consts, set(),
+                                   self.program.alphabets, fused)
+                self.current = None
+                b.return_(ir.Name(self._guards(f, em, b)))
+            else:
+                b.return_(ir.Const(0.0))
+            return b, self.pr.library("core", "domain"), list(self.helpers.values())
+        finally:
+            self.pr, self.helpers, self.flagged, self.current = device
+
+    def _final(self, args: list, b: Lines, library: str, helpers: list[str]) -> str:
+        """The host module: ``final(<args>, <storage>, <accumulators>)`` around the
+        body :meth:`_final_body` built, once every task argument is known."""
         params = printed(args) + [f"T_{f}" for f, _ in self.storage] + \
-            [f"acc{k}" for k in range(len(plan.fused))]
+            [f"acc{k}" for k in range(len(self.plan.fused))]
         from dslc.emit.cpu import HEADER as CPU_HEADER
-        return "\n".join([CPU_HEADER, self.pr.library("core", "domain"),
-                          *[h for h in self.helpers.values()],
-                          f"{self.pr.FUNCTION}\ndef final({', '.join(params)}):\n"
+        return "\n".join([CPU_HEADER, library, *helpers,
+                          f"{Printer.FUNCTION}\ndef final({', '.join(params)}):\n"
                           f"{b.render(1)}\n"])
 
     def initial(self, k: int) -> float:

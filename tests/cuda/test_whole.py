@@ -342,3 +342,44 @@ def test_a_partition_swept_until_done_is_refused_with_its_reason(write_bio):
     assert any(g.runtime_order for g in plan.groups)
     with pytest.raises(NotCompilable, match="a partition swept until done"):
         WavefrontGenerator(prog.checked, plan).generate()
+
+
+MODELS = """
+define hmm m {
+  alphabet dna;
+  startstate b;
+  state x emits ex;
+  endstate e;
+  b -> x 1; x -> x 0.5; x -> e 0.5;
+  emission ex = * : 0.25;
+}
+int states(hmm h) = sum(s in h.states : 1)
+int states_of_m() = sum(s in m.states : 1)
+int leaves(tree t) = sum(u in t.leaves : 1)
+int nodes(tree t) = sum(u in t.nodes : 1)
+float root_length(tree t) = t.root.length
+int d(seq[dna] s, index[s] i)
+  | i == 0 = 0
+  | otherwise = d(i - 1) + 1
+int table_and_states(hmm h, seq[dna] s) = d(len(s)) + sum(x in h.states : 1)
+t = load(tree, "species.nwk")
+print states(m)
+print states_of_m()
+print leaves(t)
+print nodes(t)
+print root_length(t)
+print table_and_states(m, "ACGTA")
+"""
+
+
+def test_a_call_whose_own_body_reads_a_models_layout(write_bio):
+    """The entry's own body runs on the host after the sweep (``final``); where it
+    reads a model's layout arrays (an argument's or a global's) that no cell reads,
+    those arrays are task arguments of the final step and of the kernels alike (a
+    call with no table at all takes this path where DSLC_CUDA_WHOLE is 0; a call with
+    a table launches kernels too)."""
+    path = write_bio(MODELS, species__nwk="((a:0.1,b:0.2):0.3,c:0.4):0.5;")
+    be = _same_as_interpreter(str(path))
+    calls = {"states", "states_of_m", "leaves", "nodes", "root_length", "table_and_states"}
+    assert set(be.strategy) >= calls, be.device_fallbacks
+    assert all(s.startswith("whole problem") for s in be.strategy.values()), be.strategy
