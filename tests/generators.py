@@ -943,3 +943,82 @@ def outcome(src: str, backend: str):
         return list(dslc.compile(src, backend=backend).run().values())
     except DslcError as e:
         return ("error", e.message)
+
+
+# --------------------------------------------------------------------------- ints near 2^53
+INT64 = 2**63
+
+
+class Overflow(Exception):
+    """The oracle met an int beyond 64 bits: the language's overflow error."""
+
+
+def _fits(v: int) -> int:
+    if not -INT64 <= v < INT64:
+        raise Overflow()
+    return v
+
+
+# large numbers where float64 rounds (past 2^53) or where a product passes it
+BIG_NUMBERS = (0, 1, 3, 97, 2**26 + 1, 999999937, 1000000007, 2**31 - 1, 2**52 + 1,
+               2**53 - 1, 2**53 + 1, 2**60 - 1, 9223372036854775000)
+MODULI = (97, 1000000007, 2**31 - 1, 2**53 + 5)
+
+
+@dataclass(frozen=True)
+class BigTerm:
+    """``f(i - di, j - dj) * mul + add``."""
+
+    delta: tuple[int, int]
+    mul: int
+    add: int
+
+
+@dataclass(frozen=True)
+class BigRecurrence:
+    """A 2-D int recurrence whose values pass 2^53 (products, large literals,
+    cancellation, ``%`` bringing a value back into range): compiled code holds
+    ints as float64, so each backend must give the exact value the interpreter
+    gives, or the interpreter's overflow error."""
+
+    base: int
+    terms: tuple[BigTerm, ...]
+    op: str  # between the two terms: "+", "-", "max" or "min"
+    modulus: int | None
+
+    def source(self) -> str:
+        def term(t: BigTerm) -> str:
+            a = ", ".join(d if c == 0 else f"{d} - {c}" for d, c in zip("ij", t.delta))
+            return f"f0({a}) * {t.mul} + {t.add}"
+
+        body = f"({term(self.terms[0])}) {self.op} ({term(self.terms[1])})"
+        if self.modulus is not None:
+            body = f"({body}) % {self.modulus}"
+        return ("int f0(seq[dna] s, index[s] i, seq[dna] t, index[t] j)\n"
+                f"  | i == 0 or j == 0 = {self.base} + i + j\n"
+                f"  | otherwise = {body}\n")
+
+    def table(self, n: int, m: int) -> dict:
+        """Every cell's exact value (raises :class:`Overflow` as the interpreter does)."""
+        ops = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "max": max, "min": min}
+        out: dict = {}
+        for i in range(n + 1):
+            for j in range(m + 1):
+                if i == 0 or j == 0:
+                    out[i, j] = _fits(_fits(self.base + i) + j)
+                    continue
+                vals = [_fits(_fits(out[i - t.delta[0], j - t.delta[1]] * t.mul) + t.add)
+                        for t in self.terms]
+                v = _fits(ops[self.op](*vals))
+                out[i, j] = v % self.modulus if self.modulus is not None else v
+        return out
+
+
+@st.composite
+def big_int_recurrences(draw) -> BigRecurrence:
+    big = st.sampled_from(BIG_NUMBERS)
+    deltas = st.sampled_from([(1, 0), (0, 1), (1, 1)])
+    terms = tuple(BigTerm(draw(deltas), draw(big), draw(big) * draw(st.sampled_from([1, -1])))
+                  for _ in range(2))
+    return BigRecurrence(draw(big), terms, draw(st.sampled_from(["+", "-", "max", "min"])),
+                         draw(st.one_of(st.none(), st.sampled_from(MODULI))))

@@ -174,7 +174,11 @@ def _count(e: tir.TExpr, ctx: _Ctx) -> _Count:
                 if abs(c) >= LEAF:
                     raise _Wide()
                 return _Count(0, 1, abs(int(c)))
-            coords = scope == "local" or (scope == "param" and e.name in ctx.rec)
+            if scope == "local":
+                # a reduction variable as a value: its range's bounds may be any
+                # constant (``k in big ... big``), not the extents that bound coordinates
+                raise _Wide()
+            coords = scope == "param" and e.name in ctx.rec
             return _Count(0, 1, 0, coords)
         case tir.Coerce(expr=x, type=t):
             if t != T.INT:

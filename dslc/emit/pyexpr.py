@@ -277,6 +277,15 @@ def is_index(e: tir.TExpr, consts: dict) -> bool:
 
 
 INDEX_LITERAL = 2**31
+EXACT_INT = 2**53  # float64 holds every int below this exactly
+
+
+def _exact_int(v) -> None:
+    """An int literal or constant that generated code cannot hold exactly (at
+    or beyond 2^53: ``9223372036854775000``, ``2**60 - 1``) is not compiled: its
+    arithmetic in float64 would round, and the interpreter computes it exactly."""
+    if type(v) is int and abs(v) >= EXACT_INT:
+        raise NotCompilable(f"the int {v} is beyond 2^53, where float64 rounds")
 
 
 def _small(v) -> bool:
@@ -340,6 +349,7 @@ class ExprEmitter:
 
     def _lit(self, e, b):
         v = e.value
+        _exact_int(v)
         if isinstance(v, float) and math.isinf(v):
             return self.pr.ir_inf(v < 0)
         if isinstance(v, bool) or type(v) is int:
@@ -362,6 +372,7 @@ class ExprEmitter:
             if isinstance(c, (int, float)):
                 if isinstance(c, float) and math.isinf(c):
                     return self.pr.ir_inf(c < 0)
+                _exact_int(c)
                 return ir.Const(c)
             return self.names.global_(e.name, e.type)
         if e.scope == "param":
@@ -427,8 +438,15 @@ class ExprEmitter:
         if op == "/":
             return self.pr.ir_check("_div", x, y)
         if self.undefined(e):
-            return self.pr.ir_check("_undef", ir.Bin(op, x, y))
-        return _op(op, x, y)
+            out = self.pr.ir_check("_undef", ir.Bin(op, x, y))
+        else:
+            out = _op(op, x, y)
+        if op == "*" and t == T.INT:
+            # a product of two ints can pass 2^53 where float64 rounds it, and a
+            # later ``%`` or ``-`` would bring the wrong number back into range:
+            # the interpreter recomputes it exactly (or reports the overflow)
+            return self.pr.ir_check("_inexact", out)
+        return out
 
     def facts(self, e: tir.TExpr) -> infinity.Infs:
         """Which infinities ``e`` may hold (emit.infinity)."""
