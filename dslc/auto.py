@@ -217,8 +217,8 @@ def _task_cells(cpu, f, task: dict) -> int:
     if f.is_table:
         try:
             return math.prod(c + 1 for c in cpu.final_cell(f, task))
-        except (NotCompilable, DslcError, KeyError, TypeError, ValueError):
-            pass  # a domain only planning knows: the sequences' estimate
+        except (NotCompilable, DslcError, KeyError, TypeError, ValueError, OverflowError):
+            pass  # a domain only planning knows (or an infinite one): the sequences' estimate
     return math.prod(len(v) + 1 for v in task.values() if isinstance(v, Sequence))
 
 

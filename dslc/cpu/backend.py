@@ -457,7 +457,10 @@ class CpuBackend:
         if arg.role == "window":
             return windows[arg.of]  # the window depths of the plan's groups
         if arg.role == "cell":
-            return int(request[arg.of])
+            v = request[arg.of]
+            if isinstance(v, float) and not math.isfinite(v):  # the interpreter's error
+                raise ValueError(f"an infinite coordinate {arg.of}")
+            return int(v)
         raise InternalError(f"no value for task argument {arg}")
 
     def convert(self, v):

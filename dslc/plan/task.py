@@ -182,6 +182,8 @@ def extent_value(program, func: str, k: int, args: dict, request: tuple | None,
     if isinstance(t, T.SymT):
         return len(program.alphabets[t.alpha.name]) - 1
     if t == T.INT and request is not None:
+        if not math.isfinite(request[k]):  # no table has an infinite side: the
+            raise NotCompilable(f"{func}'s parameter {p.name} is infinite")  # interpreter says so
         return int(request[k])
     if isinstance(t, T.ExtT) and t.owner:
         spec = program.registry.types.get(t.name)

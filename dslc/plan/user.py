@@ -8,9 +8,20 @@ from dslc.errors import DslcError
 from dslc.frontend import ast
 
 
+# a coefficient's magnitude at most: partition numbers (coefficient times
+# coordinate, summed) stay well inside the int64 of loop bounds and of isl's
+# integer arguments; a schedule needing more has no use (that many partitions)
+MAX_COEFFICIENT = 2**31
+
+
 def coefficients(sd: ast.ScheduleDef) -> tuple[int, ...]:
     _names_only(sd.expr, set(sd.params), sd)
-    return tuple(_coefficient(sd.expr, p, sd) for p in sd.params)
+    out = tuple(_coefficient(sd.expr, p, sd) for p in sd.params)
+    for p, c in zip(sd.params, out):
+        if abs(c) > MAX_COEFFICIENT:
+            raise DslcError(f"the schedule's coefficient of {p} is {c}, beyond what a schedule "
+                            f"may use (at most 2^31 in magnitude)", sd.expr.span)
+    return out
 
 
 def user_schedules(program) -> dict[str, tuple[int, ...]]:
