@@ -111,6 +111,9 @@ class Program:
         #: where the last run(), call() or map() spent its time (dslc.timings.Timings)
         self.last_timings: timings.Timings | None = None
         self.params, self.params_from_text = {}, False
+        #: ``(printed name, value)`` of the last run as its print statements ran, kept
+        #: when a later statement fails (``dslc run`` still writes them)
+        self.printed_so_far: list = []
 
     @deep.for_program
     def run(self, backend: str | None = None, quiet: bool = True, params: dict | None = None,
@@ -139,13 +142,14 @@ class Program:
 
     def _run(self, backend, quiet, params: dict, from_text: bool, progress, **where):
         self._collector.reset()
+        self.printed_so_far = []
         with _using(backend=backend or self.backend_asked, **where) as pool:
             make = backends.get(backend or self.backend_name) if pool is None else \
                 _sharded(pool, backend or self.backend_asked, self.base_dir)
             runner = ScriptRunner(self.checked, timings.timed(make, self._collector),
                                   self.base_dir, quiet=quiet, params=params,
                                   from_text=from_text, progress=progress)
-            return self._timed(runner.run), runner
+            return self._timed(lambda: runner.run(self.printed_so_far)), runner
 
     def _timed(self, run):
         """``run()``, its timings kept in ``last_timings`` (the collector was

@@ -228,8 +228,8 @@ def _act(prog, script: Script, args) -> int:
     from dslc.runtime import hits
 
     how = _shape(args)
-    try:
-        printed = prog.run_printed(quiet=args.quiet, cluster=args.cluster, gpus=args.gpus)
+
+    def write(printed) -> None:
         if args.format == "json":
             print(render_json(printed))
         elif args.format in ("tsv", "jsonl") and printed:
@@ -237,6 +237,17 @@ def _act(prog, script: Script, args) -> int:
             print(render(printed, how))
         elif printed:
             _write_pieces(text_pieces(printed))
+
+    try:
+        try:
+            printed = prog.run_printed(quiet=args.quiet, cluster=args.cluster, gpus=args.gpus)
+        except (DslcError, KeyboardInterrupt):
+            # what the print statements before the failing one made is still written
+            # (--format json: the object of those values), then the error
+            if prog.printed_so_far:
+                write(prog.printed_so_far)
+            raise
+        write(printed)
     finally:
         if args.timings and prog.last_timings is not None:
             _print_timings(prog.timings_since_run())  # (with the rows' alignments)

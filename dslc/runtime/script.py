@@ -57,12 +57,14 @@ class ScriptRunner:
         self.globals = backend_globals(program)
         self.backend = make_backend(program, self.globals)
 
-    def run(self) -> list[tuple[str, object]]:
-        """Run every statement; returns ``(printed name, value)`` in print order."""
+    def run(self, printed: list | None = None) -> list[tuple[str, object]]:
+        """Run every statement; returns ``(printed name, value)`` in print order.
+        ``printed``: a list to append them to as they are made (what a caller
+        still has when a later statement fails: ``dslc run`` writes it)."""
         if self.p.schedules:
             from dslc.plan import verify_all
             verify_all(self.p)
-        printed = []
+        printed = [] if printed is None else printed
         for st in self.p.ast.stmts:
             if isinstance(st, ast.Assign):
                 self.globals[st.name] = self.eval(st.expr)
