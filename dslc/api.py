@@ -16,6 +16,7 @@ import contextlib
 import itertools
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import numpy as np
 
 from dslc import backends
 from dslc.check.calls import arrange, value_fits
+from dslc.check.consteval import define_value, kind_of as _kind
 from dslc.check.program import CheckedProgram, check_program
 from dslc import deep, runlog, timings
 from dslc.errors import DslcError
@@ -82,6 +84,7 @@ def read_source(path_or_source: "str | Script") -> Script:
 
 def stages(path_or_source: "str | Script", defines: dict | None = None) -> Stages:
     script = read_source(path_or_source)
+    defines = _defines(defines)
     tree = parse(script.text, script.name)
     return Stages(tree, deep.run(tree.depth, check_program, tree, defines,
                                    base_dir=script.base_dir))
@@ -89,8 +92,11 @@ def stages(path_or_source: "str | Script", defines: dict | None = None) -> Stage
 
 def compile(path_or_source: "str | Script", defines: dict | None = None,
             backend: str = "auto") -> "Program":
-    """Parse and check a script (a path, the source text itself, or a Script)."""
+    """Parse and check a script (a path, the source text itself, or a Script).
+    ``defines``: ``{const name: value}``, each value checked as ``-D`` checks its
+    own (a number, or a string read as ``-D`` reads its text)."""
     script = read_source(path_or_source)
+    defines = _defines(defines)
     tree = parse(script.text, script.name)
     return Program(deep.run(tree.depth, check_program, tree, defines, base_dir=script.base_dir),
                    script.base_dir, backend)
@@ -377,6 +383,18 @@ class Program:
             raise DslcError(f"the script has no function '{name}'",
                             hint="functions: " + ", ".join(self.checked.functions))
         return tf
+
+
+def _defines(defines) -> dict | None:
+    """``compile``'s ``defines``, each value checked as ``-D`` checks its own
+    (dslc.check.consteval.define_value): never a string joined to a number by
+    the arithmetic, nor a NaN that the backends would each take differently."""
+    if defines is None:
+        return None
+    if not isinstance(defines, Mapping):
+        raise DslcError(f"defines takes a dict of const values, not {_kind(defines)}",
+                        hint="defines={'gap': 4}")
+    return {name: define_value(name, v) for name, v in defines.items()}
 
 
 def _using(backend: str, **where):

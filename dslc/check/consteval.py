@@ -4,6 +4,7 @@ the probabilities written inside extension blocks (``1/6``, ``1 - p``)."""
 from __future__ import annotations
 
 import math
+import numbers
 import re
 
 from dslc.errors import DslcError, Span
@@ -93,20 +94,67 @@ _DEFINE = re.compile(r"[+-]?(?:(?P<int>\d+)|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-
                      r"|\.\d+(?:[eE][+-]?\d+)?|inf)\Z")
 
 
-def parse_define_value(text: str) -> int | float:
+def parse_define_value(text: str, what: str = "-D value") -> int | float:
     """A ``-D name=value`` value from the command line: a plain number as a
     script writes one (``12``, ``-0.5``, ``1e-3``) or ``inf``/``-inf``; not
-    Python's other spellings (``1_000``, ``nan``, ``infinity``)."""
+    Python's other spellings (``1_000``, ``nan``, ``infinity``). ``what`` names
+    the value in messages (``defines['gap']`` for the Python API)."""
     m = _DEFINE.match(text.strip())
     if m is None:
-        raise DslcError(f"-D value '{text}' is not a number",
+        raise DslcError(f"{what} '{text}' is not a number",
                         hint="write a plain number such as 12, -0.5, 1e-3, or inf")
     if m["int"] is not None:
-        value = int(m.group(0))
-        if not INT_MIN <= value <= INT_MAX:
-            raise DslcError(f"-D value '{text}' does not fit in a 64-bit integer")
-        return value
+        return number_value(int(m.group(0)), f"{what} '{text}'")
     value = float(m.group(0))
     if math.isinf(value) and "inf" not in text:
-        raise DslcError(f"-D value '{text}' is too large for a float (write inf if meant)")
+        raise DslcError(f"{what} '{text}' is too large for a float (write inf if meant)")
     return value
+
+
+def number_value(v, what: str) -> int | float:
+    """A number given from Python (a ``defines`` entry, a ``param`` keyword) as
+    ``-D`` and ``--set`` take one from text: an int within 64 bits or a float
+    (``inf``/``-inf`` allowed, NaN not); bool and anything else refused. numpy
+    scalars count as the Python numbers they hold. ``what`` names it in messages."""
+    if type(v).__name__ in ("bool", "bool_"):  # numpy's too
+        raise DslcError(f"{what} is a bool, not a number")
+    if isinstance(v, numbers.Integral):
+        v = int(v)
+        if not INT_MIN <= v <= INT_MAX:
+            raise DslcError(f"{what} does not fit in a 64-bit integer")
+        return v
+    if isinstance(v, numbers.Real):
+        v = float(v)
+        if v != v:
+            raise DslcError(f"{what} is NaN, which is not a number a script can use",
+                            hint="give a plain number, or inf / -inf")
+        return v
+    raise DslcError(f"{what} is not a number")
+
+
+def define_value(name, v) -> int | float:
+    """One entry of ``dslc.compile(..., defines={name: v})``, checked as ``-D``
+    checks its value: a number (:func:`number_value`), or a string read as ``-D``
+    reads its text (:func:`parse_define_value`)."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise DslcError(f"defines: {name!r} is not a const name")
+    what = f"defines['{name}']"
+    if isinstance(v, str):
+        return parse_define_value(v, what)
+    if not isinstance(v, numbers.Real):
+        raise DslcError(f"{what} is {kind_of(v)}, not a number",
+                        hint="give an int, a float, or a number's text such as '12'")
+    return number_value(v, f"{what} = {_short(v)}")
+
+
+def kind_of(v) -> str:
+    """``v``'s type for a message: "None", "an int", "a bytes"."""
+    if v is None:
+        return "None"
+    kind = type(v).__name__
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
