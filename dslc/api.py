@@ -59,9 +59,11 @@ class Script:
     base_dir: str | None
 
     @staticmethod
-    def file(path: str) -> "Script":
+    def file(path: "str | os.PathLike") -> "Script":
         """The script in the file ``path``: UTF-8 text (a byte-order mark is
         skipped), or one DslcError saying why not."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise DslcError(f"a script file is named by a str or a path, not {_kind(path)}")
         p = Path(path)
         text = read_text(str(p), None, "script")
         return Script(text, str(p), str(p.resolve().parent))
@@ -69,14 +71,24 @@ class Script:
     @staticmethod
     def source(text: str) -> "Script":
         """Source text given directly (``dslc run -c TEXT``)."""
+        if not isinstance(text, str):
+            raise DslcError(f"a script's source text is a str, not {_kind(text)}")
         return Script(text.removeprefix("\ufeff"), "<string>", None)
 
 
-def read_source(path_or_source: "str | Script") -> Script:
-    """A string that names an existing file (or ends in .bio) is read, anything
-    else is source text. For the Python API; the command line says which it has."""
+def read_source(path_or_source: "str | os.PathLike | Script") -> Script:
+    """A path-like (``pathlib.Path``) is a file; a string that names an existing
+    file (or ends in .bio) is read, any other string is source text; anything
+    else is one DslcError. For the Python API; the command line says which it has."""
     if isinstance(path_or_source, Script):
         return path_or_source
+    if isinstance(path_or_source, os.PathLike):
+        return Script.file(path_or_source)
+    if not isinstance(path_or_source, str):
+        raise DslcError(f"dslc.compile takes a file path (a str or a pathlib.Path), the "
+                        f"source text (a str) or a dslc.api.Script, not {_kind(path_or_source)}",
+                        hint="decode bytes first: data.decode()"
+                        if isinstance(path_or_source, (bytes, bytearray)) else None)
     looks_like_path = "\n" not in path_or_source and (
         path_or_source.endswith(".bio") or os.path.exists(path_or_source))
     return Script.file(path_or_source) if looks_like_path else Script.source(path_or_source)
@@ -94,9 +106,11 @@ def compile(path_or_source: "str | Script", defines: dict | None = None,
             backend: str = "auto") -> "Program":
     """Parse and check a script (a path, the source text itself, or a Script).
     ``defines``: ``{const name: value}``, each value checked as ``-D`` checks its
-    own (a number, or a string read as ``-D`` reads its text)."""
+    own (a number, or a string read as ``-D`` reads its text); ``backend``: one of
+    ``dslc.backends.names()``."""
     script = read_source(path_or_source)
     defines = _defines(defines)
+    backends.resolve(backend)  # an unknown name: one DslcError naming the backends
     tree = parse(script.text, script.name)
     return Program(deep.run(tree.depth, check_program, tree, defines, base_dir=script.base_dir),
                    script.base_dir, backend)
@@ -132,6 +146,9 @@ class Program:
         ``progress``: True for a bar on stderr during each long map (in a terminal
         or a notebook), False for none, or a callable ``f(done, total)`` called as
         groups of tasks finish; None: a bar unless ``quiet`` (the default)."""
+        if params is not None and not isinstance(params, Mapping):
+            raise DslcError(f"run(params=...) takes a dict of param values, not {_kind(params)}",
+                            hint="params={'name': value}, or the params as keywords")
         printed, runner = self._run(backend, quiet, {**(params or {}), **kwargs}, False,
                                     progress, client=client, gpus=gpus)
         self._globals = runner.globals

@@ -42,8 +42,8 @@ def resolve(name: str) -> str:
     backend where no CUDA driver is installed, else ``auto`` itself, which picks
     CPU or GPU per map and call (:mod:`dslc.auto`)."""
     if name != "auto":
-        if name not in _FACTORIES:
-            raise DslcError(f"unknown backend '{name}'", hint="backends: " + ", ".join(names()))
+        if not isinstance(name, str) or name not in _FACTORIES:
+            raise DslcError(f"unknown backend {name!r}", hint="backends: " + ", ".join(names()))
         return name
     if "cpu" not in _FACTORIES or not _available("cpu"):
         return "interp"
@@ -79,8 +79,12 @@ def _available(name: str, real: bool = False) -> bool:
 
 
 def require(name: str) -> None:
-    """A backend asked for by name that cannot run here is a clear error."""
-    if name != "auto" and not _available(name):
+    """A backend asked for by name that cannot run here is a clear error (an
+    unknown name too: :func:`resolve`'s)."""
+    if name == "auto":
+        return
+    resolve(name)  # an unknown name: one DslcError naming the backends
+    if not _available(name):
         hint = ("no CUDA GPU or driver was found; use --backend cpu (or set "
                 "NUMBA_ENABLE_CUDASIM=1 to run kernels in the simulator)") if name == "cuda" \
             else "install numba and islpy"

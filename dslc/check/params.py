@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dslc.check.consteval import const_eval, parse_define_value
+from dslc.check.consteval import const_eval, number_value, parse_define_value
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
 
@@ -94,6 +94,9 @@ def _take(spec: ParamSpec, v):
         v = v.item()
     if spec.kind == "str" and isinstance(v, (str, os.PathLike)):
         return os.fspath(v)
+    if spec.kind != "str" and isinstance(v, (int, float)) and not isinstance(v, bool):
+        # the number --set would take from text: no NaN, no int beyond 64 bits
+        v = number_value(v, f"{spec.name}={v!r}: param '{spec.name}'")
     if spec.kind == "int" and isinstance(v, int) and not isinstance(v, bool):
         return v
     if spec.kind == "float" and isinstance(v, (int, float)) and not isinstance(v, bool):
