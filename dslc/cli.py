@@ -8,6 +8,8 @@ dslc.
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 
 import dslc
@@ -169,10 +171,17 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = runlog.enable() if args.verbose else None
     try:
-        return _dispatch(args)
-    except DslcError as e:
-        sys.stdout.flush()
-        sys.stderr.write(e.render() + "\n")
+        try:
+            code = _dispatch(args)
+        except DslcError as e:
+            _flush_stdout()
+            sys.stderr.write(e.render() + "\n")
+            return 2
+        _flush_stdout()  # (a full disk found here, not by the interpreter's exit)
+        return code
+    except _StdoutFailed as e:
+        _discard_stdout()
+        sys.stderr.write(f"error: cannot write standard output: {e}\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
@@ -183,6 +192,47 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if handler is not None:
             runlog.disable(handler)
+
+
+class _StdoutFailed(Exception):
+    """A write to standard output failed: a full disk (ENOSPC), a closed descriptor
+    (``dslc run x.bio >&-``: ``sys.stdout`` is None) and the like; its text is the
+    reason. A broken pipe stays a BrokenPipeError (quiet: ``| head``)."""
+
+
+def _stdout():
+    if sys.stdout is None:
+        raise _StdoutFailed(os.strerror(errno.EBADF))
+    return sys.stdout
+
+
+def _print(text) -> None:
+    """``print(text)``, a failed write one _StdoutFailed."""
+    _write_pieces((str(text),))
+
+
+def _flush_stdout() -> None:
+    if sys.stdout is None:
+        return  # (nothing was written: a write would have failed first)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise _StdoutFailed(e.strerror or str(e)) from None
+
+
+def _discard_stdout() -> None:
+    """After a failed write: point descriptor 1 at the null device, so that the
+    interpreter's own flush at exit (of what is still buffered) neither fails again
+    nor prints a second message."""
+    try:
+        fd = sys.stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (AttributeError, OSError, ValueError):
+        return
+    os.dup2(null, fd)
+    os.close(null)
 
 
 def _settings(items: list[str] | None) -> dict[str, str]:
@@ -201,7 +251,7 @@ def _dispatch(args) -> int:
     if args.command == "cache":
         from dslc.cpu import cache_tools
 
-        print(cache_tools.info() if args.action == "info" else cache_tools.clear())
+        _print(cache_tools.info() if args.action == "info" else cache_tools.clear())
         return 0
     if args.command == "calibrate":
         return _calibrate()
@@ -223,7 +273,7 @@ def _act(prog, script: Script, args) -> int:
         return _compile(prog, args)
     if args.command == "check":
         n = len(prog.checked.functions)
-        print(f"{script.name}: ok ({n} function{'s' if n != 1 else ''})")
+        _print(f"{script.name}: ok ({n} function{'s' if n != 1 else ''})")
         return 0
     from dslc.runtime import hits
 
@@ -231,10 +281,10 @@ def _act(prog, script: Script, args) -> int:
 
     def write(printed) -> None:
         if args.format == "json":
-            print(render_json(printed))
+            _print(render_json(printed))
         elif args.format in ("tsv", "jsonl") and printed:
             render = hits.render_tsv if args.format == "tsv" else hits.render_jsonl
-            print(render(printed, how))
+            _print(render(printed, how))
         elif printed:
             _write_pieces(text_pieces(printed))
 
@@ -255,11 +305,17 @@ def _act(prog, script: Script, args) -> int:
 
 
 def _write_pieces(pieces) -> None:
-    """``print`` of the pieces' text, written a piece at a time (each encoded alone)."""
-    out = sys.stdout
-    for piece in pieces:
-        out.write(piece)
-    out.write("\n")
+    """``print`` of the pieces' text, written a piece at a time (each encoded alone);
+    a failed write is one _StdoutFailed."""
+    out = _stdout()
+    try:
+        for piece in pieces:
+            out.write(piece)
+        out.write("\n")
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise _StdoutFailed(e.strerror or str(e)) from None
 
 
 def _print_timings(t) -> None:
@@ -268,7 +324,7 @@ def _print_timings(t) -> None:
 
     from dslc import timings
 
-    sys.stdout.flush()
+    _flush_stdout()
     t = dataclasses.replace(t, startup_s=timings.startup_seconds(t.started_at))
     sys.stderr.write(t.render() + "\n")
 
@@ -277,7 +333,7 @@ def _calibrate() -> int:
     from dslc import backends, calibrate
 
     gpu = backends.driver_installed() and backends._available("cuda", real=True)
-    print(calibrate.render(calibrate.load(gpu, fresh=True)))
+    _print(calibrate.render(calibrate.load(gpu, fresh=True)))
     return 0
 
 
@@ -295,7 +351,7 @@ def _explain(prog, args) -> int:
     if args.plot:
         f = explain.plot(prog, rep, args.function, args.plot)
         sys.stderr.write(f"wrote {args.plot} (domain of {f})\n")
-    print(json.dumps(rep, indent=2) if args.format == "json" else explain.render_text(rep))
+    _print(json.dumps(rep, indent=2) if args.format == "json" else explain.render_text(rep))
     return 0
 
 
@@ -315,7 +371,7 @@ def _write(text: str, args) -> int:
     if args.output:
         write_user_file(args.output, text)
     else:
-        print(text)
+        _print(text)
     return 0
 
 
