@@ -19,7 +19,13 @@ from dslc.errors import DslcError, write_user_file
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with exit status 2 and our message style for usage errors."""
+    """argparse with exit status 2 and our message style for usage errors, and no
+    abbreviated options: ``--set`` is its own option, never taken for ``--setting``
+    where a command has no ``--set`` (the subcommands' parsers are of this class)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.print_usage(sys.stderr)
