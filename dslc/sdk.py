@@ -273,6 +273,12 @@ class TypeSpec:
     layout: Layout | None = None
     device_size: Code | None = None
     device_index: Code | None = None
+    fits_owner: Callable[[Any, Any], str | None] | None = None
+    # ``fits_owner(value, owner)``: for a type indexed with elements of a model
+    # (``c[u]`` with ``u: node[t]``), whether ``value`` fits that model, checked when a
+    # call or a map task binds both (directly, or passed on through calls): None when
+    # it does, else a sentence saying why not (the binding raises it as a DslcError at
+    # the call, naming the function and the parameters).
     # ``device_array(value)`` lays a calling value out for the compiled backends: a
     # numeric numpy array that generated code indexes as ``a[k1, ...]`` exactly where the
     # language writes ``x[k1, ...]`` (probabilities as natural logs). It travels per task

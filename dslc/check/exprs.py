@@ -273,7 +273,7 @@ class ExprChecker:
         checked = tuple(self.check_as(ix, k, "index") for ix, k in zip(e.indices, keys))
         params = {n for n, _, _ in self.s.sig.params} if self.s.sig is not None else set()
         for k, c in zip(keys, checked):
-            link = links.direct(k, c.type, params)
+            link = links.direct(k, c.type, params) or links.owner(indexer, base, c.type, params)
             if link is not None and link not in self.links:
                 self.links.append(link)
         return tir.ExtIndex(indexer, base, checked, value, e.span)

@@ -10,6 +10,11 @@ callers that pass their own parameters on. Links are checked where both sides
 are known: statically in the script where the arguments' types carry their
 alphabets (``blosum62`` is a ``matrix[protein]``), otherwise when a call's or a
 map task's arguments are bound (dslc.runtime.binding).
+
+The same machinery ties a value indexed with elements of a model to that model
+(``c[u]`` with ``u: node[t]`` ties column ``c`` to tree ``t``): a link
+``(c, AlphaRef("owner", "t"))``, for types with a ``fits_owner`` check
+(dslc.sdk.TypeSpec), checked only at binding.
 """
 
 from __future__ import annotations
@@ -29,6 +34,20 @@ def direct(key: T.Type, src: T.Type, params: set[str]) -> Link | None:
     if want.kind != "var" or want.name not in params or have == want or have.kind == "any":
         return None
     return want.name, have
+
+
+def owner(indexer, base, key: T.Type, params: set[str]) -> Link | None:
+    """The tie made by indexing parameter ``base`` (of an extension type with a
+    ``fits_owner`` check) with an element of the model held by parameter ``o``
+    (``c[u]`` with ``u: node[t]``): ``(base, AlphaRef("owner", o))``, checked when a
+    call or map task binds both (dslc.runtime.binding); None when there is none."""
+    if indexer is None or getattr(indexer, "fits_owner", None) is None:
+        return None
+    if not (isinstance(key, T.ExtT) and key.owner in params):
+        return None
+    if not (isinstance(base, tir.Var) and base.scope == "param" and base.name in params):
+        return None
+    return base.name, T.AlphaRef("owner", key.owner)
 
 
 def of(functions: dict[str, tir.TFunction], name: str) -> tuple[Link, ...]:
@@ -63,7 +82,12 @@ def _through(functions, call: tir.Call, own: set[str], seen) -> list[Link]:
         mine = _own_param(args.get(p), own)
         if mine is None:
             continue
-        if ref.kind == "var":
+        if ref.kind == "owner":  # the model the callee's keys come from: the caller's?
+            model = _own_param(args.get(ref.name), own)
+            if model is None:
+                continue
+            ref = T.AlphaRef("owner", model)
+        elif ref.kind == "var":
             other = args.get(ref.name)
             alpha = _static_alpha(other.type) if other is not None else None
             if alpha is None or alpha.kind == "any":
@@ -99,6 +123,8 @@ def static_mismatch(link: Link, types: dict[str, T.Type]) -> tuple[str, str] | N
     """For a link and the static types of a call's arguments: (have, want), the
     alphabet names, when they certainly differ; else None."""
     p, ref = link
+    if ref.kind == "owner":  # a model, not an alphabet: checked at binding
+        return None
     have = _static_alpha(types.get(p)) if types.get(p) is not None else None
     if ref.kind == "var":
         other = types.get(ref.name)

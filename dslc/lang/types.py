@@ -17,13 +17,15 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class AlphaRef:
     """``named``: a fixed alphabet; ``var``: the alphabet of a variable's value;
-    ``any``: not known (a string literal not yet given an alphabet)."""
+    ``any``: not known (a string literal not yet given an alphabet); ``owner``
+    (in a link only, check.links): the model variable whose elements index a value."""
 
     kind: str
     name: str | None = None
 
     def __str__(self) -> str:
-        return {"named": self.name, "var": f"alphabet of {self.name}", "any": "*"}[self.kind]
+        return {"named": self.name, "var": f"alphabet of {self.name}", "any": "*",
+                "owner": f"the model {self.name}"}[self.kind]
 
 
 ANY_ALPHA = AlphaRef("any")

@@ -136,6 +136,9 @@ def check_links(tf, bound: dict, program, span, spans: dict | None = None) -> No
         found = _LINKS[key] = (program.functions, links.of(program.functions, tf.name))
     for link in found[1]:
         p, ref = link
+        if ref.kind == "owner":
+            _check_owner(tf, p, ref.name, bound, program, (spans or {}).get(p, span))
+            continue
         have = value_alphabet(bound.get(p), program)
         want = (program.alphabets.get(ref.name) if ref.kind == "named"
                 else value_alphabet(bound.get(ref.name), program))
@@ -143,6 +146,22 @@ def check_links(tf, bound: dict, program, span, spans: dict | None = None) -> No
             continue
         at = (spans or {}).get(p, span)
         raise DslcError(links.message(tf.name, link, have.name, want.name), at)
+
+
+def _check_owner(tf, p: str, model: str, bound: dict, program, span) -> None:
+    """Parameter ``p``, indexed with elements of parameter ``model`` (check.links),
+    against the model value bound with it: the type's ``fits_owner`` says whether
+    it fits (a column matched to the leaves of another tree does not)."""
+    value, owner = bound.get(p), bound.get(model)
+    if value is None or owner is None:
+        return
+    for spec in program.registry.types.values():
+        if spec.fits_owner is not None and spec.accepts is not None and spec.accepts(value):
+            why = spec.fits_owner(value, owner)
+            if why is not None:
+                raise DslcError(f"argument '{p}' of {tf.name} is indexed with elements of "
+                                f"'{model}', but {why}", span)
+            return
 
 
 _ALPHABETS: dict[int, tuple] = {}  # id -> (value kept alive, its alphabet): a map's tasks share

@@ -35,7 +35,10 @@ Choices where the contract is silent:
   ...)`` and then ``cols = load(columns[dna], ...)``). Every leaf needs exactly
   one row and every row a leaf (by the first word of its ``>`` line); a script
   that loads columns before any tree is told to load the tree first. With two
-  trees, load each tree's columns right after it.
+  trees, load each tree's columns right after it. A call or map task that binds a
+  tree and columns matched to another tree (one without the same leaves at the
+  same node numbers) is refused, naming the lines of both loads
+  (``TypeSpec.fits_owner``): it would read other leaves' symbols.
 * ``c[u]`` at an internal node is a run-time error (a column gives symbols at
   the leaves only): guard it with ``u.isleaf``.
 * ``u.left`` and ``u.right`` need a binary node: ``u.left`` of a leaf, and
@@ -51,6 +54,8 @@ Choices where the contract is silent:
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -122,6 +127,8 @@ def _load_tree(arg, path, span, ctx: sdk.ExtContext) -> Tree:
     from .newick import load_newick
 
     tree = load_newick(path, span)
+    if span is not None:
+        tree = dataclasses.replace(tree, line=span.line)
     _remember(ctx, tree)
     return tree
 
@@ -206,6 +213,44 @@ def _column_index(c: Column, u: int) -> int:
     return int(code)
 
 
+def _same_leaves(a: Tree, b: Tree) -> bool:
+    """Whether a column matched to tree ``a`` reads right at the nodes of ``b``: the
+    same nodes, a leaf where ``a`` has one, with the same name."""
+    if a is b:
+        return True
+    if a.n != b.n:
+        return False
+    return all(x.is_leaf == y.is_leaf and (not x.is_leaf or x.name == y.name)
+               for x, y in zip(a.nodes, b.nodes))
+
+
+_FITS: dict[tuple[int, int], tuple[Tree, Tree, bool]] = {}  # a map's tasks share their trees
+
+
+def _describe_tree(tree: Tree) -> str:
+    where = f" loaded at line {tree.line}" if tree.line else ""
+    name = f" ({os.path.basename(tree.source)})" if tree.source else ""
+    return f"the tree{where}{name}"
+
+
+def _column_fits(c: Column, tree: Tree) -> str | None:
+    """``fits_owner`` of a column: it reads right only at the nodes of the tree its
+    rows were matched to (or of one with the same leaves at the same numbers)."""
+    if c.tree is tree:
+        return None
+    key = (id(c.tree), id(tree))
+    hit = _FITS.get(key)
+    if hit is None or hit[0] is not c.tree or hit[1] is not tree:
+        if len(_FITS) > 64:
+            _FITS.clear()
+        hit = _FITS[key] = (c.tree, tree, _same_leaves(c.tree, tree))
+    if hit[2]:
+        return None
+    return (f"column {c.index + 1} was matched to the leaves of {_describe_tree(c.tree)}, "
+            f"not of {_describe_tree(tree)} (load(columns[...]) matches rows to the tree "
+            f"loaded last: load each tree's columns right after it)")
+
+
 # --------------------------------------------------------------------------- compiled forms
 
 def _layout(tree: Tree) -> dict:
@@ -272,6 +317,7 @@ extension = sdk.Extension(
                      index_keys=_column_keys, index_value=_column_value,
                      index_eval=_column_index,
                      accepts=_instance_of("columns", "Column"),
+                     fits_owner=_column_fits,
                      device_array=lambda c: c.codes,
                      # an internal node holds NO_SYMBOL: a run-time error (guard with u.isleaf)
                      device_index=sdk.checked(sdk.VALUE[sdk.key(0)], NO_SYMBOL),

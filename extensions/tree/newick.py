@@ -75,6 +75,7 @@ class Tree:
 
     nodes: tuple[Node, ...]
     source: str = ""
+    line: int = 0  # the line of the script's load(tree, ...), 0 when not loaded by one
 
     def __len__(self) -> int:
         return len(self.nodes)

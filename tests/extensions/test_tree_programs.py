@@ -367,3 +367,54 @@ def test_left_right_need_a_binary_node(write_bio):
     with pytest.raises(DslcError) as e:
         dslc.compile(str(path), backend="interp").run()
     assert "has 3 children" in e.value.message
+
+
+# Columns are matched to the leaves of the tree loaded before them; used with another
+# tree they would read other leaves' symbols. A call or map task binding both refuses
+# them, on every backend, also where the column is indexed only in a called function.
+MIXED_TREES = """\
+int leafA(tree t, column[dna] c, node[t] u) = if c[u] == 'A' then 1 else 0
+int nA(tree t, column[dna] c, node[t] u) = sum(v in u.children where v.isleaf : leafA(v))
+int count(tree t, column[dna] c) = sum(u in t.nodes : if u.isleaf then 0 else nA(u) * nA(u))
+int outer(tree t, column[dna] c) = count(t, c)
+t1 = load(tree, "one.nwk")
+c1 = load(columns[dna], "aln.fasta")
+t2 = load(tree, "two.nwk")
+c2 = load(columns[dna], "aln.fasta")
+t3 = load(tree, "three.nwk")
+c3 = load(columns[dna], "aln.fasta")
+print map(count, t1 (*) c1)
+print map(count, t2 (*) c2)
+print map(count, t3 (*) c3)
+print USE
+"""
+MIXED_FILES = dict(one__nwk="((a,b),(c,d));", two__nwk="((a,c),(b,d));",
+                   three__nwk="(a,(b,(c,d)));", aln__fasta=">a\nA\n>b\nA\n>c\nC\n>d\nC\n")
+
+
+@pytest.mark.parametrize("use, cols_line, tree_line", [
+    ("map(count, t1 (*) c2)", 7, 5),  # same shape, other leaves: was a silent 2 (not 4)
+    ("map(outer, t1 (*) c2)", 7, 5),  # indexed only in called functions
+    ("count(t1, c2[0])", 7, 5),  # a call
+    ("map(count, t1 (*) c3)", 9, 5),  # another shape: was "node 2 is an internal node"
+    ("map(count, t3 (*) c1)", 5, 9)])
+def test_columns_used_with_another_tree_are_refused(backend, write_bio, use, cols_line,
+                                                    tree_line):
+    path = write_bio(MIXED_TREES.replace("USE", use), **MIXED_FILES)
+    with pytest.raises(DslcError) as e:
+        dslc.compile(str(path), backend=backend).run()
+    msg = e.value.message
+    assert e.value.span.line == 14, msg
+    assert (f"column 1 was matched to the leaves of the tree loaded at line {cols_line} "
+            in msg), msg
+    assert f"not of the tree loaded at line {tree_line} " in msg, msg
+    assert "argument 'c' of " in msg and "elements of 't'" in msg, msg
+
+
+def test_columns_of_matching_trees_run(backend, write_bio):
+    # columns matched to each tree in turn are right with it; a tree file loaded again
+    # (the same leaves at the same numbers) reads the first copy's columns right
+    use = 'map(outer, load(tree, "one.nwk") (*) c1)'
+    path = write_bio(MIXED_TREES.replace("USE", use), **MIXED_FILES)
+    out = dslc.compile(str(path), backend=backend).run()
+    assert [values(r) for r in out.values()] == [[4], [2], [2], [4]]
