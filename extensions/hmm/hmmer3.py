@@ -154,16 +154,19 @@ class _Reader:
                 return self.i, line
         raise self.error(f"the file ends where {what} was expected", len(self.lines))
 
-    def nodes_ahead(self) -> int:
+    def nodes_ahead(self) -> tuple[int, int | None, bool]:
         """How many nodes the lines up to the profile's ``//`` can hold (node 0's
         transitions, then three lines a node): what LENG is checked against
-        before any array of LENG rows is allocated."""
-        lines = 0
-        for line in itertools.islice(self.lines, self.i, None):
+        before any array of LENG rows is allocated; and, for a file that ends
+        with no ``//``, the number of its last non-blank line (else None) and
+        whether the lines end part-way through a node (node 0's included)."""
+        lines, last = 0, self.i
+        for k, line in enumerate(itertools.islice(self.lines, self.i, None), self.i + 1):
             if line.strip() == "//":
-                break
-            lines += bool(line.strip())
-        return max(0, (lines - 1) // 3)
+                return max(0, (lines - 1) // 3), None, False
+            if line.strip():
+                lines, last = lines + 1, k
+        return max(0, (lines - 1) // 3), last, lines == 0 or (lines - 1) % 3 != 0
 
     def number(self, field_text: str, lineno: int, what: str) -> float:
         """A probability from a ``-ln p`` field."""
@@ -233,7 +236,8 @@ def _read_profile(r: _Reader) -> Profile:
             raise r.error(f"the header has no {required} line", hmm_line)
     alph = tags["ALPH"].lower()
     if alph not in ALPHABETS:
-        raise r.error(f"unknown alphabet '{tags['ALPH']}' (amino, DNA and RNA are read)", hmm_line)
+        raise r.error(f"unknown alphabet '{tags['ALPH']}' (amino, DNA and RNA are read)",
+                      tag_lines["ALPH"])
     alphabet = ALPHABETS[alph]
     K = len(alphabet)
     residues = fields[1:]
@@ -243,9 +247,9 @@ def _read_profile(r: _Reader) -> Profile:
     try:
         M = int(tags["LENG"])
     except ValueError:
-        raise r.error(f"LENG '{tags['LENG']}' is not a number", hmm_line) from None
+        raise r.error(f"LENG '{tags['LENG']}' is not a number", tag_lines["LENG"]) from None
     if M < 1:
-        raise r.error(f"LENG is {M}; a profile has at least one node", hmm_line)
+        raise r.error(f"LENG is {M}; a profile has at least one node", tag_lines["LENG"])
 
     lineno, line = r.next_line("the transition names line")
     if line.split() != list(TRANSITION_NAMES):
@@ -269,7 +273,12 @@ def _read_profile(r: _Reader) -> Profile:
         ln, fs = fields_of("node 0 insert emissions", K)
     elif len(fs) != K:
         raise r.error(f"node 0 insert emissions: expected {K} fields, found {len(fs)}", ln)
-    present = r.nodes_ahead()
+    present, last, partial = r.nodes_ahead()
+    if M > present and last is not None:  # no '//': the file was cut short
+        where = (f"inside node {present + 1 if present or last > ln else 0}" if partial
+                 else f"after node {present}")
+        raise r.error(f"the file ends {where}, with no '//' (LENG is {M})", last,
+                      hint="the file looks cut short")
     if M > present:
         raise r.error(f"LENG is {M}, but the profile has {present} node(s): no node "
                       f"{present + 1} before its '//'",

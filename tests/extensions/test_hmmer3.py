@@ -299,6 +299,30 @@ def test_error_huge_leng_is_checked_against_the_nodes_before_allocating():
     assert "bad.hmm, line 3" in e.message and "no node 3" in e.message
 
 
+def test_header_errors_point_at_the_field_line():
+    # LENG and ALPH errors were reported at the 'HMM' line (5), not at their own
+    for text, line, words in ((TINY.replace("LENG  2", "LENG  0"), 3, "LENG is 0"),
+                              (TINY.replace("LENG  2", "LENG  two"), 3, "LENG 'two'"),
+                              (TINY.replace("ALPH  DNA", "ALPH  klingon"), 4, "'klingon'")):
+        e = error(text)
+        assert f"bad.hmm, line {line}:" in e.message and words in e.message, e.message
+
+
+def test_error_file_cut_inside_a_node():
+    # a file cut short (no '//') was blamed on a correct LENG: "LENG is 2, but the
+    # profile has 0 node(s)"; it ends inside node 1, at its last line
+    lines = lines_of(TINY)
+    e = error("".join(lines[:10]))  # node 1's match and insert lines, no transitions
+    assert "bad.hmm, line 10:" in e.message and "ends inside node 1" in e.message, e.message
+    assert "LENG is 2" in e.message and "0 node(s)" not in e.message
+    e = error("".join(lines[:12]) + "\n")  # node 1 whole, node 2's first line
+    assert "bad.hmm, line 12:" in e.message and "ends inside node 2" in e.message, e.message
+    e = error("".join(lines[:11]))  # node 1 whole, nothing after
+    assert "bad.hmm, line 11:" in e.message and "ends after node 1" in e.message, e.message
+    e = error("".join(lines[:7]))  # node 0's insert emissions only
+    assert "bad.hmm, line 7:" in e.message and "ends inside node 0" in e.message, e.message
+
+
 def test_error_missing_terminator():
     e = error(TINY.replace("//\n", "garbage\n"))
     assert "expected '//'" in e.message and "line 15" in e.message
