@@ -62,12 +62,16 @@ class ScriptTyper:
                     self.type_of(i)
                 return self._index(bt, len(ix), e)
             case ast.Unary(operand=x):
-                return self.type_of(x)
+                t = self.type_of(x)
+                if e.op == "-" and t == T.PROB:
+                    refuse_negation(e.span)
+                return t
             case ast.Binary(left=a, right=b):
                 ta, tb = self.type_of(a), self.type_of(b)
                 if e.op in ("==", "!=", "<", "<=", ">", ">=", "and", "or"):
                     return T.BOOL
                 if ta is not None and tb is not None and T.is_numeric(ta) and T.is_numeric(tb):
+                    refuse_prob_op(e.op, T.num_name(ta), T.num_name(tb), e.span)
                     return T.numeric_join(ta, tb)
                 return None
             case ast.If(then=a, orelse=b):
@@ -203,6 +207,25 @@ class ScriptTyper:
         if bt is None:
             return None
         raise DslcError(f"a {bt} cannot be indexed", e.span)
+
+
+def refuse_prob_op(op: str, left: str, right: str, span) -> None:
+    """``left op right`` (the operands' kinds: ``int``, ``float``, ``prob``) as
+    function bodies refuse it (check.exprs): with a probability among the
+    operands, ``%`` needs ints and ``-`` is not defined. The run (runtime.script)
+    refuses the same where the static types were not known."""
+    if "prob" not in (left, right):
+        return
+    if op == "%":
+        raise DslcError(f"'%' needs ints, found {left} and {right}", span)
+    if op == "-":
+        raise DslcError("'-' is not defined on probabilities", span,
+                        hint="probabilities support * / + (log-sum-exp) max min")
+
+
+def refuse_negation(span) -> None:
+    """A probability cannot be negated, in a script as in a function body."""
+    raise DslcError("a probability cannot be negated", span)
 
 
 def no_tuple_params(sig: Signature, span) -> None:

@@ -20,7 +20,7 @@ from dslc.lang import types as T
 from dslc import runlog
 from dslc.check.calls import arrange, value_fits
 from dslc.errors import DslcError
-from dslc.lang.arith import check_int, check_literal
+from dslc.lang.arith import check_int, check_literal, prob_op, to_log
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
@@ -36,6 +36,7 @@ from dslc.lang.values import Sequence
 from dslc.check.params import STDIN
 from dslc.check.trace_forms import is_form as is_trace_form
 from dslc.check.params import resolve as resolve_params
+from dslc.check.script import refuse_negation, refuse_prob_op
 from dslc.progress import Progress
 
 
@@ -97,6 +98,8 @@ class ScriptRunner:
                 return self._index(e)
             case ast.Unary(op="-", operand=x):
                 v = self.eval(x)
+                if isinstance(v, Prob):
+                    refuse_negation(e.span)
                 return _checked(-self._num(v, x), e.span)
             case ast.Unary(op="not", operand=x):
                 return not self.eval(x)
@@ -107,8 +110,6 @@ class ScriptRunner:
         raise DslcError("this expression cannot be evaluated in a script statement", e.span)
 
     def _num(self, v, e):
-        if isinstance(v, Prob):
-            v = v.p
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise DslcError(f"expected a number, got {describe(v)}", e.span)
         return v
@@ -117,6 +118,9 @@ class ScriptRunner:
         a, b = self.eval(e.left), self.eval(e.right)
         if e.op in ("and", "or"):
             return (a and b) if e.op == "and" else (a or b)
+        if isinstance(a, Prob) or isinstance(b, Prob):
+            if e.op not in ("==", "!=") or (_numeric(a) and _numeric(b)):
+                return self._prob_binary(e, a, b)
         if e.op in ("==", "!="):
             return (a == b) == (e.op == "==")
         x, y = self._num(a, e.left), self._num(b, e.right)
@@ -128,6 +132,27 @@ class ScriptRunner:
         ops["/"] = lambda: x / y
         ops["%"] = lambda: x % y
         return _checked(ops[e.op](), e.span)
+
+    def _prob_binary(self, e: ast.Binary, a, b):
+        """Arithmetic with a probability, as in a function body: a number with a
+        probability becomes one (its log is taken), the result stays in log space
+        (``*`` adds logs, ``/`` subtracts them, ``+`` is log-sum-exp, ``max``,
+        ``min`` and comparisons compare logs) and ``-``, ``%`` are refused."""
+        for v, side in ((a, e.left), (b, e.right)):
+            if not isinstance(v, Prob):
+                self._num(v, side)
+        refuse_prob_op(e.op, _kind(a), _kind(b), e.span)
+        x, y = (v.log if isinstance(v, Prob) else to_log(v, side.span)
+                for v, side in ((a, e.left), (b, e.right)))
+        if e.op in ("*", "/", "+"):
+            log = prob_op(e.op, e.span)(x, y)
+            if log != log:
+                raise DslcError("undefined arithmetic on probabilities", e.span)
+            return Prob(log)
+        if e.op in ("max", "min"):
+            return Prob(max(x, y) if e.op == "max" else min(x, y))
+        return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y,
+                "==": x == y, "!=": x != y}[e.op]
 
     def _reading(self, path: str) -> None:
         """Tell the backend how large a sequence file it is about to read (``auto``
@@ -396,6 +421,15 @@ def _binds_alone(t) -> bool:
     takes its alphabet from a model among the other operands, which may differ
     from task to task."""
     return not (isinstance(t, T.SeqT) and t.alpha.kind != "named")
+
+
+def _numeric(v) -> bool:
+    return isinstance(v, (Prob, int, float)) and not isinstance(v, bool)
+
+
+def _kind(v) -> str:
+    """A numeric script value's type name, as the checker names it."""
+    return "prob" if isinstance(v, Prob) else "int" if type(v) is int else "float"
 
 
 def _checked(v, span):

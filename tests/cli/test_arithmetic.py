@@ -208,3 +208,82 @@ def test_a_probability_beyond_the_largest_double_prints_with_its_log(capsys, wri
         assert got["r"][0] == {"prob": "inf", "log": pytest.approx(898.0081863)}
     elif fmt == "text":
         assert "inf (log 921.03" in out
+
+
+SCRIPT_PROBS = """\
+prob a(int k) = 1e-200
+prob half(int k) = 0.5
+p = a(1)
+h = half(1)
+print p * p
+print p * p / p
+print p * p + p * p
+print h / h
+print p * 2
+print 0.5 * h
+print h + 0.25
+print p * p max p
+print p * p min p
+print p * p < p
+print p * p > 0
+print h == 0.5
+print p * p != p * p
+"""
+
+
+def test_script_arithmetic_on_probabilities_stays_in_log_space(capsys, write_bio):
+    """Script statements hold probabilities as function bodies do: 1e-200 * 1e-200 is
+    1e-400 (log -921.03), not a float's 0.0; a number with a probability becomes one,
+    and comparisons compare the values, however far below a double's range."""
+    p = write_bio(SCRIPT_PROBS)
+    code, out, err = run_cli(capsys, "run", "--backend", "interp", "--format", "json",
+                             "--quiet", str(p))
+    assert code == 0, err
+    got = json.loads(out)
+    small = -921.0340371976183  # log 1e-400
+    assert got["p * p"] == {"prob": 0.0, "log": pytest.approx(small)}
+    assert got["p * p / p"]["log"] == pytest.approx(-460.5170185988)
+    assert got["p * p + p * p"]["log"] == pytest.approx(small + 0.6931471805599453)
+    assert got["h / h"] == {"prob": 1.0, "log": 0.0}
+    assert got["p * 2"]["log"] == pytest.approx(-459.8238714182)
+    assert got["0.5 * h"] == {"prob": pytest.approx(0.25), "log": pytest.approx(-1.3862943611)}
+    assert got["h + 0.25"]["prob"] == pytest.approx(0.75)
+    assert got["p * p max p"]["log"] == pytest.approx(-460.5170185988)
+    assert got["p * p min p"]["log"] == pytest.approx(small)
+    assert got["p * p < p"] is True and got["p * p > 0"] is True
+    assert got["h == 0.5"] is True and got["p * p != p * p"] is False
+
+
+@pytest.mark.parametrize("expr, col, message", [
+    ("p - p", 7, "'-' is not defined on probabilities"),
+    ("1 - p * p", 7, "'-' is not defined on probabilities"),
+    ("p % 2", 7, "'%' needs ints, found prob and int"),
+    ("-p", 7, "a probability cannot be negated"),
+    ("-(p * p)", 7, "a probability cannot be negated"),
+    ("p * -1", 11, "a probability cannot be negative (-1)"),
+])
+def test_script_refuses_on_probabilities_what_functions_refuse(capsys, write_bio, expr,
+                                                                col, message):
+    p = write_bio(f"prob a(int k) = 1e-200\np = a(1)\nprint {expr}\n")
+    expect_error(capsys, p, line=3, col=col, contains=(message,),
+                 args=("run", "--backend", "interp"))
+    if expr != "p * -1":  # (a negative number is refused when the function runs)
+        body = expr.replace("p", "a(k)")
+        f = write_bio(f"prob a(int k) = 1e-200\nprob g(int k) = {body}\nprint g(1)\n",
+                      name="in_function.bio")
+        expect_error(capsys, f, line=2, contains=(message,), args=("check",))
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("p - p", "'-' is not defined on probabilities"),
+    ("p % p", "'%' needs ints, found prob and prob"),
+])
+def test_the_run_refuses_what_the_static_check_would(capsys, write_bio, monkeypatch, expr,
+                                                     message):
+    """Where a script's static types are not known, the run refuses the same."""
+    import dslc.check.script as script_check
+
+    monkeypatch.setattr(script_check, "refuse_prob_op", lambda *args: None, raising=False)
+    p = write_bio(f"prob a(int k) = 1e-200\np = a(1)\nprint {expr}\n")
+    expect_error(capsys, p, line=3, col=7, contains=(message,),
+                 args=("run", "--backend", "interp"))
