@@ -100,13 +100,9 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
                 alphabets[st.name] = Alphabet(st.name, tuple(st.symbols))
             except DslcError as e:
                 raise DslcError(e.message, st.span) from None
-    funcdefs: dict[str, ast.FuncDef] = {}
-    for st in stmts:
-        if isinstance(st, ast.FuncDef):
-            if st.name in funcdefs:
-                raise DslcError(f"function '{st.name}' is defined twice", st.span)
-            funcdefs[st.name] = st
-    _unique_consts(stmts)
+    _unique_definitions(stmts)
+    funcdefs: dict[str, ast.FuncDef] = {st.name: st for st in stmts
+                                        if isinstance(st, ast.FuncDef)}
     tables = table_functions(funcdefs)
     consts: dict[str, int | float] = {}
     ctx = ExtContext(alphabets, program.source_name, eval_number_text)
@@ -284,18 +280,55 @@ def _range(sig: Signature, k: int, scope: Scope):
     return out
 
 
-def _unique_consts(stmts) -> None:
-    """A constant is defined once: a second ``const`` of a name is refused at the
-    second, naming the first (which of the two would -D override?)."""
-    first: dict[str, ast.ConstDef] = {}
+def _what(st) -> str:
+    """What a definition statement defines, for messages."""
+    match st:
+        case ast.ConstDef():
+            return "constant"
+        case ast.FuncDef():
+            return "function"
+        case ast.DefineBlock():
+            return st.kind
+    return "definition"
+
+
+def _unique_definitions(stmts) -> None:
+    """A name is defined once in a script: a second definition is refused at the
+    second, naming the first (which of the two would the script mean, and which
+    would -D override?). Alphabets have their own names; constants, functions and
+    ``define`` blocks (matrices, models, ...) share one; a function has at most
+    one ``schedule``. The standard library's names (``dna``, ``blosum62``, ...)
+    are not the script's: a script may define its own once."""
+    alphabets: dict[str, ast.DefineAlphabet] = {}
+    values: dict[str, ast.Stmt] = {}
+    schedules: dict[str, ast.ScheduleDef] = {}
     for st in stmts:
-        if not isinstance(st, ast.ConstDef):
+        match st:
+            case ast.DefineAlphabet():
+                first, alphabets[st.name] = alphabets.get(st.name), st
+                what = "alphabet"
+            case ast.ScheduleDef():
+                first, schedules[st.func] = schedules.get(st.func), st
+                if first is not None:
+                    raise DslcError(f"function '{st.func}' has two schedules (first at line "
+                                    f"{first.span.line})", st.span,
+                                    hint=f"the first schedule is at {first.span}; keep one")
+                continue
+            case ast.ConstDef() | ast.FuncDef() | ast.DefineBlock():
+                first, values[st.name] = values.get(st.name), st
+                what = _what(st)
+            case _:
+                continue
+        if first is None:
             continue
-        if st.name in first:
-            line = first[st.name].span.line
-            raise DslcError(f"constant '{st.name}' is defined twice (first at line {line})",
-                            st.span, hint=f"the first definition is at {first[st.name].span}")
-        first[st.name] = st
+        line = first.span.line
+        if what == _what(first) or isinstance(st, ast.DefineAlphabet):
+            msg = f"{what} '{st.name}' is defined twice (first at line {line})"
+        else:
+            msg = (f"'{st.name}' is defined twice (first at line {line}, as a {_what(first)}; "
+                   f"here as a {what})")
+        raise DslcError(msg, st.span, hint=f"the first definition is at {first.span}; "
+                                           "rename one of them")
 
 
 def _check_schedule_target(sd: ast.ScheduleDef, sigs: dict[str, Signature], tables: set) -> None:
