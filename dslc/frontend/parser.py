@@ -127,7 +127,60 @@ def _check_tree(tree: lark.Tree, source_name: str) -> int:
     return deepest
 
 
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    """The 1-based line and column of offset ``pos`` (lines end at ``\\n``, as lark counts)."""
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _closes(text: str, pos: int) -> bool:
+    """Whether the ``{`` at ``pos`` has a matching ``}`` later in ``text``."""
+    depth = 0
+    for k in range(pos, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[k], 0)
+        if depth == 0:
+            return True
+    return False
+
+
+_OPENED = {"comment": ("'/*'", "'*/'"), "string": ("'\"'", "'\"'"),
+           "symbol literal": ("\"'\"", "\"'\" on its line"), "block": ("'{'", "'}'")}
+
+
+def _unterminated(e, text: str) -> tuple[str, int] | None:
+    """``(what, offset of its opening)`` where a syntax error is really a comment,
+    string, symbol literal or block that is never closed: the lexer then fails at
+    the opening ``"``, ``'`` or ``{``, or reads an unclosed ``/*`` as ``/`` and ``*``,
+    so the plain message would name a character or token that is not the mistake."""
+    if isinstance(e, lark.exceptions.UnexpectedCharacters):
+        p = e.pos_in_stream
+        c = text[p] if 0 <= p < len(text) else ""
+        if c == '"':
+            return "string", p
+        if c == "'":
+            return "symbol literal", p
+        if c == "{" and not _closes(text, p):
+            return "block", p
+        return None
+    tok = getattr(e, "token", None)
+    p = getattr(tok, "start_pos", None)
+    if tok is None or tok.type == "$END" or p is None:
+        return None
+    if text.startswith("/*", p):
+        return "comment", p
+    if text.startswith("*", p) and p > 0 and text[p - 1] == "/":
+        return "comment", p - 1
+    return None
+
+
 def _syntax_error(e, text: str, source_name: str, parser: lark.Lark) -> DslcError:
+    opened = _unterminated(e, text)
+    if opened is not None:
+        what, pos = opened
+        line, col = _line_col(text, pos)
+        opening, closing = _OPENED[what]
+        return DslcError(f"unterminated {what} (opened here): no {closing} closes this "
+                         f"{opening}", Span(source_name, line, col, line, col + 2 if what ==
+                                            "comment" else col + 1))
     line, col = getattr(e, "line", -1), getattr(e, "column", -1)
     if line is None or line < 1:  # unexpected end of input
         lines = text.splitlines() or [""]
