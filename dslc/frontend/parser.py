@@ -210,19 +210,42 @@ def _span_of(source: str, meta_or_tok) -> Span:
     return Span(source, m.line, m.column, m.end_line, m.end_column)
 
 
-def _unquote(s: str) -> str:
-    body = s[1:-1]
+# a string's escapes: the contract's \" and \\, and the documented \n and \t
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+
+
+def _unquote(tok: Token, source: str) -> str:
+    """The text of a string or symbol literal token. A backslash must begin one
+    of :data:`_ESCAPES`; any other (``"a\\qb"``) is an error at the backslash,
+    not a character silently dropped."""
+    body = tok[1:-1]
+    if "\\" not in body:
+        return body
     out, i = [], 0
     while i < len(body):
         c = body[i]
         if c == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
-            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            if nxt not in _ESCAPES:
+                what = "string" if tok.startswith('"') else "symbol literal"
+                raise DslcError(f"unknown escape '\\{nxt}' in a {what}: "
+                                "the escapes are \\\", \\\\, \\n and \\t",
+                                _escape_span(tok, 1 + i, source),
+                                hint="write a backslash itself as \\\\")
+            out.append(_ESCAPES[nxt])
             i += 2
         else:
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def _escape_span(tok: Token, offset: int, source: str) -> Span:
+    """The two characters at ``offset`` inside the token ``tok``."""
+    before = tok[:offset]
+    line = tok.line + before.count("\n")
+    col = tok.column + offset if "\n" not in before else offset - before.rfind("\n")
+    return Span(source, line, col, line, col + 2)
 
 
 @v_args(meta=True)
@@ -243,7 +266,7 @@ class _ToAst(Transformer):
     def define_alphabet(self, meta, items):
         name, *syms = items
         if len(syms) == 1 and isinstance(syms[0], Token) and syms[0].type == "STRING":
-            symbols = tuple(_unquote(syms[0]))
+            symbols = tuple(_unquote(syms[0], self.src))
         else:
             symbols = tuple(syms)
         return ast.DefineAlphabet(str(name), symbols, self._sp(meta))
@@ -251,7 +274,7 @@ class _ToAst(Transformer):
     def symbol_token(self, meta, items):
         tok = items[0]
         if tok.type in ("STRING", "SYMBOL"):
-            return _unquote(tok)
+            return _unquote(tok, self.src)
         return str(tok)
 
     def define_block(self, meta, items):
@@ -375,10 +398,10 @@ class _ToAst(Transformer):
         return ast.Num(float(text) if is_float else int(text), is_float, self._sp(meta))
 
     def string(self, meta, items):
-        return ast.Str(_unquote(items[0]), self._sp(meta))
+        return ast.Str(_unquote(items[0], self.src), self._sp(meta))
 
     def symbol(self, meta, items):
-        return ast.Sym(_unquote(items[0]), self._sp(meta))
+        return ast.Sym(_unquote(items[0], self.src), self._sp(meta))
 
     def inf(self, meta, items):
         return ast.Inf(self._sp(meta))
