@@ -65,7 +65,7 @@ class Script:
         if not isinstance(path, (str, os.PathLike)):
             raise DslcError(f"a script file is named by a str or a path, not {_kind(path)}")
         p = Path(path)
-        text = read_text(str(p), None, "script")
+        text = read_text(str(p), None, "script", newlines_only=True)
         return Script(text, str(p), str(p.resolve().parent))
 
     @staticmethod

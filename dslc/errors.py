@@ -106,11 +106,26 @@ class InternalError(Exception):
     """A bug in dslc itself (never the user's fault)."""
 
 
+def source_lines(text: str) -> list[str]:
+    """The lines of a script as its spans count them: ended by ``\\n`` only (a
+    ``\\r`` before it dropped), so a form feed, vertical tab or U+2028 inside a
+    line is no line break (``str.splitlines`` breaks at those: the quoted line,
+    and the caret, would then be another line than the one the location names)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [ln.removesuffix("\r") for ln in lines]
+
+
+# white space a terminal would not show as one column: quoted as a space
+_ODD_SPACES = dict.fromkeys(map(ord, "\f\v\x85\u2028\u2029"), " ")
+
+
 def _quote(span: Span) -> list[str] | None:
     text = source_text(span.file)
     if text is None:
         return None
-    src_lines = text.splitlines()
+    src_lines = source_lines(text)
     if not 1 <= span.line <= len(src_lines):
         return None
     line = src_lines[span.line - 1]
@@ -118,7 +133,7 @@ def _quote(span: Span) -> list[str] | None:
     if span.end_line == span.line and span.end_col and span.end_col > span.col:
         width = span.end_col - span.col
     width = max(1, min(width, len(line) - span.col + 1))
-    line, col, width = _window(line, span.col, width)
+    line, col, width = _window(line.translate(_ODD_SPACES), span.col, width)
     prefix = "".join(c if c == "\t" else " " for c in line[: col - 1])
     return [f"  {line}", f"  {prefix}^{'~' * (width - 1)}"]
 

@@ -15,7 +15,7 @@ from lark import Token, Transformer, v_args
 
 from dslc import deep
 from dslc.deep import MAX_NESTING
-from dslc.errors import DslcError, Span, register_source
+from dslc.errors import DslcError, Span, register_source, source_lines
 from dslc.frontend import ast
 
 _TWO_63 = 2**63
@@ -183,7 +183,7 @@ def _syntax_error(e, text: str, source_name: str, parser: lark.Lark) -> DslcErro
                                             "comment" else col + 1))
     line, col = getattr(e, "line", -1), getattr(e, "column", -1)
     if line is None or line < 1:  # unexpected end of input
-        lines = text.splitlines() or [""]
+        lines = source_lines(text) or [""]
         line, col = len(lines), len(lines[-1]) + 1
     span = Span(source_name, line, col)
     expected = sorted({_token_name(t, parser) for t in (getattr(e, "expected", None) or [])

@@ -15,7 +15,7 @@ from dslc.check import tir
 from dslc.check import ranges
 from dslc.lang import builtins
 from dslc.lang import types as T
-from dslc.errors import DslcError, source_text
+from dslc.errors import DslcError, source_lines, source_text
 from dslc.check.tir import groups
 from dslc.deps.extract import directed_args
 from dslc.lang import arith
@@ -30,7 +30,7 @@ def span_text(span) -> str:
     text = source_text(span.file)
     if text is None or span.end_line is None:
         return "?"
-    lines = text.splitlines()
+    lines = source_lines(text)
     if span.line == span.end_line:
         return lines[span.line - 1][span.col - 1: span.end_col - 1]
     return lines[span.line - 1][span.col - 1:] + " ..."

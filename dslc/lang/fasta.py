@@ -60,20 +60,40 @@ _CONTROL = bytes(range(0, 9)) + bytes(range(0x0e, 0x20))  # the same, to delete 
 _BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
-def read_text(path: str, span: Span | None, what: str = "file") -> str:
+# what a script's lines end at: a form feed, a vertical tab, U+2028 ... are no line
+# breaks in a script (a script's spans count lines as the parser does)
+_NEWLINES = ("\n", "\r")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _split_newlines(text: str) -> list[str]:
+    """``text.splitlines()``, breaking at ``\\n``, ``\\r\\n`` and ``\\r`` only."""
+    pieces = _NEWLINE.split(text)
+    if pieces[-1] == "":
+        pieces.pop()
+    return pieces
+
+
+def read_text(path: str, span: Span | None, what: str = "file",
+              newlines_only: bool = False) -> str:
     """A text file's contents (gunzipped if it starts with the gzip magic), read
-    through :func:`text_lines`: its limits and checks hold for every loader."""
-    return "\n".join(line for _, line in text_lines(path, span, what))
+    through :func:`text_lines`: its limits and checks hold for every loader.
+    Its lines are joined by ``\\n``; ``newlines_only``: only ``\\n``, ``\\r\\n``
+    and ``\\r`` end a line (a script), not form feeds and the like."""
+    return "\n".join(line for _, line in text_lines(path, span, what,
+                                                    newlines_only=newlines_only))
 
 
 def text_lines(path: str, span: Span | None, what: str = "file",
-               max_line: tuple[int, str] | None = None) -> Iterator[tuple[int, str]]:
+               max_line: tuple[int, str] | None = None,
+               newlines_only: bool = False) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of a text file, plain or gzipped, read a chunk at a
     time so that nothing larger than a line is held: reading stops with a
     :class:`DslcError` at ``span`` past ``DSLC_MAX_LOAD_BYTES`` (counted after
     decompression), at a byte no text file holds (NUL, other control codes,
     bytes that are not UTF-8), and at a line longer than ``max_line``
-    (``(limit, why)``). Line numbers are those of ``str.splitlines``."""
+    (``(limit, why)``). Line numbers are those of ``str.splitlines`` (with
+    ``newlines_only``: of ``\\n``, ``\\r\\n`` and ``\\r`` alone)."""
     path = str(path)
     limit = max_load_bytes()
     try:
@@ -82,7 +102,9 @@ def text_lines(path: str, span: Span | None, what: str = "file",
         raise _open_error(e, path, what, span) from None
     with fh:
         stream = gzip.GzipFile(fileobj=fh) if fh.peek(2)[:2] == _GZIP_MAGIC else fh
-        yield from _lines(_chunks(stream, path, what, span), limit, max_line, path, what, span)
+        yield from _lines(_chunks(stream, path, what, span), limit, max_line, path, what, span,
+                          _split_newlines if newlines_only else str.splitlines,
+                          _NEWLINES if newlines_only else _BREAKS)
 
 
 def _open_error(e: OSError, path: str, what: str, span: Span | None) -> DslcError:
@@ -111,7 +133,8 @@ def _chunks(stream, path: str, what: str, span: Span | None) -> Iterator[bytes]:
 
 
 def _lines(chunks: Iterable[bytes], limit: int, max_line, path: str, what: str,
-           span: Span | None) -> Iterator[tuple[int, str]]:
+           span: Span | None, split=str.splitlines,
+           breaks: tuple[str, ...] = _BREAKS) -> Iterator[tuple[int, str]]:
     """The numbered lines of decoded chunks. A line still open at the end of a
     chunk waits as a list of pieces, joined once when it ends: an unwrapped
     chromosome is one line of hundreds of megabytes, read in linear time."""
@@ -144,8 +167,8 @@ def _lines(chunks: Iterable[bytes], limit: int, max_line, path: str, what: str,
             text = decoder.decode(chunk)
         except UnicodeDecodeError as e:
             raise not_text(chunk, e.start, "holds bytes that are not UTF-8") from None
-        pieces = text.splitlines()
-        if len(pieces) <= 1 and not text.endswith(_BREAKS) and not (
+        pieces = split(text)
+        if len(pieces) <= 1 and not text.endswith(breaks) and not (
                 pending and pending[-1].endswith("\r")):  # no line ends in this chunk
             pending.append(text)
             pending_len += len(text)
@@ -153,11 +176,11 @@ def _lines(chunks: Iterable[bytes], limit: int, max_line, path: str, what: str,
             continue
         if pending:
             text = "".join(pending) + text
-            pieces = text.splitlines()
+            pieces = split(text)
         pending, pending_len = [], 0
         if text.endswith("\r"):  # maybe the first half of a "\r\n"
             pending.append(pieces.pop() + "\r")
-        elif pieces and not text.endswith(_BREAKS):
+        elif pieces and not text.endswith(breaks):
             pending.append(pieces.pop())
         for piece in pieces:
             lineno += 1
@@ -169,7 +192,7 @@ def _lines(chunks: Iterable[bytes], limit: int, max_line, path: str, what: str,
     except UnicodeDecodeError:
         raise DslcError(f"{what} '{path}' is not a text file: line {lineno + 1} ends in the "
                         "middle of a UTF-8 character", span) from None
-    for piece in "".join(pending).splitlines():
+    for piece in split("".join(pending)):
         lineno += 1
         yield lineno, piece
 

@@ -74,7 +74,8 @@ class _Where:
 def _cells(text: str) -> list[tuple[int, list[tuple[int, str]]]]:
     """The non-comment lines as ``(line index, [(column, word), ...])``."""
     rows = []
-    for k, raw in enumerate(text.splitlines()):
+    # lines end at \n alone, as the script's are counted (a form feed is white space)
+    for k, raw in enumerate(text.split("\n")):
         line = raw.split("//", 1)[0]
         if not line.strip() or line.lstrip().startswith("#"):
             continue
