@@ -245,7 +245,59 @@ def _match_box(program, e) -> Fused | None:
             if any(isinstance(x, tir.Var) and x.scope == "local" or isinstance(x, tir.Call)
                    for x in tir.walk(part)):
                 return None
+    rec_params = [p for p in f.params if p.recursive]
+    if not all(_inside(p, lo, hi) for p, (lo, hi) in zip(rec_params, bounds)):
+        return None
     return Fused(e, node.func, op, tuple(vars_), tuple(bounds), e.type)
+
+
+def _inside(p, lo, hi) -> bool:
+    """Does a fused range over ``p``'s dimension provably stay in its domain? A fused
+    reduction visits the cells the sweep makes, so cells its range names outside the
+    table would be skipped (or read from padding) where the interpreter reports the
+    recursive argument outside its domain. For a sequence index (``0 .. len(s)``) the
+    range must run from a number at least 0 to ``len(s) - c``, ``c >= 0`` (each an
+    affine expression of literals and lengths); any other range over it is read from
+    the table, each read checked."""
+    if not isinstance(p.type, T.IndexT):
+        return True  # (a domain that planning derives from the same bounds)
+    low, high = _affine(lo), _affine(hi)
+    if low is None or high is None:
+        return False
+    start = low.pop(None, 0)
+    end = high.pop(None, 0)
+    return not low and start >= 0 and high == {p.type.seq: 1} and end <= 0
+
+
+def _affine(e) -> dict | None:
+    """``e`` as {sequence: coefficient of its len, None: constant}, where it is an
+    affine expression of int literals and ``len`` of sequence parameters; else None."""
+    match e:
+        case tir.Lit(value=v) if type(v) is int:
+            return {None: v}
+        case tir.Builtin(name="len", args=(tir.Var(name=n),)):
+            return {n: 1}
+        case tir.Neg(operand=x):
+            a = _affine(x)
+            return None if a is None else {k: -v for k, v in a.items()}
+        case tir.Arith(op="+" | "-" as op, left=a, right=b):
+            x, y = _affine(a), _affine(b)
+            if x is None or y is None:
+                return None
+            sign = 1 if op == "+" else -1
+            out = dict(x)
+            for k, v in y.items():
+                out[k] = out.get(k, 0) + sign * v
+            return {k: v for k, v in out.items() if v or k is None}
+        case tir.Arith(op="*", left=a, right=b):
+            x, y = _affine(a), _affine(b)
+            if x is None or y is None:
+                return None
+            for c, other in ((x, y), (y, x)):
+                if set(c) <= {None}:
+                    k = c.get(None, 0)
+                    return {n: k * v for n, v in other.items() if k * v or n is None}
+    return None
 
 
 def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,

@@ -40,12 +40,22 @@ def _coefficient(e, var: str, sd) -> int:
         case ast.Binary(op="+" | "-" as op, left=a, right=b):
             cb = _coefficient(b, var, sd)
             return _coefficient(a, var, sd) + (cb if op == "+" else -cb)
-        case ast.Binary(op="*", left=ast.Num(value=k), right=x) if isinstance(k, int):
-            return k * _coefficient(x, var, sd)
-        case ast.Binary(op="*", left=x, right=ast.Num(value=k)) if isinstance(k, int):
-            return k * _coefficient(x, var, sd)
+        case ast.Binary(op="*", left=k, right=x) if _number(k) is not None:
+            return _number(k) * _coefficient(x, var, sd)
+        case ast.Binary(op="*", left=x, right=k) if _number(k) is not None:
+            return _number(k) * _coefficient(x, var, sd)
     raise DslcError("a schedule must be an integer affine expression of the parameters",
                     getattr(e, "span", sd.span))
+
+
+def _number(e) -> int | None:
+    """An integer literal, negated or not (``2``, ``-2``, ``(-2)``), else None."""
+    match e:
+        case ast.Num(value=k) if isinstance(k, int):
+            return k
+        case ast.Unary(op="-", operand=x) if _number(x) is not None:
+            return -_number(x)
+    return None
 
 
 def _names_only(e, params: set, sd) -> None:
