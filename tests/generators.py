@@ -60,7 +60,8 @@ class Term:
     delta: tuple[int, ...]
     add: int | float
     # one more addend: () none, ("div", dim, c, q): div(x_dim - c, q) (floored, so
-    # negative numerators matter), ("w", dim): w[x_dim % len(w)] (the array constant)
+    # negative numerators matter), ("w", dim, helper): w[x_dim % len(w)] (the array
+    # constant; read through the helper function wv where ``helper``)
     extra: tuple = ()
     mul: int | float = 1  # the call's factor (0, 2 or inf reach 0 * inf)
 
@@ -103,7 +104,8 @@ class Recurrence:
         lo, hi = self.margins()
         outside = [f"{d} < {m}" for d, m in zip(dims, lo) if m] + \
                   [f"{d} > len({s}) - {m}" for d, s, m in zip(dims, seqs, hi) if m]
-        lines = [f"const w = [{', '.join(map(str, self.weights))}]", ""] if self.weights else []
+        lines = [f"const w = [{', '.join(map(str, self.weights))}]",
+                 "int wv(int k) = w[k % len(w)]", ""] if self.weights else []
         for n, fn in enumerate(self.funcs):
             lines.append(f"int f{n}({params})")
             base = " + ".join([special(str(fn.base[0]), fn.base[0])] +
@@ -137,6 +139,8 @@ class Recurrence:
         if t.extra and t.extra[0] == "div":
             _, d, c, q = t.extra
             out += f" + div({dims[d]} - {c}, {q})"
+        elif t.extra and t.extra[2:] == (True,):  # through a helper function reading w
+            out += f" + wv({dims[t.extra[1]]})"
         elif t.extra:
             out += f" + w[{dims[t.extra[1]]} % len(w)]"
         return out
@@ -221,8 +225,8 @@ def recurrences(draw, max_dim: int = 3, mutual: bool = True, min_dim: int = 1,
             if extra == ("div",):
                 extra = ("div", draw(st.integers(0, ndim - 1)), draw(st.integers(0, 4)),
                          draw(st.sampled_from([-3, -2, 2, 3])))
-            elif extra == ("w",):
-                extra = ("w", draw(st.integers(0, ndim - 1)))
+            elif extra == ("w",):  # read in the body, or through a helper function
+                extra = ("w", draw(st.integers(0, ndim - 1)), draw(st.booleans()))
             terms.append(Term(callee, draw(st.sampled_from(candidates)),
                               draw(numbers(-2, 3, specials)), extra, draw(factors(specials))))
         if nfuncs == 2 and not any(t.fn != n for t in terms) and not (two_groups and n == 1):

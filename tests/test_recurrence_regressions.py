@@ -4,6 +4,8 @@ computes it)."""
 
 from __future__ import annotations
 
+import pytest
+
 import dslc
 
 
@@ -111,21 +113,66 @@ print f("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 """
 
 
-def test_an_int_overflow_inside_a_table_is_an_error_on_every_backend(backend):
+@pytest.mark.parametrize("doubling", ["g(i - 1) * 2", "g(i - 1) + g(i - 1)"])
+def test_an_int_overflow_inside_a_table_is_an_error_on_every_backend(backend, doubling):
     """``g`` passes 2^63 at i = 63: the interpreter's integer overflow. Compiled
-    code holds ints in doubles and checks only the values it returns, so the two
-    huge (inexact) cells cancel to 0 and the compiled backends print 0: a known
-    silent wrong answer (docs/robustness.md, "Integers beyond 2^53 inside a
-    table"), kept visible here until int table cells are checked where stored."""
-    import pytest
-
+    code holds ints in doubles; an int sum, difference or product is checked where
+    it is made (past 2^53 the interpreter recomputes it), so the two huge cells no
+    longer cancel to a printed 0, as they did before (a silent wrong answer;
+    tests/test_big_ints.py draws the class)."""
     from dslc.errors import DslcError
 
-    try:
-        out = run(OVERFLOW_CANCELS, backend)
-    except DslcError as e:
-        assert "integer overflow" in e.message
-        return
-    assert backend != "interp", f"the interpreter gave {out}"
-    assert list(out.values()) == [0], f"a wrong value other than the known one: {out}"
-    pytest.xfail("compiled int tables are not checked beyond 2^53 where stored")
+    with pytest.raises(DslcError, match="integer overflow"):
+        run(OVERFLOW_CANCELS.replace("g(i - 1) * 2", doubling), backend)
+
+
+LOCAL = """
+int h(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i == 0 or j == 0 = 0
+  | otherwise = h(i - 1, j - 1) + (if s[i - 1] == t[j - 1] then 2 else -1)
+                max h(i - 1, j) - 1 max h(i, j - 1) - 1 max 0
+"""
+
+
+@pytest.mark.parametrize("over", [
+    "max(i in 0 ... len(s) + 1 : max(j in 0 ... len(t) : h(i, j)))",
+    "max(i in 0 ... len(s) : max(j in 0 ... len(s) : h(i, j)))",  # t's dimension, s's length
+    "max(i in -1 ... len(s) : max(j in 0 ... len(t) : h(i, j)))",
+])
+def test_a_whole_table_reduction_past_the_domain_is_an_error(backend, over):
+    """A reduction over every cell of a table in the entry is fused into the sweep;
+    its range named cells outside the table, which the sweep skipped (or read from
+    the lanes' padding) and the compiled backends printed a number where the
+    interpreter reports the recursive argument outside its domain."""
+    from dslc.errors import DslcError
+
+    src = LOCAL + f"int over(seq[dna] s, seq[dna] t) = {over}\n" \
+        "print over(\"ACGTTA\", \"AGT\")\n"
+    with pytest.raises(DslcError, match="outside its domain"):
+        run(src, backend)
+    src = src.replace('over("ACGTTA", "AGT")', 'map(over, "ACGTTA" (*) "ACG")')
+    with pytest.raises(DslcError, match="outside its domain"):
+        run(src, backend)
+
+
+def test_a_whole_table_reduction_inside_the_domain_is_fused_and_right(backend):
+    src = LOCAL + "int over(seq[dna] s, seq[dna] t) = " \
+        "max(i in 1 ... len(s) - 1 : max(j in 0 ... len(t) : h(i, j)))\n" \
+        "print over(\"ACGTTA\", \"AGT\")\n"
+    assert run(src, backend) == run(src, "interp") == {'over("ACGTTA", "AGT")': 5}
+
+
+@pytest.mark.parametrize("schedule", ["-2 * i - j", "i * -2 - j", "(-2) * i + -1 * j"])
+def test_a_schedule_with_a_negative_literal_coefficient_is_read(backend, schedule):
+    """``-2 * i`` parses as a negated literal times ``i``: it was refused as not
+    affine, while ``-(2 * i)`` was read."""
+    src = f"""
+schedule suf(i, j) = {schedule}
+int suf(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i == len(s) = 0
+  | j == len(t) = 0
+  | otherwise = suf(i + 1, j + 1) + (if s[i] == t[j] then 2 else -1)
+                max suf(i + 1, j) - 1 max suf(i, j + 1) - 1
+print suf("ACG", "TACGT", 0, 0)
+"""
+    assert list(run(src, backend).values()) == [5]

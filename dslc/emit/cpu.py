@@ -16,6 +16,7 @@ another route (one partition's points over GPU threads) refuses such a group.
 
 from __future__ import annotations
 
+import functools
 import math
 
 from dslc.check import tir
@@ -171,6 +172,9 @@ class _HelperNames(_TaskNames):
     def __init__(self, gen, func, pr: Printer):
         super().__init__(gen, func)
         self.pr = pr
+        # the task's globals this helper reads, itself or through the helpers it
+        # calls: passed in after its own parameters (a matrix a score helper reads)
+        self.globals_read: dict[str, None] = {}
 
     def printer(self):
         return self.pr
@@ -178,11 +182,18 @@ class _HelperNames(_TaskNames):
     def param(self, name, t):
         return f"p_{name}"
 
+    def global_(self, name, t):
+        out = super().global_(name, t)
+        self.globals_read[out.id] = None
+        return out
+
     def call(self, call, args, block):
         f = self.gen.program.functions[call.func]
         if f.is_table:
             raise NotCompilable(f"helper reading the table of {call.func}")
-        return self.gen.helper_call(call.func, args, self.pr)
+        out = self.gen.helper_call(call.func, args, self.pr)
+        self.globals_read.update(dict.fromkeys(self.gen.helper_globals[call.func]))
+        return out
 
     def layout_array(self, model, array):
         raise NotCompilable("a model's device layout read inside a helper function")
@@ -192,6 +203,9 @@ class CpuGenerator:
     # can this generator evaluate a group on demand (emit.demand)? Generators that
     # place cells by the schedule alone (lanes, GPU kernels) cannot
     ON_DEMAND = True
+    # can this generator's code report an int past 2^53 where it is made
+    # (ExprEmitter.exact)? The whole-GPU wavefront cannot report a check at all
+    REPORTS_INEXACT = True
     # does this generator hold tuple values (emit.tuples)? The specialised ones
     # name their strategy here and leave tuples to the plain generators
     TUPLES: str | None = None
@@ -209,6 +223,7 @@ class CpuGenerator:
         self.globals_used: dict[str, TaskArg] = {}  # by printed name
         self.pr = self.printer()  # how the task's code is spelled (targets.printer)
         self.helpers: dict[str, str] = {}
+        self.helper_globals: dict[str, tuple[str, ...]] = {}  # globals a helper takes
         self.flagged: set[str] = set()  # helper functions holding a check (take the flag)
         self.host_allocations = 0  # arrays the task allocates itself (a kernel cannot)
         lengths = tuples.widths(program)
@@ -440,6 +455,7 @@ class CpuGenerator:
         self.need_helper(name)
         flagged = name in self.flagged
         pr.calls_flagged = pr.calls_flagged or flagged
+        args = list(args) + [ir.Name(g) for g in self.helper_globals[name]]
         # flagged where the printer's target passes the flag (a device's)
         return ir.Call(f"fn_{name}", tuple(args), flagged and pr.device)
 
@@ -456,7 +472,9 @@ class CpuGenerator:
         if pr.fails() or pr.calls_flagged:
             self.flagged.add(name)
         self.pr.used |= pr.used
-        params = pr.helper_params([f"p_{p.name}" for p in f.params], name in self.flagged)
+        self.helper_globals[name] = tuple(names.globals_read)
+        params = pr.helper_params([f"p_{p.name}" for p in f.params]
+                                  + list(self.helper_globals[name]), name in self.flagged)
         body = self.verified(b, params).render(1)
         self.helpers[name] = (f"{pr.FUNCTION}\ndef fn_{name}({', '.join(params)}):\n"
                               f"{body}\n    return {val}\n")
@@ -573,6 +591,16 @@ class CpuGenerator:
 
     def helper_names(self, f, pr: Printer) -> "_HelperNames":
         return _HelperNames(self, f, pr)
+
+    @functools.cached_property
+    def sums_bounded(self) -> bool:
+        """Is every int value of the plan a small multiple of its leaves
+        (emit.precision's linear argument), so that an int sum needs no check
+        against 2^53 (ExprEmitter.exact)?"""
+        from dslc.emit.precision import float32_info
+
+        info = float32_info(self.program, self.plan)
+        return info is not None and info.linear
 
     def emitter(self, names, rec: set, safe_indexes: frozenset = frozenset()) -> ExprEmitter:
         """The expression emitter every body of this task is generated with."""

@@ -288,7 +288,7 @@ class PackGenerator(CpuGenerator):
         params = ", ".join(params)
         task = (f"@numba.njit(cache=True, noalias=True)\n"
                 f"def lanes({params}):\n{body.render(1)}\n")
-        if self.pr.fails():
+        if self.pr.fails(self.value):
             raise NotCompilable("a run-time check a padded lane could not report")
         arrays = ", ".join(f"np.empty({shape}, {dt})" for _, shape, dt in self.scratch)
         scratch = (f"@numba.njit(cache=True)\n"

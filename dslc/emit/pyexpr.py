@@ -441,12 +441,26 @@ class ExprEmitter:
             out = self.pr.ir_check("_undef", ir.Bin(op, x, y))
         else:
             out = _op(op, x, y)
-        if op == "*" and t == T.INT:
-            # a product of two ints can pass 2^53 where float64 rounds it, and a
-            # later ``%`` or ``-`` would bring the wrong number back into range:
-            # the interpreter recomputes it exactly (or reports the overflow)
-            return self.pr.ir_check("_inexact", out)
+        if t == T.INT:
+            return self.exact(out, product=op == "*")
         return out
+
+    def exact(self, value: ir.Expr, product: bool = False) -> ir.Expr:
+        """An int sum, difference or product as float64 holds it, checked: past
+        2^53 float64 rounds it, and a later ``%``, ``-`` or ``min`` would bring the
+        wrong number back into range; the interpreter recomputes it exactly (or
+        reports the overflow). A product is always checked; a sum only where the
+        generator's plan is outside emit.precision's linear argument (a term reading
+        two cells can double along a chain: ``g(i - 1) + g(i - 1)``), since inside
+        it every value is bounded by a small multiple of the leaves. The float32
+        value types drop the check (kernel.value_type): their own argument keeps
+        every value exact."""
+        gen = getattr(self.names, "gen", None)
+        if gen is not None and not gen.REPORTS_INEXACT:
+            return value  # (the whole-GPU wavefront: docs/robustness.md, "Known limits")
+        if not product and gen is not None and gen.sums_bounded:
+            return value
+        return self.pr.ir_check("_inexact", value)
 
     def facts(self, e: tir.TExpr) -> infinity.Infs:
         """Which infinities ``e`` may hold (emit.infinity)."""
@@ -684,9 +698,11 @@ class ExprEmitter:
             step = tuples.combine(e.op, width, acc, self._hoist(value, target), self.pr)
         elif e.op == "sum" and kind != T.PROB and infinity.sum_undefined(self.facts(e.body)):
             step = self.pr.ir_check("_undef", ir.Bin("+", now, value))
+            step = self.exact(step) if kind == T.INT else step
         elif e.op == "sum":
             step = self.pr.ir_check("_logaddexp", now, value) if kind == T.PROB else \
                 ir.Bin("+", now, value)
+            step = self.exact(step) if kind == T.INT else step
         else:
             step = ir.Call(e.op, (now, value))
         target.temporary(acc, step)

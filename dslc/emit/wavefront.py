@@ -195,6 +195,9 @@ class WavefrontGenerator(CpuGenerator):
     TUPLES = "the whole-problem wavefront kernel"  # tuples: the plain generator (emit.tuples)
 
     ON_DEMAND = False  # points of a partition over all threads: needs a schedule
+    # no failure flag: an int past 2^53 inside a cell is not seen (the host still
+    # checks every value the call returns; docs/robustness.md, "Known limits")
+    REPORTS_INEXACT = False
 
     def __init__(self, program, plan: TaskPlan, lanes: tuple[Lanes, ...] | None = None,
                  simulated: bool = False):

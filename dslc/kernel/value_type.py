@@ -51,6 +51,12 @@ class ValueType:
     def checked(self) -> bool:
         return self.variant == "float32c"
 
+    @property
+    def dropped(self) -> frozenset:
+        """The runtime checks this value type's pass removes (``_inexact``: float32
+        values are exact by emit.precision's argument, never near 2^53)."""
+        return frozenset({"_inexact"}) if self.dtype == "float32" else frozenset()
+
 
 FLOAT64 = ValueType()
 
@@ -108,6 +114,10 @@ class _Concrete:
                 return ir.Call("DT" if f32 else "float", (self.expr(x),))
             case ir.ValueZero():
                 return ir.Call("DT", (ir.Const(0),)) if f32 else ir.Const(0.0)
+            case ir.Helper(name=name, args=(x,)) if name in self.vt.dropped:
+                # float64's check of an int past 2^53 (emit.pyexpr.exact): float32
+                # tables are exact by their own argument (emit.precision)
+                return self.expr(x)
         return None
 
     def expr(self, e):

@@ -117,9 +117,11 @@ class Printer:
     def helper_params(self, params: list[str], flagged: bool) -> list[str]:
         return params
 
-    def fails(self) -> bool:
-        """Has any function printed with this module's printers a check that can fail?"""
-        return any(runtime.fails(n) for n in self.used)
+    def fails(self, value=None) -> bool:
+        """Has any function printed with this module's printers a check that can fail?
+        With ``value`` (a kernel.value_type.ValueType): a check its pass keeps."""
+        dropped = value.dropped if value is not None else frozenset()
+        return any(runtime.fails(n) for n in self.used if n not in dropped)
 
     # ------------------------------------------------------------------ modules
     def library(self, *groups: str) -> str:
