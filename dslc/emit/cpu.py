@@ -597,10 +597,9 @@ class CpuGenerator:
         """Is every int value of the plan a small multiple of its leaves
         (emit.precision's linear argument), so that an int sum needs no check
         against 2^53 (ExprEmitter.exact)?"""
-        from dslc.emit.precision import float32_info
+        from dslc.emit.precision import linear_sums
 
-        info = float32_info(self.program, self.plan)
-        return info is not None and info.linear
+        return linear_sums(self.program, self.plan)
 
     def emitter(self, names, rec: set, safe_indexes: frozenset = frozenset()) -> ExprEmitter:
         """The expression emitter every body of this task is generated with."""

@@ -86,6 +86,9 @@ class _Wide(Exception):
 class _Ctx:
     program: object
     rec: frozenset  # the recursive parameters of the function being checked
+    # an int product of coordinates and constants (``-gap * j``) as one leaf: for
+    # linear_sums, which asks only whether values grow linearly, not how far
+    index_products: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,9 +109,19 @@ class _Count:
                       max(self.literal, o.literal), self.coords or o.coords)
 
 
-def float32_info(program, plan: TaskPlan) -> Float32 | None:
+def linear_sums(program, plan: TaskPlan) -> bool:
+    """Does every term of ``plan``'s tables read at most one cell, with additions,
+    subtractions, min and max over bounded leaves (a product of coordinates and
+    constants, ``-gap * j``, counting as one)? Then values grow by a bounded step
+    along a chain of reads, and emit.pyexpr leaves int sums unchecked against 2^53."""
+    info = float32_info(program, plan, index_products=True)
+    return info is not None and info.linear
+
+
+def float32_info(program, plan: TaskPlan, index_products: bool = False) -> Float32 | None:
     """The float32 facts of ``plan``'s tables, or None where float32 is out
-    (a fused ``sum`` would accumulate in the table type: no bound covers it)."""
+    (a fused ``sum`` would accumulate in the table type: no bound covers it).
+    ``index_products``: see :class:`_Ctx` (never for float32 itself)."""
     if any(fu.op == "sum" for fu in plan.fused):
         return None
     if any(g.on_demand for g in plan.groups):
@@ -119,7 +132,7 @@ def float32_info(program, plan: TaskPlan) -> Float32 | None:
             f = program.functions[name]
             if f.ret != T.INT:
                 return None
-            ctx = _Ctx(program, frozenset(p.name for p in f.rec_params))
+            ctx = _Ctx(program, frozenset(p.name for p in f.rec_params), index_products)
             try:
                 for guard in f.guards:
                     if guard.cond is not None:
@@ -207,6 +220,8 @@ def _count(e: tir.TExpr, ctx: _Ctx) -> _Count:
             if w is not None:
                 _condition(w, ctx)
             return _count(body, ctx)
+        case tir.Arith(op="*") if ctx.index_products and _is_index(e, ctx):
+            return _Count(0, 1, 0, True)
     raise _Wide()
 
 

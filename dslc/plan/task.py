@@ -256,17 +256,17 @@ def _inside(p, lo, hi) -> bool:
     reduction visits the cells the sweep makes, so cells its range names outside the
     table would be skipped (or read from padding) where the interpreter reports the
     recursive argument outside its domain. For a sequence index (``0 .. len(s)``) the
-    range must run from a number at least 0 to ``len(s) - c``, ``c >= 0`` (each an
-    affine expression of literals and lengths); any other range over it is read from
-    the table, each read checked."""
+    range must run from a sum of lengths and a number at least 0 (``0``, ``len(s)``)
+    to ``len(s) - c``, ``c >= 0`` (each an affine expression of literals and lengths);
+    any other range over it is read from the table, each read checked."""
     if not isinstance(p.type, T.IndexT):
         return True  # (a domain that planning derives from the same bounds)
     low, high = _affine(lo), _affine(hi)
     if low is None or high is None:
         return False
-    start = low.pop(None, 0)
     end = high.pop(None, 0)
-    return not low and start >= 0 and high == {p.type.seq: 1} and end <= 0
+    # lengths are never negative: a start of lengths and a number, all added, is >= 0
+    return all(v >= 0 for v in low.values()) and high == {p.type.seq: 1} and end <= 0
 
 
 def _affine(e) -> dict | None:

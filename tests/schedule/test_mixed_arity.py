@@ -415,7 +415,10 @@ def test_programs_compile_and_equal_the_interpreter(name):
 
 
 @compiled
-@pytest.mark.parametrize("name,lanes", [("segments", True), ("padding", True)])
+# padding's k multiplies a cell by 2: an int product is checked against 2^53 where it is
+# made (emit.pyexpr.ExprEmitter.exact), a check a padded lane cannot report, so its map
+# runs a task per call in float64 (the other program's values stay in float32 lanes)
+@pytest.mark.parametrize("name,lanes", [("segments", True), ("padding", False)])
 def test_lane_groups_of_mixed_groups(name, lanes):
     src, entries, nseq = PROGRAMS[name]
     cpu, interp = dslc.compile(src, backend="cpu"), dslc.compile(src, backend="interp")
