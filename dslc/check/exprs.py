@@ -15,6 +15,7 @@ from dslc.check import links, tir
 from dslc.lang import builtins
 from dslc.lang import types as T
 from dslc.check.calls import arrange, static_fits
+from dslc.check.script import refuse_negation, refuse_prob_op
 from dslc.check.signatures import ConstIsFloat, Signature
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
@@ -160,7 +161,7 @@ class ExprChecker:
         if not T.is_numeric(x.type):
             raise DslcError(f"cannot negate a {x.type}", e.span)
         if x.type == T.PROB:
-            raise DslcError("a probability cannot be negated", e.span)
+            refuse_negation(e.span)
         return tir.Neg(x, T.Scalar(T.num_name(x.type)), e.span)
 
     def _binary(self, e: ast.Binary, expected):
@@ -188,9 +189,8 @@ class ExprChecker:
             t = T.FLOAT
         if op == "%" and t != T.INT:
             raise DslcError(f"'%' needs ints, found {lt} and {rt}", e.span)
-        if t == T.PROB and op in ("-", "%"):
-            raise DslcError(f"'{op}' is not defined on probabilities", e.span,
-                            hint="probabilities support * / + (log-sum-exp) max min")
+        if t == T.PROB:  # (one rule for function bodies and script statements)
+            refuse_prob_op(op, T.num_name(lt), T.num_name(rt), e.span)
         left = coerce(left, t, "operand", e.left.span)
         right = coerce(right, t, "operand", e.right.span)
         if op in ("max", "min"):

@@ -210,10 +210,10 @@ class ScriptTyper:
 
 
 def refuse_prob_op(op: str, left: str, right: str, span) -> None:
-    """``left op right`` (the operands' kinds: ``int``, ``float``, ``prob``) as
-    function bodies refuse it (check.exprs): with a probability among the
-    operands, ``%`` needs ints and ``-`` is not defined. The run (runtime.script)
-    refuses the same where the static types were not known."""
+    """``left op right`` (the operands' kinds: ``int``, ``float``, ``prob``) with a
+    probability among them: ``%`` needs ints and ``-`` is not defined. The one rule
+    of function bodies (check.exprs), script statements (ScriptTyper) and the run
+    (runtime.script, where the static types were not known)."""
     if "prob" not in (left, right):
         return
     if op == "%":
