@@ -7,8 +7,18 @@ line naming the seven transitions, an optional ``COMPO`` line, the node-0 lines
 node ``k = 1 .. M``: the match emissions (with up to five annotation fields),
 the insert emissions and the transitions ``m->m m->i m->d i->m i->i d->m d->d``.
 Values are ``-ln p``; ``*`` is probability 0. A profile ends with ``//``.
-Older HMMER3 variants (``HMMER3/a`` .. ``/e``) share this layout and are
-read too; HMMER2 files are not (``hmmconvert`` turns them into HMMER3).
+Older HMMER3 variants (``HMMER3/a`` .. ``/e``) share this layout, with fewer
+annotation fields, and are read too; HMMER2 files are not (``hmmconvert``
+turns them into HMMER3).
+
+What is checked
+---------------
+Every line of a profile's body is checked as it is read
+(:mod:`.hmmer3_rows`): its field count against the alphabet and the format's
+version, and every distribution's sum against 1 (within
+:data:`.hmmer3_rows.TOLERANCE`, 1e-4). A file that fails is one
+:class:`DslcError` naming the file, the line and the column: a line short of
+a field is never read shifted, and an unnormalised model is never read.
 
 What is kept
 ------------
@@ -56,7 +66,6 @@ emitted with probability 0 (``*``, ``-``).
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,6 +73,8 @@ import numpy as np
 from dslc import sdk
 from dslc.sdk import Alphabet, DslcError, Span
 
+from . import hmmer3_rows as rows
+from .hmmer3_rows import DD, DM, II, IM, MD, MI, MM, TRANSITION_NAMES  # noqa: F401 (the columns)
 from .model import EMITTING, END, HMM, SILENT, START, build_hmm
 
 AMINO = Alphabet("amino", tuple("ACDEFGHIKLMNPQRSTVWY"))
@@ -71,8 +82,6 @@ DNA = Alphabet("dna", tuple("ACGT"))
 RNA = Alphabet("rna", tuple("ACGU"))
 ALPHABETS = {"amino": AMINO, "dna": DNA, "rna": RNA}
 
-MM, MI, MD, IM, II, DM, DD = range(7)
-TRANSITION_NAMES = ("m->m", "m->i", "m->d", "i->m", "i->i", "d->m", "d->d")
 
 # IUPAC degenerate codes (Easel's): each stands for the residues listed.
 _DEGENERATE = {
@@ -97,7 +106,7 @@ class Profile:
     compo: np.ndarray | None = None  # (K,) the model's average composition, if given
     accession: str | None = None
     description: str | None = None
-    consensus: str | None = None  # from the CONS column, '-' where absent
+    consensus: str | None = None  # from the CONS column, '-' where absent (3/a .. 3/d)
     source: str = ""
     tags: dict = field(default_factory=dict, repr=False)
 
@@ -142,9 +151,16 @@ class _Reader:
         self.span = span
         self.i = 0  # index of the next line
 
-    def error(self, message: str, lineno: int | None = None, hint: str | None = None) -> DslcError:
+    def error(self, message: str, lineno: int | None = None, hint: str | None = None,
+              col: int | None = None) -> DslcError:
         where = f"{self.source}, line {lineno}" if lineno else self.source
+        if lineno and col:
+            where += f", column {col}"
         return DslcError(f"{where}: {message}", self.span, hint)
+
+    def fail(self, message: str, lineno: int, col: int) -> DslcError:
+        """The error of a field (see :mod:`.hmmer3_rows`): file, line and column."""
+        return self.error(message, lineno, col=col)
 
     def next_line(self, what: str) -> tuple[int, str]:
         while self.i < len(self.lines):
@@ -153,6 +169,9 @@ class _Reader:
             if line.strip():
                 return self.i, line
         raise self.error(f"the file ends where {what} was expected", len(self.lines))
+
+    def next_row(self, what: str) -> rows.Row:
+        return rows.Row.of(*self.next_line(what))
 
     def nodes_ahead(self) -> tuple[int, int | None, bool]:
         """How many nodes the lines up to the profile's ``//`` can hold (node 0's
@@ -168,27 +187,11 @@ class _Reader:
                 lines, last = lines + 1, k
         return max(0, (lines - 1) // 3), last, lines == 0 or (lines - 1) % 3 != 0
 
-    def number(self, field_text: str, lineno: int, what: str) -> float:
-        """A probability from a ``-ln p`` field."""
-        if field_text == "*":
-            return 0.0
-        try:
-            v = float(field_text)
-        except ValueError:
-            raise self.error(f"'{field_text}' is not a number ({what})", lineno) from None
-        if math.isnan(v) or v == -math.inf:
-            raise self.error(f"'{field_text}' is not a valid -ln probability ({what})", lineno)
-        if v < -1e-4:
-            raise self.error(f"{what} is {field_text}: a -ln probability cannot be negative", lineno)
-        return math.exp(-v)
-
-    def numbers(self, fields: list[str], lineno: int, what: str) -> list[float]:
-        return [self.number(f, lineno, what) for f in fields]
-
 
 def parse_hmmer3_text(text: str, source: str, span: Span | None = None) -> list[Profile]:
     """All profiles in the text of a HMMER3 file. Errors name ``source`` and the
-    line; ``span`` (the ``load`` statement) is attached to them."""
+    line (and the column of a wrong field); ``span`` (the ``load`` statement) is
+    attached to them."""
     r = _Reader(text, source, span)
     profiles = []
     while True:
@@ -203,7 +206,20 @@ def parse_hmmer3_text(text: str, source: str, span: Span | None = None) -> list[
     return profiles
 
 
-def _read_profile(r: _Reader) -> Profile:
+@dataclass(frozen=True)
+class _Header:
+    """A profile's header: its tags, the lines they are on, the format's
+    version letter (``a`` .. ``f``) and the ``HMM`` line's number."""
+
+    tags: dict
+    tag_lines: dict
+    version: str
+    hmm_line: int
+    alphabet: Alphabet
+    M: int
+
+
+def _read_header(r: _Reader) -> _Header:
     lineno, line = r.next_line("the 'HMMER3/f' line")
     head = line.split()[0]
     if head.startswith("HMMER2"):
@@ -211,6 +227,10 @@ def _read_profile(r: _Reader) -> Profile:
                       hint="convert it with 'hmmconvert'")
     if not head.startswith("HMMER3/"):
         raise r.error(f"expected a line starting 'HMMER3/f', found '{line.strip()[:40]}'", lineno)
+    version = head[len("HMMER3/"):]
+    if version not in rows.ANNOTATIONS:
+        raise r.error(f"'{head[:40]}' is not a HMMER3 format this reader knows "
+                      "(HMMER3/a to HMMER3/f are read)", lineno)
     tags: dict[str, str] = {}
     tag_lines: dict[str, int] = {}
     while True:
@@ -221,7 +241,7 @@ def _read_profile(r: _Reader) -> Profile:
             break
         if tag == "//":
             raise r.error("the profile ends before its 'HMM' line", lineno)
-        if not tag.isupper() and tag not in ("//",):
+        if not tag.isupper():
             raise r.error(f"expected a header tag (NAME, LENG, ALPH, ...) or the 'HMM' line, "
                           f"found '{line.strip()[:40]}'", lineno)
         value = line[len(line) - len(line.lstrip()) + len(tag):].strip()
@@ -239,7 +259,6 @@ def _read_profile(r: _Reader) -> Profile:
         raise r.error(f"unknown alphabet '{tags['ALPH']}' (amino, DNA and RNA are read)",
                       tag_lines["ALPH"])
     alphabet = ALPHABETS[alph]
-    K = len(alphabet)
     residues = fields[1:]
     if [s.upper() for s in residues] != list(alphabet.symbols):
         raise r.error(f"the HMM line lists residues {' '.join(residues)}, expected "
@@ -250,58 +269,58 @@ def _read_profile(r: _Reader) -> Profile:
         raise r.error(f"LENG '{tags['LENG']}' is not a number", tag_lines["LENG"]) from None
     if M < 1:
         raise r.error(f"LENG is {M}; a profile has at least one node", tag_lines["LENG"])
+    return _Header(tags, tag_lines, version, hmm_line, alphabet, M)
 
+
+def _read_profile(r: _Reader) -> Profile:
+    h = _read_header(r)
+    tags, alphabet, M = h.tags, h.alphabet, h.M
+    K = len(alphabet)
     lineno, line = r.next_line("the transition names line")
     if line.split() != list(TRANSITION_NAMES):
         raise r.error("expected the line 'm->m m->i m->d i->m i->i d->m d->d'", lineno)
 
-    def fields_of(what: str, count: int | tuple[int, int]) -> tuple[int, list[str]]:
-        ln, text = r.next_line(what)
-        fs = text.split()
-        lo, hi = (count, count) if isinstance(count, int) else count
-        if not lo <= len(fs) <= hi:
-            want = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise r.error(f"{what}: expected {want} fields, found {len(fs)}", ln)
-        return ln, fs
-
     compo = None
-    ln, fs = fields_of("the COMPO line or the node 0 insert emissions", (K, K + 1))
-    if fs[0] == "COMPO":
-        if len(fs) != K + 1:
-            raise r.error(f"COMPO line: expected {K} values, found {len(fs) - 1}", ln)
-        compo = np.array(r.numbers(fs[1:], ln, "COMPO"))
-        ln, fs = fields_of("node 0 insert emissions", K)
-    elif len(fs) != K:
-        raise r.error(f"node 0 insert emissions: expected {K} fields, found {len(fs)}", ln)
+    row = r.next_row("the COMPO line or the node 0 insert emissions")
+    if row.fields[0] == "COMPO":
+        rows.check_count(row, K + 1, "COMPO line", f"COMPO and {K} values", r.fail)
+        compo = np.array(_distribution(r, row, 1, K, "COMPO"))
+        row = r.next_row("node 0 insert emissions")
+    rows.check_count(row, K, "node 0 insert emissions", f"{K} emissions", r.fail)
     present, last, partial = r.nodes_ahead()
     if M > present and last is not None:  # no '//': the file was cut short
-        where = (f"inside node {present + 1 if present or last > ln else 0}" if partial
+        where = (f"inside node {present + 1 if present or last > row.lineno else 0}" if partial
                  else f"after node {present}")
         raise r.error(f"the file ends {where}, with no '//' (LENG is {M})", last,
                       hint="the file looks cut short")
     if M > present:
         raise r.error(f"LENG is {M}, but the profile has {present} node(s): no node "
                       f"{present + 1} before its '//'",
-                      tag_lines["LENG"], hint="LENG must be the number of nodes in the file")
+                      h.tag_lines["LENG"], hint="LENG must be the number of nodes in the file")
     match = np.zeros((M, K))
     insert = np.zeros((M + 1, K))
     trans = np.zeros((M + 1, 7))
-    insert[0] = r.numbers(fs, ln, "node 0 insert emission")
-    ln, fs = fields_of("node 0 transitions", 7)
-    trans[0] = r.numbers(fs, ln, "node 0 transition")
+    insert[0] = _distribution(r, row, 0, K, "node 0 insert emissions")
+    trans[0] = _transitions(r, 0, M)
+    map_set = tags.get("MAP", "no").strip().lower() == "yes"
+    names = rows.ANNOTATIONS[h.version]
+    cons_at = K + 1 + names.index("CONS") if "CONS" in names else None
     cons = []
     for k in range(1, M + 1):
-        ln, fs = fields_of(f"node {k} match emissions", (K + 1, K + 6))
-        if fs[0] != str(k):
-            raise r.error(f"expected node {k}, found '{fs[0]}'", ln,
-                          hint=f"LENG says {M} nodes" if fs[0] == "//" else None)
-        match[k - 1] = r.numbers(fs[1:K + 1], ln, f"node {k} match emission")
-        extra = fs[K + 1:]
-        cons.append(extra[1] if len(extra) >= 2 else "-")
-        ln, fs = fields_of(f"node {k} insert emissions", K)
-        insert[k] = r.numbers(fs, ln, f"node {k} insert emission")
-        ln, fs = fields_of(f"node {k} transitions", 7)
-        trans[k] = r.numbers(fs, ln, f"node {k} transition")
+        row = r.next_row(f"node {k} match emissions")
+        if row.fields[0] != str(k):
+            raise r.error(f"expected node {k}, found '{row.fields[0]}'", row.lineno,
+                          hint=f"LENG says {M} nodes" if row.fields[0] == "//" else None,
+                          col=row.cols[0])
+        rows.check_count(row, K + 1 + len(names), f"node {k} match emissions",
+                         rows.match_parts(K, h.version), r.fail)
+        match[k - 1] = _distribution(r, row, 1, K, f"node {k} match emissions")
+        rows.check_annotations(row, K + 1, k, h.version, map_set, r.fail)
+        cons.append(row.fields[cons_at] if cons_at is not None else "-")
+        row = r.next_row(f"node {k} insert emissions")
+        rows.check_count(row, K, f"node {k} insert emissions", f"{K} emissions", r.fail)
+        insert[k] = _distribution(r, row, 0, K, f"node {k} insert emissions")
+        trans[k] = _transitions(r, k, M)
     ln, line = r.next_line("'//' at the end of the profile")
     if line.strip() != "//":
         raise r.error(f"expected '//' after node {M} (LENG is {M}), found '{line.strip()[:40]}'", ln)
@@ -311,6 +330,23 @@ def _read_profile(r: _Reader) -> Profile:
         name=tags["NAME"], alphabet=alphabet, M=M, match_emissions=match, insert_emissions=insert,
         transitions=trans, compo=compo, accession=tags.get("ACC"), description=tags.get("DESC"),
         consensus="".join(cons), source=r.source, tags=tags)
+
+
+def _distribution(r: _Reader, row: rows.Row, first: int, count: int, what: str) -> list[float]:
+    """Fields ``first .. first + count - 1`` of ``row`` as probabilities that
+    sum to 1 (within :data:`.hmmer3_rows.TOLERANCE`)."""
+    probs = rows.probabilities(row, first, count, what, r.fail)
+    rows.check_sum(row, first, probs, what, r.fail)
+    return probs
+
+
+def _transitions(r: _Reader, k: int, M: int) -> list[float]:
+    """Node ``k``'s transition line, checked (see :mod:`.hmmer3_rows`)."""
+    row = r.next_row(f"node {k} transitions")
+    rows.check_count(row, 7, f"node {k} transitions", " ".join(TRANSITION_NAMES), r.fail)
+    probs = rows.probabilities(row, 0, 7, f"node {k} transition", r.fail)
+    rows.check_transitions(row, probs, k, M, r.fail)
+    return probs
 
 
 def read_profiles(path: str, span: Span | None = None) -> list[Profile]:

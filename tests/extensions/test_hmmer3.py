@@ -209,11 +209,11 @@ def test_tiny_profile_by_hand():
     assert [s.name for s in h.states] == ["B", "I0", "M1", "I1", "D1", "M2", "D2", "E"]
     # enumerate paths by hand for "A": B->M1->(D2)->E and B->D1->M2->E and B->I0->M1->D2? (needs 2 symbols)
     e = lambda v: math.exp(-v)  # noqa: E731
-    pA = (e(0.1) * e(1.0) * e(1.2) * 1.0          # B->M1 (emit A) ->D2 ->E
-          + e(2.5) * e(1.1) * e(0.9) * 1.0)        # B->D1 ->M2 (emit A) ->E
+    pA = (e(0.22314) * e(0.91629) * e(1.60944) * 1.0    # B->M1 (emit A) ->D2 ->E
+          + e(1.89712) * e(1.20397) * e(0.69315) * 1.0)  # B->D1 ->M2 (emit A) ->E
     assert ref.profile_forward(p, [0]) == pytest.approx(math.log(pA))
     assert ref.forward(h, [0])[0] == pytest.approx(math.log(pA))
-    assert ref.profile_forward(p, []) == pytest.approx(math.log(e(2.5) * e(0.4)))
+    assert ref.profile_forward(p, []) == pytest.approx(math.log(e(1.89712) * e(0.35667)))
 
 
 TINY = """HMMER3/f [3.3 | Nov 2019]
@@ -223,11 +223,11 @@ ALPH  DNA
 HMM          A        C        G        T
             m->m     m->i     m->d     i->m     i->i     d->m     d->d
           1.38629  1.38629  1.38629  1.38629
-          0.10000  3.00000  2.50000  0.50000  0.90000  0.00000        *
-      1   1.00000  2.00000  2.00000  2.00000      1 a - - -
+          0.22314  2.99573  1.89712  0.51083  0.91629  0.00000        *
+      1   0.91629  1.60944  1.60944  1.60944      1 a - - -
           1.38629  1.38629  1.38629  1.38629
-          0.40000  2.00000  1.20000  0.60000  0.80000  1.10000  0.40000
-      2   0.90000  2.00000  2.00000  2.00000      2 a - - -
+          0.35667  2.30259  1.60944  0.69315  0.69315  1.20397  0.35667
+      2   0.69315  2.30259  1.60944  1.60944      2 a - - -
           1.38629  1.38629  1.38629  1.38629
           0.00000        *        *  0.00000        *  0.00000        *
 //
@@ -263,24 +263,24 @@ def test_error_missing_name():
 
 
 def test_error_wrong_field_count():
-    e = error(TINY.replace("0.40000  2.00000  1.20000  0.60000  0.80000  1.10000  0.40000",
-                           "0.40000  2.00000  1.20000  0.60000  0.80000  1.10000"))
+    e = error(TINY.replace("0.35667  2.30259  1.60944  0.69315  0.69315  1.20397  0.35667",
+                           "0.35667  2.30259  1.60944  0.69315  0.69315  1.20397"))
     assert "bad.hmm, line 11" in e.message and "node 1 transitions" in e.message
     assert "expected 7 fields, found 6" in e.message
 
 
 def test_error_bad_number():
-    e = error(TINY.replace("1.00000  2.00000", "1.0x000  2.00000"))
-    assert "bad.hmm, line 9" in e.message and "'1.0x000' is not a number" in e.message
+    e = error(TINY.replace("0.91629  1.60944", "0.9x629  1.60944"))
+    assert "bad.hmm, line 9" in e.message and "'0.9x629' is not a number" in e.message
 
 
 def test_error_negative():
-    e = error(TINY.replace("1.00000  2.00000", "-1.00000  2.00000"))
+    e = error(TINY.replace("0.91629  1.60944", "-0.91629  1.60944"))
     assert "line 9" in e.message and "negative" in e.message
 
 
 def test_error_node_numbers():
-    e = error(TINY.replace("      2   0.9", "      3   0.9"))
+    e = error(TINY.replace("      2   0.69", "      3   0.69"))
     assert "expected node 2, found '3'" in e.message and "line 12" in e.message
 
 
@@ -382,3 +382,197 @@ def test_load_of_a_multi_model_file_refuses_to_pick_one(tmp_path):
     with pytest.raises(DslcError) as e:
         dslc.compile(str(script), backend="interp").run()
     assert "holds 10 models" in e.value.message and "load_hmmer3" in (e.value.hint or "")
+
+
+# --------------------------------------------------------------------------- malformed and unnormalised rows
+
+from hmm_mutants import body_rows, mutants, neg_ln, prob, row_of, set_fields  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from dslc_extensions.hmm.hmmer3_rows import TOLERANCE  # noqa: E402
+
+RF5S = DATA / "txt" / "RF00001.hmm"
+
+
+def thio_lines():
+    return THIO.read_text().splitlines(keepends=True)
+
+
+def damaged(lines, row, values):
+    """The file with fields of one row replaced; the row's 1-based line number."""
+    out = list(lines)
+    out[row.index] = set_fields(lines[row.index], values)
+    return "".join(out), row.index + 1
+
+
+def col_of(line, field):
+    import re
+    return [m.start() + 1 for m in re.finditer(r"\S+", line)][field]
+
+
+def same_profiles(a, b):
+    assert len(a) == len(b)
+    for p, q in zip(a, b):
+        for x, y in ((p.match_emissions, q.match_emissions), (p.insert_emissions, q.insert_emissions),
+                     (p.transitions, q.transitions)):
+            np.testing.assert_array_equal(x, y)
+        assert (p.compo is None) == (q.compo is None)
+        if p.compo is not None:
+            np.testing.assert_array_equal(p.compo, q.compo)
+
+
+def test_a_match_line_short_of_one_emission_is_refused():
+    """19 of 20 emissions on a match line were read with the MAP column as the 20th
+    (the forward changed in the first decimal); the correct file reads as pyhmmer does."""
+    lines = thio_lines()
+    parse_hmmer3_text("".join(lines), "good.hmm", SPAN)
+    row = row_of(body_rows(lines, 20), "match", 7)
+    text, ln = damaged(lines, row, {20: ""})  # drop the emission of Y
+    e = error(text)
+    assert f"bad.hmm, line {ln}, column " in e.message
+    assert "node 7 match emissions: expected 26 fields, found 25" in e.message
+    assert "the node number, 20 emissions, MAP, CONS, RF, MM, CS" in e.message
+    end = len(text.splitlines()[ln - 1].rstrip()) + 1
+    assert f"column {end}:" in e.message  # where the missing field would be
+
+
+@pytest.mark.parametrize("kind,node,field", [("insert", 0, 3), ("trans", 0, 6), ("insert", 5, 0),
+                                             ("trans", 243, 2), ("match", 1, 0)])
+def test_a_line_with_a_field_dropped_or_added_is_refused(kind, node, field):
+    lines = thio_lines()
+    row = row_of(body_rows(lines, 20), kind, node)
+    for values, found in (({field: ""}, -1), ({field: "0.5 " + lines[row.index].split()[field]}, 1)):
+        e = error(damaged(lines, row, values)[0])
+        assert f"bad.hmm, line {row.index + 1}, column " in e.message, e.message
+        want = {"insert": 20, "trans": 7, "match": 26}[kind]
+        if kind == "match":  # the node number is the field that moved
+            assert f"expected node {node}" in e.message
+        else:
+            assert f"expected {want} fields, found {want + found}" in e.message, e.message
+
+
+def test_compo_line_field_count_and_sum():
+    lines = RF5S.read_text().splitlines(keepends=True)
+    row = row_of(body_rows(lines, 4), "compo", 0)
+    e = error(damaged(lines, row, {4: ""})[0])
+    assert f"line {row.index + 1}, column " in e.message and "COMPO line: expected 5 fields" in e.message
+    e = error(damaged(lines, row, {2: "9.00000"})[0])
+    assert f"line {row.index + 1}, column {col_of(lines[row.index], 1)}:" in e.message
+    assert "COMPO (fields 2 to 5) sum to" in e.message
+
+
+def test_every_probability_one_is_refused():
+    """All '0.00000' (every probability 1) was read as a model."""
+    lines = thio_lines()
+    rows = body_rows(lines, 20)
+    out = list(lines)
+    for r in rows:
+        out[r.index] = set_fields(lines[r.index], {i: "0.00000" for lo, hi in r.spans
+                                                   for i in range(lo, hi)})
+    e = error("".join(out))
+    first = rows[0]  # node 0's insert emissions: the first distribution of the body
+    assert f"bad.hmm, line {first.index + 1}, column {col_of(lines[first.index], 0)}:" in e.message
+    assert "node 0 insert emissions (fields 1 to 20) sum to 20, not 1" in e.message
+    assert f"within {TOLERANCE:g}" in e.message
+    # every match line alone, too: the first is refused
+    out = list(lines)
+    for r in rows:
+        if r.kind == "match":
+            out[r.index] = set_fields(lines[r.index], dict.fromkeys(range(1, 21), "0.00000"))
+    match1 = row_of(rows, "match", 1)
+    e = error("".join(out))
+    assert f"bad.hmm, line {match1.index + 1}, column {col_of(lines[match1.index], 1)}:" in e.message
+    assert "node 1 match emissions (fields 2 to 21) sum to 20, not 1" in e.message
+
+
+@pytest.mark.parametrize("kind,node,span", [("match", 12, (1, 21)), ("insert", 40, (0, 20)),
+                                            ("trans", 9, (0, 3)), ("trans", 9, (3, 5)),
+                                            ("trans", 9, (5, 7)), ("trans", 0, (5, 7))])
+def test_a_distribution_that_does_not_sum_to_one_is_refused(kind, node, span):
+    lines = thio_lines()
+    row = row_of(body_rows(lines, 20), kind, node)
+    fields = lines[row.index].split()
+    lo, hi = span
+    text, ln = damaged(lines, row, {i: neg_ln(prob(fields[i]) * 0.5) for i in range(lo, hi)})
+    e = error(text)
+    assert f"bad.hmm, line {ln}, column {col_of(lines[row.index], lo)}:" in e.message, e.message
+    assert f"(fields {lo + 1} to {hi}) sum to 0.5" in e.message, e.message
+
+
+def test_the_tolerance_is_what_the_docs_say():
+    """A value moved so its row sums to 1 +- 0.5 * TOLERANCE is read (HMMER's own rounding
+    is far inside it); 2 * TOLERANCE is refused."""
+    lines = thio_lines()
+    row = row_of(body_rows(lines, 20), "match", 3)
+    fields = lines[row.index].split()
+    p = prob(fields[10])  # L: 0.657
+    for off, ok in ((0.5 * TOLERANCE, True), (-0.5 * TOLERANCE, True), (2 * TOLERANCE, False),
+                    (-2 * TOLERANCE, False)):
+        text, ln = damaged(lines, row, {10: f"{-math.log(p + off):.7f}"})
+        if ok:
+            (q,) = parse_hmmer3_text(text, "bad.hmm", SPAN)
+            assert q.match_emissions[2, 9] == pytest.approx(p + off)
+        else:
+            assert f"line {ln}, column" in error(text).message
+
+
+def test_the_last_node_cannot_delete():
+    lines = thio_lines()
+    row = row_of(body_rows(lines, 20), "trans", 243)
+    for j, name in ((2, "m->d"), (6, "d->d")):
+        e = error(damaged(lines, row, {j: "3.00000", 0: "0.05000"} if j == 2 else
+                          {j: "3.00000", 5: "0.05000"})[0])
+        assert f"line {row.index + 1}, column {col_of(lines[row.index], j)}:" in e.message
+        assert f"node 243 transition {name} is '3.00000': it must be '*'" in e.message
+
+
+def test_annotations_are_checked_against_the_header():
+    lines = thio_lines()
+    row = row_of(body_rows(lines, 20), "match", 4)
+    e = error(damaged(lines, row, {21: "-"})[0])  # MAP yes: a number is required
+    assert f"column {col_of(lines[row.index], 21)}:" in e.message and "MAP annotation is '-'" in e.message
+    e = error(damaged(lines, row, {22: "pp"})[0])
+    assert "CONS annotation is 'pp', expected one character" in e.message
+
+
+def test_older_formats_have_their_own_annotation_columns():
+    """3/e has no MM column, 3/a .. 3/d no CONS and no MM (HMMER's reader):
+    the same numbers, read with each version's field count."""
+    lines = thio_lines()
+    rows = body_rows(lines, 20)
+    want = parse_hmmer3_text("".join(lines), "t.hmm")
+    for version, drop in (("e", (24,)), ("c", (22, 24))):
+        out = list(lines)
+        out[0] = out[0].replace("HMMER3/f", f"HMMER3/{version}")
+        for r in rows:
+            if r.kind == "match":
+                out[r.index] = set_fields(lines[r.index], dict.fromkeys(drop, ""))
+        got = parse_hmmer3_text("".join(out), "t.hmm")
+        same_profiles(got, want)
+        assert got[0].consensus == (want[0].consensus if version == "e" else "-" * 243)
+        with pytest.raises(DslcError, match="expected 26 fields, found"):  # read as 3/f
+            parse_hmmer3_text(lines[0] + "".join(out[1:]), "t.hmm")
+    e = error("".join(lines).replace("HMMER3/f", "HMMER3/g"))
+    assert "'HMMER3/g' is not a HMMER3 format" in e.message and "line 1" in e.message
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_damaged_real_files_are_refused_at_the_damaged_line(data):
+    """Hostile input: a real profile with one line damaged (a field dropped or added,
+    a distribution that does not sum to 1, a value moved far past the tolerance, the
+    file cut short) is one located error, never a traceback and never another model."""
+    path, K = data.draw(st.sampled_from([(THIO, 20), (RF5S, 4)]))
+    original = read_profiles(path)
+    m = data.draw(mutants(path.read_text(), K))
+    try:
+        got = parse_hmmer3_text(m.text, "bad.hmm", SPAN)
+    except DslcError as e:
+        assert e.span == SPAN and e.message.startswith("bad.hmm, line "), e.message
+        if m.line is not None:
+            assert e.message.startswith(f"bad.hmm, line {m.line}, column "), (m.kind, e.message)
+        return
+    same_profiles(got, original)  # never another model ...
+    raise AssertionError(f"a damaged file ({m.kind}) was read")  # ... and these all are damaged
