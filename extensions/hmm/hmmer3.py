@@ -358,13 +358,21 @@ def read_profiles(path: str, span: Span | None = None) -> list[Profile]:
     return parse_hmmer3_text(sdk.read_text(str(path), span, "HMM file"), str(path), span)
 
 
+_CHUNK = 1 << 20  # bytes of a binary file read at a time
+
+
 def _binary_hmm(path: str, span: Span | None) -> bytes | None:
     """The (gunzipped) bytes of a binary HMMER3 file, or None for a text file.
-    Binary files start with a magic number whose first byte is not ASCII."""
+    Binary files start with a magic number whose first byte is not ASCII.
+    The file is read a megabyte at a time up to ``DSLC_MAX_LOAD_BYTES``: one
+    ``read`` of the whole limit would reserve the limit (16 GiB by default) up
+    front, more than an ordinary ``ulimit -v`` allows."""
     import gzip
+    import zlib
 
     from dslc.sdk import LOAD_SETTING, max_load_bytes
 
+    limit = max_load_bytes()
     try:
         with open(path, "rb") as fh:
             head = fh.read(2)
@@ -373,13 +381,17 @@ def _binary_hmm(path: str, span: Span | None) -> bytes | None:
             first = stream.read(1)
             if not first or (first[0] < 0x80 and not path.endswith((".h3m", ".h3m.gz"))):
                 return None
-            data = first + stream.read(max_load_bytes())
-    except (OSError, EOFError):
+            chunks, total = [first], 1
+            while chunk := stream.read(_CHUNK):
+                total += len(chunk)
+                if total > limit:
+                    raise DslcError(f"HMM file '{path}' holds more than {LOAD_SETTING} = "
+                                    f"{limit:,} bytes (uncompressed)", span,
+                                    f"set {LOAD_SETTING} higher to read it")
+                chunks.append(chunk)
+    except (OSError, EOFError, zlib.error):
         return None  # the text reader reports it, with its messages
-    if len(data) > max_load_bytes():
-        raise DslcError(f"HMM file '{path}' holds more than {LOAD_SETTING} = "
-                        f"{max_load_bytes():,} bytes (uncompressed)", span)
-    return data
+    return b"".join(chunks)
 
 
 def _binary_as_text(data: bytes, path: str, span: Span | None) -> str:

@@ -373,6 +373,48 @@ def test_binary_file_reads_as_its_text(tmp_path):
     assert [p.M for p in read_profiles(gz)] == [p.M for p in want]
 
 
+_UNDER_ULIMIT = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (8_000_000 * 1024, 8_000_000 * 1024))  # ulimit -v 8000000
+import numpy as np
+from dslc_extensions.hmm.hmmer3 import read_profiles
+got, want = read_profiles(sys.argv[1]), read_profiles(sys.argv[2])
+assert [p.name for p in got] == [p.name for p in want] and len(got) == 10
+for a, b in zip(got, want):
+    for x, y in ((a.match_emissions, b.match_emissions),
+                 (a.insert_emissions, b.insert_emissions), (a.transitions, b.transitions)):
+        np.testing.assert_allclose(x, y, rtol=1e-4, atol=1e-7)
+print("same", len(got))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is Linux's address-space limit")
+def test_binary_file_reads_under_an_ordinary_memory_limit(tmp_path):
+    """A .h3m was read with one read() of the whole load limit, which reserves 16 GiB
+    up front: under ``ulimit -v 8000000`` every binary file was a MemoryError."""
+    import subprocess
+
+    h3m = tmp_path / "rre.h3m"
+    h3m.write_bytes((DATA / "bin" / "RREFam.h3m").read_bytes())
+    gz = tmp_path / "rre.h3m.gz"
+    gz.write_bytes(gzip.compress(h3m.read_bytes()))
+    for path in (h3m, gz):
+        run = subprocess.run([sys.executable, "-c", _UNDER_ULIMIT, str(path), str(DATA / "txt" / "RREFam.hmm")],
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0 and run.stdout.strip() == "same 10", run.stderr[-2000:]
+
+
+def test_binary_file_past_the_load_limit_is_one_error(tmp_path, monkeypatch):
+    h3m = tmp_path / "rre.h3m"
+    h3m.write_bytes((DATA / "bin" / "RREFam.h3m").read_bytes())
+    monkeypatch.setenv("DSLC_MAX_LOAD_BYTES", str(h3m.stat().st_size - 1))
+    with pytest.raises(DslcError) as e:
+        read_profiles(h3m, SPAN)
+    assert "holds more than DSLC_MAX_LOAD_BYTES" in e.value.message and e.value.span == SPAN
+    monkeypatch.setenv("DSLC_MAX_LOAD_BYTES", str(h3m.stat().st_size))
+    assert len(read_profiles(h3m, SPAN)) == 10
+
+
 def test_load_of_a_multi_model_file_refuses_to_pick_one(tmp_path):
     """load(hmm, ...) used to read the first of several models silently."""
     import dslc
