@@ -78,6 +78,55 @@ class _Lines:
             return ""
 
 
+class _StockholmLines(_Lines):
+    """The lines of a Stockholm file, checked for what Biopython lets pass: each
+    alignment ends with ``//`` before the file ends or the next
+    ``# STOCKHOLM 1.0`` header begins, and after a ``//`` comes nothing but blank
+    lines or such a header (as Easel, HMMER's reader, requires). A file cut short
+    would otherwise be read as a shorter alignment, and a sequence line after
+    ``//`` is a failed assertion inside Biopython."""
+
+    HEADER = "# STOCKHOLM 1.0"
+
+    def __init__(self, path: str, span: Span | None):
+        super().__init__(path, span, "Stockholm file")
+        self.path, self.span = path, span
+        self.begun: int | None = None  # the header line of the alignment not yet closed
+        self.closed: int | None = None  # the line of the last '//'
+        self.filled = 0  # the last line that is not blank
+
+    def _error(self, lineno: int, message: str, hint: str | None = None) -> DslcError:
+        return DslcError(f"{self.path}, line {lineno}: {message}", self.span, hint)
+
+    def __next__(self) -> str:
+        try:
+            line = super().__next__()
+        except StopIteration:
+            if self.begun is not None:
+                raise self._error(self.filled, f"the file ends inside the alignment begun at line "
+                                  f"{self.begun}, with no closing '//'",
+                                  "the file looks cut short") from None
+            raise
+        text = line.strip()
+        if text:
+            self.filled = self.last
+        if text == self.HEADER:
+            if self.begun is not None:
+                raise self._error(self.last, f"a new '{self.HEADER}' header, but the alignment "
+                                  f"begun at line {self.begun} has no closing '//'")
+            self.begun = self.last
+        elif text == "//":
+            if self.begun is None:
+                raise self._error(self.last, "'//' with no alignment open (no "
+                                  f"'{self.HEADER}' header since the last '//')")
+            self.begun, self.closed = None, self.last
+        elif text and self.begun is None and self.closed is not None:
+            raise self._error(self.last, f"'{text[:40]}' after the closing '//' of line "
+                              f"{self.closed}: only blank lines or a new '{self.HEADER}' "
+                              "header may follow it")
+        return line
+
+
 def _biopython(fmt: str):
     try:
         import Bio  # noqa: F401
@@ -137,7 +186,7 @@ def read_stockholm(path: str, alphabet: Alphabet, span: Span | None = None) -> l
     from Bio.AlignIO.StockholmIO import StockholmIterator
 
     ctx = _context(alphabet, path, span)
-    handle = _Lines(path, span, "Stockholm file")
+    handle = _StockholmLines(path, span)
     gaps = "".join(g for g in "-." if not alphabet.has(g))
     out = []
     try:

@@ -81,3 +81,31 @@ def test_a_script_loads_fastq(tmp_path):
                                     'r = load(seq[dna], "r.fastq")\nprint map(n, r)\n')
     got = dslc.compile(str(tmp_path / "s.bio"), backend="interp").run()
     assert list(got.values())[0].values.tolist() == [4, 6, 0]
+
+
+@pytest.mark.parametrize("text,line,words", [
+    (STOCKHOLM[:-3], 8, "the file ends inside the alignment begun at line 1, with no closing '//'"),
+    (STOCKHOLM[:-3] + "\n\n", 8, "the file ends inside the alignment begun at line 1"),
+    (STOCKHOLM.split("\n\n")[0] + "\n", 5, "the file ends inside the alignment begun at line 1"),
+    (STOCKHOLM + STOCKHOLM[:-3], 17, "the file ends inside the alignment begun at line 10"),
+    (STOCKHOLM[:-3] + STOCKHOLM, 9, "a new '# STOCKHOLM 1.0' header, but the alignment begun at line 1"),
+    (STOCKHOLM + "s3  ACGT\n", 10, "'s3  ACGT' after the closing '//' of line 9"),
+    (STOCKHOLM + "#=GF ID x\n", 10, "'#=GF ID x' after the closing '//' of line 9"),
+    (STOCKHOLM + "//\n", 10, "'//' with no alignment open"),
+])
+def test_stockholm_not_closed_by_its_slashes_is_one_located_error(tmp_path, text, line, words):
+    """A Stockholm file cut short (no closing '//') was read as a shorter alignment, and a
+    sequence line after '//' failed an assertion inside Biopython (a traceback)."""
+    for name, data in (("f.sto", text.encode()), ("f.sto.gz", gzip.compress(text.encode()))):
+        p = tmp_path / name
+        p.write_bytes(data)
+        with pytest.raises(DslcError) as e:
+            read_sequences(str(p), DNA)
+        assert e.value.message.startswith(f"{p}, line {line}: "), e.value.message
+        assert words in e.value.message, e.value.message
+
+
+def test_stockholm_alignments_closed_and_blank_lines_after_them(tmp_path):
+    p = tmp_path / "f.sto"
+    p.write_text(STOCKHOLM + "\n" + STOCKHOLM.replace("s1", "u1") + "\n\n")
+    assert [n for n, _ in text(read_sequences(str(p), DNA))] == ["s1", "s2", "u1", "s2"]
