@@ -5,6 +5,10 @@ interpreter's (the specification), or exit status 2 with one located message
 (``file:line[:col]: error: ...``) and no Python traceback. A traceback, any other exit
 status, a message without a location or a value that differs from the interpreter's fails.
 
+Data files are mutated too: a real HMMER3 profile with one line damaged (tests/hmm_mutants.py)
+must be refused at that line, and a Stockholm file whose last line is not its closing ``//``
+must be refused.
+
 Mutations start from small valid programs (so many mutants still parse, type-check and run)
 and insert, delete, replace and duplicate text drawn from the tokens that caused trouble
 before: huge and special numbers, keywords, stray symbols, byte-order marks, NUL bytes.
@@ -15,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -211,3 +216,77 @@ def test_malformed_input_is_a_value_or_one_located_error(tmp_path, backend, case
         assert got[1] == want[1], f"{backend} printed a different value than the interpreter"
     elif want[0] == 2:
         assert got[0] == 2, f"the interpreter refused, {backend} printed {got[1]!r}"
+
+
+# ---------------------------------------------------------------- model and alignment files
+
+from tests.conftest import EXAMPLES  # noqa: E402
+from tests.hmm_mutants import mutants  # noqa: E402
+
+try:  # pyhmmer's test data holds real Rfam and Pfam models
+    import pyhmmer
+    RF5S = Path(pyhmmer.__file__).parent / "tests" / "data" / "hmms" / "txt" / "RF00001.hmm"
+except ImportError:  # pragma: no cover
+    RF5S = Path("no-pyhmmer")
+_EXAMPLE = (EXAMPLES / "profile_forward.bio").read_text()
+# the example's profile forward, over a 119-node Rfam model and two short RNAs
+PROFILE_SCRIPT = _EXAMPLE[_EXAMPLE.index("prob pf_m("):_EXAMPLE.index("g = load(")] + \
+    'h = load(hmm, "m.hmm")\nxs = load(seq[rna], "x.fasta")\nprint map(profile_forward, h (*) xs)\n'
+
+
+@pytest.mark.skipif(not RF5S.exists(), reason="pyhmmer's test data is not installed")
+def test_the_profile_script_runs_on_the_undamaged_model(tmp_path):
+    """The damaged-model fuzz below is meaningful only if its script runs on the real file."""
+    (tmp_path / "x.fasta").write_text(">a\nGCCUAC\n>b\nACGU\n")
+    (tmp_path / "m.hmm").write_text(RF5S.read_text())
+    path = tmp_path / "fuzz.bio"
+    path.write_text(PROFILE_SCRIPT)
+    code, out, err = _run(path, "interp", None)
+    assert code == 0 and '"prob"' in out, err
+
+
+@pytest.mark.skipif(not RF5S.exists(), reason="pyhmmer's test data is not installed")
+@settings(max_examples=20, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(m=mutants(RF5S.read_text() if RF5S.exists() else "", 4))
+def test_damaged_hmmer3_file_is_one_located_error(tmp_path, m):
+    """A real profile with one line damaged (a field dropped or added, a distribution that
+    does not sum to 1, a value moved far past the tolerance, the file cut short) is refused
+    with one message naming the file and the damaged line, exit status 2: never a
+    traceback and never a forward value of another model."""
+    (tmp_path / "x.fasta").write_text(">a\nGCCUAC\n>b\nACGU\n")
+    path = tmp_path / "fuzz.bio"
+    path.write_text(PROFILE_SCRIPT)
+    (tmp_path / "m.hmm").write_text(m.text)
+    code, out, err = _run(path, "interp", None)
+    _assert_clean_ending(code, out, err, "interp")
+    assert code == 2, f"a damaged model ({m.kind}) was read: {out}"
+    where = f"m.hmm, line {m.line}, column " if m.line else "m.hmm, line "
+    assert where in err, (m.kind, err)
+
+
+STOCKHOLM = ("# STOCKHOLM 1.0\n#=GF ID fam\ns1  AC-GT\ns2  A..GT\n#=GS s1 DE first\n\n"
+             "s1  TT\ns2  TA\n//\n# STOCKHOLM 1.0\nu1  GATTACA\n//\n")
+STOCKHOLM_TOKENS = ["//\n", "# STOCKHOLM 1.0\n", "\n", "s1  ACGT\n", "s3  GG\n", "#=GF ID x\n",
+                    "#=GS s1 DE y\n", "#=GR s1 SS ..\n", "#=GC SS_cons ..\n", "#=GF\n", "-", ".",
+                    "X", " ", "\x00", "\ufeff"]
+STOCKHOLM_SCRIPT = ('define alphabet dna "ACGT"\nint n(seq[dna] s) = len(s)\n'
+                    'r = load(seq[dna], "db.sto")\nprint map(n, r)\n')
+
+
+@settings(max_examples=30, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_malformed_stockholm_is_a_value_or_one_located_error(tmp_path, data):
+    """Mutated Stockholm files (cut short, lines dropped, slashes and headers moved) end in
+    a value or one located error; a file whose last line is not '//' is always refused."""
+    pytest.importorskip("Bio")
+    text = _mutate(data.draw, STOCKHOLM, STOCKHOLM_TOKENS, 3)
+    (tmp_path / "db.sto").write_text(text, encoding="utf-8", errors="surrogateescape")
+    path = tmp_path / "fuzz.bio"
+    path.write_text(STOCKHOLM_SCRIPT)
+    code, out, err = _run(path, "interp", None)
+    _assert_clean_ending(code, out, err, "interp")
+    filled = [ln for ln in text.splitlines() if ln.strip()]
+    if not filled or filled[-1].strip() != "//":
+        assert code == 2, f"an alignment with no closing '//' was read:\n{text}"
