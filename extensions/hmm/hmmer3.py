@@ -263,10 +263,9 @@ def _read_header(r: _Reader) -> _Header:
     if [s.upper() for s in residues] != list(alphabet.symbols):
         raise r.error(f"the HMM line lists residues {' '.join(residues)}, expected "
                       f"{' '.join(alphabet.symbols)} for ALPH {tags['ALPH']}", hmm_line)
-    try:
-        M = int(tags["LENG"])
-    except ValueError:
-        raise r.error(f"LENG '{tags['LENG']}' is not a number", tag_lines["LENG"]) from None
+    if not rows.WHOLE.fullmatch(tags["LENG"].removeprefix("-")):  # int() takes '2_43', '٢٤٣'
+        raise r.error(f"LENG '{tags['LENG']}' is not a number", tag_lines["LENG"])
+    M = int(tags["LENG"])
     if M < 1:
         raise r.error(f"LENG is {M}; a profile has at least one node", tag_lines["LENG"])
     return _Header(tags, tag_lines, version, hmm_line, alphabet, M)

@@ -53,7 +53,9 @@ _STATES = ((0, 3), (3, 5), (5, 7))
 
 Fail = Callable[[str, int, int], DslcError]  # (message, line, column) -> the error
 _FIELD = re.compile(r"\S+")
-_WHOLE = re.compile(r"[0-9]+")
+WHOLE = re.compile(r"[0-9]+")
+# a -ln probability as HMMER writes it (ASCII digits; '*' is probability 0)
+_DECIMAL = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -94,12 +96,9 @@ def probability(row: Row, i: int, what: str, fail: Fail) -> float:
     text = row.fields[i]
     if text == "*":
         return 0.0
-    try:
-        v = float(text)
-    except ValueError:
-        raise fail(f"'{text}' is not a number ({what})", row.lineno, row.cols[i]) from None
-    if math.isnan(v) or v == -math.inf:
-        raise fail(f"'{text}' is not a valid -ln probability ({what})", row.lineno, row.cols[i])
+    if not _DECIMAL.fullmatch(text):  # Python's float() would take '1_0', 'nan', '٣'
+        raise fail(f"'{text}' is not a number ({what})", row.lineno, row.cols[i])
+    v = float(text)
     if v < -1e-4:
         raise fail(f"{what} is {text}: a -ln probability cannot be negative", row.lineno,
                    row.cols[i])
@@ -130,8 +129,8 @@ def check_transitions(row: Row, probs: list[float], k: int, M: int, fail: Fail) 
                            f"it must be '*' at the last node (there is no node {M + 1} to "
                            "delete into)", row.lineno, row.cols[j])
     for lo, hi in _STATES:
-        check_sum(row, lo, probs[lo:hi], f"node {k} transitions {' '.join(TRANSITION_NAMES[lo:hi])}",
-                  fail)
+        names = " ".join(TRANSITION_NAMES[lo:hi])
+        check_sum(row, lo, probs[lo:hi], f"node {k} transitions {names}", fail)
 
 
 def check_annotations(row: Row, first: int, k: int, version: str, map_set: bool,
@@ -141,7 +140,7 @@ def check_annotations(row: Row, first: int, k: int, version: str, map_set: bool,
     for i, name in enumerate(ANNOTATIONS[version], first):
         text = row.fields[i]
         if name == "MAP":
-            if not (_WHOLE.fullmatch(text) or (text == "-" and not map_set)):
+            if not (WHOLE.fullmatch(text) or (text == "-" and not map_set)):
                 want = "a node number of the alignment (the header says MAP yes)" if map_set \
                     else "'-' or a node number of the alignment"
                 raise fail(f"node {k} MAP annotation is '{text}', expected {want}", row.lineno,

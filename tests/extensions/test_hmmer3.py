@@ -399,8 +399,8 @@ def test_binary_file_reads_under_an_ordinary_memory_limit(tmp_path):
     gz = tmp_path / "rre.h3m.gz"
     gz.write_bytes(gzip.compress(h3m.read_bytes()))
     for path in (h3m, gz):
-        run = subprocess.run([sys.executable, "-c", _UNDER_ULIMIT, str(path), str(DATA / "txt" / "RREFam.hmm")],
-                             capture_output=True, text=True, timeout=300)
+        argv = [sys.executable, "-c", _UNDER_ULIMIT, str(path), str(DATA / "txt" / "RREFam.hmm")]
+        run = subprocess.run(argv, capture_output=True, text=True, timeout=300)
         assert run.returncode == 0 and run.stdout.strip() == "same 10", run.stderr[-2000:]
 
 
@@ -426,7 +426,7 @@ def test_load_of_a_multi_model_file_refuses_to_pick_one(tmp_path):
     assert "holds 10 models" in e.value.message and "load_hmmer3" in (e.value.hint or "")
 
 
-# --------------------------------------------------------------------------- malformed and unnormalised rows
+# ------------------------------------------------------------------ malformed and unnormalised rows
 
 from hmm_mutants import body_rows, mutants, neg_ln, prob, row_of, set_fields  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -618,3 +618,17 @@ def test_damaged_real_files_are_refused_at_the_damaged_line(data):
         return
     same_profiles(got, original)  # never another model ...
     raise AssertionError(f"a damaged file ({m.kind}) was read")  # ... and these all are damaged
+
+
+@pytest.mark.parametrize("value", ["٠.٩١٦٢٩", "0.91_629", "nan", "inf", "0x1p-1", "1e"])
+def test_a_value_is_a_decimal_in_ascii_digits(value):
+    """Python's float() reads Arabic-Indic digits, underscores, 'nan' and 'inf'; HMMER writes
+    none of them, so a value spelt so is not a number of a HMMER3 file."""
+    e = error(TINY.replace("0.91629  1.60944", f"{value}  1.60944"))
+    assert f"bad.hmm, line 9, column 11: '{value}' is not a number" in e.message, e.message
+
+
+@pytest.mark.parametrize("leng", ["٢", "0_2", "+2"])
+def test_leng_is_a_whole_number_in_ascii_digits(leng):
+    e = error(TINY.replace("LENG  2", f"LENG  {leng}"))
+    assert f"bad.hmm, line 3: LENG '{leng}' is not a number" in e.message, e.message
