@@ -3,7 +3,8 @@
 A mutant damages one line of a profile's body the way a hand edit, a bad converter
 or a cut transfer does: a field dropped or added, a distribution set so it no
 longer sums to 1 (every value ``0.00000`` or ``*``, or all scaled), one value moved
-by far more than the reader's tolerance, or the file cut short. Each such file is
+by far more than the reader's tolerance, one value spelt as only Python reads it
+(Arabic-Indic digits, an underscore, ``nan``, ``inf``), or the file cut short. Each such file is
 malformed, so the reader must refuse it with one error naming the damaged line
 (the last line, for a cut file); it must never read it as another model.
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 NUMBER = re.compile(r"\S+")
+ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def mutants(draw, text: str, K: int) -> Mutant:
     """One line of ``text``'s first profile damaged (see the module notes)."""
     lines = text.splitlines(keepends=True)
     rows = body_rows(lines, K)
-    kind = draw(st.sampled_from(["drop", "add", "unnormalise", "perturb", "truncate"]))
+    kind = draw(st.sampled_from(["drop", "add", "unnormalise", "perturb", "respell", "truncate"]))
     if kind == "truncate":
         cut = draw(st.integers(rows[0].index, rows[-1].index + 1))  # up to the '//' line
         partial = draw(st.integers(0, len(lines[cut]) - 1)) if cut <= rows[-1].index else 0
@@ -103,6 +105,14 @@ def mutants(draw, text: str, K: int) -> Mutant:
         value = {"ones": lambda t: "0.00000", "zeros": lambda t: "*",
                  "scale": lambda t: neg_ln(prob(t) * f)}[how]
         new = set_fields(line, {i: value(fields[i]) for i in range(lo, hi)})
+    elif kind == "respell":  # one value spelt as Python's float() reads it and HMMER never writes
+        lo, hi = draw(st.sampled_from(row.spans))
+        i = draw(st.integers(lo, hi - 1))
+        old = fields[i] if fields[i] != "*" else "inf"
+        spelt = draw(st.sampled_from(["arabic", "underscore", "nan", "inf"]))
+        new_text = {"arabic": old.translate(ARABIC_INDIC), "underscore": old[:-1] + "_" + old[-1],
+                    "nan": "nan", "inf": "inf"}[spelt]
+        new = set_fields(line, {i: new_text})
     else:  # perturb: one probability moved by at least 0.01, a hundred times the tolerance
         lo, hi = draw(st.sampled_from(row.spans))
         i = draw(st.integers(lo, hi - 1))
