@@ -37,7 +37,9 @@ whole sequence is aligned to the whole profile. Its states:
 * ``B`` (the start state; HMMER's begin state, playing the part of ``M0``),
 * ``I0`` (inserts before node 1),
 * for each node ``k = 1 .. M``: ``Mk`` (emitting), ``Ik`` (emitting; none for
-  ``k = M``, since HMMER3 fixes ``t[M][m->i] = 0``) and ``Dk`` (silent),
+  ``k = M``: HMMER's profiles have no insert state after the last node, so node
+  M's insert line and its ``m->i``, ``i->m``, ``i->i`` are read and checked but
+  not used) and ``Dk`` (silent),
 * ``E`` (the end state).
 
 They are numbered node by node: ``B = 0``, ``I0 = 1``, ``Mk = 3k - 1``,
@@ -48,7 +50,10 @@ so the numbering itself is a valid order for the silent states within a column
 (a wavefront over (node, position) works). The transitions are exactly the
 file's: ``B -> M1, I0, D1`` with ``t[0]``'s ``m->m, m->i, m->d``;
 ``I0 -> M1, I0``; ``Mk -> Mk+1, Ik, Dk+1``; ``Ik -> Mk+1, Ik``;
-``Dk -> Mk+1, Dk+1``; ``MM -> E`` and ``DM -> E`` (probability 1).
+``Dk -> Mk+1, Dk+1``; ``MM -> E`` with ``t[M]``'s ``m->m`` (1 where the file's
+``m->i`` is ``*``, as HMMER 3.0 writes it; HMMER 3.1 and later write ``t[M]``'s
+``m->i`` above 0, and ``MM -> E`` keeps only the ``m->m`` part) and ``DM -> E``
+with ``d->m`` (1).
 Transitions of probability 0 are left out (so ``I0`` can be a state with no
 way in, when ``t[0][m->i]`` is 0).
 
