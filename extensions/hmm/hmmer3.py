@@ -51,9 +51,9 @@ so the numbering itself is a valid order for the silent states within a column
 file's: ``B -> M1, I0, D1`` with ``t[0]``'s ``m->m, m->i, m->d``;
 ``I0 -> M1, I0``; ``Mk -> Mk+1, Ik, Dk+1``; ``Ik -> Mk+1, Ik``;
 ``Dk -> Mk+1, Dk+1``; ``MM -> E`` with ``t[M]``'s ``m->m`` (1 where the file's
-``m->i`` is ``*``, as HMMER 3.0 writes it; HMMER 3.1 and later write ``t[M]``'s
-``m->i`` above 0, and ``MM -> E`` keeps only the ``m->m`` part) and ``DM -> E``
-with ``d->m`` (1).
+``m->i`` there is ``*``; many files written by hmmbuild give it an ``m->i`` above
+0, and ``MM -> E`` then keeps only the ``m->m`` part) and ``DM -> E`` with
+``d->m`` (1).
 Transitions of probability 0 are left out (so ``I0`` can be a state with no
 way in, when ``t[0][m->i]`` is 0).
 
