@@ -66,7 +66,7 @@ def started(checked, engine, base_dir: str | None) -> "FillProcess | None":
 
 def wanted() -> bool:
     """Is a fill process asked for (``DSLC_TRACE_FILL=process``)? Not by default:
-    on a 2-core machine it made the alignments slower (docs/benchmarks.md, "Without a
+    on a 2-core machine it made the alignments slower (docs/benchmarks-log.md, "Without a
     GPU"), and it has not yet been measured where it is meant to pay, a machine
     of many cores."""
     from dslc import settings
