@@ -1,8 +1,8 @@
 """A traceback fill as one compiled batch call, against the thread pool: a probe.
 
 dslc fills the tables of a search's top hits on a pool of Python threads, one call of
-the generated ``table`` task per hit (dslc.cpu.tables). docs/architecture.md
-("Unfinished") names as a next step a fill whose threads run no Python per hit:
+the generated ``table`` task per hit (dslc.cpu.tables). docs/decisions/tracebacks.md
+says what bounds the alignments; one step it leads to is a fill whose threads run no Python per hit:
 several bindings per compiled call, each table still allocated by its own sweep,
 returned through a typed list. This probe times that fill alone, on the bindings of
 the top ``--top`` hits of one query (about 375 residues) against pyhmmer's proteome

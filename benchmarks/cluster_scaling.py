@@ -1,4 +1,4 @@
-"""The constants of the cluster's scaling model (docs/benchmarks.md, "Scaling beyond
+"""The constants of the cluster's scaling model (docs/benchmarks-log.md, "Scaling beyond
 one GPU: a model"), measured on a Dask LocalCluster of this host's CPU workers:
 
 * the per-shard overhead of the pool: one map of many tiny tasks split into k shards,
@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import SW_PROGRAM, database_picks, pick_query  # noqa: E402
 
-# Measured on an H100 (docs/benchmarks.md, "A million-protein GPU map end to end"), not here:
+# Measured on an H100 (docs/benchmarks-log.md, "A million-protein GPU map end to end"), not here:
 GPU_CELLS_PER_S = 1.0e12  # the kernel at q = 375: 1.22e12 cells in 1.22 s (10 x 1M proteins)
 HOST_TO_DEVICE = 13.2e9  # bytes/s
 FASTA_READ = 57.5e6  # bytes/s of FASTA text per reading process (340 MB in 5.5-6 s)

@@ -38,7 +38,7 @@ def one_arena() -> bool:
     memory freed in one stays in it: a search's threads (the FASTA reader's, the lanes'
     scratch in Numba's threads) left memory resident that the process no longer used,
     8-10 MB of a whole CPU search's 250 MB peak, at no measured cost in time
-    (docs/benchmarks.md, "Without a GPU").
+    (docs/benchmarks-log.md, "Without a GPU").
     Small blocks still come from each thread's own cache (glibc's tcache) and large
     ones are mapped, so the threads rarely wait for the one arena's lock."""
     return mallopt(M_ARENA_MAX, 1)

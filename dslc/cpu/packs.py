@@ -239,7 +239,7 @@ def _dtype(variant: str) -> str:
 # SLICE_MIN of them, at most SLICE_BYTES of padded residues: 2 MB is about 370 groups of
 # proteins of 350 (23 for each of 16 threads, so the wait for a slice's last group is a
 # small part of it), where 2,048 groups of the longest proteins held 18 MB, the largest
-# block of a CPU search's peak memory (docs/benchmarks.md, "The H200 (2026-12-02)").
+# block of a CPU search's peak memory (docs/benchmarks-log.md, "The H200 (2026-12-02)").
 SLICE = 2048
 SLICE_MIN = 64
 SLICE_BYTES = 2 << 20

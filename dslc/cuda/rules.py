@@ -13,7 +13,7 @@ from dslc.emit.pyexpr import NotCompilable
 
 # fewer map tasks than this leave a large GPU's threads idle: on an H200, the
 # local-alignment benchmark (q = 375) ran faster one block per task at 4,096 tasks (1.55x) and one thread per
-# task at 16,384 (2.4x); docs/benchmarks.md, "Task-per-block or task-per-thread"
+# task at 16,384 (2.4x); docs/benchmarks-log.md, "Task-per-block or task-per-thread"
 HYBRID_TASKS = 8192
 WIDE = 32  # points per partition that keep a block's warp busy
 

@@ -447,7 +447,7 @@ class TiledGenerator(CudaGenerator):
         and a partial last tile (the edge tiles) test each row against the extent,
         and in rows below the corner their ``t`` guards too.
 
-        Compile time is weighed here (docs/architecture.md): Numba's frontend
+        Compile time is weighed here (docs/decisions/compile-time.md): Numba's frontend
         passes (liveness, SSA) cost the product of a function's variables and
         basic blocks, so the code is cut into device functions of one unrolled tile
         column each (:meth:`_device_function`), and the first and last tiles share

@@ -5,8 +5,8 @@ sweep each, on a pool of threads) and the walks (the derivation read off them), 
 both sides run Python around their compiled parts: the fill its binding, its tables'
 records and its reads ahead (dslc.trace.ahead) around each sweep, the walks their
 steps. In one process they take turns at one interpreter lock, and the hand-overs
-between them were most of the alignments' time on a 16-core machine (docs/benchmarks.md,
-"The H200, tenth session"). Here the fill runs in a child process with its own lock:
+between them were most of the alignments' time on a 16-core machine (docs/benchmarks-log.md,
+"The H200, series 10"). Here the fill runs in a child process with its own lock:
 it checks the program again (dslc.runtime.shipped), builds its own CPU backend and
 thread pool, fills each chunk's tables with the same code the parent would run
 (dslc.cpu.tables.whole_tables), and copies them into one of two shared-memory
@@ -66,7 +66,7 @@ def started(checked, engine, base_dir: str | None) -> "FillProcess | None":
 
 def wanted() -> bool:
     """Is a fill process asked for (``DSLC_TRACE_FILL=process``)? Not by default:
-    on a 2-core machine it made the alignments slower (docs/benchmarks.md, "Without a
+    on a 2-core machine it made the alignments slower (docs/benchmarks-log.md, "Without a
     GPU"), and it has not yet been measured where it is meant to pay, a machine
     of many cores."""
     from dslc import settings
