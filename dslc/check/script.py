@@ -147,9 +147,10 @@ class ScriptTyper:
     def _map(self, e: ast.Map) -> T.Type:
         sig = self._sig(e.func, e.func_span)
         no_tuple_params(sig, e.span)
-        types = [self.type_of(o) for o in e.operands]
-        self._const_kinds(sig, [t.elem if isinstance(t, T.ListT) else t for t in types],
-                          calling_only=e.func in self.tables)
+        given = [self.type_of(o) for o in e.operands]
+        types = [_item_type(t) for t in given]
+        self._where(e)
+        self._const_kinds(sig, types, calling_only=e.func in self.tables)
         ints = [n for (n, t, r), p in zip(sig.params, sig.node.params)
                 if r and t == T.INT and p.range is None]
         want = len(sig.calling_names) + len(ints) if e.func in self.tables else len(sig.params)
@@ -162,7 +163,21 @@ class ScriptTyper:
         f = self.functions.get(e.func)
         if f is not None:
             self._links(sig, [p.name for p in f.map_params], list(zip(types, e.operands)))
+            for k, (p, g, o) in enumerate(zip(f.map_params, given, e.operands)):
+                if isinstance(g, T.ArrayT) and not static_fits(g.value, p.type):
+                    raise DslcError(f"operand {k + 1} of map({e.func}, ...) gives each task "
+                                    f"a {g.value}, and '{p.name}' is a {p.type}", o.span)
         return T.ArrayT(sig.ret)
+
+    def _where(self, e: ast.Map) -> None:
+        """``map(f, ... where keep)``: ``keep`` must be a map result of bools (its
+        shape, which must be the map's, is known only when the script runs)."""
+        if e.where is None:
+            return
+        t = self.type_of(e.where)
+        if t is not None and t != T.ArrayT(T.BOOL):
+            raise DslcError(f"a map's where needs a map result of bools, got a {t}", e.where.span,
+                            hint="keep = map(passes, ...) with a function returning bool")
 
     def _const_kinds(self, sig: Signature, types: list, calling_only: bool = False) -> None:
         """A float passed to a ``const`` parameter makes it a float const (the
@@ -207,6 +222,16 @@ class ScriptTyper:
         if bt is None:
             return None
         raise DslcError(f"a {bt} cannot be indexed", e.span)
+
+
+def _item_type(t):
+    """What one task of a map takes from an operand of static type ``t``: an item
+    of a list, a cell of an earlier map's result, else the value itself."""
+    if isinstance(t, T.ListT):
+        return t.elem
+    if isinstance(t, T.ArrayT):
+        return t.value
+    return t
 
 
 def refuse_prob_op(op: str, left: str, right: str, span) -> None:

@@ -178,6 +178,7 @@ class Map(Expr):
     operands: tuple[Expr, ...]
     span: Span
     func_span: Span
+    where: Expr | None = None  # map(f, A (*) B where keep): the tasks to run
 
 
 # ----------------------------------------------------------------- statements

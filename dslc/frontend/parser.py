@@ -439,5 +439,6 @@ class _ToAst(Transformer):
 
     def map_(self, meta, items):
         func, *rest = items
+        where = rest.pop()  # the expression after `where`, or None
         operands = tuple(x for x in rest if not (isinstance(x, Token) and x.type == "CROSS"))
-        return ast.Map(str(func), operands, self._sp(meta), self._sp(func))
+        return ast.Map(str(func), operands, self._sp(meta), self._sp(func), where)

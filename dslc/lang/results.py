@@ -174,6 +174,15 @@ class MapResult(_Grid):
         return records(self)
 
 
+def absent(values: np.ndarray) -> np.ndarray:
+    """Which cells hold no value (None): a table's cells outside its declared
+    ranges, a map's tasks its ``where`` skipped (dslc.runtime.filtered). Only an
+    object array can hold None; a numeric one has every cell."""
+    if values.dtype != object:
+        return np.zeros(values.shape, dtype=bool)
+    return np.frompyfunc(lambda v: v is None, 1, 1)(values).astype(bool)
+
+
 def wrap(raw, value_type: str):
     """A raw backend number as a script value (None: a cell outside a declared range)."""
     if isinstance(raw, (np.ndarray, tuple)) or raw is None:

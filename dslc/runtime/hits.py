@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dslc.errors import DslcError
-from dslc.lang.results import Axis, HitTable, MapResult, Prob, _labels, exp_of_log, records  # noqa: F401
+from dslc.lang.results import (Axis, HitTable, MapResult, Prob, _labels, absent,  # noqa: F401
+                               exp_of_log, records)
 from dslc.runtime.tsv_rows import tsv_text
 
 EVALUE = "evalue"
@@ -92,6 +93,9 @@ def shape_rows(table: HitTable, how: Shape) -> list:
     sort took 5 of its 9.5 s on an H200 host: docs/benchmarks.md)."""
     kinds = [_role(r) for _, r in table.columns]
     ids = np.arange(table.size(), dtype=np.int64)
+    gone = _all_absent(table)
+    if gone is not None:
+        ids = ids[~gone]
     if how.min_score is not None:
         k = _column(kinds, "score", table, "--min-score")
         ids = ids[_numbers(table, k)[ids] >= how.min_score]
@@ -102,6 +106,18 @@ def shape_rows(table: HitTable, how: Shape) -> list:
     if key is not None:
         ids = key(ids)
     return table.indexed_rows(ids if how.top is None else ids[:how.top])
+
+
+def _all_absent(table: HitTable) -> np.ndarray | None:
+    """Per task, whether every column's cell is absent (a task each printed map's
+    ``where`` skipped: no row), or None where every task has a value somewhere."""
+    gone = None
+    for _, r in table.columns:
+        cells = absent(r.values).ravel()
+        if not cells.any():
+            return None
+        gone = cells if gone is None else gone & cells
+    return gone
 
 
 def _numbers(table: HitTable, k: int) -> np.ndarray:
@@ -115,6 +131,7 @@ def _numbers(table: HitTable, k: int) -> np.ndarray:
         flat = r.values.ravel().tolist()  # by math.exp, so that ties are the same ties)
         return np.fromiter(map(exp_of_log, flat), dtype=np.float64, count=len(flat))
     return np.array([_num(r[idx]) for idx in np.ndindex(*r.values.shape)], dtype=np.float64)
+    # (an absent cell is NaN: no --min-score or --max-evalue keeps it, and it sorts last)
 
 
 def _role(r: MapResult) -> str:
@@ -132,6 +149,8 @@ def _column(kinds: list[str], role: str, table: HitTable, option: str) -> int:
 
 
 def _num(v) -> float:
+    if v is None:
+        return math.nan
     if isinstance(v, Prob):
         return v.p
     if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -202,8 +221,10 @@ def _shaped(table: HitTable, how: Shape) -> list:
     traced = _traced(table) if how.align else None
     if traced is None:
         return [(names, values, None) for names, values, _ in rows]
-    aligned = traced.tasks.alignments([k for _, _, k in rows])
-    return [(names, values, a) for (names, values, _), a in zip(rows, aligned)]
+    ran = absent(traced.values).ravel()  # (a task its map skipped has no alignment)
+    ks = [k for _, _, k in rows if not ran[k]]
+    aligned = dict(zip(ks, traced.tasks.alignments(ks)))
+    return [(names, values, aligned.get(k)) for names, values, k in rows]
 
 
 def _traced(table: HitTable):
@@ -242,15 +263,19 @@ def _tsv_table(table: HitTable, how: Shape) -> str:
     if how.align and _traced(table) is not None:
         head += list(ALIGNED)
     lines = ["\t".join(_field(h) for h in head)]
-    fast = None if how.active else tsv_text(table, lines[0], _field)
+    fast = None if how.active or _all_absent(table) is not None else \
+        tsv_text(table, lines[0], _field)
     if fast is not None:
         return fast
+    traced = how.align and _traced(table) is not None
     for names, values, aligned in _shaped(table, how):
         cells = [_field(x) for x in names]
         for v in values:
             cells.extend(_tsv_cell(v))
         if aligned is not None:
             cells.extend(_field(str(x)) for x in _aligned_cells(aligned))
+        elif traced:
+            cells.extend([""] * len(ALIGNED))
         lines.append("\t".join(cells))
     return "\n".join(lines)
 
@@ -283,7 +308,7 @@ def render_jsonl(printed: list[tuple[str, object]], how: Shape = Shape()) -> str
         if not isinstance(g, HitTable):
             lines.append(_dump({"print": g[0], "value": to_json_value(g[1])}))
             continue
-        fast = None if how.active else _jsonl_rows(g)
+        fast = None if how.active or _all_absent(g) is not None else _jsonl_rows(g)
         if fast is not None:
             lines.extend(fast)
             continue
@@ -293,6 +318,8 @@ def render_jsonl(printed: list[tuple[str, object]], how: Shape = Shape()) -> str
             obj.update(zip(col_keys, (to_json_value(v) for v in values)))
             if aligned is not None:
                 obj["alignment"] = to_json_value(aligned.to_json())
+            elif how.align and _traced(g) is not None:
+                obj["alignment"] = None
             lines.append(_dump(obj))
     return "\n".join(lines)
 

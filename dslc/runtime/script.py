@@ -24,6 +24,7 @@ from dslc.lang.arith import check_int, check_literal, prob_op, to_log
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
+from dslc.runtime import filtered
 from dslc.runtime.shipped import backend_globals
 from dslc.lang import script_stats
 from dslc.lang.batch import SeqColumn, Shared, TaskBatch
@@ -230,37 +231,71 @@ class ScriptRunner:
     def _map(self, e: ast.Map):
         tf = self.p.functions[e.func]
         operands = [self.eval(o) for o in e.operands]
+        spans = [o.span for o in e.operands]
+        grid = filtered.grid_of(operands, spans, e.func, _labels, seq_lengths)
         lists = [(k, v) for k, v in enumerate(operands) if is_list(v)]
-        shape = tuple(len(v) for _, v in lists)
+        if grid is None:
+            shape = tuple(len(v) for _, v in lists)
+            axes = tuple(Axis(span_text(e.operands[k].span), _labels(v), lengths=seq_lengths(v))
+                         for k, v in lists)
+        else:
+            shape, axes = grid.shape, grid.axes
         check_map(shape, e.func, e.span)
-        batch = self._columnar(tf, e, operands, lists, shape)
-        if batch is None:
-            batch = TaskBatch.of(self._tasks(tf, e, operands, lists))
-        results = run_map(self.backend, e.func, batch, e.span, self.progress, self.stream)
-        runlog.ran(self.backend, f"map of {len(batch)} tasks", e.func)
-        values = to_array(results, tf.ret.name).reshape(shape) if shape else to_array(
-            results, tf.ret.name).reshape(())
-        axes = tuple(Axis(span_text(e.operands[k].span), _labels(v), lengths=seq_lengths(v))
-                     for k, v in lists)
+        count = int(np.prod(shape))
+        keep = self._kept(e, grid, operands, shape, axes)
+        kept = None if keep is None or keep.all() else np.flatnonzero(keep)
+        if grid is not None:
+            ids = np.arange(count, dtype=np.int64) if kept is None else kept
+            batch = TaskBatch.of(self._tasks(tf, e, filtered.cell_values(grid, operands, ids),
+                                             {k for k, how in enumerate(grid.reads)
+                                              if how is not None}))
+        else:
+            batch = self._columnar(tf, e, operands, lists, shape)
+            if batch is None:
+                batch = TaskBatch.of(self._tasks(tf, e, self._crossed(operands, lists),
+                                                 {k for k, _ in lists}))
+            if kept is not None:
+                batch = batch.subset(kept)
+        results = run_map(self.backend, e.func, batch, e.span, self.progress,
+                          self.stream) if len(batch) else []
+        runlog.ran(self.backend, f"map of {len(batch)} tasks" if kept is None else
+                   f"map of {len(batch)} of {count} tasks", e.func)
+        values = filtered.scatter(results, kept, count, tf.ret.name).reshape(shape)
         return MapResult(e.func, tf.ret.name, values, axes,
-                         tasks=MapTasks(self, e.func, batch, e.span))
+                         tasks=MapTasks(self, e.func, batch, e.span, kept))
+
+    def _kept(self, e: ast.Map, grid, operands: list, shape, axes) -> np.ndarray | None:
+        """The tasks to run, as a flat mask (None: all of them): those the map's
+        ``where`` keeps and, over earlier results, those whose cells are present."""
+        keep = None if grid is None else filtered.present(grid, operands)
+        if e.where is not None:
+            mask = filtered.where_mask(self.eval(e.where), e.where.span, shape, axes)
+            keep = mask if keep is None else keep & mask
+        return keep
 
     def _columnar(self, tf, e: ast.Map, operands: list, lists: list, shape) -> TaskBatch | None:
         spans = [o.span for o in e.operands]
         return columnar_batch(tf, self.p, operands, lists, shape, spans, e.span,
                               lambda i, p: f"operand {i + 1} of map({e.func}, ...)")
 
-    def _tasks(self, tf, e: ast.Map, operands: list, lists: list) -> list[dict]:
-        """Every task of a map bound one by one (see :meth:`_columnar`)."""
-        params = tf.map_params
-        listed = {k for k, _ in lists}
-        fixed: dict[int, object] = {}  # operands every task shares, bound once
-        spans = {p.name: o.span for p, o in zip(params, e.operands)}
-        tasks = []
+    @staticmethod
+    def _crossed(operands: list, lists: list):
+        """Each task's operand values, the lists crossed (the last varying fastest)."""
         for combo in itertools.product(*(v for _, v in lists)):
             values = list(operands)
             for (k, _), item in zip(lists, combo):
                 values[k] = item
+            yield values
+
+    def _tasks(self, tf, e: ast.Map, combos, listed: set[int]) -> list[dict]:
+        """Every task of a map bound one by one (see :meth:`_columnar`): ``combos``
+        gives each task's operand values; ``listed``: the operands that differ
+        from task to task (the others are bound once)."""
+        params = tf.map_params
+        fixed: dict[int, object] = {}  # operands every task shares, bound once
+        spans = {p.name: o.span for p, o in zip(params, e.operands)}
+        tasks = []
+        for values in combos:
             raw = dict(zip((p.name for p in params), values))
             task = {}
             for i, (p, v) in enumerate(zip(params, values)):
@@ -290,8 +325,9 @@ class ScriptRunner:
                 if not 0 <= i < n:
                     raise DslcError(f"index {i} is outside 0..{n - 1} (dimension {k + 1})", e.span)
             if base.values[tuple(idx)] is None:
-                raise DslcError(f"cell [{', '.join(map(str, idx))}] is outside the declared "
-                                f"ranges of {base.func}", e.span)
+                where = ("is a task its map's where skipped" if isinstance(base, MapResult)
+                         else f"is outside the declared ranges of {base.func}")
+                raise DslcError(f"cell [{', '.join(map(str, idx))}] {where}", e.span)
             return base[tuple(idx)]
         if isinstance(base, tuple) and len(idx) == 1 and 0 <= idx[0] < len(base):
             return base[idx[0]]  # a tuple's component (the checker saw a literal)
@@ -311,11 +347,15 @@ class MapTasks:
     func: str
     batch: TaskBatch
     span: object
+    kept: np.ndarray | None = None  # the tasks the batch holds, where a where skipped some
 
     def alignments(self, ks: list[int]) -> list:
-        """The alignment of each task ``ks[i]`` (its position in the map's tasks)."""
+        """The alignment of each task ``ks[i]`` (its position in the map's tasks:
+        one that ran)."""
         from dslc.runtime import trace_forms  # tracebacks load when a run traces
 
+        if self.kept is not None:
+            ks = np.searchsorted(self.kept, np.asarray(ks, dtype=np.int64)).tolist()
         return trace_forms.map_alignments(self.runner, self.func, self.batch, self.span, ks)
 
 
