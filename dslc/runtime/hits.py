@@ -9,7 +9,7 @@ column per printed result (``print scores`` then ``print ev`` give the columns
 lists) are not hits and print as in text, as ``# ``-comment lines in TSV and as
 ``{"print": name, "value": ...}`` in JSON lines.
 
-A column made by ``evalue(...)`` is an E-value column: it sorts smallest first
+A column made by ``evalue(...)`` or printed as ``evalue`` is an E-value column: it sorts smallest first
 and ``--max-evalue`` filters on it. The score column is the table's first other
 column: ``--min-score`` filters on it. Any other column sorts largest first;
 an axis (record names) sorts alphabetically.
@@ -91,7 +91,7 @@ def shape_rows(table: HitTable, how: Shape) -> list:
     arrays (:func:`_numbers`), and only the rows kept are made: a million-protein
     search's ``--top 100`` makes 100 rows, not a million (their making and a Python
     sort took 5 of its 9.5 s on an H200 host: docs/benchmarks.md)."""
-    kinds = [_role(r) for _, r in table.columns]
+    kinds = [_role(c, r) for c, r in table.columns]
     ids = np.arange(table.size(), dtype=np.int64)
     gone = _all_absent(table)
     if gone is not None:
@@ -134,8 +134,9 @@ def _numbers(table: HitTable, k: int) -> np.ndarray:
     # (an absent cell is NaN: no --min-score or --max-evalue keeps it, and it sorts last)
 
 
-def _role(r: MapResult) -> str:
-    return EVALUE if r.func == EVALUE and r.value_type == "float" else "score"
+def _role(name: str, r: MapResult) -> str:
+    """An E-value column: a float result made by ``evalue`` or printed as ``evalue``."""
+    return EVALUE if EVALUE in (r.func, name) and r.value_type == "float" else "score"
 
 
 def _column(kinds: list[str], role: str, table: HitTable, option: str) -> int:

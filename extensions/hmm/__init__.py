@@ -40,6 +40,8 @@ receiver                   accessor                     result
 ``h: hmm``                ``h.ej`` *, ``h.ec`` *       ``prob``: E -> J, E -> C (multihit: 1/2)
 ``h: hmm``                ``h.nj`` *                   ``float``: expected J visits (multihit: 1)
 ``h: hmm``                ``h.fwdtau`` *, ``h.fwdlambda`` *  ``float``: STATS LOCAL FORWARD
+``h: hmm``                ``h.msvmu`` *, ``h.msvlambda`` *  ``float``: STATS LOCAL MSV
+``h: hmm``                ``h.vitmu`` *, ``h.vitlambda`` *  ``float``: STATS LOCAL VITERBI
 ========================  ===========================  ===========================================
 
 Profile nodes (``pnode[h]``, recursive, numbered ``0 .. M``) exist for a model
@@ -266,7 +268,8 @@ def _search_arrays(h: HMM) -> dict[str, np.ndarray]:
     p = h.profile
     if p is None:
         return {"odds": np.zeros((0, len(h.alphabet))), "entry": np.zeros(0),
-                "xsc": np.zeros(0), "nj": np.zeros(0), "fwdstats": np.zeros(0)}
+                "xsc": np.zeros(0), "nj": np.zeros(0),
+                **{name: np.zeros(0) for name in _STATS}}
     odds = np.full((h.n_states, len(h.alphabet)), -np.inf)
     from . import search
 
@@ -280,7 +283,13 @@ def _search_arrays(h: HMM) -> dict[str, np.ndarray]:
         entry = np.log(search.local_entry(p))
     return {"odds": odds, "entry": entry,
             "xsc": np.log([search.E_TO_J, search.E_TO_C]), "nj": np.array([search.EXPECTED_J]),
-            "fwdstats": np.array(search.forward_stats(p) or (), dtype=np.float64)}
+            **{name: np.array(search.local_stats(p, which) or (), dtype=np.float64)
+               for name, which in _STATS.items()}}
+
+
+# the arrays of a profile's STATS LOCAL lines, by the line's word: a pipeline's
+# filters (MSV, Viterbi) and its Forward each read their score's distribution
+_STATS = {"fwdstats": "FORWARD", "msvstats": "MSV", "vitstats": "VITERBI"}
 
 
 def _search(what: str, name: str, index: int | None = None):
@@ -291,9 +300,9 @@ def _search(what: str, name: str, index: int | None = None):
         model = r if owner is None else owner
         _profile(model, what)
         a = _per_model(_SEARCH, model, _search_arrays)[name]
-        if name == "fwdstats" and not len(a):
-            raise DslcError(f"{what}: profile '{model.name}' has no 'STATS LOCAL FORWARD' line "
-                            "(hmmcalibrate or hmmbuild write it)")
+        if name in _STATS and not len(a):
+            raise DslcError(f"{what}: profile '{model.name}' has no 'STATS LOCAL {_STATS[name]}' "
+                            "line (hmmcalibrate or hmmbuild write it)")
         if owner is None:
             return float(a[index])
         return a[r] if a.ndim > 1 else float(a[r])
@@ -425,6 +434,8 @@ LAYOUT = sdk.Layout(arrays=(
     sdk.DeviceArray("xsc", doc="float64[2]: logs of E -> J and E -> C (multihit)"),
     sdk.DeviceArray("nj", doc="float64[1]: the expected number of J visits (multihit: 1)"),
     sdk.DeviceArray("fwdstats", doc="float64[2]: tau and lambda of STATS LOCAL FORWARD (or none)"),
+    sdk.DeviceArray("msvstats", doc="float64[2]: mu and lambda of STATS LOCAL MSV (or none)"),
+    sdk.DeviceArray("vitstats", doc="float64[2]: mu and lambda of STATS LOCAL VITERBI (or none)"),
 ), build=_layout)
 
 _silent, _inoff, _outoff = sdk.arr("silent"), sdk.arr("inoff"), sdk.arr("outoff")
@@ -467,6 +478,10 @@ DEVICE = {
     ("hmm", "nj"): sdk.arr("nj")[sdk.checked(0, sdk.arr("nj").len)],
     ("hmm", "fwdtau"): sdk.arr("fwdstats")[sdk.checked(0, sdk.arr("fwdstats").len)],
     ("hmm", "fwdlambda"): sdk.arr("fwdstats")[sdk.checked(1, sdk.arr("fwdstats").len)],
+    ("hmm", "msvmu"): sdk.arr("msvstats")[sdk.checked(0, sdk.arr("msvstats").len)],
+    ("hmm", "msvlambda"): sdk.arr("msvstats")[sdk.checked(1, sdk.arr("msvstats").len)],
+    ("hmm", "vitmu"): sdk.arr("vitstats")[sdk.checked(0, sdk.arr("vitstats").len)],
+    ("hmm", "vitlambda"): sdk.arr("vitstats")[sdk.checked(1, sdk.arr("vitstats").len)],
 }
 
 
@@ -560,6 +575,14 @@ extension = sdk.Extension(
              "tau (bits) of the profile's STATS LOCAL FORWARD line"),
         _acc("hmm", "fwdlambda", lambda t: sdk.FLOAT, _search("h.fwdlambda", "fwdstats", 1),
              "lambda of the profile's STATS LOCAL FORWARD line"),
+        _acc("hmm", "msvmu", lambda t: sdk.FLOAT, _search("h.msvmu", "msvstats", 0),
+             "mu (bits) of the profile's STATS LOCAL MSV line"),
+        _acc("hmm", "msvlambda", lambda t: sdk.FLOAT, _search("h.msvlambda", "msvstats", 1),
+             "lambda of the profile's STATS LOCAL MSV line"),
+        _acc("hmm", "vitmu", lambda t: sdk.FLOAT, _search("h.vitmu", "vitstats", 0),
+             "mu (bits) of the profile's STATS LOCAL VITERBI line"),
+        _acc("hmm", "vitlambda", lambda t: sdk.FLOAT, _search("h.vitlambda", "vitstats", 1),
+             "lambda of the profile's STATS LOCAL VITERBI line"),
     ),
     defines=(sdk.DefineSpec("hmm", _define, _model_type),),
     loaders=(sdk.LoaderSpec("hmm", _load, _static_type),

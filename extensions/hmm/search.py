@@ -105,11 +105,20 @@ def forward_stats(profile: Profile) -> tuple[float, float] | None:
     """``(tau, lambda)`` of the profile's ``STATS LOCAL FORWARD`` line: the
     exponential tail of local Forward scores in bits, ``P(S >= s) =
     exp(-lambda (s - tau))`` for ``s >= tau``; ``None`` without the line."""
+    return local_stats(profile, "FORWARD")
+
+
+def local_stats(profile: Profile, which: str) -> tuple[float, float] | None:
+    """The two numbers of the profile's ``STATS LOCAL <which>`` line (``MSV``,
+    ``VITERBI``: a Gumbel's ``(mu, lambda)`` for the filters' scores in bits,
+    ``P(S > s) = 1 - exp(-exp(-lambda (s - mu)))``; ``FORWARD``: the exponential
+    tail's ``(tau, lambda)``), or ``None`` without the line."""
     for line in profile.tags.get("STATS", "").splitlines():
         f = line.split()
-        if f[:2] == ["LOCAL", "FORWARD"] and len(f) == 4:
+        if f[:2] == ["LOCAL", which] and len(f) == 4:
             try:
                 return float(f[2]), float(f[3])
             except ValueError:
                 return None
+    return None
     return None

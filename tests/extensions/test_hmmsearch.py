@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pyhmmer = pytest.importorskip("pyhmmer")
@@ -78,15 +79,38 @@ def test_scores_and_evalues_match_pyhmmer(tmp_path):
     fasta = tmp_path / "db.fasta"
     fasta.write_text("".join(f">{k}\n{v}\n" for k, v in PROTEINS.items()))
     prog = dslc.compile(str(EXAMPLE), backend="interp")
-    r = prog.run(hmms=str(hmms), db=str(fasta), quiet=True)
+    r = prog.run(hmms=str(hmms), db=str(fasta), f1=1.0, quiet=True)  # no filter: pyhmmer's F1=1
     assert r["score"].values.shape == (2, 4)  # models x sequences, one map
-    ours = {(row["m"], row["d"]): row["bits"] for row in r["score"].records()}
-    evalues = {(row["m"], row["d"]): row["evalue"] for row in r["ev"].records()}
+    ours = {(row["profile"], row["target"]): row["bits"] for row in r["score"].records()}
+    evalues = {(row["profile"], row["target"]): row["seq_evalue"]
+               for row in r["evalue"].records()}
     ref = _pyhmmer(hmms, fasta)
     assert len(ref) >= 4
     for key, (bits, evalue) in ref.items():
         assert ours[key] == pytest.approx(bits, abs=0.01), key
         assert evalues[key] == pytest.approx(evalue, rel=0.01), key
+
+
+def test_the_msv_filter_keeps_the_hits_and_skips_the_forward_elsewhere(tmp_path):
+    """With HMMER3's F1 (0.02) the Forward runs only where the MSV score's P-value
+    passes; every sequence the unfiltered search finds at E <= 0.01 is among them,
+    with the same score, and the others have no score."""
+    hmms = _profiles(tmp_path)
+    fasta = tmp_path / "db.fasta"
+    fasta.write_text("".join(f">{k}\n{v}\n" for k, v in PROTEINS.items()))
+    prog = dslc.compile(str(EXAMPLE), backend="interp")
+    whole = prog.run(hmms=str(hmms), db=str(fasta), f1=1.0, quiet=True)
+    kept = prog.run(hmms=str(hmms), db=str(fasta), quiet=True)
+    ran = np.array([[v is not None for v in row] for row in kept["score"].values])
+    assert 0 < ran.sum() < ran.size  # the filter stops some and passes some
+    for (a, b), on in np.ndenumerate(ran):
+        if on:
+            assert kept["score"].values[a, b] == whole["score"].values[a, b]
+            assert kept["evalue"].values[a, b] == whole["evalue"].values[a, b]
+        else:
+            assert kept["evalue"].values[a, b] is None
+        if whole["evalue"].values[a, b] <= 0.01:
+            assert on, (a, b)
 
 
 def test_a_profile_without_stats_is_one_error(tmp_path):

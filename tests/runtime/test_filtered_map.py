@@ -1,0 +1,140 @@
+"""Maps over earlier map results, and ``map(f, ... where keep)`` (dslc.runtime.filtered).
+
+A map over a result runs over that result's tasks, each taking its own cell; a
+map with ``where`` runs only the kept tasks, on every backend, and leaves the
+others' cells absent. The skipped tasks here would fail (they read past the end of
+their sequence), so a backend that ran them stops the script: the tests fail if
+a task is run that should not be."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import dslc
+from dslc.errors import DslcError
+from dslc.runtime.hits import Shape, render_jsonl, render_tsv
+
+XS = ">a\nACA\n>b\nT\n>c\nGGTC\n"
+QS = ">q1\nAC\n>q2\nGGG\n"
+
+SRC = """
+define alphabet dna "ACGT"
+bool long(seq[dna] s) = len(s) >= 3
+// reads s[2]: past the end of a sequence shorter than 3
+int third(seq[dna] s, int k) = if s[2] == 'A' then 10 * k else k
+float scaled(int v, seq[dna] s, const z) = v * z + len(s)
+xs = load(seq[dna], "xs.fasta")
+ok = map(long, xs)
+t = map(third, xs (*) 2 where ok)
+u = map(scaled, t (*) xs (*) 0.5)
+print t
+print u
+"""
+
+
+def _run(write_bio, src, backend="interp", **params):
+    path = write_bio(src, xs__fasta=XS, qs__fasta=QS)
+    return dslc.compile(str(path), backend=backend).run(quiet=True, **params)
+
+
+def test_where_skips_tasks_and_a_map_over_the_result_reads_each_cell(write_bio, backend, caplog):
+    caplog.set_level(logging.INFO, logger="dslc")
+    r = _run(write_bio, SRC, backend)
+    assert r["t"].values.tolist() == [20, None, 2]
+    assert r["u"].values.tolist() == [13.0, None, 5.0]
+    assert r["t"][1] is None and r["u"][0] == 13.0
+    ran = [m for m in caplog.messages if m.startswith("map of")]
+    assert any(m.startswith("map of 2 of 3 tasks third") for m in ran), ran
+    assert any(m.startswith("map of 2 of 3 tasks scaled") for m in ran), ran
+
+
+def test_without_where_the_skipped_task_fails(write_bio):
+    """The check above can fail: the task it skips is an error when run."""
+    with pytest.raises(DslcError, match="outside the sequence 'b'"):
+        _run(write_bio, SRC.replace(" where ok", ""))
+
+
+CROSS = """
+define alphabet dna "ACGT"
+int score(seq[dna] q, seq[dna] t) = len(q) * 10 + len(t)
+bool keep(int v) = v % 2 == 0
+float plus(seq[dna] t, int v, seq[dna] q) = v + len(q) / 10.0 + len(t) / 100.0
+qs = load(seq[dna], "qs.fasta")
+xs = load(seq[dna], "xs.fasta")
+s = map(score, qs (*) xs)
+k = map(keep, s)
+w = map(score, qs (*) xs where k)
+p = map(plus, xs (*) w (*) qs)
+print w
+print p
+"""
+
+
+def test_lists_are_aligned_with_the_axes_of_the_result_they_are_read_with(write_bio):
+    r = _run(write_bio, CROSS)
+    s = np.array([[23, 21, 24], [33, 31, 34]])  # len(q) * 10 + len(t)
+    keep = s % 2 == 0
+    assert r["w"].values.tolist() == np.where(keep, s, None).tolist()
+    want = np.where(keep, s + np.array([[0.2], [0.3]]) + np.array([3, 1, 4]) / 100.0, None)
+    assert r["p"].values.tolist() == want.tolist()
+    assert [a.name for a in r["p"].axes] == ["qs", "xs"]
+
+
+def test_hit_tables_leave_out_tasks_no_printed_result_ran(write_bio):
+    path = write_bio(CROSS.replace("print w\n", "print s\nprint w\n"), xs__fasta=XS, qs__fasta=QS)
+    from dslc.runtime.script import ScriptRunner
+    from dslc import backends
+
+    prog = dslc.compile(str(path), backend="interp")
+    printed = ScriptRunner(prog.checked, backends.get("interp"), prog.base_dir, quiet=True).run()
+    tsv = render_tsv(printed).splitlines()
+    assert tsv[0].split("\t") == ["qs", "xs", "s", "w", "p"]
+    assert tsv[2].split("\t") == ["q1", "b", "21", "", ""]  # s ran, w and p did not
+    only = [(n, v) for n, v in printed if n != "s"]
+    rows = render_tsv(only).splitlines()[1:]
+    assert [r.split("\t")[:2] for r in rows] == [["q1", "c"], ["q2", "c"]]
+    assert "null" not in render_jsonl(only)
+    shaped = render_tsv(only, Shape(sort="w")).splitlines()[1:]
+    assert [r.split("\t")[:3] for r in shaped] == [["q2", "c", "34"], ["q1", "c", "24"]]
+
+
+def test_a_where_with_nothing_kept_runs_nothing(write_bio):
+    r = _run(write_bio, SRC.replace("len(s) >= 3", "len(s) >= 30"))
+    assert r["t"].values.tolist() == [None] * 3 and r["u"].values.tolist() == [None] * 3
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=6), st.data())
+def test_filtered_maps_equal_the_whole_map_where_kept(tmp_path_factory, keep, data):
+    """Any mask: the kept cells are the unfiltered map's, the others absent, and a
+    map over the result is the whole-map computation at the kept cells."""
+    seqs = [data.draw(st.text("ACGT", min_size=0, max_size=5)) for _ in keep]
+    d = tmp_path_factory.mktemp("f")
+    (d / "xs.fasta").write_text("".join(f">s{k}\n{s}\n" for k, s in enumerate(seqs)))
+    (d / "p.bio").write_text(
+        'define alphabet dna "ACGT"\n'
+        "int gc(seq[dna] s) = sum(i in 0 ... len(s) - 1 : if s[i] == 'G' then 1 else 0)\n"
+        'xs = load(seq[dna], "xs.fasta")\n'
+        "whole = map(gc, xs)\nprint whole\n")
+    whole = dslc.compile(str(d / "p.bio"), backend="interp").run(quiet=True)["whole"]
+    whole = whole.values.tolist()
+    mask = "".join("1" if k else "0" for k in keep)
+    (d / "m.fasta").write_text("".join(f">s{k}\n{'G' * int(c)}\n" for k, c in enumerate(mask)))
+    (d / "q.bio").write_text(
+        'define alphabet dna "ACGT"\n'
+        "int gc(seq[dna] s) = sum(i in 0 ... len(s) - 1 : if s[i] == 'G' then 1 else 0)\n"
+        "bool on(int v) = v == 1\n"
+        "int twice(int v, seq[dna] s) = 2 * v + len(s)\n"
+        'xs = load(seq[dna], "xs.fasta")\nms = load(seq[dna], "m.fasta")\n'
+        "ok = map(on, map(gc, ms))\n"
+        "got = map(gc, xs where ok)\n"
+        "next = map(twice, got (*) xs)\n"
+        "print got\nprint next\n")
+    r = dslc.compile(str(d / "q.bio"), backend="interp").run(quiet=True)
+    assert r["got"].values.tolist() == [w if k else None for w, k in zip(whole, keep)]
+    assert r["next"].values.tolist() == [2 * w + len(s) if k else None
+                                         for w, s, k in zip(whole, seqs, keep)]
