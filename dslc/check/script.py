@@ -166,7 +166,7 @@ class ScriptTyper:
             for k, (p, g, o) in enumerate(zip(f.map_params, given, e.operands)):
                 if isinstance(g, T.ArrayT) and not static_fits(g.value, p.type):
                     raise DslcError(f"operand {k + 1} of map({e.func}, ...) gives each task "
-                                    f"a {g.value}, and '{p.name}' is a {p.type}", o.span)
+                                    f"{_a(g.value)}, and '{p.name}' is {_a(p.type)}", o.span)
         return T.ArrayT(sig.ret)
 
     def _where(self, e: ast.Map) -> None:
@@ -176,7 +176,7 @@ class ScriptTyper:
             return
         t = self.type_of(e.where)
         if t is not None and t != T.ArrayT(T.BOOL):
-            raise DslcError(f"a map's where needs a map result of bools, got a {t}", e.where.span,
+            raise DslcError(f"a map's where needs a map result of bools, got {_a(t)}", e.where.span,
                             hint="keep = map(passes, ...) with a function returning bool")
 
     def _const_kinds(self, sig: Signature, types: list, calling_only: bool = False) -> None:
@@ -222,6 +222,12 @@ class ScriptTyper:
         if bt is None:
             return None
         raise DslcError(f"a {bt} cannot be indexed", e.span)
+
+
+def _a(t) -> str:
+    """A type's name with its article: ``an int``, ``a seq[dna]``."""
+    name = str(t)
+    return ("an " if name[:1] in "aeiou" else "a ") + name
 
 
 def _item_type(t):

@@ -20,7 +20,7 @@ from dslc.errors import DslcError
 from dslc.lang import stats
 from dslc.lang.sequences import describe
 from dslc.lang.records import Records, is_list, record_names
-from dslc.lang.results import MapResult
+from dslc.lang.results import MapResult, absent
 from dslc.lang.values import Matrix, Sequence
 
 SIGNATURES = {
@@ -67,7 +67,11 @@ def call(e, args: list):
         out = stats.evalue(score, m, n, params)
     if axes is None:
         return float(out)
-    return MapResult(e.func, "float", np.asarray(out, dtype=np.float64), axes)
+    out = np.asarray(out, dtype=np.float64)
+    gone = absent(named["score"][0].values)
+    if gone.any():  # a task a where skipped has no score, so no statistic
+        out = np.where(gone, None, np.broadcast_to(out, gone.shape).astype(object))
+    return MapResult(e.func, "float", out, axes)
 
 
 def _count(v, arg) -> int:
@@ -81,7 +85,8 @@ def _scores(v, arg):
     """A score as a float array and the axes of the map result it came from
     (None for one number)."""
     if isinstance(v, MapResult) and v.value_type in ("int", "float"):
-        return np.asarray(v.values, dtype=np.float64), v.axes
+        gone = absent(v.values)  # (absent cells: NaN here, absent again in the result)
+        return np.where(gone, np.nan, v.values).astype(np.float64), v.axes
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return float(v), None
     raise DslcError(f"a score must be a number or a map result of int or float scores, got "

@@ -75,6 +75,18 @@ int n(seq[rna] x, index[x] i, index[x] j)
 print n("GGGAAAUCC", 0, 9)
 """,
     """\
+const gap = 3
+int size(seq[dna] s) = len(s)
+bool long(int n) = n >= gap
+float scaled(int v, seq[dna] s, const z) = v * z + len(s)
+db = load(seq[dna], "db.fasta")
+n = map(size, db)
+ok = map(long, n)
+k = map(size, db where ok)
+print map(scaled, k (*) db (*) 0.5)
+print k
+""",
+    """\
 const gap = 0
 int c(int n, int k) | k == gap = 1 | n == 0 = 0 | otherwise = c(n - 1, k - 1) + c(n - 1, k)
 print c(10, 4)

@@ -138,3 +138,58 @@ def test_filtered_maps_equal_the_whole_map_where_kept(tmp_path_factory, keep, da
     assert r["got"].values.tolist() == [w if k else None for w, k in zip(whole, keep)]
     assert r["next"].values.tolist() == [2 * w + len(s) if k else None
                                          for w, s, k in zip(whole, seqs, keep)]
+
+
+BAD_HEAD = """define alphabet dna "ACGT"
+bool long(seq[dna] s) = len(s) >= 3
+int size(seq[dna] s) = len(s)
+int both(seq[dna] q, seq[dna] t) = len(q) + len(t)
+float half(int v) = v / 2.0
+int add(int a, int b) = a + b
+float halfs(int v, seq[dna] s) = v / 2.0
+xs = load(seq[dna], "xs.fasta")
+qs = load(seq[dna], "qs.fasta")
+ok = map(long, xs)
+n = map(size, xs)
+"""
+
+BAD = [  # (last line, column of the error, words of its message)
+    ("print map(size, xs where n)", 26, "where needs a map result of bools, got an array"),
+    ("print map(size, xs where 3)", 26, "where needs a map result of bools, got an int"),
+    ("print map(size, xs where ok[0])", 26, "where needs a map result of bools, got a bool"),
+    ("print map(size, qs where ok)", 26, "this where is over xs (3), the map over qs (2)"),
+    ("print map(both, qs (*) xs where ok)", 33, "this where is over"),
+    ("print map(size, n)", 17, "gives each task an int, and 's' is a seq[dna]"),
+    ("print map(half, qs)", 17, "expects a number"),
+    ("print map(add, n (*) map(size, qs))", 22, "results read together need the same grid"),
+    ("print map(halfs, n (*) qs)", 24, "no axis of the result"),
+    ("print map(size, xs where ok)[3]", 7, "outside"),
+    ("print map(size, xs where ok)[1]", 7, "where skipped"),
+]
+
+
+@pytest.mark.parametrize("line,col,words", BAD)
+def test_bad_filters_and_operands_are_one_located_error(capsys, write_bio, line, col, words):
+    from tests.cli.test_errors import expect_error
+
+    path = write_bio(BAD_HEAD + line + "\n", xs__fasta=XS, qs__fasta=QS)
+    err = expect_error(capsys, path, line=BAD_HEAD.count("\n") + 1, col=col,
+                       args=("run", "--backend", "interp"))
+    assert words in err, err
+
+
+def test_statistics_of_a_filtered_result_are_absent_where_it_is(write_bio):
+    src = """
+    int score(seq[protein] q, seq[protein] t) = len(q) * 10 + len(t)
+    bool keep(int v) = v % 2 == 0
+    qs = load(seq[protein], "qs.fasta")
+    xs = load(seq[protein], "xs.fasta")
+    w = map(score, qs (*) xs where map(keep, map(score, qs (*) xs)))
+    print bits(w, blosum62, 11, 1)
+    print evalue(w, qs, xs, blosum62, 11, 1)
+    """
+    r = _run(write_bio, src)
+    for name in ("bits(w, blosum62, 11, 1)", "evalue(w, qs, xs, blosum62, 11, 1)"):
+        cells = r[name].values
+        assert [[v is None for v in row] for row in cells] == [[True, True, False]] * 2
+        assert all(isinstance(v, float) for v in cells[:, 2])
