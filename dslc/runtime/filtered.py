@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dslc.errors import DslcError
-from dslc.lang.records import is_list
+from dslc.lang.records import RecordNames, is_list
 from dslc.lang.results import Axis, MapResult, absent, to_array
 from dslc.lang.sequences import describe
 
@@ -89,7 +89,7 @@ def _axis_of(v, result: MapResult, used: set, labels, lengths) -> int | None:
             continue
         if names is None:
             names, sizes = labels(v), lengths(v)
-        if tuple(axis.labels or ()) == tuple(names) and axis.lengths == sizes:
+        if same_labels(axis.labels, names) and axis.lengths == sizes:
             return a
     return None
 
@@ -99,7 +99,18 @@ def same_grid(result: MapResult, shape: tuple, axes: tuple) -> bool:
     axis by axis, the same record names (an axis's name is the text of the
     operand it came from, which two spellings of one list differ in)."""
     return result.values.shape == tuple(shape) and all(
-        tuple(a.labels or ()) == tuple(b.labels or ()) for a, b in zip(result.axes, axes))
+        same_labels(a.labels, b.labels) for a, b in zip(result.axes, axes))
+
+
+def same_labels(a, b) -> bool:
+    """Two axes' labels are the same names (record names compared as they are
+    packed, without decoding a million of them where they are the same file's)."""
+    if a is b:
+        return True
+    a, b = (() if x is None else x for x in (a, b))
+    if isinstance(a, RecordNames) or isinstance(b, RecordNames):
+        return a == b
+    return tuple(a) == tuple(b)
 
 
 def _grid_text(r: MapResult) -> str:
