@@ -18,7 +18,7 @@ def _hmmsearch_core() -> str:
     """examples/hmmsearch.bio's functions, its model loaded and nothing run: six
     functions ordered at run time (silent delete states), whose guards on the node
     and the position would peel six copies of each."""
-    text = (ROOT / "examples" / "hmmsearch.bio").read_text().split("\nm = load")[0]
+    text = (ROOT / "examples" / "hmmsearch.bio").read_text().split("\nprofile = load")[0]
     return text.replace('"data/PF02826.hmm"', f'"{PROFILE}"') + "\nm = load(hmms, hmms)\n"
 
 
