@@ -170,3 +170,45 @@ def test_chain_inside_a_runtime_ordered_partition_compiles(tmp_path):
     assert len(got) == len(want) == 8
     for g, w in zip(got, want):
         assert float(g) == pytest.approx(float(w), rel=1e-9)
+
+
+STATS_SRC = """
+float msvmu(hmm h) = h.msvmu
+float msvlambda(hmm h) = h.msvlambda
+float vitmu(hmm h) = h.vitmu
+float vitlambda(hmm h) = h.vitlambda
+float fwdtau(hmm h) = h.fwdtau
+m = load(hmms, "PROFILES")
+print map(msvmu, m)
+print map(msvlambda, m)
+print map(vitmu, m)
+print map(vitlambda, m)
+print map(fwdtau, m)
+"""
+
+
+def test_the_stats_lines_are_accessors(tmp_path, backend):
+    hmms = _profiles(tmp_path)
+    want = {}
+    for block in hmms.read_text().split("//")[:-1]:
+        for line in block.splitlines():
+            f = line.split()
+            if f[:2] == ["STATS", "LOCAL"]:
+                want.setdefault(f[2], []).append((float(f[3]), float(f[4])))
+    r = dslc.compile(STATS_SRC.replace("PROFILES", str(hmms)), backend=backend).run(quiet=True)
+    assert r["map(msvmu, m)"].values.tolist() == [mu for mu, _ in want["MSV"]]
+    assert r["map(msvlambda, m)"].values.tolist() == [lam for _, lam in want["MSV"]]
+    assert r["map(vitmu, m)"].values.tolist() == [mu for mu, _ in want["VITERBI"]]
+    assert r["map(vitlambda, m)"].values.tolist() == [lam for _, lam in want["VITERBI"]]
+    assert r["map(fwdtau, m)"].values.tolist() == [tau for tau, _ in want["FORWARD"]]
+
+
+def test_a_profile_without_msv_stats_is_one_error(tmp_path):
+    hmms = _profiles(tmp_path)
+    text = "\n".join(line for line in hmms.read_text().splitlines()
+                     if not line.startswith("STATS LOCAL MSV"))
+    bare = tmp_path / "bare.hmm"
+    bare.write_text(text + "\n")
+    src = f'float mu(hmm h) = h.msvmu\nm = load(hmms, "{bare}")\nprint map(mu, m)\n'
+    with pytest.raises(DslcError, match="STATS LOCAL MSV"):
+        dslc.compile(src, backend="interp").run(quiet=True)
