@@ -193,3 +193,28 @@ def test_statistics_of_a_filtered_result_are_absent_where_it_is(write_bio):
         cells = r[name].values
         assert [[v is None for v in row] for row in cells] == [[True, True, False]] * 2
         assert all(isinstance(v, float) for v in cells[:, 2])
+
+
+def test_align_traces_the_rows_a_filtered_map_ran(capsys, write_bio):
+    from dslc.cli import main
+
+    path = write_bio("""
+    define alphabet dna "ACGT"
+    int d(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+      | i == 0 = j
+      | j == 0 = i
+      | otherwise = d(i - 1, j - 1) + (if s[i - 1] == t[j - 1] then 0 else 1)
+            min d(i - 1, j) + 1 min d(i, j - 1) + 1
+    bool near(int v) = v <= 2
+    qs = load(seq[dna], "qs.fasta")
+    xs = load(seq[dna], "xs.fasta")
+    every = map(d, qs (*) xs)
+    close = map(d, qs (*) xs where map(near, every))
+    print close
+    print every
+    """, xs__fasta=XS, qs__fasta=QS)
+    assert main(["run", str(path), "--backend", "interp", "--format", "tsv", "--align"]) == 0
+    rows = [r.split("\t") for r in capsys.readouterr().out.splitlines()[1:]]
+    assert [(r[2], r[3], r[14]) for r in rows] == [
+        ("1", "1", "ACA"), ("2", "2", "T"), ("", "3", ""), ("", "3", ""), ("", "3", ""),
+        ("2", "2", "GGTC")]
