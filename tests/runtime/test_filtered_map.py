@@ -27,12 +27,16 @@ bool long(seq[dna] s) = len(s) >= 3
 // reads s[2]: past the end of a sequence shorter than 3
 int third(seq[dna] s, int k) = if s[2] == 'A' then 10 * k else k
 float scaled(int v, seq[dna] s, const z) = v * z + len(s)
+prob odds(prob p, int v) = p * v
 xs = load(seq[dna], "xs.fasta")
 ok = map(long, xs)
 t = map(third, xs (*) 2 where ok)
 u = map(scaled, t (*) xs (*) 0.5)
+p = map(odds, 0.5 (*) t)
+q = map(odds, p (*) t)
 print t
 print u
+print q
 """
 
 
@@ -47,6 +51,9 @@ def test_where_skips_tasks_and_a_map_over_the_result_reads_each_cell(write_bio, 
     assert r["t"].values.tolist() == [20, None, 2]
     assert r["u"].values.tolist() == [13.0, None, 5.0]
     assert r["t"][1] is None and r["u"][0] == 13.0
+    q = r["q"].values.tolist()  # probabilities over probabilities, as logs
+    assert q[1] is None and q[0] == pytest.approx(np.log(0.5 * 20 * 20))
+    assert q[2] == pytest.approx(np.log(0.5 * 2 * 2))
     ran = [m for m in caplog.messages if m.startswith("map of")]
     assert any(m.startswith("map of 2 of 3 tasks third") for m in ran), ran
     assert any(m.startswith("map of 2 of 3 tasks scaled") for m in ran), ran
@@ -100,6 +107,10 @@ def test_hit_tables_leave_out_tasks_no_printed_result_ran(write_bio):
     assert "null" not in render_jsonl(only)
     shaped = render_tsv(only, Shape(sort="w")).splitlines()[1:]
     assert [r.split("\t")[:3] for r in shaped] == [["q2", "c", "34"], ["q1", "c", "24"]]
+    with_s = render_tsv(printed, Shape(min_score=20)).splitlines()[1:]  # s: every task
+    assert len(with_s) == 6
+    kept = render_tsv(printed[1:], Shape(min_score=30)).splitlines()[1:]  # w: absent fails
+    assert [r.split("\t")[:3] for r in kept] == [["q2", "c", "34"]]
 
 
 def test_a_where_with_nothing_kept_runs_nothing(write_bio):
