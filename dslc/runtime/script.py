@@ -27,7 +27,7 @@ from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_
 from dslc.runtime import filtered
 from dslc.runtime.shipped import backend_globals
 from dslc.lang import script_stats
-from dslc.lang.batch import SeqColumn, Shared, TaskBatch
+from dslc.lang.batch import SeqColumn, Shared, TaskBatch, ValueColumn
 from dslc.lang.limits import check_map
 from dslc.lang.records import Records, is_list, record_names
 from dslc.lang.results import Axis, MapResult, Prob, TableResult, to_array, wrap
@@ -246,9 +246,12 @@ class ScriptRunner:
         kept = None if keep is None or keep.all() else np.flatnonzero(keep)
         if grid is not None:
             ids = np.arange(count, dtype=np.int64) if kept is None else kept
-            batch = TaskBatch.of(self._tasks(tf, e, filtered.cell_values(grid, operands, ids),
-                                             {k for k, how in enumerate(grid.reads)
-                                              if how is not None}))
+            batch = grid_batch(tf, self.p, grid, operands, ids, spans, e.span,
+                               lambda i, p: f"operand {i + 1} of map({e.func}, ...)")
+            if batch is None:
+                batch = TaskBatch.of(self._tasks(
+                    tf, e, filtered.cell_values(grid, operands, ids),
+                    {k for k, how in enumerate(grid.reads) if how is not None}))
         else:
             batch = self._columnar(tf, e, operands, lists, shape)
             if batch is None:
@@ -406,6 +409,45 @@ def columnar_batch(tf, program, operands: list, lists: list, shape, spans: list,
     if count:
         check_links(tf, first, program, span, {p.name: sp for p, sp in zip(params, spans)})
     return TaskBatch(tuple(p.name for p in params), columns, count)
+
+
+def grid_batch(tf, program, grid, operands: list, ids: np.ndarray, spans: list, span,
+               what) -> TaskBatch | None:
+    """The tasks ``ids`` of a map over earlier results (dslc.runtime.filtered) as
+    columns: each result's cells bound once per task, a list of records as the
+    packed buffer read at each task's row of its axis, another list's items bound
+    once each, a shared operand once. None where binding depends on the task (an
+    ``index`` argument, a ``seq[*]`` given a string, a list of sequences not read
+    from a file): the caller binds task by task (``cell_values``)."""
+    params = tf.map_params
+    if any(isinstance(p.type, T.IndexT) for p in params):
+        return None
+    where = np.unravel_index(ids, grid.shape) if grid.shape else ()
+    raw = dict(zip((p.name for p in params), operands))
+    columns = {}
+    for i, (p, v, how) in enumerate(zip(params, operands, grid.reads)):
+        def bind(x, p=p, i=i):
+            return bind_value(x, p.type, program, spans[i], raw, what=what(i, p))
+        if how == "cell":
+            cells = v.values.reshape(-1)[ids].tolist()
+            columns[p.name] = ValueColumn(tuple(bind(wrap(c, v.value_type)) for c in cells),
+                                          np.arange(len(ids), dtype=np.int64))
+        elif how is None:
+            if not _binds_alone(p.type):
+                return None
+            columns[p.name] = Shared(bind(v))
+        elif isinstance(v, Records) and isinstance(p.type, T.SeqT):
+            if len(ids):  # the records share an alphabet: the first binds for all
+                bind(v[0])
+            columns[p.name] = SeqColumn(v.pack, where[how].astype(np.int64))
+        elif not isinstance(p.type, T.SeqT):
+            columns[p.name] = ValueColumn(tuple(bind(x) for x in v), where[how].astype(np.int64))
+        else:
+            return None
+    batch = TaskBatch(tuple(p.name for p in params), columns, len(ids))
+    if len(ids):
+        check_links(tf, batch[0], program, span, {p.name: sp for p, sp in zip(params, spans)})
+    return batch
 
 
 def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:

@@ -229,3 +229,34 @@ def test_align_traces_the_rows_a_filtered_map_ran(capsys, write_bio):
     assert [(r[2], r[3], r[14]) for r in rows] == [
         ("1", "1", "ACA"), ("2", "2", "T"), ("", "3", ""), ("", "3", ""), ("", "3", ""),
         ("2", "2", "GGTC")]
+
+
+def test_a_map_over_a_result_gets_its_tasks_as_columns(write_bio):
+    """The kept tasks only, each result's cells as one column, the records as the
+    packed buffer read at each task's row, a shared operand once."""
+    from dslc import backends
+    from dslc.lang.batch import SeqColumn, Shared, ValueColumn
+    from dslc.runtime.script import ScriptRunner
+
+    path = write_bio(SRC, xs__fasta=XS)
+    prog = dslc.compile(str(path), backend="interp")
+    seen = {}
+
+    def make(program, globals_):
+        engine = backends.get("interp")(program, globals_)
+        run_map = engine.map
+
+        def recording(func, tasks, span, progress=None):
+            seen[func] = tasks
+            return run_map(func, tasks, span, progress)
+
+        engine.map = recording
+        return engine
+
+    ScriptRunner(prog.checked, make, prog.base_dir, quiet=True).run()
+    batch = seen["scaled"]
+    assert len(batch) == 2
+    assert isinstance(batch.columns["v"], ValueColumn) and batch.columns["v"].items == (20, 2)
+    assert isinstance(batch.columns["s"], SeqColumn)
+    assert batch.columns["s"].index.tolist() == [0, 2]  # records a and c
+    assert isinstance(batch.columns["z"], Shared) and batch.columns["z"].value == 0.5
