@@ -30,6 +30,7 @@ from dslc import deep, runlog, timings
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.runtime.parsed import parse
+from dslc.runtime import filtered
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
 from dslc.lang.fasta import read_text
 from dslc.lang.limits import check_map
@@ -39,6 +40,27 @@ from dslc.runtime.script import (ScriptRunner, _labels, backend_globals, columna
                                  run_map, table_axes)
 from dslc.lang.values import Sequence, SeqText
 from dslc.lang.records import Records, is_list
+
+
+def _kept(where, shape: tuple, name: str) -> np.ndarray | None:
+    """``Program.map``'s ``where`` as the tasks to run (None: all): a map result of
+    bools (an absent cell runs nothing) or a bool array, of the map's shape."""
+    if where is None:
+        return None
+    if isinstance(where, MapResult):
+        if where.value_type != "bool":
+            raise DslcError(f"map({name}, ..., where=...) needs bools, got a map result of "
+                            f"{where.value_type}")
+        values = where.values
+    else:
+        values = np.asarray(where)
+        if values.dtype != bool:
+            raise DslcError(f"map({name}, ..., where=...) needs bools, got {values.dtype}")
+    if values.shape != tuple(shape):
+        raise DslcError(f"map({name}, ..., where=...) has shape {values.shape}, the map "
+                        f"{tuple(shape)}")
+    keep = filtered.true_cells(values)
+    return None if keep.all() else np.flatnonzero(keep)
 
 
 @dataclass(frozen=True)
@@ -250,12 +272,15 @@ class Program:
                         + f", got {len(values)}")
 
     @deep.for_program
-    def map(self, name: str, *operands, client=None, gpus=None, progress=False) -> MapResult:
+    def map(self, name: str, *operands, where=None, client=None, gpus=None,
+            progress=False) -> MapResult:
         """Run ``name`` over the cross product of the list operands (other
         operands are broadcast), as ``map`` does in a script; on a Dask
         ``client``'s workers or on ``gpus`` (``"all"``, a count, ``"0,2"``)
-        where given (:mod:`dslc.cluster`). ``progress``: as for :meth:`run` (True,
-        False or ``f(done, total)``)."""
+        where given (:mod:`dslc.cluster`). ``where``: a map result of bools (or
+        a bool array) of the map's shape; only its true tasks run, as a script's
+        ``map(f, ... where keep)``, and the others' cells are None. ``progress``:
+        as for :meth:`run` (True, False or ``f(done, total)``)."""
         tf = self._function(name)
         params = tf.map_params
         if len(operands) != len(params):
@@ -265,13 +290,16 @@ class Program:
         lists = [(k, v) for k, v in enumerate(ops) if is_list(v)]
         shape = tuple(len(v) for _, v in lists)
         check_map(shape, name, None)
+        kept = _kept(where, shape, name)
+        count = math.prod(shape)
         batch = self._columnar(tf, ops, lists, shape)
         if batch is not None:  # loaded records: no task made, the same buffers every call
+            batch = batch if kept is None else batch.subset(kept)
             with _using(client=client, gpus=gpus, backend=self.backend_asked) as pool:
                 engine = self._map_engine(pool)
-                results = engine.map(name, batch, None)
+                results = engine.map(name, batch, None) if len(batch) else []
             runlog.ran(engine, f"map of {len(batch)} tasks", name)
-            arr = to_array(results, tf.ret.name).reshape(shape)
+            arr = filtered.scatter(results, kept, count, tf.ret.name).reshape(shape)
             return MapResult(name, tf.ret.name, arr, tuple(
                 Axis(params[k].name, _labels(v)) for k, v in lists))
         combos = []
@@ -280,15 +308,17 @@ class Program:
             for (k, _), item in zip(lists, combo):
                 values[k] = item
             combos.append(values)
+        if kept is not None:
+            combos = [combos[k] for k in kept.tolist()]
         tf = self._const_kinds(tf, params, combos)
         tasks = [self._bind_map(tf, values) for values in combos]
         self._collector.reset()
         with _using(client=client, gpus=gpus, backend=self.backend_asked) as pool:
             engine = self._map_engine(pool)
-            results = self._timed(lambda: run_map(engine, name, tasks, None, progress))
+            results = self._timed(lambda: run_map(engine, name, tasks, None, progress)) \
+                if tasks else []
         runlog.ran(engine, f"map of {len(tasks)} tasks", name)
-        shape = tuple(len(v) for _, v in lists)
-        arr = to_array(results, tf.ret.name).reshape(shape)
+        arr = filtered.scatter(results, kept, count, tf.ret.name).reshape(shape)
         return MapResult(name, tf.ret.name, arr,
                          tuple(Axis(params[k].name, tuple(_label(x) for x in v)) for k, v in lists))
 

@@ -150,7 +150,13 @@ def where_mask(value, span, shape: tuple, axes: tuple) -> np.ndarray:
         want = " x ".join(f"{a.name} ({n})" for a, n in zip(axes, shape)) or "one task"
         raise DslcError(f"this where is over {_grid_text(value)}, the map over {want}", span,
                         hint="filter with a result over the same lists, in the same order")
-    flat = value.values.ravel()
+    return true_cells(value.values)
+
+
+def true_cells(values: np.ndarray) -> np.ndarray:
+    """A bool result's cells as a flat mask: true where a cell holds true (an
+    absent cell, None, is not)."""
+    flat = values.ravel()
     if flat.dtype == object:
         return np.fromiter((v is True or v is np.True_ for v in flat), dtype=bool,
                            count=len(flat))

@@ -260,3 +260,20 @@ def test_a_map_over_a_result_gets_its_tasks_as_columns(write_bio):
     assert isinstance(batch.columns["s"], SeqColumn)
     assert batch.columns["s"].index.tolist() == [0, 2]  # records a and c
     assert isinstance(batch.columns["z"], Shared) and batch.columns["z"].value == 0.5
+
+
+def test_the_python_map_takes_a_where(write_bio):
+    path = write_bio(SRC, xs__fasta=XS)
+    prog = dslc.compile(str(path), backend="interp")
+    ok = prog.run(quiet=True) and prog._globals["ok"]
+    xs = prog._globals["xs"]
+    assert prog.map("third", xs, 2, where=ok).values.tolist() == [20, None, 2]
+    texts = ["ACA", "T", "GGTC"]  # (strings: bound task by task)
+    assert prog.map("third", texts, 2, where=np.array([True, False, True])).values.tolist() \
+        == [20, None, 2]
+    every = prog.map("long", xs, where=np.ones(3, bool)).values  # all kept: a plain array
+    assert every.dtype == bool and every.tolist() == [True, False, True]
+    with pytest.raises(DslcError, match="needs bools"):
+        prog.map("third", xs, 2, where=prog._globals["t"])
+    with pytest.raises(DslcError, match="has shape"):
+        prog.map("third", xs, 2, where=np.array([True, False]))
