@@ -9,10 +9,12 @@ column per printed result (``print scores`` then ``print ev`` give the columns
 lists) are not hits and print as in text, as ``# ``-comment lines in TSV and as
 ``{"print": name, "value": ...}`` in JSON lines.
 
-A column made by ``evalue(...)`` or printed as ``evalue`` is an E-value column: it sorts smallest first
-and ``--max-evalue`` filters on it. The score column is the table's first other
-column: ``--min-score`` filters on it. Any other column sorts largest first;
-an axis (record names) sorts alphabetically.
+A column made by ``evalue(...)`` or printed as ``evalue`` is an E-value column: it
+sorts smallest first and ``--max-evalue`` filters on it. The score column is the
+table's first other column: ``--min-score`` filters on it. Any other column sorts
+largest first; an axis (record names) sorts alphabetically. A task no printed map
+ran (each skipped it: ``map ... where``) has no row; an absent cell passes no
+threshold and sorts last.
 
 ``--align`` adds each printed row's alignment: the task of the table's first column
 that a map of the script computed is traced again (the rows together, so their tables
