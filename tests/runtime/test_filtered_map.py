@@ -118,7 +118,7 @@ def test_a_where_with_nothing_kept_runs_nothing(write_bio):
     assert r["t"].values.tolist() == [None] * 3 and r["u"].values.tolist() == [None] * 3
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=6), st.data())
 def test_filtered_maps_equal_the_whole_map_where_kept(tmp_path_factory, keep, data):
     """Any mask: the kept cells are the unfiltered map's, the others absent, and a
