@@ -47,7 +47,7 @@ def test_smith_waterman_over_fasta(backend):
     out = run_json(EXAMPLES / "smith_waterman.bio", backend)
     db = read_fasta(str(EXAMPLES / "data" / "db.fasta"), standard_alphabets()["protein"])
     query = max(literals(EXAMPLES / "smith_waterman.bio"), key=len)
-    want = [ref.gotoh_local(query, s.text, ref.blosum62_dict(), 10, 1) for s in db]
+    want = [ref.gotoh_local(query, s.text, ref.blosum62_dict(), 11, 1) for s in db]
     assert out["scores"] == want
 
 
