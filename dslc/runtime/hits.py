@@ -218,15 +218,6 @@ def _rank(table: HitTable, roles: list[str], how: Shape) -> np.ndarray | None:
                     hint="columns: " + ", ".join(axis_keys + col_keys))
 
 
-def _sort_key(table: HitTable, kinds: list[str], how: Shape):
-    """The order ``_rank`` gives, as a sort of an array of task numbers (stable:
-    ties keep task order); None where the rows stay in task order."""
-    key = _rank(table, kinds, how)
-    if key is None:
-        return None
-    return lambda ids: ids[np.argsort(key[ids], kind="stable")]
-
-
 def check_shape(groups: list, how: Shape) -> None:
     """A --sort naming no column of any table is an error (one naming a column of
     some tables sorts those); so is shaping when nothing printed is a hit table."""
@@ -260,17 +251,22 @@ def _columns(table: HitTable, how: Shape) -> tuple:
 
 
 def _shaped(table: HitTable, how: Shape, cols: tuple) -> list:
-    """The rows as ``shape_rows`` gives them (a --sort naming another table's
-    column left out), each with its alignment last where a column needs it
-    (else None)."""
-    axis_keys, col_keys = table.keys()
-    if how.sort is not None and how.sort not in axis_keys + col_keys:
-        how = Shape(None, how.top, how.min_score, how.max_evalue, how.align, how.top_total)
-    rows = shape_rows(table, how)
+    """The rows printed (:func:`_own_ids`), each with its alignment last where a
+    column needs it (else None)."""
+    rows = table.indexed_rows(_own_ids(table, how))
     if not hc.needs_alignment(cols):
         return [(row, None) for row in rows]
     aligned = _traced(table).tasks.alignments([k for _, _, k in rows])
     return list(zip(rows, aligned))
+
+
+def _own_ids(table: HitTable, how: Shape) -> np.ndarray | None:
+    """:func:`shape_ids`, a --sort naming another table's column left out (it
+    sorts that table, not this one)."""
+    axis_keys, col_keys = table.keys()
+    if how.sort is not None and how.sort not in axis_keys + col_keys:
+        how = Shape(None, how.top, how.min_score, how.max_evalue, how.align, how.top_total)
+    return shape_ids(table, how)
 
 
 def _traced(table: HitTable):
@@ -303,7 +299,7 @@ def _tsv_table(table: HitTable, how: Shape) -> str:
     if not how.with_header():
         head = None
     if hc.plain(cols, table):
-        fast = tsv_text(table, head, _field, _unsorted_or(table, how))
+        fast = tsv_text(table, head, _field, _own_ids(table, how))
         if fast is not None:
             return fast
     lines = [] if head is None else [head]
@@ -313,14 +309,6 @@ def _tsv_table(table: HitTable, how: Shape) -> str:
             cells.extend(_tsv_cell(v) if c.kind == "value" else [_field(hc.tsv_cell(c, v))])
         lines.append("\t".join(cells))
     return "\n".join(lines)
-
-
-def _unsorted_or(table: HitTable, how: Shape) -> np.ndarray | None:
-    """``shape_ids`` with a --sort naming another table's column left out."""
-    axis_keys, col_keys = table.keys()
-    if how.sort is not None and how.sort not in axis_keys + col_keys:
-        how = Shape(None, how.top, how.min_score, how.max_evalue, how.align, how.top_total)
-    return shape_ids(table, how)
 
 
 def _tsv_cell(v) -> list[str]:
@@ -354,7 +342,7 @@ def render_jsonl(printed: list[tuple[str, object]], how: Shape = Shape()) -> str
             continue
         cols = _columns(g, how)
         plain = hc.plain(cols, g)
-        fast = _jsonl_rows(g) if plain and _unsorted_or(g, how) is None else None
+        fast = _jsonl_rows(g) if plain and _own_ids(g, how) is None else None
         if fast is not None:
             lines.extend(fast)
             continue

@@ -134,7 +134,7 @@ def no_path(write_bio):
 @pytest.mark.parametrize("args, words", [
     ([SEARCH, "--top", "2", "--align"], ["--format tsv"]),
     (["NO_PATH", "--format", "tsv", "--top", "1", "--align"],
-     [".bio:4:7", "--align:", "no alignment", "^"]),
+     [".bio:4:7", "alignments (--align", "no alignment", "^"]),
     ([str(EXAMPLES / "edit_distance.bio"), "--format", "tsv", "--align"],
      ["prints none"]),
 ])
