@@ -92,7 +92,7 @@ TOKENS = [
     "load", "print", "schedule", "where", "in", "sum", "len(s)", "i", "j", "s", "t", "\n",
     "\ufeff", "\x00", "\u00e9", "$", "\"", "//", "/*", "1_000", "0x10", "-1", "9",
 ]
-# (U, O, J: protein's stand-ins, read as X with a warning; a strangers elsewhere)
+# (U, O, J: protein's stand-ins, read as X with a warning; strangers to dna)
 FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", " ", "ZZZ", ";",
                 "U", "uoj", "OX"]
 
