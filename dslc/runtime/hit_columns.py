@@ -119,8 +119,7 @@ def _resolve(table: HitTable, name: str) -> Column:
                         f"column for '{name}'", hint=_ROLE_HINT[want])
     if name in ALIGNED:
         return Column(name, "aligned", name)
-    known = axis_keys + col_keys + [*_QUERY, *_SUBJECT, *_LENGTHS, *_ROLES,
-                                    *(x for x in ALIGNED if x not in BLAST)]
+    known = axis_keys + col_keys + [*_QUERY, *_SUBJECT, *_LENGTHS, *_ROLES, *ALIGNED]
     raise DslcError(f"--columns: no column '{name}'",
                     hint="columns: " + ", ".join(dict.fromkeys(known)) + "; presets: "
                     + ", ".join(PRESETS))

@@ -10,7 +10,9 @@ short range is formatted once per value in that range (by the same
 :func:`dslc.runtime.cells.text_array` that formats each cell otherwise) and
 looked up, and any other column's cells are formatted by
 :func:`~dslc.runtime.cells.text_array` with the separator a cell of its own.
-The text is what ``hits._tsv_table``'s row-by-row path gives, byte for byte.
+The rows come in the order the table is printed (``hits.shape_ids``: a search
+by query, then E-value), gathered by task number. The text is what
+``hits._tsv_table``'s row-by-row path gives, byte for byte.
 """
 
 from __future__ import annotations
