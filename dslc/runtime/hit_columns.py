@@ -4,9 +4,10 @@ names (BLAST's tabular fields, HMMER's tblout-like ones, the table's own).
 A hit table knows no algorithm. Its columns come from what the map's result holds:
 
 - its **axes**: the record names of each list operand. A table of two or more axes is a
-  search of *queries* (the first axis) against *subjects* (the last: the database), so
+  search of *queries* against *subjects* (the last axis: the database), so
   ``qseqid``/``query`` is the first axis's record name and ``sseqid``/``target``/
-  ``subject`` the last's; ``qlen``/``slen`` their sequences' lengths;
+  ``subject`` the last's; ``qlen``/``slen`` their sequences' lengths (a row's query, as
+  dslc.runtime.hits orders and cuts the rows, is its index on every axis but the last);
 - its **printed values**: ``score`` is the score column (the first printed column that
   is neither an E-value nor a bit score), ``evalue`` the E-value column (made by
   ``evalue(...)``, a map of a float function named ``evalue``, or a float result
