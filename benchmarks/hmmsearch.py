@@ -59,7 +59,7 @@ def dslc_scores(hmm_path: str, fasta: str, backend: str) -> tuple[dict, float]:
     r = prog.run(hmms=hmm_path, db=fasta, quiet=True)
     took = time.perf_counter() - t
     bits = {tuple(row.values())[:2]: tuple(row.values())[2] for row in r["score"].records()}
-    ev = {tuple(row.values())[:2]: tuple(row.values())[2] for row in r["ev"].records()}
+    ev = {tuple(row.values())[:2]: tuple(row.values())[2] for row in r["evalue"].records()}
     return {k: (float(v), float(ev[k])) for k, v in bits.items()}, took
 
 

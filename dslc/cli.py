@@ -70,13 +70,25 @@ def _script(args) -> Script:
 
 
 def _hit_args(run: argparse.ArgumentParser) -> None:
-    """How hit tables are shaped (dslc.runtime.hits), for --format tsv and jsonl."""
+    """How hit tables are shaped and laid out (dslc.runtime.hits), for --format tsv
+    and jsonl."""
     run.add_argument("--sort", metavar="COLUMN",
-                     help="best first by COLUMN (E-values smallest first, scores largest)")
-    run.add_argument("--top", type=int, metavar="N", help="keep the N best rows of each table")
+                     help="order the whole table by COLUMN, best first (E-values smallest "
+                          "first, scores largest); default: by query, then E-value")
+    run.add_argument("--top", type=int, metavar="N",
+                     help="keep the N best rows of each query (by E-value, else score)")
+    run.add_argument("--top-total", type=int, metavar="N",
+                     help="keep the N best rows of the whole table")
     run.add_argument("--min-score", type=float, metavar="S", help="keep rows scoring at least S")
     run.add_argument("--max-evalue", type=float, metavar="E",
                      help="keep rows with an E-value of at most E")
+    run.add_argument("--columns", metavar="LIST",
+                     help="the columns, comma-separated: BLAST's (qseqid sseqid pident length "
+                          "mismatch gapopen qstart qend sstart send evalue bitscore qlen slen "
+                          "...), the table's own, or the presets blast (BLAST's tabular "
+                          "output, no header) and hmmer (target query evalue bitscore)")
+    run.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
+                     help="the TSV header line (default: yes, but not for --columns blast)")
     run.add_argument("--align", action="store_true",
                      help="add each printed row's alignment (its task traced again)")
 
@@ -84,10 +96,18 @@ def _hit_args(run: argparse.ArgumentParser) -> None:
 def _shape(args):
     from dslc.runtime.hits import Shape
 
-    how = Shape(args.sort, args.top, args.min_score, args.max_evalue, args.align)
+    columns = None
+    if args.columns is not None:
+        columns = tuple(c.strip() for c in args.columns.split(","))
+        if not all(columns):
+            raise DslcError(f"--columns takes names separated by commas, got '{args.columns}'")
+    how = Shape(args.sort, args.top, args.min_score, args.max_evalue, args.align,
+                args.top_total, columns, args.header)
     if how.active and args.format not in ("tsv", "jsonl"):
-        raise DslcError("--sort, --top, --min-score, --max-evalue and --align shape hit "
-                        "tables: give --format tsv or --format jsonl")
+        raise DslcError("--sort, --top, --top-total, --min-score, --max-evalue, --columns and "
+                        "--align shape hit tables: give --format tsv or --format jsonl")
+    if args.header is not None and args.format != "tsv":
+        raise DslcError("--header and --no-header are for --format tsv")
     return how
 
 

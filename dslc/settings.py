@@ -36,6 +36,9 @@ CHOICES: dict[str, tuple[str, dict[str, str]]] = {
                                                 "threads", "process": "in a process of its own"}),
     "DSLC_AUTO_AHEAD": ("1", {"1": "compile a map's kernel ahead for the next run",
                               "0": "never"}),
+    "DSLC_STRICT_RESIDUES": ("0", {"0": "a residue an alphabet declares a stand-in for "
+                                        "(protein's U, O, J as X) is read as it, with a warning",
+                                   "1": "refused, as any symbol outside the alphabet"}),
 }
 
 # name -> the least value it takes (the default is the reader's: some are computed)

@@ -47,7 +47,7 @@ def test_smith_waterman_over_fasta(backend):
     out = run_json(EXAMPLES / "smith_waterman.bio", backend)
     db = read_fasta(str(EXAMPLES / "data" / "db.fasta"), standard_alphabets()["protein"])
     query = max(literals(EXAMPLES / "smith_waterman.bio"), key=len)
-    want = [ref.gotoh_local(query, s.text, ref.blosum62_dict(), 10, 1) for s in db]
+    want = [ref.gotoh_local(query, s.text, ref.blosum62_dict(), 11, 1) for s in db]
     assert out["scores"] == want
 
 
@@ -163,7 +163,7 @@ def test_co_optimal_tuples(backend):
 
 
 def test_search_hit_table():
-    """examples/search.bio printed as TSV with --top: its scores are the reference
+    """examples/search.bio printed as TSV with --top-total: its scores are the reference
     Gotoh scores (gaps cost 11 + L, the function's open + L * extend), its
     E-values K m n exp(-lambda S) with BLOSUM62 11/1's published lambda and K, m
     the query's length and n the database's. On the CPU only: the interpreter
@@ -173,11 +173,11 @@ def test_search_hit_table():
     from dslc.lang.stdlib import standard_alphabets
 
     r = subprocess.run([sys.executable, "-m", "dslc.cli", "run", str(EXAMPLES / "search.bio"),
-                        "--format", "tsv", "--top", "4", "--backend", "cpu", "--quiet"],
+                        "--format", "tsv", "--top-total", "4", "--backend", "cpu", "--quiet"],
                        capture_output=True, text=True, cwd="/")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].split("\t") == ["q", "d", "score", "bits", "evalue"]
+    assert lines[0].split("\t") == ["query", "subject", "score", "bits", "evalue"]
     protein = standard_alphabets()["protein"]
     queries = {s.name: s.text for s in read_fasta(str(EXAMPLES / "data/queries.fasta"), protein)}
     db = {s.name: s.text for s in read_fasta(str(EXAMPLES / "data/db.fasta"), protein)}
@@ -185,10 +185,11 @@ def test_search_hit_table():
     want = sorted(((ref.gotoh_local(q, t, ref.blosum62_dict(), 11, 1), qn, tn)
                    for qn, q in queries.items() for tn, t in db.items()),
                   key=lambda x: 0.041 * len(queries[x[1]]) * np.exp(-0.267 * x[0]))[:4]
+    want.sort(key=lambda x: list(queries).index(x[1]))  # printed by query (stable: by E-value)
     rows = [line.split("\t") for line in lines[1:]]
     assert [(int(s), qn, tn) for qn, tn, s, _, _ in rows] == want
     for (qn, _, s, bits, ev) in rows:
         assert float(ev) == pytest.approx(0.041 * len(queries[qn]) * n * np.exp(-0.267 * int(s)),
                                           rel=1e-8)
         assert float(bits) == pytest.approx((0.267 * int(s) - np.log(0.041)) / np.log(2), rel=1e-8)
-    assert rows[0][0] == "q2" and float(rows[0][4]) < 1e-10  # the planted fragments are found
+    assert min(float(r[4]) for r in rows if r[0] == "q2") < 1e-10  # the planted fragments

@@ -97,7 +97,8 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
             if not st.symbols:
                 raise DslcError(f"alphabet '{st.name}' has no symbols", st.span)
             try:
-                alphabets[st.name] = Alphabet(st.name, tuple(st.symbols))
+                alphabets[st.name] = Alphabet(st.name, tuple(st.symbols),
+                                              stand_ins=tuple(st.stand_ins))
             except DslcError as e:
                 raise DslcError(e.message, st.span) from None
     _unique_definitions(stmts)

@@ -215,9 +215,14 @@ class FuncDef:
 
 @dataclass(frozen=True)
 class DefineAlphabet:
+    """``define alphabet NAME SYMBOLS [where X = Y, ...]``: ``stand_ins`` are the
+    ``(X, Y)`` pairs, a symbol outside the alphabet and the symbol of it that a
+    sequence reads it as (docs/language.md, "Alphabets")."""
+
     name: str
     symbols: tuple[str, ...]
     span: Span
+    stand_ins: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -264,12 +264,21 @@ class _ToAst(Transformer):
         return ast.Program(self.src, tuple(stmts))
 
     def define_alphabet(self, meta, items):
-        name, *syms = items
-        if len(syms) == 1 and isinstance(syms[0], Token) and syms[0].type == "STRING":
-            symbols = tuple(_unquote(syms[0], self.src))
-        else:
-            symbols = tuple(syms)
-        return ast.DefineAlphabet(str(name), symbols, self._sp(meta))
+        name, *syms, stand_ins = items
+        chars = len(syms) == 1 and isinstance(syms[0], Token) and syms[0].type == "STRING"
+        symbols = tuple(_unquote(syms[0], self.src)) if chars else tuple(syms)
+        pairs = ()
+        if stand_ins is not None:  # a string of several characters: each of them, where
+            one = chars or all(len(x) == 1 for x in symbols)  # symbols are characters
+            pairs = tuple((c, to) for frm, to in stand_ins
+                          for c in (frm if one and len(frm) > 1 else (frm,)))
+        return ast.DefineAlphabet(str(name), symbols, self._sp(meta), pairs)
+
+    def stand_ins(self, meta, items):
+        return list(items)
+
+    def stand_in(self, meta, items):
+        return (items[0], items[1])
 
     def symbol_token(self, meta, items):
         tok = items[0]

@@ -34,7 +34,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +44,7 @@ from dslc.lang.gather import usable_cores
 from dslc.lang.limits import (LOAD_SETTING, RECORD_SETTING, max_load_bytes,
                                  max_record_residues)
 from dslc.lang.records import Records, SeqPack
-from dslc.lang.values import Alphabet, Sequence
+from dslc.lang.values import Alphabet, Sequence, warn_stand_ins
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20  # bytes read at a time
@@ -208,7 +208,8 @@ def case_fold(alphabet: Alphabet) -> dict[str, str] | None:
     syms = alphabet.symbols
     if any(s != s.upper() for s in syms) or not any(c.isalpha() for s in syms for c in s):
         return None
-    return {s.lower(): s for s in syms if s.lower() != s and len(s.lower()) == 1}
+    stand_ins = tuple(frm for frm, _ in alphabet.stand_ins if frm == frm.upper())
+    return {s.lower(): s for s in syms + stand_ins if s.lower() != s and len(s.lower()) == 1}
 
 
 def parse_fasta_text(text: str, alphabet: Alphabet, source_name: str = "<fasta>",
@@ -228,6 +229,7 @@ def parse_fasta_lines(lines: Iterable[tuple[int, str]], alphabet: Alphabet,
         raise DslcError(f"alphabet '{alphabet.name}' has {len(alphabet)} symbols; sequences "
                         "can be read over at most 255", span)
     ctx = _Context(alphabet, case_fold(alphabet), source_name, span, max_record_residues())
+    ctx.read_as.update(alphabet.read_as())
     records: list[Sequence] = []
     current: _Record | None = None
     for lineno, raw in lines:
@@ -247,18 +249,26 @@ def parse_fasta_lines(lines: Iterable[tuple[int, str]], alphabet: Alphabet,
     if current is None:
         raise DslcError(f"{source_name} holds no FASTA records (no line starts with '>')", span)
     records.append(current.finish())
+    ctx.warn()
     return records
 
 
 @dataclass(frozen=True)
 class _Context:
-    """What encoding a record needs to know about the file being read."""
+    """What encoding a record needs to know about the file being read, and the
+    stand-ins it read (``read_as``: the alphabet's, none in strict mode; each
+    one's count in ``seen``, reported once for the file by :meth:`warn`)."""
 
     alphabet: Alphabet
     fold: dict[str, str] | None
     source: str
     span: Span | None
     limit: int  # residues a record may hold
+    read_as: dict[str, str] = field(default_factory=dict)
+    seen: dict[str, int] = field(default_factory=dict)
+
+    def warn(self) -> None:
+        warn_stand_ins(self.source, self.alphabet, self.seen, self.span)
 
 
 class _Record:
@@ -317,25 +327,31 @@ def _stranger(what: str, sym: str, pos: int, lineno: int, alphabet: Alphabet,
               span: Span | None) -> DslcError:
     return DslcError(
         f"{what}: symbol '{sym}' at position {pos} (line {lineno}) is not in alphabet "
-        f"'{alphabet.name}' ({_symbols_text(alphabet)})", span)
+        f"'{alphabet.name}' ({_symbols_text(alphabet)})", span,
+        alphabet.strict_hint(sym.upper() if sym.upper() != sym else sym))
 
 
 def _encode(name: str, lines: list[tuple[int, str]], ctx: _Context, before: int) -> np.ndarray:
     """Codes of some lines of record ``name``, whose ``before`` residues came
     earlier; the first stranger is reported with its position in the record."""
-    alphabet, fold, span = ctx.alphabet, ctx.fold, ctx.span
+    alphabet, fold, span, read_as = ctx.alphabet, ctx.fold, ctx.span, ctx.read_as
     what = f"{ctx.source}: record '{name}'"
     if alphabet.single_chars:
         pieces = ["".join(ln.split()) for _, ln in lines]
         body = "".join(pieces)
         folded = body.translate(str.maketrans(fold)) if fold else body
         codes = _encode_chars(folded, alphabet)
+        if codes is None and read_as:  # stand-ins, counted for the file's warning
+            for c, n in ((c, folded.count(c)) for c in read_as):
+                ctx.seen[c] = ctx.seen.get(c, 0) + n
+            codes = _encode_chars(folded.translate(str.maketrans(read_as)), alphabet)
         if codes is None:  # find the first stranger, as written in the file
             pos = before
             for (lineno, _), piece in zip(lines, pieces):
                 for c in piece:
                     pos += 1
-                    if not alphabet.has(fold.get(c, c) if fold else c):
+                    sym = fold.get(c, c) if fold else c
+                    if not alphabet.has(read_as.get(sym, sym)):
                         raise _stranger(what, c, pos, lineno, alphabet, span)
             raise AssertionError("unreachable: a stranger was seen but not found")
         return codes
@@ -343,6 +359,9 @@ def _encode(name: str, lines: list[tuple[int, str]], ctx: _Context, before: int)
     for lineno, ln in lines:
         for tok in ln.split():
             sym = tok.upper() if fold is not None else tok
+            if sym in read_as:
+                ctx.seen[sym] = ctx.seen.get(sym, 0) + 1
+                sym = read_as[sym]
             if not alphabet.has(sym):
                 raise _stranger(what, tok, before + len(out) + 1, lineno, alphabet, span)
             out.append(alphabet.code(sym))
@@ -466,8 +485,9 @@ def _byte_table(alphabet: Alphabet) -> np.ndarray:
     fold = case_fold(alphabet) or {}
     for k, s in enumerate(alphabet.symbols):
         lut[ord(s)] = k
-    for low, up in fold.items():
-        lut[ord(low)] = alphabet.code(up)
+    for low, up in fold.items():  # (a stand-in's lower case stays out: the line
+        if alphabet.has(up):  # reader reads stand-ins, and counts them)
+            lut[ord(low)] = alphabet.code(up)
     return lut
 
 

@@ -58,7 +58,8 @@ def map_alignments(runner, func: str, batch, span, ks: list[int]) -> list:
             try:
                 out.append(alignment(d))
             except DslcError as err:
-                raise DslcError(f"--align: {err.message}", span, err.hint) from None
+                raise DslcError(f"the rows' alignments (--align, --columns): {err.message}",
+                                span, err.hint) from None
         return out
     timed = getattr(runner.backend, "traced", None)
     if timed is None:

@@ -76,6 +76,10 @@ print n("GGGAAAUCC", 0, 9)
 """,
     """\
 const gap = 0
+define alphabet dna5 "ACGTN" where "RYKM" = 'N', 'U' = 'T'
+int w(seq[protein] s, seq[dna5] t) = len(s) * 10 + len(t) + gap
+print map(w, load(seq[protein], "db.fasta") (*) "ACGURY")
+print w("MKUOJ", "ACGTN")
 int c(int n, int k) | k == gap = 1 | n == 0 = 0 | otherwise = c(n - 1, k - 1) + c(n - 1, k)
 print c(10, 4)
 x = 7 - 3 * 2
@@ -93,14 +97,17 @@ TOKENS = [
     "load", "print", "schedule", "where", "in", "sum", "len(s)", "i", "j", "s", "t", "\n",
     "\ufeff", "\x00", "\u00e9", "$", "\"", "//", "/*", "1_000", "0x10", "-1", "9",
 ]
-FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", " ", "ZZZ", ";"]
+# (U, O, J: protein's stand-ins, read as X with a warning; strangers to dna)
+FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", " ", "ZZZ", ";",
+                "U", "uoj", "OX"]
 
 # Token-level mutations keep most mutants valid, so they reach the checker and the backends.
 LEXEME = re.compile(r'"[^"\n]*"|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*|\.\.\.|[=!<>]=|\S')
 NUMBERS = ["99999999999999999999999", "9223372036854775807", "-9223372036854775807 - 2",
            "1e400", "1e308 * 10.0", "inf", "-inf", "(inf - inf)", "(0 * inf)", "0", "-1",
            "1e-320", "0.5", "(0.0 / 0.0)", "(1 / 0)", "(7 % 0)", "2.5", "100000"]
-STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '"GATTACA"']
+STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '"GATTACA"',
+           '"MKUO"', '"RYU"']
 WORDS = ["if", "then", "else", "otherwise", "const", "map", "inf", "len", "i", "j", "k", "s",
          "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope"]
 OPERATORS = ["+", "-", "*", "/", "%", "max", "min", "==", "!=", "<", "<=", ">", ">=", "and",

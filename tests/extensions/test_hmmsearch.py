@@ -80,8 +80,9 @@ def test_scores_and_evalues_match_pyhmmer(tmp_path):
     prog = dslc.compile(str(EXAMPLE), backend="interp")
     r = prog.run(hmms=str(hmms), db=str(fasta), quiet=True)
     assert r["score"].values.shape == (2, 4)  # models x sequences, one map
-    ours = {(row["m"], row["d"]): row["bits"] for row in r["score"].records()}
-    evalues = {(row["m"], row["d"]): row["evalue"] for row in r["ev"].records()}
+    ours = {(row["profile"], row["target"]): row["bits"] for row in r["score"].records()}
+    evalues = {(row["profile"], row["target"]): row["seq_evalue"]
+               for row in r["evalue"].records()}
     ref = _pyhmmer(hmms, fasta)
     assert len(ref) >= 4
     for key, (bits, evalue) in ref.items():
