@@ -11,10 +11,10 @@ later process with the same key takes it instead of running a generator.
 
 The key is the backend's own memo key for the kernel (entry, kind, request,
 shared arguments, argument shapes, value type, task layout, block) folded with
-what the CPU cache folds into a plan's key (the program, the extensions'
-compiled forms, every setting that changes code) and a digest of the code that
-generates kernels (the CUDA backend's package as well as the stages before it),
-so an edited program, extension or dslc never meets a kernel made before.
+what every plan's key holds (dslc.store.key: the program, the extensions'
+compiled forms, every setting that changes code and the whole installed
+compiler's files), so an edited program, extension or dslc never meets a kernel
+made before.
 
 Entries are pickles (the records are frozen dataclasses of the kernel IR and the
 loop IR), written as every cache entry is (dslc.cpu.cache.write_entry: a private
@@ -32,26 +32,14 @@ import pickle
 from pathlib import Path
 
 FORMAT = 1
-_HASH: list[str] = []
-
-
-def _cuda_code_hash() -> str:
-    """A digest of the CUDA backend's own modules (the stages before it are in
-    the CPU plan key's digest)."""
-    if not _HASH:
-        h = hashlib.sha256()
-        for f in sorted(Path(__file__).resolve().parent.glob("*.py")):
-            h.update(f.read_bytes())
-        _HASH.append(h.hexdigest())
-    return _HASH[0]
 
 
 def key_of(program, func: str, memo: tuple) -> str:
     """The file key of the kernel the backend memoises under ``memo``."""
     from dslc.cpu import modules
 
-    text = repr((FORMAT, _canonical(memo), _cuda_code_hash()))
-    return modules.plan_key(program, func, "cuda-kernel", text, {})
+    text = repr((FORMAT, _canonical(memo)))
+    return modules.plan_key(program, func, "cuda-kernel", text, {}, target="cuda")
 
 
 def _canonical(x):

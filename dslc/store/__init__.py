@@ -1,0 +1,1 @@
+"""What dslc keeps between runs: one key for every entry (:mod:`dslc.store.key`)."""
