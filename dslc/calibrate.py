@@ -60,7 +60,7 @@ def machine_key(desc: dict) -> str:
 
 
 def path_for(key: str):
-    from dslc.cpu.cache import cache_dir
+    from dslc.store.disk import cache_dir
 
     return cache_dir() / f"calibration_{key}.json"
 
@@ -77,7 +77,7 @@ def load(gpu: bool, fresh: bool = False) -> Calibration:
             return found
         sys.stderr.write(f"dslc: the calibration file {path} is damaged; measuring again\n")
     cal = measure(key, gpu)
-    from dslc.cpu.cache import write_entry
+    from dslc.store.disk import write_entry
 
     write_entry(path.name, json.dumps({"machine": desc, "calibration": asdict(cal)}, indent=1))
     return cal

@@ -47,14 +47,14 @@ class Job:
 
 
 def _record(key: str) -> Path:
-    from dslc.cpu.cache import cache_dir
+    from dslc.store.disk import cache_dir
 
     return cache_dir() / f"gpu_{key}.json"
 
 
 def remember_kernel(key: str, module_file: str) -> None:
     """Note that the map named ``key`` ran with the kernel module ``module_file``."""
-    from dslc.cpu.cache import write_entry
+    from dslc.store.disk import write_entry
 
     write_entry(_record(key).name, json.dumps({"module": Path(module_file).stem}))
 
@@ -75,7 +75,7 @@ def start(program, func: str, batch, key: str):
     """Start the background run of ``func`` over ``batch`` on the CUDA backend
     (the process, or None where it is off, one for this map is under way, or the
     batch is too large to hand over)."""
-    from dslc.cpu.cache import cache_dir
+    from dslc.store.disk import cache_dir
 
     if settings.choice("DSLC_AUTO_AHEAD") == "0":
         return None

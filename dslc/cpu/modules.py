@@ -1,7 +1,7 @@
 """Loading generated code, cached on disk, and running batches of tasks.
 
 Generated source is written to the cache directory (``$DSLC_CACHE_DIR``, default
-``~/.cache/dslc``; dslc.cpu.cache) under the hash of its text and imported from
+``~/.cache/dslc``; dslc.store.disk) under the hash of its text and imported from
 there, so Numba's own on-disk cache (``cache=True``) applies: a second run of
 the same script finds both the source and the machine code and compiles nothing.
 What runs is always the text dslc generated or verified, never what a file says.
@@ -17,7 +17,7 @@ import types
 import numba
 import numpy as np
 
-from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, read_module,
+from dslc.store.disk import (cache_dir, digest, guard_numba_caches, is_digest, read_module,
                             write_entry)
 from dslc import timings
 from dslc.cpu.convert import convert

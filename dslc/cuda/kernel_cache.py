@@ -17,12 +17,12 @@ compiler's files), so an edited program, extension or dslc never meets a kernel
 made before.
 
 Entries are pickles (the records are frozen dataclasses of the kernel IR and the
-loop IR), written as every cache entry is (dslc.cpu.cache.write_entry: a private
+loop IR), written as every cache entry is (dslc.store.disk.write_entry: a private
 temporary file renamed over the entry, the size cap enforced), with a checksum
 over the key and their bytes: a file that is truncated, edited or cannot be read
 is ignored and the kernel generated again. The cache directory is the user's
 own, as Numba's pickled kernels beside it are; ``dslc cache info`` and ``clear``
-count and remove these entries as they do plans (dslc.cpu.cache_entries).
+count and remove these entries as they do plans (dslc.store.entries).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _canonical(x):
 
 
 def _path(key: str) -> Path:
-    from dslc.cpu.cache import cache_dir
+    from dslc.store.disk import cache_dir
 
     return cache_dir() / f"cuda_kernel_{key}.pickle"
 
@@ -77,7 +77,7 @@ def load(key: str) -> dict | None:
 def store(key: str, fields: dict) -> None:
     """Keep ``fields`` under ``key`` (a cache that cannot be written is skipped:
     the next run generates the kernel again)."""
-    from dslc.cpu.cache import write_entry
+    from dslc.store.disk import write_entry
 
     try:
         body = pickle.dumps({**fields, "format": FORMAT}, protocol=pickle.HIGHEST_PROTOCOL)

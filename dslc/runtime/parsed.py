@@ -6,7 +6,7 @@ search's peak, and tens of milliseconds of its start). The entry is named by the
 every cache (dslc.store.key: the whole installed compiler among it) over the source's
 name (its spans name it) and the text; it holds that key and a checksum of the program, and is used only where both still match and it reads back as
 a program; the cache's size cap counts and removes it like any entry
-(dslc.cpu.cache_entries). Anything else, including a syntax error, takes the parser's
+(dslc.store.entries). Anything else, including a syntax error, takes the parser's
 path, which reports errors as before; only a program that parsed is kept. Where the
 cache directory cannot be used the run parses, as it would without this, and says
 nothing about the cache (a run that compiles something reports it there).
@@ -22,7 +22,7 @@ from dslc.frontend import stored
 
 def parse(text: str, source_name: str):
     """``dslc.frontend.parser.parse(text, source_name)``, read back where kept."""
-    from dslc.cpu.cache import quiet_dir
+    from dslc.store.disk import quiet_dir
 
     kept = quiet_dir() is not None  # (no usable cache: parsed, and nothing said about it)
     key = _key(text, source_name)
@@ -51,7 +51,7 @@ def _check(key: str, body: str) -> str:
 
 
 def _read(key: str, name):
-    from dslc.cpu.cache import read_entry
+    from dslc.store.disk import read_entry
 
     text = read_entry(f"ast_{key}.json")  # (its use recorded: the size cap keeps it)
     if text is None:
@@ -63,7 +63,7 @@ def _read(key: str, name):
 
 
 def _write(key: str, program) -> None:
-    from dslc.cpu.cache import write_entry
+    from dslc.store.disk import write_entry
 
     try:
         body = stored.dumps(program)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import dslc
-from dslc.cpu import cache as cache_files
+from dslc.store import disk as cache_files
 from dslc.cpu import modules
 from dslc.kernel.ir import TaskArg
 

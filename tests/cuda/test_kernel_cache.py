@@ -59,7 +59,7 @@ def test_a_later_backend_takes_the_kernel_from_disk_and_generates_nothing(tmp_pa
     assert kernel_cache.load(key) is None
     assert _search(tmp_path)[0] == first
     assert kernel_cache.load(key) is not None  # and kept whole again
-    from dslc.cpu import cache_tools
+    from dslc.store import tools as cache_tools
 
     assert "1 kernels" in cache_tools.info()
     cache_tools.clear()

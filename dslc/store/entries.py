@@ -9,7 +9,7 @@ from it (``__pycache__/dslc_<digest>.*``) and every plan naming it are one group
 removed together, so eviction never leaves a plan whose module is gone (that
 would only cost a recompile, but also the plan's disk space for nothing).
 
-This module imports nothing of the cache's own (dslc.cpu.cache imports it), so
+This module imports nothing of the cache's own (dslc.store.disk imports it), so
 the writer and ``dslc cache`` share one scan.
 """
 

@@ -10,7 +10,7 @@ atomic rename, so a planted link is never followed; a Numba entry that cannot
 be loaded is dropped and compiled again.
 
 The directory is kept under a size cap (``DSLC_CACHE_MAX_MB``): every write
-removes the least recently used groups of entries beyond it (dslc.cpu.cache_entries).
+removes the least recently used groups of entries beyond it (dslc.store.entries).
 A module's use is recorded as its access time, set explicitly when it is read
 (mount options such as ``noatime`` do not stop that), never its modification
 time, which Numba compares to decide whether its machine code is stale.
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from dslc import runlog, settings
-from dslc.cpu.cache_entries import DIGEST, evict, group_name
+from dslc.store.entries import DIGEST, evict, group_name
 from dslc.errors import DslcError
 
 ENV = "DSLC_CACHE_DIR"
