@@ -100,8 +100,10 @@ def known(gpu: bool) -> Calibration | None:
 def _read(path, key: str) -> Calibration | None:
     """The calibration in ``path``, or None where it is unreadable, of another
     version or machine, or holds anything but positive finite numbers."""
+    from dslc.store.files import read_regular
+
     try:
-        data = json.loads(path.read_text())["calibration"]
+        data = json.loads(read_regular(path) or b"")["calibration"]
         cal = Calibration(**{f.name: data[f.name] for f in fields(Calibration)})
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from dslc.store.disk import quiet_dir
+from dslc.store.files import read_regular
 
 GROUP = "dslc.extensions"
 FILE = "found_extensions.json"
@@ -82,7 +83,7 @@ def _read() -> list:
     if d is None:
         return []
     try:
-        held = json.loads((d / FILE).read_text(encoding="utf-8"))
+        held = json.loads((read_regular(d / FILE) or b"").decode("utf-8"))
     except (OSError, ValueError):
         return []
     ok = isinstance(held, list) and all(

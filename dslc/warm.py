@@ -62,8 +62,10 @@ def remember_kernel(key: str, module_file: str) -> None:
 def kernel_cached(key: str) -> bool:
     """Did a map named ``key`` run before, and does numba-cuda's cache of its
     kernel module (``__pycache__`` beside it, ``@cuda.jit(cache=True)``) exist?"""
+    from dslc.store.disk import read_entry
+
     try:
-        stem = json.loads(_record(key).read_text())["module"]
+        stem = json.loads(read_entry(_record(key).name) or "")["module"]
     except (OSError, ValueError, KeyError, TypeError):
         return False
     if not isinstance(stem, str) or "/" in stem or not stem.startswith("dslc_"):

@@ -17,8 +17,8 @@ import types
 import numba
 import numpy as np
 
-from dslc.store.disk import (cache_dir, digest, guard_numba_caches, is_digest, read_module,
-                            write_entry)
+from dslc.store.disk import (cache_dir, digest, guard_numba_caches, is_digest, read_entry,
+                             read_module, write_entry)
 from dslc import timings
 from dslc.cpu.convert import convert
 from dslc.kernel import launch
@@ -86,7 +86,7 @@ def cached_plan(key: str):
     edited plan, swapped arguments), its fields' forms (a module is named by a
     digest, never a path) or its module's hash."""
     try:
-        data = json.loads((cache_dir() / f"plan_{key}.json").read_text())
+        data = json.loads(read_entry(f"plan_{key}.json") or "")
         plan = data["plan"]
         if data["check"] != _plan_check(key, plan) or not _well_formed(plan):
             return None

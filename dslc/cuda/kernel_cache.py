@@ -61,9 +61,14 @@ def _path(key: str) -> Path:
 
 
 def load(key: str) -> dict | None:
-    """The fields stored under ``key``, or None (none, or not whole)."""
+    """The fields stored under ``key``, or None (none, not whole, or not a regular
+    file: dslc.store.disk.read_entry_bytes)."""
+    from dslc.store.disk import read_entry_bytes
+
     try:
-        data = _path(key).read_bytes()
+        data = read_entry_bytes(_path(key).name)
+        if data is None:
+            return None
         check, body = data[:64].decode("ascii"), data[64:]
         if check != hashlib.sha256(key.encode() + body).hexdigest():
             return None
@@ -77,11 +82,12 @@ def load(key: str) -> dict | None:
 def store(key: str, fields: dict) -> None:
     """Keep ``fields`` under ``key`` (a cache that cannot be written is skipped:
     the next run generates the kernel again)."""
+    from dslc.errors import DslcError
     from dslc.store.disk import write_entry
 
     try:
         body = pickle.dumps({**fields, "format": FORMAT}, protocol=pickle.HIGHEST_PROTOCOL)
         write_entry(_path(key).name,
                     hashlib.sha256(key.encode() + body).hexdigest().encode() + body)
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+    except (OSError, DslcError, pickle.PicklingError, TypeError, AttributeError):
         return
