@@ -20,7 +20,8 @@ import os
 import sys
 from pathlib import Path
 
-from dslc.store.disk import quiet_dir
+from dslc.errors import DslcError
+from dslc.store.disk import quiet_dir, write_entry
 from dslc.store.files import read_regular
 
 GROUP = "dslc.extensions"
@@ -94,16 +95,12 @@ def _read() -> list:
 
 
 def _write(held: list) -> None:
-    """Replaced whole (a concurrent reader sees the old file or the new one)."""
-    d = _folder()
-    if d is None:
+    """Written as every cache entry is (dslc.store.disk.write_entry: a private
+    temporary file renamed over it, so a concurrent reader sees the old file or the
+    new one); a failure only means asking again next time."""
+    if _folder() is None:
         return
-    tmp = d / f".{FILE}.{os.getpid()}.tmp"
     try:
-        tmp.write_text(json.dumps(held), encoding="utf-8")
-        os.replace(tmp, d / FILE)
-    except OSError:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+        write_entry(FILE, json.dumps(held))
+    except DslcError:
+        pass

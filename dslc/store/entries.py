@@ -34,7 +34,7 @@ _TOP = (("modules", re.compile(f"dslc_({HEX})\\.py")),
         ("kernels", re.compile("cuda_kernel_[0-9a-f]+\\.pickle")),  # dslc.cuda.kernel_cache
         ("programs", re.compile("ast_[0-9a-f]+\\.json")),  # dslc.runtime.parsed
         ("index", re.compile("found_extensions\\.json")),  # dslc.discover
-        (TMP, re.compile("\\.(dslc_|plan_|cuda_kernel_|ast_).*\\.tmp")))
+        (TMP, re.compile("\\.(dslc_|plan_|cuda_kernel_|ast_|found_extensions).*\\.tmp")))
 _NUMBA = (("compiled", re.compile(f"dslc_({HEX})\\..+\\.(nbi|nbc|pyc)")),)
 # a group's members are removed in this order: a concurrent run then finds a plan
 # without its module, or a module without machine code, at worst: a miss, never an error
