@@ -21,7 +21,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import errno
-import glob
 import hashlib
 import os
 import re
@@ -33,7 +32,7 @@ from pathlib import Path
 
 from dslc import runlog, settings
 from dslc.store.entries import DIGEST, evict, group_name
-from dslc.store.files import is_regular, read_regular
+from dslc.store.files import read_regular
 from dslc.errors import DslcError
 
 ENV = "DSLC_CACHE_DIR"
@@ -275,10 +274,28 @@ class _Guarded:
         index = getattr(getattr(self._inner, "_cache_file", None), "_index_path", None)
         if index is None:
             return False
-        index = Path(index)
-        base = glob.escape(index.name.removesuffix(".nbi"))
-        return any(os.path.lexists(p) and not is_regular(p)
-                   for p in [index, *index.parent.glob(f"{base}.*.nbc")])
+        folder, name = os.path.split(index)
+        base = name.removesuffix(".nbi") + "."
+        return any(n.startswith(base) for n in _odd_names(folder))
+
+
+_ODD: dict[str, frozenset[str]] = {}
+
+
+def _odd_names(folder: str) -> frozenset[str]:
+    """The names in Numba's folder that are not regular files, read once a process:
+    one scan (the type of each name comes with it), where a scan per function loaded
+    would cost more than the load in a cache of thousands of entries. What a run adds
+    there later is Numba's own, regular files."""
+    got = _ODD.get(folder)
+    if got is None:
+        try:
+            with os.scandir(folder) as it:
+                got = frozenset(e.name for e in it if not e.is_file(follow_symlinks=False))
+        except OSError:
+            got = frozenset()
+        _ODD[folder] = got
+    return got
 
 
 def guard_numba_caches(namespace: dict) -> None:
