@@ -16,6 +16,8 @@ choose (the extensions found, calibrations, which map ran where).
   link or blocking: anything else is no entry), writing one (a private temporary
   renamed over it; a full disk is one error naming the directory) and Numba's
   cache kept behind the same checks.
+* :mod:`dslc.store.files`: the one read of a file as an entry (a regular file, or
+  nothing; never a link followed, never a blocking open).
 * :mod:`dslc.store.entries`: dslc's entries recognised by name, in the groups a run
   uses together, and the size cap that removes the least recently used groups.
 * :mod:`dslc.store.tools`: ``dslc cache info`` and ``dslc cache clear``.
