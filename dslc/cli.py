@@ -275,7 +275,7 @@ def _dispatch(args) -> int:
     settings.use(_settings(getattr(args, "settings", None)))
     settings.check_all()
     if args.command == "cache":
-        from dslc.cpu import cache_tools
+        from dslc.store import tools as cache_tools
 
         _print(cache_tools.info() if args.action == "info" else cache_tools.clear())
         return 0

@@ -47,7 +47,7 @@ NUMBERS: dict[str, int] = {
     "DSLC_CUDA_HYBRID_TASKS": 0, "DSLC_CUDA_PIPELINE": 0, "DSLC_CUDA_SCRATCH_MB": 0,
     "DSLC_AUTO_GPU_CELLS": 0,
     "DSLC_MAX_LOAD_BYTES": 1, "DSLC_MAX_RECORD_RESIDUES": 1, "DSLC_MAX_TABLE_BYTES": 1,
-    "DSLC_CACHE_MAX_MB": 1,  # the cache directory's size cap (dslc.cpu.cache)
+    "DSLC_CACHE_MAX_MB": 1,  # the cache directory's size cap (dslc.store.disk)
 }
 
 # free text, checked by their readers (a path; a list of placements)

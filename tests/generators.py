@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import os
 import sys
 from dataclasses import dataclass
 
@@ -1026,3 +1027,40 @@ def big_int_recurrences(draw) -> BigRecurrence:
                   for _ in range(2))
     return BigRecurrence(draw(big), terms, draw(st.sampled_from(["+", "-", "max", "min"])),
                          draw(st.one_of(st.none(), st.sampled_from(MODULI))))
+
+
+# What can stand at a cache entry's name instead of the regular file dslc wrote
+# (docs/robustness.md, "The cache"): each takes the entry's path (absent) and makes it.
+def _dir_with_a_file(p) -> None:
+    p.mkdir()
+    (p / "x").write_text("x")
+
+
+def _link_to_a_fifo(p) -> None:
+    fifo = p.with_name(p.name + ".fifo-target")
+    os.mkfifo(fifo)
+    p.symlink_to(fifo)
+
+
+def _link_to_a_copy(p) -> None:
+    """A link to a file elsewhere (here: an unrelated text): never followed."""
+    target = p.with_name(p.name + ".elsewhere")
+    target.write_text("{}")
+    p.symlink_to(target)
+
+
+ENTRY_REPLACEMENTS = {
+    "empty directory": lambda p: p.mkdir(),
+    "directory with a file": _dir_with_a_file,
+    "link to /dev/zero": lambda p: p.symlink_to("/dev/zero"),
+    "link to /dev/null": lambda p: p.symlink_to("/dev/null"),
+    "FIFO": lambda p: os.mkfifo(p),
+    "link to a FIFO": _link_to_a_fifo,
+    "dangling link": lambda p: p.symlink_to(p.with_name("nowhere")),
+    "link to a file elsewhere": _link_to_a_copy,
+}
+
+
+def entry_replacements():
+    """The name of something that is not a regular file put at a cache entry's name."""
+    return st.sampled_from(sorted(ENTRY_REPLACEMENTS))

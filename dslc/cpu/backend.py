@@ -401,13 +401,14 @@ class CpuBackend:
         self.generated[func] = (plan, source)
         return module, args, windows
 
-    def plan_key(self, func, kind, scope, request) -> str:
-        """The disk cache's key of an entry's scalar plan."""
+    def plan_key(self, func, kind, scope, request, target: str = "cpu") -> str:
+        """The disk cache's key of an entry's scalar plan (or of the compiled
+        traceback walk of a table, ``target`` "walk", dslc.trace.jit)."""
         from dslc.cpu import modules
 
         sizes = tuple(plan_shape(v, self.program.registry) for _, v in sorted(scope.items())
                       if not isinstance(v, Sequence))
-        return modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope)
+        return modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope, target)
 
     def code_cached(self, func: str, tasks: list[dict], is_map: bool) -> bool:
         """Would this map (or call, or table: one task) find its plan, and so its
