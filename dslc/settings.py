@@ -21,8 +21,10 @@ no cached code depends on them.
 from __future__ import annotations
 
 import os
+import re
 
 from dslc.errors import DslcError
+from dslc.lang import numtext
 
 # name -> (default, {value: what it does})
 CHOICES: dict[str, tuple[str, dict[str, str]]] = {
@@ -128,11 +130,11 @@ def number(name: str, default: int) -> int:
     least = NUMBERS[name]
 
     def whole(t: str) -> int | None:
-        try:
-            value = int(t)
-        except ValueError:
-            return None
-        return value if value >= least else None
+        # ASCII digits only, never converted past 64 bits (dslc.lang.numtext): Python's
+        # int() takes '１２' and '1_000', and raises on 5,000 digits
+        t = t.strip()
+        value = numtext.int_of(t) if re.fullmatch(r"[+-]?[0-9]+", t) else None
+        return value if value is not None and value >= least else None
 
     return _parsed(name, default, whole, f"a whole number of at least {least}")
 
