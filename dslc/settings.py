@@ -47,6 +47,7 @@ NUMBERS: dict[str, int] = {
     "DSLC_AUTO_GPU_CELLS": 0,
     "DSLC_MAX_LOAD_BYTES": 1, "DSLC_MAX_RECORD_RESIDUES": 1, "DSLC_MAX_TABLE_BYTES": 1,
     "DSLC_CACHE_MAX_MB": 1,  # the cache directory's size cap (dslc.cpu.cache)
+    "DSLC_MAX_SCRIPT_BYTES": 1, "DSLC_FIFO_WAIT_SECONDS": 1,  # (dslc.lang.limits)
 }
 
 # free text, checked by their readers (a path; a list of placements)
