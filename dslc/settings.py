@@ -147,7 +147,7 @@ def _parsed(name: str, default, parse, accepted: str):
     value = parse(raw)
     if value is None:
         where = "--setting " if name in _OPTIONS else ""
-        raise DslcError(f"{where}{name}: {raw!r} is not {accepted}")
+        raise DslcError(f"{where}{name}: {numtext.shown(raw)!r} is not {accepted}")
     return value
 
 

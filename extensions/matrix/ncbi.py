@@ -197,7 +197,7 @@ def parse_matrix(text: str, alphabet: Alphabet, name: str = "matrix",
             k, col, v, s = wide
             raise where.error(f"matrix '{name}': entry {sdk.shown_number(v)} in row '{s}' does "
                               "not fit in a 64-bit integer", k, col, len(v))
-        ints = [[int(v) for v in entries[s]] for s in rows]
+        ints = [[sdk.int_of(v) for v in entries[s]] for s in rows]  # (each fits: not wide)
         grid = np.array(ints, dtype=np.int64).reshape(len(order), n)
     return Matrix(name, alphabet, np.ascontiguousarray(grid[:, order]))
 
