@@ -73,12 +73,35 @@ def _hit_args(run: argparse.ArgumentParser) -> None:
     """How hit tables are shaped (dslc.runtime.hits), for --format tsv and jsonl."""
     run.add_argument("--sort", metavar="COLUMN",
                      help="best first by COLUMN (E-values smallest first, scores largest)")
-    run.add_argument("--top", type=int, metavar="N", help="keep the N best rows of each table")
-    run.add_argument("--min-score", type=float, metavar="S", help="keep rows scoring at least S")
-    run.add_argument("--max-evalue", type=float, metavar="E",
+    run.add_argument("--top", type=_whole, metavar="N", help="keep the N best rows of each table")
+    run.add_argument("--min-score", type=_number, metavar="S", help="keep rows scoring at least S")
+    run.add_argument("--max-evalue", type=_number, metavar="E",
                      help="keep rows with an E-value of at most E")
     run.add_argument("--align", action="store_true",
                      help="add each printed row's alignment (its task traced again)")
+
+
+def _number_text(text: str) -> int | float:
+    """A number option read as ``-D`` reads one (ASCII digits, no NaN, no int past
+    64 bits, no float overflowing to infinity: dslc.lang.numtext), not by Python's
+    ``int()``/``float()``, which take '１２'; a bad one is argparse's usage error."""
+    from dslc.check.consteval import parse_define_value
+
+    try:
+        return parse_define_value(text, "value")
+    except DslcError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+
+
+def _number(text: str) -> float:
+    return float(_number_text(text))
+
+
+def _whole(text: str) -> int:
+    value = _number_text(text)
+    if type(value) is not int:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+    return value
 
 
 def _shape(args):

@@ -143,3 +143,14 @@ def test_leading_zeros_past_pythons_digit_limit_still_read(tmp_path, site):
     assert code == 0, err
     want = {"ints file": "f(0) = 1", "matrix file": 'f(m, "A") = 2', "--set": "n = 7"}[site]
     assert out.strip() == want
+
+
+@pytest.mark.parametrize("option, value, says", [
+    ("--top", "١٢", "is not an ASCII digit"), ("--top", "3.5", "is not a whole number"),
+    ("--top", "9" * 5000, "does not fit"), ("--min-score", "1e999", "too large for a float"),
+    ("--max-evalue", "nan", "is not a number"), ("--min-score", "２", "is not an ASCII digit"),
+])
+def test_a_number_option_is_read_as_d_reads_numbers(tmp_path, option, value, says):
+    code, _, err = _run(tmp_path, "print 1\n", ["--format", "tsv", option, value], {})
+    assert code == 2 and err.startswith("usage: ") and says in err, err
+    assert len(err) < 1500
