@@ -439,11 +439,22 @@ def read_fasta(path: str, alphabet: Alphabet, span: Span | None = None) -> Recor
     the value or the exact error."""
     path = str(path)
     if alphabet.single_chars and all(s.isascii() for s in alphabet.symbols) \
-            and len(alphabet) < _FIRST_SPECIAL:
+            and len(alphabet) < _FIRST_SPECIAL and _regular(path):
         pack = _read_packed(path, alphabet, span)
         if pack is not None:
             return Records(pack)
     return Records(SeqPack.of(_read_lines(path, alphabet, span), alphabet))
+
+
+def _regular(path: str) -> bool:
+    """Whether ``path`` is a regular file, which can be read twice. A FIFO
+    (``<(zcat x.gz)``) or a device is read once, by the line reader: were the byte
+    reader to leave it to the line reader after a chunk, that one would find the
+    stream consumed, and read the rest of the records only, or none."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # (the line reader reports the file)
 
 
 def _read_lines(path: str, alphabet: Alphabet, span: Span | None) -> list[Sequence]:

@@ -192,3 +192,40 @@ def test_a_server_that_is_no_scheduler_is_one_error_in_bounded_time(tmp_path, ca
     assert code == 2 and err.startswith(f"error: --cluster {address}: "), err
     assert says in err and len(err.splitlines()) == 2, err
     assert took < 6
+
+
+COUNT_SCRIPT = """\
+define alphabet dna "ACGT"
+param q = "x"
+xs = load(seq[dna], q)
+int f(seq[dna] s) = len(s)
+print map(f, xs)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("text", [
+    ">a\nACGT\n>b\r\nAC\rGT\n>c\nGG\n",  # a lone carriage return: the byte reader declines it
+    ">a\nACGT\n>b\nACGT\n" * 3,
+])
+def test_fasta_through_a_fifo_reads_as_the_file_does(tmp_path, capsys, text):
+    """A FIFO is read once: the records are the file's, never the rest of a stream another
+    reader began (the byte reader, which may leave a file to the line reader, skips it)."""
+    (tmp_path / "c.bio").write_text(COUNT_SCRIPT)
+    (tmp_path / "plain.fasta").write_text(text, newline="")
+    fifo = tmp_path / "pipe.fasta"
+    os.mkfifo(fifo)
+
+    def writer():
+        with open(fifo, "w", newline="") as fh:
+            fh.write(text)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    code, via_fifo, err = run_cli(capsys, "run", str(tmp_path / "c.bio"), "--backend",
+                                  "interp", "--set", f"q={fifo}")
+    thread.join(10)
+    assert code == 0, err
+    code, via_file, err = run_cli(capsys, "run", str(tmp_path / "c.bio"), "--backend",
+                                  "interp", "--set", f"q={tmp_path / 'plain.fasta'}")
+    assert code == 0 and via_fifo == via_file, err
