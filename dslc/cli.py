@@ -83,7 +83,7 @@ def _hit_args(run: argparse.ArgumentParser) -> None:
 
 def _number_text(text: str) -> int | float:
     """A number option read as ``-D`` reads one (ASCII digits, no NaN, no int past
-    64 bits, no float overflowing to infinity: dslc.lang.numtext), not by Python's
+    64 bits, no float overflowing to infinity: dslc.numtext), not by Python's
     ``int()``/``float()``, which take '１２'; a bad one is argparse's usage error."""
     from dslc.check.consteval import parse_define_value
 

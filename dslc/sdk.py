@@ -34,13 +34,13 @@ from dslc.lang import types as T
 from dslc.lang.fasta import open_data
 from dslc.lang.fasta import read_text as _read_text
 from dslc.lang.limits import LOAD_SETTING, max_load_bytes
-from dslc.lang.numtext import finite_float, foreign_digit, foreign_digit_message, int_of
-from dslc.lang.numtext import shown as shown_number
+from dslc.numtext import finite_float, foreign_digit, foreign_digit_message, int_of
+from dslc.numtext import shown as shown_number
 from dslc.lang.stdlib import stdlib_source
 from dslc.lang.values import Alphabet, Matrix
 
 # Re-exported for extension authors: errors, the values they build, the library's sources.
-# Numbers a loader reads from text go through dslc.lang.numtext's checks (ASCII digits,
+# Numbers a loader reads from text go through dslc.numtext's checks (ASCII digits,
 # no int past 64 bits converted, no float overflowing to infinity), as the script's own do.
 __all__ = ["Alphabet", "DslcError", "LOAD_SETTING", "Matrix", "Span", "max_load_bytes",
            "register_source", "stdlib_source", "finite_float", "foreign_digit",

@@ -24,7 +24,7 @@ import os
 import re
 
 from dslc.errors import DslcError
-from dslc.lang import numtext
+from dslc import numtext
 
 # name -> (default, {value: what it does})
 CHOICES: dict[str, tuple[str, dict[str, str]]] = {
@@ -131,7 +131,7 @@ def number(name: str, default: int) -> int:
     least = NUMBERS[name]
 
     def whole(t: str) -> int | None:
-        # ASCII digits only, never converted past 64 bits (dslc.lang.numtext): Python's
+        # ASCII digits only, never converted past 64 bits (dslc.numtext): Python's
         # int() takes '１２' and '1_000', and raises on 5,000 digits
         t = t.strip()
         value = numtext.int_of(t) if re.fullmatch(r"[+-]?[0-9]+", t) else None

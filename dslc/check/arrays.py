@@ -24,7 +24,7 @@ import numpy as np
 
 from dslc import sdk
 from dslc.errors import DslcError, Span
-from dslc.lang import numtext
+from dslc import numtext
 
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 KINDS = ("ints", "floats")

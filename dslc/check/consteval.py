@@ -7,9 +7,10 @@ import math
 import numbers
 import re
 
+from dslc import numtext
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
-from dslc.lang import builtins, numtext
+from dslc.lang import builtins
 from dslc.lang.arith import INT_MAX, INT_MIN, check_int, check_literal
 from dslc.check.arrays import NumArray, element, make_array
 
@@ -98,7 +99,7 @@ def parse_define_value(text: str, what: str = "-D value") -> int | float:
     """A ``-D name=value`` value from the command line: a plain number as a
     script writes one (``12``, ``-0.5``, ``1e-3``) or ``inf``/``-inf``; not
     Python's other spellings (``1_000``, ``nan``, ``infinity``, digits outside
-    ASCII: dslc.lang.numtext). ``what`` names the value in messages
+    ASCII: dslc.numtext). ``what`` names the value in messages
     (``defines['gap']`` for the Python API)."""
     said = f"{what} '{numtext.shown(text)}'"
     foreign = numtext.foreign_digit(text)

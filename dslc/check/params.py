@@ -20,7 +20,7 @@ import numpy as np
 from dslc.check.consteval import const_eval, number_value, parse_define_value
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
-from dslc.lang import numtext
+from dslc import numtext
 
 STDIN = "-"  # a file path meaning standard input (FASTA text)
 

@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from dslc.errors import DslcError
-from dslc.lang import numtext
+from dslc import numtext
 
 GREEDY_UP_TO = 4096  # units split by the greedy rule; more are cut into ranges
 
@@ -97,7 +97,7 @@ _DEVICE = re.compile(r"[0-9]+")  # ASCII digits (str.isdigit takes '²', which i
 
 
 def _device(text: str) -> int:
-    """A device number or count, never converted past 64 bits (dslc.lang.numtext)."""
+    """A device number or count, never converted past 64 bits (dslc.numtext)."""
     n = numtext.int_of(text)
     if n is None:
         raise DslcError(f"--gpus: {numtext.shown(text)} is more GPUs than any host has")

@@ -17,7 +17,7 @@ from dslc import deep
 from dslc.deep import MAX_NESTING
 from dslc.errors import DslcError, Span, register_source, source_lines
 from dslc.frontend import ast
-from dslc.lang import numtext
+from dslc import numtext
 
 _TWO_63 = 2**63
 
