@@ -3,7 +3,7 @@ read them), ints with more digits than 64 bits allow (past 4,300 Python refuses
 to convert them at all) and floats that overflow to infinity. Each, wherever a
 number is read from text (a script literal, a const array, -D, --set, an ints or
 floats file, a matrix file), is one message giving the reason, exit status 2, no
-traceback (dslc.lang.numtext). Drawn by tests/generators.hostile_numbers; the
+traceback (dslc.numtext). Drawn by tests/generators.hostile_numbers; the
 interpreter suffices: the refusal comes before any backend runs."""
 
 from __future__ import annotations
