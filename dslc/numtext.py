@@ -23,6 +23,10 @@ from __future__ import annotations
 import unicodedata
 
 INT_DIGITS = 19  # the most significant digits of a 64-bit int (2^63 - 1 has 19)
+# A script's int literal with more significant digits than this is refused by the parser;
+# a shorter one past 64 bits goes on to the checks that know its context (a literal past
+# 64 bits, a schedule's coefficient past 2^31), whose messages quote it whole.
+LITERAL_DIGITS = 40
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 SHOWN = 24  # characters of an over-long number a message quotes
 

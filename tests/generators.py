@@ -1057,7 +1057,7 @@ def hostile_numbers(draw) -> tuple[str, str]:
                                        max_size=2))
         return kind, text
     if kind == "huge":
-        n = draw(st.sampled_from([20, 21, 40, INT_DIGIT_LIMIT, INT_DIGIT_LIMIT + 1,
+        n = draw(st.sampled_from([20, 21, 40, 41, INT_DIGIT_LIMIT, INT_DIGIT_LIMIT + 1,
                                   2 * INT_DIGIT_LIMIT]))
         lead = "0" * draw(st.sampled_from([0, 0, 3, INT_DIGIT_LIMIT]))
         return kind, lead + draw(st.sampled_from("123456789")) + "7" * (n - 1)

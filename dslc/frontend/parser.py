@@ -404,8 +404,9 @@ class _ToAst(Transformer):
                                 span, hint="write inf for an infinity")
             return ast.Num(value, True, span)
         # an int beyond 64 bits is refused by the checker (2^63 is fine negated, see neg);
-        # one with more digits than any 64-bit int is refused here, before Python converts it
-        if numtext.significant_digits(text) > numtext.INT_DIGITS:
+        # one far longer is refused here, before Python converts it (it refuses past 4,300
+        # digits) and before a message quotes it whole
+        if numtext.significant_digits(text) > numtext.LITERAL_DIGITS:
             raise DslcError(f"the integer {numtext.shown(text)} does not fit in 64 bits", span,
                             hint=f"integers lie in {numtext.INT_MIN} .. {numtext.INT_MAX}")
         return ast.Num(int(text.lstrip("0") or "0"), False, span)
