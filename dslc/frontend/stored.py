@@ -45,6 +45,7 @@ def front_end_digest() -> str:
     here = Path(__file__).resolve().parent
     for name in ("parser.py", "ast.py", "stored.py"):
         h.update((here / name).read_bytes())
+    h.update((here.parent / "numtext.py").read_bytes())  # how the parser reads numbers
     h.update(resources.files("dslc.grammar").joinpath("host.lark").read_bytes())
     return h.hexdigest()
 
