@@ -32,7 +32,7 @@ from dslc.frontend import ast
 from dslc.runtime.parsed import parse
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
 from dslc.lang.fasta import read_text
-from dslc.lang.limits import check_map
+from dslc.lang.limits import SCRIPT_SETTING, check_map, max_script_bytes
 from dslc.lang.types import SeqT
 from dslc.lang.results import Axis, MapResult, TableResult, to_array, wrap
 from dslc.runtime.script import (ScriptRunner, _labels, backend_globals, columnar_batch,
@@ -65,7 +65,8 @@ class Script:
         if not isinstance(path, (str, os.PathLike)):
             raise DslcError(f"a script file is named by a str or a path, not {_kind(path)}")
         p = Path(path)
-        text = read_text(str(p), None, "script", newlines_only=True)
+        text = read_text(str(p), None, "script", newlines_only=True,
+                         limit=(max_script_bytes(), SCRIPT_SETTING))
         return Script(text, str(p), str(p.resolve().parent))
 
     @staticmethod

@@ -75,12 +75,12 @@ def _hit_args(run: argparse.ArgumentParser) -> None:
     run.add_argument("--sort", metavar="COLUMN",
                      help="order the whole table by COLUMN, best first (E-values smallest "
                           "first, scores largest); default: by query, then E-value")
-    run.add_argument("--top", type=int, metavar="N",
+    run.add_argument("--top", type=_whole, metavar="N",
                      help="keep the N best rows of each query (by E-value, else score)")
-    run.add_argument("--top-total", type=int, metavar="N",
+    run.add_argument("--top-total", type=_whole, metavar="N",
                      help="keep the N best rows of the whole table")
-    run.add_argument("--min-score", type=float, metavar="S", help="keep rows scoring at least S")
-    run.add_argument("--max-evalue", type=float, metavar="E",
+    run.add_argument("--min-score", type=_number, metavar="S", help="keep rows scoring at least S")
+    run.add_argument("--max-evalue", type=_number, metavar="E",
                      help="keep rows with an E-value of at most E")
     run.add_argument("--columns", metavar="LIST",
                      help="the columns, comma-separated: BLAST's (qseqid sseqid pident length "
@@ -91,6 +91,29 @@ def _hit_args(run: argparse.ArgumentParser) -> None:
                      help="the TSV header line (default: yes, but not for --columns blast)")
     run.add_argument("--align", action="store_true",
                      help="add each printed row's alignment (its task traced again)")
+
+
+def _number_text(text: str) -> int | float:
+    """A number option read as ``-D`` reads one (ASCII digits, no NaN, no int past
+    64 bits, no float overflowing to infinity: dslc.numtext), not by Python's
+    ``int()``/``float()``, which take '１２'; a bad one is argparse's usage error."""
+    from dslc.check.consteval import parse_define_value
+
+    try:
+        return parse_define_value(text, "value")
+    except DslcError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+
+
+def _number(text: str) -> float:
+    return float(_number_text(text))
+
+
+def _whole(text: str) -> int:
+    value = _number_text(text)
+    if type(value) is not int:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+    return value
 
 
 def _shape(args):

@@ -21,8 +21,10 @@ no cached code depends on them.
 from __future__ import annotations
 
 import os
+import re
 
 from dslc.errors import DslcError
+from dslc import numtext
 
 # name -> (default, {value: what it does})
 CHOICES: dict[str, tuple[str, dict[str, str]]] = {
@@ -48,6 +50,7 @@ NUMBERS: dict[str, int] = {
     "DSLC_AUTO_GPU_CELLS": 0,
     "DSLC_MAX_LOAD_BYTES": 1, "DSLC_MAX_RECORD_RESIDUES": 1, "DSLC_MAX_TABLE_BYTES": 1,
     "DSLC_CACHE_MAX_MB": 1,  # the cache directory's size cap (dslc.store.disk)
+    "DSLC_MAX_SCRIPT_BYTES": 1, "DSLC_FIFO_WAIT_SECONDS": 1,  # (dslc.lang.limits)
 }
 
 # free text, checked by their readers (a path; a list of placements)
@@ -131,11 +134,11 @@ def number(name: str, default: int) -> int:
     least = NUMBERS[name]
 
     def whole(t: str) -> int | None:
-        try:
-            value = int(t)
-        except ValueError:
-            return None
-        return value if value >= least else None
+        # ASCII digits only, never converted past 64 bits (dslc.numtext): Python's
+        # int() takes '１２' and '1_000', and raises on 5,000 digits
+        t = t.strip()
+        value = numtext.int_of(t) if re.fullmatch(r"[+-]?[0-9]+", t) else None
+        return value if value is not None and value >= least else None
 
     return _parsed(name, default, whole, f"a whole number of at least {least}")
 
@@ -147,7 +150,7 @@ def _parsed(name: str, default, parse, accepted: str):
     value = parse(raw)
     if value is None:
         where = "--setting " if name in _OPTIONS else ""
-        raise DslcError(f"{where}{name}: {raw!r} is not {accepted}")
+        raise DslcError(f"{where}{name}: {numtext.shown(raw)!r} is not {accepted}")
     return value
 
 

@@ -1064,3 +1064,57 @@ ENTRY_REPLACEMENTS = {
 def entry_replacements():
     """The name of something that is not a regular file put at a cache entry's name."""
     return st.sampled_from(sorted(ENTRY_REPLACEMENTS))
+
+
+# ------------------------------------------------------------ hostile number text
+# Digits of other scripts that Python's int() and float() read as 0-9: fullwidth,
+# Arabic-Indic, Devanagari, Bengali, Thai, mathematical bold.
+FOREIGN_DIGITS = "０１２３４５６７８９٠١٢٣٤٥٦٧٨٩०१२३४५६७८९০১২৩৪৫৬৭৮৯๐๑๒๓๔๕๖๗๘๙𝟎𝟏𝟐𝟑"
+INT_DIGIT_LIMIT = 4300  # Python's int(str) refuses more digits than this (sys.int_info)
+
+# what each kind of hostile number must be refused for (a piece of its message)
+HOSTILE_REASONS = {"foreign": "is not an ASCII digit", "huge": "does not fit",
+                   "overflow": "too large for a float"}
+
+
+@st.composite
+def hostile_numbers(draw) -> tuple[str, str]:
+    """``(kind, text)``: a number's text the language must refuse, of one of three
+    kinds (:data:`HOSTILE_REASONS`): digits outside ASCII somewhere among ASCII ones,
+    an int with more digits than any 64-bit int (sometimes past Python's 4,300-digit
+    conversion limit, sometimes behind leading zeros), or a float that overflows to
+    infinity (a large exponent, or a long run of digits before the point)."""
+    kind = draw(st.sampled_from(sorted(HOSTILE_REASONS)))
+    if kind == "foreign":
+        ascii_part = draw(st.text("0123456789", min_size=0, max_size=4))
+        foreign = draw(st.text(FOREIGN_DIGITS, min_size=1, max_size=3))
+        at = draw(st.integers(0, len(ascii_part)))
+        text = ascii_part[:at] + foreign + ascii_part[at:]
+        if draw(st.booleans()):
+            text += "." + draw(st.text("0123456789" + FOREIGN_DIGITS[:10], min_size=1,
+                                       max_size=2))
+        return kind, text
+    if kind == "huge":
+        n = draw(st.sampled_from([20, 21, 40, 41, INT_DIGIT_LIMIT, INT_DIGIT_LIMIT + 1,
+                                  2 * INT_DIGIT_LIMIT]))
+        lead = "0" * draw(st.sampled_from([0, 0, 3, INT_DIGIT_LIMIT]))
+        return kind, lead + draw(st.sampled_from("123456789")) + "7" * (n - 1)
+    if draw(st.booleans()):
+        mantissa = draw(st.sampled_from(["1", "9.5", "2.0", "0.1"]))
+        return kind, f"{mantissa}e{draw(st.integers(310, 100000))}"
+    return kind, "9" * draw(st.integers(310, 2000)) + ".5"
+
+
+def conflicting_schedule_lines(draw, rec: Recurrence) -> tuple[str, str]:
+    """Two ``schedule`` lines for the two functions of a mutually recursive ``rec``
+    that disagree: ``f0`` follows the hidden (legal) schedule, ``f1`` one that
+    differs from it in at least one coefficient."""
+    dims = DIMS[: rec.ndim]
+    other = tuple(draw(st.lists(st.integers(-3, 3), min_size=rec.ndim, max_size=rec.ndim)
+                       .filter(lambda c: tuple(c) != rec.schedule)))
+    return (schedule_line("f0", dims, rec.schedule), schedule_line("f1", dims, other))
+
+
+def schedule_line(func: str, dims, coeffs) -> str:
+    terms = [f"{c} * {d}" for c, d in zip(coeffs, dims) if c] or ["0"]
+    return f"schedule {func}({', '.join(dims)}) = {' + '.join(terms)}"

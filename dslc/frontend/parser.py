@@ -17,6 +17,7 @@ from dslc import deep
 from dslc.deep import MAX_NESTING
 from dslc.errors import DslcError, Span, register_source, source_lines
 from dslc.frontend import ast
+from dslc import numtext
 
 _TWO_63 = 2**63
 
@@ -189,6 +190,8 @@ def _syntax_error(e, text: str, source_name: str, parser: lark.Lark) -> DslcErro
     expected = sorted({_token_name(t, parser) for t in (getattr(e, "expected", None) or [])
                        if not t.startswith("__")})
     if isinstance(e, lark.exceptions.UnexpectedCharacters):
+        if numtext.foreign_digit(text[e.pos_in_stream]) == 0:
+            return DslcError(numtext.foreign_digit_message(text, e.pos_in_stream), span)
         found = f"unexpected character '{text[e.pos_in_stream]}'"
     elif isinstance(e, lark.exceptions.UnexpectedEOF) or getattr(e, "token", None) is None \
             or e.token.type == "$END":
@@ -402,9 +405,20 @@ class _ToAst(Transformer):
 
     def number(self, meta, items):
         text = str(items[0])
-        is_float = any(c in text for c in ".eE")
-        # (an int beyond 64 bits is refused by the checker: 2^63 is fine negated, see neg)
-        return ast.Num(float(text) if is_float else int(text), is_float, self._sp(meta))
+        span = self._sp(meta)
+        if any(c in text for c in ".eE"):
+            value = numtext.finite_float(text)
+            if value is None:
+                raise DslcError(f"the number {numtext.shown(text)} is too large for a float",
+                                span, hint="write inf for an infinity")
+            return ast.Num(value, True, span)
+        # an int beyond 64 bits is refused by the checker (2^63 is fine negated, see neg);
+        # one far longer is refused here, before Python converts it (it refuses past 4,300
+        # digits) and before a message quotes it whole
+        if numtext.significant_digits(text) > numtext.LITERAL_DIGITS:
+            raise DslcError(f"the integer {numtext.shown(text)} does not fit in 64 bits", span,
+                            hint=f"integers lie in {numtext.INT_MIN} .. {numtext.INT_MAX}")
+        return ast.Num(int(text.lstrip("0") or "0"), False, span)
 
     def string(self, meta, items):
         return ast.Str(_unquote(items[0], self.src), self._sp(meta))

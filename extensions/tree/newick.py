@@ -280,6 +280,10 @@ def parse_newick(text: str, source_name: str = "<newick>", span: Span | None = N
             tok = text[start:i]
             if not tok:
                 raise err("missing branch length after ':'", colon)
+            foreign = sdk.foreign_digit(tok)
+            if foreign is not None:
+                raise err(f"bad branch length '{tok}': "
+                          + sdk.foreign_digit_message(tok, foreign), start, i)
             try:
                 v = float(tok)
             except ValueError:

@@ -85,6 +85,15 @@ print c(10, 4)
 x = 7 - 3 * 2
 print x
 """,
+    # two schedules of one mutually recursive group: a mutated coefficient makes them disagree
+    """\
+const gap = 2
+int e(int n, int m) | n == 0 = m | otherwise = o(n - 1, m) + gap
+int o(int n, int m) | n == 0 = 0 - m | otherwise = e(n - 1, m) * 2
+schedule e(n, m) = 1 * n
+schedule o(n, m) = 1 * n + 0 * m
+print e(7, 3)
+""",
 ]
 
 FASTA = ">one\nACGTACGT\n>two\nGATTACA\n>three\nTTT\n"
@@ -96,6 +105,9 @@ TOKENS = [
     "'Z'", "\"ACGTN\"", "\"\"", "if", "then", "else", "otherwise", "const", "define", "map",
     "load", "print", "schedule", "where", "in", "sum", "len(s)", "i", "j", "s", "t", "\n",
     "\ufeff", "\x00", "\u00e9", "$", "\"", "//", "/*", "1_000", "0x10", "-1", "9",
+    # digits outside ASCII (Python's int() reads them), more digits than Python converts,
+    # a float overflowing to infinity
+    "\uff11\uff12", "\u0663", "4\u0968", "9" * 5000, "0" * 4400 + "1", "1e999", "9" * 400 + ".0",
 ]
 # (U, O, J: protein's stand-ins, read as X with a warning; strangers to dna)
 FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", " ", "ZZZ", ";",
@@ -105,7 +117,9 @@ FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", "
 LEXEME = re.compile(r'"[^"\n]*"|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*|\.\.\.|[=!<>]=|\S')
 NUMBERS = ["99999999999999999999999", "9223372036854775807", "-9223372036854775807 - 2",
            "1e400", "1e308 * 10.0", "inf", "-inf", "(inf - inf)", "(0 * inf)", "0", "-1",
-           "1e-320", "0.5", "(0.0 / 0.0)", "(1 / 0)", "(7 % 0)", "2.5", "100000"]
+           "1e-320", "0.5", "(0.0 / 0.0)", "(1 / 0)", "(7 % 0)", "2.5", "100000",
+           "\uff11\uff12", "\u0663", "1.\u0665", "9" * 5000, "0" * 4400 + "7", "1e999",
+           "9" * 400 + ".5"]
 STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '"GATTACA"',
            '"MKUO"', '"RYU"']
 WORDS = ["if", "then", "else", "otherwise", "const", "map", "inf", "len", "i", "j", "k", "s",
@@ -177,7 +191,9 @@ def hostile_cases(draw):
         script = _mutate(draw, script, TOKENS, 3)
     fasta = FASTA if draw(st.booleans()) else _mutate(draw, FASTA, FASTA_TOKENS, 3)
     define = draw(st.sampled_from([None, None, None, "gap=3", "gap=inf", "gap=nan", "gap=1_000",
-                                   "gap=99999999999999999999999", "gap=-4", "nope=1"]))
+                                   "gap=99999999999999999999999", "gap=-4", "nope=1",
+                                   "gap=\uff13", "gap=\u0663.5", "gap=" + "9" * 5000,
+                                   "gap=1e999"]))
     return script, fasta, define
 
 
