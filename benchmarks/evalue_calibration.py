@@ -81,7 +81,8 @@ def search(query_file: str, backend: str) -> list[list[str]]:
     notes = [line for line in out.stdout.splitlines() if line.startswith("# ")]
     for line in notes:
         print(line)
-    rows = [line.split("\t") for line in out.stdout.splitlines() if line and not line.startswith("#")]
+    rows = [line.split("\t") for line in out.stdout.splitlines()
+            if line and not line.startswith("#")]
     return rows[1:]
 
 

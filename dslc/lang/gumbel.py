@@ -49,7 +49,8 @@ class Gumbel:
     def expected(self, x, log_w):
         """``w K exp(-lam x)``: the expected count of scores of at least ``x``."""
         with np.errstate(over="ignore"):
-            return np.exp(np.asarray(log_w, dtype=np.float64) + self.log_k - self.lam * np.asarray(x))
+            return np.exp(np.asarray(log_w, dtype=np.float64) + self.log_k
+                          - self.lam * np.asarray(x))
 
 
 class FitError(ValueError):

@@ -88,7 +88,7 @@ def _search_evalue(score, axes, named, params, e) -> MapResult:
     matrix = named["matrix"][0] if isinstance(named["matrix"][0], Matrix) else None
     query = _side(*named["m"], axes, None, matrix, query=True)
     db = _side(*named["n"], axes, query.axis, matrix, query=False)
-    label = f"{_matrix_name(*named['matrix']).upper()} {params_cost(named)}"
+    label = f"{_matrix_name(*named['matrix']).upper()} {_cost(named)}"
     try:
         got = search_stats.evalues(score, _integral(score), query, db, params,
                                    None if matrix is None else matrix.values, method, label)
@@ -98,7 +98,7 @@ def _search_evalue(score, axes, named, params, e) -> MapResult:
                      note=got.note)
 
 
-def params_cost(named) -> str:
+def _cost(named) -> str:
     return f"{named['open'][0]}/{named['extend'][0]}"
 
 
@@ -142,7 +142,8 @@ def _side(v, arg, axes, taken, matrix, query: bool) -> search_stats.Side:
     one = _length(v, arg)
     if one is not None:
         counts = _counts([v], matrix) if isinstance(v, Sequence) else None
-        return search_stats.Side(None, np.asarray(float(one)), None if counts is None else counts[0])
+        return search_stats.Side(None, np.asarray(float(one)),
+                                 None if counts is None else counts[0])
     if query:
         _query_length(v, arg, axes)  # (its error where v is no axis of the scores)
         axis = _axis_of(v, arg, axes, None)

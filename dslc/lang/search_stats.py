@@ -80,8 +80,9 @@ def evalues(scores: np.ndarray, integer: bool, query: Side, db: Side, params: st
         if method == "composition" else None
     m_eff, n_eff = stats.effective_lengths(_along(query, scores.ndim), total, entries, params)
     scaled = scores if ratio is None else scores * ratio
-    note = (f"published {label} lambda {params.lam} and K {params.k}, effective "
-            f"lengths (BLAST's length adjustment, {entries} database sequences)")
+    plural = "" if entries == 1 else "s"
+    note = (f"published {label} lambda {params.lam} and K {params.k}, effective lengths "
+            f"(BLAST's length adjustment, {entries} database sequence{plural})")
     if ratio is not None:
         note += ", lambda scaled per pair by composition (BLAST's composition-based statistics)"
     return Outcome(_blast(scaled, m_eff, n_eff, params.lam, params.k), note)

@@ -239,8 +239,8 @@ def _notes(table: HitTable) -> str:
     """A ``# column: note`` line per column that carries a note (the statistics an
     E-value column was made with), before the table's header line."""
     _, col_keys = table.keys()
-    return "".join(f"# {_field(k)}: {_field(r.note)}\n" for k, (_, r) in zip(col_keys, table.columns)
-                   if getattr(r, "note", None))
+    return "".join(f"# {_field(k)}: {_field(r.note)}\n"
+                   for k, (_, r) in zip(col_keys, table.columns) if getattr(r, "note", None))
 
 
 def _tsv_table(table: HitTable, how: Shape) -> str:

@@ -70,6 +70,15 @@ int n(seq[rna] x, index[x] i, index[x] j)
 print n("GGGAAAUCC", 0, 9)
 """,
     """\
+const gap = 11
+int f(seq[protein] s, seq[protein] t) = 3 * len(s) + len(t)
+q = load(seq[protein], "db.fasta")
+s = map(f, q (*) q)
+print evalue(s, q, q, blosum62, gap, 1, "composition")
+print bits(s, blosum62, gap, 1)
+print evalue(s, len(q[0]), 1000, "blosum62", gap, 1)
+""",
+    """\
 const gap = 0
 int c(int n, int k) | k == gap = 1 | n == 0 = 0 | otherwise = c(n - 1, k - 1) + c(n - 1, k)
 print c(10, 4)
@@ -95,9 +104,11 @@ LEXEME = re.compile(r'"[^"\n]*"|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*|\.\.
 NUMBERS = ["99999999999999999999999", "9223372036854775807", "-9223372036854775807 - 2",
            "1e400", "1e308 * 10.0", "inf", "-inf", "(inf - inf)", "(0 * inf)", "0", "-1",
            "1e-320", "0.5", "(0.0 / 0.0)", "(1 / 0)", "(7 % 0)", "2.5", "100000"]
-STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '"GATTACA"']
+STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '"GATTACA"',
+           '"fit"', '"auto"', '"published"', '"BLOSUM62"']
 WORDS = ["if", "then", "else", "otherwise", "const", "map", "inf", "len", "i", "j", "k", "s",
-         "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope"]
+         "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope",
+         "evalue", "evd_evalue", "bits", "q"]
 OPERATORS = ["+", "-", "*", "/", "%", "max", "min", "==", "!=", "<", "<=", ">", ">=", "and",
              "or"]
 

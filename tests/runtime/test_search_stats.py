@@ -239,3 +239,29 @@ def test_evd_evalue_fits_any_score(tmp_path):
         k = int(np.argmin(np.abs(true - level)))
         assert 1 / 1.6 < ev.values[k] / true[k] < 1.6
     assert np.all(np.diff(ev.values[np.argsort(lengths)]) <= 1e-12)  # higher score, lower E
+
+
+def test_calibrated_on_random_sequences_of_the_standard_composition():
+    """The calibration property on a small synthetic search: 20 queries against 400
+    subjects, all drawn at Robinson and Robinson's frequencies (lengths 100-400), scored
+    by Gotoh Smith-Waterman with BLOSUM62 11/1 (parasail). Chance hits at E <= 10
+    should number about 20 x 10, at E <= 1 about 20: both the published statistics with
+    BLAST's effective lengths (which they were estimated with) and the fit land within
+    0.5x-1.5x and 1.5x."""
+    parasail = pytest.importorskip("parasail")
+    from dslc.lang import search_stats
+
+    rng = np.random.default_rng(17)
+    symbols, weights = list(ROBINSON), np.array(list(ROBINSON.values()))
+    draw = lambda: "".join(rng.choice(symbols, int(rng.integers(100, 401)),  # noqa: E731
+                                      p=weights / weights.sum()))
+    queries, subjects = [draw() for _ in range(20)], [draw() for _ in range(400)]
+    scores = np.array([[parasail.sw_striped_16(q, t, 12, 1, parasail.blosum62).score
+                        for t in subjects] for q in queries], dtype=np.float64)
+    query = search_stats.Side(0, np.array([len(q) for q in queries], dtype=float), None)
+    db = search_stats.Side(1, np.array([len(t) for t in subjects], dtype=float), None)
+    p = stats.karlin("blosum62", 11, 1)
+    for method in ("published", "fit"):
+        ev = search_stats.evalues(scores, True, query, db, p, None, method, "BLOSUM62 11/1").values
+        assert 100 <= np.sum(ev <= 10) <= 300, (method, np.sum(ev <= 10))
+        assert np.sum(ev <= 1) <= 30, (method, np.sum(ev <= 1))
