@@ -19,7 +19,7 @@ import numpy as np
 
 from dslc.lang import types as T
 from dslc.errors import DslcError
-from dslc.lang import search_stats, stats
+from dslc.lang import gumbel, search_stats, stats
 from dslc.lang.composition import counts_of_pack
 from dslc.lang.gumbel import FitError
 from dslc.lang.sequences import describe
@@ -86,12 +86,16 @@ def _search_evalue(score, axes, named, params, e) -> MapResult:
     unless a 7th argument names one)."""
     method = _method(*named["method"]) if "method" in named else "auto"
     matrix = named["matrix"][0] if isinstance(named["matrix"][0], Matrix) else None
+    if method not in ("composition", "auto") or (
+            method == "auto" and _entries(named["n"][0]) >= gumbel.MIN_SCORES):
+        matrix = None  # no compositions needed: a million proteins' counts are not made
     query = _side(*named["m"], axes, None, matrix, query=True)
     db = _side(*named["n"], axes, query.axis, matrix, query=False)
     label = f"{_matrix_name(*named['matrix']).upper()} {_cost(named)}"
+    scores = None if matrix is None else matrix.values
     try:
-        got = search_stats.evalues(score, _integral(score), query, db, params,
-                                   None if matrix is None else matrix.values, method, label)
+        got = search_stats.evalues(score, _integral(score), query, db, params, scores, method,
+                                   label)
     except ValueError as err:
         raise DslcError(f"evalue: {err}", e.span) from None
     return MapResult(e.func, "float", np.asarray(got.values, dtype=np.float64), axes,
@@ -99,6 +103,7 @@ def _search_evalue(score, axes, named, params, e) -> MapResult:
 
 
 def _cost(named) -> str:
+    """The gap cost as the note names it, ``open/extend``."""
     return f"{named['open'][0]}/{named['extend'][0]}"
 
 
