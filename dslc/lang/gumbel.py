@@ -10,19 +10,20 @@ which follows whatever the query's composition and the database do to the
 scores, where published parameters assume random sequences of standard
 composition.
 
-The fit is maximum likelihood with censoring on both sides:
+The fit is maximum likelihood, censored below and trimmed above:
 
 * scores below the median are kept only as "below the median" (left-censored):
   an E-value is read off the upper tail, and the bulk of a composition-biased
   search is shaped differently from its tail; fitting the tail keeps the
   E-values of the high scores right (measured: benchmarks/evalue_calibration.py);
-* scores that are significant under a first fit (true homologues) are kept only
-  as "at least this high" (right-censored) and the fit is made again, so a
-  family of real hits does not flatten the fitted tail.
+* scores that are significant under a first fit (true homologues) are held out
+  and the fit is made again until that set settles, so a family of real hits
+  does not flatten the fitted tail. (Keeping them as right-censored "at least
+  this high" does not work: under the null law such scores are all but
+  impossible, so the fit widens its tail to make room for them.)
 
 Pure numpy; ``lambda`` by a golden-section search of the profile likelihood
-(``ln K`` at each ``lambda`` is found by bisection on its score equation, which
-is monotone), so it needs no optimiser package.
+(``ln K`` at each ``lambda`` has a closed form), so it needs no optimiser package.
 """
 
 from __future__ import annotations
@@ -34,13 +35,14 @@ import numpy as np
 
 MIN_SCORES = 200  # fewer entries than this and the fitted tail is mostly noise
 LOW_QUANTILE = 0.5  # scores below this quantile are left-censored
-SIGNIFICANT = 1e-3  # an E-value (over the whole search) below this is right-censored
+SIGNIFICANT = 1e-3  # an E-value (over the whole search) below this is held out
 
 
 @dataclass(frozen=True)
 class Gumbel:
     """A fitted law: ``P(S >= x) = 1 - exp(-w K exp(-lam x))`` for weight ``w``;
-    ``censored``: how many of the highest scores were held out as significant."""
+    ``censored``: how many of the highest scores were held out as significant
+    (trimmed, not censored: the module says why)."""
 
     lam: float
     log_k: float
