@@ -287,10 +287,18 @@ def render_tsv(printed: list[tuple[str, object]], how: Shape = Shape()) -> str:
     blocks = []
     for g in groups:
         if isinstance(g, HitTable):  # a blank line before each table but a first block
-            blocks.append(("\n" if blocks else "") + _tsv_table(g, how))
+            blocks.append(("\n" if blocks else "") + _notes(g) + _tsv_table(g, how))
         else:
             blocks.append("\n".join("# " + line for line in render_text([g]).splitlines()))
     return "\n".join(blocks)
+
+
+def _notes(table: HitTable) -> str:
+    """A ``# column: note`` line per column that carries a note (the statistics an
+    E-value column was made with), before the table's header line."""
+    _, col_keys = table.keys()
+    return "".join(f"# {_field(k)}: {_field(r.note)}\n"
+                   for k, (_, r) in zip(col_keys, table.columns) if getattr(r, "note", None))
 
 
 def _tsv_table(table: HitTable, how: Shape) -> str:

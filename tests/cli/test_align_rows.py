@@ -40,6 +40,8 @@ def test_tsv_rows_carry_their_alignments(capsys):
                           "--top-total", "6", "--align")
     assert code == 0, err
     lines = out.splitlines()
+    assert lines[0].startswith("# evalue: ")  # the statistics' note, then the table
+    lines = lines[1:]
     head = lines[0].split("\t")
     assert head == ["query", "subject", "score", "bits", "evalue", *ALIGNED]
     queries, db = _records("queries.fasta"), _records("db.fasta")
@@ -112,7 +114,7 @@ def test_timings_show_the_rows_alignments(capsys):
     assert all(float(x) >= 0 for x in [aligned[6], *aligned[8:]])
     wall = float(rows[-1][1])
     assert wall >= float(aligned[-1]) + float(rows[1][-1]) - 1e-3  # the map's, and theirs
-    assert len(out.splitlines()) == 5
+    assert len(out.splitlines()) == 6  # the statistics' note, the header and 4 rows
     code, _, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "tsv",
                         "--top-total", "4", "--timings")
     assert code == 0 and "alignments of" not in err  # nothing traced: no row

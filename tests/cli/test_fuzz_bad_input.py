@@ -75,6 +75,15 @@ int n(seq[rna] x, index[x] i, index[x] j)
 print n("GGGAAAUCC", 0, 9)
 """,
     """\
+const gap = 11
+int f(seq[protein] s, seq[protein] t) = 3 * len(s) + len(t)
+q = load(seq[protein], "db.fasta")
+s = map(f, q (*) q)
+print evalue(s, q, q, blosum62, gap, 1, "composition")
+print bits(s, blosum62, gap, 1)
+print evalue(s, len(q[0]), 1000, "blosum62", gap, 1)
+""",
+    """\
 const gap = 0
 define alphabet dna5 "ACGTN" where "RYKM" = 'N', 'U' = 'T'
 int w(seq[protein] s, seq[dna5] t) = len(s) * 10 + len(t) + gap
@@ -121,9 +130,11 @@ NUMBERS = ["99999999999999999999999", "9223372036854775807", "-92233720368547758
            "\uff11\uff12", "\u0663", "1.\u0665", "9" * 5000, "0" * 4400 + "7", "1e999",
            "9" * 400 + ".5"]
 STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '"GATTACA"',
-           '"MKUO"', '"RYU"']
+           '"MKUO"', '"RYU"',
+           '"fit"', '"auto"', '"published"', '"BLOSUM62"']
 WORDS = ["if", "then", "else", "otherwise", "const", "map", "inf", "len", "i", "j", "k", "s",
-         "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope"]
+         "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope",
+         "evalue", "evd_evalue", "bits", "q"]
 OPERATORS = ["+", "-", "*", "/", "%", "max", "min", "==", "!=", "<", "<=", ">", ">=", "and",
              "or"]
 
