@@ -287,7 +287,8 @@ def render_tsv(printed: list[tuple[str, object]], how: Shape = Shape()) -> str:
     blocks = []
     for g in groups:
         if isinstance(g, HitTable):  # a blank line before each table but a first block
-            blocks.append(("\n" if blocks else "") + _notes(g) + _tsv_table(g, how))
+            notes = _notes(g) if how.with_header() else ""
+            blocks.append(("\n" if blocks else "") + notes + _tsv_table(g, how))
         else:
             blocks.append("\n".join("# " + line for line in render_text([g]).splitlines()))
     return "\n".join(blocks)
@@ -295,7 +296,9 @@ def render_tsv(printed: list[tuple[str, object]], how: Shape = Shape()) -> str:
 
 def _notes(table: HitTable) -> str:
     """A ``# column: note`` line per column that carries a note (the statistics an
-    E-value column was made with), before the table's header line."""
+    E-value column was made with), before the table's header line. They come and go
+    with the header: a table without one (``--columns blast``, ``--no-header``) is
+    read by another program, which takes every line for a row."""
     _, col_keys = table.keys()
     return "".join(f"# {_field(k)}: {_field(r.note)}\n"
                    for k, (_, r) in zip(col_keys, table.columns) if getattr(r, "note", None))

@@ -36,7 +36,8 @@ def test_blast_columns_read_by_biopython_as_the_alignments_say(capsys):
     blast = _run(capsys, "--columns", "blast")  # every row: gapped alignments among them
     aligned = _run(capsys, "--align", "--columns",
                    "query,subject,evalue,qstart,qend,sstart,send,qseq,sseq,qlen,slen")
-    head, *lines = aligned.splitlines()
+    note, head, *lines = aligned.splitlines()
+    assert note.startswith("# evalue: ")  # the statistics' note comes with the header
     rows = [dict(zip(head.split("\t"), line.split("\t"))) for line in lines]
     parsed = list(SearchIO.parse(io.StringIO(blast), "blast-tab"))
     hsps = [(q.id, hit.id, hsp) for q in parsed for hit in q for hsp in hit]
@@ -67,7 +68,8 @@ def test_blast_columns_read_by_biopython_as_the_alignments_say(capsys):
 def test_the_header_follows_the_columns(capsys):
     assert not _run(capsys, "--columns", "blast", "--top", "1").startswith("qseqid")
     out = _run(capsys, "--columns", "blast,qlen", "--top", "1", "--header")
-    assert out.splitlines()[0].split("\t") == [
+    assert out.splitlines()[0].startswith("# evalue: ")  # the statistics' note, then the header
+    assert out.splitlines()[1].split("\t") == [
         "qseqid", "sseqid", "pident", "length", "mismatch", "gapopen", "qstart", "qend",
         "sstart", "send", "evalue", "bitscore", "qlen"]
     out = _run(capsys, "--columns", "sseqid,score,bitscore", "--top", "2", "--no-header")
