@@ -175,10 +175,9 @@ class PackMaps:
             runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, values)
             return modules.load(source), args, windows, values
         # the generators, imported where a plan is made (a cached run makes none)
-        from dslc.cpu.decision import build
         from dslc.emit.precision import float32_info
         from dslc.emit.pyexpr import NotCompilable
-        from dslc.kernel.strategies import strategy
+        from dslc.emit.strategies import build, strategy
         from dslc.kernel.value_type import ValueType
         from dslc.plan import lower
 

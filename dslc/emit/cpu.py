@@ -952,6 +952,12 @@ class CpuGenerator:
         b.nest(kb.Cell(tuple(cell.stmts)))
 
 
+def build_task(strategy, program, plan: TaskPlan) -> CpuGenerator:
+    """The CPU's task (emit.strategies "cpu plain"): one binding's sweep, its tables
+    allocated by the task itself; no pass changes its body."""
+    return CpuGenerator(program, plan)
+
+
 def requested(xs: list[str]) -> ir.Expr:
     """``x_i == q_0 and ...``: the point is the requested cell."""
     return ir.bare("and", *requested_tests(xs))

@@ -38,7 +38,7 @@ from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
 from dslc.kernel import ir
 from dslc.kernel.lane_groups import Lanes, PerLane
-from dslc.kernel.strategies import lower, of_generator
+from dslc.kernel.strategies import Strategy, lower
 from dslc.kernel.value_type import ValueType
 from dslc.targets.printer import VALUE, Printer
 
@@ -117,11 +117,14 @@ class PackGenerator(CpuGenerator):
 
     ON_DEMAND = False  # a pack's members sweep in lockstep along the schedule
 
-    def __init__(self, program, plan: TaskPlan, value: ValueType | str = "float64",
-                 shared: frozenset = frozenset(), check: bool = False, f32=None):
+    def __init__(self, program, plan: TaskPlan, strategy: Strategy,
+                 value: ValueType | str = "float64", shared: frozenset = frozenset(),
+                 check: bool = False, f32=None):
+        """``strategy``: the row (emit.strategies) whose passes the lanes are given."""
         if plan.kind not in ("cell", "value"):
             raise NotCompilable("packs run map entries only")
         super().__init__(program, _without_extent_pieces(program, plan))
+        self.strategy = strategy
         # emit.precision's decision (a dtype and ``check``: the older form), the input of
         # the value-type pass (kernel.value_type); the lanes are generated without it
         self.value = value if isinstance(value, ValueType) else \
@@ -283,7 +286,7 @@ class PackGenerator(CpuGenerator):
         params = printed(args) + ["out", "big"] + names
         # the strategy's passes (kernel.strategies): the lane loops, then the value type
         # (emit.precision's decision made concrete), verified before and after each
-        lower(of_generator(type(self)), body, self.TARGET, params, lanes=Lanes(LANE.id, "LANES"),
+        lower(self.strategy, body, self.TARGET, params, lanes=Lanes(LANE.id, "LANES"),
               value=(self.value, self.pr.INF, self.value_tables()))
         params = ", ".join(params)
         task = (f"@numba.njit(cache=True, noalias=True)\n"
@@ -300,6 +303,15 @@ class PackGenerator(CpuGenerator):
                   f"SYM_EXTENT = {self._symbol_extent()}\n")
         return "\n".join([NOALIAS_HEADER, HEADER, consts, self.pr.library("core"), helpers,
                           scratch, task])
+
+
+def build_packs(strategy: Strategy, program, plan: TaskPlan, value: ValueType | str = "float64",
+                shared: frozenset = frozenset(), check: bool = False, f32=None) -> PackGenerator:
+    """Packs of tasks in lockstep on the CPU (emit.strategies "cpu task groups"):
+    ``lanes`` over a pack, its scratch made by the caller; ``value``: emit.precision's
+    value type, ``shared``: the arguments every task shares, ``f32``: the float32
+    facts the host keeps."""
+    return PackGenerator(program, plan, strategy, value, shared, check, f32)
 
 
 def _f32_tuple(info) -> str:

@@ -297,10 +297,10 @@ class TiledGenerator(CudaGenerator):
 
     TUPLES = "the register-tiled kernel"  # tuples: the plain generator (emit.tuples)
 
-    def __init__(self, program, plan: TaskPlan, shared_dims: frozenset = frozenset(),
+    def __init__(self, program, plan: TaskPlan, strategy, shared_dims: frozenset = frozenset(),
                  rows: int | None = None, dtype: str = "float64",
                  value: ValueType | None = None):
-        super().__init__(program, plan)
+        super().__init__(program, plan, strategy)
         if len(plan.groups) != 1:
             raise NotCompilable("register tiles for one group of tables")
         self.g = g = plan.groups[0]
@@ -682,3 +682,13 @@ class TiledGenerator(CudaGenerator):
                 if name in self.interleaved else []
         return self.task_args(per_argument, windows=False) + [TaskArg("ln", "thread",
                                                                        dtype="int64")]
+
+
+def build_tiles(strategy, program, plan: TaskPlan, shared_dims: frozenset = frozenset(),
+                rows: int | None = None, dtype: str = "float64",
+                value: ValueType | None = None) -> TiledGenerator:
+    """Task-per-thread with a register tile (emit.strategies "cuda register-tiled"):
+    ``shared_dims``, the sequences every task shares (the tile's rows run along one),
+    ``rows`` per tile (default :func:`tile_rows`), the value type (``dtype``: its
+    older form)."""
+    return TiledGenerator(program, plan, strategy, shared_dims, rows, dtype, value)

@@ -450,6 +450,15 @@ class WavefrontGenerator(CpuGenerator):
         return fused_start(self.plan.fused[k])
 
 
+def build_wavefront(strategy, program, plan: TaskPlan, lanes: tuple[Lanes, ...] | None = None,
+                    simulated: bool = False) -> WavefrontGenerator:
+    """One problem on the whole GPU (emit.strategies "cuda whole-GPU wavefront"):
+    kernels per partition and the host's final step; ``lanes`` per group
+    (:func:`choose_lanes`), ``simulated``: for the CUDA simulator. It applies no pass
+    of the table (its kernels are built whole)."""
+    return WavefrontGenerator(program, plan, lanes, simulated)
+
+
 # ---------------------------------------------------------------- the simulator
 # Numba's CUDA simulator has no warp shuffles (no cuda.shfl_xor_sync). It runs
 # the threads of one block as Python threads (numba/cuda/simulator/kernel.py:

@@ -32,9 +32,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _strategies(program, plan) -> list[tuple[str, object]]:
     """(label, a thunk giving the source text) for every strategy over ``plan``."""
-    from dslc.cpu.decision import build
     from dslc.emit.wavefront import Lanes
-    from dslc.kernel.strategies import strategy
+    from dslc.emit.strategies import build, strategy
     from dslc.kernel.value_type import ValueType
 
     seqs = frozenset(n for n, p in plan.scope.items() if type(p.type).__name__ == "SeqT")
