@@ -476,8 +476,7 @@ class CpuGenerator:
         params = pr.helper_params([f"p_{p.name}" for p in f.params]
                                   + list(self.helper_globals[name]), name in self.flagged)
         body = self.verified(b, params).render(1)
-        self.helpers[name] = (f"{pr.FUNCTION}\ndef fn_{name}({', '.join(params)}):\n"
-                              f"{body}\n    return {val}\n")
+        self.helpers[name] = pr.function(f"fn_{name}", params, f"{body}\n    return {val}")
 
     # ------------------------------------------------------------------ bodies
     def guarded_value(self, f: tir.TFunction, em: ExprEmitter, b: Lines) -> str:
@@ -758,7 +757,7 @@ class CpuGenerator:
             src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
         src += [h for h in self.helpers.values()]
         body = self.verified(body, printed(args))
-        src.append(f"{self.pr.FUNCTION}\ndef task({', '.join(printed(args))}):\n{body.render(1)}\n")
+        src.append(self.pr.function("task", printed(args), body.render(1)))
         return "\n".join(src)
 
     def extent_expr(self, f: str, k: int) -> ir.Expr | str:

@@ -38,12 +38,6 @@ from dslc.targets.printer import CudaPrinter
 
 HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
 
-# Every kernel is cached on disk by Numba-CUDA beside its generated module (one entry per
-# signature and compute capability), so a second process that loads the same module launches
-# the kernels it compiled before instead of compiling them again. Generated modules are named by
-# the hash of their text, so a cached kernel can only belong to the code that made it.
-KERNEL_DECORATOR = CudaPrinter.KERNEL
-
 # Per-task storage the generator adds to the tables (name -> the task's parameter).
 FAIL, MISS, DONE = "_fail", "_miss", "_done_"
 
@@ -179,8 +173,7 @@ class CudaGenerator(CpuGenerator):
         if self.host_allocations:
             raise NotCompilable("allocation inside the task")
         self.verified(body, self.task_params(args))
-        task = f"{self.pr.FUNCTION}\ndef task({', '.join(self.task_params(args))}):\n" \
-            f"{body.render(1, self.pr)}\n"
+        task = self.pr.function("task", self.task_params(args), body.render(1, self.pr))
         return "\n".join([HEADER + self.module_constants(), self.pr.library("core", flagged=checks),
                           "\n".join(self.helpers.values()), task])
 

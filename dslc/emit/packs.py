@@ -288,15 +288,13 @@ class PackGenerator(CpuGenerator):
         # (emit.precision's decision made concrete), verified before and after each
         lower(self.strategy, body, self.TARGET, params, lanes=Lanes(LANE.id, "LANES"),
               value=(self.value, self.pr.INF, self.value_tables()))
-        params = ", ".join(params)
-        task = (f"@numba.njit(cache=True, noalias=True)\n"
-                f"def lanes({params}):\n{body.render(1)}\n")
+        task = self.pr.function("lanes", params, body.render(1), "NOALIAS")
         if self.pr.fails(self.value):
             raise NotCompilable("a run-time check a padded lane could not report")
         arrays = ", ".join(f"np.empty({shape}, {dt})" for _, shape, dt in self.scratch)
-        scratch = (f"@numba.njit(cache=True)\n"
-                   f"def scratch({', '.join(printed(args))}):\n{(extents or Lines()).render(1)}\n"
-                   f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})\n")
+        scratch = self.pr.function("scratch", printed(args), f"{(extents or Lines()).render(1)}\n"
+                                   f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})",
+                                   "SHORT")
         consts = (f"LANES = {PACK}\nDT = np.{self.value.dtype}\nINF = DT(np.inf)\n"
                   f"NSCRATCH = {len(self.scratch)}\n"
                   f"F32 = {_f32_tuple(self.f32)}\n"

@@ -559,8 +559,8 @@ class TiledGenerator(CudaGenerator):
         text = super().module_source(args, body)
         if self.task_params(args) != self.planned_params:
             raise NotCompilable("the tile functions' parameters differ from the task's")
-        return "\n".join([text] + [f"{self.pr.FUNCTION}\ndef {fn.name}({', '.join(fn.params)}):"
-                                    f"\n{fn.body.render(1)}\n" for fn in self.tile_functions])
+        return "\n".join([text] + [self.pr.function(fn.name, fn.params, fn.body.render(1))
+                                    for fn in self.tile_functions])
 
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """The requested cell is kept by the tile that holds it: never an

@@ -55,7 +55,7 @@ from dslc.check import tir
 from dslc.lang import types as T
 from dslc.emit.cpu import (CpuGenerator, _HelperNames, fused_emitter, fused_start,
                            fused_undefined, in_bounds, printed, requested_tests, window_slot)
-from dslc.emit.cuda import HEADER, KERNEL_DECORATOR
+from dslc.emit.cuda import HEADER
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable, Rule
 from dslc.kernel import ir
 from dslc.kernel.verify import verify_body
@@ -332,11 +332,10 @@ class WavefrontGenerator(CpuGenerator):
         verify_body(tuple(one.stmts), self.TARGET, params + ["c0", "ph"])
         verify_body(tuple(every.stmts), self.TARGET, params + ["first", "count"],
                     cooperative=True)
-        return (
-            f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0', 'ph'])}):\n"
-            f"{one.render(1, self.pr)}\n\n\n"
-            f"{KERNEL_DECORATOR}\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
-            f"{every.render(1, self.pr)}\n")
+        return (self.pr.function(f"part_{gi}", params + ["c0", "ph"], one.render(1, self.pr),
+                                 "KERNEL") + "\n\n"
+                + self.pr.function(f"all_{gi}", params + ["first", "count"],
+                                   every.render(1, self.pr), "KERNEL"))
 
     @staticmethod
     def _phases(g) -> list[list[str]]:
@@ -444,8 +443,7 @@ class WavefrontGenerator(CpuGenerator):
             [f"acc{k}" for k in range(len(self.plan.fused))]
         from dslc.emit.cpu import HEADER as CPU_HEADER
         return "\n".join([CPU_HEADER, library, *helpers,
-                          f"{Printer.FUNCTION}\ndef final({', '.join(params)}):\n"
-                          f"{b.render(1)}\n"])
+                          Printer().function("final", params, b.render(1))])
 
     def initial(self, k: int) -> float:
         """The start value of accumulator ``k``."""
