@@ -35,6 +35,7 @@ from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel import value_type
 from dslc.kernel.ir import TaskArg
+from dslc.kernel.strategies import lower
 from dslc.kernel.verify import verify_body
 from dslc.poly import loopir as L
 from dslc.targets.printer import Printer
@@ -210,8 +211,11 @@ class CpuGenerator:
     # name their strategy here and leave tuples to the plain generators
     TUPLES: str | None = None
 
-    def __init__(self, program, plan: TaskPlan):
-        self.program, self.plan = program, plan
+    def __init__(self, program, plan: TaskPlan, strategy=None):
+        """``strategy``: the row of the table (emit.strategies, a kernel.strategies
+        ``Strategy``) whose passes the task's body is given (None: none, the
+        traceback's walk)."""
+        self.program, self.plan, self.strategy = program, plan, strategy
         if self.TUPLES is not None:
             tuples.refuse(program, plan, self.TUPLES)
         on_demand = [g for g in plan.groups if g.on_demand]
@@ -756,6 +760,8 @@ class CpuGenerator:
             src.append(self.pr.library("demand"))
             src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
         src += [h for h in self.helpers.values()]
+        if self.strategy is not None:
+            lower(self.strategy, body, self.TARGET, printed(args))
         body = self.verified(body, printed(args))
         src.append(self.pr.function("task", printed(args), body.render(1)))
         return "\n".join(src)
@@ -957,8 +963,8 @@ class CpuGenerator:
 
 def build_task(strategy, program, plan: TaskPlan) -> CpuGenerator:
     """The CPU's task (emit.strategies "cpu plain"): one binding's sweep, its tables
-    allocated by the task itself; no pass changes its body."""
-    return CpuGenerator(program, plan)
+    allocated by the task itself, then the row's passes."""
+    return CpuGenerator(program, plan, strategy)
 
 
 def requested(xs: list[str]) -> ir.Expr:

@@ -73,8 +73,7 @@ class CudaGenerator(CpuGenerator):
     def __init__(self, program, plan, strategy: Strategy):
         """``strategy``: the row of the table (emit.strategies) whose passes the task's
         body is given (its builder's)."""
-        super().__init__(program, plan)
-        self.strategy = strategy
+        super().__init__(program, plan, strategy)
         self.storage: list[tuple[str, list]] = []  # (function, loop-IR dims without the task)
         clash = [f for g in plan.groups for f in g.functions
                  if f in (FAIL, MISS) or f.startswith(DONE)]

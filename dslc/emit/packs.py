@@ -122,8 +122,7 @@ class PackGenerator(CpuGenerator):
         """``strategy``: the row (emit.strategies) whose passes the lanes are given."""
         if plan.kind not in ("cell", "value"):
             raise NotCompilable("packs run map entries only")
-        super().__init__(program, _without_extent_pieces(program, plan))
-        self.strategy = strategy
+        super().__init__(program, _without_extent_pieces(program, plan), strategy)
         # emit.precision's decision (a dtype and ``check``: the older form), the input of
         # the value-type pass (kernel.value_type); the lanes are generated without it
         self.value = value if isinstance(value, ValueType) else \
