@@ -16,8 +16,8 @@ returns NaN, and the backend re-runs exactly those tasks on the CPU, which
 reports the error by position. The flag is never inferred from the value (NaN
 does not survive ``max`` or comparisons). Clearing the flag and returning
 through it is a pass over the task's body (kernel.failure_flags), one of the
-strategy's passes (kernel.strategies), which :meth:`CudaGenerator.module_source`
-applies.
+strategy's passes (its row of emit.strategies), which
+:meth:`CudaGenerator.module_source` applies.
 
 Groups ordered inside a partition at run time (silent HMM states) keep the CPU
 generator's repeat-until-done sweep; its done flags and miss flag are per-task

@@ -128,7 +128,8 @@ class Printer:
     # ------------------------------------------------------------------ modules
     def function(self, name: str, params, body: str, kind: str = "FUNCTION") -> str:
         """A generated function as module text: the target's decorator of ``kind``
-        (``FUNCTION``: a task or a helper; ``KERNEL``, ``SHORT``, ``NOALIAS``), its
+        (``FUNCTION``: a task or a helper; ``KERNEL`` or ``SERIAL``: a launch; ``SHORT``,
+        ``NOALIAS``, ``HELPER``), its
         ``def`` line and ``body``, its statements printed one level in."""
         return f"{getattr(self, kind)}\ndef {name}({', '.join(params)}):\n{body}\n"
 
@@ -140,6 +141,7 @@ class Printer:
     # ------------------------------------------------------------------ launches
     # (kernel IR, dslc.kernel.ir: the function that hands a map's tasks to ``task``)
     KERNEL = "@numba.njit(parallel=True, cache=True)"
+    SERIAL = "@numba.njit(parallel=False, cache=True)"  # a launch run on one core
 
     def length(self, x: str) -> str:
         return f"len({x})"
