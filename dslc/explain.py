@@ -315,11 +315,11 @@ def kernels(program) -> str:
     """``dslc compile F --emit kernel``: the kernel IR (dslc.kernel) of the launch
     of every map the script ran, on the CPU and as a GPU thread-per-task kernel,
     with the arguments travelling as they did in the run."""
-    from dslc.cpu.decision import build
     from dslc.cpu.modules import argument_travel
     from dslc.emit.cuda import launch_kernel
+    from dslc.emit.strategies import build, strategy
     from dslc.kernel import launch
-    from dslc.kernel.strategies import launch_passes, strategy
+    from dslc.kernel.strategies import launch_passes
     from dslc.targets.show import show
     from dslc.lang.batch import TaskBatch
 
@@ -336,7 +336,7 @@ def kernels(program) -> str:
         width = cpu.result_width()
         out.append(f"# map over {entry}, {len(tasks)} tasks")
         out.append(show(launch.apply(launch.tasks("cpu", args, travel, width=width),
-                                     launch_passes(strategy("cpu plain")))))
+                                     launch_passes(strategy("cpu plain").launch))))
         try:
             gpu = build(strategy("cuda task-per-thread"), program.checked, plan)
             gpu.generate()
@@ -344,7 +344,8 @@ def kernels(program) -> str:
             out.append(f"# {entry} on a GPU: not compiled ({e})")
             continue
         storage = [f for f, _ in gpu.storage]
-        out.append(show(launch_kernel(args, travel, storage, width=width)))
+        out.append(show(launch_kernel(strategy("cuda task-per-thread"), args, travel, storage,
+                                      width=width)))
     if not out:
         out.append("# the script runs no map: no launch kernel")
     return "\n\n".join(out)

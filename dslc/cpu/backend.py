@@ -19,7 +19,7 @@ from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
 from dslc.cpu.decision import (CPU_PACKS, CPU_PLAIN, INTERPRETER, PYTHON_VALUES, VALUE_TYPES,
-                               Decision, Decisions, build)
+                               Decision, Decisions)
 from dslc.errors import DslcError, InternalError, NotCompilable
 from dslc.interp.backend import InterpBackend, in_map
 from dslc.cpu.convert import (EXACT, Inexact, convert, layout_arrays, layout_spec, plan_shape,
@@ -382,7 +382,8 @@ class CpuBackend:
             source, args, windows, _ = hit
             runlog.log.info("%s (%s): plan and code from the cache", func, kind)
             return modules.load(source), args, windows
-        from dslc.kernel.strategies import strategy  # (a small run imports no kernel IR)
+        # (a small run imports no code generator)
+        from dslc.emit.strategies import build, strategy
         from dslc.plan import lower
 
         plain = strategy("cpu plain")

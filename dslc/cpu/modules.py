@@ -24,7 +24,7 @@ from dslc.cpu.convert import convert
 from dslc.kernel import launch
 from dslc.store.key import program_key
 from dslc.kernel.ir import TASK_ROLES, TaskArg
-from dslc.kernel.strategies import launch_passes, strategy
+from dslc.kernel.strategies import CPU_LAUNCH, launch_passes
 from dslc.targets.printer import Printer
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
@@ -151,7 +151,7 @@ def batch_source(args: list[TaskArg], travel: dict[str, str], width: int | None 
     ``width`` components fills the task's row of ``out``): the launch of
     kernel.launch with the CPU's passes."""
     k = launch.apply(launch.tasks("cpu", args, travel, width=width),
-                     launch_passes(strategy("cpu plain")))
+                     launch_passes(CPU_LAUNCH))
     return Printer().kernel(k)
 
 

@@ -185,7 +185,7 @@ class WalkSource:
         params = printed(args) + [f"T_{n}" for n in shape.names] + ["fid"] + \
             [f"q_{k}" for k in range(shape.rank)] + ["st", "sv", "ch"]
         src = [HEADER, gen.pr.library("core", "domain"), *gen.helpers.values(), _EXACT,
-               f"{gen.pr.SHORT}\ndef walk({', '.join(params)}):\n{b.render(1)}\n"]
+               gen.pr.function("walk", params, b.render(1), "SHORT")]
         return "\n".join(src), args
 
     def _function(self, name: str, outer):
