@@ -94,10 +94,18 @@ def read_source(path_or_source: "str | os.PathLike | Script") -> Script:
     return Script.file(path_or_source) if looks_like_path else Script.source(path_or_source)
 
 
+def parse_script(script: Script) -> ast.Program:
+    """The script's program, its imports replaced by the imported definitions
+    (dslc.frontend.imports; each file parsed, or read back, on its own text)."""
+    from dslc.frontend.imports import resolve
+
+    return resolve(parse(script.text, script.name), script.base_dir, parse)
+
+
 def stages(path_or_source: "str | Script", defines: dict | None = None) -> Stages:
     script = read_source(path_or_source)
     defines = _defines(defines)
-    tree = parse(script.text, script.name)
+    tree = parse_script(script)
     return Stages(tree, deep.run(tree.depth, check_program, tree, defines,
                                    base_dir=script.base_dir))
 
@@ -111,7 +119,7 @@ def compile(path_or_source: "str | Script", defines: dict | None = None,
     script = read_source(path_or_source)
     defines = _defines(defines)
     backends.resolve(backend)  # an unknown name: one DslcError naming the backends
-    tree = parse(script.text, script.name)
+    tree = parse_script(script)
     return Program(deep.run(tree.depth, check_program, tree, defines, base_dir=script.base_dir),
                    script.base_dir, backend)
 

@@ -269,8 +269,20 @@ class ParamDef:
     span: Span
 
 
+@dataclass(frozen=True)
+class Import:
+    """``import "file.bio"`` (``library`` False: a path, relative to the importing
+    file) or ``import stdlib.hmm`` (``library`` True: ``target`` is the dotted
+    name). The front end replaces it by the imported file's definitions
+    (dslc.frontend.imports) before anything is checked."""
+
+    target: str
+    library: bool
+    span: Span
+
+
 Stmt = (DefineAlphabet | DefineBlock | ConstDef | ScheduleDef | Print | Assign | FuncDef
-        | ParamDef)
+        | ParamDef | Import)
 
 
 @dataclass(frozen=True)

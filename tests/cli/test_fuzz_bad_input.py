@@ -87,6 +87,9 @@ TOKENS = [
     "'Z'", "\"ACGTN\"", "\"\"", "if", "then", "else", "otherwise", "const", "define", "map",
     "load", "print", "schedule", "where", "in", "sum", "len(s)", "i", "j", "s", "t", "\n",
     "\ufeff", "\x00", "\u00e9", "$", "\"", "//", "/*", "1_000", "0x10", "-1", "9",
+    # imports: of a file that is no script, of itself (a cycle), of nothing, of the library
+    "import \"db.fasta\"\n", "import \"fuzz.bio\"\n", "import \"nope.bio\"\n",
+    "import stdlib.align\n", "import stdlib.nope\n", "import", "import \"\"",
 ]
 FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", " ", "ZZZ", ";"]
 
