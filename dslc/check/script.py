@@ -89,10 +89,22 @@ class ScriptTyper:
             case ast.TupleLit():
                 raise DslcError("tuples are built inside functions", e.span,
                                 hint="a function returning tuple[...] can return (a, b)")
+            case ast.Extremum(args=(whole,)):
+                return self._whole(e, self.type_of(whole))
             case ast.Reduce() | ast.Extremum() | ast.Range():
                 raise DslcError("reductions belong inside functions; define a function and call it",
                                 e.span)
         return None
+
+    def _whole(self, e: ast.Extremum, t: T.Type | None) -> T.Type | None:
+        """``sum(r)``, ``max(r)``, ``min(r)``: a whole map result or table folded into
+        one value of its values' type (``print sum(costs)``: a parsimony total)."""
+        inner = t.value if isinstance(t, (T.ArrayT, T.TableT)) else None
+        if t is not None and (inner is None or not T.is_numeric(inner)):
+            what = f"{'an' if str(t)[0] in 'aeiou' else 'a'} {t}"
+            raise DslcError(f"{e.op}(r) folds the numbers of a map result or a table, "
+                            f"not {what}", e.args[0].span)
+        return inner
 
     def _load(self, e: ast.Load) -> T.Type:
         self.type_of(e.path)

@@ -281,6 +281,10 @@ class Import:
     span: Span
 
 
+WHOLE_ONLY = ("sum(r), max(r) and min(r) of one value fold a whole result (a map's or a "
+              "table's values) and are written in script statements")
+
+
 Stmt = (DefineAlphabet | DefineBlock | ConstDef | ScheduleDef | Print | Assign | FuncDef
         | ParamDef | Import)
 

@@ -448,7 +448,7 @@ class _ToAst(Transformer):
 
     def extremum(self, meta, items):
         op, *args = items
-        if op == "sum":
+        if op == "sum" and len(args) > 1:
             raise DslcError("sum needs the form sum(v in R : e)", self._sp(meta))
         return ast.Extremum(op, tuple(args), self._sp(meta))
 

@@ -9,6 +9,7 @@ and task in any error raised while running.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -105,6 +106,8 @@ class ScriptRunner:
                 return not self.eval(x)
             case ast.Binary():
                 return self._binary(e)
+            case ast.Extremum(args=(_,)):
+                return self._whole(e)
             case ast.If(cond=c, then=a, orelse=b):
                 return self.eval(a) if self.eval(c) else self.eval(b)
         raise DslcError("this expression cannot be evaluated in a script statement", e.span)
@@ -115,7 +118,30 @@ class ScriptRunner:
         return v
 
     def _binary(self, e: ast.Binary):
-        a, b = self.eval(e.left), self.eval(e.right)
+        return self._combine(e, self.eval(e.left), self.eval(e.right))
+
+    def _whole(self, e: ast.Extremum):
+        """``sum(r)``, ``max(r)``, ``min(r)`` of a map result or table: its values
+        folded in order with the script's own ``+``, ``max``, ``min`` (so an int
+        total is checked for overflow, probabilities add in log space, ``inf``
+        absorbs); an empty result gives the empty reduction's value."""
+        r = self.eval(e.args[0])
+        if not isinstance(r, (MapResult, TableResult)):
+            raise DslcError(f"{e.op}(r) folds the numbers of a map result or a table, "
+                            f"not {describe(r)}", e.args[0].span)
+        step = ast.Binary("+" if e.op == "sum" else e.op, e.args[0], e.args[0], e.span)
+        acc = None
+        for idx in np.ndindex(*np.shape(r.values)):
+            v = r[idx]
+            if v is None:
+                continue  # (a cell outside a declared range: no value)
+            acc = v if acc is None else self._combine(step, acc, v)
+        if acc is None:
+            return {"sum": 0, "max": -math.inf, "min": math.inf}[e.op]
+        return acc
+
+    def _combine(self, e: ast.Binary, a, b):
+        """``a OP b`` for the values of ``e``'s operands."""
         if e.op in ("and", "or"):
             return (a and b) if e.op == "and" else (a or b)
         if isinstance(a, Prob) or isinstance(b, Prob):
@@ -381,8 +407,18 @@ def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:
         elif isinstance(p.type, T.SymT):
             axes.append(Axis(p.name, program.alphabets[p.type.alpha.name].symbols))
         else:
-            axes.append(Axis(p.name))
+            axes.append(Axis(p.name, _element_labels(p.type, bound, program), numbered=True))
     return tuple(axes)
+
+
+def _element_labels(t, bound: dict, program) -> tuple[str, ...] | None:
+    """The names of an extension's elements along a table axis (``state[h]``: the
+    model's state names), where the type's extension gives them (TypeSpec.labels)."""
+    if not isinstance(t, T.ExtT) or t.owner is None or t.owner not in bound:
+        return None
+    spec = program.registry.types.get(t.name)
+    names = getattr(spec, "labels", None)
+    return None if names is None else tuple(str(x) for x in names(bound[t.owner]))
 
 
 def seq_lengths(items) -> tuple[int, ...] | None:

@@ -485,6 +485,7 @@ extension = sdk.Extension(
                      doc="a hidden Markov model (define hmm NAME { ... } or load(hmm, file))"),
         sdk.TypeSpec(name="state", role="recursive", bracket="owner",
                      size=lambda h: _need_model(h, "state[...]").n_states,
+                     labels=lambda h: tuple(s.name for s in h.states),
                      device_size=_silent.len,
                      doc="a state of model h: 0 is the start state, n-1 the end state"),
         sdk.TypeSpec(name="pnode", role="recursive", bracket="owner",
