@@ -171,6 +171,27 @@ def nussinov(x: str, min_loop: int = 3) -> int:
     return nussinov_table(x, min_loop)[0][len(x)]
 
 
+def nussinov_brackets(x: str, min_loop: int = 3) -> str:
+    """The dot-bracket string of the structure a traceback of the example program's
+    ``n(x, 0, len(x))`` takes: at ``(i, j)`` leaving ``x[i]`` unpaired where that is
+    optimal, else pairing ``x[i]`` with the lowest ``k`` that is (the first
+    alternative in source order on ties), read off :func:`nussinov_table`'s values
+    with an explicit stack."""
+    N = nussinov_table(x, min_loop)
+    out, todo = ["."] * len(x), [(0, len(x))]
+    while todo:
+        i, j = todo.pop()
+        if j <= i + min_loop + 1 or N[i][j] == N[i + 1][j]:
+            if j > i + min_loop + 1:
+                todo.append((i + 1, j))
+            continue
+        k = next(k for k in range(i + min_loop + 1, j) if (x[i], x[k]) in PAIRS
+                 and 1 + N[i + 1][k] + N[k + 1][j] == N[i][j])
+        out[i], out[k] = "(", ")"
+        todo += [(i + 1, k), (k + 1, j)]
+    return "".join(out)
+
+
 def nussinov_brute(x: str, min_loop: int = 3) -> int:
     """Exhaustive search (tiny inputs only): the largest set of allowed pairs
     ``(p, q)``, ``q - p > min_loop``, no two sharing a position or crossing."""
