@@ -96,8 +96,8 @@ def read_source(path_or_source: "str | os.PathLike | Script") -> Script:
 
 def parse_script(script: Script) -> ast.Program:
     """The script's program, its imports replaced by the imported definitions
-    (dslc.frontend.imports; each file parsed, or read back, on its own text)."""
-    from dslc.frontend.imports import resolve
+    (dslc.check.imports; each file parsed, or read back, on its own text)."""
+    from dslc.check.imports import resolve
 
     return resolve(parse(script.text, script.name), script.base_dir, parse)
 

@@ -367,6 +367,33 @@ def hmm_viterbi_states(x, start: dict, trans: dict, emit: dict, end: dict) -> li
     return path[::-1]
 
 
+def hmm_posteriors(x, start: dict, trans: dict, emit: dict, end: dict) -> list[dict]:
+    """Per symbol of ``x``, ``{state: P(state emitted it | x)}`` for the HMM of
+    :func:`hmm_forward_log`: forward times backward over P(x), in log space; an
+    empty list where the model cannot emit ``x``."""
+    states, n = list(emit), len(x)
+    if n == 0:
+        return []
+    f = [{q: _lg(start.get(q, 0.0)) + _lg(emit[q][x[0]]) for q in states}]
+    for sym in x[1:]:
+        f.append({r: _lg(emit[r][sym]) + _lse([f[-1][q] + _lg(trans.get((q, r), 0.0))
+                                               for q in states]) for r in states})
+    b = [None] * n
+    b[n - 1] = {q: _lg(end.get(q, 0.0)) for q in states}
+    for k in range(n - 2, -1, -1):
+        b[k] = {q: _lse([_lg(trans.get((q, r), 0.0)) + _lg(emit[r][x[k + 1]]) + b[k + 1][r]
+                        for r in states]) for q in states}
+    total = _lse([f[n - 1][q] + _lg(end.get(q, 0.0)) for q in states])
+    if total == NEG:
+        return []
+    return [{q: math.exp(f[k][q] + b[k][q] - total) for q in states} for k in range(n)]
+
+
+def casino_posteriors(rolls: str) -> list[dict]:
+    """:func:`hmm_posteriors` under the casino, per roll."""
+    return hmm_posteriors(rolls, **CASINO)
+
+
 def hmm_posterior_states(x, start: dict, trans: dict, emit: dict, end: dict) -> list[str]:
     """Posterior decoding for the HMM of :func:`hmm_forward_log`: per symbol the
     state with the largest forward x backward; on a tie the state chosen for the

@@ -141,7 +141,13 @@ def expected_casino_decode() -> dict:
     text = _source(name)
     rolls = _one(r'^rolls\s*=\s*"([1-6]+)"', text, name).group(1)
     number = {"fair": 1, "loaded": 2}
-    return {"path": [0] + [number[q] for q in ref.casino_viterbi_states(rolls)],
+    # the posteriors, a row per position and a column per state (start, fair, loaded,
+    # end): the start state before the first roll, the end state after the last
+    post = [[1.0, 0.0, 0.0, 0.0]] + [[0.0, p["fair"], p["loaded"], 0.0]
+                                     for p in ref.casino_posteriors(rolls)]
+    post[-1][3] = 1.0
+    return {"post": post,
+            "path": [0] + [number[q] for q in ref.casino_viterbi_states(rolls)],
             "dec": [0] + [number[q] for q in ref.casino_posterior_states(rolls)]}
 
 

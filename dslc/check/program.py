@@ -76,10 +76,10 @@ def check_program(program: ast.Program, overrides: dict[str, int | float] | None
     the check with that const typed float, until none is left; the program is
     then typed once for every backend. Imports (a program parsed but not yet
     resolved) are resolved first, relative to ``base_dir``."""
-    from dslc.frontend.imports import has_imports, resolve
+    from dslc.check.imports import has_imports, resolve
 
-    if has_imports(program):
-        from dslc.runtime.parsed import parse
+    if has_imports(program):  # (dslc.api resolves a script's, through the parsed-file cache)
+        from dslc.frontend.parser import parse
 
         program = resolve(program, base_dir, parse)
     floats = frozenset(float_consts)

@@ -19,6 +19,18 @@ from dslc.lang import script_stats
 from dslc.sdk import Registry
 
 
+def tabulable(sig: Signature) -> bool:
+    """Whether a function without a table still has one to print: it has recursive
+    parameters and each ranges over something its calling arguments fix (a
+    position of a sequence, a symbol of an alphabet, an element of a model), so
+    ``f(calling arguments)`` is ``f`` at every point of that box (``hmm_posterior
+    (casino, rolls)``: every state's posterior at every position). An ``int`` has
+    no such range."""
+    rec = [t for _, t, r in sig.params if r]
+    return bool(rec) and all(isinstance(t, (T.IndexT, T.SymT))
+                             or (isinstance(t, T.ExtT) and t.owner is not None) for t in rec)
+
+
 class ScriptTyper:
     def __init__(self, sigs: dict[str, Signature], alphabets: dict, reg: Registry,
                  gtypes: dict[str, T.Type], tables: set[str], functions: dict | None = None):
@@ -148,11 +160,11 @@ class ScriptTyper:
                             lambda tv, t: static_fits(tv[0], t))
             self._links(sig, [p for p, _, _ in sig.params], pairs)
             return sig.ret
-        if len(e.args) == calling and e.func in self.tables:
+        if len(e.args) == calling and (e.func in self.tables or tabulable(sig)):
             self._const_kinds(sig, types, calling_only=True)
             return T.TableT(e.func, sig.ret)
         hint = f"pass all {n} arguments for one value"
-        if e.func in self.tables:
+        if e.func in self.tables or tabulable(sig):
             hint += f", or the {calling} calling ones ({', '.join(sig.calling_names)}) for its table"
         raise DslcError(f"{e.func} takes {n} arguments, got {len(e.args)}", e.span, hint=hint)
 

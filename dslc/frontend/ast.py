@@ -273,8 +273,8 @@ class ParamDef:
 class Import:
     """``import "file.bio"`` (``library`` False: a path, relative to the importing
     file) or ``import stdlib.hmm`` (``library`` True: ``target`` is the dotted
-    name). The front end replaces it by the imported file's definitions
-    (dslc.frontend.imports) before anything is checked."""
+    name). It is replaced by the imported file's definitions (dslc.check.imports)
+    before anything is checked."""
 
     target: str
     library: bool

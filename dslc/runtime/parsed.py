@@ -13,7 +13,7 @@ nothing about the cache (a run that compiles something reports it there).
 
 An entry is one file's program, its ``import`` statements unresolved: the files it
 imports are read on every run and each parsed (or read back) through here under its
-own text and name (dslc.frontend.imports), so an edit to an imported file is never
+own text and name (dslc.check.imports), so an edit to an imported file is never
 hidden behind the importing script's entry.
 """
 

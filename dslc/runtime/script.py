@@ -242,6 +242,8 @@ class ScriptRunner:
             raw = self.backend.value(e.func, bound, e.span, what)
             runlog.ran(self.backend, "call", e.func)
             return wrap(raw, tf.ret.name)
+        if not tf.is_table:
+            return self._every_point(tf, e, values, what)
         calling = tf.calling_params
         bound = {}
         for p, v in zip(calling, values):
@@ -251,6 +253,30 @@ class ScriptRunner:
         raw = self.backend.table(e.func, bound, e.span, what)
         runlog.ran(self.backend, "table", e.func)
         return TableResult(e.func, tf.ret.name, _typed(raw, tf.ret.name),
+                           table_axes(tf, bound, self.p))
+
+    def _every_point(self, tf, e: ast.Call, values: list, what: str) -> TableResult:
+        """``f(calling arguments)`` of a function without a table (the checker lets
+        only those whose recursive parameters range over positions, symbols or model
+        elements through): ``f`` called at every point of that box, each call as the
+        script calls ``f`` with all its arguments, so every backend gives its own
+        values, the table printed and folded like a recursive function's."""
+        calling = tf.calling_params
+        raw = dict(zip((p.name for p in calling), values))
+        bound = {p.name: bind_value(v, p.type, self.p, e.span, raw,
+                                    what=f"argument '{p.name}' of {tf.name}")
+                 for p, v in zip(calling, values)}
+        ranges = [_element_range(p.type, bound, self.p) for p in tf.rec_params]
+        cells = []
+        for point in itertools.product(*ranges):
+            raw.update(zip((p.name for p in tf.rec_params), point))
+            full = bind_call(tf, [raw[p.name] for p in tf.params], self.p, e.span)
+            cells.append(self.backend.value(e.func, full, e.span, what))
+        runlog.ran(self.backend, f"{len(cells)} calls", e.func)
+        flat = np.empty(len(cells), dtype=object)
+        flat[:] = cells
+        shape = tuple(len(r) for r in ranges)
+        return TableResult(e.func, tf.ret.name, to_array(flat, tf.ret.name).reshape(shape),
                            table_axes(tf, bound, self.p))
 
     def _map(self, e: ast.Map):
@@ -409,6 +435,16 @@ def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:
         else:
             axes.append(Axis(p.name, _element_labels(p.type, bound, program), numbered=True))
     return tuple(axes)
+
+
+def _element_range(t, bound: dict, program) -> list:
+    """The arguments a recursive parameter of type ``t`` takes over its whole
+    domain: positions ``0 .. len(s)``, an alphabet's symbols, a model's elements."""
+    if isinstance(t, T.IndexT):
+        return list(range(len(bound[t.seq]) + 1))
+    if isinstance(t, T.SymT):
+        return list(program.alphabets[t.alpha.name].symbols)
+    return list(range(program.registry.types[t.name].size(bound[t.owner])))
 
 
 def _element_labels(t, bound: dict, program) -> tuple[str, ...] | None:

@@ -1,6 +1,8 @@
 """``import "file.bio"`` and ``import stdlib.hmm``: another file's definitions.
 
-An import is resolved in the front end, before anything is checked: the statement
+An import is resolved first thing in checking, before any statement is checked
+(here rather than in dslc.frontend, which reads no files: finding one needs the
+readers and the library's location of dslc.lang): the statement
 is replaced by the definitions of the file it names (alphabets, ``define`` blocks,
 constants, functions, schedules and its own imports), parsed from that file under
 that file's name, so an error in an imported definition is reported at its own
