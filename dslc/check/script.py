@@ -26,9 +26,15 @@ def tabulable(sig: Signature) -> bool:
     ``f(calling arguments)`` is ``f`` at every point of that box (``hmm_posterior
     (casino, rolls)``: every state's posterior at every position). An ``int`` has
     no such range."""
-    rec = [t for _, t, r in sig.params if r]
-    return bool(rec) and all(isinstance(t, (T.IndexT, T.SymT))
-                             or (isinstance(t, T.ExtT) and t.owner is not None) for t in rec)
+    return spans_a_box([t for _, t, r in sig.params if r])
+
+
+def spans_a_box(rec_types: list) -> bool:
+    """Whether recursive parameters of these types span a box their calling
+    arguments fix (see :func:`tabulable`)."""
+    return bool(rec_types) and all(
+        isinstance(t, (T.IndexT, T.SymT)) or (isinstance(t, T.ExtT) and t.owner is not None)
+        for t in rec_types)
 
 
 class ScriptTyper:

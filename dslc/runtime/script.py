@@ -256,28 +256,7 @@ class ScriptRunner:
                            table_axes(tf, bound, self.p))
 
     def _every_point(self, tf, e: ast.Call, values: list, what: str) -> TableResult:
-        """``f(calling arguments)`` of a function without a table (the checker lets
-        only those whose recursive parameters range over positions, symbols or model
-        elements through): ``f`` called at every point of that box, each call as the
-        script calls ``f`` with all its arguments, so every backend gives its own
-        values, the table printed and folded like a recursive function's."""
-        calling = tf.calling_params
-        raw = dict(zip((p.name for p in calling), values))
-        bound = {p.name: bind_value(v, p.type, self.p, e.span, raw,
-                                    what=f"argument '{p.name}' of {tf.name}")
-                 for p, v in zip(calling, values)}
-        ranges = [_element_range(p.type, bound, self.p) for p in tf.rec_params]
-        cells = []
-        for point in itertools.product(*ranges):
-            raw.update(zip((p.name for p in tf.rec_params), point))
-            full = bind_call(tf, [raw[p.name] for p in tf.params], self.p, e.span)
-            cells.append(self.backend.value(e.func, full, e.span, what))
-        runlog.ran(self.backend, f"{len(cells)} calls", e.func)
-        flat = np.empty(len(cells), dtype=object)
-        flat[:] = cells
-        shape = tuple(len(r) for r in ranges)
-        return TableResult(e.func, tf.ret.name, to_array(flat, tf.ret.name).reshape(shape),
-                           table_axes(tf, bound, self.p))
+        return every_point(self.backend, self.p, tf, values, e.span, what)
 
     def _map(self, e: ast.Map):
         tf = self.p.functions[e.func]
@@ -435,6 +414,31 @@ def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:
         else:
             axes.append(Axis(p.name, _element_labels(p.type, bound, program), numbered=True))
     return tuple(axes)
+
+
+def every_point(backend, program, tf, values: list, span, what: str) -> TableResult:
+    """``f(calling arguments)`` of a function without a table (the checker lets only
+    those whose recursive parameters span a box through: positions, symbols, model
+    elements): ``f`` called at every point of that box, each call as a call with all
+    its arguments, so every backend gives its own values, the table printed and
+    folded like a recursive function's."""
+    calling = tf.calling_params
+    raw = dict(zip((p.name for p in calling), values))
+    bound = {p.name: bind_value(v, p.type, program, span, raw,
+                                what=f"argument '{p.name}' of {tf.name}")
+             for p, v in zip(calling, values)}
+    ranges = [_element_range(p.type, bound, program) for p in tf.rec_params]
+    cells = []
+    for point in itertools.product(*ranges):
+        raw.update(zip((p.name for p in tf.rec_params), point))
+        full = bind_call(tf, [raw[p.name] for p in tf.params], program, span)
+        cells.append(backend.value(tf.name, full, span, what))
+    runlog.ran(backend, f"{len(cells)} calls", tf.name)
+    flat = np.empty(len(cells), dtype=object)
+    flat[:] = cells
+    shape = tuple(len(r) for r in ranges)
+    return TableResult(tf.name, tf.ret.name, to_array(flat, tf.ret.name).reshape(shape),
+                       table_axes(tf, bound, program))
 
 
 def _element_range(t, bound: dict, program) -> list:

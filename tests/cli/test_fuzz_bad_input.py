@@ -90,6 +90,9 @@ TOKENS = [
     # imports: of a file that is no script, of itself (a cycle), of nothing, of the library
     "import \"db.fasta\"\n", "import \"fuzz.bio\"\n", "import \"nope.bio\"\n",
     "import stdlib.align\n", "import stdlib.nope\n", "import", "import \"\"",
+    # a whole result folded, a structure read off a trace, a table of a plain function
+    "sum(", "max(", "brackets(trace(", "brackets(", "\nprint sum(n(\"GGGAAAUCC\"))\n",
+    "\nprint brackets(trace(n(\"GGGAAAUCC\", 0, 9)))\n", "\nprint pairs(\"A\")\n",
 ]
 FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", " ", "ZZZ", ";"]
 
@@ -100,7 +103,8 @@ NUMBERS = ["99999999999999999999999", "9223372036854775807", "-92233720368547758
            "1e-320", "0.5", "(0.0 / 0.0)", "(1 / 0)", "(7 % 0)", "2.5", "100000"]
 STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '"GATTACA"']
 WORDS = ["if", "then", "else", "otherwise", "const", "map", "inf", "len", "i", "j", "k", "s",
-         "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope"]
+         "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope",
+         "import", "trace", "brackets"]
 OPERATORS = ["+", "-", "*", "/", "%", "max", "min", "==", "!=", "<", "<=", ">", ">=", "and",
              "or"]
 

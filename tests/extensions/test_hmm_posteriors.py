@@ -81,3 +81,10 @@ def test_any_function_without_a_table_over_positions_and_symbols():
 def test_an_int_parameter_has_no_box():
     with pytest.raises(DslcError, match="f takes 2 arguments, got 1"):
         dslc.compile('int f(seq[dna] s, int k) = k\nprint f("AC")\n', backend="interp")
+
+
+def test_from_python_too():
+    prog = dslc.compile(f"import stdlib.hmm\n{CASINO}", backend="interp")
+    h = prog.checked.defined["casino"]
+    post = prog.hmm_posteriors(h, "65166")
+    _check(h, "65166", post)
