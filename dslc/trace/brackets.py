@@ -47,6 +47,44 @@ class Brackets:
         return {"sequence": self.sequence, "brackets": self.brackets,
                 "pairs": [list(p) for p in self.pairs]}
 
+    def figure(self):
+        """An arc diagram (a matplotlib Figure, no pyplot): the residues along a
+        line, each pair a half circle above it joining its two positions."""
+        try:
+            from matplotlib.figure import Figure
+            from matplotlib.patches import Arc
+        except ImportError:
+            raise DslcError("an arc plot needs matplotlib",
+                            hint="pip install 'dslc[plot]' (or matplotlib)") from None
+        n = len(self.sequence)
+        fig = Figure(figsize=(max(6.0, min(0.16 * n, 24.0)), 3.2), dpi=100,
+                     layout="constrained")
+        ax = fig.add_subplot()
+        for i, k in self.pairs:
+            ax.add_patch(Arc(((i + k) / 2, 0), k - i, k - i, theta1=0, theta2=180, lw=1.2))
+        ax.set_xticks(range(n))
+        ax.set_xticklabels(list(self.sequence), fontsize=7 if n > 40 else 9,
+                           fontfamily="monospace")
+        ax.set_xlim(-1, n)
+        ax.set_ylim(0, max([(k - i) / 2 for i, k in self.pairs], default=1) * 1.08)
+        ax.set_yticks([])
+        ax.set_title(f"{len(self.pairs)} pairs   {self.brackets}", fontsize=8,
+                     fontfamily="monospace")
+        for side in ("left", "right", "top"):
+            ax.spines[side].set_visible(False)
+        return fig
+
+    def plot(self, path: str) -> None:
+        """:meth:`figure` as a PNG at ``path`` (a path that cannot be written: one
+        error naming it)."""
+        import io
+
+        from dslc.errors import write_user_file
+
+        buf = io.BytesIO()
+        self.figure().savefig(buf, format="png")
+        write_user_file(path, buf.getvalue())
+
 
 def brackets(d: Derivation) -> Brackets:
     """The bracket string of ``d`` (see the module's docstring)."""

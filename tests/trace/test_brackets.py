@@ -103,3 +103,18 @@ def test_printed_as_the_sequence_over_its_structure():
 def test_refusals(text, words):
     with pytest.raises(DslcError, match=words):
         dslc.compile(text, backend="interp").run()
+
+
+def test_arc_plot(tmp_path):
+    prog = dslc.compile(NUSSINOV + 'print brackets(trace(n("GGGAAAUCCGGGAAAUCC", 0, 18)))\n',
+                        backend="interp")
+    (value,) = prog.run().values()
+    fig = value.figure()
+    arcs = fig.axes[0].patches
+    assert len(arcs) == len(value.pairs) == ref.nussinov("GGGAAAUCCGGGAAAUCC")
+    for arc, (i, k) in zip(arcs, value.pairs):  # each arc joins its pair's two positions
+        assert arc.center[0] == (i + k) / 2 and arc.width == k - i
+    value.plot(str(tmp_path / "arcs.png"))
+    assert (tmp_path / "arcs.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(DslcError, match="cannot write"):
+        value.plot(str(tmp_path / "missing" / "arcs.png"))
