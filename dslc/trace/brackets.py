@@ -172,8 +172,9 @@ def _string(pairs: list, n: int, d: Derivation) -> str:
     stack, known = [], set(pairs)
     for i, k in pairs:
         if out[i] != "." or out[k] != ".":
-            raise DslcError(f"the derivation of {d.root.func} pairs position {i if out[i] != '.' else k} "
-                            "twice: no bracket string")
+            twice = i if out[i] != "." else k
+            raise DslcError(f"the derivation of {d.root.func} pairs position {twice} twice: "
+                            "no bracket string")
         out[i], out[k] = "(", ")"
     for pos, c in enumerate(out):  # nesting: every ')' closes the latest open '('
         if c == "(":
