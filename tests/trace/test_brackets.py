@@ -98,6 +98,14 @@ def test_printed_as_the_sequence_over_its_structure():
      "  | i == 0 or j == 0 = 0\n  | otherwise = d(i - 1, j - 1) + 1 max d(i - 1, j)\n"
      'print brackets(trace(d("ACG", "AG")))\n', "no step indexing one sequence twice"),
     ('print brackets(3)\n', "brackets takes a derivation"),
+    # children whose intervals overlap: [0, 4) pairs (0, 3), [1, 5) pairs (1, 4)
+    ('define alphabet rna "ACGU"\nint f(seq[rna] x, index[x] i, index[x] j)\n'
+     "  | j - i == 5 = f(i, j - 1) + f(i + 1, j)\n  | j - i == 4 = 1 + f(i + 1, j - 1)\n"
+     '  | otherwise = 0\nprint brackets(trace(f("ACGUA", 0, 5)))\n', "crossing pairs"),
+    # [0, 4) pairs (0, 3), [3, 7) pairs (3, 6)
+    ('define alphabet rna "ACGU"\nint f(seq[rna] x, index[x] i, index[x] j)\n'
+     "  | j - i == 7 = f(i, j - 3) + f(i + 3, j)\n  | j - i == 4 = 1 + f(i + 1, j - 1)\n"
+     '  | otherwise = 0\nprint brackets(trace(f("ACGUACG", 0, 7)))\n', "pairs position 3 twice"),
     (NUSSINOV + 'print brackets(trace(n("GGGAAAUCC", 0, 9)), 2)\n', "brackets takes one"),
 ])
 def test_refusals(text, words):
