@@ -284,6 +284,10 @@ class TypeSpec:
     device_size: Code | None = None
     device_index: Code | None = None
     fits_owner: Callable[[Any, Any], str | None] | None = None
+    labels: Callable[[Any], tuple[str, ...]] | None = None
+    # ``labels(owner_value)``: for a recursive type, a name per element (a model's state
+    # names, a tree's node names), in element order; a printed table labels its axis
+    # over the type with them beside the element numbers (without it, numbers alone).
     # ``fits_owner(value, owner)``: for a type indexed with elements of a model
     # (``c[u]`` with ``u: node[t]``), whether ``value`` fits that model, checked when a
     # call or a map task binds both (directly, or passed on through calls): None when

@@ -56,6 +56,14 @@ def test_nussinov(backend):
     assert out["r"] == 3
     trna = next(x for x in literals(EXAMPLES / "nussinov.bio") if len(x) > 50)
     assert out["n(trna, 0, 76)"] == ref.nussinov(trna)
+    # the structures, read off the traceback on this backend's tables, as the reference
+    # traceback gives them (examples/expected.json), and each as many pairs as its score
+    from tests.test_examples_expected import EXPECTED
+
+    assert out == EXPECTED["nussinov.bio"]
+    for key, score in (('brackets(trace(n("GGGAAAUCC", 0, 9)))', "r"),
+                       ("brackets(trace(n(trna, 0, 76)))", "n(trna, 0, 76)")):
+        assert out[key]["brackets"].count("(") == out[score]
 
 
 def test_three_way(backend):

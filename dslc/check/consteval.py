@@ -57,6 +57,8 @@ def _value(e: ast.Expr, consts: dict):
             return {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
                     "/": lambda: x / y, "%": lambda: x % y, "max": lambda: max(x, y),
                     "min": lambda: min(x, y)}[op]()
+        case ast.Extremum(op=op, args=args) if len(args) == 1:
+            raise DslcError(ast.WHOLE_ONLY, e.span, hint="a constant takes max(a, b) or min(a, b)")
         case ast.Extremum(op=op, args=args):
             vals = [const_eval(a, consts) for a in args]
             return max(vals) if op == "max" else min(vals)

@@ -274,8 +274,24 @@ class ParamDef:
     span: Span
 
 
+@dataclass(frozen=True)
+class Import:
+    """``import "file.bio"`` (``library`` False: a path, relative to the importing
+    file) or ``import stdlib.hmm`` (``library`` True: ``target`` is the dotted
+    name). It is replaced by the imported file's definitions (dslc.check.imports)
+    before anything is checked."""
+
+    target: str
+    library: bool
+    span: Span
+
+
+WHOLE_ONLY = ("sum(r), max(r) and min(r) of one value fold a whole result (a map's or a "
+              "table's values) and are written in script statements")
+
+
 Stmt = (DefineAlphabet | DefineBlock | ConstDef | ScheduleDef | Print | Assign | FuncDef
-        | ParamDef)
+        | ParamDef | Import)
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,7 @@ _DEFINES = {"funcdef": "a function", "param": "a parameter", "const_param": "a p
             "const_stmt": "a constant", "assign": "a variable", "reduction": "a variable",
             "define_alphabet": "an alphabet", "define_block": "a definition",
             "schedule_stmt": "a parameter",
-            "param_stmt": "a parameter"}
+            "param_stmt": "a parameter", "import_stmt": "a module"}
 
 
 def _check_tree(tree: lark.Tree, source_name: str) -> int:
@@ -203,6 +203,12 @@ def _syntax_error(e, text: str, source_name: str, parser: lark.Lark) -> DslcErro
         shown = expected if len(expected) <= 8 else expected[:8] + ["..."]
         msg += "; expected " + (shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1])
     return DslcError(msg, span)
+
+
+def _bare(kind: ast.TypeExpr, word: str) -> bool:
+    """Whether a statement's leading type-like word is just ``word`` (``param``,
+    ``import``: contextual words, no keywords), with no ``[...]``."""
+    return kind.name == word and kind.arg is None and not kind.items
 
 
 def _span_of(source: str, meta_or_tok) -> Span:
@@ -315,11 +321,29 @@ class _ToAst(Transformer):
 
     def param_stmt(self, meta, items):
         kind, name, default = items
-        if kind.name != "param" or kind.arg is not None or kind.items:
+        if _bare(kind, "import"):
+            raise DslcError(f"'import {name}': import a file by its path in quotes or a "
+                            "library module by its dotted name", self._sp(meta),
+                            hint=f'import "{name}.bio"' + (
+                                ", or a module: import stdlib.hmm" if str(name) == "stdlib"
+                                else f", or import stdlib.{name}"))
+        if not _bare(kind, "param"):
             raise DslcError(f"'{kind} {name}' is not a statement", kind.span,
                             hint=f"declare a script parameter with 'param {name} = ...', assign "
                                  f"with '{name} = ...', or define a function '{kind} {name}(...)'")
         return ast.ParamDef(str(name), default, self._sp(meta))
+
+    def import_stmt(self, meta, items):
+        kind, *target = items
+        if not _bare(kind, "import"):
+            raise DslcError(f"'{kind}' is not a statement", kind.span,
+                            hint='import definitions with import "file.bio" or import stdlib.hmm')
+        if len(target) == 1 and target[0].type == "STRING":
+            path = _unquote(target[0], self.src)
+            if not path:
+                raise DslcError("import of an empty file name", self._sp(target[0]))
+            return ast.Import(path, False, self._sp(meta))
+        return ast.Import(".".join(str(t) for t in target), True, self._sp(meta))
 
     def funcdef(self, meta, items):
         ret, name, *params, body = items
@@ -447,7 +471,7 @@ class _ToAst(Transformer):
 
     def extremum(self, meta, items):
         op, *args = items
-        if op == "sum":
+        if op == "sum" and len(args) > 1:
             raise DslcError("sum needs the form sum(v in R : e)", self._sp(meta))
         return ast.Extremum(op, tuple(args), self._sp(meta))
 

@@ -10,6 +10,11 @@ a program; the cache's size cap counts and removes it like any entry
 path, which reports errors as before; only a program that parsed is kept. Where the
 cache directory cannot be used the run parses, as it would without this, and says
 nothing about the cache (a run that compiles something reports it there).
+
+An entry is one file's program, its ``import`` statements unresolved: the files it
+imports are read on every run and each parsed (or read back) through here under its
+own text and name (dslc.check.imports), so an edit to an imported file is never
+hidden behind the importing script's entry.
 """
 
 from __future__ import annotations

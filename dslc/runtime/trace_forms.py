@@ -13,6 +13,13 @@ from dslc.trace.run import TraceRunner
 
 
 def evaluate(runner, e: ast.Call):
+    if e.func == "brackets":
+        from dslc.trace.brackets import brackets
+
+        try:
+            return brackets(runner.eval(e.args[0]))
+        except DslcError as err:
+            raise DslcError(err.message, e.span, err.hint) from None
     if e.func == "align":
         values = [runner.eval(a) for a in e.args]
         try:

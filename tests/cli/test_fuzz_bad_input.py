@@ -117,6 +117,12 @@ TOKENS = [
     # digits outside ASCII (Python's int() reads them), more digits than Python converts,
     # a float overflowing to infinity
     "\uff11\uff12", "\u0663", "4\u0968", "9" * 5000, "0" * 4400 + "1", "1e999", "9" * 400 + ".0",
+    # imports: of a file that is no script, of itself (a cycle), of nothing, of the library
+    "import \"db.fasta\"\n", "import \"fuzz.bio\"\n", "import \"nope.bio\"\n",
+    "import stdlib.align\n", "import stdlib.nope\n", "import", "import \"\"",
+    # a whole result folded, a structure read off a trace, a table of a plain function
+    "sum(", "max(", "brackets(trace(", "brackets(", "\nprint sum(n(\"GGGAAAUCC\"))\n",
+    "\nprint brackets(trace(n(\"GGGAAAUCC\", 0, 9)))\n", "\nprint pairs(\"A\")\n",
 ]
 # (U, O, J: protein's stand-ins, read as X with a warning; strangers to dna)
 FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", " ", "ZZZ", ";",
@@ -134,7 +140,8 @@ STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '
            '"fit"', '"auto"', '"published"', '"BLOSUM62"']
 WORDS = ["if", "then", "else", "otherwise", "const", "map", "inf", "len", "i", "j", "k", "s",
          "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope",
-         "evalue", "evd_evalue", "bits", "q"]
+         "evalue", "evd_evalue", "bits", "q",
+         "import", "trace", "brackets"]
 OPERATORS = ["+", "-", "*", "/", "%", "max", "min", "==", "!=", "<", "<=", ">", ">=", "and",
              "or"]
 
