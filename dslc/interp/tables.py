@@ -127,9 +127,11 @@ class Table:
         if tuple(wanted) == self.extents:
             return
         _check_growth(self, tuple(wanted), span, call)
+        if self.numbers is not None:
+            self._from_numbers()
         self.extents = tuple(wanted)
-        if self.numbers is not None or self._sparse is not None:
-            return  # a dict memo needs no room; cells past ``numbers`` are computed
+        if self._sparse is not None:
+            return  # a dict memo needs no room
         if _size(wanted) > _DENSE_LIMIT:
             self._sparse = {pt: v for pt, v in np.ndenumerate(self._dense) if v is not None}
             self._dense = None
@@ -143,6 +145,23 @@ class Table:
         dense = np.empty(room, dtype=object)
         dense[tuple(slice(0, n) for n in self._dense.shape)] = self._dense
         self._dense = dense
+
+    def _from_numbers(self) -> None:
+        """The cells a backend gave (``numbers``) as the interpreter's values in a
+        memo of its own, before the table grows past them: the readers of a whole
+        table (tracebacks) take ``numbers`` to cover the domain."""
+        cells = {}
+        for point in np.ndindex(*(e + 1 for e in self.extents)):
+            v = self.get(point)
+            if v is not MISSING:
+                cells[point] = v
+        self.numbers, self.whole, self._sparse = None, False, None
+        self.__dict__.pop("_dense", None)
+        if _size(self.extents) > _DENSE_LIMIT:
+            self._sparse = cells
+            return
+        for point, v in cells.items():
+            self._dense[point] = v
 
     def _refuse(self, k: int, lo: int, hi: int, rec: tuple, span, call: str):
         names = self.func.rec_names
@@ -166,8 +185,6 @@ class Table:
         declared ranges or where it has no exact value (the interpreter computes it)."""
         if self.outside is not None and self.outside(rec) is not None:
             return MISSING
-        if any(x >= n for x, n in zip(rec, self.numbers.raw.shape)):
-            return MISSING  # grown past the numbers given (:meth:`grow`): computed here
         v = self.numbers.one(self.numbers.raw[rec])
         if v is not MISSING:
             self._sparse[rec] = v
