@@ -41,6 +41,9 @@ CHOICES: dict[str, tuple[str, dict[str, str]]] = {
     "DSLC_STRICT_RESIDUES": ("0", {"0": "a residue an alphabet declares a stand-in for "
                                         "(protein's U, O, J as X) is read as it, with a warning",
                                    "1": "refused, as any symbol outside the alphabet"}),
+    "DSLC_STRICT_COMPILE": ("0", {"0": "what the CPU backend cannot compile runs on the "
+                                       "interpreter, and dslc explain and -v say so",
+                                  "1": "refused: one error naming the function and why"}),
 }
 
 # name -> the least value it takes (the default is the reader's: some are computed)

@@ -1118,3 +1118,73 @@ def conflicting_schedule_lines(draw, rec: Recurrence) -> tuple[str, str]:
 def schedule_line(func: str, dims, coeffs) -> str:
     terms = [f"{c} * {d}" for c, d in zip(coeffs, dims) if c] or ["0"]
     return f"schedule {func}({', '.join(dims)}) = {' + '.join(terms)}"
+
+
+# ------------------------------------------------- undeclared int domains from every call
+# A table with undeclared int parameters ``h(int i, int s)`` read by a second
+# function through reductions that call it with small values first (``h(0, 0)``
+# before ``h(n, S - 1)``), and whose recursion reaches states above the first call's
+# (``h(i - 1, t)`` for every ``t``): the domain of each parameter is what all calls
+# reach, whichever comes first. ``evaluate`` is the independent meaning.
+
+REDUCTIONS = ("sum", "max", "min")
+
+
+@dataclass(frozen=True)
+class GrowingRecurrence:
+    states: int  # S: s in 0 .. S - 1
+    base: tuple[int, ...]  # h(0, s) = base[s]
+    weight: tuple[int, ...]  # a[s * S + t], added along the step from t to s
+    inner: str  # h's reduction over the previous states
+    outer: str  # the reader's reduction over i
+    across: str  # the reader's reduction over s
+    calls: tuple[int, ...]  # the script prints r(n) for each, in this order (distinct:
+    # a print is named by its text)
+    direct: tuple[int, int] | None  # and then h(i, s) itself
+
+    def source(self) -> str:
+        S = self.states
+        lines = [f"const b = [{', '.join(map(str, self.base))}]",
+                 f"const a = [{', '.join(map(str, self.weight))}]", "",
+                 "int h(int i, int s)",
+                 "  | i == 0 = b[s]",
+                 f"  | otherwise = {self.inner}(t in 0 ... {S - 1} : h(i - 1, t) + a[s * {S} + t])",
+                 "",
+                 f"int r(int n) = {self.outer}(i in 0 ... n : "
+                 f"{self.across}(s in 0 ... {S - 1} : h(i, s)))", ""]
+        lines += [f"print r({n})" for n in self.calls]
+        if self.direct is not None:
+            lines.append(f"print h({self.direct[0]}, {self.direct[1]})")
+        return "\n".join(lines) + "\n"
+
+    def evaluate(self) -> list[int]:
+        S = self.states
+        red = {"sum": sum, "max": max, "min": min}
+
+        @functools.cache
+        def h(i: int, s: int) -> int:
+            if i == 0:
+                return self.base[s]
+            return red[self.inner](h(i - 1, t) + self.weight[s * S + t] for t in range(S))
+
+        def r(n: int) -> int:
+            return red[self.outer](red[self.across](h(i, s) for s in range(S))
+                                   for i in range(n + 1))
+
+        out = [r(n) for n in self.calls]
+        return out + ([h(*self.direct)] if self.direct is not None else [])
+
+
+@st.composite
+def growing_recurrences(draw, max_states: int = 3, max_n: int = 4) -> GrowingRecurrence:
+    S = draw(st.integers(1, max_states))
+    small = st.integers(-3, 3)
+    direct = None
+    if draw(st.booleans()):
+        direct = (draw(st.integers(0, max_n)), draw(st.integers(0, S - 1)))
+    return GrowingRecurrence(
+        S, tuple(draw(small) for _ in range(S)), tuple(draw(small) for _ in range(S * S)),
+        draw(st.sampled_from(REDUCTIONS)), draw(st.sampled_from(REDUCTIONS)),
+        draw(st.sampled_from(REDUCTIONS)),
+        tuple(draw(st.lists(st.integers(0, max_n), min_size=1, max_size=3, unique=True))),
+        direct)
