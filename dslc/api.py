@@ -33,11 +33,12 @@ from dslc.runtime.parsed import parse
 from dslc.runtime import filtered
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
 from dslc.lang.fasta import read_text
-from dslc.lang.limits import check_map
+from dslc.lang.limits import SCRIPT_SETTING, check_map, max_script_bytes
 from dslc.lang.types import SeqT
 from dslc.lang.results import Axis, MapResult, TableResult, to_array, wrap
 from dslc.runtime.script import (ScriptRunner, _labels, backend_globals, columnar_batch,
-                                 run_map, table_axes)
+                                 every_point, run_map, table_axes)
+from dslc.check.script import spans_a_box
 from dslc.lang.values import Sequence, SeqText
 from dslc.lang.records import Records, is_list
 
@@ -87,7 +88,8 @@ class Script:
         if not isinstance(path, (str, os.PathLike)):
             raise DslcError(f"a script file is named by a str or a path, not {_kind(path)}")
         p = Path(path)
-        text = read_text(str(p), None, "script", newlines_only=True)
+        text = read_text(str(p), None, "script", newlines_only=True,
+                         limit=(max_script_bytes(), SCRIPT_SETTING))
         return Script(text, str(p), str(p.resolve().parent))
 
     @staticmethod
@@ -116,10 +118,18 @@ def read_source(path_or_source: "str | os.PathLike | Script") -> Script:
     return Script.file(path_or_source) if looks_like_path else Script.source(path_or_source)
 
 
+def parse_script(script: Script) -> ast.Program:
+    """The script's program, its imports replaced by the imported definitions
+    (dslc.check.imports; each file parsed, or read back, on its own text)."""
+    from dslc.check.imports import resolve
+
+    return resolve(parse(script.text, script.name), script.base_dir, parse)
+
+
 def stages(path_or_source: "str | Script", defines: dict | None = None) -> Stages:
     script = read_source(path_or_source)
     defines = _defines(defines)
-    tree = parse(script.text, script.name)
+    tree = parse_script(script)
     return Stages(tree, deep.run(tree.depth, check_program, tree, defines,
                                    base_dir=script.base_dir))
 
@@ -133,7 +143,7 @@ def compile(path_or_source: "str | Script", defines: dict | None = None,
     script = read_source(path_or_source)
     defines = _defines(defines)
     backends.resolve(backend)  # an unknown name: one DslcError naming the backends
-    tree = parse(script.text, script.name)
+    tree = parse_script(script)
     return Program(deep.run(tree.depth, check_program, tree, defines, base_dir=script.base_dir),
                    script.base_dir, backend)
 
@@ -243,7 +253,8 @@ class Program:
     @deep.for_program
     def call(self, name: str, *args):
         """Call a function: all arguments give one value; only the calling
-        arguments of a recursive function give its whole table."""
+        arguments give its whole table (a recursive function's, or a plain one's
+        over the positions, symbols and model elements they fix)."""
         tf = self._function(name)
         values = [self._from_python(a) for a in args]
         if len(values) == len(tf.params):
@@ -267,6 +278,9 @@ class Program:
             runlog.ran(engine, "table", name)
             flat = to_array(raw, tf.ret.name).reshape(raw.shape)
             return TableResult(name, tf.ret.name, flat, table_axes(tf, bound, self.checked))
+        if not tf.is_table and len(values) == len(tf.calling_params) \
+                and spans_a_box([p.type for p in tf.rec_params]):
+            return every_point(engine, self.checked, tf, values, None, name)
         raise DslcError(f"{name} takes {len(tf.params)} arguments"
                         + (f" (or its {len(tf.calling_params)} calling ones)" if tf.is_table else "")
                         + f", got {len(values)}")

@@ -60,7 +60,7 @@ def machine_key(desc: dict) -> str:
 
 
 def path_for(key: str):
-    from dslc.cpu.cache import cache_dir
+    from dslc.store.disk import cache_dir
 
     return cache_dir() / f"calibration_{key}.json"
 
@@ -77,7 +77,7 @@ def load(gpu: bool, fresh: bool = False) -> Calibration:
             return found
         sys.stderr.write(f"dslc: the calibration file {path} is damaged; measuring again\n")
     cal = measure(key, gpu)
-    from dslc.cpu.cache import write_entry
+    from dslc.store.disk import write_entry
 
     write_entry(path.name, json.dumps({"machine": desc, "calibration": asdict(cal)}, indent=1))
     return cal
@@ -100,8 +100,10 @@ def known(gpu: bool) -> Calibration | None:
 def _read(path, key: str) -> Calibration | None:
     """The calibration in ``path``, or None where it is unreadable, of another
     version or machine, or holds anything but positive finite numbers."""
+    from dslc.store.files import read_regular
+
     try:
-        data = json.loads(path.read_text())["calibration"]
+        data = json.loads(read_regular(path) or b"")["calibration"]
         cal = Calibration(**{f.name: data[f.name] for f in fields(Calibration)})
     except (OSError, ValueError, KeyError, TypeError):
         return None

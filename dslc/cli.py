@@ -70,24 +70,67 @@ def _script(args) -> Script:
 
 
 def _hit_args(run: argparse.ArgumentParser) -> None:
-    """How hit tables are shaped (dslc.runtime.hits), for --format tsv and jsonl."""
+    """How hit tables are shaped and laid out (dslc.runtime.hits), for --format tsv
+    and jsonl."""
     run.add_argument("--sort", metavar="COLUMN",
-                     help="best first by COLUMN (E-values smallest first, scores largest)")
-    run.add_argument("--top", type=int, metavar="N", help="keep the N best rows of each table")
-    run.add_argument("--min-score", type=float, metavar="S", help="keep rows scoring at least S")
-    run.add_argument("--max-evalue", type=float, metavar="E",
+                     help="order the whole table by COLUMN, best first (E-values smallest "
+                          "first, scores largest); default: by query, then E-value")
+    run.add_argument("--top", type=_whole, metavar="N",
+                     help="keep the N best rows of each query (by E-value, else score)")
+    run.add_argument("--top-total", type=_whole, metavar="N",
+                     help="keep the N best rows of the whole table")
+    run.add_argument("--min-score", type=_number, metavar="S", help="keep rows scoring at least S")
+    run.add_argument("--max-evalue", type=_number, metavar="E",
                      help="keep rows with an E-value of at most E")
+    run.add_argument("--columns", metavar="LIST",
+                     help="the columns, comma-separated: BLAST's (qseqid sseqid pident length "
+                          "mismatch gapopen qstart qend sstart send evalue bitscore qlen slen "
+                          "...), the table's own, or the presets blast (BLAST's tabular "
+                          "output, no header) and hmmer (target query evalue bitscore)")
+    run.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
+                     help="the TSV header line (default: yes, but not for --columns blast)")
     run.add_argument("--align", action="store_true",
                      help="add each printed row's alignment (its task traced again)")
+
+
+def _number_text(text: str) -> int | float:
+    """A number option read as ``-D`` reads one (ASCII digits, no NaN, no int past
+    64 bits, no float overflowing to infinity: dslc.numtext), not by Python's
+    ``int()``/``float()``, which take '１２'; a bad one is argparse's usage error."""
+    from dslc.check.consteval import parse_define_value
+
+    try:
+        return parse_define_value(text, "value")
+    except DslcError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+
+
+def _number(text: str) -> float:
+    return float(_number_text(text))
+
+
+def _whole(text: str) -> int:
+    value = _number_text(text)
+    if type(value) is not int:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+    return value
 
 
 def _shape(args):
     from dslc.runtime.hits import Shape
 
-    how = Shape(args.sort, args.top, args.min_score, args.max_evalue, args.align)
+    columns = None
+    if args.columns is not None:
+        columns = tuple(c.strip() for c in args.columns.split(","))
+        if not all(columns):
+            raise DslcError(f"--columns takes names separated by commas, got '{args.columns}'")
+    how = Shape(args.sort, args.top, args.min_score, args.max_evalue, args.align,
+                args.top_total, columns, args.header)
     if how.active and args.format not in ("tsv", "jsonl"):
-        raise DslcError("--sort, --top, --min-score, --max-evalue and --align shape hit "
-                        "tables: give --format tsv or --format jsonl")
+        raise DslcError("--sort, --top, --top-total, --min-score, --max-evalue, --columns and "
+                        "--align shape hit tables: give --format tsv or --format jsonl")
+    if args.header is not None and args.format != "tsv":
+        raise DslcError("--header and --no-header are for --format tsv")
     return how
 
 
@@ -255,7 +298,7 @@ def _dispatch(args) -> int:
     settings.use(_settings(getattr(args, "settings", None)))
     settings.check_all()
     if args.command == "cache":
-        from dslc.cpu import cache_tools
+        from dslc.store import tools as cache_tools
 
         _print(cache_tools.info() if args.action == "info" else cache_tools.clear())
         return 0

@@ -10,7 +10,7 @@ or deleted). Any other key, an unreadable file or no usable cache directory: ask
 again, so the answer is always what ``importlib.metadata`` gives for this path.
 
 The file is read only from a directory the user owns and others cannot write
-(dslc.cpu.cache's rule), since the values it holds name modules that get imported.
+(dslc.store.disk.quiet_dir, the rule of every cache entry), since the values it holds name modules that get imported.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ import os
 import sys
 from pathlib import Path
 
-from dslc import settings
+from dslc.errors import DslcError
+from dslc.store.disk import quiet_dir, write_entry
+from dslc.store.files import read_regular
 
 GROUP = "dslc.extensions"
 FILE = "found_extensions.json"
@@ -71,18 +73,10 @@ def _path_key() -> list:
 
 
 def _folder() -> Path | None:
-    """The cache directory (created as dslc.cpu.cache creates it) if it is the user's and is not writable by
-    others; None otherwise (nothing is kept, nothing is reported: a run that
-    needs the cache reports its problem there)."""
-    d = Path(settings.text("DSLC_CACHE_DIR") or Path.home() / ".cache" / "dslc")
-    try:
-        d.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = os.stat(d)
-    except OSError:
-        return None
-    if not os.path.isdir(d) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
-        return None
-    return d
+    """The cache directory where it can be used as it is (dslc.store.disk.quiet_dir:
+    the user's, not writable by others); None otherwise (nothing is kept, nothing is
+    reported: a run that needs the cache reports its problem there)."""
+    return quiet_dir()
 
 
 def _read() -> list:
@@ -90,7 +84,7 @@ def _read() -> list:
     if d is None:
         return []
     try:
-        held = json.loads((d / FILE).read_text(encoding="utf-8"))
+        held = json.loads((read_regular(d / FILE) or b"").decode("utf-8"))
     except (OSError, ValueError):
         return []
     ok = isinstance(held, list) and all(
@@ -101,16 +95,12 @@ def _read() -> list:
 
 
 def _write(held: list) -> None:
-    """Replaced whole (a concurrent reader sees the old file or the new one)."""
-    d = _folder()
-    if d is None:
+    """Written as every cache entry is (dslc.store.disk.write_entry: a private
+    temporary file renamed over it, so a concurrent reader sees the old file or the
+    new one); a failure only means asking again next time."""
+    if _folder() is None:
         return
-    tmp = d / f".{FILE}.{os.getpid()}.tmp"
     try:
-        tmp.write_text(json.dumps(held), encoding="utf-8")
-        os.replace(tmp, d / FILE)
-    except OSError:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+        write_entry(FILE, json.dumps(held))
+    except DslcError:
+        pass

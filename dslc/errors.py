@@ -102,6 +102,15 @@ class DslcError(Exception):
         return self.render()
 
 
+def warn(message: str, span: Span | None = None) -> None:
+    """``file:line:col: warning: message`` on standard error: something the run
+    did on the user's behalf and goes on with (a residue read as its stand-in)."""
+    import sys
+
+    sys.stderr.write(f"{span}: warning: {message}\n" if span is not None
+                     else f"warning: {message}\n")
+
+
 class InternalError(Exception):
     """A bug in dslc itself (never the user's fault)."""
 

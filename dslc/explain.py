@@ -46,6 +46,7 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     engine = runner.backend.cpu  # auto's decisions recorded, everything run on the CPU
     engine.disk_cache = False  # plan afresh, so every plan can be shown
     engine.direct_scalars = False  # compile straight-line entries too, to show them
+    engine.allow_interpreter = True  # (DSLC_STRICT_COMPILE: every fall-back reported, not refused)
     _LAST_TASKS.clear()
     _LAST_WORK.clear()
     _LAST_RUN[:] = [engine]
@@ -239,8 +240,21 @@ def _padded_point(sched, f: str) -> str | None:
     return f"({', '.join(names.get(k, '0') for k in range(emb.n))})"
 
 
+def interpreted_banner(interpreted: dict[str, str]) -> list[str]:
+    """The first lines of ``explain`` where any part of the script runs on the
+    interpreter: a fall-back costs orders of magnitude, so it is said before the
+    plans, not only in the line of the function concerned."""
+    if not interpreted:
+        return []
+    n = len(interpreted)
+    return [f"NOT COMPILED: {n} function{'s' if n > 1 else ''} of this script run"
+            f"{'' if n > 1 else 's'} on the interpreter on the CPU backend "
+            "(DSLC_STRICT_COMPILE=1 refuses instead):",
+            *(f"  {f}: {why}" for f, why in interpreted.items())]
+
+
 def render_text(rep: dict) -> str:
-    lines, seen = [], set()
+    lines, seen = interpreted_banner(rep.get("_interpreted", {})), set()
     for f, r in rep.items():
         if f.startswith("_"):
             continue
@@ -315,11 +329,11 @@ def kernels(program) -> str:
     """``dslc compile F --emit kernel``: the kernel IR (dslc.kernel) of the launch
     of every map the script ran, on the CPU and as a GPU thread-per-task kernel,
     with the arguments travelling as they did in the run."""
-    from dslc.cpu.decision import build
     from dslc.cpu.modules import argument_travel
     from dslc.emit.cuda import launch_kernel
+    from dslc.emit.strategies import build, strategy
     from dslc.kernel import launch
-    from dslc.kernel.strategies import launch_passes, strategy
+    from dslc.kernel.strategies import launch_passes
     from dslc.targets.show import show
     from dslc.lang.batch import TaskBatch
 
@@ -336,7 +350,7 @@ def kernels(program) -> str:
         width = cpu.result_width()
         out.append(f"# map over {entry}, {len(tasks)} tasks")
         out.append(show(launch.apply(launch.tasks("cpu", args, travel, width=width),
-                                     launch_passes(strategy("cpu plain")))))
+                                     launch_passes(strategy("cpu plain").launch))))
         try:
             gpu = build(strategy("cuda task-per-thread"), program.checked, plan)
             gpu.generate()
@@ -344,7 +358,8 @@ def kernels(program) -> str:
             out.append(f"# {entry} on a GPU: not compiled ({e})")
             continue
         storage = [f for f, _ in gpu.storage]
-        out.append(show(launch_kernel(args, travel, storage, width=width)))
+        out.append(show(launch_kernel(strategy("cuda task-per-thread"), args, travel, storage,
+                                      width=width)))
     if not out:
         out.append("# the script runs no map: no launch kernel")
     return "\n\n".join(out)

@@ -27,7 +27,7 @@ def where(backend, func: str) -> str:
     name = getattr(backend, "name", type(backend).__name__)
     interp_why = getattr(backend, "fallbacks", {}).get(func)
     if interp_why:
-        return f"interp ({name} cannot compile it: {interp_why})"
+        return f"interp, NOT COMPILED ({name} cannot compile it: {interp_why})"
     device_why = getattr(backend, "device_fallbacks", {}).get(func)
     if device_why:
         return f"cpu (the {name} device cannot run it: {device_why})"

@@ -31,19 +31,29 @@ from typing import Any, Callable
 from dslc import discover
 from dslc.errors import DslcError, Span, register_source
 from dslc.lang import types as T
+from dslc.lang.fasta import open_data
 from dslc.lang.fasta import read_text as _read_text
 from dslc.lang.limits import LOAD_SETTING, max_load_bytes
+from dslc.numtext import finite_float, foreign_digit, foreign_digit_message, int_of
+from dslc.numtext import shown as shown_number
 from dslc.lang.stdlib import stdlib_source
 from dslc.lang.values import Alphabet, Matrix
 
 # Re-exported for extension authors: errors, the values they build, the library's sources.
+# Numbers a loader reads from text go through dslc.numtext's checks (ASCII digits,
+# no int past 64 bits converted, no float overflowing to infinity), as the script's own do.
 __all__ = ["Alphabet", "DslcError", "LOAD_SETTING", "Matrix", "Span", "max_load_bytes",
-           "register_source", "stdlib_source"]
+           "register_source", "stdlib_source", "finite_float", "foreign_digit",
+           "foreign_digit_message", "int_of", "shown_number", "open_data"]
 
 # Re-exported for extension authors: the static types an accessor may return.
 INT, FLOAT, PROB, BOOL = T.INT, T.FLOAT, T.PROB, T.BOOL
 ExtT, SymT, IterT, MapT, AlphaRef = T.ExtT, T.SymT, T.IterT, T.MapT, T.AlphaRef
 ListT = T.ListT  # what a loader returning a Python list (of columns, say) declares
+
+
+# open_data(path, what, span): a loader that reads bytes itself opens its file with this
+# (a directory, a failing read, a FIFO nobody writes to: one DslcError, never a hang)
 
 
 def read_text(path: str, span: Span | None, what: str = "file") -> str:
@@ -274,6 +284,10 @@ class TypeSpec:
     device_size: Code | None = None
     device_index: Code | None = None
     fits_owner: Callable[[Any, Any], str | None] | None = None
+    labels: Callable[[Any], tuple[str, ...]] | None = None
+    # ``labels(owner_value)``: for a recursive type, a name per element (a model's state
+    # names, a tree's node names), in element order; a printed table labels its axis
+    # over the type with them beside the element numbers (without it, numbers alone).
     # ``fits_owner(value, owner)``: for a type indexed with elements of a model
     # (``c[u]`` with ``u: node[t]``), whether ``value`` fits that model, checked when a
     # call or a map task binds both (directly, or passed on through calls): None when

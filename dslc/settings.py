@@ -21,8 +21,10 @@ no cached code depends on them.
 from __future__ import annotations
 
 import os
+import re
 
 from dslc.errors import DslcError
+from dslc import numtext
 
 # name -> (default, {value: what it does})
 CHOICES: dict[str, tuple[str, dict[str, str]]] = {
@@ -36,6 +38,12 @@ CHOICES: dict[str, tuple[str, dict[str, str]]] = {
                                                 "threads", "process": "in a process of its own"}),
     "DSLC_AUTO_AHEAD": ("1", {"1": "compile a map's kernel ahead for the next run",
                               "0": "never"}),
+    "DSLC_STRICT_RESIDUES": ("0", {"0": "a residue an alphabet declares a stand-in for "
+                                        "(protein's U, O, J as X) is read as it, with a warning",
+                                   "1": "refused, as any symbol outside the alphabet"}),
+    "DSLC_STRICT_COMPILE": ("0", {"0": "what the CPU backend cannot compile runs on the "
+                                       "interpreter, and dslc explain and -v say so",
+                                  "1": "refused: one error naming the function and why"}),
 }
 
 # name -> the least value it takes (the default is the reader's: some are computed)
@@ -44,7 +52,8 @@ NUMBERS: dict[str, int] = {
     "DSLC_CUDA_HYBRID_TASKS": 0, "DSLC_CUDA_PIPELINE": 0, "DSLC_CUDA_SCRATCH_MB": 0,
     "DSLC_AUTO_GPU_CELLS": 0,
     "DSLC_MAX_LOAD_BYTES": 1, "DSLC_MAX_RECORD_RESIDUES": 1, "DSLC_MAX_TABLE_BYTES": 1,
-    "DSLC_CACHE_MAX_MB": 1,  # the cache directory's size cap (dslc.cpu.cache)
+    "DSLC_CACHE_MAX_MB": 1,  # the cache directory's size cap (dslc.store.disk)
+    "DSLC_MAX_SCRIPT_BYTES": 1, "DSLC_FIFO_WAIT_SECONDS": 1,  # (dslc.lang.limits)
 }
 
 # free text, checked by their readers (a path; a list of placements)
@@ -128,11 +137,11 @@ def number(name: str, default: int) -> int:
     least = NUMBERS[name]
 
     def whole(t: str) -> int | None:
-        try:
-            value = int(t)
-        except ValueError:
-            return None
-        return value if value >= least else None
+        # ASCII digits only, never converted past 64 bits (dslc.numtext): Python's
+        # int() takes '１２' and '1_000', and raises on 5,000 digits
+        t = t.strip()
+        value = numtext.int_of(t) if re.fullmatch(r"[+-]?[0-9]+", t) else None
+        return value if value is not None and value >= least else None
 
     return _parsed(name, default, whole, f"a whole number of at least {least}")
 
@@ -144,7 +153,7 @@ def _parsed(name: str, default, parse, accepted: str):
     value = parse(raw)
     if value is None:
         where = "--setting " if name in _OPTIONS else ""
-        raise DslcError(f"{where}{name}: {raw!r} is not {accepted}")
+        raise DslcError(f"{where}{name}: {numtext.shown(raw)!r} is not {accepted}")
     return value
 
 

@@ -8,7 +8,7 @@ compute seconds) and the rest (binding, packing, transfers: host seconds).
 
 How it is measured, without changing what runs:
 
-* every Numba dispatcher of generated code is :func:`watch`-ed (dslc.cpu.cache
+* every Numba dispatcher of generated code is :func:`watch`-ed (dslc.store.disk
   wraps them as it loads a module): its ``compile`` method, which Numba calls
   on a first call with new types whether the machine code then comes from the
   disk cache or is compiled, is timed, and its cache counters say which;

@@ -47,14 +47,14 @@ class Job:
 
 
 def _record(key: str) -> Path:
-    from dslc.cpu.cache import cache_dir
+    from dslc.store.disk import cache_dir
 
     return cache_dir() / f"gpu_{key}.json"
 
 
 def remember_kernel(key: str, module_file: str) -> None:
     """Note that the map named ``key`` ran with the kernel module ``module_file``."""
-    from dslc.cpu.cache import write_entry
+    from dslc.store.disk import write_entry
 
     write_entry(_record(key).name, json.dumps({"module": Path(module_file).stem}))
 
@@ -62,8 +62,10 @@ def remember_kernel(key: str, module_file: str) -> None:
 def kernel_cached(key: str) -> bool:
     """Did a map named ``key`` run before, and does numba-cuda's cache of its
     kernel module (``__pycache__`` beside it, ``@cuda.jit(cache=True)``) exist?"""
+    from dslc.store.disk import read_entry
+
     try:
-        stem = json.loads(_record(key).read_text())["module"]
+        stem = json.loads(read_entry(_record(key).name) or "")["module"]
     except (OSError, ValueError, KeyError, TypeError):
         return False
     if not isinstance(stem, str) or "/" in stem or not stem.startswith("dslc_"):
@@ -75,7 +77,7 @@ def start(program, func: str, batch, key: str):
     """Start the background run of ``func`` over ``batch`` on the CUDA backend
     (the process, or None where it is off, one for this map is under way, or the
     batch is too large to hand over)."""
-    from dslc.cpu.cache import cache_dir
+    from dslc.store.disk import cache_dir
 
     if settings.choice("DSLC_AUTO_AHEAD") == "0":
         return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import os
 import sys
 from dataclasses import dataclass
 
@@ -1026,3 +1027,164 @@ def big_int_recurrences(draw) -> BigRecurrence:
                   for _ in range(2))
     return BigRecurrence(draw(big), terms, draw(st.sampled_from(["+", "-", "max", "min"])),
                          draw(st.one_of(st.none(), st.sampled_from(MODULI))))
+
+
+# What can stand at a cache entry's name instead of the regular file dslc wrote
+# (docs/robustness.md, "The cache"): each takes the entry's path (absent) and makes it.
+def _dir_with_a_file(p) -> None:
+    p.mkdir()
+    (p / "x").write_text("x")
+
+
+def _link_to_a_fifo(p) -> None:
+    fifo = p.with_name(p.name + ".fifo-target")
+    os.mkfifo(fifo)
+    p.symlink_to(fifo)
+
+
+def _link_to_a_copy(p) -> None:
+    """A link to a file elsewhere (here: an unrelated text): never followed."""
+    target = p.with_name(p.name + ".elsewhere")
+    target.write_text("{}")
+    p.symlink_to(target)
+
+
+ENTRY_REPLACEMENTS = {
+    "empty directory": lambda p: p.mkdir(),
+    "directory with a file": _dir_with_a_file,
+    "link to /dev/zero": lambda p: p.symlink_to("/dev/zero"),
+    "link to /dev/null": lambda p: p.symlink_to("/dev/null"),
+    "FIFO": lambda p: os.mkfifo(p),
+    "link to a FIFO": _link_to_a_fifo,
+    "dangling link": lambda p: p.symlink_to(p.with_name("nowhere")),
+    "link to a file elsewhere": _link_to_a_copy,
+}
+
+
+def entry_replacements():
+    """The name of something that is not a regular file put at a cache entry's name."""
+    return st.sampled_from(sorted(ENTRY_REPLACEMENTS))
+
+
+# ------------------------------------------------------------ hostile number text
+# Digits of other scripts that Python's int() and float() read as 0-9: fullwidth,
+# Arabic-Indic, Devanagari, Bengali, Thai, mathematical bold.
+FOREIGN_DIGITS = "０１２３４５６７８９٠١٢٣٤٥٦٧٨٩०१२३४५६७८९০১২৩৪৫৬৭৮৯๐๑๒๓๔๕๖๗๘๙𝟎𝟏𝟐𝟑"
+INT_DIGIT_LIMIT = 4300  # Python's int(str) refuses more digits than this (sys.int_info)
+
+# what each kind of hostile number must be refused for (a piece of its message)
+HOSTILE_REASONS = {"foreign": "is not an ASCII digit", "huge": "does not fit",
+                   "overflow": "too large for a float"}
+
+
+@st.composite
+def hostile_numbers(draw) -> tuple[str, str]:
+    """``(kind, text)``: a number's text the language must refuse, of one of three
+    kinds (:data:`HOSTILE_REASONS`): digits outside ASCII somewhere among ASCII ones,
+    an int with more digits than any 64-bit int (sometimes past Python's 4,300-digit
+    conversion limit, sometimes behind leading zeros), or a float that overflows to
+    infinity (a large exponent, or a long run of digits before the point)."""
+    kind = draw(st.sampled_from(sorted(HOSTILE_REASONS)))
+    if kind == "foreign":
+        ascii_part = draw(st.text("0123456789", min_size=0, max_size=4))
+        foreign = draw(st.text(FOREIGN_DIGITS, min_size=1, max_size=3))
+        at = draw(st.integers(0, len(ascii_part)))
+        text = ascii_part[:at] + foreign + ascii_part[at:]
+        if draw(st.booleans()):
+            text += "." + draw(st.text("0123456789" + FOREIGN_DIGITS[:10], min_size=1,
+                                       max_size=2))
+        return kind, text
+    if kind == "huge":
+        n = draw(st.sampled_from([20, 21, 40, 41, INT_DIGIT_LIMIT, INT_DIGIT_LIMIT + 1,
+                                  2 * INT_DIGIT_LIMIT]))
+        lead = "0" * draw(st.sampled_from([0, 0, 3, INT_DIGIT_LIMIT]))
+        return kind, lead + draw(st.sampled_from("123456789")) + "7" * (n - 1)
+    if draw(st.booleans()):
+        mantissa = draw(st.sampled_from(["1", "9.5", "2.0", "0.1"]))
+        return kind, f"{mantissa}e{draw(st.integers(310, 100000))}"
+    return kind, "9" * draw(st.integers(310, 2000)) + ".5"
+
+
+def conflicting_schedule_lines(draw, rec: Recurrence) -> tuple[str, str]:
+    """Two ``schedule`` lines for the two functions of a mutually recursive ``rec``
+    that disagree: ``f0`` follows the hidden (legal) schedule, ``f1`` one that
+    differs from it in at least one coefficient."""
+    dims = DIMS[: rec.ndim]
+    other = tuple(draw(st.lists(st.integers(-3, 3), min_size=rec.ndim, max_size=rec.ndim)
+                       .filter(lambda c: tuple(c) != rec.schedule)))
+    return (schedule_line("f0", dims, rec.schedule), schedule_line("f1", dims, other))
+
+
+def schedule_line(func: str, dims, coeffs) -> str:
+    terms = [f"{c} * {d}" for c, d in zip(coeffs, dims) if c] or ["0"]
+    return f"schedule {func}({', '.join(dims)}) = {' + '.join(terms)}"
+
+
+# ------------------------------------------------- undeclared int domains from every call
+# A table with undeclared int parameters ``h(int i, int s)`` read by a second
+# function through reductions that call it with small values first (``h(0, 0)``
+# before ``h(n, S - 1)``), and whose recursion reaches states above the first call's
+# (``h(i - 1, t)`` for every ``t``): the domain of each parameter is what all calls
+# reach, whichever comes first. ``evaluate`` is the independent meaning.
+
+REDUCTIONS = ("sum", "max", "min")
+
+
+@dataclass(frozen=True)
+class GrowingRecurrence:
+    states: int  # S: s in 0 .. S - 1
+    base: tuple[int, ...]  # h(0, s) = base[s]
+    weight: tuple[int, ...]  # a[s * S + t], added along the step from t to s
+    inner: str  # h's reduction over the previous states
+    outer: str  # the reader's reduction over i
+    across: str  # the reader's reduction over s
+    calls: tuple[int, ...]  # the script prints r(n) for each, in this order (distinct:
+    # a print is named by its text)
+    direct: tuple[int, int] | None  # and then h(i, s) itself
+
+    def source(self) -> str:
+        S = self.states
+        lines = [f"const b = [{', '.join(map(str, self.base))}]",
+                 f"const a = [{', '.join(map(str, self.weight))}]", "",
+                 "int h(int i, int s)",
+                 "  | i == 0 = b[s]",
+                 f"  | otherwise = {self.inner}(t in 0 ... {S - 1} : h(i - 1, t) + a[s * {S} + t])",
+                 "",
+                 f"int r(int n) = {self.outer}(i in 0 ... n : "
+                 f"{self.across}(s in 0 ... {S - 1} : h(i, s)))", ""]
+        lines += [f"print r({n})" for n in self.calls]
+        if self.direct is not None:
+            lines.append(f"print h({self.direct[0]}, {self.direct[1]})")
+        return "\n".join(lines) + "\n"
+
+    def evaluate(self) -> list[int]:
+        S = self.states
+        red = {"sum": sum, "max": max, "min": min}
+
+        @functools.cache
+        def h(i: int, s: int) -> int:
+            if i == 0:
+                return self.base[s]
+            return red[self.inner](h(i - 1, t) + self.weight[s * S + t] for t in range(S))
+
+        def r(n: int) -> int:
+            return red[self.outer](red[self.across](h(i, s) for s in range(S))
+                                   for i in range(n + 1))
+
+        out = [r(n) for n in self.calls]
+        return out + ([h(*self.direct)] if self.direct is not None else [])
+
+
+@st.composite
+def growing_recurrences(draw, max_states: int = 3, max_n: int = 4) -> GrowingRecurrence:
+    S = draw(st.integers(1, max_states))
+    small = st.integers(-3, 3)
+    direct = None
+    if draw(st.booleans()):
+        direct = (draw(st.integers(0, max_n)), draw(st.integers(0, S - 1)))
+    return GrowingRecurrence(
+        S, tuple(draw(small) for _ in range(S)), tuple(draw(small) for _ in range(S * S)),
+        draw(st.sampled_from(REDUCTIONS)), draw(st.sampled_from(REDUCTIONS)),
+        draw(st.sampled_from(REDUCTIONS)),
+        tuple(draw(st.lists(st.integers(0, max_n), min_size=1, max_size=3, unique=True))),
+        direct)

@@ -171,6 +171,27 @@ def nussinov(x: str, min_loop: int = 3) -> int:
     return nussinov_table(x, min_loop)[0][len(x)]
 
 
+def nussinov_brackets(x: str, min_loop: int = 3) -> str:
+    """The dot-bracket string of the structure a traceback of the example program's
+    ``n(x, 0, len(x))`` takes: at ``(i, j)`` leaving ``x[i]`` unpaired where that is
+    optimal, else pairing ``x[i]`` with the lowest ``k`` that is (the first
+    alternative in source order on ties), read off :func:`nussinov_table`'s values
+    with an explicit stack."""
+    N = nussinov_table(x, min_loop)
+    out, todo = ["."] * len(x), [(0, len(x))]
+    while todo:
+        i, j = todo.pop()
+        if j <= i + min_loop + 1 or N[i][j] == N[i + 1][j]:
+            if j > i + min_loop + 1:
+                todo.append((i + 1, j))
+            continue
+        k = next(k for k in range(i + min_loop + 1, j) if (x[i], x[k]) in PAIRS
+                 and 1 + N[i + 1][k] + N[k + 1][j] == N[i][j])
+        out[i], out[k] = "(", ")"
+        todo += [(i + 1, k), (k + 1, j)]
+    return "".join(out)
+
+
 def nussinov_brute(x: str, min_loop: int = 3) -> int:
     """Exhaustive search (tiny inputs only): the largest set of allowed pairs
     ``(p, q)``, ``q - p > min_loop``, no two sharing a position or crossing."""
@@ -344,6 +365,33 @@ def hmm_viterbi_states(x, start: dict, trans: dict, emit: dict, end: dict) -> li
     for ptr in reversed(back):
         path.append(ptr[path[-1]])
     return path[::-1]
+
+
+def hmm_posteriors(x, start: dict, trans: dict, emit: dict, end: dict) -> list[dict]:
+    """Per symbol of ``x``, ``{state: P(state emitted it | x)}`` for the HMM of
+    :func:`hmm_forward_log`: forward times backward over P(x), in log space; an
+    empty list where the model cannot emit ``x``."""
+    states, n = list(emit), len(x)
+    if n == 0:
+        return []
+    f = [{q: _lg(start.get(q, 0.0)) + _lg(emit[q][x[0]]) for q in states}]
+    for sym in x[1:]:
+        f.append({r: _lg(emit[r][sym]) + _lse([f[-1][q] + _lg(trans.get((q, r), 0.0))
+                                               for q in states]) for r in states})
+    b = [None] * n
+    b[n - 1] = {q: _lg(end.get(q, 0.0)) for q in states}
+    for k in range(n - 2, -1, -1):
+        b[k] = {q: _lse([_lg(trans.get((q, r), 0.0)) + _lg(emit[r][x[k + 1]]) + b[k + 1][r]
+                        for r in states]) for q in states}
+    total = _lse([f[n - 1][q] + _lg(end.get(q, 0.0)) for q in states])
+    if total == NEG:
+        return []
+    return [{q: math.exp(f[k][q] + b[k][q] - total) for q in states} for k in range(n)]
+
+
+def casino_posteriors(rolls: str) -> list[dict]:
+    """:func:`hmm_posteriors` under the casino, per roll."""
+    return hmm_posteriors(rolls, **CASINO)
 
 
 def hmm_posterior_states(x, start: dict, trans: dict, emit: dict, end: dict) -> list[str]:

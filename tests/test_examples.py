@@ -47,7 +47,7 @@ def test_smith_waterman_over_fasta(backend):
     out = run_json(EXAMPLES / "smith_waterman.bio", backend)
     db = read_fasta(str(EXAMPLES / "data" / "db.fasta"), standard_alphabets()["protein"])
     query = max(literals(EXAMPLES / "smith_waterman.bio"), key=len)
-    want = [ref.gotoh_local(query, s.text, ref.blosum62_dict(), 10, 1) for s in db]
+    want = [ref.gotoh_local(query, s.text, ref.blosum62_dict(), 11, 1) for s in db]
     assert out["scores"] == want
 
 
@@ -56,6 +56,14 @@ def test_nussinov(backend):
     assert out["r"] == 3
     trna = next(x for x in literals(EXAMPLES / "nussinov.bio") if len(x) > 50)
     assert out["n(trna, 0, 76)"] == ref.nussinov(trna)
+    # the structures, read off the traceback on this backend's tables, as the reference
+    # traceback gives them (examples/expected.json), and each as many pairs as its score
+    from tests.test_examples_expected import EXPECTED
+
+    assert out == EXPECTED["nussinov.bio"]
+    for key, score in (('brackets(trace(n("GGGAAAUCC", 0, 9)))', "r"),
+                       ("brackets(trace(n(trna, 0, 76)))", "n(trna, 0, 76)")):
+        assert out[key]["brackets"].count("(") == out[score]
 
 
 def test_three_way(backend):
@@ -163,32 +171,45 @@ def test_co_optimal_tuples(backend):
 
 
 def test_search_hit_table():
-    """examples/search.bio printed as TSV with --top: its scores are the reference
+    """examples/search.bio printed as TSV with --top-total: its scores are the reference
     Gotoh scores (gaps cost 11 + L, the function's open + L * extend), its
-    E-values K m n exp(-lambda S) with BLOSUM62 11/1's published lambda and K, m
-    the query's length and n the database's. On the CPU only: the interpreter
-    and the CUDA simulator take minutes over 60 alignments, and the functions
-    are smith_waterman.bio's, which runs on every backend."""
+    E-values, on this 20-sequence database, BLAST's composition-based statistics:
+    K m' n' exp(-lambda r S) with BLOSUM62 11/1's published lambda and K, m' and n'
+    the effective lengths (the published equation's fixed point, worked out in
+    tests/runtime/test_search_stats.py) and r each pair's ungapped lambda over the
+    standard one (found there by bisection, independently of dslc), as the TSV's
+    first line says. On the CPU only: the interpreter and the CUDA simulator take
+    minutes over 60 alignments, and the functions are smith_waterman.bio's, which
+    runs on every backend."""
     from dslc.lang.fasta import read_fasta
     from dslc.lang.stdlib import standard_alphabets
+    from tests.runtime.test_search_stats import _freqs, _lambda_u, fixed_point
 
     r = subprocess.run([sys.executable, "-m", "dslc.cli", "run", str(EXAMPLES / "search.bio"),
-                        "--format", "tsv", "--top", "4", "--backend", "cpu", "--quiet"],
+                        "--format", "tsv", "--top-total", "4", "--backend", "cpu", "--quiet"],
                        capture_output=True, text=True, cwd="/")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].split("\t") == ["q", "d", "score", "bits", "evalue"]
+    assert lines[0].startswith("# evalue: published BLOSUM62 11/1") and "composition" in lines[0]
+    assert lines[1].split("\t") == ["query", "subject", "score", "bits", "evalue"]
     protein = standard_alphabets()["protein"]
     queries = {s.name: s.text for s in read_fasta(str(EXAMPLES / "data/queries.fasta"), protein)}
     db = {s.name: s.text for s in read_fasta(str(EXAMPLES / "data/db.fasta"), protein)}
     n = sum(len(t) for t in db.values())
-    want = sorted(((ref.gotoh_local(q, t, ref.blosum62_dict(), 11, 1), qn, tn)
-                   for qn, q in queries.items() for tn, t in db.items()),
-                  key=lambda x: 0.041 * len(queries[x[1]]) * np.exp(-0.267 * x[0]))[:4]
-    rows = [line.split("\t") for line in lines[1:]]
+
+    def evalue(qn, tn, score):
+        ell = fixed_point(len(queries[qn]), n, len(db))
+        ratio = _lambda_u(_freqs(queries[qn]), _freqs(db[tn])) / 0.3176
+        return (0.041 * max(len(queries[qn]) - ell, 1 / 0.041) * (n - len(db) * ell)
+                * np.exp(-0.267 * ratio * score))
+
+    scored = [(ref.gotoh_local(q, t, ref.blosum62_dict(), 11, 1), qn, tn)
+              for qn, q in queries.items() for tn, t in db.items()]
+    want = sorted(scored, key=lambda x: evalue(x[1], x[2], x[0]))[:4]
+    want.sort(key=lambda x: list(queries).index(x[1]))  # printed by query (stable: by E-value)
+    rows = [line.split("\t") for line in lines[2:]]
     assert [(int(s), qn, tn) for qn, tn, s, _, _ in rows] == want
-    for (qn, _, s, bits, ev) in rows:
-        assert float(ev) == pytest.approx(0.041 * len(queries[qn]) * n * np.exp(-0.267 * int(s)),
-                                          rel=1e-8)
+    for (qn, tn, s, bits, ev) in rows:
+        assert float(ev) == pytest.approx(evalue(qn, tn, int(s)), rel=1e-6)
         assert float(bits) == pytest.approx((0.267 * int(s) - np.log(0.041)) / np.log(2), rel=1e-8)
-    assert rows[0][0] == "q2" and float(rows[0][4]) < 1e-10  # the planted fragments are found
+    assert min(float(r[4]) for r in rows if r[0] == "q2") < 1e-10  # the planted fragments

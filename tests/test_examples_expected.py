@@ -105,7 +105,24 @@ def expected_nussinov() -> dict:
     m = _one(r"^print\s+(n\(trna,\s*0,\s*(\d+)\))", text, name)
     assert int(m.group(2)) == len(trna), f"{name}: the call covers {m.group(2)} of {len(trna)}"
     out[m.group(1)] = ref.nussinov(trna)
+    # the structures: the sequence, its dot-bracket and its pairs (0-based, i < k)
+    for seq, call in ((x, f'n("{x}", 0, {len(x)})'), (trna, f"n(trna, 0, {len(trna)})")):
+        b = ref.nussinov_brackets(seq)
+        out[_one(r"^print\s+(brackets\(trace\(" + re.escape(call) + r"\)\))", text,
+                 name).group(1)] = {"sequence": seq, "brackets": b, "pairs": _pairs(b)}
     return out
+
+
+def _pairs(brackets: str) -> list[list[int]]:
+    """A balanced dot-bracket string's pairs, sorted."""
+    out, open_ = [], []
+    for k, c in enumerate(brackets):
+        if c == "(":
+            open_.append(k)
+        elif c == ")":
+            out.append([open_.pop(), k])
+    assert not open_, brackets
+    return sorted(out)
 
 
 def expected_three_way() -> dict:
@@ -124,7 +141,13 @@ def expected_casino_decode() -> dict:
     text = _source(name)
     rolls = _one(r'^rolls\s*=\s*"([1-6]+)"', text, name).group(1)
     number = {"fair": 1, "loaded": 2}
-    return {"path": [0] + [number[q] for q in ref.casino_viterbi_states(rolls)],
+    # the posteriors, a row per position and a column per state (start, fair, loaded,
+    # end): the start state before the first roll, the end state after the last
+    post = [[1.0, 0.0, 0.0, 0.0]] + [[0.0, p["fair"], p["loaded"], 0.0]
+                                     for p in ref.casino_posteriors(rolls)]
+    post[-1][3] = 1.0
+    return {"post": post,
+            "path": [0] + [number[q] for q in ref.casino_viterbi_states(rolls)],
             "dec": [0] + [number[q] for q in ref.casino_posterior_states(rolls)]}
 
 

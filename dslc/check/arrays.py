@@ -24,6 +24,7 @@ import numpy as np
 
 from dslc import sdk
 from dslc.errors import DslcError, Span
+from dslc import numtext
 
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 KINDS = ("ints", "floats")
@@ -72,7 +73,7 @@ def make_array(values: list, span: Span | None, name: str = "") -> NumArray:
 
 # ------------------------------------------------------------------ files
 _TOKEN = re.compile(r"[^\s#]+|#[^\n]*")
-_INT = re.compile(r"[+-]?\d+\Z")
+_INT = re.compile(r"[+-]?[0-9]+\Z")
 _INF = re.compile(r"[+-]?inf\Z")
 
 
@@ -90,24 +91,31 @@ def parse_numbers(text: str, kind: str, file: str, name: str = "") -> NumArray:
 
 
 def _number(tok: str, kind: str, span: Span):
+    foreign = numtext.foreign_digit(tok)
+    if foreign is not None:
+        raise DslcError(numtext.foreign_digit_message(tok, foreign), span)
     if _INF.match(tok):
         return -math.inf if tok.startswith("-") else math.inf
     if _INT.match(tok):
-        v = int(tok)
-        if kind == "ints" and not INT_MIN <= v <= INT_MAX:
-            raise DslcError(f"'{tok}' does not fit in a 64-bit int", span)
-        return v if kind == "ints" else float(v)
+        v = numtext.int_of(tok)
+        if v is not None:
+            return v if kind == "ints" else float(v)
+        if kind == "ints":
+            raise DslcError(f"'{numtext.shown(tok)}' does not fit in a 64-bit int", span)
     try:
         v = float(tok)
     except ValueError:
-        raise DslcError(f"'{tok}' is not a number", span,
+        raise DslcError(f"'{numtext.shown(tok)}' is not a number", span,
                         hint="numbers are separated by spaces or newlines; '#' starts a comment"
                         ) from None
     if v != v:
         raise DslcError(f"'{tok}' is not a number", span)
     if kind == "ints":
-        raise DslcError(f"'{tok}' is not an int", span,
+        raise DslcError(f"'{numtext.shown(tok)}' is not an int", span,
                         hint="load(floats, file) reads real numbers")
+    if math.isinf(v) and "inf" not in tok.lower():
+        raise DslcError(f"'{numtext.shown(tok)}' is too large for a float", span,
+                        hint="write inf for an infinity")
     return v
 
 

@@ -7,6 +7,7 @@ import math
 import numbers
 import re
 
+from dslc import numtext
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
 from dslc.lang import builtins
@@ -56,6 +57,8 @@ def _value(e: ast.Expr, consts: dict):
             return {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
                     "/": lambda: x / y, "%": lambda: x % y, "max": lambda: max(x, y),
                     "min": lambda: min(x, y)}[op]()
+        case ast.Extremum(op=op, args=args) if len(args) == 1:
+            raise DslcError(ast.WHOLE_ONLY, e.span, hint="a constant takes max(a, b) or min(a, b)")
         case ast.Extremum(op=op, args=args):
             vals = [const_eval(a, consts) for a in args]
             return max(vals) if op == "max" else min(vals)
@@ -90,24 +93,34 @@ def eval_number_text(text: str, at: Span, consts: dict) -> float | int:
     return const_eval(parse_expression(text, at), consts)
 
 
-_DEFINE = re.compile(r"[+-]?(?:(?P<int>\d+)|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+"
-                     r"|\.\d+(?:[eE][+-]?\d+)?|inf)\Z")
+_DEFINE = re.compile(r"[+-]?(?:(?P<int>[0-9]+)|[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?"
+                     r"|[0-9]+[eE][+-]?[0-9]+|\.[0-9]+(?:[eE][+-]?[0-9]+)?|inf)\Z")
 
 
 def parse_define_value(text: str, what: str = "-D value") -> int | float:
     """A ``-D name=value`` value from the command line: a plain number as a
     script writes one (``12``, ``-0.5``, ``1e-3``) or ``inf``/``-inf``; not
-    Python's other spellings (``1_000``, ``nan``, ``infinity``). ``what`` names
-    the value in messages (``defines['gap']`` for the Python API)."""
+    Python's other spellings (``1_000``, ``nan``, ``infinity``, digits outside
+    ASCII: dslc.numtext). ``what`` names the value in messages
+    (``defines['gap']`` for the Python API)."""
+    said = f"{what} '{numtext.shown(text)}'"
+    foreign = numtext.foreign_digit(text)
+    if foreign is not None:
+        raise DslcError(f"{said}: " + numtext.foreign_digit_message(text, foreign))
     m = _DEFINE.match(text.strip())
     if m is None:
-        raise DslcError(f"{what} '{text}' is not a number",
+        raise DslcError(f"{said} is not a number",
                         hint="write a plain number such as 12, -0.5, 1e-3, or inf")
     if m["int"] is not None:
-        return number_value(int(m.group(0)), f"{what} '{text}'")
-    value = float(m.group(0))
-    if math.isinf(value) and "inf" not in text:
-        raise DslcError(f"{what} '{text}' is too large for a float (write inf if meant)")
+        value = numtext.int_of(m.group(0))
+        if value is None:
+            raise DslcError(f"{said} does not fit in a 64-bit integer")
+        return value
+    if "inf" in text:
+        return float(m.group(0))
+    value = numtext.finite_float(m.group(0))
+    if value is None:
+        raise DslcError(f"{said} is too large for a float (write inf if meant)")
     return value
 
 

@@ -231,6 +231,9 @@ class ExprChecker:
                         coerce(b, t, "else branch", e.orelse.span), t, e.span)
 
     def _extremum(self, e: ast.Extremum, expected):
+        if len(e.args) == 1:
+            raise DslcError(ast.WHOLE_ONLY, e.span,
+                            hint=f"in a function, write {e.op}(v in R : e) or {e.op}(a, b)")
         acc = self.check(e.args[0], expected)
         for a in e.args[1:]:
             acc = self._binary_typed(e.op, acc, self.check(a, expected), e.span)

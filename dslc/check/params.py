@@ -20,6 +20,7 @@ import numpy as np
 from dslc.check.consteval import const_eval, number_value, parse_define_value
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
+from dslc import numtext
 
 STDIN = "-"  # a file path meaning standard input (FASTA text)
 
@@ -76,15 +77,17 @@ def _read(spec: ParamSpec, text: str):
     """A command-line value as the parameter's kind."""
     if spec.kind == "str":
         return text
+    why = None
     try:
-        value = parse_define_value(text)
-    except DslcError:
-        value = None
+        value = parse_define_value(text, "the value")
+    except DslcError as e:
+        value, why = None, e.message  # (a digit outside ASCII, a number past 64 bits, ...)
     if spec.kind == "int" and isinstance(value, float) and not math.isinf(value):
         value = None
     if value is None:
-        raise DslcError(f"--set {spec.name}={text}: param '{spec.name}' is {_a(spec.kind)}, "
-                        f"and '{text}' is not", spec.span)
+        shown = numtext.shown(text)
+        raise DslcError(f"--set {spec.name}={shown}: param '{spec.name}' is {_a(spec.kind)}, "
+                        f"and '{shown}' is not", spec.span, hint=why)
     return float(value) if spec.kind == "float" else value
 
 

@@ -74,7 +74,14 @@ def check_program(program: ast.Program, overrides: dict[str, int | float] | None
     an int unless some call (in a function or in the script; ``float_consts``
     for calls made from Python) passes it a float. Each such call found restarts
     the check with that const typed float, until none is left; the program is
-    then typed once for every backend."""
+    then typed once for every backend. Imports (a program parsed but not yet
+    resolved) are resolved first, relative to ``base_dir``."""
+    from dslc.check.imports import has_imports, resolve
+
+    if has_imports(program):  # (dslc.api resolves a script's, through the parsed-file cache)
+        from dslc.frontend.parser import parse
+
+        program = resolve(program, base_dir, parse)
     floats = frozenset(float_consts)
     while True:
         try:
@@ -97,7 +104,8 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
             if not st.symbols:
                 raise DslcError(f"alphabet '{st.name}' has no symbols", st.span)
             try:
-                alphabets[st.name] = Alphabet(st.name, tuple(st.symbols))
+                alphabets[st.name] = Alphabet(st.name, tuple(st.symbols),
+                                              stand_ins=tuple(st.stand_ins))
             except DslcError as e:
                 raise DslcError(e.message, st.span) from None
     _unique_definitions(stmts)
@@ -292,6 +300,14 @@ def _what(st) -> str:
     return "definition"
 
 
+def _first_at(first, st) -> str:
+    """Where the first of two definitions is: its line in the same file, or its
+    ``file:line:col`` where an import brought one of them from another file."""
+    if first.span.file == st.span.file:
+        return f"line {first.span.line}"
+    return str(first.span)
+
+
 def _unique_definitions(stmts) -> None:
     """A name is defined once in a script: a second definition is refused at the
     second, naming the first (which of the two would the script mean, and which
@@ -310,8 +326,8 @@ def _unique_definitions(stmts) -> None:
             case ast.ScheduleDef():
                 first, schedules[st.func] = schedules.get(st.func), st
                 if first is not None:
-                    raise DslcError(f"function '{st.func}' has two schedules (first at line "
-                                    f"{first.span.line})", st.span,
+                    raise DslcError(f"function '{st.func}' has two schedules (first at "
+                                    f"{_first_at(first, st)})", st.span,
                                     hint=f"the first schedule is at {first.span}; keep one")
                 continue
             case ast.ConstDef() | ast.FuncDef() | ast.DefineBlock():
@@ -321,11 +337,11 @@ def _unique_definitions(stmts) -> None:
                 continue
         if first is None:
             continue
-        line = first.span.line
+        at = _first_at(first, st)
         if what == _what(first) or isinstance(st, ast.DefineAlphabet):
-            msg = f"{what} '{st.name}' is defined twice (first at line {line})"
+            msg = f"{what} '{st.name}' is defined twice (first at {at})"
         else:
-            msg = (f"'{st.name}' is defined twice (first at line {line}, as a {_what(first)}; "
+            msg = (f"'{st.name}' is defined twice (first at {at}, as a {_what(first)}; "
                    f"here as a {what})")
         raise DslcError(msg, st.span, hint=f"the first definition is at {first.span}; "
                                            "rename one of them")

@@ -19,6 +19,24 @@ from dslc.lang import script_stats
 from dslc.sdk import Registry
 
 
+def tabulable(sig: Signature) -> bool:
+    """Whether a function without a table still has one to print: it has recursive
+    parameters and each ranges over something its calling arguments fix (a
+    position of a sequence, a symbol of an alphabet, an element of a model), so
+    ``f(calling arguments)`` is ``f`` at every point of that box (``hmm_posterior
+    (casino, rolls)``: every state's posterior at every position). An ``int`` has
+    no such range."""
+    return spans_a_box([t for _, t, r in sig.params if r])
+
+
+def spans_a_box(rec_types: list) -> bool:
+    """Whether recursive parameters of these types span a box their calling
+    arguments fix (see :func:`tabulable`)."""
+    return bool(rec_types) and all(
+        isinstance(t, (T.IndexT, T.SymT)) or (isinstance(t, T.ExtT) and t.owner is not None)
+        for t in rec_types)
+
+
 class ScriptTyper:
     def __init__(self, sigs: dict[str, Signature], alphabets: dict, reg: Registry,
                  gtypes: dict[str, T.Type], tables: set[str], functions: dict | None = None):
@@ -89,10 +107,22 @@ class ScriptTyper:
             case ast.TupleLit():
                 raise DslcError("tuples are built inside functions", e.span,
                                 hint="a function returning tuple[...] can return (a, b)")
+            case ast.Extremum(args=(whole,)):
+                return self._whole(e, self.type_of(whole))
             case ast.Reduce() | ast.Extremum() | ast.Range():
                 raise DslcError("reductions belong inside functions; define a function and call it",
                                 e.span)
         return None
+
+    def _whole(self, e: ast.Extremum, t: T.Type | None) -> T.Type | None:
+        """``sum(r)``, ``max(r)``, ``min(r)``: a whole map result or table folded into
+        one value of its values' type (``print sum(costs)``: a parsimony total)."""
+        inner = t.value if isinstance(t, (T.ArrayT, T.TableT)) else None
+        if t is not None and (inner is None or not T.is_numeric(inner)):
+            what = f"{'an' if str(t)[0] in 'aeiou' else 'a'} {t}"
+            raise DslcError(f"{e.op}(r) folds the numbers of a map result or a table, "
+                            f"not {what}", e.args[0].span)
+        return inner
 
     def _load(self, e: ast.Load) -> T.Type:
         self.type_of(e.path)
@@ -136,11 +166,11 @@ class ScriptTyper:
                             lambda tv, t: static_fits(tv[0], t))
             self._links(sig, [p for p, _, _ in sig.params], pairs)
             return sig.ret
-        if len(e.args) == calling and e.func in self.tables:
+        if len(e.args) == calling and (e.func in self.tables or tabulable(sig)):
             self._const_kinds(sig, types, calling_only=True)
             return T.TableT(e.func, sig.ret)
         hint = f"pass all {n} arguments for one value"
-        if e.func in self.tables:
+        if e.func in self.tables or tabulable(sig):
             hint += f", or the {calling} calling ones ({', '.join(sig.calling_names)}) for its table"
         raise DslcError(f"{e.func} takes {n} arguments, got {len(e.args)}", e.span, hint=hint)
 

@@ -1,4 +1,5 @@
-"""``trace(f(...))`` and ``align(d)`` in a script (docs/language.md, "Tracebacks").
+"""``trace(f(...))``, ``align(d)`` and ``brackets(d)`` in a script (docs/language.md,
+"Tracebacks").
 
 Both are ordinary calls by name, not keywords: a script that defines its own
 function ``trace`` or ``align`` calls it as before (the contract's programs are
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dslc.errors import DslcError
 from dslc.frontend import ast
 
-FORMS = ("trace", "align")
+FORMS = ("trace", "align", "brackets")
 
 
 def is_form(name: str, functions) -> bool:
@@ -19,7 +20,7 @@ def is_form(name: str, functions) -> bool:
 
 def check(typer, e: ast.Call) -> None:
     """The static shape: ``trace`` of one call of a script function; ``align`` of a
-    derivation and, optionally, a matrix."""
+    derivation and, optionally, a matrix; ``brackets`` of a derivation."""
     if e.func == "trace":
         if len(e.args) != 1 or not isinstance(e.args[0], ast.Call) \
                 or is_form(e.args[0].func, typer.sigs):
@@ -33,6 +34,11 @@ def check(typer, e: ast.Call) -> None:
                                   if call.func in typer.functions else -1):
             raise DslcError(f"trace of {call.func} takes its {len(sig.params)} arguments, or "
                             f"its calling ones for the final cell", call.span)
+        return
+    if e.func == "brackets":
+        if len(e.args) != 1:
+            raise DslcError("brackets takes one derivation: brackets(trace(f(...)))", e.span)
+        typer.type_of(e.args[0])
         return
     if len(e.args) not in (1, 2):
         raise DslcError("align takes a derivation and optionally a matrix: "

@@ -232,12 +232,66 @@ def open_pool(cluster: str | None = None, gpus=None, workers: int | None = None)
         owned = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
                                          processes=True, dashboard_address=":0")
         return Pool(distributed.Client(owned), owned=owned)
+    address = _scheduler_address(distributed, cluster)
     try:
-        return Pool(distributed.Client(cluster, timeout="10s"))
+        return Pool(distributed.Client(address, timeout=f"{CONNECT_SECONDS}s"))
     except (OSError, TimeoutError) as e:
         raise DslcError(f"--cluster {cluster}: no Dask scheduler answered ({e})",
-                        hint="start one with: dask scheduler; and workers with: "
-                             "dask worker ADDRESS") from None
+                        hint=_START_ONE) from None
+
+
+CONNECT_SECONDS = 10  # how long a scheduler has to answer (docs/robustness.md, "Limits")
+_START_ONE = "start one with: dask scheduler; and workers with: dask worker ADDRESS"
+_ADDRESS_FORM = "a scheduler's address is tcp://HOST:PORT, as 'dask scheduler' prints it"
+
+
+def _scheduler_address(distributed, cluster) -> str:
+    """``cluster`` as Dask's address of a scheduler that answered, or one DslcError
+    within :data:`CONNECT_SECONDS`. Dask's client alone raises a ValueError for an
+    address that is none, and waits forever on a server that accepts the connection
+    but never answers (its own timeout covers the connection only); a server that
+    answers what is not Dask's protocol makes it allocate whatever length the bytes
+    spell. So the server is asked who it is first, that question bounded here."""
+    import asyncio
+
+    from distributed.comm import addressing, registry
+
+    try:
+        address = addressing.normalize_address(str(cluster))
+        scheme, where = addressing.parse_address(address)
+        registry.get_backend(scheme)  # (http://... is no scheme of Dask's)
+        _, port = addressing.parse_host_port(where)
+    except (ValueError, TypeError) as e:
+        raise DslcError(f"--cluster {cluster}: not a scheduler address ({e})",
+                        hint=_ADDRESS_FORM) from None
+    if not 0 < port < 65536:
+        raise DslcError(f"--cluster {cluster}: port {port} is outside 1 .. 65535",
+                        hint=_ADDRESS_FORM)
+    try:
+        who = asyncio.run(_identity(distributed, address))
+    except (OSError, TimeoutError, asyncio.TimeoutError) as e:
+        raise DslcError(f"--cluster {cluster}: no Dask scheduler answered within "
+                        f"{CONNECT_SECONDS} s ({str(e) or 'no answer'})", hint=_START_ONE) from None
+    except Exception as e:  # noqa: BLE001 - whatever a server that is not Dask makes it raise
+        raise DslcError(f"--cluster {cluster}: the server there does not speak Dask's "
+                        f"protocol ({type(e).__name__})", hint=_START_ONE) from None
+    kind = who.get("type") if isinstance(who, dict) else None
+    if kind != "Scheduler":
+        raise DslcError(f"--cluster {cluster}: the server there is "
+                        f"{'a Dask ' + str(kind) if kind else 'no Dask server'}, not a scheduler",
+                        hint=_START_ONE)
+    return address
+
+
+async def _identity(distributed, address: str):
+    """What the server at ``address`` says it is (Dask's ``identity`` call)."""
+    import asyncio
+
+    remote = distributed.core.rpc(address, timeout=CONNECT_SECONDS)
+    try:
+        return await asyncio.wait_for(remote.identity(), CONNECT_SECONDS)
+    finally:
+        await remote.close_rpc()
 
 
 def _gpu_cluster(distributed, gpus):

@@ -9,10 +9,12 @@ map of ten million tasks is split without a Python object per task.
 from __future__ import annotations
 
 import heapq
+import re
 
 import numpy as np
 
 from dslc.errors import DslcError
+from dslc import numtext
 
 GREEDY_UP_TO = 4096  # units split by the greedy rule; more are cut into ranges
 
@@ -91,6 +93,17 @@ def task_cells(program, func: str, tasks) -> np.ndarray:
     return np.prod([n + 1 for n in batch.lengths.values()], axis=0, initial=1) * ones
 
 
+_DEVICE = re.compile(r"[0-9]+")  # ASCII digits (str.isdigit takes '²', which int() refuses)
+
+
+def _device(text: str) -> int:
+    """A device number or count, never converted past 64 bits (dslc.numtext)."""
+    n = numtext.int_of(text)
+    if n is None:
+        raise DslcError(f"--gpus: {numtext.shown(text)} is more GPUs than any host has")
+    return n
+
+
 def parse_gpus(spec: str, count=None) -> tuple[int, ...]:
     """The devices ``--gpus`` names: ``all``, a number ``N`` (devices 0 .. N-1)
     or a list ``0,2``. ``count()`` says how many GPUs the host has; it is asked
@@ -99,13 +112,13 @@ def parse_gpus(spec: str, count=None) -> tuple[int, ...]:
     have = _count(count)
     if text == "all":
         devices = tuple(range(have))
-    elif text.isdigit():
-        devices = tuple(range(int(text)))
+    elif _DEVICE.fullmatch(text):
+        devices = tuple(range(_device(text)))
     else:
         parts = [p.strip() for p in text.split(",")]
-        if not all(p.isdigit() for p in parts):
+        if not all(_DEVICE.fullmatch(p) for p in parts):
             raise DslcError(f"--gpus expects all, a number or a list like 0,2; got '{spec}'")
-        devices = tuple(int(p) for p in parts)
+        devices = tuple(_device(p) for p in parts)
         if len(set(devices)) != len(devices):
             raise DslcError(f"--gpus names a device twice: '{spec}'")
     if not devices:

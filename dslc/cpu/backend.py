@@ -19,7 +19,7 @@ from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
 from dslc.cpu.decision import (CPU_PACKS, CPU_PLAIN, INTERPRETER, PYTHON_VALUES, VALUE_TYPES,
-                               Decision, Decisions, build)
+                               Decision, Decisions)
 from dslc.errors import DslcError, InternalError, NotCompilable
 from dslc.interp.backend import InterpBackend, in_map
 from dslc.cpu.convert import (EXACT, Inexact, convert, layout_arrays, layout_spec, plan_shape,
@@ -76,6 +76,7 @@ class CpuBackend:
         self._memo: dict = {}
         self._table_scopes: dict = {}  # (func, shapes) -> the widest binding planned for
         self.reruns: dict[str, int] = {}  # entry -> compiled tasks re-run on the interpreter
+        self.allow_interpreter: bool | None = None  # None: as DSLC_STRICT_COMPILE says
 
     @functools.cached_property
     def packs(self):
@@ -108,7 +109,7 @@ class CpuBackend:
             kind, request, scope = self.call_entry(f, tasks)
         compiled = self.compiled(func, kind, scope, request)
         if compiled is None:
-            return _interpreted(said, self.fallbacks.get(func, ""))
+            return self._fall_back(said, func)
         return Chosen(said(CPU_PLAIN, why=(f"compiled as a {kind} entry",)),
                       kind, scope, request, compiled)
 
@@ -121,7 +122,7 @@ class CpuBackend:
             kind, widest, request = self.map_entry(f, batch)
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
-            return _interpreted(said, str(e))
+            return self._fall_back(said, func)
         lane, declined = self.packs.choose(f, kind, widest, request, batch)
         if lane is not None:
             return Chosen(said(CPU_PACKS, value_type=VALUE_TYPES[lane.variant], pack=PACK,
@@ -130,10 +131,26 @@ class CpuBackend:
                           kind, widest, request, lane)
         compiled = self.compiled(func, kind, widest, request)
         if compiled is None:
-            return _interpreted(said, self.fallbacks.get(func, ""))
+            return self._fall_back(said, func)
         return Chosen(said(CPU_PLAIN, why=("a task per call, tasks in parallel",
                                            f"no task groups: {declined}")),
                       kind, widest, request, compiled)
+
+    def _fall_back(self, said, func: str) -> Chosen:
+        """Run ``func`` on the interpreter, what the backend could not compile, or
+        refuse to under ``DSLC_STRICT_COMPILE=1`` (:func:`refuse_interpreter`)."""
+        why = self.fallbacks.get(func, "")
+        if self.strict:
+            refuse_interpreter(self.program.functions[func], why)
+        return _interpreted(said, why)
+
+    @property
+    def strict(self) -> bool:
+        """Is running on the interpreter refused (``DSLC_STRICT_COMPILE=1``)? Read
+        when asked, so ``--setting`` and the API's settings apply; ``dslc explain``
+        turns it off on the engine it runs, to report every fall-back instead."""
+        return self.allow_interpreter is False or (
+            self.allow_interpreter is None and settings.choice("DSLC_STRICT_COMPILE") == "1")
 
     def _ran(self, chosen: Chosen) -> Chosen:
         self.decisions.add(chosen.decision)
@@ -382,7 +399,8 @@ class CpuBackend:
             source, args, windows, _ = hit
             runlog.log.info("%s (%s): plan and code from the cache", func, kind)
             return modules.load(source), args, windows
-        from dslc.kernel.strategies import strategy  # (a small run imports no kernel IR)
+        # (a small run imports no code generator)
+        from dslc.emit.strategies import build, strategy
         from dslc.plan import lower
 
         plain = strategy("cpu plain")
@@ -401,13 +419,14 @@ class CpuBackend:
         self.generated[func] = (plan, source)
         return module, args, windows
 
-    def plan_key(self, func, kind, scope, request) -> str:
-        """The disk cache's key of an entry's scalar plan."""
+    def plan_key(self, func, kind, scope, request, target: str = "cpu") -> str:
+        """The disk cache's key of an entry's scalar plan (or of the compiled
+        traceback walk of a table, ``target`` "walk", dslc.trace.jit)."""
         from dslc.cpu import modules
 
         sizes = tuple(plan_shape(v, self.program.registry) for _, v in sorted(scope.items())
                       if not isinstance(v, Sequence))
-        return modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope)
+        return modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope, target)
 
     def code_cached(self, func: str, tasks: list[dict], is_map: bool) -> bool:
         """Would this map (or call, or table: one task) find its plan, and so its
@@ -557,6 +576,16 @@ def widest_task(batch) -> dict:
     for name, lens in batch.lengths.items():
         out[name] = batch[int(lens.argmax())][name]
     return out
+
+
+def refuse_interpreter(tf, why: str) -> None:
+    """The one error of ``DSLC_STRICT_COMPILE=1``: the function the backend could
+    not compile, where it is defined, and why, instead of a quiet run on the
+    interpreter."""
+    raise DslcError(f"{tf.name} cannot be compiled ({why}), and DSLC_STRICT_COMPILE=1 "
+                    "refuses to run it on the interpreter", tf.span,
+                    hint="dslc explain shows every part that runs on the interpreter; "
+                         "DSLC_STRICT_COMPILE=0 runs it there")
 
 
 def _interpreted(said, why: str) -> Chosen:

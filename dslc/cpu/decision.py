@@ -10,31 +10,19 @@ share it.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING
 
-# strategies, as explain prints them: the names of kernel.strategies' table, where each
-# strategy's generator and passes are listed (imported when used: a small run records
-# decisions but needs no part of the kernel IR)
+# strategies, as explain prints them: the names of emit.strategies' table, where each
+# strategy's builder and passes are listed (imported when used: a small run records
+# decisions but needs no code generator)
 from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER,  # noqa: F401
                                       NAMES, TASK_PER_BLOCK, TASK_PER_THREAD, WHOLE_GPU)
 from dslc.errors import InternalError
-
-if TYPE_CHECKING:
-    from dslc.kernel.strategies import Strategy
 
 # value types: float32 where emit.precision's static bound holds, float32 with a
 # per-lane check (tasks past it recomputed in float64), or float64
 VALUE_TYPES = {"float64": "float64", "float32": "float32", "float32c": "float32 checked"}
 PYTHON_VALUES = "python numbers (exact ints)"  # the interpreter's
-
-
-def build(s: "Strategy", *args, **kwargs):
-    """The generator of strategy ``s`` (kernel.strategies names it: generators live
-    in dslc.emit, above the kernel's layer and below this one) made for ``args``."""
-    module, _, cls = s.generator.rpartition(".")
-    return getattr(importlib.import_module(module), cls)(*args, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -81,7 +69,7 @@ class Decision:
 
     def __post_init__(self):
         if self.strategy not in NAMES:  # every strategy is one of the table's
-            raise InternalError(f"strategy {self.strategy!r} is not in kernel.strategies")
+            raise InternalError(f"strategy {self.strategy!r} is not in emit.strategies")
 
     def because(self, *reasons: str) -> "Decision":
         """This decision with more reasons."""
@@ -127,7 +115,7 @@ class Decision:
         out = [f"{self.backend}, entry {self.entry}: {self.strategy}, {self.value_type} "
                f"({'; '.join([work] + sizes)})"]
         out += [f"  why: {w}" for w in self.why if w]
-        from dslc.kernel.strategies import of_decision, passes
+        from dslc.emit.strategies import of_decision, passes
 
         applied = passes(of_decision(self.backend, self.strategy, self.rows is not None))
         out += [f"  passes: {applied}"] if applied else []

@@ -1,7 +1,7 @@
 """Loading generated code, cached on disk, and running batches of tasks.
 
 Generated source is written to the cache directory (``$DSLC_CACHE_DIR``, default
-``~/.cache/dslc``; dslc.cpu.cache) under the hash of its text and imported from
+``~/.cache/dslc``; dslc.store.disk) under the hash of its text and imported from
 there, so Numba's own on-disk cache (``cache=True``) applies: a second run of
 the same script finds both the source and the machine code and compiles nothing.
 What runs is always the text dslc generated or verified, never what a file says.
@@ -13,19 +13,18 @@ import hashlib
 import json
 import sys
 import types
-from pathlib import Path
 
 import numba
 import numpy as np
 
-from dslc import settings
-from dslc.cpu.cache import (cache_dir, digest, guard_numba_caches, is_digest, read_module,
-                            write_entry)
+from dslc.store.disk import (cache_dir, digest, guard_numba_caches, is_digest, read_entry,
+                             read_module, write_entry)
 from dslc import timings
 from dslc.cpu.convert import convert
 from dslc.kernel import launch
+from dslc.store.key import program_key
 from dslc.kernel.ir import TASK_ROLES, TaskArg
-from dslc.kernel.strategies import launch_passes, strategy
+from dslc.kernel.strategies import CPU_LAUNCH, launch_passes
 from dslc.targets.printer import Printer
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
@@ -62,46 +61,14 @@ def load(source: str):
     return mod
 
 
-_CODEGEN_HASH: list[str] = []
-
-
-def _codegen_hash() -> str:
-    """A digest of the compiler stages that shape generated code, so a cached
-    plan never outlives a change to them."""
-    if not _CODEGEN_HASH:
-        root = Path(__file__).resolve().parents[1]
-        h = hashlib.sha256()
-        for sub in ("lang", "deps", "schedule", "poly", "plan", "kernel", "targets", "emit",
-                    "cpu"):
-            for f in sorted((root / sub).glob("*.py")):
-                h.update(f.read_bytes())
-        _CODEGEN_HASH.append(h.hexdigest())
-    return _CODEGEN_HASH[0]
-
-
-def plan_key(program, func: str, kind: str, request, scope: dict) -> str:
-    """What decides a task's generated code: the program (its AST and constants),
-    the entry, the shapes of the arguments (lengths decide the schedule) and every
-    setting that can change code (dslc.settings.key)."""
+def plan_key(program, func: str, kind: str, request, scope: dict, target: str = "cpu") -> str:
+    """What decides a task's generated code: the program (its AST, constants and
+    extensions' compiled forms), the entry, the shapes of the arguments (lengths
+    decide the schedule), with what every cache key holds (dslc.store.key: the
+    installed compiler's files, the target, every setting that can change code)."""
     shapes = tuple((n, len(v) if isinstance(v, Sequence) else type(v).__name__)
                    for n, v in sorted(scope.items()))
-    text = repr((program.ast, sorted(program.consts.items()), func, kind, request, shapes,
-                 _codegen_hash(), extensions_digest(program.registry), settings.key()))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def extensions_digest(registry) -> str:
-    """What of the installed extensions shapes generated code: each accessor's
-    compiled form and bounds, each type's role, layout arrays (names, placement)
-    and compiled size and index. An extension author who edits a compiled form
-    gets new code, not a plan cached from the old one."""
-    parts = [("accessor", key, repr(a.device), repr(a.bounds))
-             for key, a in sorted(registry.accessors.items(), key=lambda kv: str(kv[0]))]
-    parts += [("type", name, t.role, t.bracket, t.size is not None,
-               repr(t.layout.arrays) if t.layout is not None else None,
-               repr(t.device_size), repr(t.device_index), t.device_array is not None)
-              for name, t in sorted(registry.types.items())]
-    return hashlib.sha256(repr(parts).encode()).hexdigest()
+    return program_key(target, program, func, kind, request, shapes)
 
 
 VALUES = ("float64", "float32", "float32c")  # a plan's value types (dslc.cpu.decision)
@@ -119,7 +86,7 @@ def cached_plan(key: str):
     edited plan, swapped arguments), its fields' forms (a module is named by a
     digest, never a path) or its module's hash."""
     try:
-        data = json.loads((cache_dir() / f"plan_{key}.json").read_text())
+        data = json.loads(read_entry(f"plan_{key}.json") or "")
         plan = data["plan"]
         if data["check"] != _plan_check(key, plan) or not _well_formed(plan):
             return None
@@ -184,7 +151,7 @@ def batch_source(args: list[TaskArg], travel: dict[str, str], width: int | None 
     ``width`` components fills the task's row of ``out``): the launch of
     kernel.launch with the CPU's passes."""
     k = launch.apply(launch.tasks("cpu", args, travel, width=width),
-                     launch_passes(strategy("cpu plain")))
+                     launch_passes(CPU_LAUNCH))
     return Printer().kernel(k)
 
 

@@ -31,6 +31,7 @@ from dslc.emit.precision import LEAF, STATIC, Float32, largest
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks
+from dslc.targets.printer import Printer
 
 
 def packs_enabled() -> bool:
@@ -175,10 +176,9 @@ class PackMaps:
             runlog.log.info("%s (%s, lanes, %s): plan and code from the cache", func, kind, values)
             return modules.load(source), args, windows, values
         # the generators, imported where a plan is made (a cached run makes none)
-        from dslc.cpu.decision import build
         from dslc.emit.precision import float32_info
         from dslc.emit.pyexpr import NotCompilable
-        from dslc.kernel.strategies import strategy
+        from dslc.emit.strategies import build, strategy
         from dslc.kernel.value_type import ValueType
         from dslc.plan import lower
 
@@ -254,11 +254,13 @@ class PackRunner:
         params, call = packed_call(
             args, {a.name: as_batch[self._travel(a)] for a in args}, at="g")
         scratch = ", ".join(f"sc[{k}]" for k in range(module.NSCRATCH))
-        src = (f"@numba.njit(parallel={parallel}, cache=True)\n"
-               f"def batch(ngroups, {', '.join(params)}, out, big):\n"
-               f"    for g in {'numba.prange' if parallel else 'range'}(ngroups):\n"
-               f"        sc = scratch({', '.join(call)})\n"
-               f"        lanes({', '.join(call)}, out[g], big[g]{', ' if scratch else ''}{scratch})\n")
+        pr = Printer()
+        src = pr.function(
+            "batch", ["ngroups", *params, "out", "big"],
+            f"    {pr.tasks_loop('g', 'ngroups', parallel)}\n"
+            f"        sc = scratch({', '.join(call)})\n"
+            f"        lanes({', '.join(call)}, out[g], big[g]{', ' if scratch else ''}{scratch})",
+            "KERNEL" if parallel else "SERIAL")
         self.module = modules.load(modules.module_text(module) + "\n" + src)
 
     def _travel(self, a) -> str:

@@ -37,9 +37,9 @@ from dslc.cpu import modules
 from dslc.lang import types as T
 from dslc.cpu.backend import EXACT, Chosen, CpuBackend, Inexact, per_model
 from dslc.cpu.convert import NonFinite, layout_spec, plan_shape, python_numbers
-from dslc.cpu.decision import WHOLE_GPU, Decision, Decisions, Placement, Storage, build
+from dslc.cpu.decision import WHOLE_GPU, Decision, Decisions, Placement, Storage
 from dslc.emit.cuda import kernel_source
-from dslc.kernel.strategies import strategy
+from dslc.emit.strategies import build, strategy
 from dslc.check.ranges import request_outside
 from dslc.plan import lower
 from dslc.kernel.value_type import ValueType
@@ -595,8 +595,9 @@ class CudaBackend:
         dtype, per_block, block = k.dtype, k.per_block, k.block
         width = tuples.width(f.ret)  # a tuple result: a row of components per task
         self._target.wait()
+        chosen = strategy("cuda task-per-block" if per_block else "cuda task-per-thread")
         module = modules.load(source + "\n" + kernel_source(
-            args, travel, [fn for fn, _ in storage], placed, per_block, width))
+            chosen, args, travel, [fn for fn, _ in storage], placed, width))
         self.kernel_files[f.name] = module.__file__
         launches = run.launches
         memory = self._memory()

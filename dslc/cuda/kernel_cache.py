@@ -11,18 +11,18 @@ later process with the same key takes it instead of running a generator.
 
 The key is the backend's own memo key for the kernel (entry, kind, request,
 shared arguments, argument shapes, value type, task layout, block) folded with
-what the CPU cache folds into a plan's key (the program, the extensions'
-compiled forms, every setting that changes code) and a digest of the code that
-generates kernels (the CUDA backend's package as well as the stages before it),
-so an edited program, extension or dslc never meets a kernel made before.
+what every plan's key holds (dslc.store.key: the program, the extensions'
+compiled forms, every setting that changes code and the whole installed
+compiler's files), so an edited program, extension or dslc never meets a kernel
+made before.
 
 Entries are pickles (the records are frozen dataclasses of the kernel IR and the
-loop IR), written as every cache entry is (dslc.cpu.cache.write_entry: a private
+loop IR), written as every cache entry is (dslc.store.disk.write_entry: a private
 temporary file renamed over the entry, the size cap enforced), with a checksum
 over the key and their bytes: a file that is truncated, edited or cannot be read
 is ignored and the kernel generated again. The cache directory is the user's
 own, as Numba's pickled kernels beside it are; ``dslc cache info`` and ``clear``
-count and remove these entries as they do plans (dslc.cpu.cache_entries).
+count and remove these entries as they do plans (dslc.store.entries).
 """
 
 from __future__ import annotations
@@ -32,26 +32,14 @@ import pickle
 from pathlib import Path
 
 FORMAT = 1
-_HASH: list[str] = []
-
-
-def _cuda_code_hash() -> str:
-    """A digest of the CUDA backend's own modules (the stages before it are in
-    the CPU plan key's digest)."""
-    if not _HASH:
-        h = hashlib.sha256()
-        for f in sorted(Path(__file__).resolve().parent.glob("*.py")):
-            h.update(f.read_bytes())
-        _HASH.append(h.hexdigest())
-    return _HASH[0]
 
 
 def key_of(program, func: str, memo: tuple) -> str:
     """The file key of the kernel the backend memoises under ``memo``."""
     from dslc.cpu import modules
 
-    text = repr((FORMAT, _canonical(memo), _cuda_code_hash()))
-    return modules.plan_key(program, func, "cuda-kernel", text, {})
+    text = repr((FORMAT, _canonical(memo)))
+    return modules.plan_key(program, func, "cuda-kernel", text, {}, target="cuda")
 
 
 def _canonical(x):
@@ -67,15 +55,20 @@ def _canonical(x):
 
 
 def _path(key: str) -> Path:
-    from dslc.cpu.cache import cache_dir
+    from dslc.store.disk import cache_dir
 
     return cache_dir() / f"cuda_kernel_{key}.pickle"
 
 
 def load(key: str) -> dict | None:
-    """The fields stored under ``key``, or None (none, or not whole)."""
+    """The fields stored under ``key``, or None (none, not whole, or not a regular
+    file: dslc.store.disk.read_entry_bytes)."""
+    from dslc.store.disk import read_entry_bytes
+
     try:
-        data = _path(key).read_bytes()
+        data = read_entry_bytes(_path(key).name)
+        if data is None:
+            return None
         check, body = data[:64].decode("ascii"), data[64:]
         if check != hashlib.sha256(key.encode() + body).hexdigest():
             return None
@@ -89,11 +82,12 @@ def load(key: str) -> dict | None:
 def store(key: str, fields: dict) -> None:
     """Keep ``fields`` under ``key`` (a cache that cannot be written is skipped:
     the next run generates the kernel again)."""
-    from dslc.cpu.cache import write_entry
+    from dslc.errors import DslcError
+    from dslc.store.disk import write_entry
 
     try:
         body = pickle.dumps({**fields, "format": FORMAT}, protocol=pickle.HIGHEST_PROTOCOL)
         write_entry(_path(key).name,
                     hashlib.sha256(key.encode() + body).hexdigest().encode() + body)
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+    except (OSError, DslcError, pickle.PicklingError, TypeError, AttributeError):
         return

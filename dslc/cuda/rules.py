@@ -55,9 +55,8 @@ def partition_width(plan) -> float | None:
 def hybrid_note(program, plan) -> str:
     """When a map of this plan's entry runs one block per task instead (on a
     real GPU, by :func:`hybrid`), at the plan's extents."""
-    from dslc.cpu.decision import build
     from dslc.cuda.launch import block_threads
-    from dslc.kernel.strategies import strategy
+    from dslc.emit.strategies import build, strategy
 
     width = partition_width(plan)
     if width is None or width < WIDE:

@@ -1,8 +1,8 @@
 """Task-per-block (thesis §5.5.1.2): one block of threads sweeps one task.
 
 The same loop nest as the CPU backend and task-per-thread, changed by a pass
-over its body (kernel.per_block, listed with the strategy's other passes in
-kernel.strategies and applied by emit.cuda ``module_source``): the outermost parallel loops inside a
+over its body (kernel.per_block, listed with the strategy's other passes in its
+row of emit.strategies and applied by emit.cuda ``module_source``): the outermost parallel loops inside a
 partition are strided by the thread's index in its block, so the block's
 threads share the partition's points, and every partition ends with a block
 barrier (``cuda.syncthreads``), because the next partition reads what this one
@@ -40,12 +40,12 @@ _SHARED_RESULT = ir.Load("_rs", (ir.Const(0),), "shared")
 
 class BlockGenerator(CudaGenerator):
     """Task-per-block: ``task(..., tid)`` run by every thread of block ``tid``
-    (the launch: ``emit.cuda.kernel_source(..., per_block=True)``)."""
+    (the launch: ``emit.cuda.kernel_source`` of this strategy)."""
 
     TUPLES = "the task-per-block kernel"  # tuples: the plain generator (emit.tuples)
 
-    def __init__(self, program, plan, block: int):
-        super().__init__(program, plan)
+    def __init__(self, program, plan, strategy, block: int):
+        super().__init__(program, plan, strategy)
         if any(g.runtime_order for g in plan.groups):
             raise NotCompilable("a partition swept until done (its count is per thread)")
         if any(not g.schedule.same_point_order for g in plan.groups):
@@ -87,3 +87,8 @@ class BlockGenerator(CudaGenerator):
         if self.plan.kind == "table":
             raise NotCompilable("a whole table as a task's result")
 
+
+def build_task_per_block(strategy, program, plan, block: int) -> BlockGenerator:
+    """Task-per-block (emit.strategies "cuda task-per-block"): every thread of a block
+    of ``block`` threads runs the block's task, a partition's points strided over them."""
+    return BlockGenerator(program, plan, strategy, block)

@@ -29,12 +29,13 @@ from dslc.emit import infinity
 from dslc.emit import tuples
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.loopexpr import loop_expr
-from dslc.emit.pyexpr import (Lines, ExprEmitter, Names, NotCompilable, leaf, named, plain_read,
-                              render_code)
+from dslc.emit.pyexpr import (Lines, ExprEmitter, Names, NotCompilable, Rule, leaf, named,
+                              plain_read, render_code)
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel import value_type
 from dslc.kernel.ir import TaskArg
+from dslc.kernel.strategies import lower
 from dslc.kernel.verify import verify_body
 from dslc.poly import loopir as L
 from dslc.targets.printer import Printer
@@ -210,8 +211,11 @@ class CpuGenerator:
     # name their strategy here and leave tuples to the plain generators
     TUPLES: str | None = None
 
-    def __init__(self, program, plan: TaskPlan):
-        self.program, self.plan = program, plan
+    def __init__(self, program, plan: TaskPlan, strategy=None):
+        """``strategy``: the row of the table (emit.strategies, a kernel.strategies
+        ``Strategy``) whose passes the task's body is given (None: none, the
+        traceback's walk)."""
+        self.program, self.plan, self.strategy = program, plan, strategy
         if self.TUPLES is not None:
             tuples.refuse(program, plan, self.TUPLES)
         on_demand = [g for g in plan.groups if g.on_demand]
@@ -468,7 +472,7 @@ class CpuGenerator:
         names = self.helper_names(f, pr)
         em = self.emitter(names, set())
         b = Lines()
-        val = self._guards(f, em, b)
+        val = self.guarded_value(f, em, b)
         if pr.fails() or pr.calls_flagged:
             self.flagged.add(name)
         self.pr.used |= pr.used
@@ -476,11 +480,13 @@ class CpuGenerator:
         params = pr.helper_params([f"p_{p.name}" for p in f.params]
                                   + list(self.helper_globals[name]), name in self.flagged)
         body = self.verified(b, params).render(1)
-        self.helpers[name] = (f"{pr.FUNCTION}\ndef fn_{name}({', '.join(params)}):\n"
-                              f"{body}\n    return {val}\n")
+        self.helpers[name] = pr.function(f"fn_{name}", params, f"{body}\n    return {val}")
 
     # ------------------------------------------------------------------ bodies
-    def _guards(self, f: tir.TFunction, em: ExprEmitter, b: Lines) -> str:
+    def guarded_value(self, f: tir.TFunction, em: ExprEmitter, b: Lines) -> str:
+        """``f``'s guards as a chain of ``if``s into ``b``, each assigning its body's
+        value (by ``em``) to one fresh local, whose name is returned (the register
+        tile gives only the guards its box leaves live)."""
         out = b.fresh("val")
         self._guard_chain(f.guards, 0, em, b, out, f.ret)
         return out
@@ -517,7 +523,7 @@ class CpuGenerator:
         self.current = func
         try:
             if guard is None:
-                val = self._guards(f, em, b)
+                val = self.guarded_value(f, em, b)
             else:
                 val = b.fresh("val")
                 body = f.guards[guard].body
@@ -550,7 +556,7 @@ class CpuGenerator:
         b = Lines([], self._demand_counter)
         self.current = func
         try:
-            val = self._guards(f, em, b)
+            val = self.guarded_value(f, em, b)
         finally:
             self.current = None
         val = _stored(f, val, b, ints=True, pr=self.pr)
@@ -656,9 +662,8 @@ class CpuGenerator:
         else:
             f = self.program.functions[plan.entry]
             fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
-            em = _FusedEmitter(entry_names, self.program.consts, set(), self.program.alphabets,
-                               fused_nodes)
-            self.give_result(b, ir.Name(self._guards(f, em, b)))
+            em = fused_emitter(entry_names, self.program, fused_nodes)
+            self.give_result(b, ir.Name(self.guarded_value(f, em, b)))
         args = self.task_args()
         return self.module_source(args, b), args
 
@@ -718,7 +723,7 @@ class CpuGenerator:
         """(name, expression) of every extent the plan's groups use, each once:
         what :meth:`extent_lines` prints, as data for generators that need the
         names it defines (emit.tiles passes them to its device functions)."""
-        pairs = [(name, self._extent_expr(f, k)) for g in self.plan.groups
+        pairs = [(name, self.extent_expr(f, k)) for g in self.plan.groups
                  for f in g.functions for k, name in enumerate(g.extents.names[f])]
         return list(dict.fromkeys(pairs))
 
@@ -755,13 +760,17 @@ class CpuGenerator:
             src.append(self.pr.library("demand"))
             src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
         src += [h for h in self.helpers.values()]
+        if self.strategy is not None:
+            lower(self.strategy, body, self.TARGET, printed(args))
         body = self.verified(body, printed(args))
-        src.append(f"{self.pr.FUNCTION}\ndef task({', '.join(printed(args))}):\n{body.render(1)}\n")
+        src.append(self.pr.function("task", printed(args), body.render(1)))
         return "\n".join(src)
 
-    def _extent_expr(self, f: str, k: int) -> ir.Expr | str:
+    def extent_expr(self, f: str, k: int) -> ir.Expr | str:
         """The extent of ``f``'s ``k``-th recursive parameter: a record, or text
-        where it is still composed as text (a declared range's bound)."""
+        where it is still composed as text (a declared range's bound). Packs read a
+        sequence's extent per pack, the register tile an interleaved one's length
+        argument."""
         p = self.program.functions[f].rec_params[k]
         t = p.type
         if isinstance(t, T.IndexT):
@@ -952,6 +961,12 @@ class CpuGenerator:
         b.nest(kb.Cell(tuple(cell.stmts)))
 
 
+def build_task(strategy, program, plan: TaskPlan) -> CpuGenerator:
+    """The CPU's task (emit.strategies "cpu plain"): one binding's sweep, its tables
+    allocated by the task itself, then the row's passes."""
+    return CpuGenerator(program, plan, strategy)
+
+
 def requested(xs: list[str]) -> ir.Expr:
     """``x_i == q_0 and ...``: the point is the requested cell."""
     return ir.bare("and", *requested_tests(xs))
@@ -1015,17 +1030,18 @@ def fused_start(fu) -> float:
     return math.inf if fu.op == "min" else 0.0
 
 
-class _FusedEmitter(ExprEmitter):
-    """The entry's body, where fused reductions are already accumulated."""
+def fused_reads(fused: dict) -> Rule:
+    """The entry's body, where fused reductions are already accumulated: each one
+    (``fused``: the id of its node -> its accumulator's name) reads its accumulator."""
+    def reduce(em, default, e, b):
+        return ir.Name(fused[id(e)]) if id(e) in fused else default(e, b)
+    return Rule("reduce", reduce)
 
-    def __init__(self, names, consts, rec, alphabets, fused: dict):
-        super().__init__(names, consts, rec, alphabets)
-        self.fused = fused
 
-    def _reduce(self, e, b):
-        if id(e) in self.fused:
-            return ir.Name(self.fused[id(e)])
-        return super()._reduce(e, b)
+def fused_emitter(names, program, fused: dict) -> ExprEmitter:
+    """The emitter of the entry's own body over fused accumulators (:func:`fused_reads`)."""
+    return ExprEmitter(names, program.consts, set(), program.alphabets,
+                       rules=(fused_reads(fused),))
 
 
 def _stored(f, val: str, b: Lines, ints: bool, pr: Printer) -> str:

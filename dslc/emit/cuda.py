@@ -16,8 +16,8 @@ returns NaN, and the backend re-runs exactly those tasks on the CPU, which
 reports the error by position. The flag is never inferred from the value (NaN
 does not survive ``max`` or comparisons). Clearing the flag and returning
 through it is a pass over the task's body (kernel.failure_flags), one of the
-strategy's passes (kernel.strategies), which :meth:`CudaGenerator.module_source`
-applies.
+strategy's passes (its row of emit.strategies), which
+:meth:`CudaGenerator.module_source` applies.
 
 Groups ordered inside a partition at run time (silent HMM states) keep the CPU
 generator's repeat-until-done sweep; its done flags and miss flag are per-task
@@ -29,7 +29,7 @@ from __future__ import annotations
 from dslc.kernel import ir
 from dslc.kernel import launch
 from dslc.kernel.failure_flags import Facts, functions_hold_checks, holds_checks
-from dslc.kernel.strategies import BY_KEY, launch_passes, lower, of_generator
+from dslc.kernel.strategies import Strategy, launch_passes, lower
 from dslc.lang import types as T
 from dslc.emit.cpu import CpuGenerator, printed
 from dslc.emit.loopexpr import loop_expr
@@ -37,12 +37,6 @@ from dslc.emit.pyexpr import Lines, NotCompilable, named
 from dslc.targets.printer import CudaPrinter
 
 HEADER = "import math\nimport numpy as np\nfrom numba import cuda\n"
-
-# Every kernel is cached on disk by Numba-CUDA beside its generated module (one entry per
-# signature and compute capability), so a second process that loads the same module launches
-# the kernels it compiled before instead of compiling them again. Generated modules are named by
-# the hash of their text, so a cached kernel can only belong to the code that made it.
-KERNEL_DECORATOR = CudaPrinter.KERNEL
 
 # Per-task storage the generator adds to the tables (name -> the task's parameter).
 FAIL, MISS, DONE = "_fail", "_miss", "_done_"
@@ -76,8 +70,10 @@ class CudaGenerator(CpuGenerator):
 
     ON_DEMAND = False  # a kernel follows the schedule (a demand-driven kernel: unfinished)
 
-    def __init__(self, program, plan):
-        super().__init__(program, plan)
+    def __init__(self, program, plan, strategy: Strategy):
+        """``strategy``: the row of the table (emit.strategies) whose passes the task's
+        body is given (its builder's)."""
+        super().__init__(program, plan, strategy)
         self.storage: list[tuple[str, list]] = []  # (function, loop-IR dims without the task)
         clash = [f for g in plan.groups for f in g.functions
                  if f in (FAIL, MISS) or f.startswith(DONE)]
@@ -171,34 +167,36 @@ class CudaGenerator(CpuGenerator):
             raise NotCompilable("a run-time check spelled as text, unseen by the failure flags")
         if checks:
             self.storage.append((FAIL, []))
-        lower(of_generator(type(self)), body, self.TARGET, self.task_params(args),
+        lower(self.strategy, body, self.TARGET, self.task_params(args),
               self.lowering_facts(), functions, **self.lowering_inputs())
         if self.host_allocations:
             raise NotCompilable("allocation inside the task")
         self.verified(body, self.task_params(args))
-        task = f"{self.pr.FUNCTION}\ndef task({', '.join(self.task_params(args))}):\n" \
-            f"{body.render(1, self.pr)}\n"
+        task = self.pr.function("task", self.task_params(args), body.render(1, self.pr))
         return "\n".join([HEADER + self.module_constants(), self.pr.library("core", flagged=checks),
                           "\n".join(self.helpers.values()), task])
 
 
-def kernel_source(args: list, travel: dict[str, str], storage: list[str],
-                  placed: dict | None = None, per_block: bool = False,
-                  width: int | None = None) -> str:
-    """The launch (kernel.launch): thread ``n`` runs task ``order[n]``
-    (``per_block``: every thread of block ``n`` runs it, emit.blocks, and thread 0
-    keeps the value). Arguments ``placed`` in shared memory (dslc.cuda.placement)
+def build_task_per_thread(strategy: Strategy, program, plan) -> CudaGenerator:
+    """Task-per-thread (emit.strategies "cuda task-per-thread"): the CPU's sweep as a
+    device function over per-task storage from the launch."""
+    return CudaGenerator(program, plan, strategy)
+
+
+def kernel_source(strategy: Strategy, args: list, travel: dict[str, str], storage: list[str],
+                  placed: dict | None = None, width: int | None = None) -> str:
+    """The launch (kernel.launch) of ``strategy`` (a row of emit.strategies): thread
+    ``n`` runs task ``order[n]`` (task-per-block: every thread of block ``n`` runs it,
+    emit.blocks, and thread 0 keeps the value). Arguments ``placed`` in shared memory (dslc.cuda.placement)
     are copied there by the block first, those in constant memory are compiled in;
     the task reads the copy. A task whose result is a tuple of ``width`` components
     writes them to its row of ``out``."""
-    return CudaPrinter().kernel(launch_kernel(args, travel, storage, placed, per_block,
-                                              width))
+    return CudaPrinter().kernel(launch_kernel(strategy, args, travel, storage, placed, width))
 
 
-def launch_kernel(args, travel, storage, placed=None, per_block=False, width=None):
+def launch_kernel(strategy: Strategy, args, travel, storage, placed=None, width=None):
     """The launch as kernel IR: the tasks, the placements, then a thread or a block
     per task (the strategy's passes, kernel.launch)."""
     k = launch.tasks("cuda", args, travel, tuple(storage), width,
                      module=("task", "BLOCK"))
-    strategy = BY_KEY["cuda task-per-block" if per_block else "cuda task-per-thread"]
-    return launch.apply(k, launch_passes(strategy, placed))
+    return launch.apply(k, launch_passes(strategy.launch, placed))

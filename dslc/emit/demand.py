@@ -40,21 +40,21 @@ def read_helper(arity: int) -> str:
     """``_rdN(T, S, nd, fid, a0, ...)``: a cell of an ``N``-dimensional table of a
     group evaluated on demand, or 0 after recording the first cell not done yet
     (state 1 when it is on the stack: a cycle)."""
-    xs = ", ".join(f"a{k}" for k in range(arity))
-    idx = xs + ("," if arity == 1 else "")
+    xs = [f"a{k}" for k in range(arity)]
+    idx = ", ".join(xs) + ("," if arity == 1 else "")
     record = "\n".join(f"        nd[{2 + k}] = a{k}" for k in range(arity))
-    return (f"\n{Printer.HELPER}\n"
-            f"def _rd{arity}(T, S, nd, fid, {xs}):\n"
-            f"    s = S[{idx}]\n"
-            f"    if s == 2:\n"
-            f"        return T[{idx}]\n"
-            f"    if nd[0] == 0:\n"
-            f"        nd[0] = 1 + s\n"
-            f"        nd[1] = fid\n"
-            f"{record}\n"
-            f"        if s == 0:\n"
-            f"            S[{idx}] = 1\n"
-            f"    return 0.0\n")
+    return "\n" + Printer().function(
+        f"_rd{arity}", ["T", "S", "nd", "fid", *xs],
+        f"    s = S[{idx}]\n"
+        f"    if s == 2:\n"
+        f"        return T[{idx}]\n"
+        f"    if nd[0] == 0:\n"
+        f"        nd[0] = 1 + s\n"
+        f"        nd[1] = fid\n"
+        f"{record}\n"
+        f"        if s == 0:\n"
+        f"            S[{idx}] = 1\n"
+        f"    return 0.0", "HELPER")
 
 
 def check_entry(gen, g) -> None:

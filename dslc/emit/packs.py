@@ -35,10 +35,10 @@ from dslc.lang import types as T
 from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init_ir,
                            fused_step_ir, length, printed)
 from dslc.plan.task import TaskPlan
-from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
+from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable, Rule
 from dslc.kernel import ir
 from dslc.kernel.lane_groups import Lanes, PerLane
-from dslc.kernel.strategies import lower, of_generator
+from dslc.kernel.strategies import Strategy, lower
 from dslc.kernel.value_type import ValueType
 from dslc.targets.printer import VALUE, Printer
 
@@ -69,43 +69,42 @@ class _PackHelperNames(_HelperNames):
         return f"p_{name}"
 
 
-class PackEmitter(ExprEmitter):
-    """Sequences are ``(length, LANES)`` blocks and their lengths per lane; fused
-    reductions of the entry read their per-lane accumulators."""
+def pack_rules(fused: dict | None = None) -> tuple[Rule, ...]:
+    """The rules (pyexpr.Rule) of a pack's code: sequences are ``(length, LANES)``
+    blocks and their lengths per lane; fused reductions of the entry (``fused``: the
+    id of each one's node -> its accumulator) read their per-lane accumulators."""
+    fused = fused or {}
 
-    def __init__(self, *args, fused: dict | None = None, **kw):
-        super().__init__(*args, **kw)
-        self.fused = fused or {}
-
-    def _seqindex(self, e, b):
-        s = self.expr(e.seq, b)
-        if e.span not in self.safe_indexes:
+    def seqindex(em, default, e, b):
+        s = em.expr(e.seq, b)
+        if e.span not in em.safe_indexes:
             raise NotCompilable("a sequence index not proved in range (packs)")
-        lane = (LANE,) if self._lane_seq(e.seq) else ()
+        lane = (LANE,) if _lane_seq(em, e.seq) else ()
         if lane:
-            self.names.gen.lane_reads += 1
-        return self.pr.ir_int64(ir.Index(s, (self.as_int(e.index, b),) + lane))
+            em.names.gen.lane_reads += 1
+        return em.pr.ir_int64(ir.Index(s, (em.as_int(e.index, b),) + lane))
 
-    def _builtin(self, e, b):
+    def builtin(em, default, e, b):
         x = e.args[0]
-        if e.name == "len" and self._lane_seq(x):
-            self.names.gen.lane_reads += 1
+        if e.name == "len" and _lane_seq(em, x):
+            em.names.gen.lane_reads += 1
             return ir.Load(f"n_{x.name}", (LANE,), "global")
-        return super()._builtin(e, b)
+        return default(e, b)
 
-    def _lane_seq(self, x) -> bool:
-        """A sequence argument of the entry that differs between lanes (a helper's
-        parameter is its own, whatever its name: a helper has no lane)."""
-        if not (isinstance(x, tir.Var) and x.scope == "param"
-                and isinstance(self.names, _PackNames)):
-            return False
-        gen = self.names.gen
-        return gen.travel_of(gen.scope_name(x.name)) == "seq"
+    def reduce(em, default, e, b):
+        if id(e) in fused:
+            return ir.Load(fused[id(e)], (LANE,))
+        return default(e, b)
+    return (Rule("seqindex", seqindex), Rule("builtin", builtin), Rule("reduce", reduce))
 
-    def _reduce(self, e, b):
-        if id(e) in self.fused:
-            return ir.Load(self.fused[id(e)], (LANE,))
-        return super()._reduce(e, b)
+
+def _lane_seq(em: ExprEmitter, x) -> bool:
+    """A sequence argument of the entry that differs between lanes (a helper's
+    parameter is its own, whatever its name: a helper has no lane)."""
+    if not (isinstance(x, tir.Var) and x.scope == "param" and isinstance(em.names, _PackNames)):
+        return False
+    gen = em.names.gen
+    return gen.travel_of(gen.scope_name(x.name)) == "seq"
 
 
 class PackGenerator(CpuGenerator):
@@ -117,11 +116,13 @@ class PackGenerator(CpuGenerator):
 
     ON_DEMAND = False  # a pack's members sweep in lockstep along the schedule
 
-    def __init__(self, program, plan: TaskPlan, value: ValueType | str = "float64",
-                 shared: frozenset = frozenset(), check: bool = False, f32=None):
+    def __init__(self, program, plan: TaskPlan, strategy: Strategy,
+                 value: ValueType | str = "float64", shared: frozenset = frozenset(),
+                 check: bool = False, f32=None):
+        """``strategy``: the row (emit.strategies) whose passes the lanes are given."""
         if plan.kind not in ("cell", "value"):
             raise NotCompilable("packs run map entries only")
-        super().__init__(program, _without_extent_pieces(program, plan))
+        super().__init__(program, _without_extent_pieces(program, plan), strategy)
         # emit.precision's decision (a dtype and ``check``: the older form), the input of
         # the value-type pass (kernel.value_type); the lanes are generated without it
         self.value = value if isinstance(value, ValueType) else \
@@ -150,7 +151,8 @@ class PackGenerator(CpuGenerator):
         return _PackHelperNames(self, f, pr)
 
     def emitter(self, names, rec, safe_indexes=frozenset()):
-        return PackEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
+        return ExprEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes,
+                           rules=pack_rules())
 
     def cell_ref(self, func, index):
         return self.element(f"T_{func}", index + ["l"])
@@ -187,7 +189,7 @@ class PackGenerator(CpuGenerator):
                                 for i, x in enumerate(xs)))
         b.store(res, ir.Cond(here, ir.Name(val), res, paren=False))
 
-    def _extent_expr(self, f, k):
+    def extent_expr(self, f, k):
         p = self.program.functions[f].rec_params[k]
         t = p.type
         if p.range is not None:  # lanes share one sweep: its calling values must be shared
@@ -196,13 +198,13 @@ class PackGenerator(CpuGenerator):
             if any(self.travel_of(self.scope_name(n)) != "shared" for n in used):
                 raise NotCompilable(f"{f}'s declared range of {p.name} differs between tasks "
                                     "(one task per call)")
-            return super()._extent_expr(f, k)
+            return super().extent_expr(f, k)
         if isinstance(t, T.IndexT):
             seq = self.scope_name(t.seq)
             return f"len(a_{seq})" if self.travel_of(seq) == "shared" else f"a_{seq}.shape[0]"
         if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
             return f"q_{k}.max()"
-        return super()._extent_expr(f, k)
+        return super().extent_expr(f, k)
 
     # the task ----------------------------------------------------------------
     def generate(self) -> tuple[str, list]:
@@ -241,9 +243,9 @@ class PackGenerator(CpuGenerator):
                 tail.store(out, ir.Load(f"T_{plan.entry}", (*qs, LANE)))
         else:
             fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
-            em = PackEmitter(self.task_names(entry), self.program.consts, set(),
-                             self.program.alphabets, fused=fused_nodes)
-            tail.store(out, ir.Name(self._guards(entry, em, tail)))
+            em = ExprEmitter(self.task_names(entry), self.program.consts, set(),
+                             self.program.alphabets, rules=pack_rules(fused_nodes))
+            tail.store(out, ir.Name(self.guarded_value(entry, em, tail)))
         b.nest(PerLane(tuple(tail.stmts)))
         args = self.lane_args()
         return self.module_source(args, b, extents), args
@@ -283,23 +285,30 @@ class PackGenerator(CpuGenerator):
         params = printed(args) + ["out", "big"] + names
         # the strategy's passes (kernel.strategies): the lane loops, then the value type
         # (emit.precision's decision made concrete), verified before and after each
-        lower(of_generator(type(self)), body, self.TARGET, params, lanes=Lanes(LANE.id, "LANES"),
+        lower(self.strategy, body, self.TARGET, params, lanes=Lanes(LANE.id, "LANES"),
               value=(self.value, self.pr.INF, self.value_tables()))
-        params = ", ".join(params)
-        task = (f"@numba.njit(cache=True, noalias=True)\n"
-                f"def lanes({params}):\n{body.render(1)}\n")
+        task = self.pr.function("lanes", params, body.render(1), "NOALIAS")
         if self.pr.fails(self.value):
             raise NotCompilable("a run-time check a padded lane could not report")
         arrays = ", ".join(f"np.empty({shape}, {dt})" for _, shape, dt in self.scratch)
-        scratch = (f"@numba.njit(cache=True)\n"
-                   f"def scratch({', '.join(printed(args))}):\n{(extents or Lines()).render(1)}\n"
-                   f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})\n")
+        scratch = self.pr.function("scratch", printed(args), f"{(extents or Lines()).render(1)}\n"
+                                   f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})",
+                                   "SHORT")
         consts = (f"LANES = {PACK}\nDT = np.{self.value.dtype}\nINF = DT(np.inf)\n"
                   f"NSCRATCH = {len(self.scratch)}\n"
                   f"F32 = {_f32_tuple(self.f32)}\n"
                   f"SYM_EXTENT = {self._symbol_extent()}\n")
         return "\n".join([NOALIAS_HEADER, HEADER, consts, self.pr.library("core"), helpers,
                           scratch, task])
+
+
+def build_packs(strategy: Strategy, program, plan: TaskPlan, value: ValueType | str = "float64",
+                shared: frozenset = frozenset(), check: bool = False, f32=None) -> PackGenerator:
+    """Packs of tasks in lockstep on the CPU (emit.strategies "cpu task groups"):
+    ``lanes`` over a pack, its scratch made by the caller; ``value``: emit.precision's
+    value type, ``shared``: the arguments every task shares, ``f32``: the float32
+    facts the host keeps."""
+    return PackGenerator(program, plan, strategy, value, shared, check, f32)
 
 
 def _f32_tuple(info) -> str:

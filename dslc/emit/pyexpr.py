@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 from dslc import sdk
 from dslc.check import tir
@@ -32,6 +33,7 @@ from dslc.kernel import ir
 from dslc.kernel.body import MAX_INDENT, MAX_LOOPS
 from dslc.kernel.verify import verify_body
 from dslc.targets.printer import Printer
+from dslc.errors import InternalError
 from dslc.errors import NotCompilable  # noqa: F401 (raised here; importers take it from here too)
 
 
@@ -296,15 +298,32 @@ def _small(v) -> bool:
     return type(v) is int and -INDEX_LITERAL <= v <= INDEX_LITERAL
 
 
+@dataclass(frozen=True)
+class Rule:
+    """A strategy's own way of emitting one kind of node, composed into an
+    :class:`ExprEmitter` (one emitter class serves every strategy). ``kind``: the
+    node's class name in lower case (``reduce``, ``seqindex``, ``builtin``,
+    ``minmax``, ``arith``, ...), or ``range_header``: the loop of a reduction over
+    a range. ``emit(em, default, *node)``: the node's code, ``default`` the emitter's
+    own way for the nodes the rule leaves to it (``default(*node)``)."""
+
+    kind: str
+    emit: Callable
+
+
 class ExprEmitter:
     """Typed IR expressions -> kernel IR expressions (kernel.ir), spelled by the
     target's printer (``text``). What a ``Names`` method or a helper module still
-    returns as text becomes a ``Text`` leaf (``leaf``)."""
+    returns as text becomes a ``Text`` leaf (``leaf``). ``rules``: a strategy's own
+    ways with some kinds of node (:class:`Rule`), at most one per kind."""
 
     def __init__(self, names: Names, consts: dict, rec_params: set[str], alphabets: dict,
-                 safe_indexes: frozenset = frozenset()):
+                 safe_indexes: frozenset = frozenset(), rules: tuple[Rule, ...] = ()):
         self.names, self.consts, self.rec, self.alphabets = names, consts, rec_params, alphabets
         self.safe_indexes = safe_indexes  # spans of s[e] proved to lie inside s
+        self.rules = {r.kind: r.emit for r in rules}
+        if len(self.rules) != len(rules):
+            raise InternalError("two rules for one kind of node")
         self.pr = names.printer()
         self._height = 0  # nesting of the text the innermost expr() call has written so far
 
@@ -340,12 +359,19 @@ class ExprEmitter:
         conditional parts have their own blocks), so no generated line nests
         deeper than Python allows."""
         outer, self._height = self._height, 0
-        x = getattr(self, "_" + type(e).__name__.lower())(e, b)
+        x = self.emit(type(e).__name__.lower(), e, b)
         height = self._height + 1
         if height >= HOIST_HEIGHT:
             x, height = self._hoist(x, b), 0
         self._height = max(outer, height)
         return x
+
+    def emit(self, kind: str, *node):
+        """Node ``node`` of ``kind`` by the strategy's rule for it, else by the
+        emitter's own method (``_kind``)."""
+        own = getattr(self, "_" + kind)
+        rule = self.rules.get(kind)
+        return own(*node) if rule is None else rule(self, own, *node)
 
     def _lit(self, e, b):
         v = e.value
@@ -674,7 +700,8 @@ class ExprEmitter:
         var = self.names.local(e.var)
         it = e.iterable
         if isinstance(it, tir.RangeIter):
-            header = self._range_header(e, var, self.as_int(it.lo, b), self.as_int(it.hi, b))
+            header = self.emit("range_header", e, var, self.as_int(it.lo, b),
+                               self.as_int(it.hi, b))
         elif isinstance(it, tir.AlphabetIter):
             header = (var, (self.names.alphabet_size(it.alpha),))
         elif isinstance(it, tir.ExtAttr):

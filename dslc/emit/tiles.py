@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
-from dslc.emit.cpu import (_FusedEmitter, arg_name, argument, fused_init_ir, fused_step_expr,
+from dslc.emit.cpu import (arg_name, argument, fused_emitter, fused_init_ir, fused_step_expr,
                            length)
 from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
 from dslc.kernel import body as kb
@@ -56,7 +56,7 @@ from dslc.kernel.register_tile import Tile, TileRead, replace_reads
 from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, if_inside, registers
 from dslc.kernel.value_type import ValueType
 from dslc.plan.task import GroupPlan, TaskPlan
-from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable
+from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, Rule
 from dslc.kernel.boxes import INF, constants, live_guards
 from dslc import settings
 from dslc.poly import loopir as L
@@ -189,107 +189,122 @@ def _past(extent: str) -> ir.Expr:
     return ir.bare("+", ir.Name(extent), ir.Const(1))
 
 
-class _TileEmitter(ExprEmitter):
-    """Sequences that differ between tasks are interleaved by thread block:
-    residue ``j`` of the task of thread ``ln`` lies at ``base + j * BLOCK + ln``,
-    so the threads of a warp reading their ``j``-th residues read one line."""
+def tile_rules() -> tuple[Rule, ...]:
+    """The rules (pyexpr.Rule) of the tile's code. Sequences that differ between
+    tasks are interleaved by thread block: residue ``j`` of the task of thread
+    ``ln`` lies at ``base + j * BLOCK + ln``, so the threads of a warp reading their
+    ``j``-th residues read one line. Where values are float32 integers (the static
+    bound, emit.precision) a max chain and a sum are regrouped (:func:`_tile_minmax`,
+    :func:`_tile_arith`)."""
+    return (Rule("seqindex", _tile_seqindex), Rule("builtin", _tile_builtin),
+            Rule("minmax", _tile_minmax), Rule("arith", _tile_arith))
 
-    def _seqindex(self, e, b):
-        n = len(b.stmts)
-        text = self._read(e, b)
-        if len(b.stmts) == n and e.span in self.safe_indexes:
-            name = self.names.gen.hoist_read(e, self.text(text), text)
-            return text if name is None else ir.Name(name)
-        return text
 
-    def _read(self, e, b):
-        name = self._interleaved(e.seq)
-        if name is None:
-            return super()._seqindex(e, b)
-        if e.span not in self.safe_indexes:
-            raise NotCompilable("a sequence index not proved in range")
-        # (BLOCK: the module's constant, the interleaving fixed when the code is made)
-        at = ir.bare("+", ir.Name(f"ib_{name}"), ir.bare(
-            "*", ir.Paren(self.as_int(e.index, b)), ir.Const(block_size(), "BLOCK")),
-            ir.Name("ln"))
-        return self.pr.ir_int64(ir.Load(f"a_{name}", (at,), "global"))
+def _tile_seqindex(em, default, e, b):
+    """A read of a sequence, hoisted out of the stream where it is invariant."""
+    n = len(b.stmts)
+    text = _tile_read(em, default, e, b)
+    if len(b.stmts) == n and e.span in em.safe_indexes:
+        name = em.names.gen.hoist_read(e, em.text(text), text)
+        return text if name is None else ir.Name(name)
+    return text
 
-    def _exact(self) -> bool:
-        """Values are float32 integers under the static bound (emit.precision):
-        every sum and max below is exact, so their operands may be regrouped
-        and reordered without changing a bit (no NaN: see fmax_source)."""
-        return self.names.gen.exact
 
-    def _minmax(self, e, b):
-        """float32 values: one max.f32 instruction per operand rather than a
-        compare and a select. A chain ``max(max(a, b), c)`` is flattened and
-        the operands computed in this column's earlier rows go last, so the
-        row-to-row dependence passes through one max, not several."""
-        ints = e.type == T.INT and self.index(e.left) and self.index(e.right)
-        if ints or not self._exact():
-            return super()._minmax(e, b)
-        gen = self.names.gen
-        operands = []  # (text, reads a cell computed earlier in this column)
-        for x in _flatten(e, e.op):
-            before = gen.current_reads
-            text = self.as_value(x, b)
-            operands.append((text, gen.current_reads != before))
-        operands.sort(key=lambda tc: tc[1])  # stable: the others keep their order
-        texts = [t for t, _ in operands]
-        out = texts[0]
-        for x in texts[1:]:
-            out = ir.Call(f"_f{e.op}", (out, x))
-        return out
+def _tile_read(em, default, e, b):
+    name = _interleaved(em, e.seq)
+    if name is None:
+        return default(e, b)
+    if e.span not in em.safe_indexes:
+        raise NotCompilable("a sequence index not proved in range")
+    # (BLOCK: the module's constant, the interleaving fixed when the code is made)
+    at = ir.bare("+", ir.Name(f"ib_{name}"), ir.bare(
+        "*", ir.Paren(em.as_int(e.index, b)), ir.Const(block_size(), "BLOCK")),
+        ir.Name("ln"))
+    return em.pr.ir_int64(ir.Load(f"a_{name}", (at,), "global"))
 
-    def _arith(self, e, b):
-        """A sum whose terms include several run-invariant ones (``h - open -
-        ext``) adds their total once: one addition on the dependence chain."""
-        if e.type != T.INT or e.op not in "+-" or self.index(e) or not self._exact() or \
-                any(isinstance(x, tir.Arith) and self.undefined(x) for x in tir.walk(e)):
-            return super()._arith(e, b)  # (a regrouped sum would lose its _undef checks)
-        terms = list(_signed_terms(e))
-        fixed = [(sg, x) for sg, x in terms if self._invariant(x)]
-        moving = [(sg, x) for sg, x in terms if not self._invariant(x)]
-        if len(fixed) < 2 or not moving:
-            return super()._arith(e, b)
-        chain = None  # the moving terms as records: their tile reads stay for the pass
-        for sg, x in moving:
-            v = self._term(x, b)
-            chain = (ir.Unary("-", v, paren=False) if sg < 0 else v) if chain is None \
-                else ir.Bin("-" if sg < 0 else "+", chain, v, bare=True)
-        if len(moving) == 1:
-            chain = ir.Call("", (chain,))  # (printed in parentheses)
-        return ir.Bin("+", chain, _join(fixed, self.as_value, b), paren=True)
 
-    def _term(self, x, b) -> ir.Expr:
-        """A moving term of a regrouped sum as a record, spelled as it would be alone.
-        One the printer would put in parentheses inside the sum (an unparenthesised
-        operation) stays text, its tile reads replaced here by the pass's own rule."""
-        v = self.as_value(x, b)
-        if isinstance(v, (ir.Bin, ir.Unary)) and not v.paren:
-            return Text(self.text(replace_reads(v, self.names.gen.tile)))
-        return v
+def _exact(em) -> bool:
+    """Values are float32 integers under the static bound (emit.precision):
+    every sum and max below is exact, so their operands may be regrouped
+    and reordered without changing a bit (no NaN: see fmax_source)."""
+    return em.names.gen.exact
 
-    def _invariant(self, x) -> bool:
-        """A finite literal or a number argument: the same all through a task."""
-        while isinstance(x, tir.Coerce):
-            x = x.expr
-        if isinstance(x, tir.Lit):
-            return isinstance(x.value, int) and not isinstance(x.value, bool)
-        return isinstance(x, tir.Var) and x.scope == "param" and x.name not in self.rec \
-            and x.type in (T.INT, T.FLOAT)
 
-    def _builtin(self, e, b):
-        name = self._interleaved(e.args[0]) if e.name == "len" else None
-        return ir.Name(f"n_{name}") if name is not None else super()._builtin(e, b)
+def _tile_minmax(em, default, e, b):
+    """float32 values: one max.f32 instruction per operand rather than a
+    compare and a select. A chain ``max(max(a, b), c)`` is flattened and
+    the operands computed in this column's earlier rows go last, so the
+    row-to-row dependence passes through one max, not several."""
+    ints = e.type == T.INT and em.index(e.left) and em.index(e.right)
+    if ints or not _exact(em):
+        return default(e, b)
+    gen = em.names.gen
+    operands = []  # (text, reads a cell computed earlier in this column)
+    for x in _flatten(e, e.op):
+        before = gen.current_reads
+        text = em.as_value(x, b)
+        operands.append((text, gen.current_reads != before))
+    operands.sort(key=lambda tc: tc[1])  # stable: the others keep their order
+    texts = [t for t, _ in operands]
+    out = texts[0]
+    for x in texts[1:]:
+        out = ir.Call(f"_f{e.op}", (out, x))
+    return out
 
-    def _interleaved(self, x) -> str | None:
-        if isinstance(x, tir.Var) and x.scope == "param":
-            gen = self.names.gen
-            name = gen.scope_name(x.name)
-            if name in gen.interleaved:
-                return name
-        return None
+
+def _tile_arith(em, default, e, b):
+    """A sum whose terms include several run-invariant ones (``h - open -
+    ext``) adds their total once: one addition on the dependence chain."""
+    if e.type != T.INT or e.op not in "+-" or em.index(e) or not _exact(em) or \
+            any(isinstance(x, tir.Arith) and em.undefined(x) for x in tir.walk(e)):
+        return default(e, b)  # (a regrouped sum would lose its _undef checks)
+    terms = list(_signed_terms(e))
+    fixed = [(sg, x) for sg, x in terms if _invariant(em, x)]
+    moving = [(sg, x) for sg, x in terms if not _invariant(em, x)]
+    if len(fixed) < 2 or not moving:
+        return default(e, b)
+    chain = None  # the moving terms as records: their tile reads stay for the pass
+    for sg, x in moving:
+        v = _term(em, x, b)
+        chain = (ir.Unary("-", v, paren=False) if sg < 0 else v) if chain is None \
+            else ir.Bin("-" if sg < 0 else "+", chain, v, bare=True)
+    if len(moving) == 1:
+        chain = ir.Call("", (chain,))  # (printed in parentheses)
+    return ir.Bin("+", chain, _join(fixed, em.as_value, b), paren=True)
+
+
+def _term(em, x, b) -> ir.Expr:
+    """A moving term of a regrouped sum as a record, spelled as it would be alone.
+    One the printer would put in parentheses inside the sum (an unparenthesised
+    operation) stays text, its tile reads replaced here by the pass's own rule."""
+    v = em.as_value(x, b)
+    if isinstance(v, (ir.Bin, ir.Unary)) and not v.paren:
+        return Text(em.text(replace_reads(v, em.names.gen.tile)))
+    return v
+
+
+def _invariant(em, x) -> bool:
+    """A finite literal or a number argument: the same all through a task."""
+    while isinstance(x, tir.Coerce):
+        x = x.expr
+    if isinstance(x, tir.Lit):
+        return isinstance(x.value, int) and not isinstance(x.value, bool)
+    return isinstance(x, tir.Var) and x.scope == "param" and x.name not in em.rec \
+        and x.type in (T.INT, T.FLOAT)
+
+
+def _tile_builtin(em, default, e, b):
+    name = _interleaved(em, e.args[0]) if e.name == "len" else None
+    return ir.Name(f"n_{name}") if name is not None else default(e, b)
+
+
+def _interleaved(em, x) -> str | None:
+    if isinstance(x, tir.Var) and x.scope == "param":
+        gen = em.names.gen
+        name = gen.scope_name(x.name)
+        if name in gen.interleaved:
+            return name
+    return None
 
 
 class TiledGenerator(CudaGenerator):
@@ -297,10 +312,10 @@ class TiledGenerator(CudaGenerator):
 
     TUPLES = "the register-tiled kernel"  # tuples: the plain generator (emit.tuples)
 
-    def __init__(self, program, plan: TaskPlan, shared_dims: frozenset = frozenset(),
+    def __init__(self, program, plan: TaskPlan, strategy, shared_dims: frozenset = frozenset(),
                  rows: int | None = None, dtype: str = "float64",
                  value: ValueType | None = None):
-        super().__init__(program, plan)
+        super().__init__(program, plan, strategy)
         if len(plan.groups) != 1:
             raise NotCompilable("register tiles for one group of tables")
         self.g = g = plan.groups[0]
@@ -358,13 +373,14 @@ class TiledGenerator(CudaGenerator):
         return CudaPrinter(VALUE, typed_zero=True)
 
     def emitter(self, names, rec, safe_indexes=frozenset()):
-        return _TileEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
+        return ExprEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes,
+                           rules=tile_rules())
 
-    def _extent_expr(self, f, k):
+    def extent_expr(self, f, k):
         t = self.program.functions[f].rec_params[k].type
         if isinstance(t, T.IndexT) and self.scope_name(t.seq) in self.interleaved:
             return ir.Name(f"n_{self.scope_name(t.seq)}")
-        return super()._extent_expr(f, k)
+        return super().extent_expr(f, k)
 
     def read(self, func, args, span=None):
         if func not in self.g.functions or span not in self.deltas:
@@ -383,18 +399,18 @@ class TiledGenerator(CudaGenerator):
         store into it an assignment of its register."""
         return TileRead(func, self.row, 0, 0)
 
-    def _guards(self, f, em, b):
+    def guarded_value(self, f, em, b):
         """Every guard, as an ``if`` the guard pass (kernel.guards) decides over
         the cell's box (recorded on its code, see :meth:`_column`). Where reads
         are hoisted out of the stream (a tile's columns past the peeled ones)
         only the guards the box leaves undecided are emitted: a read of a branch
         the box rules out would be hoisted and loaded where its guard fails."""
         if self.box is None or f.name not in self.g.functions or self.column_hoist is None:
-            return super()._guards(f, em, b)
+            return super().guarded_value(f, em, b)
         names = [p.name for p in f.rec_params]
         live = live_guards(f.guards, {names[self.tdim]: self.box[0], names[self.udim]: self.box[1]})
         if not live:
-            return super()._guards(f, em, b)
+            return super().guarded_value(f, em, b)
         out = b.fresh("val")
         self._guard_chain(tuple(live), 0, em, b, out, f.ret)
         return out
@@ -543,8 +559,8 @@ class TiledGenerator(CudaGenerator):
         text = super().module_source(args, body)
         if self.task_params(args) != self.planned_params:
             raise NotCompilable("the tile functions' parameters differ from the task's")
-        return "\n".join([text] + [f"{self.pr.FUNCTION}\ndef {fn.name}({', '.join(fn.params)}):"
-                                    f"\n{fn.body.render(1)}\n" for fn in self.tile_functions])
+        return "\n".join([text] + [self.pr.function(fn.name, fn.params, fn.body.render(1))
+                                    for fn in self.tile_functions])
 
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """The requested cell is kept by the tile that holds it: never an
@@ -662,9 +678,8 @@ class TiledGenerator(CudaGenerator):
             return
         f = self.program.functions[plan.entry]
         fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
-        em = _FusedEmitter(self.task_names(f), self.program.consts, set(),
-                           self.program.alphabets, fused_nodes)
-        self.give_result(b, ir.Name(self._guards(f, em, b)))
+        em = fused_emitter(self.task_names(f), self.program, fused_nodes)
+        self.give_result(b, ir.Name(self.guarded_value(f, em, b)))
 
     def module_constants(self) -> str:
         """The block size the kernel's sequences are interleaved by; a float32
@@ -682,3 +697,13 @@ class TiledGenerator(CudaGenerator):
                 if name in self.interleaved else []
         return self.task_args(per_argument, windows=False) + [TaskArg("ln", "thread",
                                                                        dtype="int64")]
+
+
+def build_tiles(strategy, program, plan: TaskPlan, shared_dims: frozenset = frozenset(),
+                rows: int | None = None, dtype: str = "float64",
+                value: ValueType | None = None) -> TiledGenerator:
+    """Task-per-thread with a register tile (emit.strategies "cuda register-tiled"):
+    ``shared_dims``, the sequences every task shares (the tile's rows run along one),
+    ``rows`` per tile (default :func:`tile_rows`), the value type (``dtype``: its
+    older form)."""
+    return TiledGenerator(program, plan, strategy, shared_dims, rows, dtype, value)

@@ -165,14 +165,13 @@ def _helpers(k: int, pr) -> str:
         cmp = ">" if op == "max" else "<"
         lines = [f"    if b[{c}] != a[{c}]:\n        return b if b[{c}] {cmp} a[{c}] else a"
                  for c in range(k)]
-        return (f'{pr.FUNCTION}\ndef _t{op}{k}(a, b):\n'
-                + "\n".join(lines) + "\n    return a\n")
+        return pr.function(f"_t{op}{k}", ["a", "b"], "\n".join(lines) + "\n    return a")
     comps = [f"r[{c}]" for c in range(k)]
     same = " and ".join(f"a[{c}] == b[{c}]" for c in range(k))
     stores = "\n".join(f"    r[{c}] = v[{c}]" for c in range(k))
     return (lex("max") + "\n" + lex("min") + "\n"
-            f'{pr.FUNCTION}\ndef _teq{k}(a, b):\n    return {same}\n\n'
-            f'{pr.FUNCTION}\ndef _tget{k}(r):\n    return {literal(comps)}\n\n'
-            f'{pr.FUNCTION}\ndef _tput{k}(r, v):\n{stores}\n\n'
-            f'{pr.FUNCTION}\ndef _tresult{k}_f(F, tid, v):\n'
-            f"    if F[tid] != 0:\n        return {filled(k, pr.nan())}\n    return v\n")
+            + pr.function(f"_teq{k}", ["a", "b"], f"    return {same}") + "\n"
+            + pr.function(f"_tget{k}", ["r"], f"    return {literal(comps)}") + "\n"
+            + pr.function(f"_tput{k}", ["r", "v"], stores) + "\n"
+            + pr.function(f"_tresult{k}_f", ["F", "tid", "v"],
+                          f"    if F[tid] != 0:\n        return {filled(k, pr.nan())}\n    return v"))

@@ -53,10 +53,10 @@ from dataclasses import dataclass
 from dslc import settings
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.emit.cpu import (CpuGenerator, _FusedEmitter, _HelperNames, fused_start, fused_undefined,
-                           in_bounds, printed, requested_tests, window_slot)
-from dslc.emit.cuda import HEADER, KERNEL_DECORATOR
-from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable
+from dslc.emit.cpu import (CpuGenerator, _HelperNames, fused_emitter, fused_start,
+                           fused_undefined, in_bounds, printed, requested_tests, window_slot)
+from dslc.emit.cuda import HEADER
+from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable, Rule
 from dslc.kernel import ir
 from dslc.kernel.verify import verify_body
 from dslc.plan.task import GroupPlan, TaskPlan
@@ -141,24 +141,27 @@ def choose_lanes(program, plan: TaskPlan, real_gpu: bool, block: int,
     return tuple(out)
 
 
-class _LaneEmitter(ExprEmitter):
-    """Cell bodies of a kernel whose ``width`` lanes share a point: each outermost
-    splittable reduction strides over the lanes and is combined across them
-    (a warp reduction, kernel.ir.WarpReduce); reductions inside it, and others, run
-    whole on every lane."""
+class _LaneSplit:
+    """The rules (pyexpr.Rule) of cell bodies of a kernel whose ``width`` lanes share
+    a point: each outermost splittable reduction strides over the lanes and is
+    combined across them (a warp reduction, kernel.ir.WarpReduce); reductions inside
+    it, and others, run whole on every lane. One per emitter: it keeps which
+    reductions are being split."""
 
-    def __init__(self, *args, width: int):
-        super().__init__(*args)
+    def __init__(self, width: int):
         self.width, self.depth = width, 0
         self.split: set[int] = set()  # ids of the reductions being split
 
-    def _reduce(self, e, b):
+    def rules(self) -> tuple[Rule, ...]:
+        return (Rule("reduce", self.reduce), Rule("range_header", self.range_header))
+
+    def reduce(self, em, default, e, b):
         split = self.depth == 0 and splittable(e)
         if split:
             self.split.add(id(e))
         self.depth += 1  # whatever it holds (its bounds included) runs whole
         try:
-            acc = super()._reduce(e, b)
+            acc = default(e, b)
         finally:
             self.depth -= 1
             self.split.discard(id(e))
@@ -166,9 +169,9 @@ class _LaneEmitter(ExprEmitter):
             b.temporary(acc.id, ir.WarpReduce(e.op, acc, self.width))
         return acc
 
-    def _range_header(self, e, var, lo, hi):
+    def range_header(self, em, default, e, var, lo, hi):
         if id(e) not in self.split:
-            return super()._range_header(e, var, lo, hi)
+            return default(e, var, lo, hi)
         return var, (ir.Bin("+", lo, ir.Name("_lane")), ir.Bin("+", hi, ir.Const(1)),
                      ir.Const(self.width))
 
@@ -240,8 +243,8 @@ class WavefrontGenerator(CpuGenerator):
         functions (called from anywhere, lanes diverged or not) never do."""
         if self.width == 1 or isinstance(names, _HelperNames):
             return super().emitter(names, rec, safe_indexes)
-        return _LaneEmitter(names, self.program.consts, rec, self.program.alphabets,
-                            safe_indexes, width=self.width)
+        return ExprEmitter(names, self.program.consts, rec, self.program.alphabets,
+                           safe_indexes, rules=_LaneSplit(self.width).rules())
 
     def _once(self, tests: list) -> ir.Expr:
         """``tests`` all true, for work done once per point: by lane 0 where lanes
@@ -329,11 +332,10 @@ class WavefrontGenerator(CpuGenerator):
         verify_body(tuple(one.stmts), self.TARGET, params + ["c0", "ph"])
         verify_body(tuple(every.stmts), self.TARGET, params + ["first", "count"],
                     cooperative=True)
-        return (
-            f"{KERNEL_DECORATOR}\ndef part_{gi}({', '.join(params + ['c0', 'ph'])}):\n"
-            f"{one.render(1, self.pr)}\n\n\n"
-            f"{KERNEL_DECORATOR}\ndef all_{gi}({', '.join(params + ['first', 'count'])}):\n"
-            f"{every.render(1, self.pr)}\n")
+        return (self.pr.function(f"part_{gi}", params + ["c0", "ph"], one.render(1, self.pr),
+                                 "KERNEL") + "\n\n"
+                + self.pr.function(f"all_{gi}", params + ["first", "count"],
+                                   every.render(1, self.pr), "KERNEL"))
 
     @staticmethod
     def _phases(g) -> list[list[str]]:
@@ -425,10 +427,9 @@ class WavefrontGenerator(CpuGenerator):
             if plan.kind == "value":
                 f = self.program.functions[plan.entry]
                 fused = {id(fu.node): f"acc{k}[0]" for k, fu in enumerate(plan.fused)}
-                em = _FusedEmitter(self.task_names(f), self.program.consts, set(),
-                                   self.program.alphabets, fused)
+                em = fused_emitter(self.task_names(f), self.program, fused)
                 self.current = None
-                b.return_(ir.Name(self._guards(f, em, b)))
+                b.return_(ir.Name(self.guarded_value(f, em, b)))
             else:
                 b.return_(ir.Const(0.0))
             return b, self.pr.library("core", "domain"), list(self.helpers.values())
@@ -442,12 +443,20 @@ class WavefrontGenerator(CpuGenerator):
             [f"acc{k}" for k in range(len(self.plan.fused))]
         from dslc.emit.cpu import HEADER as CPU_HEADER
         return "\n".join([CPU_HEADER, library, *helpers,
-                          f"{Printer.FUNCTION}\ndef final({', '.join(params)}):\n"
-                          f"{b.render(1)}\n"])
+                          Printer().function("final", params, b.render(1))])
 
     def initial(self, k: int) -> float:
         """The start value of accumulator ``k``."""
         return fused_start(self.plan.fused[k])
+
+
+def build_wavefront(strategy, program, plan: TaskPlan, lanes: tuple[Lanes, ...] | None = None,
+                    simulated: bool = False) -> WavefrontGenerator:
+    """One problem on the whole GPU (emit.strategies "cuda whole-GPU wavefront"):
+    kernels per partition and the host's final step; ``lanes`` per group
+    (:func:`choose_lanes`), ``simulated``: for the CUDA simulator. It applies no pass
+    of the table (its kernels are built whole)."""
+    return WavefrontGenerator(program, plan, lanes, simulated)
 
 
 # ---------------------------------------------------------------- the simulator

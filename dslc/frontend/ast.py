@@ -216,9 +216,14 @@ class FuncDef:
 
 @dataclass(frozen=True)
 class DefineAlphabet:
+    """``define alphabet NAME SYMBOLS [where X = Y, ...]``: ``stand_ins`` are the
+    ``(X, Y)`` pairs, a symbol outside the alphabet and the symbol of it that a
+    sequence reads it as (docs/language.md, "Alphabets")."""
+
     name: str
     symbols: tuple[str, ...]
     span: Span
+    stand_ins: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -270,8 +275,24 @@ class ParamDef:
     span: Span
 
 
+@dataclass(frozen=True)
+class Import:
+    """``import "file.bio"`` (``library`` False: a path, relative to the importing
+    file) or ``import stdlib.hmm`` (``library`` True: ``target`` is the dotted
+    name). It is replaced by the imported file's definitions (dslc.check.imports)
+    before anything is checked."""
+
+    target: str
+    library: bool
+    span: Span
+
+
+WHOLE_ONLY = ("sum(r), max(r) and min(r) of one value fold a whole result (a map's or a "
+              "table's values) and are written in script statements")
+
+
 Stmt = (DefineAlphabet | DefineBlock | ConstDef | ScheduleDef | Print | Assign | FuncDef
-        | ParamDef)
+        | ParamDef | Import)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from dslc import deep
 from dslc.deep import MAX_NESTING
 from dslc.errors import DslcError, Span, register_source, source_lines
 from dslc.frontend import ast
+from dslc import numtext
 
 _TWO_63 = 2**63
 
@@ -97,7 +98,7 @@ _DEFINES = {"funcdef": "a function", "param": "a parameter", "const_param": "a p
             "const_stmt": "a constant", "assign": "a variable", "reduction": "a variable",
             "define_alphabet": "an alphabet", "define_block": "a definition",
             "schedule_stmt": "a parameter",
-            "param_stmt": "a parameter"}
+            "param_stmt": "a parameter", "import_stmt": "a module"}
 
 
 def _check_tree(tree: lark.Tree, source_name: str) -> int:
@@ -189,6 +190,8 @@ def _syntax_error(e, text: str, source_name: str, parser: lark.Lark) -> DslcErro
     expected = sorted({_token_name(t, parser) for t in (getattr(e, "expected", None) or [])
                        if not t.startswith("__")})
     if isinstance(e, lark.exceptions.UnexpectedCharacters):
+        if numtext.foreign_digit(text[e.pos_in_stream]) == 0:
+            return DslcError(numtext.foreign_digit_message(text, e.pos_in_stream), span)
         found = f"unexpected character '{text[e.pos_in_stream]}'"
     elif isinstance(e, lark.exceptions.UnexpectedEOF) or getattr(e, "token", None) is None \
             or e.token.type == "$END":
@@ -200,6 +203,12 @@ def _syntax_error(e, text: str, source_name: str, parser: lark.Lark) -> DslcErro
         shown = expected if len(expected) <= 8 else expected[:8] + ["..."]
         msg += "; expected " + (shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1])
     return DslcError(msg, span)
+
+
+def _bare(kind: ast.TypeExpr, word: str) -> bool:
+    """Whether a statement's leading type-like word is just ``word`` (``param``,
+    ``import``: contextual words, no keywords), with no ``[...]``."""
+    return kind.name == word and kind.arg is None and not kind.items
 
 
 def _span_of(source: str, meta_or_tok) -> Span:
@@ -264,12 +273,21 @@ class _ToAst(Transformer):
         return ast.Program(self.src, tuple(stmts))
 
     def define_alphabet(self, meta, items):
-        name, *syms = items
-        if len(syms) == 1 and isinstance(syms[0], Token) and syms[0].type == "STRING":
-            symbols = tuple(_unquote(syms[0], self.src))
-        else:
-            symbols = tuple(syms)
-        return ast.DefineAlphabet(str(name), symbols, self._sp(meta))
+        name, *syms, stand_ins = items
+        chars = len(syms) == 1 and isinstance(syms[0], Token) and syms[0].type == "STRING"
+        symbols = tuple(_unquote(syms[0], self.src)) if chars else tuple(syms)
+        pairs = ()
+        if stand_ins is not None:  # a string of several characters: each of them, where
+            one = chars or all(len(x) == 1 for x in symbols)  # symbols are characters
+            pairs = tuple((c, to) for frm, to in stand_ins
+                          for c in (frm if one and len(frm) > 1 else (frm,)))
+        return ast.DefineAlphabet(str(name), symbols, self._sp(meta), pairs)
+
+    def stand_ins(self, meta, items):
+        return list(items)
+
+    def stand_in(self, meta, items):
+        return (items[0], items[1])
 
     def symbol_token(self, meta, items):
         tok = items[0]
@@ -303,11 +321,29 @@ class _ToAst(Transformer):
 
     def param_stmt(self, meta, items):
         kind, name, default = items
-        if kind.name != "param" or kind.arg is not None or kind.items:
+        if _bare(kind, "import"):
+            raise DslcError(f"'import {name}': import a file by its path in quotes or a "
+                            "library module by its dotted name", self._sp(meta),
+                            hint=f'import "{name}.bio"' + (
+                                ", or a module: import stdlib.hmm" if str(name) == "stdlib"
+                                else f", or import stdlib.{name}"))
+        if not _bare(kind, "param"):
             raise DslcError(f"'{kind} {name}' is not a statement", kind.span,
                             hint=f"declare a script parameter with 'param {name} = ...', assign "
                                  f"with '{name} = ...', or define a function '{kind} {name}(...)'")
         return ast.ParamDef(str(name), default, self._sp(meta))
+
+    def import_stmt(self, meta, items):
+        kind, *target = items
+        if not _bare(kind, "import"):
+            raise DslcError(f"'{kind}' is not a statement", kind.span,
+                            hint='import definitions with import "file.bio" or import stdlib.hmm')
+        if len(target) == 1 and target[0].type == "STRING":
+            path = _unquote(target[0], self.src)
+            if not path:
+                raise DslcError("import of an empty file name", self._sp(target[0]))
+            return ast.Import(path, False, self._sp(meta))
+        return ast.Import(".".join(str(t) for t in target), True, self._sp(meta))
 
     def funcdef(self, meta, items):
         ret, name, *params, body = items
@@ -393,9 +429,20 @@ class _ToAst(Transformer):
 
     def number(self, meta, items):
         text = str(items[0])
-        is_float = any(c in text for c in ".eE")
-        # (an int beyond 64 bits is refused by the checker: 2^63 is fine negated, see neg)
-        return ast.Num(float(text) if is_float else int(text), is_float, self._sp(meta))
+        span = self._sp(meta)
+        if any(c in text for c in ".eE"):
+            value = numtext.finite_float(text)
+            if value is None:
+                raise DslcError(f"the number {numtext.shown(text)} is too large for a float",
+                                span, hint="write inf for an infinity")
+            return ast.Num(value, True, span)
+        # an int beyond 64 bits is refused by the checker (2^63 is fine negated, see neg);
+        # one far longer is refused here, before Python converts it (it refuses past 4,300
+        # digits) and before a message quotes it whole
+        if numtext.significant_digits(text) > numtext.LITERAL_DIGITS:
+            raise DslcError(f"the integer {numtext.shown(text)} does not fit in 64 bits", span,
+                            hint=f"integers lie in {numtext.INT_MIN} .. {numtext.INT_MAX}")
+        return ast.Num(int(text.lstrip("0") or "0"), False, span)
 
     def string(self, meta, items):
         return ast.Str(_unquote(items[0], self.src), self._sp(meta))
@@ -424,7 +471,7 @@ class _ToAst(Transformer):
 
     def extremum(self, meta, items):
         op, *args = items
-        if op == "sum":
+        if op == "sum" and len(args) > 1:
             raise DslcError("sum needs the form sum(v in R : e)", self._sp(meta))
         return ast.Extremum(op, tuple(args), self._sp(meta))
 

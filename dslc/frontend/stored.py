@@ -5,7 +5,7 @@ makes its LALR tables: about 8 MB of a bare process (4 MB of a CPU search's peak
 tens of milliseconds, in every ``dslc run``, for a script whose text has not changed
 since its last run. The run keeps the program it parsed (dslc.runtime.parsed, in the
 cache directory) in the form made here, and reads it back instead of parsing where the
-text, the source's name and this front end are the same.
+text, the source's name and the compiler (dslc.store.key) are the same.
 
 The form is generic over the AST's frozen dataclasses (:mod:`dslc.frontend.ast`, and
 :class:`dslc.errors.Span`): a node is an object naming its class by ``"@"`` with one
@@ -20,10 +20,7 @@ kept (it is parsed each time, on dslc.deep's large stack).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-from importlib import resources
-from pathlib import Path
 
 from dslc.errors import SourceName, Span
 from dslc.frontend import ast
@@ -36,17 +33,6 @@ _CLASSES = {c.__name__: c for c in vars(ast).values()
             and c.__module__ == ast.__name__} | {"Span": Span}
 _NAMES = {"Span": ("file",), "Program": ("source_name",)}  # fields naming the source
 _FIELDS = {name: frozenset(f.name for f in dataclasses.fields(c)) for name, c in _CLASSES.items()}
-
-
-def front_end_digest() -> str:
-    """A digest of what decides a parse: the grammar, the parser and the AST's classes
-    (a kept program is used only by the front end that made it)."""
-    h = hashlib.sha256(f"stored-ast {FORMAT}\n".encode())
-    here = Path(__file__).resolve().parent
-    for name in ("parser.py", "ast.py", "stored.py"):
-        h.update((here / name).read_bytes())
-    h.update(resources.files("dslc.grammar").joinpath("host.lark").read_bytes())
-    return h.hexdigest()
 
 
 def dumps(program: ast.Program) -> str | None:

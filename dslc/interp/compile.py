@@ -82,6 +82,7 @@ class Interpreter:
         table = task.tables.get(key)
         if table is None:
             table = Table(task, callee, cenv, self.extents(callee, cenv, rec, span))
+            table.growable = self.growable(callee)
             if ranges.declared(callee.tf):
                 tf, consts = callee.tf, self.program.consts
                 table.outside = lambda r: ranges.outside(tf, r, cenv, consts)
@@ -89,6 +90,13 @@ class Interpreter:
             if task.fill is not None:
                 task.fill(table)
         return table
+
+    @staticmethod
+    def growable(callee: CompiledFunction) -> tuple[int, ...]:
+        """The recursive parameters whose domain follows the calls (``int`` with no
+        declared range): :meth:`dslc.interp.tables.Table.grow`."""
+        return tuple(k for k, p in enumerate(callee.tf.rec_params)
+                     if not isinstance(p.type, (T.IndexT, T.SymT, T.ExtT)) and p.range is None)
 
     def extents(self, callee: CompiledFunction, cenv: dict, rec: tuple, span) -> tuple[int, ...]:
         """The domain of each recursive parameter: ``0 .. extent``."""
@@ -110,7 +118,7 @@ class Interpreter:
                 boxes = dict(zip(callee.rec_names, out))
                 out.append(max(-1, ranges.box_extent(callee.tf, k, cenv, boxes,
                                                      self.program.consts)))
-            else:  # int: the value it is first called with
+            else:  # int: the value it is first called with, grown by later calls
                 if rec is None or rec[k] is None:
                     raise DslcError(f"{callee.name} has an int parameter {p.name}, whose domain "
                                     f"0..v comes from a call with a value: pass all arguments",

@@ -68,6 +68,7 @@ class Table:
         self.task, self.func, self.env, self.extents = task, func, env, extents
         self.siblings: dict = {}
         self.outside = None  # declared ranges: rec -> (k, lo, hi) of the first left, or None
+        self.growable: tuple[int, ...] = ()  # undeclared int dimensions (see :meth:`grow`)
         self.whole = False  # every cell given at once by a backend (dslc.trace.run)
         self.numbers: Numbers | None = None  # those cells, converted when first read
         size = 1
@@ -98,11 +99,69 @@ class Table:
         self._dense, self._sparse = None, {}
 
     def check_domain(self, rec: tuple, span, call: str) -> None:
+        if self.growable:
+            self.grow(rec, span, call)
         check_point("recursive argument", self.func.rec_names, rec, self.extents, span, call)
         if self.outside is not None:
             bad = self.outside(rec)
             if bad is not None:
                 self._refuse(*bad, rec, span, call)
+
+    def grow(self, rec: tuple, span, call: str) -> None:
+        """Widen an undeclared ``int`` dimension to a call's value above it.
+
+        Such a parameter's domain is ``0 .. v`` for the largest ``v`` any call of the
+        task reaches, whichever call comes first: a reduction that calls ``k(0)``
+        before ``k(n)`` (``max(i in 0 ... n : k(i))``), a recursive call to a state
+        above the first one asked for (``f(i - 1, t)`` for every ``t``). Cells already
+        computed stay valid (a function's value never depends on its domain), so the
+        memo is copied into a larger one; the memo grows geometrically while
+        ``extents`` stays the exact domain, so a reduction over ``n`` calls costs
+        ``O(n)`` copies. A table that would grow past ``DSLC_MAX_TABLE_BYTES`` is the
+        one error left, and it says what to declare."""
+        wanted = list(self.extents)
+        for k in self.growable:
+            v = rec[k]
+            if type(v) is int and v > wanted[k]:
+                wanted[k] = v
+        if tuple(wanted) == self.extents:
+            return
+        _check_growth(self, tuple(wanted), span, call)
+        if self.numbers is not None:
+            self._from_numbers()
+        self.extents = tuple(wanted)
+        if self._sparse is not None:
+            return  # a dict memo needs no room
+        if _size(wanted) > _DENSE_LIMIT:
+            self._sparse = {pt: v for pt, v in np.ndenumerate(self._dense) if v is not None}
+            self._dense = None
+            return
+        if "_dense" not in self.__dict__ or all(w < n for w, n in zip(wanted, self._dense.shape)):
+            return  # not allocated yet, or room left from an earlier growth
+        room = tuple(max(w + 1, 2 * n) if k in self.growable else w + 1
+                     for k, (w, n) in enumerate(zip(wanted, self._dense.shape)))
+        if _size(tuple(r - 1 for r in room)) > _DENSE_LIMIT:
+            room = tuple(w + 1 for w in wanted)
+        dense = np.empty(room, dtype=object)
+        dense[tuple(slice(0, n) for n in self._dense.shape)] = self._dense
+        self._dense = dense
+
+    def _from_numbers(self) -> None:
+        """The cells a backend gave (``numbers``) as the interpreter's values in a
+        memo of its own, before the table grows past them: the readers of a whole
+        table (tracebacks) take ``numbers`` to cover the domain."""
+        cells = {}
+        for point in np.ndindex(*(e + 1 for e in self.extents)):
+            v = self.get(point)
+            if v is not MISSING:
+                cells[point] = v
+        self.numbers, self.whole, self._sparse = None, False, None
+        self.__dict__.pop("_dense", None)
+        if _size(self.extents) > _DENSE_LIMIT:
+            self._sparse = cells
+            return
+        for point, v in cells.items():
+            self._dense[point] = v
 
     def _refuse(self, k: int, lo: int, hi: int, rec: tuple, span, call: str):
         names = self.func.rec_names
@@ -143,6 +202,30 @@ class Table:
             self._dense[rec] = value
         else:
             self._sparse[rec] = value
+
+
+def _size(extents) -> int:
+    size = 1
+    for e in extents:
+        size *= e + 1
+    return size
+
+
+def _check_growth(table: Table, wanted: tuple, span, call: str) -> None:
+    """Refuse growing ``table`` past the table-size limit, naming the parameter to
+    declare (an upward recursion with no end grows until it gets here)."""
+    from dslc.lang.limits import TABLE_CELL_BYTES, max_table_bytes
+
+    if _size(wanted) * TABLE_CELL_BYTES <= max_table_bytes():
+        return
+    names = table.func.rec_names
+    k = max(table.growable, key=lambda k: wanted[k] - table.extents[k])
+    raise DslcError(
+        f"recursive argument {names[k]} = {wanted[k]} would grow the table of "
+        f"{table.func.name} to {_size(wanted):,} cells, past DSLC_MAX_TABLE_BYTES, "
+        f"in the call {call}", span,
+        hint=f"declare the range of {names[k]} ('int {names[k]} in 0 ... N') where it is "
+             "bounded, or check that the recursion moves it toward a base case")
 
 
 def check_point(kind: str, names, values: tuple, extents: tuple, span, call: str,

@@ -144,21 +144,21 @@ class Barrier:
 class _Block:
     """A statement holding a body: how deep the body nests is computed once, when
     the record is made (the tree is built bottom up), so a generator asking after
-    each nesting costs no walk of the tree."""
+    each nesting costs no walk of the tree. What a kind of block adds around its
+    bodies (:func:`children`) is data of its class: ``adds_levels`` of indentation
+    (an empty body then prints ``pass``: one level) and ``adds_loops`` loops."""
 
     body: tuple
     levels: int = field(init=False, compare=False, repr=False)
     loops: int = field(init=False, compare=False, repr=False)
+    adds_levels = 1
+    adds_loops = 0
 
     def __post_init__(self):
-        object.__setattr__(self, "levels", self._levels())
-        object.__setattr__(self, "loops", self._loops())
-
-    def _levels(self) -> int:
-        return 1 + max(1, _levels(self.body))  # an empty body prints ``pass``
-
-    def _loops(self) -> int:
-        return _loops(self.body)
+        bodies = children(self)
+        inner = max(max(1, _levels(b)) if self.adds_levels else _levels(b) for b in bodies)
+        object.__setattr__(self, "levels", self.adds_levels + inner)
+        object.__setattr__(self, "loops", self.adds_loops + max(_loops(b) for b in bodies))
 
 
 @dataclass(frozen=True)
@@ -174,9 +174,7 @@ class Loop(_Block):
     over: tuple = ()
     partition: bool = False
     point: tuple | None = None
-
-    def _loops(self) -> int:
-        return 1 + _loops(self.body)
+    adds_loops = 1
 
 
 @dataclass(frozen=True)
@@ -191,15 +189,6 @@ class If(_Block):
     orelse: tuple | None = None
     chained: bool = False
     guard: object = None
-
-    def _levels(self) -> int:
-        inner = max(1, _levels(self.body))
-        if self.orelse is not None:
-            inner = max(inner, 1, _levels(self.orelse))
-        return 1 + inner
-
-    def _loops(self) -> int:
-        return max(_loops(self.body), _loops(self.orelse or ()))
 
     def with_else(self, orelse: tuple) -> "If":
         """This ``if`` with ``orelse`` as its ``else`` (or that of its last ``elif``)."""
@@ -221,8 +210,7 @@ class _Group(_Block):
     """Statements printed as they are, at the same indentation: a record of what
     they are, for passes."""
 
-    def _levels(self) -> int:
-        return _levels(self.body)
+    adds_levels = 0
 
 
 @dataclass(frozen=True)

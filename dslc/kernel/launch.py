@@ -4,8 +4,8 @@
 the order they run, each calling the generated ``task`` with its arguments unpacked
 from the batch (how each travels: :func:`packed`) and storing its value (or a tuple's
 components) in ``out``. A strategy is the passes it applies, in order (each
-strategy's, with its passes over the task's body, is listed in kernel.strategies,
-whose ``launch_passes`` the targets use):
+strategy's, with its passes over the task's body, is a row of emit.strategies'
+table; kernel.strategies names the lists and ``launch_passes`` applies them):
 
 * the CPU: :data:`CPU` (the loop stays, run in parallel by ``prange``);
 * a GPU, a thread per task: :data:`THREAD_PER_TASK` (the loop becomes the thread's

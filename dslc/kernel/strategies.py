@@ -1,13 +1,14 @@
-"""Every strategy the backends choose, in one table: what builds its body and the
-passes it applies, in order.
+"""What a strategy is, below code generation: its record, the passes over a task's
+body and over its launch, and the functions that apply them.
 
-A strategy is a frozen record: its ``name`` (the string a backend's Decision
-records carry, dslc.cpu.decision), the backend that chooses it, the generator
-that builds the task's body (named by its module and class: generators live in
-dslc.emit, a layer above this one, so the table names them and the layers above
-resolve the name), the passes over the task's body (kernel.body) and over its
-launch (kernel.ir, kernel.launch), each with one line saying what it does, and
-where the task's working storage lives.
+A strategy (:class:`Strategy`) is a frozen record: its ``name`` (the string a
+backend's Decision records carry, dslc.cpu.decision), the backend that chooses it,
+the function that builds the task's body (its builder, in dslc.emit), the passes
+over that body (kernel.body) and over its launch (kernel.ir, kernel.launch), each
+with one line saying what it does, and where the task's working storage lives.
+The table of every strategy is dslc.emit.strategies: it names the builders, which
+live a layer above this one; the passes and the record live here, below them, so
+a builder applies the passes of the row it is given.
 
 The storage layout is data, not a pass: a CUDA generator records each table's
 dimensions (``gen.storage``) and indexes a cell through its ``cell_ref`` with the
@@ -16,7 +17,7 @@ neighbouring words) or outermost (``T[task, slot, i]``, task-per-block: a block'
 threads share one task's rows); the launch allocates those shapes
 (dslc.cuda.backend ``_storage`` records them). ``Strategy.layout`` says which.
 
-The table's passes run through :func:`lower` (a task's body) and
+A strategy's passes run through :func:`lower` (a task's body) and
 :func:`launch_passes` (its launch) only, so no backend applies one by hand; both
 verify the IR before and after each pass (kernel.verify). A pass marked
 ``functions`` runs over the strategy's device functions too (the register tile's
@@ -37,9 +38,6 @@ from dslc.kernel.lane_groups import lane_groups
 from dslc.kernel.per_block import per_block
 from dslc.kernel.register_tile import scalar_replace
 from dslc.kernel.strip_mine import strip_mine
-# strategies, as Decision records (and explain) name them
-from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
-                                      TASK_PER_THREAD, WHOLE_GPU)
 
 
 @dataclass(frozen=True)
@@ -63,12 +61,15 @@ class Pass:
 @dataclass(frozen=True)
 class Strategy:
     """``key``: unique in the table (two strategies may share a Decision ``name``:
-    register tiling is task-per-thread with tile ``rows``)."""
+    register tiling is task-per-thread with tile ``rows``). ``build``: the builder,
+    ``build(strategy, program, plan, *options)`` -> a generator of the task's code
+    (``generate()``), given its own row so that it applies the row's passes (None:
+    no generated code)."""
 
     key: str
     name: str
     backend: str  # "cpu" | "cuda"
-    generator: str | None  # "module.Class" building the task's body (None: no code)
+    build: Callable | None
     layout: str  # where the task's tables live (data, not a pass)
     body: tuple[Pass, ...] = ()
     launch: tuple[Pass, ...] = ()
@@ -122,83 +123,21 @@ VALUE_TYPE = Pass(
     "value type", _value_type,
     "emit.precision's decision made concrete: infinities, conversions and zeros in "
     "float32 or float64", needs="value", functions=True)
+# the launches' passes, one list per kind of launch (emit.strategies' rows name them;
+# the CPU's batch, cpu.modules, reads its own without the table of builders)
+CPU_LAUNCH: tuple[Pass, ...] = ()  # the tasks loop stays, run in parallel by prange
+THREAD_LAUNCH = (THREAD_PER_TASK,)
+BLOCK_LAUNCH = (BLOCK_PER_TASK,)
 # (launch.place: arguments dslc.cuda.placement puts in shared or constant memory are
 # copied there by the block first; applied before a CUDA map's launch passes where
 # any argument is placed, see launch_passes)
 
-# Not yet in the table's pass lists:
+# Not yet in the strategies' pass lists:
 #   the register tile's rows: its generator still builds each row's cells (their box,
 #   hoisted reads, the requested cell's capture), the variants' tests and the peeled head,
 #   and emits, where reads are hoisted out of the stream, only the guards kernel.boxes
 #   leaves live; STRIP_MINE builds the loops around them, REGISTER_TILE does the scalar
 #   replacement, GUARDS the rest.
-
-_TASK_INNERMOST = "per-task storage from the launch, task innermost: T[slot, i, task]"
-
-STRATEGIES = (
-    Strategy("interpreter", INTERPRETER, "cpu", None, "python values",
-             note="the specification itself: what no compiled strategy takes"),
-    Strategy("cpu plain", CPU_PLAIN, "cpu", "dslc.emit.cpu.CpuGenerator",
-             "tables the task allocates itself", body=(),
-             launch=(),  # launch.CPU: the tasks loop stays, run in parallel by prange
-             note="a check raises: the CPU needs no failure flag"),
-    Strategy("cpu task groups", CPU_PACKS, "cpu", "dslc.emit.packs.PackGenerator",
-             "scratch made once per core for a pack of tasks, lane innermost: T[slot, i, lane]",
-             body=(LANE_GROUPS, VALUE_TYPE),  # (value type: float32, float32 checked, float64)
-             note="a check is refused (a padded lane could not report it); its own "
-                  "launch: a pack of tasks per call of ``lanes``"),
-    Strategy("cuda task-per-thread", TASK_PER_THREAD, "cuda",
-             "dslc.emit.cuda.CudaGenerator", _TASK_INNERMOST,
-             body=(VALUE_TYPE, FAILURE_FLAGS), launch=(THREAD_PER_TASK,)),
-    Strategy("cuda register-tiled", TASK_PER_THREAD, "cuda",
-             "dslc.emit.tiles.TiledGenerator",
-             _TASK_INNERMOST + ", and the tile's boundary rows",
-             # (its value type: float32 or float64)
-             body=(STRIP_MINE, REGISTER_TILE, GUARDS, VALUE_TYPE, FAILURE_FLAGS),
-             launch=(THREAD_PER_TASK,),
-             note="the Decision record's ``rows`` is set"),
-    Strategy("cuda task-per-block", TASK_PER_BLOCK, "cuda", "dslc.emit.blocks.BlockGenerator",
-             "per-task storage from the launch, task outermost: T[task, slot, i]",
-             body=(VALUE_TYPE, PER_BLOCK, FAILURE_FLAGS), launch=(BLOCK_PER_TASK,)),
-    Strategy("cuda whole-GPU wavefront", WHOLE_GPU, "cuda",
-             "dslc.emit.wavefront.WavefrontGenerator", "one problem's tables in global memory",
-             note="a kernel (or a cooperative launch) per partition, built by its generator; "
-                  "a check is refused (no task to re-run)"),
-)
-
-BY_KEY = {s.key: s for s in STRATEGIES}
-NAMES = frozenset(s.name for s in STRATEGIES)  # (dslc.lang.strategy_names.NAMES: a test)
-
-
-def strategy(key: str) -> Strategy:
-    return BY_KEY[key]
-
-
-def of_generator(cls) -> Strategy | None:
-    """The strategy whose generator ``cls`` is, or the nearest class it derives from."""
-    by_generator = {s.generator: s for s in STRATEGIES if s.generator}
-    for c in cls.__mro__:
-        found = by_generator.get(f"{c.__module__}.{c.__qualname__}")
-        if found is not None:
-            return found
-    return None
-
-
-def of_decision(backend: str, name: str, tiled: bool = False) -> Strategy:
-    """The strategy a Decision record names (``tiled``: its tile ``rows`` are set)."""
-    found = [s for s in STRATEGIES if s.backend == backend and s.name == name] or \
-        [s for s in STRATEGIES if s.name == name]
-    if len(found) > 1:
-        found = [s for s in found if (s.key == "cuda register-tiled") == tiled]
-    return found[0]
-
-
-def passes(s: Strategy) -> str:
-    """The strategy's passes in order, for people (explain): "" where it has none."""
-    parts = [", ".join(p.name for p in s.body), ", ".join(p.name for p in s.launch)]
-    return "; ".join(f"{what}: {names}" for what, names in zip(("task", "launch"), parts)
-                     if names)
-
 
 def lower(s: Strategy, body, target: str, known, facts: Facts = Facts(),
           functions: tuple = (), **given) -> None:
@@ -239,20 +178,8 @@ def _with(known, free: list):
     return None if known is None else [*known, *free]
 
 
-def launch_passes(s: Strategy, placed: dict | None = None) -> tuple:
+def launch_passes(passes: tuple[Pass, ...], placed: dict | None = None) -> tuple:
     """The passes over a map's launch (kernel.launch ``apply``): the arguments
-    ``placed`` in shared or constant memory first, then the strategy's."""
-    return ((launch.place(placed),) if placed else ()) + tuple(p.run for p in s.launch)
-
-
-def table() -> list[str]:
-    """The table as text: a strategy a line, then its passes, one line each."""
-    out = []
-    for s in STRATEGIES:
-        out.append(f"{s.key} ({s.backend}, decision {s.name!r}): "
-                   f"{s.generator or 'no generated code'}; storage: {s.layout}")
-        out += [f"  body pass {p.name}: {p.does}" for p in s.body]
-        out += [f"  launch pass {p.name}: {p.does}" for p in s.launch]
-        if s.note:
-            out.append(f"  ({s.note})")
-    return out
+    ``placed`` in shared or constant memory first, then ``passes`` (a strategy's
+    ``launch``)."""
+    return ((launch.place(placed),) if placed else ()) + tuple(p.run for p in passes)

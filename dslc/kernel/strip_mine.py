@@ -127,11 +127,7 @@ class Stream(kb._Block):
         return ("u",) + self.coords + self.row_coords + \
             tuple(name for name, _ in self.hoisted or ())
 
-    def _levels(self) -> int:
-        return 1 + max(1, kb.levels(self.body))
-
-    def _loops(self) -> int:
-        return 1 + kb.loops(self.body)
+    adds_loops = 1  # (the column loop around its rows, built by strip_mine)
 
 
 def strip_mine(stmts, tile: Tile) -> tuple:

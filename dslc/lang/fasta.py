@@ -32,19 +32,21 @@ import codecs
 import gzip
 import os
 import re
+import stat
+import threading
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from dslc.errors import DslcError, Span
 from dslc.lang.gather import usable_cores
-from dslc.lang.limits import (LOAD_SETTING, RECORD_SETTING, max_load_bytes,
-                                 max_record_residues)
+from dslc.lang.limits import (FIFO_WAIT_SETTING, LOAD_SETTING, RECORD_SETTING, max_fifo_wait,
+                              max_load_bytes, max_record_residues)
 from dslc.lang.records import Records, SeqPack
-from dslc.lang.values import Alphabet, Sequence
+from dslc.lang.values import Alphabet, Sequence, warn_stand_ins
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20  # bytes read at a time
@@ -75,36 +77,93 @@ def _split_newlines(text: str) -> list[str]:
 
 
 def read_text(path: str, span: Span | None, what: str = "file",
-              newlines_only: bool = False) -> str:
+              newlines_only: bool = False, limit: tuple[int, str] | None = None) -> str:
     """A text file's contents (gunzipped if it starts with the gzip magic), read
     through :func:`text_lines`: its limits and checks hold for every loader.
     Its lines are joined by ``\\n``; ``newlines_only``: only ``\\n``, ``\\r\\n``
-    and ``\\r`` end a line (a script), not form feeds and the like."""
+    and ``\\r`` end a line (a script), not form feeds and the like. ``limit``:
+    ``(bytes, setting)`` in place of the load limit."""
     return "\n".join(line for _, line in text_lines(path, span, what,
-                                                    newlines_only=newlines_only))
+                                                    newlines_only=newlines_only, limit=limit))
 
 
 def text_lines(path: str, span: Span | None, what: str = "file",
                max_line: tuple[int, str] | None = None,
-               newlines_only: bool = False) -> Iterator[tuple[int, str]]:
+               newlines_only: bool = False,
+               limit: tuple[int, str] | None = None) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of a text file, plain or gzipped, read a chunk at a
     time so that nothing larger than a line is held: reading stops with a
     :class:`DslcError` at ``span`` past ``DSLC_MAX_LOAD_BYTES`` (counted after
     decompression), at a byte no text file holds (NUL, other control codes,
     bytes that are not UTF-8), and at a line longer than ``max_line``
     (``(limit, why)``). Line numbers are those of ``str.splitlines`` (with
-    ``newlines_only``: of ``\\n``, ``\\r\\n`` and ``\\r`` alone)."""
+    ``newlines_only``: of ``\\n``, ``\\r\\n`` and ``\\r`` alone). ``limit``:
+    ``(bytes, setting)`` in place of the load limit (a script's is smaller)."""
     path = str(path)
-    limit = max_load_bytes()
-    try:
-        fh = open(path, "rb")
-    except OSError as e:
-        raise _open_error(e, path, what, span) from None
-    with fh:
-        stream = gzip.GzipFile(fileobj=fh) if fh.peek(2)[:2] == _GZIP_MAGIC else fh
+    limit = limit or (max_load_bytes(), LOAD_SETTING)
+    with open_data(path, what, span) as fh:
+        stream = gzip.GzipFile(fileobj=fh) if _starts_gzip(fh, path, what, span) else fh
         yield from _lines(_chunks(stream, path, what, span), limit, max_line, path, what, span,
                           _split_newlines if newlines_only else str.splitlines,
                           _NEWLINES if newlines_only else _BREAKS)
+
+
+def open_data(path: str, what: str, span: Span | None):
+    """``path`` opened for reading in binary, or one DslcError naming it. A FIFO
+    (a named pipe; ``<(zcat x.gz)`` is one) is read as it comes, but opening one
+    waits for a program to open it for writing: that wait is bounded
+    (:func:`_open_fifo`), so a FIFO nobody writes to is an error, not a hang."""
+    try:
+        if stat.S_ISFIFO(os.stat(path).st_mode):
+            return _open_fifo(path, what, span)
+        return open(path, "rb")
+    except OSError as e:
+        raise _open_error(e, path, what, span) from None
+
+
+def _open_fifo(path: str, what: str, span: Span | None):
+    """Open the FIFO ``path`` on a thread of its own, waiting at most
+    ``DSLC_FIFO_WAIT_SECONDS`` for a writer (a plain ``open`` blocks until one
+    comes, with no timeout). Once a writer is there, reading blocks as for any
+    pipe: a program slow to write its first bytes (``<(sort big.txt)``) is waited
+    for. Where none came, this process opens the FIFO for writing for a moment so
+    that the waiting ``open`` returns, and the thread ends."""
+    wait = max_fifo_wait()
+    box: dict = {}
+
+    def opener() -> None:
+        try:
+            box["fh"] = open(path, "rb")
+        except OSError as e:
+            box["error"] = e
+
+    thread = threading.Thread(target=opener, name="dslc-fifo-open", daemon=True)
+    thread.start()
+    thread.join(wait)
+    if thread.is_alive():
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+        thread.join(5)
+        if "fh" in box:
+            box["fh"].close()
+        raise DslcError(f"cannot read {what} '{path}': it is a FIFO (a named pipe) and no "
+                        f"program opened it for writing within {wait} s "
+                        f"({FIFO_WAIT_SETTING})", span,
+                        "start the program that writes to it, or name the file itself")
+    if "error" in box:
+        raise box["error"]
+    return box["fh"]
+
+
+def _starts_gzip(fh, path: str, what: str, span: Span | None) -> bool:
+    """Whether the open file ``fh`` starts with the gzip magic (peeked, not
+    consumed); a read that fails (EIO from a special file) is one DslcError."""
+    try:
+        return fh.peek(2)[:2] == _GZIP_MAGIC
+    except OSError as e:
+        raise _open_error(e, path, what, span) from None
 
 
 def _open_error(e: OSError, path: str, what: str, span: Span | None) -> DslcError:
@@ -132,13 +191,14 @@ def _chunks(stream, path: str, what: str, span: Span | None) -> Iterator[bytes]:
         yield chunk
 
 
-def _lines(chunks: Iterable[bytes], limit: int, max_line, path: str, what: str,
+def _lines(chunks: Iterable[bytes], limit: tuple[int, str], max_line, path: str, what: str,
            span: Span | None, split=str.splitlines,
            breaks: tuple[str, ...] = _BREAKS) -> Iterator[tuple[int, str]]:
     """The numbered lines of decoded chunks. A line still open at the end of a
     chunk waits as a list of pieces, joined once when it ends: an unwrapped
     chromosome is one line of hundreds of megabytes, read in linear time."""
     decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    limit, setting = limit
     total, lineno = 0, 0
     pending: list[str] = []  # the start of a line not ended yet
     pending_len = 0
@@ -156,9 +216,9 @@ def _lines(chunks: Iterable[bytes], limit: int, max_line, path: str, what: str,
     for chunk in chunks:
         total += len(chunk)
         if total > limit:
-            raise DslcError(f"{what} '{path}' holds more than {LOAD_SETTING} = {limit:,} bytes "
+            raise DslcError(f"{what} '{path}' holds more than {setting} = {limit:,} bytes "
                             f"(uncompressed); reading stopped near line {lineno + 1}", span,
-                            f"set {LOAD_SETTING} higher to read it")
+                            f"set {setting} higher to read it")
         bad = len(chunk.translate(None, _CONTROL)) < len(chunk) and _NOT_TEXT.search(chunk)
         if bad:
             raise not_text(chunk, bad.start(), f"holds the byte 0x{chunk[bad.start()]:02x}"
@@ -208,7 +268,8 @@ def case_fold(alphabet: Alphabet) -> dict[str, str] | None:
     syms = alphabet.symbols
     if any(s != s.upper() for s in syms) or not any(c.isalpha() for s in syms for c in s):
         return None
-    return {s.lower(): s for s in syms if s.lower() != s and len(s.lower()) == 1}
+    stand_ins = tuple(frm for frm, _ in alphabet.stand_ins if frm == frm.upper())
+    return {s.lower(): s for s in syms + stand_ins if s.lower() != s and len(s.lower()) == 1}
 
 
 def parse_fasta_text(text: str, alphabet: Alphabet, source_name: str = "<fasta>",
@@ -228,6 +289,7 @@ def parse_fasta_lines(lines: Iterable[tuple[int, str]], alphabet: Alphabet,
         raise DslcError(f"alphabet '{alphabet.name}' has {len(alphabet)} symbols; sequences "
                         "can be read over at most 255", span)
     ctx = _Context(alphabet, case_fold(alphabet), source_name, span, max_record_residues())
+    ctx.read_as.update(alphabet.read_as())
     records: list[Sequence] = []
     current: _Record | None = None
     for lineno, raw in lines:
@@ -247,18 +309,26 @@ def parse_fasta_lines(lines: Iterable[tuple[int, str]], alphabet: Alphabet,
     if current is None:
         raise DslcError(f"{source_name} holds no FASTA records (no line starts with '>')", span)
     records.append(current.finish())
+    ctx.warn()
     return records
 
 
 @dataclass(frozen=True)
 class _Context:
-    """What encoding a record needs to know about the file being read."""
+    """What encoding a record needs to know about the file being read, and the
+    stand-ins it read (``read_as``: the alphabet's, none in strict mode; each
+    one's count in ``seen``, reported once for the file by :meth:`warn`)."""
 
     alphabet: Alphabet
     fold: dict[str, str] | None
     source: str
     span: Span | None
     limit: int  # residues a record may hold
+    read_as: dict[str, str] = field(default_factory=dict)
+    seen: dict[str, int] = field(default_factory=dict)
+
+    def warn(self) -> None:
+        warn_stand_ins(self.source, self.alphabet, self.seen, self.span)
 
 
 class _Record:
@@ -317,25 +387,31 @@ def _stranger(what: str, sym: str, pos: int, lineno: int, alphabet: Alphabet,
               span: Span | None) -> DslcError:
     return DslcError(
         f"{what}: symbol '{sym}' at position {pos} (line {lineno}) is not in alphabet "
-        f"'{alphabet.name}' ({_symbols_text(alphabet)})", span)
+        f"'{alphabet.name}' ({_symbols_text(alphabet)})", span,
+        alphabet.strict_hint(sym.upper() if sym.upper() != sym else sym))
 
 
 def _encode(name: str, lines: list[tuple[int, str]], ctx: _Context, before: int) -> np.ndarray:
     """Codes of some lines of record ``name``, whose ``before`` residues came
     earlier; the first stranger is reported with its position in the record."""
-    alphabet, fold, span = ctx.alphabet, ctx.fold, ctx.span
+    alphabet, fold, span, read_as = ctx.alphabet, ctx.fold, ctx.span, ctx.read_as
     what = f"{ctx.source}: record '{name}'"
     if alphabet.single_chars:
         pieces = ["".join(ln.split()) for _, ln in lines]
         body = "".join(pieces)
         folded = body.translate(str.maketrans(fold)) if fold else body
         codes = _encode_chars(folded, alphabet)
+        if codes is None and read_as:  # stand-ins, counted for the file's warning
+            for c, n in ((c, folded.count(c)) for c in read_as):
+                ctx.seen[c] = ctx.seen.get(c, 0) + n
+            codes = _encode_chars(folded.translate(str.maketrans(read_as)), alphabet)
         if codes is None:  # find the first stranger, as written in the file
             pos = before
             for (lineno, _), piece in zip(lines, pieces):
                 for c in piece:
                     pos += 1
-                    if not alphabet.has(fold.get(c, c) if fold else c):
+                    sym = fold.get(c, c) if fold else c
+                    if not alphabet.has(read_as.get(sym, sym)):
                         raise _stranger(what, c, pos, lineno, alphabet, span)
             raise AssertionError("unreachable: a stranger was seen but not found")
         return codes
@@ -343,6 +419,9 @@ def _encode(name: str, lines: list[tuple[int, str]], ctx: _Context, before: int)
     for lineno, ln in lines:
         for tok in ln.split():
             sym = tok.upper() if fold is not None else tok
+            if sym in read_as:
+                ctx.seen[sym] = ctx.seen.get(sym, 0) + 1
+                sym = read_as[sym]
             if not alphabet.has(sym):
                 raise _stranger(what, tok, before + len(out) + 1, lineno, alphabet, span)
             out.append(alphabet.code(sym))
@@ -379,11 +458,22 @@ def read_fasta(path: str, alphabet: Alphabet, span: Span | None = None) -> Recor
     the value or the exact error."""
     path = str(path)
     if alphabet.single_chars and all(s.isascii() for s in alphabet.symbols) \
-            and len(alphabet) < _FIRST_SPECIAL:
+            and len(alphabet) < _FIRST_SPECIAL and _regular(path):
         pack = _read_packed(path, alphabet, span)
         if pack is not None:
             return Records(pack)
     return Records(SeqPack.of(_read_lines(path, alphabet, span), alphabet))
+
+
+def _regular(path: str) -> bool:
+    """Whether ``path`` is a regular file, which can be read twice. A FIFO
+    (``<(zcat x.gz)``) or a device is read once, by the line reader: were the byte
+    reader to leave it to the line reader after a chunk, that one would find the
+    stream consumed, and read the rest of the records only, or none."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # (the line reader reports the file)
 
 
 def _read_lines(path: str, alphabet: Alphabet, span: Span | None) -> list[Sequence]:
@@ -417,13 +507,10 @@ def _read_packed(path: str, alphabet: Alphabet, span: Span | None) -> SeqPack | 
     gzipped file's trailer (:func:`_gzip_size`), the residues being fewer than the
     (decompressed) bytes; only a multi-member gzip file (or one past 4 GiB) grows it."""
     lut = _byte_table(alphabet)
-    try:
-        fh = open(path, "rb")
-    except OSError as e:
-        raise _open_error(e, path, "FASTA file", span) from None
+    fh = open_data(path, "FASTA file", span)
     try:
         with fh:
-            zipped = fh.peek(2)[:2] == _GZIP_MAGIC
+            zipped = _starts_gzip(fh, path, "FASTA file", span)
             size = min(_gzip_size(fh) if zipped else os.fstat(fh.fileno()).st_size,
                        max_load_bytes()) + 1
             reader = _PackReader(lut, max_load_bytes(), max_record_residues(), size)
@@ -466,8 +553,9 @@ def _byte_table(alphabet: Alphabet) -> np.ndarray:
     fold = case_fold(alphabet) or {}
     for k, s in enumerate(alphabet.symbols):
         lut[ord(s)] = k
-    for low, up in fold.items():
-        lut[ord(low)] = alphabet.code(up)
+    for low, up in fold.items():  # (a stand-in's lower case stays out: the line
+        if alphabet.has(up):  # reader reads stand-ins, and counts them)
+            lut[ord(low)] = alphabet.code(up)
     return lut
 
 

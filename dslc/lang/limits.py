@@ -16,12 +16,23 @@ from dslc.errors import DslcError, Span
 
 GIB = 1 << 30
 
+MIB = 1 << 20
+
 LOAD_SETTING = "DSLC_MAX_LOAD_BYTES"
 RECORD_SETTING = "DSLC_MAX_RECORD_RESIDUES"
 MEMORY_SETTING = "DSLC_MAX_TABLE_BYTES"
+SCRIPT_SETTING = "DSLC_MAX_SCRIPT_BYTES"
+FIFO_WAIT_SETTING = "DSLC_FIFO_WAIT_SECONDS"
 
 DEFAULT_LOAD_BYTES = 16 * GIB  # a UniProt-sized FASTA file, uncompressed
 DEFAULT_RECORD_RESIDUES = 4 * GIB  # beyond the longest assembled chromosomes
+# A script is program text, not data: the largest real ones (a substitution matrix or a
+# model written inline) are tens of kilobytes. Its own limit, far below the data limit,
+# stops a gzipped script that inflates to gigabytes after 4 MiB, not after 16 GiB.
+DEFAULT_SCRIPT_BYTES = 4 * MIB
+# How long opening a FIFO waits for a program to open it for writing (a plain open
+# waits forever): enough for a writer started alongside dslc
+DEFAULT_FIFO_WAIT_SECONDS = 10
 
 # What one cell of a whole-table result costs on the host, on any backend: the
 # table's own storage (a float64, or an object slot of the interpreter's memo),
@@ -35,6 +46,16 @@ MAP_TASK_BYTES = 512
 def max_load_bytes() -> int:
     """The most bytes (after decompression) one ``load`` reads from a file."""
     return settings.number(LOAD_SETTING, DEFAULT_LOAD_BYTES)
+
+
+def max_script_bytes() -> int:
+    """The most bytes (after decompression) a script file may hold."""
+    return settings.number(SCRIPT_SETTING, DEFAULT_SCRIPT_BYTES)
+
+
+def max_fifo_wait() -> int:
+    """The most seconds opening a FIFO waits for its writer."""
+    return settings.number(FIFO_WAIT_SETTING, DEFAULT_FIFO_WAIT_SECONDS)
 
 
 def max_record_residues() -> int:

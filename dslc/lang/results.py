@@ -161,6 +161,9 @@ class MapResult(_Grid):
     # how its tasks are traced again (``alignments(ks)``: dslc.runtime.script.MapTasks),
     # None where no script ran it; not pickled (it holds the run)
     tasks: object = field(default=None, compare=False)
+    # what a reader must know to read the values (an E-value's statistics:
+    # dslc.lang.search_stats), printed as a comment line with them; None for most
+    note: str | None = field(default=None, compare=False)
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "tasks"}

@@ -13,13 +13,20 @@ from dslc.errors import InternalError
 from dslc.lang.values import Alphabet
 
 PROTEIN = "ARNDCQEGHILKMFPSTWYVBZX*"
+# the residues a protein file may hold beyond BLOSUM's 24 symbols, read as X (unknown),
+# as BLAST and HMMER read them: selenocysteine U, pyrrolysine O, J (I or L)
+PROTEIN_STAND_INS = (("U", "X"), ("O", "X"), ("J", "X"))
 
 
 @functools.cache
 def standard_alphabets() -> dict[str, Alphabet]:
-    """``dna`` (ACGT), ``rna`` (ACGU) and ``protein`` (the 20 amino acids, B Z X and *)."""
+    """``dna`` (ACGT), ``rna`` (ACGU) and ``protein`` (the 20 amino acids, B Z X and *,
+    reading U, O and J as X: ``define alphabet protein "..." where "UOJ" = 'X'``).
+    ``dna`` and ``rna`` declare no stand-ins: an ambiguity code (N, R, Y, ...) has no
+    symbol of theirs to stand for; a script that reads them defines an alphabet with
+    N (docs/language.md, "Alphabets")."""
     return {"dna": Alphabet("dna", tuple("ACGT")), "rna": Alphabet("rna", tuple("ACGU")),
-            "protein": Alphabet("protein", tuple(PROTEIN))}
+            "protein": Alphabet("protein", tuple(PROTEIN), stand_ins=PROTEIN_STAND_INS)}
 
 
 def stdlib_dir():

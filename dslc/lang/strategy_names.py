@@ -2,8 +2,8 @@
 (dslc.cpu.decision) and ``explain`` prints them.
 
 What each strategy builds and which passes it applies is the table in
-dslc.kernel.strategies; the names alone live here, in the bottom layer, so that a run
-that only records decisions (a small CPU run) imports no part of the kernel IR.
+dslc.emit.strategies; the names alone live here, in the bottom layer, so that a run
+that only records decisions (a small CPU run) imports no code generator.
 """
 
 INTERPRETER = "interpreter"

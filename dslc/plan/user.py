@@ -25,8 +25,37 @@ def coefficients(sd: ast.ScheduleDef) -> tuple[int, ...]:
 
 
 def user_schedules(program) -> dict[str, tuple[int, ...]]:
-    """Each scheduled function's coefficients (the driver verifies them)."""
-    return {sd.func: coefficients(sd) for sd in program.schedules}
+    """Each scheduled function's coefficients (the driver verifies them); two
+    schedules written for one recursive group must agree (:func:`_check_agree`)."""
+    out = {sd.func: coefficients(sd) for sd in program.schedules}
+    if len(out) > 1:
+        _check_agree(program, out)
+    return out
+
+
+def _check_agree(program, given: dict[str, tuple[int, ...]]) -> None:
+    """A mutually recursive group is evaluated in one order, so it follows one
+    schedule (dslc.plan.task.group_schedule: a smaller function's positions padded
+    with 0). Two schedules of one group that give different coefficients there
+    would leave one unused, silently: refused, naming both."""
+    from dslc.check.tir import groups
+
+    by_func = {sd.func: sd for sd in program.schedules}
+    for grp in groups(program.functions):
+        written = [g for g in grp if g in given]
+        if len(written) < 2:
+            continue
+        width = max(len(given[g]) for g in written)
+        padded = {g: given[g] + (0,) * (width - len(given[g])) for g in written}
+        first = written[0]
+        for other in written[1:]:
+            if padded[other] != padded[first]:
+                a, b = by_func[first], by_func[other]
+                raise DslcError(
+                    f"the schedules of '{first}' (line {a.span.line}) and '{other}' disagree: "
+                    f"they are mutually recursive ({', '.join(grp)}), evaluated in one order",
+                    b.span, hint=f"write one schedule for the group, or the same one for "
+                                 f"'{first}' and '{other}'")
 
 
 def _coefficient(e, var: str, sd) -> int:

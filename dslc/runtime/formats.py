@@ -139,7 +139,9 @@ def _context(alphabet: Alphabet, path: str, span: Span | None) -> _Context:
     if len(alphabet) > 255:
         raise DslcError(f"alphabet '{alphabet.name}' has {len(alphabet)} symbols; sequences "
                         "can be read over at most 255", span)
-    return _Context(alphabet, case_fold(alphabet), path, span, max_record_residues())
+    ctx = _Context(alphabet, case_fold(alphabet), path, span, max_record_residues())
+    ctx.read_as.update(alphabet.read_as())
+    return ctx
 
 
 def read_fastq(path: str, alphabet: Alphabet, span: Span | None = None) -> list[Sequence]:
@@ -162,6 +164,7 @@ def read_fastq(path: str, alphabet: Alphabet, span: Span | None = None) -> list[
                         span) from None
     if not out:
         raise DslcError(f"{path} holds no FASTQ records (no line starts with '@')", span)
+    ctx.warn()
     return out
 
 
@@ -204,6 +207,7 @@ def read_stockholm(path: str, alphabet: Alphabet, span: Span | None = None) -> l
     if not out:
         raise DslcError(f"{path} holds no Stockholm alignment (no '# STOCKHOLM 1.0' header "
                         "followed by sequence lines)", span)
+    ctx.warn()
     return out
 
 

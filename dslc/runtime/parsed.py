@@ -2,21 +2,24 @@
 
 A ``dslc run`` of a script run before reads its program back (dslc.frontend.stored)
 instead of building the parser, so the run imports no parser at all (4 MB of a CPU
-search's peak, and tens of milliseconds of its start). The entry is named by a digest of
-the front end, the source's name (its spans name it) and the text; it holds that key and
-a checksum of the program, and is used only where both still match and it reads back as
+search's peak, and tens of milliseconds of its start). The entry is named by the key of
+every cache (dslc.store.key: the whole installed compiler among it) over the source's
+name (its spans name it) and the text; it holds that key and a checksum of the program, and is used only where both still match and it reads back as
 a program; the cache's size cap counts and removes it like any entry
-(dslc.cpu.cache_entries). Anything else, including a syntax error, takes the parser's
+(dslc.store.entries). Anything else, including a syntax error, takes the parser's
 path, which reports errors as before; only a program that parsed is kept. Where the
 cache directory cannot be used the run parses, as it would without this, and says
 nothing about the cache (a run that compiles something reports it there).
+
+An entry is one file's program, its ``import`` statements unresolved: the files it
+imports are read on every run and each parsed (or read back) through here under its
+own text and name (dslc.check.imports), so an edit to an imported file is never
+hidden behind the importing script's entry.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import json
 
 from dslc.errors import DslcError, register_source
 from dslc.frontend import stored
@@ -24,7 +27,7 @@ from dslc.frontend import stored
 
 def parse(text: str, source_name: str):
     """``dslc.frontend.parser.parse(text, source_name)``, read back where kept."""
-    from dslc.cpu.cache import quiet_dir
+    from dslc.store.disk import quiet_dir
 
     kept = quiet_dir() is not None  # (no usable cache: parsed, and nothing said about it)
     key = _key(text, source_name)
@@ -40,16 +43,12 @@ def parse(text: str, source_name: str):
     return program
 
 
-@functools.cache
-def _front_end() -> str:
-    return stored.front_end_digest()
-
-
 def _key(text: str, source_name: str) -> str:
-    h = hashlib.sha256(_front_end().encode())
-    h.update(json.dumps([str(source_name), len(text)]).encode())
-    h.update(text.encode("utf-8", "surrogatepass"))
-    return h.hexdigest()[:32]
+    """The entry's name: every cache's key (dslc.store.key, the whole installed
+    compiler among it) of the stored form's version, the source's name and the text."""
+    from dslc.store.key import key
+
+    return key("parse", stored.FORMAT, str(source_name), text)
 
 
 def _check(key: str, body: str) -> str:
@@ -57,7 +56,7 @@ def _check(key: str, body: str) -> str:
 
 
 def _read(key: str, name):
-    from dslc.cpu.cache import read_entry
+    from dslc.store.disk import read_entry
 
     text = read_entry(f"ast_{key}.json")  # (its use recorded: the size cap keeps it)
     if text is None:
@@ -69,7 +68,7 @@ def _read(key: str, name):
 
 
 def _write(key: str, program) -> None:
-    from dslc.cpu.cache import write_entry
+    from dslc.store.disk import write_entry
 
     try:
         body = stored.dumps(program)

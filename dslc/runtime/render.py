@@ -189,7 +189,8 @@ def _lines_one(name: str, value) -> list:
     if isinstance(value, MapResult):
         head = f"{name} = map of {value.func}" + (
             f", {' x '.join(map(str, value.shape))}" if value.values.ndim else "")
-        return [head, *_grid_lines(value.values, value.value_type, value.axes)]
+        note = [f"# {value.note}"] if value.note else []
+        return [head, *note, *_grid_lines(value.values, value.value_type, value.axes)]
     if is_list(value):
         lines = [f"{name} = list of {len(value)}"]
         for k, x in enumerate(value[:20]):

@@ -9,6 +9,7 @@ and task in any error raised while running.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -106,6 +107,8 @@ class ScriptRunner:
                 return not self.eval(x)
             case ast.Binary():
                 return self._binary(e)
+            case ast.Extremum(args=(_,)):
+                return self._whole(e)
             case ast.If(cond=c, then=a, orelse=b):
                 return self.eval(a) if self.eval(c) else self.eval(b)
         raise DslcError("this expression cannot be evaluated in a script statement", e.span)
@@ -116,7 +119,30 @@ class ScriptRunner:
         return v
 
     def _binary(self, e: ast.Binary):
-        a, b = self.eval(e.left), self.eval(e.right)
+        return self._combine(e, self.eval(e.left), self.eval(e.right))
+
+    def _whole(self, e: ast.Extremum):
+        """``sum(r)``, ``max(r)``, ``min(r)`` of a map result or table: its values
+        folded in order with the script's own ``+``, ``max``, ``min`` (so an int
+        total is checked for overflow, probabilities add in log space, ``inf``
+        absorbs); an empty result gives the empty reduction's value."""
+        r = self.eval(e.args[0])
+        if not isinstance(r, (MapResult, TableResult)):
+            raise DslcError(f"{e.op}(r) folds the numbers of a map result or a table, "
+                            f"not {describe(r)}", e.args[0].span)
+        step = ast.Binary("+" if e.op == "sum" else e.op, e.args[0], e.args[0], e.span)
+        acc = None
+        for idx in np.ndindex(*np.shape(r.values)):
+            v = r[idx]
+            if v is None:
+                continue  # (a cell outside a declared range: no value)
+            acc = v if acc is None else self._combine(step, acc, v)
+        if acc is None:
+            return {"sum": 0, "max": -math.inf, "min": math.inf}[e.op]
+        return acc
+
+    def _combine(self, e: ast.Binary, a, b):
+        """``a OP b`` for the values of ``e``'s operands."""
         if e.op in ("and", "or"):
             return (a and b) if e.op == "and" else (a or b)
         if isinstance(a, Prob) or isinstance(b, Prob):
@@ -217,6 +243,8 @@ class ScriptRunner:
             raw = self.backend.value(e.func, bound, e.span, what)
             runlog.ran(self.backend, "call", e.func)
             return wrap(raw, tf.ret.name)
+        if not tf.is_table:
+            return self._every_point(tf, e, values, what)
         calling = tf.calling_params
         bound = {}
         for p, v in zip(calling, values):
@@ -227,6 +255,9 @@ class ScriptRunner:
         runlog.ran(self.backend, "table", e.func)
         return TableResult(e.func, tf.ret.name, _typed(raw, tf.ret.name),
                            table_axes(tf, bound, self.p))
+
+    def _every_point(self, tf, e: ast.Call, values: list, what: str) -> TableResult:
+        return every_point(self.backend, self.p, tf, values, e.span, what)
 
     def _map(self, e: ast.Map):
         tf = self.p.functions[e.func]
@@ -463,8 +494,53 @@ def table_axes(tf, bound: dict, program) -> tuple[Axis, ...]:
         elif isinstance(p.type, T.SymT):
             axes.append(Axis(p.name, program.alphabets[p.type.alpha.name].symbols))
         else:
-            axes.append(Axis(p.name))
+            axes.append(Axis(p.name, _element_labels(p.type, bound, program), numbered=True))
     return tuple(axes)
+
+
+def every_point(backend, program, tf, values: list, span, what: str) -> TableResult:
+    """``f(calling arguments)`` of a function without a table (the checker lets only
+    those whose recursive parameters span a box through: positions, symbols, model
+    elements): ``f`` called at every point of that box, each call as a call with all
+    its arguments, so every backend gives its own values, the table printed and
+    folded like a recursive function's."""
+    calling = tf.calling_params
+    raw = dict(zip((p.name for p in calling), values))
+    bound = {p.name: bind_value(v, p.type, program, span, raw,
+                                what=f"argument '{p.name}' of {tf.name}")
+             for p, v in zip(calling, values)}
+    ranges = [_element_range(p.type, bound, program) for p in tf.rec_params]
+    cells = []
+    for point in itertools.product(*ranges):
+        raw.update(zip((p.name for p in tf.rec_params), point))
+        full = bind_call(tf, [raw[p.name] for p in tf.params], program, span)
+        cells.append(backend.value(tf.name, full, span, what))
+    runlog.ran(backend, f"{len(cells)} calls", tf.name)
+    flat = np.empty(len(cells), dtype=object)
+    flat[:] = cells
+    shape = tuple(len(r) for r in ranges)
+    return TableResult(tf.name, tf.ret.name, to_array(flat, tf.ret.name).reshape(shape),
+                       table_axes(tf, bound, program))
+
+
+def _element_range(t, bound: dict, program) -> list:
+    """The arguments a recursive parameter of type ``t`` takes over its whole
+    domain: positions ``0 .. len(s)``, an alphabet's symbols, a model's elements."""
+    if isinstance(t, T.IndexT):
+        return list(range(len(bound[t.seq]) + 1))
+    if isinstance(t, T.SymT):
+        return list(program.alphabets[t.alpha.name].symbols)
+    return list(range(program.registry.types[t.name].size(bound[t.owner])))
+
+
+def _element_labels(t, bound: dict, program) -> tuple[str, ...] | None:
+    """The names of an extension's elements along a table axis (``state[h]``: the
+    model's state names), where the type's extension gives them (TypeSpec.labels)."""
+    if not isinstance(t, T.ExtT) or t.owner is None or t.owner not in bound:
+        return None
+    spec = program.registry.types.get(t.name)
+    names = getattr(spec, "labels", None)
+    return None if names is None else tuple(str(x) for x in names(bound[t.owner]))
 
 
 def seq_lengths(items) -> tuple[int, ...] | None:

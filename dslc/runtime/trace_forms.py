@@ -13,6 +13,13 @@ from dslc.trace.run import TraceRunner
 
 
 def evaluate(runner, e: ast.Call):
+    if e.func == "brackets":
+        from dslc.trace.brackets import brackets
+
+        try:
+            return brackets(runner.eval(e.args[0]))
+        except DslcError as err:
+            raise DslcError(err.message, e.span, err.hint) from None
     if e.func == "align":
         values = [runner.eval(a) for a in e.args]
         try:
@@ -58,7 +65,8 @@ def map_alignments(runner, func: str, batch, span, ks: list[int]) -> list:
             try:
                 out.append(alignment(d))
             except DslcError as err:
-                raise DslcError(f"--align: {err.message}", span, err.hint) from None
+                raise DslcError(f"the rows' alignments (--align, --columns): {err.message}",
+                                span, err.hint) from None
         return out
     timed = getattr(runner.backend, "traced", None)
     if timed is None:

@@ -10,7 +10,9 @@ short range is formatted once per value in that range (by the same
 :func:`dslc.runtime.cells.text_array` that formats each cell otherwise) and
 looked up, and any other column's cells are formatted by
 :func:`~dslc.runtime.cells.text_array` with the separator a cell of its own.
-The text is what ``hits._tsv_table``'s row-by-row path gives, byte for byte.
+The rows come in the order the table is printed (``hits.shape_ids``: a search
+by query, then E-value), gathered by task number. The text is what
+``hits._tsv_table``'s row-by-row path gives, byte for byte.
 """
 
 from __future__ import annotations
@@ -29,22 +31,27 @@ _SPAN = 1 << 22  # the most distinct ints formatted ahead for a lookup
 _LONG = 4096  # a last axis this long makes a block of rows per index of the others
 
 
-def tsv_text(table: HitTable, head: str, field) -> str | None:
-    """The table's TSV: the line ``head``, then a line per row; None where a
-    column is not numbers (the caller then makes the rows one by one).
-    ``field`` escapes a record name (``hits._field``).
+def tsv_text(table: HitTable, head: str, field, ids: np.ndarray | None = None) -> str | None:
+    """The table's TSV: the line ``head`` (none where it is None), then a line
+    per row; None where a column is not numbers (the caller then makes the rows
+    one by one). ``field`` escapes a record name (``hits._field``); ``ids``: the
+    rows' task numbers in the order printed (None: every task, in task order).
 
-    Where the last axis is long (a database), the rows of one index of the
-    other axes (a query) share those axes' record names: they are written once
-    after the line break that ends each row (a cell of its own, or glued to an
-    int column's looked-up texts), so a row of a search's result is two cells.
-    All the cells go into one list for one ``str.join``: the text is copied
-    once."""
+    Where the last axis is long (a database) and the rows of each index of the
+    other axes (a query) come together, as a search's table sorted by query
+    prints them, those rows share the other axes' record names: they are
+    written once after the line break that ends each row (a cell of its own,
+    or glued to an int column's looked-up texts), so a row of a search's result
+    is two cells. All the cells go into one list for one ``str.join``: the text
+    is copied once."""
     shape = table.columns[0][1].values.shape
     if not table.axes:
         return None
     count = math.prod(shape)
+    ids = np.arange(count, dtype=np.int64) if ids is None else np.asarray(ids, dtype=np.int64)
     split = len(shape) - 1 if shape[-1] >= _LONG else 0  # axes before it: one index a block
+    if split and len(ids) > 1 and np.any(np.diff(ids // math.prod(shape[split:])) < 0):
+        split = 0  # (the queries' rows interleave: every row names all its records)
     inner = math.prod(shape[split:])
     last = len(table.columns) - 1
     columns = [_Column.of(r, k == last, inner if k == last else count)
@@ -52,23 +59,37 @@ def tsv_text(table: HitTable, head: str, field) -> str | None:
     if any(c is None for c in columns):
         return None
     names = [_glued(escaped(_labels(a, n), field), "\t") for a, n in zip(table.axes, shape)]
-    inner_names = [np.array(x, dtype=object) for x in names[split:]] if len(shape) - split > 1 \
-        else names[split:]
+    inner_names = [np.array(x, dtype=object) for x in names[split:]]
     width = len(shape) - split + sum(c.width for c in columns)
-    blocks = [(outer, o * inner + start, start, min(_BLOCK, inner - start))
-              for o, outer in enumerate(np.ndindex(*shape[:split]))
-              for start in range(0, inner, _BLOCK)] if count else []
+    blocks = [(outer, o * inner, lo + s, min(_BLOCK, hi - lo - s))
+              for o, outer, lo, hi in _groups(ids, shape[:split], inner)
+              for s in range(0, hi - lo, _BLOCK)]
     items: list = [None] * (1 + sum(1 + size * width for *_, size in blocks))
-    items[0], at = head, 1
-    for outer, flat, start, size in blocks:
+    items[0], at = head or "", 1
+    for outer, base, start, size in blocks:
         prefix = "".join(names[d][k] for d, k in enumerate(outer))
         items[at] = "\n" + prefix  # (after the head, or the last row of the block before)
-        pieces = _pieces(inner_names, columns, shape[split:], (flat, size), "\n" + prefix, start)
+        rows = ids[start:start + size]
+        pieces = _pieces(inner_names, columns, shape[split:], rows, rows - base, "\n" + prefix)
         for j, piece in enumerate(pieces, at + 1):
             items[j:at + 1 + size * width:width] = piece
         at += 1 + size * width
         items[at - 1] = items[at - 1][:len(items[at - 1]) - 1 - len(prefix)]  # its last row
-    return "".join(items)
+    text = "".join(items)
+    return text[1:] if head is None and text else text  # (no head: no line break before)
+
+
+def _groups(ids: np.ndarray, outer_shape: tuple, inner: int) -> list[tuple]:
+    """The runs of ``ids`` that share an index of the outer axes: ``(that index
+    flat, as a tuple, first, end)`` (one run of them all where there are none)."""
+    if not len(ids):
+        return []
+    if not outer_shape:
+        return [(0, (), 0, len(ids))]
+    o = ids // inner
+    cuts = [0, *(np.flatnonzero(np.diff(o)) + 1).tolist(), len(ids)]
+    return [(int(o[lo]), tuple(int(x) for x in np.unravel_index(int(o[lo]), outer_shape)),
+             lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:])]
 
 
 def escaped(texts: list[str], field) -> list[str]:
@@ -106,16 +127,16 @@ class _Column:
         texts = cells.text_array(values, result.value_type, tsv=True)
         return None if texts is None else _Column(texts, None, last)
 
-    def pieces(self, start: int, stop: int, end: str) -> list[list]:
-        """The cells of rows ``start`` to ``stop``, then (unless glued to
-        them) what follows each: a tab, or ``end`` after a row's last column."""
+    def pieces(self, rows: np.ndarray, end: str) -> list[list]:
+        """The cells of tasks ``rows``, then (unless glued to them) what follows
+        each: a tab, or ``end`` after a row's last column."""
         after = end if self.last else "\t"
         if self.texts is not None:
-            return [self.texts[start:stop].tolist(), [after] * (stop - start)]
+            return [self.texts[rows].tolist(), [after] * len(rows)]
         texts, places = self.lookup
         if after not in self.glued:
             self.glued[after] = np.array(_glued(texts, after), dtype=object)
-        return [self.glued[after][places[start:stop]].tolist()]
+        return [self.glued[after][places[rows]].tolist()]
 
 
 def _int_range(values: np.ndarray, rows: int) -> tuple[list[str], np.ndarray] | None:
@@ -134,18 +155,13 @@ def _int_range(values: np.ndarray, rows: int) -> tuple[list[str], np.ndarray] | 
     return texts.tolist(), values.ravel().astype(np.int64) - low
 
 
-def _pieces(names: list, columns: list[_Column], shape: tuple, rows: tuple, end: str,
-            inner_start: int) -> list[list]:
-    """The cells of ``rows`` (the first's index in task order, how many), a
-    list per place in a row: the record names on ``shape``'s axes (``names``;
-    the rows start at ``inner_start`` of them), then each column's."""
-    start, size = rows
-    if len(shape) == 1:
-        pieces = [labels[inner_start:inner_start + size] for labels in names]
-    else:
-        where = np.unravel_index(np.arange(inner_start, inner_start + size, dtype=np.int64),
-                                 shape)
-        pieces = [labels[k].tolist() for labels, k in zip(names, where)]
+def _pieces(names: list, columns: list[_Column], shape: tuple, rows: np.ndarray,
+            inner: np.ndarray, end: str) -> list[list]:
+    """The cells of tasks ``rows`` (their places within ``shape``, the inner
+    axes: ``inner``), a list per place in a row: the record names on those axes
+    (``names``), then each column's."""
+    where = np.unravel_index(inner, shape) if len(shape) > 1 else (inner,)
+    pieces = [labels[k].tolist() for labels, k in zip(names, where)]
     for column in columns:
-        pieces.extend(column.pieces(start, start + size, end))
+        pieces.extend(column.pieces(rows, end))
     return pieces

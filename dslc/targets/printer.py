@@ -60,6 +60,8 @@ class Printer:
     # thread's switch interval (5 ms): a 45 us walk took 360 us on average, 880 at the 90th
     # percentile (``nogil`` pays where the call is long and other threads run compiled code)
     SHORT = "@numba.njit(cache=True)"
+    # a pack's lanes (emit.packs): Numba told that no two arrays overlap
+    NOALIAS = "@numba.njit(cache=True, noalias=True)"
     device = False
 
     def __init__(self, value: str = "float64", typed_zero: bool = False,
@@ -124,6 +126,13 @@ class Printer:
         return any(runtime.fails(n) for n in self.used if n not in dropped)
 
     # ------------------------------------------------------------------ modules
+    def function(self, name: str, params, body: str, kind: str = "FUNCTION") -> str:
+        """A generated function as module text: the target's decorator of ``kind``
+        (``FUNCTION``: a task or a helper; ``KERNEL`` or ``SERIAL``: a launch; ``SHORT``,
+        ``NOALIAS``, ``HELPER``), its
+        ``def`` line and ``body``, its statements printed one level in."""
+        return f"{getattr(self, kind)}\ndef {name}({', '.join(params)}):\n{body}\n"
+
     def library(self, *groups: str) -> str:
         """The runtime helpers of ``groups`` (targets.runtime), as module text."""
         return "".join(f"\n{self.HELPER}\n{h.host}\n" for h in runtime.HELPERS
@@ -132,6 +141,7 @@ class Printer:
     # ------------------------------------------------------------------ launches
     # (kernel IR, dslc.kernel.ir: the function that hands a map's tasks to ``task``)
     KERNEL = "@numba.njit(parallel=True, cache=True)"
+    SERIAL = "@numba.njit(parallel=False, cache=True)"  # a launch run on one core
 
     def length(self, x: str) -> str:
         return f"len({x})"
@@ -241,6 +251,11 @@ class CudaPrinter(Printer):
         return "".join(out)
 
     # ------------------------------------------------------------------ launches
+    # Every kernel is cached on disk by Numba-CUDA beside its generated module (one entry
+    # per signature and compute capability), so a second process that loads the same module
+    # launches the kernels it compiled before instead of compiling them again. Generated
+    # modules are named by the hash of their text, so a cached kernel can only belong to the
+    # code that made it.
     KERNEL = "@cuda.jit(cache=True)"
     _THREAD = {"global": "cuda.grid(1)", "block": "cuda.blockIdx.x",
                "thread": "cuda.threadIdx.x", "width": "cuda.blockDim.x",

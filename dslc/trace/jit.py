@@ -28,13 +28,12 @@ reports the error), a body's value differs from its cell's, or a cell's value ha
 exact conversion: the compiled route decides only what it decides exactly.
 
 The walk's source and arguments are kept in the disk cache like the backend's own
-plans (dslc.cpu.modules, keyed by the table's plan key), and Numba caches its machine
+plans (dslc.cpu.modules, keyed by the table's plan key for the target ``walk``), and Numba caches its machine
 code, so a second process neither plans nor compiles it again.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from dataclasses import dataclass
@@ -186,7 +185,7 @@ class WalkSource:
         params = printed(args) + [f"T_{n}" for n in shape.names] + ["fid"] + \
             [f"q_{k}" for k in range(shape.rank)] + ["st", "sv", "ch"]
         src = [HEADER, gen.pr.library("core", "domain"), *gen.helpers.values(), _EXACT,
-               f"{gen.pr.SHORT}\ndef walk({', '.join(params)}):\n{b.render(1)}\n"]
+               gen.pr.function("walk", params, b.render(1), "SHORT")]
         return "\n".join(src), args
 
     def _function(self, name: str, outer):
@@ -541,8 +540,7 @@ class Walks:
         cpu = self.cpu
         t0 = time.perf_counter()
         scope = cpu._table_plan_scope(func, calling)
-        key = hashlib.sha256((_SELF + cpu.plan_key(func, "table", scope, None)).encode()) \
-            .hexdigest()[:32]
+        key = cpu.plan_key(func, "table", scope, None, target="walk")
         hit = modules.cached_plan(key) if cpu.disk_cache else None
         if hit is not None:
             source, args = hit[0], hit[1]
@@ -556,14 +554,6 @@ class Walks:
         return got
 
 
-def _self_digest() -> str:
-    """This module's own digest: the walk's generator is part of its cache key (the
-    backend's key covers the code generator it shares)."""
-    with open(__file__, "rb") as fh:
-        return "walk" + hashlib.sha256(fh.read()).hexdigest()
-
-
-_SELF = _self_digest()
 _NONE = object()  # (no walk made yet: None is a walk that cannot be made)
 
 

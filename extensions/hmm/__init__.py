@@ -81,7 +81,9 @@ Choices where the contract is silent:
   otherwise. ``load(hmm[A], file)`` picks the alphabet ``A`` instead.
 * Decoding from Python: :func:`viterbi_path` and :func:`posterior_decoding`
   (module :mod:`.decode`) run the standard library's ``hmm_vtrace`` and
-  ``hmm_pstate`` and give state names.
+  ``hmm_pstate`` and give state names; :func:`decoding` gives both beside the
+  posteriors, as a TSV and a matplotlib plot (``python -m
+  dslc_extensions.hmm.decode``).
 * Element results of accessors on states and transitions make no promise to
   the dependence analysis (``sdk.ANY``): a transition may go forwards or
   backwards in the numbering.
@@ -96,11 +98,12 @@ from dslc.sdk import DslcError
 
 from .model import HMM
 
-__all__ = ["extension", "HMM", "ViterbiPath", "viterbi_path", "posterior_decoding"]
+__all__ = ["extension", "HMM", "ViterbiPath", "viterbi_path", "posterior_decoding", "Decoding",
+           "decoding"]
 
 # The parsers of define blocks and HMMER3 files, the search profile and decoding are
 # imported where first used: a script that reads no model needs none of them.
-_DECODE = ("ViterbiPath", "viterbi_path", "posterior_decoding")
+_DECODE = ("ViterbiPath", "viterbi_path", "posterior_decoding", "Decoding", "decoding")
 
 
 def __getattr__(name: str):
@@ -500,6 +503,7 @@ extension = sdk.Extension(
                      doc="a hidden Markov model (define hmm NAME { ... } or load(hmm, file))"),
         sdk.TypeSpec(name="state", role="recursive", bracket="owner",
                      size=lambda h: _need_model(h, "state[...]").n_states,
+                     labels=lambda h: tuple(s.name for s in h.states),
                      device_size=_silent.len,
                      doc="a state of model h: 0 is the start state, n-1 the end state"),
         sdk.TypeSpec(name="pnode", role="recursive", bracket="owner",

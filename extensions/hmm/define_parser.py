@@ -168,7 +168,7 @@ def _strip(text: str, start: int, end: int) -> tuple[int, int]:
 
 # --------------------------------------------------------------------------- expressions
 
-_TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>" + _IDENT
+_TOKEN = re.compile(r"\s*(?:(?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)|(?P<name>" + _IDENT
                     + r")|(?P<op>[-+*/()]))")
 
 

@@ -370,14 +370,20 @@ def _binary_hmm(path: str, span: Span | None) -> bytes | None:
     Binary files start with a magic number whose first byte is not ASCII.
     The file is read a megabyte at a time up to ``DSLC_MAX_LOAD_BYTES``: one
     ``read`` of the whole limit would reserve the limit (16 GiB by default) up
-    front, more than an ordinary ``ulimit -v`` allows."""
+    front, more than an ordinary ``ulimit -v`` allows. Only a regular file is
+    looked at here: the bytes of a FIFO (``<(zcat x.hmm.gz)``) can be read only
+    once, so it goes to the text reader, which bounds the wait for a writer."""
     import gzip
+    import os
+    import stat
     import zlib
 
     from dslc.sdk import LOAD_SETTING, max_load_bytes
 
     limit = max_load_bytes()
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None  # a FIFO is read once, by the text reader (its wait is bounded)
         with open(path, "rb") as fh:
             head = fh.read(2)
             fh.seek(0)

@@ -31,9 +31,9 @@ import numpy as np
 from dslc import sdk
 from dslc.sdk import Alphabet, DslcError, Matrix, Span
 
-_INT = re.compile(r"[+-]?\d+\Z")
-_FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z|[+-]?inf(inity)?\Z", re.I)
-_I64 = np.iinfo(np.int64)
+_INT = re.compile(r"[+-]?[0-9]+\Z")  # ASCII digits: Python's \d matches every script's
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z|[+-]?inf(inity)?\Z",
+                    re.I)
 
 
 class _Where:
@@ -83,6 +83,21 @@ def _cells(text: str) -> list[tuple[int, list[tuple[int, str]]]]:
     return rows
 
 
+def _check_entry(v: str, what: str, where: str, error) -> None:
+    """Refuse an entry that is no number as the language writes one: not a number,
+    a digit outside ASCII (which Python's ``float()`` would read), or a float that
+    overflows to infinity without saying ``inf``. ``error(message, hint)`` makes
+    the located error."""
+    foreign = sdk.foreign_digit(v)
+    if foreign is not None:
+        raise error(f"{what} {where}: " + sdk.foreign_digit_message(v, foreign))
+    if not (_INT.match(v) or _FLOAT.match(v)):
+        raise error(f"{what} '{sdk.shown_number(v)}' {where} is not a number")
+    if "inf" not in v.lower() and sdk.finite_float(v) is None:
+        raise error(f"{what} {sdk.shown_number(v)} {where} is too large for a float",
+                    "write inf for an infinity")
+
+
 def _listing(symbols) -> str:
     return " ".join(f"'{s}'" for s in symbols)
 
@@ -118,6 +133,7 @@ def parse_matrix(text: str, alphabet: Alphabet, name: str = "matrix",
     entries: dict[str, list[str]] = {}
     row_line: dict[str, int] = {}
     is_float = False
+    wide = None  # the first int entry beyond 64 bits (an error unless the matrix is float)
     for k, cells in body:
         (c0, sym), values = cells[0], cells[1:]
         if sym in entries:
@@ -135,13 +151,14 @@ def parse_matrix(text: str, alphabet: Alphabet, name: str = "matrix",
             raise where.error(f"matrix '{name}': row '{sym}' has {len(values)} entries, "
                               f"the header has {n} symbols", k, at[0], len(at[1]))
         for col, v in values:
+            _check_entry(v, f"matrix '{name}': entry", f"in row '{sym}'",
+                         lambda message, hint=None, k=k, col=col, v=v:
+                         where.error(message, k, col, len(v), hint))
             if _INT.match(v):
+                if wide is None and sdk.int_of(v) is None:
+                    wide = (k, col, v, sym)
                 continue
-            if _FLOAT.match(v):
-                is_float = True
-                continue
-            raise where.error(f"matrix '{name}': entry '{v}' in row '{sym}' is not a number",
-                              k, col, len(v))
+            is_float = True
         entries[sym] = [v for _, v in values]
         row_line[sym] = k
     if len(entries) != n:
@@ -176,13 +193,11 @@ def parse_matrix(text: str, alphabet: Alphabet, name: str = "matrix",
         grid = np.array([[float(v) for v in entries[s]] for s in rows],
                         dtype=np.float64).reshape(len(order), n)
     else:
-        ints = [[int(v) for v in entries[s]] for s in rows]
-        for s, row in zip(rows, ints):
-            for j, v in enumerate(row):
-                if not _I64.min <= v <= _I64.max:
-                    k = row_line[s]
-                    raise where.error(f"matrix '{name}': entry {v} in row '{s}' does not fit "
-                                      "in a 64-bit integer", k, 0, len(s))
+        if wide is not None:
+            k, col, v, s = wide
+            raise where.error(f"matrix '{name}': entry {sdk.shown_number(v)} in row '{s}' does "
+                              "not fit in a 64-bit integer", k, col, len(v))
+        ints = [[sdk.int_of(v) for v in entries[s]] for s in rows]  # (each fits: not wide)
         grid = np.array(ints, dtype=np.int64).reshape(len(order), n)
     return Matrix(name, alphabet, np.ascontiguousarray(grid[:, order]))
 

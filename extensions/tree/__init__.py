@@ -309,7 +309,7 @@ extension = sdk.Extension(
                      accepts=_instance_of("newick", "Tree"), layout=LAYOUT,
                      doc="a rooted phylogenetic tree (load(tree, file), Newick)"),
         sdk.TypeSpec(name="node", role="recursive", bracket="owner",
-                     size=lambda t: t.n,
+                     size=lambda t: t.n, labels=lambda t: t.labels,
                      device_size=_PARENT.len,
                      doc="a node of tree t, numbered in post-order (the root last)"),
         sdk.TypeSpec(name="column", role="calling", bracket="alphabet",

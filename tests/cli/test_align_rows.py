@@ -1,7 +1,8 @@
 """``dslc run --align``: each printed row of a hit table gets its alignment (the
-row's task traced again after shaping), in TSV as columns and in JSON lines as an
-object; each alignment is valid and, rescored independently, gives parasail's score
-and the row's; a map whose derivation is no alignment is one clear error."""
+row's task traced again after shaping), as columns in TSV and in JSON lines (1-based,
+inclusive coordinates); each alignment is valid and, rescored independently, gives
+parasail's score and the row's; a map whose derivation is no alignment is one clear
+error."""
 
 from __future__ import annotations
 
@@ -36,44 +37,51 @@ def _blosum62(x: str, y: str) -> int:
 
 def test_tsv_rows_carry_their_alignments(capsys):
     code, out, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "tsv",
-                          "--top", "6", "--align")
+                          "--top-total", "6", "--align")
     assert code == 0, err
     lines = out.splitlines()
+    assert lines[0].startswith("# evalue: ")  # the statistics' note, then the table
+    lines = lines[1:]
     head = lines[0].split("\t")
-    assert head == ["q", "d", "score", "bits", "evalue", *ALIGNED]
+    assert head == ["query", "subject", "score", "bits", "evalue", *ALIGNED]
     queries, db = _records("queries.fasta"), _records("db.fasta")
     rows = [dict(zip(head, line.split("\t"))) for line in lines[1:]]
     assert len(rows) == 6
     for row in rows:
-        q, t = queries[row["q"]], db[row["d"]]
+        q, t = queries[row["query"]], db[row["subject"]]
         a = _Aligned(row)
-        want = parasail.sw_trace_striped_16(q, t, 11, 1, parasail.blosum62).score
-        assert _rescore(a, q, t, _blosum62) == int(row["score"]) == want
+        # search.bio's 11/1 (a gap of length L costs 11 + L) is parasail's 12/1
+        want = parasail.sw_trace_striped_16(q, t, 12, 1, parasail.blosum62).score
+        assert _rescore(a, q, t, _blosum62, (11, 1)) == int(row["score"]) == want
         assert row["qseq"].replace("-", "") == q[a.starts[0]:a.ends[0]]
-        assert row["tseq"].replace("-", "") == t[a.starts[1]:a.ends[1]]
-        assert int(row["length"]) == len(row["qseq"]) == len(row["tseq"])
-        assert int(row["identities"]) == sum(x == y for x, y in zip(row["qseq"], row["tseq"]))
+        assert row["sseq"].replace("-", "") == t[a.starts[1]:a.ends[1]]
+        assert int(row["length"]) == len(row["qseq"]) == len(row["sseq"])
+        assert int(row["nident"]) == sum(x == y for x, y in zip(row["qseq"], row["sseq"]))
 
 
 class _Aligned:
-    """A TSV row's alignment as ``_rescore`` reads one."""
+    """A row's alignment as ``_rescore`` reads one (0-based starts, exclusive ends:
+    the row's 1-based inclusive coordinates less one at the start)."""
 
     def __init__(self, row: dict):
-        self.starts = (int(row["qstart"]), int(row["tstart"]))
-        self.ends = (int(row["qend"]), int(row["tend"]))
+        self.starts = (int(row["qstart"]) - 1, int(row["sstart"]) - 1)
+        self.ends = (int(row["qend"]), int(row["send"]))
         self.cigar = "" if row["cigar"] == "-" else row["cigar"]
 
 
 def test_jsonl_rows_carry_their_alignments(capsys):
     code, out, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "jsonl",
-                          "--top", "2", "--align")
+                          "--top-total", "2", "--align")
     assert code == 0, err
     objs = [json.loads(x) for x in out.splitlines()]
     assert len(objs) == 2
+    queries, db = _records("queries.fasta"), _records("db.fasta")
     for obj in objs:
-        a = obj["alignment"]
-        assert a["names"] == [obj["q"], obj["d"]] and a["score"] == obj["score"]
-        assert a["length"] == len(a["rows"][0])
+        q, t = queries[obj["query"]], db[obj["subject"]]
+        a = _Aligned(obj)
+        assert _rescore(a, q, t, _blosum62, (11, 1)) == obj["score"]
+        assert obj["qseq"].replace("-", "") == q[a.starts[0]:a.ends[0]]
+        assert obj["length"] == len(obj["qseq"]) == len(obj["sseq"])
 
 
 def test_only_the_printed_rows_are_traced(capsys, monkeypatch):
@@ -86,8 +94,8 @@ def test_only_the_printed_rows_are_traced(capsys, monkeypatch):
         asked.append(list(ks))
         return traced(runner, func, batch, span, ks)
     monkeypatch.setattr(trace_forms, "map_alignments", counted)
-    code, _, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "tsv", "--top", "3",
-                        "--align")
+    code, _, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "tsv",
+                        "--top-total", "3", "--align")
     assert code == 0, err
     assert [len(ks) for ks in asked] == [3]  # one call, for the three rows printed
 
@@ -95,8 +103,8 @@ def test_only_the_printed_rows_are_traced(capsys, monkeypatch):
 def test_timings_show_the_rows_alignments(capsys):
     """``--timings`` has a row for the alignments made as the hit table is printed
     (after the run returned), on the CPU backend that filled their tables."""
-    code, out, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "tsv", "--top", "4",
-                          "--align", "--timings")
+    code, out, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "tsv",
+                          "--top-total", "4", "--align", "--timings")
     assert code == 0, err
     rows = [ln.split() for ln in err.splitlines() if ln.startswith("  ")]
     whats = [" ".join(r[:4]) for r in rows[1:-1]]
@@ -106,9 +114,9 @@ def test_timings_show_the_rows_alignments(capsys):
     assert all(float(x) >= 0 for x in [aligned[6], *aligned[8:]])
     wall = float(rows[-1][1])
     assert wall >= float(aligned[-1]) + float(rows[1][-1]) - 1e-3  # the map's, and theirs
-    assert len(out.splitlines()) == 5
-    code, _, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "tsv", "--top", "4",
-                        "--timings")
+    assert len(out.splitlines()) == 6  # the statistics' note, the header and 4 rows
+    code, _, err = _run(capsys, SEARCH, "--backend", "cpu", "--format", "tsv",
+                        "--top-total", "4", "--timings")
     assert code == 0 and "alignments of" not in err  # nothing traced: no row
 
 
@@ -128,7 +136,7 @@ def no_path(write_bio):
 @pytest.mark.parametrize("args, words", [
     ([SEARCH, "--top", "2", "--align"], ["--format tsv"]),
     (["NO_PATH", "--format", "tsv", "--top", "1", "--align"],
-     [".bio:4:7", "--align:", "no alignment", "^"]),
+     [".bio:4:7", "alignments (--align", "no alignment", "^"]),
     ([str(EXAMPLES / "edit_distance.bio"), "--format", "tsv", "--align"],
      ["prints none"]),
 ])

@@ -1,4 +1,4 @@
-"""``dslc cache info`` and ``dslc cache clear`` (dslc.cpu.cache_tools): only
+"""``dslc cache info`` and ``dslc cache clear`` (dslc.store.tools): only
 dslc's entries are counted and removed, links are not followed, and the
 directory is checked as on every run."""
 

@@ -87,11 +87,33 @@ print map(scaled, k (*) db (*) 0.5)
 print k
 """,
     """\
+const gap = 11
+int f(seq[protein] s, seq[protein] t) = 3 * len(s) + len(t)
+q = load(seq[protein], "db.fasta")
+s = map(f, q (*) q)
+print evalue(s, q, q, blosum62, gap, 1, "composition")
+print bits(s, blosum62, gap, 1)
+print evalue(s, len(q[0]), 1000, "blosum62", gap, 1)
+""",
+    """\
 const gap = 0
+define alphabet dna5 "ACGTN" where "RYKM" = 'N', 'U' = 'T'
+int w(seq[protein] s, seq[dna5] t) = len(s) * 10 + len(t) + gap
+print map(w, load(seq[protein], "db.fasta") (*) "ACGURY")
+print w("MKUOJ", "ACGTN")
 int c(int n, int k) | k == gap = 1 | n == 0 = 0 | otherwise = c(n - 1, k - 1) + c(n - 1, k)
 print c(10, 4)
 x = 7 - 3 * 2
 print x
+""",
+    # two schedules of one mutually recursive group: a mutated coefficient makes them disagree
+    """\
+const gap = 2
+int e(int n, int m) | n == 0 = m | otherwise = o(n - 1, m) + gap
+int o(int n, int m) | n == 0 = 0 - m | otherwise = e(n - 1, m) * 2
+schedule e(n, m) = 1 * n
+schedule o(n, m) = 1 * n + 0 * m
+print e(7, 3)
 """,
 ]
 
@@ -104,17 +126,34 @@ TOKENS = [
     "'Z'", "\"ACGTN\"", "\"\"", "if", "then", "else", "otherwise", "const", "define", "map",
     "load", "print", "schedule", "where", "in", "sum", "len(s)", "i", "j", "s", "t", "\n",
     "\ufeff", "\x00", "\u00e9", "$", "\"", "//", "/*", "1_000", "0x10", "-1", "9",
+    # digits outside ASCII (Python's int() reads them), more digits than Python converts,
+    # a float overflowing to infinity
+    "\uff11\uff12", "\u0663", "4\u0968", "9" * 5000, "0" * 4400 + "1", "1e999", "9" * 400 + ".0",
+    # imports: of a file that is no script, of itself (a cycle), of nothing, of the library
+    "import \"db.fasta\"\n", "import \"fuzz.bio\"\n", "import \"nope.bio\"\n",
+    "import stdlib.align\n", "import stdlib.nope\n", "import", "import \"\"",
+    # a whole result folded, a structure read off a trace, a table of a plain function
+    "sum(", "max(", "brackets(trace(", "brackets(", "\nprint sum(n(\"GGGAAAUCC\"))\n",
+    "\nprint brackets(trace(n(\"GGGAAAUCC\", 0, 9)))\n", "\nprint pairs(\"A\")\n",
 ]
-FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", " ", "ZZZ", ";"]
+# (U, O, J: protein's stand-ins, read as X with a warning; strangers to dna)
+FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", " ", "ZZZ", ";",
+                "U", "uoj", "OX"]
 
 # Token-level mutations keep most mutants valid, so they reach the checker and the backends.
 LEXEME = re.compile(r'"[^"\n]*"|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*|\.\.\.|[=!<>]=|\S')
 NUMBERS = ["99999999999999999999999", "9223372036854775807", "-9223372036854775807 - 2",
            "1e400", "1e308 * 10.0", "inf", "-inf", "(inf - inf)", "(0 * inf)", "0", "-1",
-           "1e-320", "0.5", "(0.0 / 0.0)", "(1 / 0)", "(7 % 0)", "2.5", "100000"]
-STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '"GATTACA"']
+           "1e-320", "0.5", "(0.0 / 0.0)", "(1 / 0)", "(7 % 0)", "2.5", "100000",
+           "\uff11\uff12", "\u0663", "1.\u0665", "9" * 5000, "0" * 4400 + "7", "1e999",
+           "9" * 400 + ".5"]
+STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '"GATTACA"',
+           '"MKUO"', '"RYU"',
+           '"fit"', '"auto"', '"published"', '"BLOSUM62"']
 WORDS = ["if", "then", "else", "otherwise", "const", "map", "inf", "len", "i", "j", "k", "s",
-         "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope"]
+         "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope",
+         "evalue", "evd_evalue", "bits", "q",
+         "import", "trace", "brackets"]
 OPERATORS = ["+", "-", "*", "/", "%", "max", "min", "==", "!=", "<", "<=", ">", ">=", "and",
              "or"]
 
@@ -182,7 +221,9 @@ def hostile_cases(draw):
         script = _mutate(draw, script, TOKENS, 3)
     fasta = FASTA if draw(st.booleans()) else _mutate(draw, FASTA, FASTA_TOKENS, 3)
     define = draw(st.sampled_from([None, None, None, "gap=3", "gap=inf", "gap=nan", "gap=1_000",
-                                   "gap=99999999999999999999999", "gap=-4", "nope=1"]))
+                                   "gap=99999999999999999999999", "gap=-4", "nope=1",
+                                   "gap=\uff13", "gap=\u0663.5", "gap=" + "9" * 5000,
+                                   "gap=1e999"]))
     return script, fasta, define
 
 

@@ -1,5 +1,6 @@
-"""Hit tables: --format tsv and jsonl (a row per task, record names first),
---sort, --top, --min-score, --max-evalue; --format json unchanged."""
+"""Hit tables: --format tsv and jsonl (a row per task, record names first, by
+query then E-value), --sort, --top (per query), --top-total, --min-score,
+--max-evalue, --columns, --header; --format json unchanged."""
 
 from __future__ import annotations
 
@@ -48,16 +49,22 @@ def test_tsv_one_row_per_task_with_names(capsys, script):
                                      ["b", "x", "54"], ["b", "y", "52"], ["b", "z", "51"]]
 
 
-def test_top_sorts_by_evalue_and_filters(capsys, script):
+def test_top_keeps_the_best_of_each_query(capsys, script):
     code, out, err = _run(capsys, script, "--format", "tsv", "--top", "2")
     assert code == 0, err
     _, rows = _tsv(out)
-    assert [r[:2] for r in rows] == [["b", "x"], ["b", "y"]]
+    assert [r[:2] for r in rows] == [["a", "x"], ["a", "y"], ["b", "x"], ["b", "y"]]
+    _, out, _ = _run(capsys, script, "--format", "tsv", "--top-total", "2")
+    assert [r[:2] for r in _tsv(out)[1]] == [["b", "x"], ["b", "y"]]
+    _, out, _ = _run(capsys, script, "--format", "tsv", "--top-total", "4", "--top", "1")
+    assert [r[:2] for r in _tsv(out)[1]] == [["a", "x"], ["b", "x"]]
     _, out, _ = _run(capsys, script, "--format", "tsv", "--sort", "score", "--min-score", "33",
                      "--max-evalue", "1e9")
     assert [r[2] for r in _tsv(out)[1]] == ["54", "52", "51", "34"]
-    _, out, _ = _run(capsys, script, "--format", "tsv", "--sort", "d", "--top", "3")
+    _, out, _ = _run(capsys, script, "--format", "tsv", "--sort", "d", "--top-total", "3")
     assert [r[:2] for r in _tsv(out)[1]] == [["a", "x"], ["b", "x"], ["a", "y"]]
+    _, out, _ = _run(capsys, script, "--format", "tsv", "--sort", "d", "--top", "1")
+    assert [r[:2] for r in _tsv(out)[1]] == [["a", "x"], ["b", "x"]]  # (x: each query's best)
 
 
 def test_jsonl_one_object_per_task(capsys, script):
@@ -82,6 +89,13 @@ def test_json_is_unchanged(capsys, script):
     (["--top", "2"], ["--format tsv"]),
     (["--format", "tsv", "--sort", "nope"], ["no column 'nope'", "score, ev"]),
     (["--format", "tsv", "--top", "0"], ["--top"]),
+    (["--format", "tsv", "--top-total", "-1"], ["--top-total"]),
+    (["--format", "tsv", "--columns", "q,nope"], ["no column 'nope'", "qseqid", "blast"]),
+    (["--format", "tsv", "--columns", "q,,d"], ["--columns", "commas"]),
+    (["--format", "tsv", "--columns", "bitscore"], ["bit-score", "bits("]),
+    (["--format", "tsv", "--columns", "q,pident"], ["no alignment"]),
+    (["--format", "jsonl", "--no-header"], ["--format tsv"]),
+    (["--columns", "blast"], ["--format tsv"]),
 ])
 def test_shaping_errors(capsys, script, args, words):
     code, out, err = _run(capsys, script, *args)

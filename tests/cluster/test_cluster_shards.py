@@ -84,7 +84,11 @@ def test_gpus_names_devices(spec, devices):
 
 @pytest.mark.parametrize("spec, says", [("5", "has 4 GPU"), ("0,7", "has 4 GPU"),
                                         ("1,1", "twice"), ("x", "expects all"),
-                                        ("0", "at least one"), ("-1", "expects all")])
+                                        ("0", "at least one"), ("-1", "expects all"),
+                                        # digits str.isdigit takes and int() does not, or reads
+                                        # from another script; more digits than int() converts
+                                        ("\u00b2", "expects all"), ("0,\u0661", "expects all"),
+                                        ("9" * 5000, "more GPUs than any host")])
 def test_gpus_refuses_what_is_not_there(spec, says):
     with pytest.raises(DslcError, match=says):
         parse_gpus(spec, count=lambda: 4)

@@ -1,4 +1,4 @@
-"""The cache directory's size cap (DSLC_CACHE_MAX_MB, dslc.cpu.cache_entries): every
+"""The cache directory's size cap (DSLC_CACHE_MAX_MB, dslc.store.entries): every
 write removes the least recently used groups beyond it, a module together with its
 Numba files and the plans naming it, never the group just written nor anything not
 dslc's."""
@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from dslc.cpu import cache
-from dslc.cpu.cache_entries import evict
+from dslc.store import disk as cache
+from dslc.store.entries import evict
 from dslc.errors import DslcError
 
 MB = 2**20

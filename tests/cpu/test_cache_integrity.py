@@ -7,20 +7,30 @@ as a later process would find it."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import logging
 import os
 import shutil
+import signal
 import stat
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import dslc
-from dslc.cpu import cache as cache_files
 from dslc.cpu import modules
+from dslc.errors import DslcError
 from dslc.kernel.ir import TaskArg
+from dslc.store import disk as cache_files
+from dslc.store.files import is_regular
+from tests.generators import ENTRY_REPLACEMENTS, entry_replacements
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
                                 reason="numba/islpy not installed")
@@ -227,3 +237,143 @@ def test_the_default_cache_left_readable_by_others_is_made_private(tmp_path, mon
     d.chmod(0o755)
     assert modules.cache_dir() == d
     assert _mode(d) == 0o700
+
+
+class _Hung(BaseException):
+    """Not an Exception: the guards that take any failure to load as a miss must not
+    swallow it."""
+
+
+@contextlib.contextmanager
+def _no_hang(seconds: int = 60):
+    """A FIFO opened for reading waits for a writer forever: fail instead of hanging."""
+    def timeout(signum, frame):
+        raise _Hung("a cache entry blocked the run")
+    previous = signal.signal(signal.SIGALRM, timeout)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# each of a warm cache's entries, by the glob that finds it
+ENTRIES = {"plan": "plan_*.json", "module": "dslc_*.py", "numba index": "__pycache__/*.nbi",
+           "numba data": "__pycache__/*.nbc"}
+
+
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entry=st.sampled_from(sorted(ENTRIES)), replacement=entry_replacements())
+@example(entry="numba index", replacement="FIFO")
+@example(entry="numba data", replacement="link to a FIFO")
+@example(entry="module", replacement="FIFO")
+@example(entry="plan", replacement="link to /dev/zero")
+@example(entry="plan", replacement="directory with a file")
+def test_anything_but_a_regular_file_in_place_of_an_entry_is_no_entry(
+        warm, tmp_path_factory, entry, replacement):
+    """A directory, a link (to a device, a FIFO, a file elsewhere, nowhere) or a FIFO
+    where an entry was is a miss, never a hang, a traceback or another value; one
+    that holds files where dslc must write its entry is one error naming it."""
+    d = tmp_path_factory.mktemp("replaced") / "cache"
+    shutil.copytree(warm, d, symlinks=True)
+    found = list(d.glob(ENTRIES[entry]))
+    assert found
+    for path in found:
+        path.unlink()
+        ENTRY_REPLACEMENTS[replacement](path)
+    with pytest.MonkeyPatch.context() as mp, _no_hang():
+        mp.setenv("DSLC_CACHE_DIR", str(d))
+        mp.setattr(modules, "_LOADED", {})
+        if replacement == "directory with a file" and entry in ("plan", "module"):
+            with pytest.raises(DslcError, match="holds a directory named"):
+                _table("cpu")
+        else:
+            assert np.array_equal(_table("cpu"), _table("interp"))
+    if entry in ("plan", "module") and replacement != "directory with a file":
+        assert all(is_regular(p) for p in found)  # written again
+
+
+class _FullDisk:
+    """A file whose writes fail as on a full disk."""
+
+    def __init__(self, fh):
+        self._fh = fh
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._fh.close()
+
+    def write(self, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def _fill_the_disk(monkeypatch):
+    real = os.fdopen
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode="r", *a, **k:
+                        _FullDisk(real(fd, mode, *a, **k)) if "w" in mode
+                        else real(fd, mode, *a, **k))
+
+
+@pytest.mark.parametrize("write", [
+    lambda: modules.load("X = 1\n"),
+    lambda: modules.store_plan("0" * 32, "X = 1\n", [TaskArg("a_s", "argument", "s")], (1,)),
+], ids=["module", "plan"])
+def test_a_full_disk_is_one_error_naming_the_directory(tmp_path, monkeypatch, write):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(d))
+    monkeypatch.setattr(modules, "_LOADED", {})
+    _fill_the_disk(monkeypatch)
+    with pytest.raises(DslcError) as e:
+        write()
+    assert f"the cache directory {d} is full" in e.value.message
+    assert list(d.iterdir()) == []  # the temporary file removed
+
+
+FULL_DISK_RUN = """
+import errno, os, sys
+real = os.fdopen
+class Full:
+    def __init__(self, fh): self.fh = fh
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.fh.close()
+    def write(self, data): raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+os.fdopen = lambda fd, mode="r", *a, **k: (Full(real(fd, mode, *a, **k)) if "w" in mode
+                                           else real(fd, mode, *a, **k))
+from dslc.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_run_on_a_full_disk_ends_in_one_message(tmp_path):
+    script = tmp_path / "p.bio"
+    script.write_text("int f(int n) = if n == 0 then 0 else f(n - 1) + n\nprint f(10)\n")
+    d = tmp_path / "cache"
+    done = subprocess.run([sys.executable, "-c", FULL_DISK_RUN, "run", str(script),
+                           "--backend", "cpu"], env={**os.environ, "DSLC_CACHE_DIR": str(d)},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("error:") == 1 and f"the cache directory {d} is full" in done.stderr
+
+
+def test_a_planted_fifo_or_device_never_blocks_a_read(tmp_path, monkeypatch):
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
+    d = cache_files.cache_dir()
+    for name, make in ENTRY_REPLACEMENTS.items():
+        entry = f"ast_{hashlib.sha256(name.encode()).hexdigest()[:32]}.json"
+        make(d / entry)
+        with _no_hang(10):
+            assert cache_files.read_entry(entry) is None, name
+
+
+def test_the_size_cap_scan_never_blocks_on_a_fifo_named_as_a_plan(tmp_path, monkeypatch):
+    monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DSLC_CACHE_MAX_MB", "1")
+    d = cache_files.cache_dir()
+    os.mkfifo(d / ("plan_" + "1" * 32 + ".json"))
+    with _no_hang(10):
+        cache_files.write_entry("plan_" + "2" * 32 + ".json", "{}" + " " * 2**20)

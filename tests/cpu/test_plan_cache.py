@@ -8,7 +8,8 @@ import types
 
 import dslc
 from dslc import sdk
-from dslc.cpu.modules import extensions_digest, plan_key
+from dslc.cpu.modules import plan_key
+from dslc.store.key import extensions_digest
 
 
 def _program(src="int f(int n) = n\nprint f(1)\n"):

@@ -134,7 +134,7 @@ def test_random_recurrences_in_small_register_tiles(rows, tile_rows):
 
 
 def test_storage_is_laid_out_with_the_task_innermost():
-    from dslc.emit.cuda import CudaGenerator
+    from dslc.emit.strategies import build, strategy
     from dslc.plan import lower
     from dslc.runtime.binding import bind_call
 
@@ -143,7 +143,7 @@ def test_storage_is_laid_out_with_the_task_innermost():
     args = bind_call(prog.checked.functions["sw"], [blosum, 10, 1, "HEAGAWGHEE", "PAWHEAE"],
                      prog.checked, None)
     plan = lower(prog.checked, "sw", "value", args, None).task
-    gen = CudaGenerator(prog.checked, plan)
+    gen = build(strategy("cuda task-per-thread"), prog.checked, plan)
     source, _ = gen.generate()
     assert "@cuda.jit(device=True)" in source
     assert "T_h[slot_h_0, x_i, tid]" in source  # coalesced: neighbouring threads, neighbouring words
@@ -247,7 +247,7 @@ def test_register_tile_functions_hold_one_unrolled_column_each():
     the first and last tiles share theirs."""
     import re
 
-    from dslc.emit.tiles import TiledGenerator
+    from dslc.emit.strategies import build, strategy
     from dslc.plan import lower
     from dslc.runtime.binding import bind_call
 
@@ -256,7 +256,8 @@ def test_register_tile_functions_hold_one_unrolled_column_each():
     args = bind_call(prog.checked.functions["sw"], [blosum, 10, 1, "HEAGAWGHEE", "PAWHEAE"],
                      prog.checked, None)
     plan = lower(prog.checked, "sw", "value", args, None).task
-    gen = TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=8, dtype="float32")
+    gen = build(strategy("cuda register-tiled"), prog.checked, plan, frozenset({"s"}), rows=8,
+                dtype="float32")
     source, _ = gen.generate()
     functions = source.split("\ndef ")[1:]
     last = re.compile(r"^\s*r_h_7_0 = (?!DT\(0\))", re.M)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 import dslc
 from dslc.emit.blocks import BlockGenerator
 from dslc.emit.cuda import CudaGenerator
 from dslc.emit.tiles import TiledGenerator
+from tests.generators import ENTRY_REPLACEMENTS, entry_replacements
 from tests.runtime.test_task_batch import LCS as LCS_SCRIPT, _lcs
 
 LCS = LCS_SCRIPT.split("a = load")[0]  # the function alone: the tests load their own files
@@ -59,7 +61,7 @@ def test_a_later_backend_takes_the_kernel_from_disk_and_generates_nothing(tmp_pa
     assert kernel_cache.load(key) is None
     assert _search(tmp_path)[0] == first
     assert kernel_cache.load(key) is not None  # and kept whole again
-    from dslc.cpu import cache_tools
+    from dslc.store import tools as cache_tools
 
     assert "1 kernels" in cache_tools.info()
     cache_tools.clear()
@@ -105,3 +107,27 @@ def test_a_kept_kernel_gives_this_map_s_reason_not_the_first_one_s(tmp_path, mon
     assert decided.tasks == 10 and again.tasks == 8
     assert "10 tasks" in decided.why[0] and "8 tasks" in again.why[0], (decided.why, again.why)
     assert len(list((tmp_path / "cache").glob("cuda_kernel_*.pickle"))) == 1
+
+
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(replacement=entry_replacements())
+def test_anything_but_a_regular_file_at_a_kernel_entry_is_no_entry(tmp_path_factory,
+                                                                   replacement):
+    """A FIFO, a link (to a device, elsewhere) or a directory where a kernel entry was
+    is no entry, read without blocking; storing over it replaces it or is skipped."""
+    from dslc.cuda import kernel_cache
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DSLC_CACHE_DIR", str(tmp_path_factory.mktemp("k") / "cache"))
+        key = "0" * 32
+        kernel_cache.store(key, {"source": "x"})
+        assert kernel_cache.load(key)["source"] == "x"
+        path = kernel_cache._path(key)
+        path.unlink()
+        ENTRY_REPLACEMENTS[replacement](path)
+        assert kernel_cache.load(key) is None
+        kernel_cache.store(key, {"source": "y"})
+        stored = kernel_cache.load(key)
+        assert stored is None if replacement == "directory with a file" \
+            else stored["source"] == "y"

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 import dslc
-from dslc.emit.tiles import TiledGenerator
+from dslc.emit.strategies import build, strategy
 from dslc.plan import lower
 from dslc.runtime.binding import bind_call
 from tests.test_properties import GOTOH
@@ -28,19 +28,22 @@ int top(seq[dna] s, seq[dna] t) =
 """
 
 
-def _generator(source: str, entry: str, values: list, kind: str, request=None):
+def _generator(source: str, entry: str, values: list, kind: str, request=None,
+               tiled=None):
     """A float32 register tile of 2 rows for the case and its generated source
-    (the generator then holds its tile functions' records)."""
+    (the generator then holds its tile functions' records); ``tiled``: the table's
+    row of the strategy, where not the table's own."""
     prog = dslc.compile(source, backend="interp")
     args = bind_call(prog.checked.functions[entry], values, prog.checked, None) \
         if kind == "value" else values
     plan = lower(prog.checked, entry, kind, args, request).task
-    gen = TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=2, dtype="float32")
+    gen = build(tiled or strategy("cuda register-tiled"), prog.checked, plan, frozenset({"s"}),
+                rows=2, dtype="float32")
     return gen, gen.generate()[0]
 
 
-def _generated(source: str, entry: str, values: list, kind: str, request=None):
-    return ast.parse(_generator(source, entry, values, kind, request)[1])
+def _generated(source: str, entry: str, values: list, kind: str, request=None, tiled=None):
+    return ast.parse(_generator(source, entry, values, kind, request, tiled)[1])
 
 
 def _cases():
@@ -93,7 +96,7 @@ def test_tile_functions_take_the_task_parameters_and_the_prologue_names(case):
         assert _free(fn) <= module_names | set(expected), (name, _free(fn) - module_names)
 
 
-def test_every_read_of_the_tiled_group_reaches_the_register_tile_pass(monkeypatch):
+def test_every_read_of_the_tiled_group_reaches_the_register_tile_pass():
     """The generator leaves where a read is held to the strategy's register-tile pass
     (kernel.register_tile): each tile function holds its reads as records until that
     pass, none after it, and the source is the same."""
@@ -109,12 +112,10 @@ def test_every_read_of_the_tiled_group_reaches_the_register_tile_pass(monkeypatc
         out = scalar_replace(stmts, tile)
         assert not reads(out)
         return out
-    tiled = ks.strategy("cuda register-tiled")
+    tiled = strategy("cuda register-tiled")
     counting = replace(tiled, body=tuple(replace(p, run=counted) if p is ks.REGISTER_TILE
                                          else p for p in tiled.body))
-    monkeypatch.setattr(ks, "STRATEGIES", tuple(counting if s is tiled else s
-                                                 for s in ks.STRATEGIES))
-    assert ast.dump(_generated(source, entry, values, kind, request)) == plain
+    assert ast.dump(_generated(source, entry, values, kind, request, counting)) == plain
     assert seen[0] == 0 and len(seen) == 4 and min(seen[1:]) > 0, seen  # the task; 3 tiles
 
 
@@ -137,8 +138,10 @@ def test_a_tile_shorter_than_a_read_reaches_back_is_refused_not_an_internal_erro
     args = bind_call(prog.checked.functions["top"], ["ACGTAC", "ACGGA"], prog.checked, None)
     plan = lower(prog.checked, "top", "value", args, None).task
     with pytest.raises(NotCompilable, match="3 rows back"):
-        TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=2).generate()
-    assert TiledGenerator(prog.checked, plan, frozenset({"s"}), rows=3).generate()
+        build(strategy("cuda register-tiled"), prog.checked, plan, frozenset({"s"}),
+              rows=2).generate()
+    assert build(strategy("cuda register-tiled"), prog.checked, plan, frozenset({"s"}),
+                 rows=3).generate()
 
 
 def test_the_tile_functions_call_their_head_and_return_through_records():

@@ -283,7 +283,62 @@ def test_parsimony_example(backend):
     rows = {r.id: str(r.seq) for r in SeqIO.parse(str(aln), "fasta")}
     newick = (ROOT / "examples" / "data" / "species.nwk").read_text().strip()
     cost = 3 * (1 - np.eye(4, dtype=int))
-    assert values(out["total"]) == biopython_scores(newick, rows, cost)
+    bio = biopython_scores(newick, rows, cost)
+    assert values(out["costs"]) == bio
+    # the score printed first: the total, Biopython's per-column scores summed
+    assert list(out)[0] == "sum(costs)" and out["sum(costs)"] == sum(bio) == 33
+    # the state sets of column 3, per node (each row named by its clade), against
+    # plain recursions over the tree Biopython reads
+    node = _nested(newick)
+    clades = _clades(node)
+    fitch = out["fitch_set(t, cols[3])"]
+    sankoff = out["w(t, cols[3], dnasimple)"]
+    assert fitch.axes[0].labels == sankoff.axes[0].labels
+    for k, label in enumerate(fitch.axes[0].labels):
+        sub = clades[_leaf_set(label, rows)]
+        assert [DNA[a] for a in range(4) if fitch.values[k, a]] == sorted(fitch_reference(
+            sub, rows, 3)), label
+        want = sankoff_reference(sub, rows, 3, cost)
+        assert [float(v) for v in sankoff.values[k]] == want, label
+
+
+def _nested(newick: str):
+    """The tree of ``newick`` as :class:`Tree`'s nested nodes, read by Biopython."""
+    from io import StringIO
+
+    from Bio import Phylo
+
+    def walk(clade):
+        if clade.is_terminal():
+            return (clade.name, 0.0)
+        return (tuple(walk(c) for c in clade.clades), 0.0)
+    return walk(Phylo.read(StringIO(newick), "newick").root)
+
+
+def _clades(node) -> dict:
+    """Every subtree of ``node`` by the set of its leaves."""
+    out = {frozenset(Tree.leaves(node)): node}
+    if not isinstance(node[0], str):
+        for c in node[0]:
+            out.update(_clades(c))
+    return out
+
+
+def _leaf_set(label: str, rows) -> frozenset:
+    """The leaves a printed node label names: a leaf, ``root``, or ``(a,b,c)``."""
+    if label == "root":
+        return frozenset(rows)
+    return frozenset(label.strip("()").split(","))
+
+
+def fitch_reference(node, rows, col: int) -> set:
+    """Fitch's bottom-up set at ``node`` (a binary tree): the children's
+    intersection where it is not empty, else their union."""
+    what, _ = node
+    if isinstance(what, str):
+        return {rows[what][col]}
+    a, b = (fitch_reference(c, rows, col) for c in what)
+    return (a & b) or (a | b)
 
 
 # --------------------------------------------------------------------------- accessors and errors

@@ -17,7 +17,7 @@ from dslc.errors import DslcError, SourceName, source_text
 from dslc.frontend import ast, parser, stored
 from dslc.runtime import parsed
 from tests.frontend.test_parser import contract_blocks
-from tests.generators import recurrences
+from tests.generators import ENTRY_REPLACEMENTS, entry_replacements, recurrences
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted([*ROOT.glob("examples/*.bio"), *ROOT.glob("stdlib/*.bio")])
@@ -177,3 +177,22 @@ def test_a_run_without_a_usable_cache_parses_and_says_nothing_of_it(tmp_path):
     got = subprocess.run([sys.executable, "-m", "dslc.cli", "run", "--backend", "interp",
                           "fib.bio"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert (got.returncode, got.stdout, got.stderr) == (0, "fib(n) = 2\n", "")
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(replacement=entry_replacements())
+def test_anything_but_a_regular_file_at_a_kept_program_is_parsed_again(tmp_path_factory,
+                                                                      replacement):
+    """A FIFO, a link (to a device, elsewhere) or a directory at a kept program's
+    name: the script is parsed as on a first run, nothing blocks or fails."""
+    text = "int f(int n) = n + 1\nprint f(2)\n"
+    with pytest.MonkeyPatch.context() as mp:
+        d = tmp_path_factory.mktemp("kept") / "cache"
+        mp.setenv("DSLC_CACHE_DIR", str(d))
+        first = parsed.parse(text, "prog.bio")
+        [entry] = d.glob("ast_*.json")
+        entry.unlink()
+        ENTRY_REPLACEMENTS[replacement](entry)
+        again = parsed.parse(text, "prog.bio")
+    assert again == first

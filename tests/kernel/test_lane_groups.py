@@ -11,6 +11,7 @@ from dslc.emit.pyexpr import Lines
 from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.emit import strategies as es
 from dslc.kernel import strategies as ks
 from dslc.kernel.lane_groups import Lanes, PerLane, lane_groups
 from dslc.kernel.value_type import ValueType
@@ -96,7 +97,7 @@ def test_the_lane_index_is_free_before_the_pass_and_bound_after_it():
 def test_the_task_groups_strategy_lowers_one_lane_through_its_passes():
     """strategies.lower() runs the lane groups with the lane index known before it
     (the pass binds it), then the value type."""
-    s = ks.strategy("cpu task groups")
+    s = es.strategy("cpu task groups")
     assert s.body[0] is ks.LANE_GROUPS and ks.LANE_GROUPS.binds
     body = Lines(list(_one_lane()))
     ks.lower(s, body, "cpu", PARAMS, lanes=Lanes(),

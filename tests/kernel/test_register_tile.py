@@ -11,6 +11,7 @@ from dslc.emit.pyexpr import Lines
 from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.emit import strategies as es
 from dslc.kernel import strategies as ks
 from dslc.kernel.register_tile import Tile, TileRead, reads, scalar_replace
 from dslc.kernel.value_type import ValueType
@@ -64,7 +65,7 @@ def test_a_read_the_tile_does_not_hold_is_an_internal_error():
 def test_lower_runs_the_register_tiled_passes_over_its_device_functions():
     """The tile's device functions get the register tile, the guards and the value
     type; the task does not get the tile's reads (it has none) and keeps its own."""
-    s = ks.strategy("cuda register-tiled")
+    s = es.strategy("cuda register-tiled")
     task = Lines([kb.Line("return res")])
     function = Lines(list(_column()))
     function.assign("z", ir.ValueInf(negative=True))

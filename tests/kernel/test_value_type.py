@@ -91,12 +91,13 @@ def test_the_lane_groups_strategy_lists_the_value_type_and_lower_applies_it():
     infinity, the tables): the same records as the pass called by hand, verified with
     the task's parameters (a body already in lane loops: the lane-groups pass keeps it)."""
     from dslc.emit.pyexpr import Lines
+    from dslc.emit import strategies as es
     from dslc.kernel import strategies as ks
     from dslc.kernel.lane_groups import Lanes
 
-    lanes = ks.strategy("cpu task groups")
+    lanes = es.strategy("cpu task groups")
     assert lanes.body == (ks.LANE_GROUPS, ks.VALUE_TYPE)
-    assert "body pass value type" in "\n".join(ks.table())
+    assert "body pass value type" in "\n".join(es.table())
     for vt in ("float64", "float32", "float32c"):
         body = Lines(list(_lanes()))
         ks.lower(lanes, body, "cpu", PARAMS, lanes=Lanes(),

@@ -19,7 +19,7 @@ def _hmmsearch_core() -> str:
     functions ordered at run time (silent delete states), whose guards on the node
     and the position would peel six copies of each."""
     text = (ROOT / "examples" / "hmmsearch.bio").read_text().split("\nprofile = load")[0]
-    return text.replace('"data/PF02826.hmm"', f'"{PROFILE}"') + "\nm = load(hmms, hmms)\n"
+    return text.replace('"data/PF02826.hmm"', f'"{PROFILE}"') + "\nprofile = load(hmms, hmms)\n"
 
 
 def _groups(program, entry: str, args: list, kind: str = "value", request=None) -> tuple:
@@ -32,7 +32,7 @@ def _groups(program, entry: str, args: list, kind: str = "value", request=None) 
 def test_a_group_ordered_at_run_time_is_not_peeled_into_many_copies(write_bio):
     prog = dslc.compile(str(write_bio(_hmmsearch_core())), backend="interp")
     prog.run()
-    groups = _groups(prog.checked, "bits", [prog._globals["m"][0], PROTEINS[1]])
+    groups = _groups(prog.checked, "bits", [prog._globals["profile"][0], PROTEINS[1]])
     (core,) = [g for g in groups if g.runtime_order]
     assert core.pieces == ()
     assert nest_size(core.nest) == nest_size(core.box_nest) == len(core.functions)

@@ -1,7 +1,7 @@
 """Hit tables shaped on their value arrays (dslc.runtime.hits.shape_rows) give the
 rows the plain reading of the options gives: every row made, filtered value by value,
-sorted stably by a key per row, then cut (the reference below, which is how the rows
-were shaped before). Tables of ints, floats (infinities, ties, negative zero) and
+the best of each query and of the table kept, sorted stably by a key per row (the
+reference below). Tables of ints, floats (infinities, ties, negative zero) and
 probabilities, one or two axes, a score and an E-value column, every option."""
 
 from __future__ import annotations
@@ -11,31 +11,60 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dslc.lang.results import Axis, HitTable, MapResult, Prob
-from dslc.runtime.hits import EVALUE, Shape, _num, _sort_key, shape_rows
+from dslc.runtime.hit_columns import role
+from dslc.runtime.hits import EVALUE, Shape, _num, shape_rows
 
 
 def reference(table: HitTable, how: Shape) -> list:
-    """Every row, the filters and the sort in Python, one row at a time."""
+    """Every row, the filters, the cuts and the sorts in Python, one row at a time."""
     rows = table.indexed_rows()
-    kinds = [EVALUE if r.func == EVALUE and r.value_type == "float" else "score"
-             for _, r in table.columns]
+    kinds = [role(n, r) for n, r in table.columns]
+    score = kinds.index("score") if "score" in kinds else 0
     if how.min_score is not None:
-        k = kinds.index("score")
-        rows = [r for r in rows if _num(r[1][k]) >= how.min_score]
+        rows = [r for r in rows if _num(r[1][score]) >= how.min_score]
     if how.max_evalue is not None:
         k = kinds.index(EVALUE)
         rows = [r for r in rows if _num(r[1][k]) <= how.max_evalue]
-    if _sort_key(table, kinds, how) is not None:
-        axis_keys, col_keys = table.keys()
-        if how.sort in axis_keys:
-            k = axis_keys.index(how.sort)
-            rows = sorted(rows, key=lambda row: row[0][k])
-        else:
-            k = col_keys.index(how.sort) if how.sort is not None else \
-                (kinds.index(EVALUE) if EVALUE in kinds else 0)
-            sign = 1.0 if kinds[k] == EVALUE else -1.0
-            rows = sorted(rows, key=lambda row: sign * _num(row[1][k]))
-    return rows if how.top is None else rows[:how.top]
+    key = _key(table, kinds, score, how)
+    if key is None:
+        return rows
+    shape = table.columns[0][1].values.shape
+    width = shape[-1] if len(shape) >= 2 else None
+
+    def query(row):
+        return row[2] // width if width else 0
+    if how.top is not None:
+        seen: dict = {}
+        kept = []
+        for row in sorted(rows, key=lambda r: (query(r), key(r))):
+            seen[query(row)] = seen.get(query(row), 0) + 1
+            if seen[query(row)] <= how.top:
+                kept.append(row)
+        rows = kept
+    if how.top_total is not None:
+        rows = sorted(rows, key=key)[:how.top_total]
+    rows = sorted(rows, key=lambda r: r[2])
+    if how.sort is not None:
+        return sorted(rows, key=key)
+    return sorted(rows, key=lambda r: (query(r), key(r)))
+
+
+def _key(table: HitTable, kinds: list, score: int, how: Shape):
+    """A row's sort key, best smallest (None: task order)."""
+    axis_keys, col_keys = table.keys()
+    if how.sort in axis_keys:
+        k = axis_keys.index(how.sort)
+        return lambda row: row[0][k]
+    if how.sort is not None:
+        k = col_keys.index(how.sort)
+    elif EVALUE in kinds:
+        k = kinds.index(EVALUE)
+    elif how.top is not None or how.top_total is not None:
+        k = score
+    else:
+        return None
+    sign = 1.0 if kinds[k] == EVALUE else -1.0
+    return lambda row: sign * _num(row[1][k])
 
 
 NUMBERS = {
@@ -71,6 +100,7 @@ def test_shaped_on_arrays_equals_row_by_row(table, data):
     axis_keys, col_keys = table.keys()
     how = Shape(sort=data.draw(st.sampled_from([None, *axis_keys, *col_keys])),
                 top=data.draw(st.sampled_from([None, 1, 2, 5, 100])),
+                top_total=data.draw(st.sampled_from([None, 1, 3, 100])),
                 min_score=data.draw(st.sampled_from([None, 0.0, 1.0, 0.25, -1e18])),
                 max_evalue=data.draw(st.sampled_from([None, 0.01, 1.0])) if has_ev else None)
     got, want = shape_rows(table, how), reference(table, how)

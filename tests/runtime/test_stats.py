@@ -64,7 +64,7 @@ q = load(seq[protein], "q.fa")
 d = load(seq[protein], "d.fa")
 s = map(f, q (*) d)
 print bits(s, blosum62, 11, 1)
-print evalue(s, q, d, blosum62, 11, 1)
+print evalue(s, q, d, blosum62, 11, 1, "published")
 print evalue(s, 100, d[0], "BLOSUM62", 11, 1)
 """
 
@@ -77,27 +77,32 @@ def _files(tmp_path):
 
 def test_script_builtins_over_a_map(tmp_path):
     """Each task's E-value uses its own query's length and the database's total
-    length; the result keeps the map's axes (record names)."""
+    length; the result keeps the map's axes (record names). The ``published``
+    method: BLAST's formula with its effective lengths, which at these lengths
+    adjust nothing but floor the query's length at 1 / K (tests/runtime/
+    test_search_stats.py checks the adjustment itself)."""
     _files(tmp_path)
     path = tmp_path / "s.bio"
     path.write_text(SCRIPT)
     out = dslc.compile(str(path), backend="interp").run()
     p = stats.karlin("blosum62", 11, 1)
     score = np.array([[34, 32, 31], [54, 52, 51]], dtype=float)
-    ev = out["evalue(s, q, d, blosum62, 11, 1)"]
+    ev = out['evalue(s, q, d, blosum62, 11, 1, "published")']
     assert [a.labels for a in ev.axes] == [("a", "b"), ("x", "y", "z")]
-    want = p.k * np.array([[3.0], [5.0]]) * 7 * np.exp(-p.lam * score)
+    want = p.k * (1 / p.k) * 7 * np.exp(-p.lam * score)
     assert np.allclose(ev.values, want)
     assert np.allclose(out["bits(s, blosum62, 11, 1)"].values,
                        (p.lam * score - math.log(p.k)) / math.log(2))
     assert np.allclose(out['evalue(s, 100, d[0], "BLOSUM62", 11, 1)'].values,
                        p.k * 100 * 4 * np.exp(-p.lam * score))
+    assert "published BLOSUM62 11/1" in ev.note
 
 
 @pytest.mark.parametrize("call, words", [
     ("bits(s, blosum62, 11, 3)", ["open 11, extend 3", "11/1"]),
     ('evalue(s, load(seq[protein], "o.fa"), d, blosum62, 11, 1)', ["not mapped over"]),
     ("bits(s, blosum62, 11)", ["takes 4 arguments"]),
+    ("evalue(s, q, d, blosum62)", ["takes 6 or 7 arguments"]),
     ("evalue(q, 1, 1, blosum62, 11, 1)", ["a score must be"]),
 ])
 def test_builtin_errors(tmp_path, call, words):

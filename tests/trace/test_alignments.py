@@ -21,9 +21,10 @@ def _db(n: int) -> list[str]:
     return ["".join(r.split("\n")[1:])[:70] for r in text.split(">")[1:]][:n]
 
 
-def _rescore(a, q: str, r: str, sm) -> int:
+def _rescore(a, q: str, r: str, sm, gap: tuple[int, int] = (10, 1)) -> int:
     """The alignment's score from its CIGAR alone, checking that the CIGAR consumes
-    exactly the sequences' spans and that =/X say what the residues are."""
+    exactly the sequences' spans and that =/X say what the residues are; a gap of
+    length n costs ``open + n * extend`` (``gap``: docs/conventions.md)."""
     qi, ri, score = a.starts[0], a.starts[1], 0
     for n, op in re.findall(r"(\d+)([=XID])", a.cigar):
         n = int(n)
@@ -33,7 +34,7 @@ def _rescore(a, q: str, r: str, sm) -> int:
                 score += sm(q[qi], r[ri])
                 qi, ri = qi + 1, ri + 1
         else:
-            score -= 11 + (n - 1)
+            score -= gap[0] + n * gap[1]
             qi, ri = (qi + n, ri) if op == "I" else (qi, ri + n)
     assert (qi, ri) == a.ends
     return score

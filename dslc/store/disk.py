@@ -10,7 +10,7 @@ atomic rename, so a planted link is never followed; a Numba entry that cannot
 be loaded is dropped and compiled again.
 
 The directory is kept under a size cap (``DSLC_CACHE_MAX_MB``): every write
-removes the least recently used groups of entries beyond it (dslc.cpu.cache_entries).
+removes the least recently used groups of entries beyond it (dslc.store.entries).
 A module's use is recorded as its access time, set explicitly when it is read
 (mount options such as ``noatime`` do not stop that), never its modification
 time, which Numba compares to decide whether its machine code is stale.
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -27,11 +28,11 @@ import shutil
 import stat
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from dslc import runlog, settings
-from dslc.cpu.cache_entries import DIGEST, evict, group_name
+from dslc.store.entries import DIGEST, evict, group_name
+from dslc.store.files import read_regular
 from dslc.errors import DslcError
 
 ENV = "DSLC_CACHE_DIR"
@@ -140,7 +141,7 @@ def read_module(key: str) -> str | None:
     None (absent, truncated, edited: the caller rebuilds it)."""
     if not is_digest(key):
         return None
-    data = _read_used(f"dslc_{key}.py")
+    data = read_entry_bytes(f"dslc_{key}.py")
     if data is None or hashlib.sha256(data).hexdigest()[:DIGEST] != key:
         return None
     return _text(data)
@@ -149,20 +150,15 @@ def read_module(key: str) -> str | None:
 def read_entry(name: str) -> str | None:
     """The text of entry ``name`` (a file name in the directory), None where it cannot
     be read; the caller checks what it holds."""
-    data = _read_used(name)
+    data = read_entry_bytes(name)
     return None if data is None else _text(data)
 
 
-def _read_used(name: str) -> bytes | None:
+def read_entry_bytes(name: str) -> bytes | None:
     """The bytes of entry ``name``, its use recorded for the size cap; None where it
-    cannot be read."""
-    try:
-        with open(cache_dir() / name, "rb") as fh:
-            data = fh.read()
-            _mark_used(fh.fileno())
-    except OSError:
-        return None
-    return data
+    is not a regular file that can be read (dslc.store.files: a FIFO, a device or a
+    directory in its place is no entry, and never blocks)."""
+    return read_regular(cache_dir() / name, mark_used=True)
 
 
 def _text(data: bytes) -> str | None:
@@ -170,13 +166,6 @@ def _text(data: bytes) -> str | None:
         return data.decode()
     except UnicodeDecodeError:
         return None
-
-
-def _mark_used(fd: int) -> None:
-    """Set an entry's access time to now, keeping its modification time to the
-    nanosecond (Numba's staleness check reads it): the size cap's record of use."""
-    with contextlib.suppress(OSError):
-        os.utime(fd, ns=(time.time_ns(), os.fstat(fd).st_mtime_ns))
 
 
 def max_bytes() -> int:
@@ -194,21 +183,47 @@ def _enforce_cap(just_written: str) -> None:
 def write_entry(name: str, text: str | bytes) -> Path:
     """Write entry ``name`` whole: into a temporary file created exclusively
     (mkstemp: O_EXCL, mode 0600, an unpredictable name) and renamed over the
-    entry, so readers see the old entry or the new one and a link planted in
-    the directory is replaced, not written through. ``bytes`` are written as
-    they are (a kernel entry, dslc.cuda.kernel_cache)."""
+    entry, so readers see the old entry or the new one and a link, FIFO or device
+    planted at its name is replaced, not written through. ``bytes`` are written as
+    they are (a kernel entry, dslc.cuda.kernel_cache). A write that fails (a full
+    disk, a directory holding files at the entry's name) is one error naming the
+    directory, its temporary file removed."""
     d = cache_dir()
+    try:
+        _write(d, name, text)
+    except OSError as e:
+        raise _unwritable(d, name, e) from None
+    _enforce_cap(group_name(name, None if isinstance(text, bytes) else text))
+    return d / name
+
+
+def _write(d: Path, name: str, text: str | bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as fh:
             fh.write(text)
-        os.replace(tmp, d / name)
+        try:
+            os.replace(tmp, d / name)
+        except IsADirectoryError:  # an empty directory in the way is no entry: replaced
+            os.rmdir(d / name)
+            os.replace(tmp, d / name)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _enforce_cap(group_name(name, None if isinstance(text, bytes) else text))
-    return d / name
+
+
+def _unwritable(d: Path, name: str, e: OSError) -> DslcError:
+    why = e.strerror or str(e)
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return DslcError(f"the cache directory {d} is full: cannot write {name} ({why})",
+                         hint=f"free space there, or point {ENV} at another directory "
+                              f"(a smaller {MAX_MB} keeps it smaller)")
+    if os.path.isdir(d / name) and not os.path.islink(d / name):
+        return DslcError(f"the cache directory {d} holds a directory named {name}, where "
+                         "dslc keeps a file", hint="remove it (dslc cache clear leaves it)")
+    return DslcError(f"cannot write {name} in the cache directory {d} ({why})",
+                     hint=f"point {ENV} at a directory of your own, or unset it")
 
 
 class _Guarded:
@@ -218,7 +233,10 @@ class _Guarded:
     garbled one raises from deep inside a call (``UnpicklingError``,
     ``EOFError``, or whatever a damaged pickle produces). Any failure to load is
     taken as a miss: the index is emptied and the function compiled again; a
-    failure to save leaves the function compiled but uncached."""
+    failure to save leaves the function compiled but uncached. Numba opens its
+    files as they are, so one of them that is not a regular file (a FIFO would
+    block the open, a link to a device would be read) is a miss before Numba
+    touches it: the index is replaced by an empty one and nothing is read."""
 
     def __init__(self, inner):
         self._inner = inner
@@ -228,6 +246,8 @@ class _Guarded:
 
     def load_overload(self, sig, target_context):
         try:
+            if self._foreign():
+                raise OSError("not a regular file")
             found = self._inner.load_overload(sig, target_context)
         except Exception:
             with contextlib.suppress(Exception):
@@ -242,10 +262,40 @@ class _Guarded:
 
     def save_overload(self, sig, data):
         with contextlib.suppress(Exception):
-            self._inner.save_overload(sig, data)
+            if not self._foreign():  # (Numba reads its index before it saves)
+                self._inner.save_overload(sig, data)
         fn = getattr(self._inner, "_py_func", None)
         if fn is not None:
             _enforce_cap(group_name(fn.__module__))
+
+    def _foreign(self) -> bool:
+        """Whether a file of this function's Numba entries (its index, its machine
+        code) is there and is not a regular file."""
+        index = getattr(getattr(self._inner, "_cache_file", None), "_index_path", None)
+        if index is None:
+            return False
+        folder, name = os.path.split(index)
+        base = name.removesuffix(".nbi") + "."
+        return any(n.startswith(base) for n in _odd_names(folder))
+
+
+_ODD: dict[str, frozenset[str]] = {}
+
+
+def _odd_names(folder: str) -> frozenset[str]:
+    """The names in Numba's folder that are not regular files, read once a process:
+    one scan (the type of each name comes with it), where a scan per function loaded
+    would cost more than the load in a cache of thousands of entries. What a run adds
+    there later is Numba's own, regular files."""
+    got = _ODD.get(folder)
+    if got is None:
+        try:
+            with os.scandir(folder) as it:
+                got = frozenset(e.name for e in it if not e.is_file(follow_symlinks=False))
+        except OSError:
+            got = frozenset()
+        _ODD[folder] = got
+    return got
 
 
 def guard_numba_caches(namespace: dict) -> None:

@@ -9,8 +9,8 @@ from it (``__pycache__/dslc_<digest>.*``) and every plan naming it are one group
 removed together, so eviction never leaves a plan whose module is gone (that
 would only cost a recompile, but also the plan's disk space for nothing).
 
-This module imports nothing of the cache's own (dslc.cpu.cache imports it), so
-the writer and ``dslc cache`` share one scan.
+This module imports nothing of the cache's own but dslc.store.files (dslc.store.disk
+imports it), so the writer and ``dslc cache`` share one scan.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from dslc.store.files import read_regular
+
 DIGEST = 24  # hex digits of SHA-256 naming a module entry
 HEX = f"[0-9a-f]{{{DIGEST}}}"
 TMP = "unfinished writes"
@@ -32,7 +34,7 @@ _TOP = (("modules", re.compile(f"dslc_({HEX})\\.py")),
         ("kernels", re.compile("cuda_kernel_[0-9a-f]+\\.pickle")),  # dslc.cuda.kernel_cache
         ("programs", re.compile("ast_[0-9a-f]+\\.json")),  # dslc.runtime.parsed
         ("index", re.compile("found_extensions\\.json")),  # dslc.discover
-        (TMP, re.compile("\\.(dslc_|plan_|cuda_kernel_|ast_).*\\.tmp")))
+        (TMP, re.compile("\\.(dslc_|plan_|cuda_kernel_|ast_|found_extensions).*\\.tmp")))
 _NUMBA = (("compiled", re.compile(f"dslc_({HEX})\\..+\\.(nbi|nbc|pyc)")),)
 # a group's members are removed in this order: a concurrent run then finds a plan
 # without its module, or a module without machine code, at worst: a miss, never an error
@@ -114,9 +116,11 @@ def _plan_module(text: str | None) -> str | None:
 
 
 def _read(path: Path) -> str | None:
+    """A plan's text, where it is a regular file (a FIFO never blocks the scan)."""
+    data = read_regular(path)
     try:
-        return path.read_text()
-    except (OSError, UnicodeDecodeError):
+        return None if data is None else data.decode()
+    except UnicodeDecodeError:
         return None
 
 

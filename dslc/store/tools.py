@@ -1,21 +1,21 @@
 """``dslc cache info`` and ``dslc cache clear``: what the cache directory holds,
 and removing it.
 
-The directory comes from :func:`dslc.cpu.cache.cache_dir`, so it is checked as
+The directory comes from :func:`dslc.store.disk.cache_dir`, so it is checked as
 on every run (private to the user; one others can write is refused, not used).
 Only dslc's own entries are counted and removed, recognised by their names
 (docs/robustness.md, "The cache"); anything else a user keeps there is left.
 Nothing is followed: a link named like an entry is removed as a link, and the
 directory itself stays, with its permissions. ``info`` also gives the size cap
-that every write enforces (dslc.cpu.cache_entries).
+that every write enforces (dslc.store.entries).
 """
 
 from __future__ import annotations
 
 import time
 
-from dslc.cpu.cache import cache_dir, max_bytes
-from dslc.cpu.cache_entries import NUMBA_DIR, TMP, entries, remove
+from dslc.store.disk import cache_dir, max_bytes
+from dslc.store.entries import NUMBA_DIR, TMP, entries, remove
 
 _TMP_AGE = 3600  # seconds: a write takes milliseconds, so an older temporary is a crash's
 

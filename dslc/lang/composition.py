@@ -1,0 +1,94 @@
+"""Composition-based scaling of local alignment statistics.
+
+A substitution matrix's lambda depends on the residue frequencies of the two
+sequences compared: ``lambda_u`` is the positive root of
+``sum_ab p_a q_b exp(lambda s_ab) = 1`` (Karlin and Altschul 1990). Published
+lambda and K assume both sequences have the standard (Robinson and Robinson)
+frequencies; a hydrophobic query against membrane proteins, or a proteome whose
+composition differs from the standard, scores higher by chance. BLAST's
+composition-based statistics (Schaffer et al. 2001, "mode 1") scale the gapped
+lambda of each query-subject pair by ``lambda_u(query, subject) / lambda_u(standard)``;
+:func:`pair_ratios` computes that ratio for a query against every subject at once.
+
+The root is found per subject by Newton's method from above (the left side is a
+convex sum of exponentials, equal to 1 at 0 and falling there, so Newton from a
+point past the root comes down to it monotonically), on the distinct score values
+only: a 24-symbol matrix has about 16 of them, so a subject costs 16 exponentials
+per step, and a million-sequence database a few seconds per query.
+
+A pair with no positive root (every score of the pair's residues <= 0, or a
+non-negative expected score: two sequences of one residue) keeps ratio 1: the
+published lambda, unscaled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_CHUNK = 1 << 22  # residues counted per step (a database's codes are counted in pieces)
+
+
+def counts_of_pack(codes: np.ndarray, offsets: np.ndarray, size: int) -> np.ndarray:
+    """Each record's residue counts, ``(records, size)``, from one concatenated
+    buffer of codes and the records' offsets into it (dslc.lang.records.SeqPack),
+    counted a few million residues at a time."""
+    records = len(offsets) - 1
+    out = np.zeros((records, size), dtype=np.float64)
+    first = 0
+    while first < records:
+        last = int(np.searchsorted(offsets, offsets[first] + _CHUNK, side="right"))
+        last = min(max(last - 1, first + 1), records)
+        part = codes[offsets[first]:offsets[last]].astype(np.int64)
+        owner = np.repeat(np.arange(last - first), np.diff(offsets[first:last + 1]))
+        out[first:last] = np.bincount(owner * size + part, minlength=(last - first) * size) \
+            .reshape(last - first, size)
+        first = last
+    return out
+
+
+def frequencies(counts: np.ndarray) -> np.ndarray:
+    """Counts as frequencies, row by row (an empty record's row stays zero)."""
+    total = counts.sum(axis=-1, keepdims=True)
+    return np.divide(counts, total, out=np.zeros_like(counts, dtype=np.float64), where=total > 0)
+
+
+def pair_ratios(scores: np.ndarray, query: np.ndarray, subjects: np.ndarray,
+                standard: float) -> np.ndarray:
+    """``lambda_u(query, subject) / standard`` for each subject row of
+    ``subjects`` (frequencies), ``scores[a, b]`` the matrix by the query's symbol
+    ``a`` and the subject's ``b``; 1 where the pair has no positive root."""
+    values, where = np.unique(scores, return_inverse=True)
+    where = where.reshape(scores.shape)
+    # c[b, v]: the query's probability of scoring values[v] against symbol b
+    c = np.zeros((scores.shape[1], len(values)))
+    for a in range(scores.shape[0]):
+        np.add.at(c, (np.arange(scores.shape[1]), where[a]), query[a])
+    h = subjects @ c  # h[j, v]: the pair's probability of score values[v]
+    lam = _roots(values.astype(np.float64), h)
+    return np.where(np.isnan(lam), 1.0, lam / standard)
+
+
+def _roots(values: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """The positive root of ``sum_v h[j, v] exp(lambda values[v]) = 1`` per row,
+    NaN where there is none."""
+    positive = values > 0
+    mean = h @ values
+    top = np.where(h[:, positive] > 0, values[positive], -np.inf).max(axis=1, initial=-np.inf)
+    ok = (mean < 0) & np.isfinite(top) & (h.sum(axis=1) > 0)
+    lam = np.full(len(h), np.nan)
+    if not ok.any():
+        return lam
+    hk, top = h[ok], top[ok]
+    p_top = np.take_along_axis(hk, np.searchsorted(values, top)[:, None], axis=1)[:, 0]
+    # past the root: the top score's term alone reaches 1 there (and every term is > 0)
+    x = np.maximum(-np.log(p_top) / top, 1e-6) + 1.0 / top
+    for _ in range(100):
+        e = np.exp(x[:, None] * values[None, :])
+        f = (hk * e).sum(axis=1) - 1.0
+        df = (hk * e * values).sum(axis=1)
+        step = f / df
+        x = x - step
+        if np.all(np.abs(step) <= 1e-10 * x):
+            break
+    lam[ok] = x
+    return lam

@@ -1,0 +1,267 @@
+"""Search statistics users can trust: BLAST's length adjustment checked against the
+published equation solved here by direct fixed-point iteration, the censored Gumbel fit
+recovering a known law from scores drawn from it, composition-based lambda at the
+standard frequencies, and the ``evalue`` methods and ``evd_evalue`` in scripts.
+
+Cheap: numpy draws and interpreter runs over a few sequences (the calibration on the
+proteome is benchmarks/evalue_calibration.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import dslc
+from dslc.errors import DslcError
+from dslc.lang import composition, gumbel, stats
+
+from tests import reference as ref
+
+# BLOSUM62 with gaps 11/1: lambda, K, alpha, beta as blast_stat.c lists them
+LAM, K, ALPHA, BETA = 0.267, 0.041, 1.9, -30.0
+# Robinson and Robinson's residue frequencies (per 1000), BLAST's standard background
+ROBINSON = dict(A=78.05, C=19.25, D=53.64, E=62.95, F=38.56, G=73.77, H=21.99, I=51.42,
+                K=57.44, L=90.19, M=22.43, N=44.87, P=52.03, Q=42.64, R=51.29, S=71.20,
+                T=58.41, V=64.41, W=13.30, Y=32.16)
+
+
+def fixed_point(m: float, n: float, count: int) -> int:
+    """The published equation l = (alpha / lambda) ln(K (m - l)(n - N l)) + beta,
+    iterated from l = 0 until it stops moving (it contracts here: its slope is about
+    alpha / (lambda (m - l)), below 1), then rounded down as BLAST reports it, and
+    no larger than leaves a search space (m - l)(n - N l) of max(m, n) / K (BLAST's
+    bound, found here by trying each whole l)."""
+    ell = 0.0
+    for _ in range(1000):
+        nxt = ALPHA / LAM * math.log(K * (m - ell) * (n - count * ell)) + BETA
+        if abs(nxt - ell) < 1e-12:
+            break
+        ell = nxt
+    bound = 0
+    while (m - bound - 1) * (n - count * (bound + 1)) >= max(m, n) / K:
+        bound += 1
+    return max(min(int(math.floor(ell)), bound), 0)
+
+
+@pytest.mark.parametrize("m, n, count", [
+    (300, 682583, 2100),  # a proteome search (79 by the iteration)
+    (1000, 5_000_000, 15000), (250, 250, 1), (400, 2_000_000, 5000),
+    (100, 5_000_000, 15000), (60, 100_000, 300),  # (the bound decides: 69 and 32)
+])
+def test_length_adjustment_is_the_published_equations_fixed_point(m, n, count):
+    p = stats.karlin("blosum62", 11, 1)
+    want = fixed_point(m, n, count)
+    assert stats.length_adjustment(m, n, count, p) == want
+    m_eff, n_eff = stats.effective_lengths(m, n, count, p)
+    assert (float(m_eff), float(n_eff)) == (max(m - want, 1 / K), n - count * want)
+
+
+def test_length_adjustment_by_hand():
+    """m = 300, n = 682583 in 2100 sequences: l = 79 (by the iteration above: 79.7...),
+    so the search space is 221 x (682583 - 2100 x 79) = 221 x 516683. Tiny sequences
+    (a search space under max(m, n) / K) get none."""
+    p = stats.karlin("blosum62", 11, 1)
+    assert fixed_point(300, 682583, 2100) == 79
+    assert stats.length_adjustment(300, 682583, 2100, p) == 79
+    assert stats.length_adjustment(5, 7, 3, p) == 0
+    assert (p.alpha, p.beta) == (ALPHA, BETA)
+
+
+def _draw(rng, lam, k, log_w):
+    """Scores of the law P(S >= x) = 1 - exp(-w K exp(-lam x)), by inversion."""
+    u = rng.random(len(log_w))
+    return (log_w + math.log(k) - np.log(-np.log(u))) / lam
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fit_recovers_a_known_law(seed):
+    """2000 entries of lengths 50-800 against a query of 300: lambda within 8%, K
+    within a factor 1.6 (K's estimate is the looser one, as for any Gumbel fit);
+    the E-values it gives at E = 1 within a factor 1.6 of the true law's."""
+    rng = np.random.default_rng(seed)
+    log_w = np.log(300.0 * rng.integers(50, 800, 2000))
+    x = _draw(rng, 0.27, 0.04, log_w)
+    law = gumbel.fit(x, log_w)
+    assert law.lam == pytest.approx(0.27, rel=0.08)
+    assert 0.04 / 1.6 < math.exp(law.log_k) < 0.04 * 1.6
+    total = math.log(np.sum(np.exp(log_w)))
+    s1 = (total + math.log(0.04)) / 0.27  # the true law's score at E = 1
+    assert 1 / 1.6 < float(law.expected(s1, total)) < 1.6
+
+
+def test_fit_of_integer_scores_and_homologues():
+    """Integer scores (the law's continuous scores rounded down) fitted with step 1 give
+    the continuous law, not one shifted by half a step; 30 planted homologues far above
+    the rest are held out and do not flatten the tail."""
+    rng = np.random.default_rng(5)
+    log_w = np.log(300.0 * rng.integers(50, 800, 3000))
+    x = np.floor(_draw(rng, 0.25, 0.05, log_w))
+    law = gumbel.fit(x, log_w, step=1.0)
+    assert law.lam == pytest.approx(0.25, rel=0.06)
+    assert law.censored == 0
+    x[:30] += 150
+    planted = gumbel.fit(x, log_w, step=1.0)
+    assert planted.censored == 30
+    assert planted.lam == pytest.approx(law.lam, rel=0.03)
+
+
+def test_fit_refuses_what_it_cannot_fit():
+    with pytest.raises(gumbel.FitError, match="at least 200"):
+        gumbel.fit(np.arange(50.0), 0.0)
+    with pytest.raises(gumbel.FitError, match="do not vary"):
+        gumbel.fit(np.zeros(500), 0.0)
+
+
+def _blosum62_matrix():
+    return dslc.compile("x = 1\nprint blosum62", backend="interp").run()["blosum62"]
+
+
+def test_ungapped_lambda_at_the_standard_frequencies_is_the_published_one():
+    """At Robinson and Robinson's frequencies BLOSUM62's ungapped lambda is BLAST's
+    0.3176, so the composition ratio is 1; a pair with no positive score keeps 1."""
+    m = _blosum62_matrix()
+    p = np.zeros(len(m.alphabet))
+    for a, f in ROBINSON.items():
+        p[m.alphabet.symbols.index(a)] = f
+    p /= p.sum()
+    w = np.zeros_like(p)
+    w[m.alphabet.symbols.index("W")] = 1.0
+    d = np.zeros_like(p)
+    d[m.alphabet.symbols.index("D")] = 1.0
+    ratios = composition.pair_ratios(m.values, p, np.stack([p, w]), 0.3176)
+    assert ratios[0] == pytest.approx(1.0, abs=2e-4)
+    assert ratios[1] > 1.0  # a W-only subject: high-scoring pairs are rarer by chance
+    assert composition.pair_ratios(m.values, d, w[None], 0.3176)[0] == 1.0  # D-W: -4
+
+
+def _lambda_u(p: dict, q: dict) -> float:
+    """The positive root of sum p_a q_b exp(lambda s_ab) = 1 by plain bisection over
+    the reference's BLOSUM62 (tests/reference.py), independent of dslc.lang.composition."""
+    blosum = ref.blosum62_dict()
+    f = lambda lam: sum(pa * qb * math.exp(lam * blosum[a, b])  # noqa: E731
+                        for a, pa in p.items() for b, qb in q.items()) - 1
+    lo, hi = 1e-6, 5.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if f(mid) > 0 else (mid, hi)
+    return lo
+
+
+def _freqs(text: str) -> dict:
+    return {a: text.count(a) / len(text) for a in set(text)}
+
+
+SCRIPT = """\
+int f(seq[protein] s, seq[protein] t) = 3 * len(s) + len(t)
+q = load(seq[protein], "q.fa")
+d = load(seq[protein], "d.fa")
+s = map(f, q (*) d)
+print evalue(s, q, d, blosum62, 11, 1, "composition")
+"""
+QUERIES = {"a": "MKVLAAWLLKV", "b": "DDEEKKRRSST"}
+DB = {"x": "MKVLAAGGSTW", "y": "AAKKLLVVEEDDRRSS", "z": "WWYYFFMMKLVA"}
+
+
+def _files(tmp_path, script=SCRIPT):
+    (tmp_path / "q.fa").write_text("".join(f">{k}\n{v}\n" for k, v in QUERIES.items()))
+    (tmp_path / "d.fa").write_text("".join(f">{k}\n{v}\n" for k, v in DB.items()))
+    path = tmp_path / "s.bio"
+    path.write_text(script)
+    return path
+
+
+def test_composition_method_scales_lambda_per_pair(tmp_path):
+    """E = K m' n' exp(-lambda r S), r = lambda_u(query, subject) / 0.3176 for each
+    pair, m' n' the effective lengths (no adjustment at these lengths, but BLAST's
+    floor of 1 / K on the query's); the result says how it was made."""
+    out = dslc.compile(str(_files(tmp_path)), backend="interp").run()
+    ev = out['evalue(s, q, d, blosum62, 11, 1, "composition")']
+    n = sum(map(len, DB.values()))
+    for i, (qn, q) in enumerate(QUERIES.items()):
+        for j, (dn, t) in enumerate(DB.items()):
+            r = _lambda_u(_freqs(q), _freqs(t)) / 0.3176
+            want = K * max(len(q), 1 / K) * n * math.exp(-LAM * r * (3 * len(q) + len(t)))
+            assert ev.values[i, j] == pytest.approx(want, rel=1e-6), (qn, dn)
+    assert "composition" in ev.note and "effective lengths" in ev.note
+
+
+def test_auto_on_a_small_database_and_its_tsv_line(tmp_path, capsys):
+    """Under 200 database sequences ``auto`` is ``composition``; the TSV says so in
+    a comment line above the table's header."""
+    from dslc.cli import main
+
+    path = _files(tmp_path, SCRIPT.replace(', "composition")', ")"))
+    code = main(["run", str(path), "--backend", "interp", "--quiet", "--format", "tsv"])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert out[0].startswith("# evalue(s, q, d, blosum62, 11, 1): published BLOSUM62 11/1")
+    assert "composition" in out[0]
+    assert out[1].split("\t") == ["q", "d", "evalue(s, q, d, blosum62, 11, 1)"]
+
+
+@pytest.mark.parametrize("call, words", [
+    ('evalue(s, q, d, blosum62, 11, 1, "fit")', ["at least 200", "got 3"]),
+    ('evalue(s, q, d, "blosum62", 11, 1, "composition")', ["matrix value"]),
+    ('evalue(s, q, d, blosum62, 11, 1, "best")', ["auto, fit, composition, published"]),
+    ("evalue(s, q, d, blosum62, 11)", ["takes 6 or 7 arguments"]),
+    ("evd_evalue(s, d)", ["cannot fit", "at least 200"]),
+    ("evd_evalue(s, q[0])", ["the list the scores were mapped over"]),
+])
+def test_method_errors(tmp_path, call, words):
+    path = _files(tmp_path, SCRIPT.replace('evalue(s, q, d, blosum62, 11, 1, "composition")',
+                                           call))
+    with pytest.raises(DslcError) as e:
+        dslc.compile(str(path), backend="interp").run()
+    text = e.value.render()
+    assert text.startswith(f"{path}:5:"), text
+    for w in words:
+        assert w in text, text
+
+
+def test_evd_evalue_fits_any_score(tmp_path):
+    """A score the script declares extreme-value distributed (here each record's
+    length, drawn from a Gumbel of location 300 and lambda 0.08): the E-value of a
+    score is the entries expected to reach it, N P(S >= x), within a factor 1.6 of
+    the true law's at E = 1 and E = 10; the result says it was fitted."""
+    rng = np.random.default_rng(11)
+    mu, lam, count = 300.0, 0.08, 400
+    lengths = np.floor(mu - np.log(-np.log(rng.random(count))) / lam).astype(int)
+    (tmp_path / "d.fa").write_text("".join(f">r{k}\n{'A' * n}\n" for k, n in enumerate(lengths)))
+    path = tmp_path / "s.bio"
+    path.write_text('int f(seq[protein] t) = len(t)\nd = load(seq[protein], "d.fa")\n'
+                    "s = map(f, d)\nprint evd_evalue(s, d)\n")
+    ev = dslc.compile(str(path), backend="interp").run()["evd_evalue(s, d)"]
+    assert ev.values.shape == (count,) and "Gumbel" in ev.note
+    true = count * -np.expm1(-np.exp(-lam * (lengths - mu)))
+    for level in (1.0, 10.0):
+        k = int(np.argmin(np.abs(true - level)))
+        assert 1 / 1.6 < ev.values[k] / true[k] < 1.6
+    assert np.all(np.diff(ev.values[np.argsort(lengths)]) <= 1e-12)  # higher score, lower E
+
+
+def test_calibrated_on_random_sequences_of_the_standard_composition():
+    """The calibration property on a small synthetic search: 20 queries against 400
+    subjects, all drawn at Robinson and Robinson's frequencies (lengths 100-400), scored
+    by Gotoh Smith-Waterman with BLOSUM62 11/1 (parasail). Chance hits at E <= 10
+    should number about 20 x 10, at E <= 1 about 20: both the published statistics with
+    BLAST's effective lengths (which they were estimated with) and the fit land within
+    0.5x-1.5x and 1.5x."""
+    parasail = pytest.importorskip("parasail")
+    from dslc.lang import search_stats
+
+    rng = np.random.default_rng(17)
+    symbols, weights = list(ROBINSON), np.array(list(ROBINSON.values()))
+    draw = lambda: "".join(rng.choice(symbols, int(rng.integers(100, 401)),  # noqa: E731
+                                      p=weights / weights.sum()))
+    queries, subjects = [draw() for _ in range(20)], [draw() for _ in range(400)]
+    scores = np.array([[parasail.sw_striped_16(q, t, 12, 1, parasail.blosum62).score
+                        for t in subjects] for q in queries], dtype=np.float64)
+    query = search_stats.Side(0, np.array([len(q) for q in queries], dtype=float), None)
+    db = search_stats.Side(1, np.array([len(t) for t in subjects], dtype=float), None)
+    p = stats.karlin("blosum62", 11, 1)
+    for method in ("published", "fit"):
+        ev = search_stats.evalues(scores, True, query, db, p, None, method, "BLOSUM62 11/1").values
+        assert 100 <= np.sum(ev <= 10) <= 300, (method, np.sum(ev <= 10))
+        assert np.sum(ev <= 1) <= 30, (method, np.sum(ev <= 1))
