@@ -170,8 +170,9 @@ def _fitted(scores, integer, query, db, params, total, label, discount) -> Outco
             f"the {len(log_n)} database sequences (censored maximum-likelihood Gumbel, "
             f"SSEARCH-style)")
     if discount is not None:
-        note += (", each score discounted by its pair's composition (ungapped lambda of "
-                 "the pair over the query's median pair, at most 1)")
+        note += (", each score discounted by its pair's composition ((ungapped lambda "
+                 f"of the pair over the query's median pair) ^ {composition.DISCOUNT_POWER:g}, "
+                 "at most 1)")
     if lams:
         note += f"; fitted lambda {min(lams):.3g} to {max(lams):.3g}"
     if failed:

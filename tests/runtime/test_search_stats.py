@@ -162,7 +162,7 @@ def _shrunk(texts: list[str], weight: float = 200.0) -> list[dict]:
 
 
 def test_pair_discounts_against_bisection():
-    """``min(1, r_j / median r)``, ``r_j = lambda_u(query, subject_j)`` with each
+    """``min(1, r_j / median r) ** 1.5``, ``r_j = lambda_u(query, subject_j)`` with each
     subject drawn 200 residues toward the pooled composition, worked out by bisection
     over Biopython's BLOSUM62 (a pair with a non-negative mean score has no root and
     gets the smallest discount): a His-rich query's His-rich subjects are discounted
@@ -178,7 +178,7 @@ def test_pair_discounts_against_bisection():
             for f in _shrunk(subjects)]
     lam = np.array([_lambda_u(_freqs(query), f) for f in _shrunk(subjects)])
     rooted = np.array(mean) < 0  # else no positive root: the most alike pair there is
-    want = np.minimum(1.0, lam / np.median(lam[rooted]))
+    want = np.minimum(1.0, lam / np.median(lam[rooted])) ** 1.5
     want[~rooted] = want[rooted].min()
     symbols = m.alphabet.symbols
     counts = np.array([[t.count(a) for a in symbols] for t in subjects], dtype=float)
@@ -204,9 +204,9 @@ def _lambda_u_rows(p: np.ndarray, subjects: np.ndarray, s: np.ndarray) -> np.nda
 def test_fit_discounts_each_pair_by_composition(query_axis):
     """``fit`` with compositions known: each query's Gumbel law is fitted to its scores
     times the pair's discount (as computed here from the definition: shrunk subject
-    frequencies, bisection, the median's ratio capped at 1), the lattice step scaled
-    alike, and E = K m N exp(-lambda f S) with the fitted lambda and K; whichever axis
-    the queries are; the note says the scores were discounted."""
+    frequencies, bisection, the median's ratio capped at 1, to the power 1.5), the
+    lattice step scaled alike, and E = K m N exp(-lambda f S) with the fitted lambda
+    and K; whichever axis the queries are; the note says the scores were discounted."""
     from dslc.lang import search_stats
 
     m = _blosum62_matrix()
@@ -225,7 +225,7 @@ def test_fit_discounts_each_pair_by_composition(query_axis):
     want = np.empty_like(scores)
     for i in range(2):
         r = _lambda_u_rows(q_counts[i] / q_len[i], shrunk, m.values.astype(float)) / 0.3176
-        f = np.minimum(1.0, r / np.median(r))
+        f = np.minimum(1.0, r / np.median(r)) ** 1.5
         law = gumbel.fit(scores[i] * f, np.log(q_len[i] * d_len), step=f)
         want[i] = math.exp(law.log_k) * q_len[i] * d_len.sum() * np.exp(-law.lam * f * scores[i])
         if i == 1:
