@@ -19,7 +19,7 @@ import numpy as np
 
 from dslc.lang import types as T
 from dslc.errors import DslcError
-from dslc.lang import gumbel, search_stats, stats
+from dslc.lang import search_stats, stats
 from dslc.lang.composition import counts_of_pack
 from dslc.lang.gumbel import FitError
 from dslc.lang.sequences import describe
@@ -91,8 +91,7 @@ def _search_evalue(score, axes, named, params, e) -> MapResult:
     unless a 7th argument names one)."""
     method = _method(*named["method"]) if "method" in named else "auto"
     matrix = named["matrix"][0] if isinstance(named["matrix"][0], Matrix) else None
-    if method not in ("composition", "auto") or (
-            method == "auto" and _entries(named["n"][0]) >= gumbel.MIN_SCORES):
+    if method == "published":
         matrix = None  # no compositions needed: a million proteins' counts are not made
     query = _side(*named["m"], axes, None, matrix, query=True)
     db = _side(*named["n"], axes, query.axis, matrix, query=False)

@@ -13,9 +13,14 @@ methods (``METHODS``), each a step further from the published parameters:
 * ``fit``: lambda and K fitted to each query's own scores against the database
   (dslc.lang.gumbel; SSEARCH's approach), so they follow the query's composition
   and the database's. Needs the database to be an axis of the scores with at
-  least ``gumbel.MIN_SCORES`` entries. The scores are fitted as they are: scaling
-  them first by each pair's composition ratio made the fitted tail too light
-  (2.5x the chance hits at E <= 1 on shuffled queries, against 0.9x unscaled).
+  least ``gumbel.MIN_SCORES`` entries. Where the compositions are known, each
+  score is first discounted by its pair's composition
+  (dslc.lang.composition.pair_discounts): the fit sees the query's typical pair,
+  and a subject that shares the query's bias (a low-complexity or hydrophobic
+  stretch) gets the allowance a per-query fit cannot give it. Only discounts
+  (never credits), and the subjects' compositions drawn toward the database's:
+  crediting dissimilar subjects, or short subjects' noisy compositions, gave
+  1.5-2.5x the chance hits at E <= 1 (measured: benchmarks/evalue_calibration.py).
 
 ``auto`` (the default) takes ``fit`` where the database is large enough, else
 ``composition`` where the compositions are known, else ``published``; a query
@@ -75,7 +80,8 @@ def evalues(scores: np.ndarray, integer: bool, query: Side, db: Side, params: st
                          f"at least {gumbel.MIN_SCORES} entries (got {entries})")
     total = float(np.sum(db.lengths)) if db.axis is not None else float(db.lengths)
     if method == "fit":
-        return _fitted(scores, integer, query, db, params, total, label)
+        discount = _discounts(scores.shape, query, db, matrix_scores) if known else None
+        return _fitted(scores, integer, query, db, params, total, label, discount)
     ratio = _ratios(scores.shape, query, db, params, matrix_scores) \
         if method == "composition" else None
     m_eff, n_eff = stats.effective_lengths(_along(query, scores.ndim), total, entries, params)
@@ -105,10 +111,25 @@ def _along(side: Side, ndim: int) -> np.ndarray:
 def _ratios(shape, query: Side, db: Side, params: stats.Karlin, matrix_scores) -> np.ndarray:
     """The composition ratio of every (query, subject) pair, shaped to broadcast
     against the scores."""
-    q_freqs = composition.frequencies(np.atleast_2d(query.counts))
     d_freqs = composition.frequencies(db.counts)
-    rows = np.stack([composition.pair_ratios(matrix_scores, q, d_freqs, params.ungapped_lam)
-                     for q in q_freqs])  # (queries, subjects)
+    return _per_pair(shape, query, db, lambda q: composition.pair_ratios(
+        matrix_scores, q, d_freqs, params.ungapped_lam))
+
+
+def _discounts(shape, query: Side, db: Side, matrix_scores) -> np.ndarray:
+    """The composition discount of every (query, subject) pair
+    (composition.pair_discounts, the subjects' frequencies drawn toward the
+    database's), shaped to broadcast against the scores."""
+    d_freqs = composition.shrunk_frequencies(db.counts)
+    return _per_pair(shape, query, db, lambda q: composition.pair_discounts(
+        matrix_scores, q, d_freqs))
+
+
+def _per_pair(shape, query: Side, db: Side, row) -> np.ndarray:
+    """``row(query frequencies)`` (one value per subject) for every query, as a
+    (queries, subjects) table shaped to broadcast against scores of ``shape``."""
+    q_freqs = composition.frequencies(np.atleast_2d(query.counts))
+    rows = np.stack([row(q) for q in q_freqs])  # (queries, subjects)
     out = [1] * len(shape)
     out[db.axis] = rows.shape[1]
     if query.axis is None:
@@ -119,31 +140,39 @@ def _ratios(shape, query: Side, db: Side, params: stats.Karlin, matrix_scores) -
     return rows.reshape(out)
 
 
-def _fitted(scores, integer, query, db, params, total, label) -> Outcome:
-    """Each query's own lambda and K, fitted over the database axis; a query whose
-    scores cannot be fitted gets the published method's E-values."""
+def _fitted(scores, integer, query, db, params, total, label, discount) -> Outcome:
+    """Each query's own lambda and K, fitted over the database axis to the scores
+    times their pair's composition ``discount`` (None: the scores as they are); a
+    query whose scores cannot be fitted gets the published method's E-values."""
     m = np.broadcast_to(_along(query, scores.ndim), scores.shape)
+    factor = np.ones(scores.shape) if discount is None else \
+        np.broadcast_to(discount, scores.shape)
     log_n = np.log(np.maximum(np.asarray(db.lengths, dtype=np.float64), 1.0))
     rows = lambda a: np.moveaxis(a, db.axis, -1).reshape(-1, len(log_n))  # noqa: E731
-    x_rows, m_rows = rows(scores), rows(m)
+    x_rows, m_rows, f_rows = rows(scores), rows(m), rows(factor)
     step = 1.0 if integer else 0.0
     out = np.empty_like(x_rows, dtype=np.float64)
     lams, failed = [], 0
     for r in range(len(x_rows)):
         log_w = math.log(max(m_rows[r, 0], 1.0)) + log_n
+        x = x_rows[r] * f_rows[r]  # a discounted lattice score k f stands for [k f, (k + 1) f)
         try:
-            law = gumbel.fit(x_rows[r], log_w, step)
+            law = gumbel.fit(x, log_w, step * f_rows[r])
         except gumbel.FitError:
             m_eff, n_eff = stats.effective_lengths(m_rows[r, 0], total, len(log_n), params)
             out[r], failed = _blast(x_rows[r], m_eff, n_eff, params.lam, params.k), failed + 1
             continue
         lams.append(law.lam)
-        out[r] = _blast(x_rows[r], m_rows[r, 0], total, law.lam, math.exp(law.log_k))
+        out[r] = _blast(x, m_rows[r, 0], total, law.lam, math.exp(law.log_k))
     moved = list(np.moveaxis(np.empty(scores.shape), db.axis, -1).shape)
     values = np.moveaxis(out.reshape(moved), -1, db.axis)
     note = (f"lambda and K fitted to each query's {label} scores against "
             f"the {len(log_n)} database sequences (censored maximum-likelihood Gumbel, "
             f"SSEARCH-style)")
+    if discount is not None:
+        note += (", each score discounted by its pair's composition ((ungapped lambda "
+                 f"of the pair over the query's median pair) ^ {composition.DISCOUNT_POWER:g}, "
+                 "at most 1)")
     if lams:
         note += f"; fitted lambda {min(lams):.3g} to {max(lams):.3g}"
     if failed:

@@ -153,6 +153,93 @@ def _freqs(text: str) -> dict:
     return {a: text.count(a) / len(text) for a in set(text)}
 
 
+def _shrunk(texts: list[str], weight: float = 200.0) -> list[dict]:
+    """Each text's frequencies with ``weight`` residues of all the texts' pooled
+    composition added (the discount's subject compositions), from the definition."""
+    pooled = "".join(texts)
+    return [{a: (t.count(a) + weight * pooled.count(a) / len(pooled)) / (len(t) + weight)
+             for a in set(pooled)} for t in texts]
+
+
+def test_pair_discounts_against_bisection():
+    """``min(1, r_j / median r) ** 1.5``, ``r_j = lambda_u(query, subject_j)`` with each
+    subject drawn 200 residues toward the pooled composition, worked out by bisection
+    over Biopython's BLOSUM62 (a pair with a non-negative mean score has no root and
+    gets the smallest discount): a His-rich query's His-rich subjects are discounted
+    (they score higher by chance), the typical and unlike ones are not."""
+    m = _blosum62_matrix()
+    query = "HHAHHSHHGHHDHHKAHHLHHEHHPHH" * 4
+    subjects = ["MKVLAAWLLKVGSTDERKLL" * 10, "HHHHHHHHHHGSDEKLLAVR" * 20,
+                "ACDEFGHIKLMNPQRSTVWY" * 5,
+                "DDEEKKRRSSTAVLLGPNQI" * 8, "HHSKLAVGEDHRTPNQLVAE" * 9, "WWYYFFMMKLVAGSTDEKRL" * 4,
+                "AGVLSTDEKRIPNQFMHHCW" * 12]
+    blosum = ref.blosum62_dict()
+    mean = [sum(pa * qb * blosum[a, b] for a, pa in _freqs(query).items() for b, qb in f.items())
+            for f in _shrunk(subjects)]
+    lam = np.array([_lambda_u(_freqs(query), f) for f in _shrunk(subjects)])
+    rooted = np.array(mean) < 0  # else no positive root: the most alike pair there is
+    want = np.minimum(1.0, lam / np.median(lam[rooted])) ** 1.5
+    want[~rooted] = want[rooted].min()
+    symbols = m.alphabet.symbols
+    counts = np.array([[t.count(a) for a in symbols] for t in subjects], dtype=float)
+    q = np.array([query.count(a) for a in symbols], dtype=float) / len(query)
+    got = composition.pair_discounts(m.values, q, composition.shrunk_frequencies(counts))
+    assert got == pytest.approx(want, rel=1e-6)
+    assert not rooted[1] and rooted[4]  # the first His-rich subject's mean score is positive
+    assert got[1] == got[4] < got[2] < 1.0 and np.sum(got == 1.0) == 3  # His-rich: discounted
+
+
+def _lambda_u_rows(p: np.ndarray, subjects: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Per subject row, the positive root of ``sum_ab p_a q_b exp(lambda s_ab) = 1`` by
+    bisection over the whole matrix (vectorised; no shortcut over distinct scores)."""
+    lo, hi = np.full(len(subjects), 1e-6), np.full(len(subjects), 5.0)
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        f = np.einsum("a,jb,jab->j", p, subjects, np.exp(mid[:, None, None] * s[None])) - 1
+        lo, hi = np.where(f > 0, lo, mid), np.where(f > 0, mid, hi)
+    return lo
+
+
+@pytest.mark.parametrize("query_axis", [0, 1])
+def test_fit_discounts_each_pair_by_composition(query_axis):
+    """``fit`` with compositions known: each query's Gumbel law is fitted to its scores
+    times the pair's discount (as computed here from the definition: shrunk subject
+    frequencies, bisection, the median's ratio capped at 1, to the power 1.5), the
+    lattice step scaled alike, and E = K m N exp(-lambda f S) with the fitted lambda
+    and K; whichever axis the queries are; the note says the scores were discounted."""
+    from dslc.lang import search_stats
+
+    m = _blosum62_matrix()
+    rng = np.random.default_rng(3)
+    size, n_sub = len(m.alphabet), 300
+    q_counts = rng.integers(0, 30, (2, size)).astype(float)
+    q_counts[1, m.alphabet.symbols.index("H")] += 200  # a His-rich query
+    d_counts = rng.integers(0, 12, (n_sub, size)).astype(float)
+    d_counts[:10, m.alphabet.symbols.index("H")] += 60  # ten His-rich subjects
+    q_len, d_len = q_counts.sum(axis=1), d_counts.sum(axis=1)
+    scores = np.floor(np.stack([_draw(rng, 0.27, 0.04, np.log(q_len[i] * d_len))
+                                for i in range(2)]))
+    pooled = d_counts.sum(axis=0) / d_counts.sum()
+    shrunk = (d_counts + 200 * pooled) / (d_len[:, None] + 200)
+    p = stats.karlin("blosum62", 11, 1)
+    want = np.empty_like(scores)
+    for i in range(2):
+        r = _lambda_u_rows(q_counts[i] / q_len[i], shrunk, m.values.astype(float)) / 0.3176
+        f = np.minimum(1.0, r / np.median(r)) ** 1.5
+        law = gumbel.fit(scores[i] * f, np.log(q_len[i] * d_len), step=f)
+        want[i] = math.exp(law.log_k) * q_len[i] * d_len.sum() * np.exp(-law.lam * f * scores[i])
+        if i == 1:
+            assert np.all(f[:10] < 1.0)  # the His-rich pairs are discounted
+    d_axis = 1 - query_axis
+    query = search_stats.Side(query_axis, q_len, q_counts)
+    db = search_stats.Side(d_axis, d_len, d_counts)
+    got = search_stats.evalues(scores if query_axis == 0 else scores.T, True, query, db, p,
+                               m.values, "auto", "BLOSUM62 11/1")
+    values = got.values if query_axis == 0 else got.values.T
+    assert values == pytest.approx(want, rel=1e-6)
+    assert "discounted by its pair's composition" in got.note
+
+
 SCRIPT = """\
 int f(seq[protein] s, seq[protein] t) = 3 * len(s) + len(t)
 q = load(seq[protein], "q.fa")
@@ -265,3 +352,12 @@ def test_calibrated_on_random_sequences_of_the_standard_composition():
         ev = search_stats.evalues(scores, True, query, db, p, None, method, "BLOSUM62 11/1").values
         assert 100 <= np.sum(ev <= 10) <= 300, (method, np.sum(ev <= 10))
         assert np.sum(ev <= 1) <= 30, (method, np.sum(ev <= 1))
+    # the fit with each pair's composition discount (the compositions known) too
+    m = _blosum62_matrix()
+    count = lambda texts: np.array([[t.count(a) for a in m.alphabet.symbols]  # noqa: E731
+                                    for t in texts], dtype=float)
+    query = search_stats.Side(0, query.lengths, count(queries))
+    db = search_stats.Side(1, db.lengths, count(subjects))
+    ev = search_stats.evalues(scores, True, query, db, p, m.values, "fit", "BLOSUM62 11/1").values
+    assert 100 <= np.sum(ev <= 10) <= 300 and np.sum(ev <= 1) <= 30, \
+        (np.sum(ev <= 10), np.sum(ev <= 1))
