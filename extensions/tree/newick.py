@@ -32,9 +32,10 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+from lark import Transformer
 
 from dslc import sdk
-from dslc.sdk import DslcError, Span, register_source
+from dslc.sdk import DslcError, GrammarError, Span, SyntaxProblem, is_token, register_source, span_of
 
 NO_NODE = -1
 _DELIMS = set("()[]':;,")
@@ -165,43 +166,167 @@ class Tree:
 
 
 # --------------------------------------------------------------------------- parsing
-
-class _Locator:
-    def __init__(self, origin: Span, text: str):
-        self.origin = origin
-        self.line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
-
-    def span(self, start: int, end: int | None = None) -> Span:
-        def lc(off: int) -> tuple[int, int]:
-            lo, hi = 0, len(self.line_starts) - 1
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if self.line_starts[mid] <= off:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            col = off - self.line_starts[lo]
-            if lo == 0:
-                return self.origin.line, self.origin.col + col
-            return self.origin.line + lo, col + 1
-
-        line, col = lc(start)
-        if end is None or end <= start:
-            return Span(self.origin.file, line, col)
-        eline, ecol = lc(end)
-        return Span(self.origin.file, line, col, eline, ecol)
-
+#
+# The grammar is newick.lark (LALR, through the SDK's grammar hook); the transformer
+# below builds the nodes as the parser reduces each rule, and _describe words the
+# syntax errors in Newick's terms.
 
 class _Raw:
-    __slots__ = ("name", "length", "has_length", "children", "pos", "leaf")
+    __slots__ = ("name", "length", "has_length", "children", "token", "leaf")
 
-    def __init__(self, pos: int, leaf: bool):
+    def __init__(self, leaf: bool, children: list, token=None):
         self.name = ""
         self.length = 0.0
         self.has_length = False
-        self.children: list[_Raw] = []
-        self.pos = pos
+        self.children: list[_Raw] = children
+        self.token = token  # a leaf's name token (its position, for errors)
         self.leaf = leaf
+
+
+class _Label:
+    __slots__ = ("name", "token")
+
+    def __init__(self, name: str, token):
+        self.name, self.token = name, token
+
+
+class _Length:
+    __slots__ = ("value",)
+
+    def __init__(self, value: float):
+        self.value = value
+
+
+class _Build(Transformer):
+    """Rules to nodes, each as the parser reduces it (no parse tree is kept)."""
+
+    def start(self, children):
+        return children[0]
+
+    def label(self, children):
+        tok = children[0]
+        name = tok[1:-1].replace("''", "'") if tok.type == "QUOTED" else str(tok)
+        return _Label(name, tok)
+
+    def length(self, children):
+        colon = children[0]
+        text = colon[1:]
+        try:
+            v = float(text)  # the usual ':0.1'
+        except ValueError:
+            v = None
+        if v is None or text[:1].isspace():  # blanks or comments after ':', or not a number
+            tok = _number_token(colon)
+            if not tok:
+                raise GrammarError("missing branch length after ':'", colon)
+            try:
+                v = float(tok)
+            except ValueError:
+                raise GrammarError(f"bad branch length '{tok}'", tok) from None
+        if not (0 <= v < math.inf):
+            tok = _number_token(colon)
+            if math.isnan(v) or math.isinf(v):
+                raise GrammarError(f"bad branch length '{tok}': not a finite number", tok)
+            raise GrammarError(f"bad branch length '{tok}': a branch length cannot be negative", tok)
+        return _Length(v)
+
+    def leaf(self, children):
+        node = _Raw(True, [], children[0].token)
+        node.name = children[0].name
+        return _decorate(node, children[1:])
+
+    def internal(self, children):
+        k = 0
+        while k < len(children) and isinstance(children[k], _Raw):
+            k += 1
+        node = _Raw(False, children[:k])
+        return _decorate(node, children[k:])
+
+
+def _number_token(length):
+    """The number of a ``LENGTH`` token (``:``, blanks and comments, the number) as a
+    token of its own, at its own position."""
+    m = _LENGTH_NUMBER.search(length)
+    text = m.group()
+    before = length[:m.start()]
+    line = length.line + before.count("\n")
+    col = length.column + len(before) if "\n" not in before else len(before) - before.rfind("\n")
+    return _Tok(text, line, col)
+
+
+_LENGTH_NUMBER = re.compile(r"[^\s()\[\]':;,]*\Z")
+
+
+class _Tok(str):
+    """A piece of a token with its own position (for errors)."""
+
+    def __new__(cls, text: str, line: int, column: int):
+        self = super().__new__(cls, text)
+        self.line, self.column = line, column
+        self.end_line, self.end_column = line, column + len(text)
+        return self
+
+
+def _decorate(node: _Raw, rest: list) -> _Raw:
+    for x in rest:
+        if isinstance(x, _Label):
+            node.name = x.name
+        else:
+            node.length, node.has_length = x.value, True
+    return node
+
+
+_DELIM_TOKENS = ("COMMA", "RPAR", "LENGTH", "SEMICOLON", "LPAR")
+
+
+def _describe(p: SyntaxProblem) -> DslcError | None:
+    """Newick's wording of a syntax error (None: the grammar's default)."""
+    opens = _open_parens(p.stack)
+    if p.kind == "character":
+        what = {"[": "unterminated comment '['", "]": "']' without '['",
+                "'": "unterminated quoted name"}.get(p.found)
+        return DslcError(what, p.span) if what else None
+    if p.stack and is_token(p.stack[-1], "LENGTH") and not _number_token(p.stack[-1]):
+        return DslcError("missing branch length after ':'", p.at(p.stack[-1]))
+    if p.kind == "end":
+        if not p.stack:
+            return DslcError("empty Newick text: no tree", p.origin)
+        if opens:
+            return DslcError("unbalanced '(': never closed", p.at(opens[-1]),
+                             hint=f"{len(opens)} '(' still open at the end of the text")
+        return DslcError("missing ';' at the end of the tree", p.span)
+    if "LPAR" in p.expected and p.token_type in _DELIM_TOKENS:
+        return DslcError("a leaf with no name", p.span,
+                         hint="every leaf needs a name (internal labels are optional)")
+    if p.expected == {"$END"}:
+        return DslcError("text after the end of the tree (';')", p.span,
+                         hint="a Newick file here holds one tree")
+    if p.token_type == "SEMICOLON" and opens:
+        return DslcError("unbalanced '(': not closed before ';'", p.at(opens[-1]),
+                         hint=f"{len(opens)} '(' still open")
+    if p.token_type == "RPAR" and not opens:
+        return DslcError("unbalanced ')': no '(' to close", p.span)
+    if p.token_type == "COMMA" and not opens:
+        return DslcError("',' outside parentheses", p.span,
+                         hint="siblings go inside '( ... )'; the tree needs one root")
+    if p.token_type in ("NAME", "QUOTED"):
+        return DslcError("expected ',', ')' or ';'", p.span)
+    return None
+
+
+def _open_parens(stack: tuple) -> list:
+    """The '(' tokens not yet closed (a closed node whose rule is not reduced yet
+    still has its '(' and ')' on the stack)."""
+    opens: list = []
+    for x in stack:
+        if is_token(x, "LPAR"):
+            opens.append(x)
+        elif is_token(x, "RPAR") and opens:
+            opens.pop()
+    return opens
+
+
+_GRAMMAR = sdk.grammar(__package__, "newick.lark", transformer=_Build(), describe=_describe)
 
 
 def parse_newick(text: str, source_name: str = "<newick>", span: Span | None = None) -> Tree:
@@ -211,160 +336,32 @@ def parse_newick(text: str, source_name: str = "<newick>", span: Span | None = N
     ``source_name`` (text embedded in a larger file, ``span`` being where it
     starts), else at ``source_name:line:col``.
     """
-    origin = span if span is not None and span.file == source_name else Span(source_name, 1, 1)
-    loc = _Locator(origin, text)
-    n = len(text)
-    i = 0
+    root = _GRAMMAR.parse(text, source_name, span)
+    tree = _number(root, source_name)
+    _check_leaf_names(tree, root, source_name)
+    return tree
 
-    def err(msg: str, a: int, b: int | None = None, hint: str | None = None) -> DslcError:
-        return DslcError(msg, loc.span(a, b if b is not None else min(a + 1, n)), hint)
 
-    def skip() -> None:
-        """Blanks and comments."""
-        nonlocal i
-        while i < n:
-            c = text[i]
-            if c.isspace():
-                i += 1
-            elif c == "[":
-                depth, j = 0, i
-                while j < n:
-                    if text[j] == "[":
-                        depth += 1
-                    elif text[j] == "]":
-                        depth -= 1
-                        if depth == 0:
-                            break
-                    j += 1
-                if j >= n:
-                    raise err("unterminated comment '['", i)
-                i = j + 1
-            elif c == "]":
-                raise err("']' without '['", i)
-            else:
-                break
+def _check_leaf_names(tree: Tree, root: _Raw, source: str) -> None:
+    """Leaves are told apart by name: two with one name is an error at the second."""
+    if len(tree.leaf_index) == len(tree.leaves):
+        return
+    first: dict[str, object] = {}
+    for leaf in _leaves(root):
+        if leaf.name in first:
+            raise DslcError(f"two leaves named '{leaf.name}'", span_of(source, leaf.token),
+                            hint=f"the first is at {span_of(source, first[leaf.name])}")
+        first[leaf.name] = leaf.token
 
-    def label() -> tuple[str, int, int]:
-        """A name (maybe empty) at the current position."""
-        nonlocal i
-        skip()
-        start = i
-        if i < n and text[i] == "'":
-            parts = []
-            j = i + 1
-            while True:
-                k = text.find("'", j)
-                if k < 0:
-                    raise err("unterminated quoted name", start)
-                parts.append(text[j:k])
-                if k + 1 < n and text[k + 1] == "'":
-                    parts.append("'")
-                    j = k + 2
-                    continue
-                i = k + 1
-                return "".join(parts), start, i
-        while i < n and text[i] not in _DELIMS and not text[i].isspace():
-            i += 1
-        return text[start:i], start, i
 
-    def length(node: _Raw) -> None:
-        nonlocal i
-        skip()
-        if i < n and text[i] == ":":
-            colon = i
-            i += 1
-            skip()
-            start = i
-            while i < n and text[i] not in _DELIMS and not text[i].isspace():
-                i += 1
-            tok = text[start:i]
-            if not tok:
-                raise err("missing branch length after ':'", colon)
-            try:
-                v = float(tok)
-            except ValueError:
-                raise err(f"bad branch length '{tok}'", start, i) from None
-            if math.isnan(v) or math.isinf(v):
-                raise err(f"bad branch length '{tok}': not a finite number", start, i)
-            if v < 0:
-                raise err(f"bad branch length '{tok}': a branch length cannot be negative",
-                          start, i)
-            node.length, node.has_length = v, True
-
-    skip()
-    if i >= n:
-        raise err("empty Newick text: no tree", 0, 0)
-    stack: list[_Raw] = []  # open '(' nodes
-    root: _Raw | None = None
-    leaves_seen: dict[str, int] = {}
-
-    def attach(node: _Raw) -> None:
-        nonlocal root
-        if stack:
-            stack[-1].children.append(node)
-        else:
-            root = node
-
-    # state: expecting a subtree
-    while True:
-        skip()
-        if i < n and text[i] == "(":
-            node = _Raw(i, leaf=False)
-            attach(node)
-            stack.append(node)
-            i += 1
-            continue
-        # a leaf
-        name, a, b = label()
-        if not name:
-            if i >= n:
-                raise err("unbalanced '(': never closed", stack[-1].pos,
-                          hint=f"{len(stack)} '(' still open at the end of the text")
-            raise err("a leaf with no name", i, hint="every leaf needs a name (internal labels are optional)")
-        if name in leaves_seen:
-            raise err(f"two leaves named '{name}'", a, b, hint=f"the first is at {loc.span(leaves_seen[name])}")
-        leaves_seen[name] = a
-        leaf = _Raw(a, leaf=True)
-        leaf.name = name
-        length(leaf)
-        attach(leaf)
-        # state: after a subtree
-        while True:
-            skip()
-            c = text[i] if i < n else ""
-            if c == ",":
-                if not stack:
-                    raise err("',' outside parentheses", i,
-                              hint="siblings go inside '( ... )'; the tree needs one root")
-                i += 1
-                break  # next sibling
-            if c == ")":
-                if not stack:
-                    raise err("unbalanced ')': no '(' to close", i)
-                node = stack.pop()
-                i += 1
-                name, a, b = label()
-                node.name = name
-                length(node)
-                continue
-            if c == ";":
-                if stack:
-                    raise err("unbalanced '(': not closed before ';'", stack[-1].pos,
-                              hint=f"{len(stack)} '(' still open")
-                i += 1
-                skip()
-                if i < n:
-                    raise err("text after the end of the tree (';')", i,
-                              hint="a Newick file here holds one tree")
-                assert root is not None
-                return _number(root, source_name)
-            if not c:
-                if stack:
-                    raise err("unbalanced '(': never closed", stack[-1].pos,
-                              hint=f"{len(stack)} '(' still open at the end of the text")
-                end = len(text.rstrip())
-                raise err("missing ';' at the end of the tree", end, end)
-            raise err(f"unexpected '{c}'" if c in _DELIMS else "expected ',', ')' or ';'", i)
+def _leaves(root: _Raw):
+    """The leaves, left to right, without recursion."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.leaf:
+            yield node
+        stack.extend(reversed(node.children))
 
 
 def _number(root: _Raw, source: str) -> Tree:
