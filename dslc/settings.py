@@ -36,6 +36,9 @@ CHOICES: dict[str, tuple[str, dict[str, str]]] = {
                                                 "threads", "process": "in a process of its own"}),
     "DSLC_AUTO_AHEAD": ("1", {"1": "compile a map's kernel ahead for the next run",
                               "0": "never"}),
+    "DSLC_VERIFY_IR": ("0", {"0": "", "1": "check the typed IR and each loop nest as they are "
+                                           "built (the tests' setting; an InternalError names a "
+                                           "broken invariant)"}),
 }
 
 # name -> the least value it takes (the default is the reader's: some are computed)
@@ -146,6 +149,13 @@ def _parsed(name: str, default, parse, accepted: str):
         where = "--setting " if name in _OPTIONS else ""
         raise DslcError(f"{where}{name}: {raw!r} is not {accepted}")
     return value
+
+
+def verify_ir() -> bool:
+    """Whether each stage's IR is verified as it is built (``DSLC_VERIFY_IR=1``):
+    the stages' verifiers (dslc.check.verify, dslc.poly.verify) cost a walk over the
+    IR, which the tests pay and a user's run need not."""
+    return choice("DSLC_VERIFY_IR") == "1"
 
 
 def check_all() -> None:
