@@ -263,7 +263,7 @@ class _Statements(Transformer_NonRecursive):
 
     def last(self, children):
         stmt = children[0]
-        whole = stmt[2] if isinstance(stmt, tuple) else stmt.span
+        whole = stmt[-1] if isinstance(stmt, tuple) else stmt.span  # (a tuple ends with it)
         raise GrammarError("missing ';' at the end of this statement", _SpanEnd(whole, True))
 
     def alphabet(self, children):

@@ -183,64 +183,54 @@ class _Raw:
         self.leaf = leaf
 
 
-class _Label:
-    __slots__ = ("name", "token")
-
-    def __init__(self, name: str, token):
-        self.name, self.token = name, token
-
-
-class _Length:
-    __slots__ = ("value",)
-
-    def __init__(self, value: float):
-        self.value = value
-
-
 class _Build(Transformer):
     """Rules to nodes, each as the parser reduces it (no parse tree is kept)."""
 
     def start(self, children):
         return children[0]
 
-    def label(self, children):
-        tok = children[0]
-        name = tok[1:-1].replace("''", "'") if tok.type == "QUOTED" else str(tok)
-        return _Label(name, tok)
-
-    def length(self, children):
-        colon = children[0]
-        text = colon[1:]
-        try:
-            v = float(text)  # the usual ':0.1'
-        except ValueError:
-            v = None
-        if v is None or text[:1].isspace():  # blanks or comments after ':', or not a number
-            tok = _number_token(colon)
-            if not tok:
-                raise GrammarError("missing branch length after ':'", colon)
-            try:
-                v = float(tok)
-            except ValueError:
-                raise GrammarError(f"bad branch length '{tok}'", tok) from None
-        if not (0 <= v < math.inf):
-            tok = _number_token(colon)
-            if math.isnan(v) or math.isinf(v):
-                raise GrammarError(f"bad branch length '{tok}': not a finite number", tok)
-            raise GrammarError(f"bad branch length '{tok}': a branch length cannot be negative", tok)
-        return _Length(v)
-
     def leaf(self, children):
-        node = _Raw(True, [], children[0].token)
-        node.name = children[0].name
-        return _decorate(node, children[1:])
+        return _labelled(_Raw(True, []), children, 0)
 
     def internal(self, children):
         k = 0
         while k < len(children) and isinstance(children[k], _Raw):
             k += 1
-        node = _Raw(False, children[:k])
-        return _decorate(node, children[k:])
+        return _labelled(_Raw(False, children[:k]), children, k)
+
+
+def _labelled(node: _Raw, children: list, k: int) -> _Raw:
+    """``node`` with the label and branch length among ``children[k:]`` (tokens)."""
+    for tok in children[k:]:
+        if tok.type == "LENGTH":
+            if node.has_length:
+                raise GrammarError("a second branch length", tok)
+            node.length, node.has_length = _length(tok), True
+        elif tok.type == "QUOTED":
+            node.name, node.token = tok[1:-1].replace("''", "'"), tok
+        else:
+            colon = tok.find(":")
+            if colon < 0:
+                node.name, node.token = str(tok), tok
+                continue
+            # a name and its length in one token ('A:0.1', the usual way)
+            node.name = tok[:colon]
+            node.token = _Tok(node.name, tok.line, tok.column)
+            number = _Tok(tok[colon + 1:], tok.line, tok.column + colon + 1)
+            node.length, node.has_length = _length_value(number), True
+    return node
+
+
+def _length(colon) -> float:
+    """The value of a ``LENGTH`` token (``:``, maybe blanks and comments, the number)."""
+    text = colon[1:]
+    if text[:1].isspace() or text[:1] == "[":  # blanks or comments after ':'
+        text = _number_token(colon)
+    else:
+        text = _Tok(text, colon.line, colon.column + 1)
+    if not text:
+        raise GrammarError("missing branch length after ':'", colon)
+    return _length_value(text)
 
 
 def _number_token(length):
@@ -267,13 +257,17 @@ class _Tok(str):
         return self
 
 
-def _decorate(node: _Raw, rest: list) -> _Raw:
-    for x in rest:
-        if isinstance(x, _Label):
-            node.name = x.name
-        else:
-            node.length, node.has_length = x.value, True
-    return node
+def _length_value(tok) -> float:
+    """A branch length's number (``tok``: its text, with its position for errors)."""
+    try:
+        v = float(tok)
+    except ValueError:
+        raise GrammarError(f"bad branch length '{tok}'", tok) from None
+    if not (0 <= v < math.inf):
+        if math.isnan(v) or math.isinf(v):
+            raise GrammarError(f"bad branch length '{tok}': not a finite number", tok)
+        raise GrammarError(f"bad branch length '{tok}': a branch length cannot be negative", tok)
+    return v
 
 
 _DELIM_TOKENS = ("COMMA", "RPAR", "LENGTH", "SEMICOLON", "LPAR")
@@ -309,6 +303,8 @@ def _describe(p: SyntaxProblem) -> DslcError | None:
     if p.token_type == "COMMA" and not opens:
         return DslcError("',' outside parentheses", p.span,
                          hint="siblings go inside '( ... )'; the tree needs one root")
+    if p.token_type == "LENGTH":
+        return DslcError("a second branch length", p.span)
     if p.token_type in ("NAME", "QUOTED"):
         return DslcError("expected ',', ')' or ';'", p.span)
     return None

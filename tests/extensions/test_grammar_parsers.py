@@ -211,6 +211,18 @@ def test_a_damaged_newick_text_is_read_or_one_located_error(text, at, cut, inser
         assert 1 <= e.span.col <= len(lines[e.span.line - 1]) + 1, (bad, e.render())
 
 
+@pytest.mark.parametrize("text, words, col", [
+    ("(A:1:2,B);", "a second branch length", 5),
+    ("(A:1 [c] :2,B);", "a second branch length", 10),
+    ("(A,B):1:2;", "a second branch length", 8),
+    ("(A: [c]\n x,B);", "bad branch length 'x'", 2),
+])
+def test_one_branch_length_per_node(text, words, col):
+    with pytest.raises(DslcError) as info:
+        parse_newick(text, "l.nwk")
+    assert words in info.value.message and info.value.span.col == col, info.value.render()
+
+
 def test_a_large_tree_parses_without_recursion():
     n = 3000
     text = "(" * n + "L0" + "".join(f",L{i + 1}:{i / 7!r})" for i in range(n)) + ";"
