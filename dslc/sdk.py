@@ -10,7 +10,9 @@ entry-point group ``dslc.extensions``. It contributes
   the static result type and, for the dependence analysis, the range of
   elements the result can take relative to the receiver;
 * ``define KIND NAME { ... }`` blocks (:class:`DefineSpec`) and
-  ``load(KIND, file)`` loaders (:class:`LoaderSpec`);
+  ``load(KIND, file)`` loaders (:class:`LoaderSpec`), which may read their text with a
+  lark grammar shipped in the extension (:func:`grammar`: LALR, errors located in the
+  user's file);
 * optionally, compiled forms: a device :class:`Layout` (named numpy arrays built
   from a model value) and, for accessors and indexing, small backend-neutral
   expression templates over those arrays (the builder below: :func:`arr`,

@@ -100,11 +100,13 @@ class Grammar:
 
     @functools.cached_property
     def lark(self):
-        """The LALR parser, built at its first use."""
+        """The LALR parser, built at its first use. Its tables are kept in the temp
+        directory (lark's ``cache``, keyed by the grammar and the options, as the host
+        grammar's are): a run that parses a block loads them instead of building them."""
         import lark
         return lark.Lark(self.text, parser="lalr", lexer="contextual", start=self.start,
                          transformer=self.transformer, maybe_placeholders=False,
-                         propagate_positions=self.propagate_positions)
+                         propagate_positions=self.propagate_positions, cache=True)
 
     def parse(self, text: str, file: str, origin: Span | None = None,
               transformer: Any = None, describe: Describe | None = None) -> Any:
