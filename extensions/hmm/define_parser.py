@@ -64,7 +64,7 @@ from typing import Callable
 import numpy as np
 
 from lark import Tree
-from lark.visitors import Transformer_NonRecursive
+from lark.visitors import Transformer_NonRecursive, v_args
 
 from dslc.sdk import (Alphabet, DslcError, GrammarError, Span, SyntaxProblem, grammar, is_token,
                       span_of)
@@ -239,9 +239,11 @@ class _EmissionDecl:
     span: Span
 
 
+@v_args(meta=True)
 class _Statements(Transformer_NonRecursive):
     """Parse-tree rules to the statement records, with spans in ``file`` (the
-    grammar is define_hmm.lark; its positions are the file's)."""
+    grammar is define_hmm.lark; its positions, and so each rule's ``meta``, are the
+    file's)."""
 
     def __init__(self, model_name: str, file: str):
         super().__init__()
@@ -253,23 +255,16 @@ class _Statements(Transformer_NonRecursive):
     def _name(self, tok) -> _Name:
         return _Name(str(tok), self._span(tok))
 
-    def _whole(self, children) -> Span:
-        """From the first token of a rule to its last."""
-        first, last = _first_token(children), _last_token(children)
-        return self._span((first, last))
-
-    def start(self, children):
+    def start(self, meta, children):
         return [c for c in children if not is_token(c, "SEMI")]
 
-    def last(self, children):
-        stmt = children[0]
-        whole = stmt[-1] if isinstance(stmt, tuple) else stmt.span  # (a tuple ends with it)
-        raise GrammarError("missing ';' at the end of this statement", _SpanEnd(whole, True))
+    def last(self, meta, children):
+        raise GrammarError("missing ';' at the end of this statement", meta)
 
-    def alphabet(self, children):
-        return ("alphabet", self._name(children[1]), self._whole(children))
+    def alphabet(self, meta, children):
+        return ("alphabet", self._name(children[1]), self._span(meta))
 
-    def _state(self, kind: str, children) -> _StateDecl:
+    def _state(self, kind: str, meta, children) -> _StateDecl:
         name = self._name(children[1])
         emits = self._name(children[3]) if len(children) > 2 else None
         if kind in (START, END) and emits is not None:
@@ -278,39 +273,38 @@ class _Statements(Transformer_NonRecursive):
                                "states are silent", children[3])
         if kind == SILENT and emits is not None:
             kind = EMITTING
-        return _StateDecl(name, kind, emits, self._whole(children))
+        return _StateDecl(name, kind, emits, self._span(meta))
 
-    def startstate(self, children):
-        return self._state(START, children)
+    def startstate(self, meta, children):
+        return self._state(START, meta, children)
 
-    def endstate(self, children):
-        return self._state(END, children)
+    def endstate(self, meta, children):
+        return self._state(END, meta, children)
 
-    def state(self, children):
-        return self._state(SILENT, children)
+    def state(self, meta, children):
+        return self._state(SILENT, meta, children)
 
-    def const(self, children):
+    def const(self, meta, children):
         name = self._name(children[1])
         if len(children) < 3:
-            raise GrammarError(f"missing value of constant '{name.text}'", self._whole(children))
-        return ("const", name, children[2], self._whole(children))
+            raise GrammarError(f"missing value of constant '{name.text}'", meta)
+        return ("const", name, children[2])
 
-    def name(self, children):
+    def name(self, meta, children):
         return children[0]
 
-    def transition(self, children):
+    def transition(self, meta, children):
         src, dst = self._name(children[0]), self._name(children[1])
-        whole = self._whole(children)
         if len(children) < 3:
             raise GrammarError(f"missing probability for transition {src.text} -> {dst.text}",
-                               whole)
-        return _TransDecl(src, dst, children[2], whole)
+                               meta)
+        return _TransDecl(src, dst, children[2], self._span(meta))
 
-    def emission(self, children):
+    def emission(self, meta, children):
         name = self._name(children[1])
-        whole = self._whole(children)
+        whole = self._span(meta)
         if len(children) < 3:
-            raise GrammarError(f"missing values of emission '{name.text}'", whole)
+            raise GrammarError(f"missing values of emission '{name.text}'", meta)
         kind, items, at = children[2]
         if kind == "vector":
             values = []
@@ -321,7 +315,6 @@ class _Statements(Transformer_NonRecursive):
             return _EmissionDecl(name, values, None, whole)
         keyed = []
         for tokens, e, item in items:
-            keyspan = self._span((tokens[0], tokens[-1])) if tokens else None
             if tokens is None:
                 raise GrammarError(f"missing key before ':' in emission '{name.text}'", item)
             if e is False:
@@ -329,6 +322,7 @@ class _Statements(Transformer_NonRecursive):
             key_text = " ".join(tokens)
             if e is None:
                 raise GrammarError(f"missing probability for key '{key_text}'", item)
+            keyspan = self._span((tokens[0], tokens[-1]))
             if [str(t) for t in tokens] == ["*"]:
                 symbols = None
             else:
@@ -339,30 +333,30 @@ class _Statements(Transformer_NonRecursive):
             keyed.append((symbols, keyspan, e))
         return _EmissionDecl(name, None, keyed, whole)
 
-    def vector(self, children):
+    def vector(self, meta, children):
         entries = [c for c in children if not is_token(c, "LSQB", "RSQB", "COMMA")]
-        return ("vector", entries, (children[0], children[-1]))
+        return ("vector", entries, meta)
 
-    def entry(self, children):
+    def entry(self, meta, children):
         return children[0] if children else None
 
-    def keyed(self, children):
-        return ("keyed", [c for c in children if not is_token(c, "COMMA")], None)
+    def keyed(self, meta, children):
+        return ("keyed", [c for c in children if not is_token(c, "COMMA")], meta)
 
-    def pair(self, children):
-        key = children[0]
+    def pair(self, meta, children):
+        """``(key tokens, probability or None where missing or False where there is
+        no ':', where)``."""
         if len(children) == 1:
-            return key, False, (key[0], key[-1])  # no ':'
-        e = children[2] if len(children) > 2 else None
-        return key, e, (key[0], _last_token(children))
+            return children[0], False, meta
+        return children[0], (children[2] if len(children) > 2 else None), meta
 
-    def keyless(self, children):
-        return None, None, (children[0], _last_token(children))
+    def keyless(self, meta, children):
+        return None, None, meta
 
-    def key(self, children):
+    def key(self, meta, children):
         return list(children)
 
-    def expr(self, tokens):
+    def expr(self, meta, tokens):
         """The expression's text as the file has it, comments blanked and line breaks
         kept (so the evaluator's positions stay the file's), and its span."""
         parts, prev = [], None
@@ -375,43 +369,6 @@ class _Statements(Transformer_NonRecursive):
             parts.append(str(t))
             prev = t
         return _Expr("".join(parts), self._span((tokens[0], tokens[-1])))
-
-
-def _first_token(items):
-    """The first token among rule children (records of sub-rules carry theirs)."""
-    for x in items:
-        t = _token_in(x, first=True)
-        if t is not None:
-            return t
-    return None
-
-
-def _last_token(items):
-    for x in reversed(items):
-        t = _token_in(x, first=False)
-        if t is not None:
-            return t
-    return None
-
-
-def _token_in(x, first: bool):
-    if is_token(x, *_ALL_TOKENS):
-        return x
-    if isinstance(x, _Expr):
-        return _SpanEnd(x.span, first)
-    if isinstance(x, (list, tuple)):
-        return (_first_token if first else _last_token)(x)
-    return None
-
-
-class _SpanEnd:
-    """A span's start (``first``) or end as a position ``span_of`` reads."""
-
-    def __init__(self, span: Span, first: bool):
-        at = (span.line, span.col) if first or span.end_line is None else (span.end_line,
-                                                                            span.end_col)
-        self.line, self.column = at
-        self.end_line, self.end_column = at
 
 
 _ALL_TOKENS = ("ALPHABET", "STARTSTATE", "ENDSTATE", "STATE", "EMITS", "CONST", "EMISSION",
@@ -489,7 +446,7 @@ def _at_offset(p: SyntaxProblem, offset: int, width: int) -> Span:
     return Span(p.file, line, col, line, col + width)
 
 
-_GRAMMAR = grammar(__package__, "define_hmm.lark",
+_GRAMMAR = grammar(__package__, "define_hmm.lark", propagate_positions=True,
                    names={"ATOM": "a number or name", "QUOTED": "a quoted symbol",
                           "NAME": "a name", "$END": "the model's closing '}'"})
 
