@@ -11,7 +11,8 @@ Accepted::
 * branch lengths ``:0.1``, finite and not negative (optional anywhere; a
   missing one reads as 0.0 and ``has_length`` says whether it was given; the
   root may have one too);
-* comments ``[ ... ]`` anywhere between tokens (also ``[&&NHX...]``);
+* comments ``[ ... ]`` anywhere between tokens (also ``[&&NHX...]``; a comment may
+  hold bracketed text one level deep, ``[a [b] c]``);
 * any number of children per node (a trifurcating root, polytomies, and
   single-child nodes);
 * blanks and newlines between tokens.
@@ -279,6 +280,8 @@ def _describe(p: SyntaxProblem) -> DslcError | None:
     if p.kind == "character":
         what = {"[": "unterminated comment '['", "]": "']' without '['",
                 "'": "unterminated quoted name"}.get(p.found)
+        if p.found == "[" and _closed(p.text, p.offset):
+            what = "a comment nested too deep: '[ [ ] ]' is the most this reader takes"
         return DslcError(what, p.span) if what else None
     if p.stack and is_token(p.stack[-1], "LENGTH") and not _number_token(p.stack[-1]):
         return DslcError("missing branch length after ':'", p.at(p.stack[-1]))
@@ -308,6 +311,16 @@ def _describe(p: SyntaxProblem) -> DslcError | None:
     if p.token_type in ("NAME", "QUOTED"):
         return DslcError("expected ',', ')' or ';'", p.span)
     return None
+
+
+def _closed(text: str, at: int) -> bool:
+    """Whether the '[' at ``at`` has its matching ']'."""
+    depth = 0
+    for c in text[at:]:
+        depth += {"[": 1, "]": -1}.get(c, 0)
+        if depth == 0:
+            return True
+    return False
 
 
 def _open_parens(stack: tuple) -> list:

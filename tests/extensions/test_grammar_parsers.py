@@ -223,6 +223,14 @@ def test_one_branch_length_per_node(text, words, col):
     assert words in info.value.message and info.value.span.col == col, info.value.render()
 
 
+def test_comments_nest_one_level_inside():
+    assert parse_newick("(a[x [y] z],b);").n == 3
+    with pytest.raises(DslcError) as info:
+        parse_newick("(a,\n b[x [y [z]]]);", "c.nwk")
+    e = info.value
+    assert "nested too deep" in e.message and (e.span.line, e.span.col) == (2, 3)
+
+
 def test_a_large_tree_parses_without_recursion():
     n = 3000
     text = "(" * n + "L0" + "".join(f",L{i + 1}:{i / 7!r})" for i in range(n)) + ";"
