@@ -10,7 +10,9 @@ entry-point group ``dslc.extensions``. It contributes
   the static result type and, for the dependence analysis, the range of
   elements the result can take relative to the receiver;
 * ``define KIND NAME { ... }`` blocks (:class:`DefineSpec`) and
-  ``load(KIND, file)`` loaders (:class:`LoaderSpec`);
+  ``load(KIND, file)`` loaders (:class:`LoaderSpec`), which may read their text with a
+  lark grammar shipped in the extension (:func:`grammar`: LALR, errors located in the
+  user's file);
 * optionally, compiled forms: a device :class:`Layout` (named numpy arrays built
   from a model value) and, for accessors and indexing, small backend-neutral
   expression templates over those arrays (the builder below: :func:`arr`,
@@ -30,6 +32,7 @@ from typing import Any, Callable
 
 from dslc import discover
 from dslc.errors import DslcError, Span, register_source
+from dslc.frontend.grammars import Grammar, GrammarError, SyntaxProblem, is_token, span_of
 from dslc.lang import types as T
 from dslc.lang.fasta import open_data
 from dslc.lang.fasta import read_text as _read_text
@@ -44,7 +47,8 @@ from dslc.lang.values import Alphabet, Matrix
 # no int past 64 bits converted, no float overflowing to infinity), as the script's own do.
 __all__ = ["Alphabet", "DslcError", "LOAD_SETTING", "Matrix", "Span", "max_load_bytes",
            "register_source", "stdlib_source", "finite_float", "foreign_digit",
-           "foreign_digit_message", "int_of", "shown_number", "open_data"]
+           "foreign_digit_message", "int_of", "shown_number", "open_data",
+           "Grammar", "GrammarError", "SyntaxProblem", "grammar", "is_token", "span_of"]
 
 # Re-exported for extension authors: the static types an accessor may return.
 INT, FLOAT, PROB, BOOL = T.INT, T.FLOAT, T.PROB, T.BOOL
@@ -60,6 +64,18 @@ def read_text(path: str, span: Span | None, what: str = "file") -> str:
     """For loaders: a text file (gunzipped if gzip), every failure a DslcError
     at ``span`` naming ``what`` and the file."""
     return _read_text(path, span, what)
+
+
+def grammar(package: str, resource: str, **options) -> Grammar:
+    """An extension's parser from the lark grammar ``resource`` shipped in ``package``
+    (list it in the package data). The grammar is LALR(1); ``options`` are
+    :class:`Grammar`'s (an inline ``transformer``, ``describe`` for the extension's own
+    wording of syntax errors, ``names`` for terminals). ``Grammar.parse(text, file,
+    origin)`` returns what the transformer built, and reports every syntax error, and
+    every :class:`GrammarError` the transformer raises, as one DslcError at its line and
+    column in ``file``: the same located errors as the host language's."""
+    from importlib import resources
+    return Grammar(resources.files(package).joinpath(resource).read_text(), **options)
 
 
 # --------------------------------------------------------------------------- compiled forms

@@ -44,6 +44,9 @@ CHOICES: dict[str, tuple[str, dict[str, str]]] = {
     "DSLC_STRICT_COMPILE": ("0", {"0": "what the CPU backend cannot compile runs on the "
                                        "interpreter, and dslc explain and -v say so",
                                   "1": "refused: one error naming the function and why"}),
+    "DSLC_VERIFY_IR": ("0", {"0": "", "1": "check the typed IR and each loop nest as they are "
+                                           "built (the tests' setting; an InternalError names a "
+                                           "broken invariant)"}),
 }
 
 # name -> the least value it takes (the default is the reader's: some are computed)
@@ -155,6 +158,13 @@ def _parsed(name: str, default, parse, accepted: str):
         where = "--setting " if name in _OPTIONS else ""
         raise DslcError(f"{where}{name}: {numtext.shown(raw)!r} is not {accepted}")
     return value
+
+
+def verify_ir() -> bool:
+    """Whether each stage's IR is verified as it is built (``DSLC_VERIFY_IR=1``):
+    the stages' verifiers (dslc.check.verify, dslc.poly.verify) cost a walk over the
+    IR, which the tests pay and a user's run need not."""
+    return choice("DSLC_VERIFY_IR") == "1"
 
 
 def check_all() -> None:

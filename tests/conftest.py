@@ -24,6 +24,11 @@ def _no_cuda_device() -> bool:
 if "NUMBA_ENABLE_CUDASIM" not in os.environ and _no_cuda_device():
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 
+# Every program the tests compile has its typed IR and its loop nests verified as they are
+# built (dslc.check.verify, dslc.poly.verify), in this process and in the dslc processes
+# the tests start: a stage that breaks an invariant fails at that stage, in any test.
+os.environ.setdefault("DSLC_VERIFY_IR", "1")
+
 from dslc import backends  # noqa: E402
 from dslc.cpu.backend import CpuBackend  # noqa: E402
 

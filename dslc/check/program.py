@@ -22,6 +22,8 @@ from dslc.check.ranges import check_bound
 from dslc.check.exprs import ExprChecker, Scope, coerce
 from dslc.check.script import ScriptTyper
 from dslc.check.signatures import ConstIsFloat, Signature, signature, table_functions
+from dslc.check.verify import verify_functions
+from dslc import settings
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.check.arrays import NumArray
@@ -158,6 +160,8 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
     for sd in schedules:
         _check_schedule_target(sd, sigs, tables)
     _check_directions(functions)
+    if settings.verify_ir():
+        verify_functions(functions, gtypes, alphabets)
     return CheckedProgram(program, alphabets, functions, sigs, consts, defined, gtypes,
                           tuple(schedules), reg, float_consts, tuple(params))
 

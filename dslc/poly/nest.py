@@ -32,9 +32,11 @@ from typing import Mapping, Sequence
 
 import islpy as isl
 
+from dslc import settings
 from dslc.deps.ir import Constraint
 from dslc.errors import InternalError
 from dslc.poly import loopir as L
+from dslc.poly.verify import verify_nest
 from dslc.deps.polyhedra import constraint_text
 from dslc.schedule.model import Extents, Schedule, default_extent_name
 
@@ -81,7 +83,10 @@ def build_loop_nest(schedule: Schedule,
         dims = ", ".join(f"d{k}" for k in range(n + 2))
         build = build.set_options(isl.UnionMap(f"{{ [{dims}] -> separate[x] }}"))
     root = build.node_from_schedule_map(smap)
-    return L.LoopNest(_block(_node(root, stmts)), tuple(params), "c0")
+    nest = L.LoopNest(_block(_node(root, stmts)), tuple(params), "c0")
+    if settings.verify_ir():
+        verify_nest(nest, {f: len(embedding.of(f)) for f in schedule.order})
+    return nest
 
 
 def _extent_names(schedule: Schedule, extents) -> dict[str, tuple[str, ...]]:

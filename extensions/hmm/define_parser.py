@@ -17,6 +17,11 @@ Statements, each ended by ``;``, in any order::
 
 Comments are ``// ...`` and ``/* ... */``.
 
+The syntax is the grammar ``define_hmm.lark`` (LALR, read through
+:func:`dslc.sdk.grammar`, so every syntax error is one located DslcError in the
+script); this module turns the parse into statement records, evaluates them and
+checks the model.
+
 Probabilities are expressions of numbers and constants. The host passes its own
 expression evaluator ``eval_expr(text, span, constants)``; :func:`default_eval_expr`
 (numbers, names of constants, ``+ - * /``, parentheses) is used when it does not.
@@ -58,7 +63,11 @@ from typing import Callable
 
 import numpy as np
 
-from dslc.sdk import Alphabet, DslcError, Span
+from lark import Tree
+from lark.visitors import Transformer_NonRecursive, v_args
+
+from dslc.sdk import (Alphabet, DslcError, GrammarError, Span, SyntaxProblem, grammar, is_token,
+                      span_of)
 
 from .model import EMITTING, END, HMM, SILENT, START, build_hmm, silent_cycle
 
@@ -101,69 +110,6 @@ class _Locator:
             return Span(self.origin.file, line, col)
         eline, ecol = self._linecol(end)
         return Span(self.origin.file, line, col, eline, ecol)
-
-
-def _blank_comments(text: str, loc: _Locator) -> str:
-    """The text with comments replaced by blanks (newlines kept), so offsets
-    stay valid. Quotes protect their contents."""
-    out = list(text)
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in "'\"":
-            j = text.find(c, i + 1)
-            if j < 0 or "\n" in text[i:j]:
-                raise DslcError("unterminated quote", loc.span(i, i + 1))
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            for k in range(i, j):
-                out[k] = " "
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            if j < 0:
-                raise DslcError("unterminated comment '/*'", loc.span(i, i + 2))
-            for k in range(i, j + 2):
-                if out[k] != "\n":
-                    out[k] = " "
-            i = j + 2
-        else:
-            i += 1
-    return "".join(out)
-
-
-def _split_top(text: str, start: int, end: int, sep: str) -> list[tuple[int, int]]:
-    """Split ``text[start:end]`` at ``sep`` outside brackets and quotes; returns
-    ``(start, end)`` offset pairs."""
-    parts = []
-    depth = 0
-    i = begin = start
-    while i < end:
-        c = text[i]
-        if c in "'\"":
-            j = text.find(c, i + 1)
-            i = end if j < 0 or j >= end else j + 1
-            continue
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        elif c == sep and depth == 0:
-            parts.append((begin, i))
-            begin = i + 1
-        i += 1
-    parts.append((begin, end))
-    return parts
-
-
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 # --------------------------------------------------------------------------- expressions
@@ -274,6 +220,7 @@ class _StateDecl:
     name: _Name
     kind: str
     emits: _Name | None
+    span: Span | None = None  # the whole statement
 
 
 @dataclass
@@ -292,13 +239,222 @@ class _EmissionDecl:
     span: Span
 
 
+@v_args(meta=True)
+class _Statements(Transformer_NonRecursive):
+    """Parse-tree rules to the statement records, with spans in ``file`` (the
+    grammar is define_hmm.lark; its positions, and so each rule's ``meta``, are the
+    file's)."""
+
+    def __init__(self, model_name: str, file: str):
+        super().__init__()
+        self.model_name, self.file = model_name, file
+
+    def _span(self, at) -> Span:
+        return span_of(self.file, at)
+
+    def _name(self, tok) -> _Name:
+        return _Name(str(tok), self._span(tok))
+
+    def start(self, meta, children):
+        return [c for c in children if not is_token(c, "SEMI")]
+
+    def last(self, meta, children):
+        raise GrammarError("missing ';' at the end of this statement", meta)
+
+    def alphabet(self, meta, children):
+        return ("alphabet", self._name(children[1]), self._span(meta))
+
+    def _state(self, kind: str, meta, children) -> _StateDecl:
+        name = self._name(children[1])
+        emits = self._name(children[3]) if len(children) > 2 else None
+        if kind in (START, END) and emits is not None:
+            which = "start" if kind == START else "end"
+            raise GrammarError(f"the {which} state '{name.text}' cannot emit: start and end "
+                               "states are silent", children[3])
+        if kind == SILENT and emits is not None:
+            kind = EMITTING
+        return _StateDecl(name, kind, emits, self._span(meta))
+
+    def startstate(self, meta, children):
+        return self._state(START, meta, children)
+
+    def endstate(self, meta, children):
+        return self._state(END, meta, children)
+
+    def state(self, meta, children):
+        return self._state(SILENT, meta, children)
+
+    def const(self, meta, children):
+        name = self._name(children[1])
+        if len(children) < 3:
+            raise GrammarError(f"missing value of constant '{name.text}'", meta)
+        return ("const", name, children[2])
+
+    def name(self, meta, children):
+        return children[0]
+
+    def transition(self, meta, children):
+        src, dst = self._name(children[0]), self._name(children[1])
+        if len(children) < 3:
+            raise GrammarError(f"missing probability for transition {src.text} -> {dst.text}",
+                               meta)
+        return _TransDecl(src, dst, children[2], self._span(meta))
+
+    def emission(self, meta, children):
+        name = self._name(children[1])
+        whole = self._span(meta)
+        if len(children) < 3:
+            raise GrammarError(f"missing values of emission '{name.text}'", meta)
+        kind, items, at = children[2]
+        if kind == "vector":
+            values = []
+            for k, e in enumerate(items):
+                if e is None:
+                    raise GrammarError(f"value {k + 1} of emission '{name.text}' is missing", at)
+                values.append(e)
+            return _EmissionDecl(name, values, None, whole)
+        keyed = []
+        for tokens, e, item in items:
+            if tokens is None:
+                raise GrammarError(f"missing key before ':' in emission '{name.text}'", item)
+            if e is False:
+                raise GrammarError(f"expected 'KEY : PROBABILITY' in emission '{name.text}'", item)
+            key_text = " ".join(tokens)
+            if e is None:
+                raise GrammarError(f"missing probability for key '{key_text}'", item)
+            keyspan = self._span((tokens[0], tokens[-1]))
+            if [str(t) for t in tokens] == ["*"]:
+                symbols = None
+            else:
+                if "*" in tokens:
+                    raise GrammarError("'*' stands for all the other symbols on its own; "
+                                       "quote it ('*') to mean the symbol", keyspan)
+                symbols = [t[1:-1] if t.type == "QUOTED" else str(t) for t in tokens]
+            keyed.append((symbols, keyspan, e))
+        return _EmissionDecl(name, None, keyed, whole)
+
+    def vector(self, meta, children):
+        entries = [c for c in children if not is_token(c, "LSQB", "RSQB", "COMMA")]
+        return ("vector", entries, meta)
+
+    def entry(self, meta, children):
+        return children[0] if children else None
+
+    def keyed(self, meta, children):
+        return ("keyed", [c for c in children if not is_token(c, "COMMA")], meta)
+
+    def pair(self, meta, children):
+        """``(key tokens, probability or None where missing or False where there is
+        no ':', where)``."""
+        if len(children) == 1:
+            return children[0], False, meta
+        return children[0], (children[2] if len(children) > 2 else None), meta
+
+    def keyless(self, meta, children):
+        return None, None, meta
+
+    def key(self, meta, children):
+        return list(children)
+
+    def expr(self, meta, tokens):
+        """The expression's text as the file has it, comments blanked and line breaks
+        kept (so the evaluator's positions stay the file's), and its span."""
+        parts, prev = [], None
+        for t in tokens:
+            if prev is not None:
+                if t.line > prev.end_line:
+                    parts.append("\n" * (t.line - prev.end_line) + " " * (t.column - 1))
+                else:
+                    parts.append(" " * (t.column - prev.end_column))
+            parts.append(str(t))
+            prev = t
+        return _Expr("".join(parts), self._span((tokens[0], tokens[-1])))
+
+
+_ALL_TOKENS = ("ALPHABET", "STARTSTATE", "ENDSTATE", "STATE", "EMITS", "CONST", "EMISSION",
+               "SEMI", "LPAR", "RPAR", "LSQB", "RSQB", "COMMA", "COLON", "NAME", "ATOM",
+               "QUOTED", "_EQUAL", "_ARROW")
+
+
+_KEYWORD_FORMS = {
+    "ALPHABET": "expected 'alphabet NAME;'",
+    "STARTSTATE": "expected 'startstate NAME;'",
+    "ENDSTATE": "expected 'endstate NAME;'",
+    "STATE": "expected 'state NAME;' or 'state NAME emits EMISSION;'",
+    "CONST": "expected 'const NAME = EXPRESSION;'",
+    "EMISSION": "expected 'emission NAME = [p, ...];' or 'emission NAME = KEY : p, * : q;'",
+}
+
+
+def _describe(model_name: str):
+    """The block's wording of a syntax error: an unterminated comment or quote, a
+    statement that is none of the forms, a keyword's statement not in its form."""
+
+    def describe(p: SyntaxProblem) -> DslcError | None:
+        opened = _unclosed_comment(p.text, p.offset)
+        if opened is not None:
+            return DslcError("unterminated comment '/*'", _at_offset(p, opened, 2))
+        if p.kind == "character" and p.found in "'\"":
+            return DslcError("unterminated quote", p.span)
+        stmt = _statement_tokens(p.stack)
+        if not stmt:
+            if p.kind == "end":
+                return None
+            return DslcError(f"unexpected statement in 'define hmm {model_name}'", p.span,
+                             hint="the statements of a model are: " + _FORMS)
+        first, last = stmt[0], stmt[-1]
+        if "SEMI" in p.expected and p.kind == "token" and p.span.line > last.end_line:
+            return DslcError("missing ';' at the end of this statement",
+                             Span(p.file, last.end_line, last.end_column),
+                             hint=f"the next line starts with '{p.found}'")
+        if first.type in _KEYWORD_FORMS:  # at what breaks the form, saying what it found
+            return DslcError(_KEYWORD_FORMS[first.type], p.span, hint=p.message)
+        if first.type == "NAME" and len(stmt) == 1:
+            return DslcError(f"unexpected statement in 'define hmm {model_name}'", p.at(first),
+                             hint="the statements of a model are: " + _FORMS)
+        return None
+
+    return describe
+
+
+def _statement_tokens(stack: tuple) -> list:
+    """The tokens of the statement being read when the parse stopped: those after
+    the last ';' on the parser's stack (sub-rules already reduced, as trees, give
+    theirs)."""
+    k = len(stack)
+    while k > 0 and not is_token(stack[k - 1], "SEMI") and not (
+            isinstance(stack[k - 1], Tree) and stack[k - 1].data.startswith("__start")):
+        k -= 1
+    out = []
+    for x in stack[k:]:
+        out.extend(x.scan_values(lambda v: is_token(v, *_ALL_TOKENS)) if isinstance(x, Tree)
+                   else [x])
+    return out
+
+
+def _unclosed_comment(text: str, offset: int) -> int | None:
+    """The offset of a '/*' at or before ``offset`` that nothing closes."""
+    i = text.rfind("/*", 0, offset + 2)
+    if i >= 0 and text.find("*/", i + 2) < 0:
+        return i
+    return None
+
+
+def _at_offset(p: SyntaxProblem, offset: int, width: int) -> Span:
+    line = p.text.count("\n", 0, offset) + 1
+    col = offset - (p.text.rfind("\n", 0, offset) + 1) + 1
+    return Span(p.file, line, col, line, col + width)
+
+
+_GRAMMAR = grammar(__package__, "define_hmm.lark", propagate_positions=True,
+                   names={"ATOM": "a number or name", "QUOTED": "a quoted symbol",
+                          "NAME": "a name", "$END": "the model's closing '}'"})
+
+
 class _BlockParser:
     def __init__(self, name: str, body: str, span: Span, alphabets: dict, eval_expr: EvalExpr):
         self.model_name = name
-        self.raw = body
         self.block_span = span
-        self.loc = _Locator(span, body)
-        self.text = _blank_comments(body, self.loc)
         self.alphabets = alphabets
         self.eval_expr = eval_expr
         self.alphabet_decl: _Name | None = None
@@ -306,121 +462,27 @@ class _BlockParser:
         self.transitions: list[_TransDecl] = []
         self.emissions: list[_EmissionDecl] = []
         self.consts: list[tuple[_Name, _Expr]] = []
+        self.body = body
 
-    # ---- helpers
-    def sp(self, a: int, b: int | None = None) -> Span:
-        return self.loc.span(a, b)
-
-    def name_at(self, m: re.Match, group: int | str, base: int) -> _Name:
-        return _Name(m.group(group), self.sp(base + m.start(group), base + m.end(group)))
-
-    def expr_at(self, a: int, b: int, what: str, where: Span) -> _Expr:
-        a, b = _strip(self.text, a, b)
-        if a >= b:
-            raise DslcError(f"missing {what}", where)
-        return _Expr(self.text[a:b], self.sp(a, b))
-
-    # ---- statements
     def parse(self) -> None:
-        text = self.text
-        pos = 0
-        for a, b in _split_top(text, 0, len(text), ";")[:-1]:
-            self.statement(a, b)
-            pos = b + 1
-        a, b = _strip(text, pos, len(text))
-        if a < b:
-            raise DslcError("missing ';' at the end of this statement", self.sp(a, b))
-
-    def statement(self, a: int, b: int) -> None:
-        a, b = _strip(self.text, a, b)
-        if a >= b:
-            return  # an empty statement (';;') is harmless
-        s = self.text[a:b]
-        whole = self.sp(a, b)
-        m = re.fullmatch(rf"({_IDENT})\s*->\s*({_IDENT})(.*)", s, re.S)
-        if m:
-            src, dst = self.name_at(m, 1, a), self.name_at(m, 2, a)
-            prob = self.expr_at(a + m.start(3), a + m.end(3),
-                                f"probability for transition {src.text} -> {dst.text}", whole)
-            self.transitions.append(_TransDecl(src, dst, prob, whole))
-            return
-        m = re.match(rf"({_IDENT})", s)
-        word = m.group(1) if m else ""
-        if word == "alphabet":
-            m = re.fullmatch(rf"alphabet\s+({_IDENT})", s)
-            if not m:
-                raise DslcError("expected 'alphabet NAME;'", whole)
-            if self.alphabet_decl is not None:
-                raise DslcError("the model's alphabet is already given", whole,
-                                hint=f"first given at {self.alphabet_decl.span}")
-            self.alphabet_decl = self.name_at(m, 1, a)
-        elif word in ("startstate", "endstate", "state"):
-            m = re.fullmatch(rf"{word}\s+({_IDENT})(?:\s+emits\s+({_IDENT}))?", s)
-            if not m:
-                raise DslcError(f"expected '{word} NAME;'" + (" or 'state NAME emits EMISSION;'"
-                                                             if word == "state" else ""), whole)
-            name = self.name_at(m, 1, a)
-            emits = self.name_at(m, 2, a) if m.group(2) else None
-            if word != "state" and emits is not None:
-                which = "start" if word == "startstate" else "end"
-                raise DslcError(f"the {which} state '{name.text}' cannot emit: start and end states are silent",
-                                emits.span)
-            kind = {"startstate": START, "endstate": END}.get(word, EMITTING if emits else SILENT)
-            self.states.append(_StateDecl(name, kind, emits))
-        elif word == "const":
-            m = re.fullmatch(rf"const\s+({_IDENT})\s*=(.*)", s, re.S)
-            if not m:
-                raise DslcError("expected 'const NAME = EXPRESSION;'", whole)
-            name = self.name_at(m, 1, a)
-            self.consts.append((name, self.expr_at(a + m.start(2), a + m.end(2),
-                                                   f"value of constant '{name.text}'", whole)))
-        elif word == "emission":
-            m = re.fullmatch(rf"emission\s+({_IDENT})\s*=(.*)", s, re.S)
-            if not m:
-                raise DslcError("expected 'emission NAME = [p, ...];' or 'emission NAME = KEY : p, * : q;'",
-                                whole)
-            self.emission(self.name_at(m, 1, a), a + m.start(2), a + m.end(2), whole)
-        else:
-            raise DslcError(f"unexpected statement in 'define hmm {self.model_name}'", whole,
-                            hint="the statements of a model are: " + _FORMS)
-
-    def emission(self, name: _Name, a: int, b: int, whole: Span) -> None:
-        text = self.text
-        a, b = _strip(text, a, b)
-        if a >= b:
-            raise DslcError(f"missing values of emission '{name.text}'", whole)
-        if text[a] == "[":
-            if text[b - 1] != "]":
-                raise DslcError(f"missing ']' at the end of emission '{name.text}'", self.sp(a, b))
-            items = _split_top(text, a + 1, b - 1, ",")
-            values = []
-            for k, (x, y) in enumerate(items):
-                values.append(self.expr_at(x, y, f"value {k + 1} of emission '{name.text}'", self.sp(a, b)))
-            self.emissions.append(_EmissionDecl(name, values, None, whole))
-            return
-        keyed = []
-        for x, y in _split_top(text, a, b, ","):
-            x, y = _strip(text, x, y)
-            item = self.sp(x, y) if x < y else self.sp(a, b)
-            parts = _split_top(text, x, y, ":")
-            if x >= y or len(parts) != 2:
-                raise DslcError(f"expected 'KEY : PROBABILITY' in emission '{name.text}'", item)
-            (kx, ky), (vx, vy) = parts
-            kx, ky = _strip(text, kx, ky)
-            if kx >= ky:
-                raise DslcError(f"missing key before ':' in emission '{name.text}'", item)
-            keyspan = self.sp(kx, ky)
-            key_text = text[kx:ky]
-            toks = re.findall(r"'[^']*'|\"[^\"]*\"|[^\s'\"]+", key_text)
-            if toks == ["*"]:
-                symbols = None
+        file = self.block_span.file
+        for stmt in _GRAMMAR.parse(self.body, file, self.block_span,
+                                   transformer=_Statements(self.model_name, file),
+                                   describe=_describe(self.model_name)):
+            if isinstance(stmt, _StateDecl):
+                self.states.append(stmt)
+            elif isinstance(stmt, _TransDecl):
+                self.transitions.append(stmt)
+            elif isinstance(stmt, _EmissionDecl):
+                self.emissions.append(stmt)
+            elif stmt[0] == "const":
+                self.consts.append((stmt[1], stmt[2]))  # (name, expression)
             else:
-                if "*" in toks:
-                    raise DslcError("'*' stands for all the other symbols on its own; "
-                                    "quote it ('*') to mean the symbol", keyspan)
-                symbols = [t[1:-1] if t[0] in "'\"" else t for t in toks]
-            keyed.append((symbols, keyspan, self.expr_at(vx, vy, f"probability for key '{key_text}'", item)))
-        self.emissions.append(_EmissionDecl(name, None, keyed, whole))
+                _, name, whole = stmt
+                if self.alphabet_decl is not None:
+                    raise DslcError("the model's alphabet is already given", whole,
+                                    hint=f"first given at {self.alphabet_decl.span}")
+                self.alphabet_decl = name
 
     # ---- evaluation and checks
     def value(self, e: _Expr, constants: dict, what: str) -> float:

@@ -11,7 +11,8 @@ Accepted::
 * branch lengths ``:0.1``, finite and not negative (optional anywhere; a
   missing one reads as 0.0 and ``has_length`` says whether it was given; the
   root may have one too);
-* comments ``[ ... ]`` anywhere between tokens (also ``[&&NHX...]``);
+* comments ``[ ... ]`` anywhere between tokens (also ``[&&NHX...]``; a comment may
+  hold bracketed text one level deep, ``[a [b] c]``);
 * any number of children per node (a trifurcating root, polytomies, and
   single-child nodes);
 * blanks and newlines between tokens.
@@ -32,9 +33,10 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+from lark import Transformer
 
 from dslc import sdk
-from dslc.sdk import DslcError, Span, register_source
+from dslc.sdk import DslcError, GrammarError, Span, SyntaxProblem, is_token, register_source, span_of
 
 NO_NODE = -1
 _DELIMS = set("()[]':;,")
@@ -92,28 +94,6 @@ class Tree:
     def is_binary(self) -> bool:
         """Every internal node has exactly two children."""
         return all(node.is_leaf or len(node.children) == 2 for node in self.nodes)
-
-    @functools.cached_property
-    def labels(self) -> tuple[str, ...]:
-        """A name per node for printed tables: a named node by its name, an unnamed
-        root as ``root``, another unnamed internal node by the clade it is the
-        ancestor of (``(Human,Chimp)``; past three leaves, the first two and the
-        count), which is how a reader finds it in the tree."""
-        below: list[list[str]] = []
-        for node in self.nodes:  # post-order: children first
-            below.append([node.name] if node.is_leaf else
-                         [x for c in node.children for x in below[c]])
-        out = []
-        for node, leaves in zip(self.nodes, below):
-            if node.name:
-                out.append(node.name)
-            elif node.is_root:
-                out.append("root")
-            elif len(leaves) <= 3:
-                out.append("(" + ",".join(leaves) + ")")
-            else:
-                out.append(f"({leaves[0]},{leaves[1]},... {len(leaves)} leaves)")
-        return tuple(out)
 
     @functools.cached_property
     def leaves(self) -> tuple[int, ...]:
@@ -187,43 +167,180 @@ class Tree:
 
 
 # --------------------------------------------------------------------------- parsing
-
-class _Locator:
-    def __init__(self, origin: Span, text: str):
-        self.origin = origin
-        self.line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
-
-    def span(self, start: int, end: int | None = None) -> Span:
-        def lc(off: int) -> tuple[int, int]:
-            lo, hi = 0, len(self.line_starts) - 1
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if self.line_starts[mid] <= off:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            col = off - self.line_starts[lo]
-            if lo == 0:
-                return self.origin.line, self.origin.col + col
-            return self.origin.line + lo, col + 1
-
-        line, col = lc(start)
-        if end is None or end <= start:
-            return Span(self.origin.file, line, col)
-        eline, ecol = lc(end)
-        return Span(self.origin.file, line, col, eline, ecol)
-
+#
+# The grammar is newick.lark (LALR, through the SDK's grammar hook); the transformer
+# below builds the nodes as the parser reduces each rule, and _describe words the
+# syntax errors in Newick's terms.
 
 class _Raw:
-    __slots__ = ("name", "length", "has_length", "children", "pos", "leaf")
+    __slots__ = ("name", "length", "has_length", "children", "token", "leaf")
 
-    def __init__(self, pos: int, leaf: bool):
+    def __init__(self, leaf: bool, children: list, token=None):
         self.name = ""
         self.length = 0.0
         self.has_length = False
-        self.children: list[_Raw] = []
-        self.pos = pos
+        self.children: list[_Raw] = children
+        self.token = token  # a leaf's name token (its position, for errors)
         self.leaf = leaf
+
+
+class _Build(Transformer):
+    """Rules to nodes, each as the parser reduces it (no parse tree is kept)."""
+
+    def start(self, children):
+        return children[0]
+
+    def leaf(self, children):
+        return _labelled(_Raw(True, []), children, 0)
+
+    def internal(self, children):
+        k = 0
+        while k < len(children) and isinstance(children[k], _Raw):
+            k += 1
+        return _labelled(_Raw(False, children[:k]), children, k)
+
+
+def _labelled(node: _Raw, children: list, k: int) -> _Raw:
+    """``node`` with the label and branch length among ``children[k:]`` (tokens)."""
+    for tok in children[k:]:
+        if tok.type == "LENGTH":
+            if node.has_length:
+                raise GrammarError("a second branch length", tok)
+            node.length, node.has_length = _length(tok), True
+        elif tok.type == "QUOTED":
+            node.name, node.token = tok[1:-1].replace("''", "'"), tok
+        else:
+            colon = tok.find(":")
+            if colon < 0:
+                node.name, node.token = str(tok), tok
+                continue
+            # a name and its length in one token ('A:0.1', the usual way)
+            node.name = tok[:colon]
+            node.token = _Tok(node.name, tok.line, tok.column)
+            number = _Tok(tok[colon + 1:], tok.line, tok.column + colon + 1)
+            node.length, node.has_length = _length_value(number), True
+    return node
+
+
+def _length(colon) -> float:
+    """The value of a ``LENGTH`` token (``:``, maybe blanks and comments, the number)."""
+    text = colon[1:]
+    if text[:1].isspace() or text[:1] == "[":  # blanks or comments after ':'
+        text = _number_token(colon)
+    else:
+        text = _Tok(text, colon.line, colon.column + 1)
+    if not text:
+        raise GrammarError("missing branch length after ':'", colon)
+    return _length_value(text)
+
+
+def _number_token(length):
+    """The number of a ``LENGTH`` token (``:``, blanks and comments, the number) as a
+    token of its own, at its own position."""
+    m = _LENGTH_NUMBER.search(length)
+    text = m.group()
+    before = length[:m.start()]
+    line = length.line + before.count("\n")
+    col = length.column + len(before) if "\n" not in before else len(before) - before.rfind("\n")
+    return _Tok(text, line, col)
+
+
+_LENGTH_NUMBER = re.compile(r"[^\s()\[\]':;,]*\Z")
+
+
+class _Tok(str):
+    """A piece of a token with its own position (for errors)."""
+
+    def __new__(cls, text: str, line: int, column: int):
+        self = super().__new__(cls, text)
+        self.line, self.column = line, column
+        self.end_line, self.end_column = line, column + len(text)
+        return self
+
+
+def _length_value(tok) -> float:
+    """A branch length's number (``tok``: its text, with its position for errors).
+    Digits of other scripts, which ``float`` reads as 0-9, are refused first."""
+    foreign = sdk.foreign_digit(str(tok))
+    if foreign is not None:
+        raise GrammarError(f"bad branch length '{tok}': "
+                           + sdk.foreign_digit_message(str(tok), foreign), tok)
+    try:
+        v = float(tok)
+    except ValueError:
+        raise GrammarError(f"bad branch length '{tok}'", tok) from None
+    if not (0 <= v < math.inf):
+        if math.isnan(v) or math.isinf(v):
+            raise GrammarError(f"bad branch length '{tok}': not a finite number", tok)
+        raise GrammarError(f"bad branch length '{tok}': a branch length cannot be negative", tok)
+    return v
+
+
+_DELIM_TOKENS = ("COMMA", "RPAR", "LENGTH", "SEMICOLON", "LPAR")
+
+
+def _describe(p: SyntaxProblem) -> DslcError | None:
+    """Newick's wording of a syntax error (None: the grammar's default)."""
+    opens = _open_parens(p.stack)
+    if p.kind == "character":
+        what = {"[": "unterminated comment '['", "]": "']' without '['",
+                "'": "unterminated quoted name"}.get(p.found)
+        if p.found == "[" and _closed(p.text, p.offset):
+            what = "a comment nested too deep: '[ [ ] ]' is the most this reader takes"
+        return DslcError(what, p.span) if what else None
+    if p.stack and is_token(p.stack[-1], "LENGTH") and not _number_token(p.stack[-1]):
+        return DslcError("missing branch length after ':'", p.at(p.stack[-1]))
+    if p.kind == "end":
+        if not p.stack:
+            return DslcError("empty Newick text: no tree", p.origin)
+        if opens:
+            return DslcError("unbalanced '(': never closed", p.at(opens[-1]),
+                             hint=f"{len(opens)} '(' still open at the end of the text")
+        return DslcError("missing ';' at the end of the tree", p.span)
+    if "LPAR" in p.expected and p.token_type in _DELIM_TOKENS:
+        return DslcError("a leaf with no name", p.span,
+                         hint="every leaf needs a name (internal labels are optional)")
+    if p.expected == {"$END"}:
+        return DslcError("text after the end of the tree (';')", p.span,
+                         hint="a Newick file here holds one tree")
+    if p.token_type == "SEMICOLON" and opens:
+        return DslcError("unbalanced '(': not closed before ';'", p.at(opens[-1]),
+                         hint=f"{len(opens)} '(' still open")
+    if p.token_type == "RPAR" and not opens:
+        return DslcError("unbalanced ')': no '(' to close", p.span)
+    if p.token_type == "COMMA" and not opens:
+        return DslcError("',' outside parentheses", p.span,
+                         hint="siblings go inside '( ... )'; the tree needs one root")
+    if p.token_type == "LENGTH":
+        return DslcError("a second branch length", p.span)
+    if p.token_type in ("NAME", "QUOTED"):
+        return DslcError("expected ',', ')' or ';'", p.span)
+    return None
+
+
+def _closed(text: str, at: int) -> bool:
+    """Whether the '[' at ``at`` has its matching ']'."""
+    depth = 0
+    for c in text[at:]:
+        depth += {"[": 1, "]": -1}.get(c, 0)
+        if depth == 0:
+            return True
+    return False
+
+
+def _open_parens(stack: tuple) -> list:
+    """The '(' tokens not yet closed (a closed node whose rule is not reduced yet
+    still has its '(' and ')' on the stack)."""
+    opens: list = []
+    for x in stack:
+        if is_token(x, "LPAR"):
+            opens.append(x)
+        elif is_token(x, "RPAR") and opens:
+            opens.pop()
+    return opens
+
+
+_GRAMMAR = sdk.grammar(__package__, "newick.lark", transformer=_Build(), describe=_describe)
 
 
 def parse_newick(text: str, source_name: str = "<newick>", span: Span | None = None) -> Tree:
@@ -233,164 +350,32 @@ def parse_newick(text: str, source_name: str = "<newick>", span: Span | None = N
     ``source_name`` (text embedded in a larger file, ``span`` being where it
     starts), else at ``source_name:line:col``.
     """
-    origin = span if span is not None and span.file == source_name else Span(source_name, 1, 1)
-    loc = _Locator(origin, text)
-    n = len(text)
-    i = 0
+    root = _GRAMMAR.parse(text, source_name, span)
+    tree = _number(root, source_name)
+    _check_leaf_names(tree, root, source_name)
+    return tree
 
-    def err(msg: str, a: int, b: int | None = None, hint: str | None = None) -> DslcError:
-        return DslcError(msg, loc.span(a, b if b is not None else min(a + 1, n)), hint)
 
-    def skip() -> None:
-        """Blanks and comments."""
-        nonlocal i
-        while i < n:
-            c = text[i]
-            if c.isspace():
-                i += 1
-            elif c == "[":
-                depth, j = 0, i
-                while j < n:
-                    if text[j] == "[":
-                        depth += 1
-                    elif text[j] == "]":
-                        depth -= 1
-                        if depth == 0:
-                            break
-                    j += 1
-                if j >= n:
-                    raise err("unterminated comment '['", i)
-                i = j + 1
-            elif c == "]":
-                raise err("']' without '['", i)
-            else:
-                break
+def _check_leaf_names(tree: Tree, root: _Raw, source: str) -> None:
+    """Leaves are told apart by name: two with one name is an error at the second."""
+    if len(tree.leaf_index) == len(tree.leaves):
+        return
+    first: dict[str, object] = {}
+    for leaf in _leaves(root):
+        if leaf.name in first:
+            raise DslcError(f"two leaves named '{leaf.name}'", span_of(source, leaf.token),
+                            hint=f"the first is at {span_of(source, first[leaf.name])}")
+        first[leaf.name] = leaf.token
 
-    def label() -> tuple[str, int, int]:
-        """A name (maybe empty) at the current position."""
-        nonlocal i
-        skip()
-        start = i
-        if i < n and text[i] == "'":
-            parts = []
-            j = i + 1
-            while True:
-                k = text.find("'", j)
-                if k < 0:
-                    raise err("unterminated quoted name", start)
-                parts.append(text[j:k])
-                if k + 1 < n and text[k + 1] == "'":
-                    parts.append("'")
-                    j = k + 2
-                    continue
-                i = k + 1
-                return "".join(parts), start, i
-        while i < n and text[i] not in _DELIMS and not text[i].isspace():
-            i += 1
-        return text[start:i], start, i
 
-    def length(node: _Raw) -> None:
-        nonlocal i
-        skip()
-        if i < n and text[i] == ":":
-            colon = i
-            i += 1
-            skip()
-            start = i
-            while i < n and text[i] not in _DELIMS and not text[i].isspace():
-                i += 1
-            tok = text[start:i]
-            if not tok:
-                raise err("missing branch length after ':'", colon)
-            foreign = sdk.foreign_digit(tok)
-            if foreign is not None:
-                raise err(f"bad branch length '{tok}': "
-                          + sdk.foreign_digit_message(tok, foreign), start, i)
-            try:
-                v = float(tok)
-            except ValueError:
-                raise err(f"bad branch length '{tok}'", start, i) from None
-            if math.isnan(v) or math.isinf(v):
-                raise err(f"bad branch length '{tok}': not a finite number", start, i)
-            if v < 0:
-                raise err(f"bad branch length '{tok}': a branch length cannot be negative",
-                          start, i)
-            node.length, node.has_length = v, True
-
-    skip()
-    if i >= n:
-        raise err("empty Newick text: no tree", 0, 0)
-    stack: list[_Raw] = []  # open '(' nodes
-    root: _Raw | None = None
-    leaves_seen: dict[str, int] = {}
-
-    def attach(node: _Raw) -> None:
-        nonlocal root
-        if stack:
-            stack[-1].children.append(node)
-        else:
-            root = node
-
-    # state: expecting a subtree
-    while True:
-        skip()
-        if i < n and text[i] == "(":
-            node = _Raw(i, leaf=False)
-            attach(node)
-            stack.append(node)
-            i += 1
-            continue
-        # a leaf
-        name, a, b = label()
-        if not name:
-            if i >= n:
-                raise err("unbalanced '(': never closed", stack[-1].pos,
-                          hint=f"{len(stack)} '(' still open at the end of the text")
-            raise err("a leaf with no name", i, hint="every leaf needs a name (internal labels are optional)")
-        if name in leaves_seen:
-            raise err(f"two leaves named '{name}'", a, b, hint=f"the first is at {loc.span(leaves_seen[name])}")
-        leaves_seen[name] = a
-        leaf = _Raw(a, leaf=True)
-        leaf.name = name
-        length(leaf)
-        attach(leaf)
-        # state: after a subtree
-        while True:
-            skip()
-            c = text[i] if i < n else ""
-            if c == ",":
-                if not stack:
-                    raise err("',' outside parentheses", i,
-                              hint="siblings go inside '( ... )'; the tree needs one root")
-                i += 1
-                break  # next sibling
-            if c == ")":
-                if not stack:
-                    raise err("unbalanced ')': no '(' to close", i)
-                node = stack.pop()
-                i += 1
-                name, a, b = label()
-                node.name = name
-                length(node)
-                continue
-            if c == ";":
-                if stack:
-                    raise err("unbalanced '(': not closed before ';'", stack[-1].pos,
-                              hint=f"{len(stack)} '(' still open")
-                i += 1
-                skip()
-                if i < n:
-                    raise err("text after the end of the tree (';')", i,
-                              hint="a Newick file here holds one tree")
-                assert root is not None
-                return _number(root, source_name)
-            if not c:
-                if stack:
-                    raise err("unbalanced '(': never closed", stack[-1].pos,
-                              hint=f"{len(stack)} '(' still open at the end of the text")
-                end = len(text.rstrip())
-                raise err("missing ';' at the end of the tree", end, end)
-            raise err(f"unexpected '{c}'" if c in _DELIMS else "expected ',', ')' or ';'", i)
+def _leaves(root: _Raw):
+    """The leaves, left to right, without recursion."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.leaf:
+            yield node
+        stack.extend(reversed(node.children))
 
 
 def _number(root: _Raw, source: str) -> Tree:
