@@ -34,6 +34,7 @@ code, so a second process neither plans nor compiles it again.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -44,6 +45,8 @@ from dslc.check import tir
 from dslc.errors import DslcError, InternalError, NotCompilable
 from dslc.interp.compile import shares_table
 from dslc.interp.tables import MISSING
+from dslc.kernel import body as kb
+from dslc.kernel import ir
 from dslc.lang import types as T
 from dslc.trace.choice import Choice
 from dslc.trace.derive import _chain
@@ -51,7 +54,7 @@ from dslc.trace.derive import _chain
 # column 2 of a choice record: an element chosen by a reduction / an empty reduction
 _ELEMENT, _EMPTY = 1, 2
 _TYPES = (T.INT, T.FLOAT, T.PROB)
-_BAD = "return ns, nc, 2"  # not decided exactly here: the step plans walk it
+_BAD = 2  # status: not decided exactly here, the step plans walk it
 
 
 class Shape:
@@ -161,30 +164,33 @@ class WalkSource:
 
         gen, shape = self.gen, self.shape
         b = Lines(gen.extent_lines())
-        b.emit("ns = 0")
-        b.emit("nc = 0")
+        b.assign("ns", _C(0))
+        b.assign("nc", _C(0))
         loop = b.child()
-        loop.if_(f"ns >= st.shape[0] or nc + {len(shape.decode)} > ch.shape[0]",
-                 loop.one("return ns, nc, 1"))
+        room = ir.bare("or", ir.bare(">=", _NS, _at("st.shape", _C(0))),
+                       ir.bare(">", ir.bare("+", _NC, _C(len(shape.decode))),
+                               _at("ch.shape", _C(0))))
+        loop.if_(room, _status(loop, 1))
         for k in range(shape.rank):
-            loop.emit(f"st[ns, {k + 1}] = q_{k}")
-        loop.emit("st[ns, 0] = fid")
-        loop.emit("nf = -1")
+            loop.store(_at("st", _NS, _C(k + 1)), _N(f"q_{k}"))
+        loop.store(_at("st", _NS, _C(0)), _N("fid"))
+        loop.assign("nf", _C(-1))
         for k in range(shape.rank):
-            loop.emit(f"n_{k} = 0")
+            loop.assign(f"n_{k}", _C(0))
         for k, n in enumerate(shape.names):
-            (loop.elif_ if k else loop.if_)(f"fid == {k}", self._function(n, loop))
-        loop.emit(f"st[ns, {shape.rank + 1}] = nc")
-        loop.emit("ns += 1")
-        loop.if_("nf < 0", loop.one("return ns, nc, 0"))
-        loop.emit("fid = nf")
+            (loop.elif_ if k else loop.if_)(ir.bare("==", _N("fid"), _C(k)),
+                                            self._function(n, loop))
+        loop.store(_at("st", _NS, _C(shape.rank + 1)), _NC)
+        loop.augment("ns", "+", _C(1))
+        loop.if_(ir.bare("<", _N("nf"), _C(0)), _status(loop, 0))
+        loop.assign("fid", _N("nf"))
         for k in range(shape.rank):
-            loop.emit(f"q_{k} = n_{k}")
-        b.while_("True", loop)
+            loop.assign(f"q_{k}", _N(f"n_{k}"))
+        b.while_(_C(True), loop)
         args = gen.task_args(windows=False)
         params = printed(args) + [f"T_{n}" for n in shape.names] + ["fid"] + \
             [f"q_{k}" for k in range(shape.rank)] + ["st", "sv", "ch"]
-        src = [HEADER, gen.pr.library("core", "domain"), *gen.helpers.values(), _EXACT,
+        src = [HEADER, gen.pr.library("core", "domain"), *gen.helpers.values(), _exact(gen.pr),
                gen.pr.function("walk", params, b.render(1), "SHORT")]
         return "\n".join(src), args
 
@@ -197,14 +203,13 @@ class WalkSource:
         em = gen.emitter(gen.task_names(f), {p.name for p in f.rec_params})
         b = outer.child()
         for k, p in enumerate(f.rec_params):
-            b.emit(f"x_{p.name} = q_{k}")
+            b.assign(f"x_{p.name}", _N(f"q_{k}"))
         guards = [(g, b.child()) for g in f.guards]
         pid = shape.points[id(f)]
         for k, (g, gb) in enumerate(guards):
             self._record(gb, pid, str(k))
-            gb.emit(f"val = {self._follow(g.body, f, em, gb, True)}")
-        tail = b.child()
-        tail.emit(_BAD)  # no guard applies: the interpreter's error
+            gb.assign("val", _N(self._follow(g.body, f, em, gb, True)))
+        tail = _status(b, _BAD)  # no guard applies: the interpreter's error
         for k in reversed(range(len(guards))):
             g, gb = guards[k]
             if g.cond is None:
@@ -216,18 +221,19 @@ class WalkSource:
             branch.else_(tail)
             tail = branch
         b.extend(tail)
-        stored = gen.read_stored(name, [f"x_{p.name}" for p in f.rec_params])
-        exact = "_exact_int" if f.ret == T.INT else "_exact"
-        b.emit(f"sv[ns] = {stored}")
-        b.if_(f"not (val == sv[ns] and {exact}(sv[ns]))", b.one(_BAD))
+        stored = gen.stored_value(name, [f"x_{p.name}" for p in f.rec_params])
+        sv = _at("sv", _NS)
+        b.store(sv, stored)
+        same = ir.bare("and", ir.bare("==", _N("val"), sv), _is_exact(f.ret, sv))
+        b.if_(ir.Unary("not", ir.Paren(same), paren=False), _status(b, _BAD))
         return b
 
     @staticmethod
     def _record(b, pid: int, index: str, kind: int = 0) -> None:
-        b.emit(f"ch[nc, 0] = {pid}")
-        b.emit(f"ch[nc, 1] = {index}")
-        b.emit(f"ch[nc, 2] = {kind}")
-        b.emit("nc += 1")
+        at = _C(int(index)) if index.isdigit() else _N(index)  # (a reduction's element)
+        for k, x in enumerate((_C(pid), at, _C(kind))):
+            b.store(_at("ch", _NC, _C(k)), x)
+        b.augment("nc", "+", _C(1))
 
     def _value(self, e, em, b) -> str:
         """``e``'s value as text, held in a temporary where it is more than a name."""
@@ -250,8 +256,7 @@ class WalkSource:
                 pid = shape.points[id(e)]
                 for k, (branch, bb) in enumerate(((e.then, tb), (e.orelse, eb))):
                     self._record(bb, pid, str(k))
-                    v = self._follow(branch, f, em, bb, True)
-                    bb.emit(f"{out} = {v}")
+                    bb.assign(out, _N(self._follow(branch, f, em, bb, True)))
                 b.if_(cond, tb)
                 b.else_(eb)
                 return out
@@ -261,37 +266,35 @@ class WalkSource:
                 callee = shape.interp.program.functions[e.func]
                 rec = [a for a, p in zip(e.args, callee.params) if p.recursive]
                 for k, a in enumerate(rec):
-                    b.emit(f"n_{k} = {em.text(em.as_int(a, b))}")
-                b.emit(f"nf = {shape.fid[e.func]}")
+                    b.assign(f"n_{k}", em.as_int(a, b))
+                b.assign("nf", _C(shape.fid[e.func]))
         for c in tir.children(e):
             self._follow(c, f, em, b, False)
         return self._value(e, em, b) if need else None
 
     def _chain(self, e, op, f, em, b) -> str:
         alts = _chain(e, op)
-        exact = "_exact_int" if e.type == T.INT else "_exact"
         vals = []
         for a in alts:
             v = self._value(a, em, b)
-            b.if_(f"not {exact}({v})", b.one(_BAD))
+            b.if_(ir.Unary("not", _is_exact(e.type, _N(v)), paren=False), _status(b, _BAD))
             vals.append(v)
         it = iter(vals)
 
         def fold(x):  # the tree's own shape, as the interpreter folds it
             if isinstance(x, tir.MinMax) and x.op == op:
-                return f"{op}({fold(x.left)}, {fold(x.right)})"
-            return next(it)
+                return ir.Call(op, (fold(x.left), fold(x.right)))
+            return _N(next(it))
         want = b.fresh("w")
-        b.emit(f"{want} = {fold(e)}")
+        b.assign(want, fold(e))
         pid = self.shape.points[id(e)]
-        tail = b.child()
-        tail.emit(_BAD)
+        tail = _status(b, _BAD)
         for k in reversed(range(len(alts))):
-            kb = b.child()
-            self._record(kb, pid, str(k))
-            self._follow(alts[k], f, em, kb, False)
+            took = b.child()
+            self._record(took, pid, str(k))
+            self._follow(alts[k], f, em, took, False)
             branch = b.child()
-            branch.if_(f"{vals[k]} == {want}", kb)
+            branch.if_(ir.bare("==", _N(vals[k]), _N(want)), took)
             branch.else_(tail)
             tail = branch
         b.extend(tail)
@@ -301,8 +304,7 @@ class WalkSource:
         it, var = e.iterable, em.names.local(e.var)
         lo, hi = (em.text(em._hoist(em.as_int(x, b), b)) for x in (it.lo, it.hi))
         acc, found = b.fresh("acc"), b.fresh("found")
-        b.emit(f"{acc} = {em.pr.inf(negative=e.op == 'max')}")
-        exact = "_exact_int" if e.type == T.INT else "_exact"
+        b.assign(acc, em.pr.ir_inf(negative=e.op == "max"))
 
         def over(body_of):
             body = b.child()
@@ -317,10 +319,10 @@ class WalkSource:
 
         def extreme(x):
             v = self._value(e.body, em, x)
-            x.if_(f"not {exact}({v})", x.one(_BAD))
-            x.emit(f"{acc} = {e.op}({acc}, {v})")
+            x.if_(ir.Unary("not", _is_exact(e.type, _N(v)), paren=False), _status(x, _BAD))
+            x.assign(acc, ir.Call(e.op, (_N(acc), _N(v))))
         over(extreme)
-        b.emit(f"{found} = False")
+        b.assign(found, _C(False))
         pid = self.shape.points[id(e)]
 
         def chosen(x):
@@ -328,25 +330,48 @@ class WalkSource:
             hit = x.child()
             self._record(hit, pid, var, _ELEMENT)
             self._follow(e.body, f, em, hit, False)
-            hit.emit(f"{found} = True")
-            hit.emit("break")
-            x.if_(f"{v} == {acc}", hit)
+            hit.assign(found, _C(True))
+            hit.break_()
+            x.if_(ir.bare("==", _N(v), _N(acc)), hit)
         over(chosen)
         empty = b.child()
         self._record(empty, pid, "0", _EMPTY)
-        b.if_(f"not {found}", empty)
+        b.if_(ir.Unary("not", _N(found), paren=False), empty)
         return acc
 
 
-_EXACT = """@numba.njit(cache=True, nogil=True)
-def _exact(v):
-    return v == v
+_N, _C = ir.Name, ir.Const
+_NS, _NC = _N("ns"), _N("nc")
 
 
-@numba.njit(cache=True, nogil=True)
-def _exact_int(v):
-    return v == v and (abs(v) < 9007199254740992.0 or abs(v) == np.inf)
-"""
+def _at(array: str, *index) -> ir.Load:
+    """An element of one of the walk's own arrays (or of an array's shape)."""
+    return ir.Load(array, index)
+
+
+def _status(b, status: int):
+    """A child body of ``b`` ending the walk: ``return ns, nc, status`` (0: the
+    derivation ends, 1: the arrays are full, _BAD: the step plans walk it)."""
+    out = b.child()
+    out.return_(ir.Tuple((_NS, _NC, _C(status)), bare=True))
+    return out
+
+
+def _is_exact(t, v) -> ir.Call:
+    """``v`` (a number the walk compares) is exact: no NaN, and for an int below 2^53."""
+    return ir.Call("_exact_int" if t == T.INT else "_exact", (v,))
+
+
+def _exact(pr) -> str:
+    """The walk's helpers ``_exact`` and ``_exact_int`` (see :func:`_is_exact`)."""
+    v = _N("v")
+    same = ir.bare("==", v, v)
+    size = ir.Call("abs", (v,))
+    below = ir.bare("or", ir.bare("<", size, _C(9007199254740992.0)),
+                    ir.bare("==", size, _C(math.inf, "np.inf")))
+    return "\n\n".join(pr.function(name, ["v"], pr.task_text((kb.Return(x),), 1))
+                       for name, x in (("_exact", same),
+                                       ("_exact_int", ir.bare("and", same, below))))
 
 
 @dataclass(frozen=True, eq=False)
