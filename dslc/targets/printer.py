@@ -37,6 +37,7 @@ import math
 
 from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.kernel.module import Function
 from dslc.targets import runtime
 
 
@@ -133,6 +134,12 @@ class Printer:
         ``NOALIAS``, ``HELPER``), its
         ``def`` line and ``body``, its statements printed one level in."""
         return f"{getattr(self, kind)}\n{plain_function(name, params, body)}"
+
+    def module(self, m) -> str:
+        """Module ``m`` (kernel.module) as text: each function under its decorator,
+        its body printed here, one level in; the text parts as they are."""
+        return "\n".join(self.function(p.name, p.params, self.task_text(p.body, 1), p.kind)
+                         if isinstance(p, Function) else p for p in m.parts)
 
     def copied(self, fn, kind: str = "SHORT") -> str:
         """A Python function of the compiler's own (``fn``), compiled by the target:
