@@ -324,6 +324,18 @@ def walk(e: TExpr):
         yield from walk(c)
 
 
+def chain(e: TExpr, op: str) -> list[TExpr]:
+    """The operands of a chain of one operator, in source order (``a max b max c``)."""
+    out, todo = [], [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, MinMax) and x.op == op:
+            todo.extend((x.right, x.left))
+        else:
+            out.append(x)
+    return out
+
+
 def reachable(functions: dict, entry: str) -> list[TFunction]:
     """``entry`` and every function its guards call, directly or not (each once)."""
     seen, todo, out = {entry}, [entry], []

@@ -402,16 +402,18 @@ class CpuBackend:
         # (a small run imports no code generator)
         from dslc.emit.strategies import build, strategy
         from dslc.plan import lower
+        from dslc.targets.printer import Printer
 
         plain = strategy("cpu plain")
         try:
             with timings.planning():
                 lowered = lower(self.program, func, kind, scope, request,
-                                emit=lambda task: build(plain, self.program, task).generate())
+                                emit=lambda task: build(plain, self.program, task).module())
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return None
-        plan, source, args = lowered.task, lowered.source, list(lowered.args)
+        plan, args = lowered.task, list(lowered.args)
+        source = Printer().module(lowered.module)  # (the text: to compile and to keep)
         windows = tuple(g.window for g in plan.groups)
         modules.store_plan(key, source, args, windows)
         runlog.log.info("%s (%s): planned and generated", func, kind)

@@ -181,6 +181,7 @@ class PackMaps:
         from dslc.emit.strategies import build, strategy
         from dslc.kernel.value_type import ValueType
         from dslc.plan import lower
+        from dslc.targets.printer import Printer
 
         chosen = []  # the variant the plan allows, found while generating
 
@@ -188,7 +189,7 @@ class PackMaps:
             info = float32_info(be.program, plan)
             chosen.append(variant if variant != "auto" else ("float32" if info else "float64"))
             return build(strategy("cpu task groups"), be.program, plan, ValueType(chosen[0]),
-                         shared, f32=info).generate()
+                         shared, f32=info).module()
 
         try:
             with timings.planning():
@@ -197,7 +198,8 @@ class PackMaps:
             self.fallbacks[func] = str(e)
             modules.store_plan(key, "", [], ())
             return None
-        plan, source, args = lowered.task, lowered.source, list(lowered.args)
+        plan, args = lowered.task, list(lowered.args)
+        source = Printer().module(lowered.module)  # (the text: to compile and to keep)
         chosen = chosen[0]
         windows = tuple(g.window for g in plan.groups)
         modules.store_plan(key, source, args, windows, chosen)

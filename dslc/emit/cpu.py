@@ -35,6 +35,7 @@ from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel import value_type
 from dslc.kernel.ir import TaskArg
+from dslc.kernel.module import Function, Module
 from dslc.kernel.strategies import lower
 from dslc.kernel.verify import verify_body
 from dslc.poly import loopir as L
@@ -631,6 +632,17 @@ class CpuGenerator:
     # ------------------------------------------------------------------ task
     def generate(self) -> tuple[str, list[TaskArg]]:
         """The module source and the task's arguments, in order."""
+        b, args = self.task_body()
+        return self.module_source(args, b), args
+
+    def module(self) -> tuple[Module, list[TaskArg]]:
+        """The module as records (kernel.module) and the task's arguments: what the
+        plan's driver hands on, printed only where its text is needed."""
+        b, args = self.task_body()
+        return self.module_record(args, b), args
+
+    def task_body(self) -> tuple[Lines, list[TaskArg]]:
+        """The task's statements (before its strategy's passes) and its arguments."""
         plan = self.plan
         b = Lines(self.extent_lines())
         if plan.kind == "cell":
@@ -665,7 +677,7 @@ class CpuGenerator:
             em = fused_emitter(entry_names, self.program, fused_nodes)
             self.give_result(b, ir.Name(self.guarded_value(f, em, b)))
         args = self.task_args()
-        return self.module_source(args, b), args
+        return b, args
 
     def give_result(self, b: Lines, value) -> None:
         """The task's last statement, ``return value`` (a kernel.body.Return record):
@@ -751,6 +763,12 @@ class CpuGenerator:
             self._loops(b, g.nest.body, cells, g, gi)
 
     def module_source(self, args: list[TaskArg], body: Lines) -> str:
+        """The module's text, printed by the task's printer (:meth:`module_record`)."""
+        return self.pr.module(self.module_record(args, body))
+
+    def module_record(self, args: list[TaskArg], body: Lines) -> Module:
+        """The module: the task after its strategy's passes (verified), the helpers
+        and module values it needs."""
         src = [HEADER, self.pr.library("core", "domain")]
         if self.result_width() is not None:  # a map's batch stores each component
             src.append(f"RESULT_WIDTH = {self.result_width()}\n")
@@ -763,8 +781,8 @@ class CpuGenerator:
         if self.strategy is not None:
             lower(self.strategy, body, self.TARGET, printed(args))
         body = self.verified(body, printed(args))
-        src.append(self.pr.function("task", printed(args), body.render(1)))
-        return "\n".join(src)
+        src.append(Function("task", tuple(printed(args)), tuple(body.stmts)))
+        return Module(tuple(src))
 
     def extent_expr(self, f: str, k: int) -> ir.Expr | str:
         """The extent of ``f``'s ``k``-th recursive parameter: a record, or text

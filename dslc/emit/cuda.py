@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dslc.kernel import ir
 from dslc.kernel import launch
+from dslc.kernel.module import Function, Module
 from dslc.kernel.failure_flags import Facts, functions_hold_checks, holds_checks
 from dslc.kernel.strategies import Strategy, launch_passes, lower
 from dslc.lang import types as T
@@ -155,7 +156,7 @@ class CudaGenerator(CpuGenerator):
         """The task's parameters: its arguments, the launch's storage, the thread's task."""
         return printed(args) + [storage_param(f) for f, _ in self.storage] + ["tid"]
 
-    def module_source(self, args: list, body: Lines) -> str:
+    def module_record(self, args: list, body: Lines) -> Module:
         """The task after its strategy's passes (kernel.strategies: its value type,
         kernel.value_type, among them), with the helpers it calls. A check anywhere in
         its records, in its device functions' (the register tile's) or in a generated
@@ -172,9 +173,9 @@ class CudaGenerator(CpuGenerator):
         if self.host_allocations:
             raise NotCompilable("allocation inside the task")
         self.verified(body, self.task_params(args))
-        task = self.pr.function("task", self.task_params(args), body.render(1, self.pr))
-        return "\n".join([HEADER + self.module_constants(), self.pr.library("core", flagged=checks),
-                          "\n".join(self.helpers.values()), task])
+        task = Function("task", tuple(self.task_params(args)), tuple(body.stmts))
+        return Module((HEADER + self.module_constants(), self.pr.library("core", flagged=checks),
+                       "\n".join(self.helpers.values()), task))
 
 
 def build_task_per_thread(strategy: Strategy, program, plan) -> CudaGenerator:

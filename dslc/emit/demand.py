@@ -41,20 +41,25 @@ def read_helper(arity: int) -> str:
     group evaluated on demand, or 0 after recording the first cell not done yet
     (state 1 when it is on the stack: a cycle)."""
     xs = [f"a{k}" for k in range(arity)]
-    idx = ", ".join(xs) + ("," if arity == 1 else "")
-    record = "\n".join(f"        nd[{2 + k}] = a{k}" for k in range(arity))
-    return "\n" + Printer().function(
-        f"_rd{arity}", ["T", "S", "nd", "fid", *xs],
-        f"    s = S[{idx}]\n"
-        f"    if s == 2:\n"
-        f"        return T[{idx}]\n"
-        f"    if nd[0] == 0:\n"
-        f"        nd[0] = 1 + s\n"
-        f"        nd[1] = fid\n"
-        f"{record}\n"
-        f"        if s == 0:\n"
-        f"            S[{idx}] = 1\n"
-        f"    return 0.0", "HELPER")
+    cell = tuple(ir.Name(x) for x in xs)
+    s, nd = ir.Name("s"), "nd"
+    b = Lines()
+    b.assign("s", ir.Load("S", cell, comma=arity == 1))
+    done = b.child()
+    done.return_(ir.Load("T", cell, comma=arity == 1))
+    b.if_(ir.bare("==", s, ir.Const(2)), done)
+    first = b.child()
+    first.store(ir.Load(nd, (ir.Const(0),)), ir.bare("+", ir.Const(1), s))
+    first.store(ir.Load(nd, (ir.Const(1),)), ir.Name("fid"))
+    for k, x in enumerate(cell):
+        first.store(ir.Load(nd, (ir.Const(2 + k),)), x)
+    asked = first.child()
+    asked.store(ir.Load("S", cell, comma=arity == 1), ir.Const(1))
+    first.if_(ir.bare("==", s, ir.Const(0)), asked)
+    b.if_(ir.bare("==", ir.Load(nd, (ir.Const(0),)), ir.Const(0)), first)
+    b.return_(ir.Const(0.0))
+    return "\n" + Printer().function(f"_rd{arity}", ["T", "S", "nd", "fid", *xs],
+                                     b.render(1), "HELPER")
 
 
 def check_entry(gen, g) -> None:

@@ -34,6 +34,7 @@ from dslc.emit.args import PACK, pack_travel  # noqa: F401 (this generator's)
 from dslc.lang import types as T
 from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init_ir,
                            fused_step_ir, length, printed)
+from dslc.kernel.module import Function, Module
 from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable, Rule
 from dslc.kernel import ir
@@ -208,6 +209,11 @@ class PackGenerator(CpuGenerator):
 
     # the task ----------------------------------------------------------------
     def generate(self) -> tuple[str, list]:
+        """The module's text and the task's arguments (:meth:`module`)."""
+        record, args = self.module()
+        return self.pr.module(record), args
+
+    def module(self) -> tuple[Module, list]:
         """The task's body for one lane (the lane index ``l`` free in its cells, its
         initial values and its result: kernel.lane_groups puts them in lane loops)."""
         plan = self.plan
@@ -248,7 +254,7 @@ class PackGenerator(CpuGenerator):
             tail.store(out, ir.Name(self.guarded_value(entry, em, tail)))
         b.nest(PerLane(tuple(tail.stmts)))
         args = self.lane_args()
-        return self.module_source(args, b, extents), args
+        return self.module_record(args, b, extents), args
 
     def _bound(self, b, init, name, e, em, func, dim, side):
         """A fused reduction's bound: per lane where it differs between lanes;
@@ -279,7 +285,7 @@ class PackGenerator(CpuGenerator):
     def lane_args(self) -> list:
         return self.task_args(lambda n: [length(n)] if self.travel_of(n) == "seq" else [])
 
-    def module_source(self, args, body, extents=None):
+    def module_record(self, args, body, extents=None) -> Module:
         helpers = "\n".join(self.helpers.values())
         names = [n for n, _, _ in self.scratch]
         params = printed(args) + ["out", "big"] + names
@@ -287,7 +293,7 @@ class PackGenerator(CpuGenerator):
         # (emit.precision's decision made concrete), verified before and after each
         lower(self.strategy, body, self.TARGET, params, lanes=Lanes(LANE.id, "LANES"),
               value=(self.value, self.pr.INF, self.value_tables()))
-        task = self.pr.function("lanes", params, body.render(1), "NOALIAS")
+        task = Function("lanes", tuple(params), tuple(body.stmts), "NOALIAS")
         if self.pr.fails(self.value):
             raise NotCompilable("a run-time check a padded lane could not report")
         arrays = ", ".join(f"np.empty({shape}, {dt})" for _, shape, dt in self.scratch)
@@ -298,8 +304,8 @@ class PackGenerator(CpuGenerator):
                   f"NSCRATCH = {len(self.scratch)}\n"
                   f"F32 = {_f32_tuple(self.f32)}\n"
                   f"SYM_EXTENT = {self._symbol_extent()}\n")
-        return "\n".join([NOALIAS_HEADER, HEADER, consts, self.pr.library("core"), helpers,
-                          scratch, task])
+        return Module((NOALIAS_HEADER, HEADER, consts, self.pr.library("core"), helpers,
+                       scratch, task))
 
 
 def build_packs(strategy: Strategy, program, plan: TaskPlan, value: ValueType | str = "float64",

@@ -11,7 +11,7 @@ and which passes make a strategy. Adding a strategy is a builder and a row here.
 
 from __future__ import annotations
 
-from dslc.emit import blocks, cpu, cuda, packs, tiles, wavefront
+from dslc.emit import blocks, cpu, cuda, packs, tiles, walk, wavefront
 from dslc.kernel.strategies import (BLOCK_LAUNCH, CPU_LAUNCH, FAILURE_FLAGS, GUARDS,
                                     LANE_GROUPS, PER_BLOCK, REGISTER_TILE, STRIP_MINE,
                                     THREAD_LAUNCH, VALUE_TYPE, Strategy)
@@ -47,6 +47,11 @@ STRATEGIES = (
              "one problem's tables in global memory",
              note="a kernel (or a cooperative launch) per partition, built by its builder; "
                   "a check is refused (no task to re-run)"),
+    Strategy("cpu traceback walk", CPU_PLAIN, "cpu", walk.build_walk,
+             "the tables the plain task filled, read in place; the steps in arrays the "
+             "caller keeps",
+             note="a derivation's steps from a cell to its end in one call (dslc.trace.jit), "
+                  "with the plain task's expressions; no Decision chooses it"),
 )
 
 BY_KEY = {s.key: s for s in STRATEGIES}

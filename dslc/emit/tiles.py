@@ -52,6 +52,7 @@ from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
+from dslc.kernel.module import Function, Module
 from dslc.kernel.register_tile import Tile, TileRead, replace_reads
 from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, if_inside, registers
 from dslc.kernel.value_type import ValueType
@@ -554,13 +555,13 @@ class TiledGenerator(CudaGenerator):
         """The value type's input, and the register-tile pass's: the tile's shape."""
         return {**super().lowering_inputs(), "tile": self.tile}
 
-    def module_source(self, args: list[str], body: Lines) -> str:
+    def module_record(self, args: list[str], body: Lines) -> Module:
         """The task, then its tile functions (passed the task's own parameters)."""
-        text = super().module_source(args, body)
+        record = super().module_record(args, body)
         if self.task_params(args) != self.planned_params:
             raise NotCompilable("the tile functions' parameters differ from the task's")
-        return "\n".join([text] + [self.pr.function(fn.name, fn.params, fn.body.render(1))
-                                    for fn in self.tile_functions])
+        return Module(record.parts + tuple(
+            Function(fn.name, tuple(fn.params), tuple(fn.body.stmts)) for fn in self.tile_functions))
 
     def capture(self, b: Lines, xs: list[str], val: str) -> None:
         """The requested cell is kept by the tile that holds it: never an

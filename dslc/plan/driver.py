@@ -4,7 +4,10 @@ A checked program, an entry and the run's shapes go in; what comes out is every
 stage's result for that task as one frozen record: per recursive group the
 dependences (:mod:`dslc.deps`), the schedule (:mod:`dslc.schedule`), the storage
 and fusion decisions (:mod:`dslc.plan.task`) and the loop nest (:mod:`dslc.poly`),
-and, where the caller passes a generator, the generated source. The backends,
+and, where the caller passes a generator, the generated module as records
+(dslc.kernel.module: the task's body as kernel IR), which the caller prints with its
+target's printer where it needs the text (to compile it or to keep it in the disk
+cache): the plan hands code generation records, never text. The backends,
 ``dslc explain``, ``dslc compile --emit`` and the check of user schedules all come
 through here, so they see the same decisions and nothing else drives the stages.
 
@@ -22,8 +25,9 @@ from dslc.errors import NotCompilable
 from dslc.plan.task import GroupPlan, TaskPlan, plan_task
 from dslc.plan.user import user_schedules
 
-# a generator: the task's plan -> (module source, its arguments: kernel.ir.TaskArg records)
-Emit = Callable[[TaskPlan], tuple[str, list]]
+# a generator: the task's plan -> (the module: a kernel.module.Module record, its
+# arguments: kernel.ir.TaskArg records); typed loosely, the kernel IR being a later layer
+Emit = Callable[[TaskPlan], tuple[object, list]]
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,7 @@ class Lowered:
     entry: str
     kind: str  # "cell" | "table" | "value"
     task: TaskPlan
-    source: str | None = None  # generated where the caller asked (``emit``)
+    module: object = None  # the generated module (kernel.module.Module), where asked
     args: tuple = ()  # the task's arguments (kernel.ir.TaskArg), in order
 
     @property
@@ -61,14 +65,14 @@ def lower(program, entry: str, kind: str, args: dict, request: tuple | None = No
     """Plan ``entry`` (a ``cell``, a whole ``table`` or a ``value``) for arguments
     ``args`` (what fixes the extents: sequences, models, declared ranges' bounds)
     and ``request`` (the cell asked for, where extents come from it); ``emit``
-    turns the plan into source. ``assumed``: only the entry's own group, every extent
+    turns the plan into a module (records). ``assumed``: only the entry's own group, every extent
     taking this value (for a group no run has shapes for). Refusals: a DslcError for the program's own error,
     ``NotCompilable`` where the interpreter runs the entry instead."""
     task = plan_task(program, entry, kind, args, request, user_schedules(program), assumed)
     if emit is None:
         return Lowered(entry, kind, task)
-    source, args = emit(task)
-    return Lowered(entry, kind, task, source, tuple(args))
+    module, args = emit(task)
+    return Lowered(entry, kind, task, module, tuple(args))
 
 
 # legality is decided for every extent at once; this is only where witnesses are sought first

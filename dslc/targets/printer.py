@@ -32,10 +32,12 @@ refused.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 from dslc.kernel import body as kb
 from dslc.kernel import ir
+from dslc.kernel.module import Function
 from dslc.targets import runtime
 
 
@@ -131,7 +133,19 @@ class Printer:
         (``FUNCTION``: a task or a helper; ``KERNEL`` or ``SERIAL``: a launch; ``SHORT``,
         ``NOALIAS``, ``HELPER``), its
         ``def`` line and ``body``, its statements printed one level in."""
-        return f"{getattr(self, kind)}\ndef {name}({', '.join(params)}):\n{body}\n"
+        return f"{getattr(self, kind)}\n{plain_function(name, params, body)}"
+
+    def module(self, m) -> str:
+        """Module ``m`` (kernel.module) as text: each function under its decorator,
+        its body printed here, one level in; the text parts as they are."""
+        return "\n".join(self.function(p.name, p.params, self.task_text(p.body, 1), p.kind)
+                         if isinstance(p, Function) else p for p in m.parts)
+
+    def copied(self, fn, kind: str = "SHORT") -> str:
+        """A Python function of the compiler's own (``fn``), compiled by the target:
+        its source under the decorator of ``kind`` (the function is written once, as
+        Python, and its numpy twin states the same rules: dslc.trace.align_kernel)."""
+        return f"{getattr(self, kind)}\n{inspect.getsource(fn)}"
 
     def library(self, *groups: str) -> str:
         """The runtime helpers of ``groups`` (targets.runtime), as module text."""
@@ -351,6 +365,13 @@ class SimulatedCudaPrinter(CudaPrinter):
 
 
 _WIDTHS = tuple(1 << k for k in range(1, ir.WARP.bit_length()))  # 2, 4, ... WARP
+
+
+def plain_function(name: str, params, body: str) -> str:
+    """A function's ``def`` line and ``body`` (its statements printed one level in),
+    with no decorator: code Python compiles itself (the interpreter's fused
+    expressions, dslc.trace.fused), and every target's functions under theirs."""
+    return f"def {name}({', '.join(params)}):\n{body}\n"
 
 
 def lanes_helper(op: str, width: int) -> str:

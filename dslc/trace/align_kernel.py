@@ -12,8 +12,6 @@ the rules and raises the errors. Both give the same alignment (tests/trace).
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 _GAP, _PLUS, _SPACE = -1, -3, -2  # glyph arrays end with "+", " ", "-"
@@ -114,7 +112,6 @@ def compiled():
         source = "\n\n".join(
             ["import numba\nimport numpy as np\n\n"
              f"_GAP, _PLUS, _SPACE = {_GAP}, {_PLUS}, {_SPACE}"]
-            + [f"{Printer.SHORT}\n{inspect.getsource(f)}"
-               for f in (_put_run, build)])
+            + [Printer().copied(f, "SHORT") for f in (_put_run, build)])
         _COMPILED.append(modules.load(source).build)
     return _COMPILED[0]

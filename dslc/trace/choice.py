@@ -25,7 +25,7 @@ class Choice:
 
 def fold(e, op: str, values):
     """The value of the operator chain ``e`` from its operands' values (``values``,
-    in ``_chain``'s order), combined in the tree's own shape as the interpreter's
+    in ``tir.chain``'s order), combined in the tree's own shape as the interpreter's
     closure combines them (so equal values, NaN and ties included)."""
     if not (isinstance(e, tir.MinMax) and e.op == op):
         return next(values)

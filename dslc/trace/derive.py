@@ -586,7 +586,7 @@ class Tracer:
         once per chain and function (a walk meets the same chain at every step)."""
         hit = self._chains.get(id(e))
         if hit is None or hit[1] is not cf:
-            alts = _chain(e, e.op)
+            alts = tir.chain(e, e.op)
             hit = self._chains[id(e)] = (e, cf, (alts, [self._closure(a, cf) for a in alts],
                                                  [self._text(a) for a in alts]))
         return hit[2]
@@ -684,7 +684,7 @@ class Tracer:
             return self._eval(e, cf, env)
         match e:
             case tir.MinMax(op=op):
-                return self._replay(_chain(e, op)[choices.pop().index], cf, env, choices, kids)
+                return self._replay(tir.chain(e, op)[choices.pop().index], cf, env, choices, kids)
             case tir.Cond():
                 c = choices.pop()
                 return self._replay(e.then if c.index == 0 else e.orelse, cf, env, choices, kids)
@@ -830,18 +830,6 @@ def _first_same(values: list, want):
         except ValueError:
             return None
     return next((k for k, x in enumerate(values) if _same(x, want)), None)
-
-
-def _chain(e, op: str) -> list:
-    """The operands of a chain of one operator, in source order (``a max b max c``)."""
-    out, todo = [], [e]
-    while todo:
-        x = todo.pop()
-        if isinstance(x, tir.MinMax) and x.op == op:
-            todo.extend((x.right, x.left))
-        else:
-            out.append(x)
-    return out
 
 
 _FIELDS = {tir.Arith: ("left", "right"), tir.Neg: ("operand",), tir.Coerce: ("expr",),

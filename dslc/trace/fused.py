@@ -25,6 +25,7 @@ from dslc.interp.compile import Interpreter, indexed, scalar_op, seq_code, share
     span_text
 from dslc.interp.tables import MISSING
 from dslc.lang import types as T
+from dslc.targets.printer import plain_function
 
 _CMP = ("==", "!=", "<", "<=", ">", ">=")
 
@@ -55,7 +56,7 @@ def _compiled(text: str, names: dict):
     """``lambda env: text`` over ``names``, or None where Python cannot compile it
     (an expression nested too deep for its parser)."""
     try:
-        code = compile(f"def fused(env):\n    return {text}\n", "<fused>", "exec")
+        code = compile(plain_function("fused", ["env"], f"    return {text}"), "<fused>", "exec")
     except (RecursionError, MemoryError, SyntaxError):
         return None
     scope = dict(names)

@@ -27,9 +27,11 @@ started at (:meth:`Walks.walk` returns None) where a value is not exact in float
 reports the error), a body's value differs from its cell's, or a cell's value has no
 exact conversion: the compiled route decides only what it decides exactly.
 
-The walk's source and arguments are kept in the disk cache like the backend's own
-plans (dslc.cpu.modules, keyed by the table's plan key for the target ``walk``), and Numba caches its machine
-code, so a second process neither plans nor compiles it again.
+The walk's code is built by the strategy ``cpu traceback walk`` (dslc.emit.walk, a row
+of dslc.emit.strategies) and printed here. Its source and arguments are kept in the
+disk cache like the backend's own plans (dslc.cpu.modules, keyed by the table's plan key
+for the target ``walk``), and Numba caches its machine code, so a second process
+neither plans nor compiles it again.
 """
 
 from __future__ import annotations
@@ -46,12 +48,8 @@ from dslc.interp.compile import shares_table
 from dslc.interp.tables import MISSING
 from dslc.lang import types as T
 from dslc.trace.choice import Choice
-from dslc.trace.derive import _chain
 
-# column 2 of a choice record: an element chosen by a reduction / an empty reduction
-_ELEMENT, _EMPTY = 1, 2
 _TYPES = (T.INT, T.FLOAT, T.PROB)
-_BAD = "return ns, nc, 2"  # not decided exactly here: the step plans walk it
 
 
 class Shape:
@@ -77,7 +75,7 @@ class Shape:
                 self._point(cf.tf, [Choice("guard", k, _text(g.body))
                                     for k, g in enumerate(cf.tf.guards)])
                 for g in cf.tf.guards:
-                    if g.cond is not None and self._contributing(g.cond):
+                    if g.cond is not None and self.contributing(g.cond):
                         raise NotCompilable("a guard's condition reads a table")
                     self._supported(g.body, cf)
         except NotCompilable as e:
@@ -87,29 +85,30 @@ class Shape:
         self.points[id(node)] = len(self.decode)
         self.decode.append(decode)
 
-    def _contributing(self, e) -> bool:
+    def contributing(self, e) -> bool:
+        """Does ``e`` read a table (call a function reaching one)?"""
         fns = self.interp.program.functions
         return any(isinstance(x, tir.Call) and any(f.is_table for f in tir.reachable(fns, x.func))
                    for x in tir.walk(e))
 
     def _supported(self, e, cf) -> int:
         """The most calls one step through ``e`` records (0 or 1), or NotCompilable."""
-        if not self._contributing(e):
+        if not self.contributing(e):
             return 0
         match e:
             case tir.MinMax(op=op) if e.type in _TYPES:
-                alts = _chain(e, op)
+                alts = tir.chain(e, op)
                 self._point(e, [Choice(op, k, _text(a)) for k, a in enumerate(alts)])
                 return max(self._supported(a, cf) for a in alts)
             case tir.Cond():
                 self._point(e, [Choice("if", 0, _text(e.then)), Choice("if", 1, _text(e.orelse))])
-                if self._contributing(e.cond):
+                if self.contributing(e.cond):
                     raise NotCompilable("a condition reads a table")
                 return max(self._supported(e.then, cf), self._supported(e.orelse, cf))
             case tir.Reduce(op="max" | "min") if e.type in _TYPES \
                     and isinstance(e.iterable, tir.RangeIter):
                 self._point(e, (e.op, _text(e.body), e.var))
-                if any(self._contributing(x) for x in (e.iterable.lo, e.iterable.hi, e.where)
+                if any(self.contributing(x) for x in (e.iterable.lo, e.iterable.hi, e.where)
                        if x is not None):
                     raise NotCompilable("a reduction's range reads a table")
                 return self._supported(e.body, cf)
@@ -128,12 +127,14 @@ class Shape:
 
     def choices(self, rows) -> tuple:
         """The Choice objects of a step's choice records ``(point, index, kind)``."""
+        from dslc.emit.walk import ELEMENT, EMPTY  # (the walk's record kinds)
+
         out = []
         for pid, index, kind in rows:
             d = self.decode[pid]
-            if kind == _ELEMENT:
+            if kind == ELEMENT:
                 out.append(Choice(d[0], 0, d[1], d[2], int(index)))
-            elif kind == _EMPTY:
+            elif kind == EMPTY:
                 out.append(Choice(d[0], -1, "(empty)", d[2], None))
             else:
                 out.append(d[index])
@@ -143,210 +144,6 @@ class Shape:
 def _text(e) -> str:
     from dslc.interp.compile import span_text
     return span_text(e.span)
-
-
-class WalkSource:
-    """The generated ``walk`` of a :class:`Shape` over one table plan (its groups)."""
-
-    def __init__(self, shape: Shape, gen):
-        self.shape, self.gen = shape, gen
-        g = gen.group_of.get(shape.names[0])
-        for n in shape.names:
-            if gen.group_of.get(n) is not g or g.on_demand or g.windowed or g.runtime_order:
-                raise NotCompilable(f"{n} is not filled whole by the sweep of {shape.names[0]}")
-
-    def generate(self) -> tuple[str, list]:
-        from dslc.emit.cpu import HEADER, printed
-        from dslc.emit.pyexpr import Lines
-
-        gen, shape = self.gen, self.shape
-        b = Lines(gen.extent_lines())
-        b.emit("ns = 0")
-        b.emit("nc = 0")
-        loop = b.child()
-        loop.if_(f"ns >= st.shape[0] or nc + {len(shape.decode)} > ch.shape[0]",
-                 loop.one("return ns, nc, 1"))
-        for k in range(shape.rank):
-            loop.emit(f"st[ns, {k + 1}] = q_{k}")
-        loop.emit("st[ns, 0] = fid")
-        loop.emit("nf = -1")
-        for k in range(shape.rank):
-            loop.emit(f"n_{k} = 0")
-        for k, n in enumerate(shape.names):
-            (loop.elif_ if k else loop.if_)(f"fid == {k}", self._function(n, loop))
-        loop.emit(f"st[ns, {shape.rank + 1}] = nc")
-        loop.emit("ns += 1")
-        loop.if_("nf < 0", loop.one("return ns, nc, 0"))
-        loop.emit("fid = nf")
-        for k in range(shape.rank):
-            loop.emit(f"q_{k} = n_{k}")
-        b.while_("True", loop)
-        args = gen.task_args(windows=False)
-        params = printed(args) + [f"T_{n}" for n in shape.names] + ["fid"] + \
-            [f"q_{k}" for k in range(shape.rank)] + ["st", "sv", "ch"]
-        src = [HEADER, gen.pr.library("core", "domain"), *gen.helpers.values(), _EXACT,
-               gen.pr.function("walk", params, b.render(1), "SHORT")]
-        return "\n".join(src), args
-
-    def _function(self, name: str, outer):
-        """The statements of one step of ``name``: its body followed, checked against
-        the cell's stored value."""
-        gen, shape = self.gen, self.shape
-        f = shape.interp.program.functions[name]  # (the nodes the shape numbered)
-        gen.current = name
-        em = gen.emitter(gen.task_names(f), {p.name for p in f.rec_params})
-        b = outer.child()
-        for k, p in enumerate(f.rec_params):
-            b.emit(f"x_{p.name} = q_{k}")
-        guards = [(g, b.child()) for g in f.guards]
-        pid = shape.points[id(f)]
-        for k, (g, gb) in enumerate(guards):
-            self._record(gb, pid, str(k))
-            gb.emit(f"val = {self._follow(g.body, f, em, gb, True)}")
-        tail = b.child()
-        tail.emit(_BAD)  # no guard applies: the interpreter's error
-        for k in reversed(range(len(guards))):
-            g, gb = guards[k]
-            if g.cond is None:
-                tail = gb
-                continue
-            branch = b.child()
-            cond = em.text(em.expr(g.cond, branch))
-            branch.if_(cond, gb)
-            branch.else_(tail)
-            tail = branch
-        b.extend(tail)
-        stored = gen.read_stored(name, [f"x_{p.name}" for p in f.rec_params])
-        exact = "_exact_int" if f.ret == T.INT else "_exact"
-        b.emit(f"sv[ns] = {stored}")
-        b.if_(f"not (val == sv[ns] and {exact}(sv[ns]))", b.one(_BAD))
-        return b
-
-    @staticmethod
-    def _record(b, pid: int, index: str, kind: int = 0) -> None:
-        b.emit(f"ch[nc, 0] = {pid}")
-        b.emit(f"ch[nc, 1] = {index}")
-        b.emit(f"ch[nc, 2] = {kind}")
-        b.emit("nc += 1")
-
-    def _value(self, e, em, b) -> str:
-        """``e``'s value as text, held in a temporary where it is more than a name."""
-        x = em.as_value(e, b) if e.type == T.INT else em.expr(e, b)
-        return em.text(em._hoist(x, b))
-
-    def _follow(self, e, f, em, b, need: bool):
-        """Statements recording ``e``'s choices and its call; its value's text where
-        ``need`` (``Plans.node``'s contract, in generated code)."""
-        shape = self.shape
-        if not shape._contributing(e):
-            return self._value(e, em, b) if need else None
-        match e:
-            case tir.MinMax(op=op):
-                return self._chain(e, op, f, em, b)
-            case tir.Cond():
-                out = b.fresh("c")
-                cond = em.text(em.expr(e.cond, b))
-                tb, eb = b.child(), b.child()
-                pid = shape.points[id(e)]
-                for k, (branch, bb) in enumerate(((e.then, tb), (e.orelse, eb))):
-                    self._record(bb, pid, str(k))
-                    v = self._follow(branch, f, em, bb, True)
-                    bb.emit(f"{out} = {v}")
-                b.if_(cond, tb)
-                b.else_(eb)
-                return out
-            case tir.Reduce():
-                return self._reduction(e, f, em, b)
-            case tir.Call():
-                callee = shape.interp.program.functions[e.func]
-                rec = [a for a, p in zip(e.args, callee.params) if p.recursive]
-                for k, a in enumerate(rec):
-                    b.emit(f"n_{k} = {em.text(em.as_int(a, b))}")
-                b.emit(f"nf = {shape.fid[e.func]}")
-        for c in tir.children(e):
-            self._follow(c, f, em, b, False)
-        return self._value(e, em, b) if need else None
-
-    def _chain(self, e, op, f, em, b) -> str:
-        alts = _chain(e, op)
-        exact = "_exact_int" if e.type == T.INT else "_exact"
-        vals = []
-        for a in alts:
-            v = self._value(a, em, b)
-            b.if_(f"not {exact}({v})", b.one(_BAD))
-            vals.append(v)
-        it = iter(vals)
-
-        def fold(x):  # the tree's own shape, as the interpreter folds it
-            if isinstance(x, tir.MinMax) and x.op == op:
-                return f"{op}({fold(x.left)}, {fold(x.right)})"
-            return next(it)
-        want = b.fresh("w")
-        b.emit(f"{want} = {fold(e)}")
-        pid = self.shape.points[id(e)]
-        tail = b.child()
-        tail.emit(_BAD)
-        for k in reversed(range(len(alts))):
-            kb = b.child()
-            self._record(kb, pid, str(k))
-            self._follow(alts[k], f, em, kb, False)
-            branch = b.child()
-            branch.if_(f"{vals[k]} == {want}", kb)
-            branch.else_(tail)
-            tail = branch
-        b.extend(tail)
-        return want
-
-    def _reduction(self, e, f, em, b) -> str:
-        it, var = e.iterable, em.names.local(e.var)
-        lo, hi = (em.text(em._hoist(em.as_int(x, b), b)) for x in (it.lo, it.hi))
-        acc, found = b.fresh("acc"), b.fresh("found")
-        b.emit(f"{acc} = {em.pr.inf(negative=e.op == 'max')}")
-        exact = "_exact_int" if e.type == T.INT else "_exact"
-
-        def over(body_of):
-            body = b.child()
-            if e.where is None:
-                body_of(body)
-            else:
-                inner = body.child()
-                cond = em.text(em.expr(e.where, body))
-                body_of(inner)
-                body.if_(cond, inner)
-            b.loop(var, (lo, f"{hi} + 1"), body)
-
-        def extreme(x):
-            v = self._value(e.body, em, x)
-            x.if_(f"not {exact}({v})", x.one(_BAD))
-            x.emit(f"{acc} = {e.op}({acc}, {v})")
-        over(extreme)
-        b.emit(f"{found} = False")
-        pid = self.shape.points[id(e)]
-
-        def chosen(x):
-            v = self._value(e.body, em, x)
-            hit = x.child()
-            self._record(hit, pid, var, _ELEMENT)
-            self._follow(e.body, f, em, hit, False)
-            hit.emit(f"{found} = True")
-            hit.emit("break")
-            x.if_(f"{v} == {acc}", hit)
-        over(chosen)
-        empty = b.child()
-        self._record(empty, pid, "0", _EMPTY)
-        b.if_(f"not {found}", empty)
-        return acc
-
-
-_EXACT = """@numba.njit(cache=True, nogil=True)
-def _exact(v):
-    return v == v
-
-
-@numba.njit(cache=True, nogil=True)
-def _exact_int(v):
-    return v == v and (abs(v) < 9007199254740992.0 or abs(v) == np.inf)
-"""
 
 
 @dataclass(frozen=True, eq=False)
@@ -559,13 +356,14 @@ _NONE = object()  # (no walk made yet: None is a walk that cannot be made)
 
 def _generate(program, func: str, scope: dict, shape: Shape) -> tuple[str, list]:
     """The walk's source and arguments (an empty source: not compilable)."""
-    from dslc.emit.cpu import CpuGenerator
+    from dslc.emit.strategies import build, strategy
     from dslc.plan import lower
+    from dslc.targets.printer import Printer
 
+    walk = strategy("cpu traceback walk")
     try:
         lowered = lower(program, func, "table", scope, None,
-                        emit=lambda task: WalkSource(shape, CpuGenerator(program, task))
-                        .generate())
+                        emit=lambda task: build(walk, program, task, shape).module())
     except NotCompilable:
         return "", []
-    return lowered.source, list(lowered.args)
+    return Printer().module(lowered.module), list(lowered.args)

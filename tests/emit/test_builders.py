@@ -116,3 +116,30 @@ def test_a_new_strategy_is_a_pass_and_a_row_of_the_table(monkeypatch, tmp_path):
     for s, t in (("ACGTTGCA", "AGTTCA"), ("", "ACG"), ("GATTACA", "TACGATTA")):
         assert cpu.call("d", s, len(s), t, len(t)) == prog.call("d", s, len(s), t, len(t))
     assert ", -1):" in cpu._engine().generated["d"][1]
+
+
+def test_the_plan_hands_on_records_that_the_backend_prints():
+    """The driver's ``emit`` gives the module as records (kernel.module): the task a
+    function of kernel IR statements; printed by the CPU's printer it is the text the
+    generator gives."""
+    import dslc
+    from dslc.emit import strategies as es
+    from dslc.kernel.module import Function, Module
+    from dslc.plan import lower
+    from dslc.runtime.binding import bind_call
+    from dslc.targets.printer import Printer
+    from tests.test_properties import EDIT
+
+    prog = dslc.compile(EDIT, backend="interp")
+    s, t = "ACGTTGCA", "AGTTCA"
+    args = bind_call(prog.checked.functions["d"], [s, len(s), t, len(t)], prog.checked, None)
+    plain = es.strategy("cpu plain")
+    lowered = lower(prog.checked, "d", "cell", args, (len(s), len(t)),
+                    emit=lambda task: es.build(plain, prog.checked, task).module())
+    assert isinstance(lowered.module, Module)
+    task = lowered.module.function("task")
+    assert isinstance(task, Function) and task.body
+    assert not any(isinstance(x, str) for x in task.body)
+    text = Printer().module(lowered.module)
+    assert "def task(" in text
+    assert text == es.build(plain, prog.checked, lowered.task).generate()[0]

@@ -35,7 +35,8 @@ def test_every_generator_a_backend_builds_comes_from_the_table():
     """The backends (and explain) build no generator by hand: each is built by the
     builder the table names, a function of dslc.emit (imported, not named by a
     string), given its own row."""
-    users = [*(DSLC / "cpu").glob("*.py"), *(DSLC / "cuda").glob("*.py"), DSLC / "explain.py"]
+    users = [*(DSLC / "cpu").glob("*.py"), *(DSLC / "cuda").glob("*.py"),
+             *(DSLC / "trace").glob("*.py"), DSLC / "explain.py"]
     by_hand = [f"{p.name}: {m}" for p in users
                for m in re.findall(r"\b[A-Z]\w*Generator\(", p.read_text())]
     assert not by_hand

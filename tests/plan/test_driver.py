@@ -13,6 +13,7 @@ from dslc.emit.cpu import CpuGenerator
 from dslc.plan import Lowered, lower
 from dslc.poly import loopir as L
 from dslc.runtime.binding import bind_call
+from dslc.targets.printer import Printer
 
 EDIT = """
 int d(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
@@ -44,14 +45,14 @@ def test_every_stage_in_one_frozen_record(program):
     assert g.extents.values == {"E_len_s": 4, "E_len_t": 3}
     calls = [s for s in L.statements(low.nests[0].body) if isinstance(s, L.For)]
     assert calls and calls[0].kind == "partition"
-    assert low.source is None
+    assert low.module is None
     with pytest.raises(dataclasses.FrozenInstanceError):
         low.entry = "e"
 
 
 def test_the_generator_is_passed_in_and_walks_the_drivers_nest(program):
-    low = _lower(program, emit=lambda task: CpuGenerator(program, task).generate())
-    assert "def task(" in low.source and low.args
+    low = _lower(program, emit=lambda task: CpuGenerator(program, task).module())
+    assert "def task(" in Printer().module(low.module) and low.args
     assert low.groups[0].nest is low.nests[0]  # built once, by the driver's plan
 
 
