@@ -96,6 +96,28 @@ class Tree:
         return all(node.is_leaf or len(node.children) == 2 for node in self.nodes)
 
     @functools.cached_property
+    def labels(self) -> tuple[str, ...]:
+        """A name per node for printed tables: a named node by its name, an unnamed
+        root as ``root``, another unnamed internal node by the clade it is the
+        ancestor of (``(Human,Chimp)``; past three leaves, the first two and the
+        count), which is how a reader finds it in the tree."""
+        below: list[list[str]] = []
+        for node in self.nodes:  # post-order: children first
+            below.append([node.name] if node.is_leaf else
+                         [x for c in node.children for x in below[c]])
+        out = []
+        for node, leaves in zip(self.nodes, below):
+            if node.name:
+                out.append(node.name)
+            elif node.is_root:
+                out.append("root")
+            elif len(leaves) <= 3:
+                out.append("(" + ",".join(leaves) + ")")
+            else:
+                out.append(f"({leaves[0]},{leaves[1]},... {len(leaves)} leaves)")
+        return tuple(out)
+
+    @functools.cached_property
     def leaves(self) -> tuple[int, ...]:
         """Leaf numbers, left to right."""
         return tuple(node.index for node in self.nodes if node.is_leaf)
