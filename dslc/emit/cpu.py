@@ -784,6 +784,10 @@ class CpuGenerator:
                                                               names[:k])))
         if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
             return ir.Name(f"q_{k}")
+        if t == T.INT and self.plan.kind == "value":  # bounded by the entry's calls, for
+            # the arguments the plan was made for (dslc.plan.reach)
+            g = self.group_of[f].extents
+            return ir.Const(int(g.values[g.names[f][k]]))
         if isinstance(t, T.ExtT) and t.owner:
             spec = self.program.registry.types.get(t.name)
             if spec is not None and spec.device_size is not None:

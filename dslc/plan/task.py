@@ -34,6 +34,7 @@ from dslc.check.tir import groups
 from dslc.deps.extract import dependence_graph, guard_pieces, sequence_indexes
 from dslc.deps.ir import Affine
 from dslc.errors import DslcError, NotCompilable
+from dslc.plan.reach import reader_extent
 
 if TYPE_CHECKING:  # the scheduler (and isl) is imported where a table is planned
     from dslc.deps.ir import DependenceGraph
@@ -162,8 +163,10 @@ def extent_names(program, func: str) -> tuple[str, ...]:
 
 
 def extent_value(program, func: str, k: int, args: dict, request: tuple | None,
-                 earlier: tuple[int, ...] = ()) -> int:
-    """The extent of parameter ``k`` (``earlier``: those of the parameters before it)."""
+                 earlier: tuple[int, ...] = (), reader: str | None = None) -> int:
+    """The extent of parameter ``k`` (``earlier``: those of the parameters before it;
+    ``reader``: the non-recursive entry bound to ``args`` whose calls bound an
+    undeclared int parameter, :mod:`dslc.plan.reach`)."""
     f = program.functions[func]
     p = f.rec_params[k]
     t = p.type
@@ -185,6 +188,10 @@ def extent_value(program, func: str, k: int, args: dict, request: tuple | None,
         if not math.isfinite(request[k]):  # no table has an infinite side: the
             raise NotCompilable(f"{func}'s parameter {p.name} is infinite")  # interpreter says so
         return int(request[k])
+    if t == T.INT and reader is not None:
+        top = reader_extent(program, reader, args, func, k)
+        if top is not None:
+            return top
     if isinstance(t, T.ExtT) and t.owner:
         spec = program.registry.types.get(t.name)
         if t.owner in args and spec is not None and spec.size is not None \
@@ -313,6 +320,8 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
     needed = reachable_tables(program, entry)
     all_groups = groups(program.functions)
     plans = []
+    # a value entry's int arguments given as its request: they bound its tables
+    reader = entry if kind == "value" and request is not None else None
     order = _group_order(program, all_groups, needed)
     if assumed is not None:
         order = [grp for grp in order if entry in grp]
@@ -326,7 +335,7 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
             for k, n in enumerate(names[g]):
                 earlier = tuple(values[m] for m in names[g][:k])
                 values[n] = assumed if assumed is not None else extent_value(
-                    program, g, k, args, request if g == entry else None, earlier)
+                    program, g, k, args, request if g == entry else None, earlier, reader)
         ext = model.Extents(names, values)
         runtime = frozenset()
         try:
