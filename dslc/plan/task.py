@@ -33,6 +33,7 @@ from dslc.check.ranges import box_extent, extent_name
 from dslc.check.tir import groups
 from dslc.deps.extract import dependence_graph, guard_pieces, sequence_indexes
 from dslc.deps.ir import Affine
+from dslc.deps.ranges import bound_relations
 from dslc.errors import DslcError, NotCompilable
 from dslc.plan.reach import reader_extent
 
@@ -363,7 +364,8 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                     None)
         windowed = (not read_outside and affine and sched.window is not None
                     and elim is not None)
-        safe, distance = _call_facts(graph, ext, sched)
+        safe, distance = _call_facts(graph, ext, sched, bound_relations(
+            [program.functions[g] for g in grp], program.consts))
         _declared_calls_proved(program, graph, safe, grp, entry)
         pieces = group_pieces(program, graph)
         plans.append(weighed(GroupPlan(grp, sched, ext, windowed, elim if windowed else None,
@@ -557,9 +559,11 @@ def _identity(a, mine, k: int) -> bool:
     return k < len(mine) and a.coeffs == ((mine[k], 1),) and a.const == 0
 
 
-def _call_facts(graph, ext: Extents, sched: Schedule):
+def _call_facts(graph, ext: Extents, sched: Schedule, related: tuple = ()):
     """Which calls need no domain check (decided exactly with isl from the
-    guards), and the partition distance of calls that move by a constant. A
+    guards, the extents' context and ``related``, what the extents of declared
+    ranges are to each other: dslc.deps.ranges.bound_relations), and the
+    partition distance of calls that move by a constant. A
     negative distance (the target in a later partition) belongs to a call the
     schedule's legality proves is never made (its target always leaves a guard or
     a declared range): it gets no slot, its reference is only ever compiled."""
@@ -570,11 +574,13 @@ def _call_facts(graph, ext: Extents, sched: Schedule):
     ctx = {f.name: f.context for f in graph.functions}
     safe, distance = set(), []
     for d in graph.deps:
+        names = set(ext.names[d.caller]) | set(ext.names[d.callee])
+        known = tuple(c for c in related if {v for v, _ in c.expr.coeffs} <= names)
         # an argument bounded by a declared direction may still leave the domain on
         # its other side: its target is never proved inside
         if not d.declared and target_always_inside(
                 d, params[d.caller], ext.names[d.caller], ext.names[d.callee], dom[d.caller],
-                dom[d.callee], params[d.callee], ctx[d.caller] + ctx[d.callee]):
+                dom[d.callee], params[d.callee], ctx[d.caller] + ctx[d.callee] + known):
             safe.add(d.span)
         dist = _uniform_distance(d, params[d.caller], sched)
         if dist is not None and dist >= 0:
