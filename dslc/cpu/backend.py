@@ -294,6 +294,10 @@ class CpuBackend:
         if _by_model(tasks, self.program.registry) is not None:
             # model layouts are shared by all the tasks of one compiled run
             raise NotCompilable("a map over several models (run once per model)")
+        if f.ret == T.BOOL:  # (a map's results come back as numbers, a single call's
+            # as the bools they stand for)
+            raise NotCompilable(f"a map of {f.name}'s bool values: not compiled, a single "
+                                "call is")
         tupled = [p.name for p in f.params if isinstance(p.type, T.TupleT)]
         if tupled:  # (a batch packs each argument as one number or array per task)
             raise NotCompilable(f"a map of {f.name} over tuple arguments ({tupled[0]}): "
@@ -502,6 +506,8 @@ class CpuBackend:
             if abs(v) >= EXACT:
                 raise Inexact()
             return int(v)
+        if ret == T.BOOL:  # stored and returned as 0 or 1
+            return v != 0
         return v
 
     def exact_results(self, raw, ret) -> bool:
