@@ -1303,3 +1303,65 @@ def bool_recurrences(draw, max_n: int = 6) -> BoolRecurrence:
     return BoolRecurrence(draw(st.integers(0, max_n)), (draw(ops), draw(ops)),
                           tuple(draw(st.booleans()) for _ in range(3)),
                           tuple(draw(st.lists(cell, min_size=1, max_size=3, unique=True))))
+
+
+# --------------------------------------------------------------------------- array-element calls
+#
+# ``dist(src[e])``: a recursive argument that is an element of a constant array (a
+# tree or DAG of parent pointers, pointing up or down in the index order), which no
+# affine schedule orders: compiled code evaluates such cells on demand, in the order
+# the array's values give. ``evaluate`` is the independent meaning.
+
+
+@dataclass(frozen=True)
+class PointerRecurrence:
+    order: tuple[int, ...]  # a permutation of 0 .. L - 1: each node points to earlier ones
+    first: tuple[int, ...]  # src[e]: an earlier node in ``order`` (the root's own index)
+    second: tuple[int, ...] | None  # a second parent array (a DAG), or None
+    weight: tuple[int, ...]
+    base: int
+    op: str  # between the two parents' values: "max", "min", "+"
+    asked: tuple[int, ...]  # the nodes printed (distinct)
+
+    def source(self) -> str:
+        arrays = [("src", self.first)] + ([("alt", self.second)] if self.second else [])
+        lines = [f"const {n} = [{', '.join(map(str, v))}]" for n, v in arrays]
+        lines += [f"const wt = [{', '.join(map(str, self.weight))}]", ""]
+        body = "dist(src[e])" if self.second is None else \
+            f"(dist(src[e]) {self.op} dist(alt[e]))"
+        lines += ["int dist(int e)", f"  | e == {self.order[0]} = {self.base}",
+                  f"  | otherwise = {body} + wt[e]", ""]
+        return "\n".join(lines + [f"print dist({e})" for e in self.asked]) + "\n"
+
+    def evaluate(self) -> list[int]:
+        red = {"max": max, "min": min, "+": lambda a, b: a + b}[self.op]
+
+        @functools.cache
+        def dist(e: int) -> int:
+            if e == self.order[0]:
+                return self.base
+            v = dist(self.first[e])
+            if self.second is not None:
+                v = red(v, dist(self.second[e]))
+            return v + self.weight[e]
+
+        return [dist(e) for e in self.asked]
+
+
+@st.composite
+def pointer_recurrences(draw, max_nodes: int = 7) -> PointerRecurrence:
+    n = draw(st.integers(1, max_nodes))
+    order = tuple(draw(st.permutations(range(n))))
+    at = {e: k for k, e in enumerate(order)}
+
+    def parents():
+        return tuple(e if at[e] == 0 else order[draw(st.integers(0, at[e] - 1))]
+                     for e in range(n))
+
+    first = parents()
+    second = parents() if draw(st.booleans()) else None
+    small = st.integers(-3, 3)
+    return PointerRecurrence(order, first, second, tuple(draw(small) for _ in range(n)),
+                             draw(small), draw(st.sampled_from(("max", "min", "+"))),
+                             tuple(draw(st.lists(st.integers(0, n - 1), min_size=1,
+                                                 max_size=3, unique=True))))

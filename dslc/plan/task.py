@@ -32,7 +32,7 @@ from dslc.lang import types as T
 from dslc.check.ranges import box_extent, extent_name
 from dslc.check.tir import groups
 from dslc.deps.extract import dependence_graph, guard_pieces, sequence_indexes
-from dslc.deps.ir import Affine
+from dslc.deps.ir import ELEMENT, Affine
 from dslc.deps.ranges import bound_relations
 from dslc.errors import DslcError, NotCompilable
 from dslc.plan.reach import reader_extent
@@ -351,7 +351,7 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                         raise  # the program's own error, reported as before
                     sched, runtime = _runtime_ordered(graph, ext, err)
         except DslcError as err:
-            if not data_dependent(graph) or not unprovable(err):
+            if not (data_dependent(graph) or by_elements(graph)) or not unprovable(err):
                 raise
             plans.append(demand_plan(program, grp, graph, ext, err))
             continue
@@ -455,6 +455,12 @@ def data_dependent(graph) -> bool:
     return any(d.data_dependent for d in graph.deps)
 
 
+def by_elements(graph) -> bool:
+    """Does a call of the group move by a constant array's element (``dist(src[e])``),
+    whose order, where no affine schedule gives one, only the array's values give?"""
+    return any(d.reads_elements for d in graph.deps)
+
+
 def unprovable(err: DslcError) -> bool:
     """Is a scheduling failure one that evaluation on demand answers? A user
     schedule broken by a call with known offsets is wrong, and stays an error;
@@ -463,9 +469,9 @@ def unprovable(err: DslcError) -> bool:
     from dslc.schedule.problems import InvalidScheduleError, PartitionCycleError
 
     if isinstance(err, InvalidScheduleError):
-        return err.call.data_dependent
+        return err.call.data_dependent or err.call.reads_elements
     if isinstance(err, PartitionCycleError):
-        return any(d.data_dependent for d in err.calls)
+        return any(d.data_dependent or d.reads_elements for d in err.calls)
     return True
 
 
@@ -474,11 +480,16 @@ def demand_plan(program, grp: tuple[str, ...], graph, ext: Extents, err: DslcErr
     calls' offsets depend on data: every cell is computed when first needed
     (emit.demand), so the order is the one the data gives at run time."""
     calls = ", ".join(dict.fromkeys(
-        f"{d.callee}({', '.join('?' if a is None else str(a) for a in d.args)})"
-        for d in graph.deps if d.data_dependent))
+        f"{d.callee}({', '.join('?' if a is None or _element_of(a) else str(a) for a in d.args)})"
+        for d in graph.deps if d.data_dependent or d.reads_elements))
     reason = f"the offsets of {calls} depend on data, and {_unproved(err)}"
     return GroupPlan(grp, None, ext, False, None, strategy=DEMAND, reason=reason,
                      safe_indexes=_safe_indexes(program, grp, ext), graph=graph)
+
+
+def _element_of(a: Affine) -> bool:
+    """Does ``a`` move by a constant array's element (known only at run time)?"""
+    return any(v.startswith(ELEMENT) for v, _ in a.coeffs)
 
 
 def _unproved(err: DslcError) -> str:
