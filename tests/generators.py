@@ -1188,3 +1188,180 @@ def growing_recurrences(draw, max_states: int = 3, max_n: int = 4) -> GrowingRec
         draw(st.sampled_from(REDUCTIONS)),
         tuple(draw(st.lists(st.integers(0, max_n), min_size=1, max_size=3, unique=True))),
         direct)
+
+
+# --------------------------------------------------------------------------- crossed ranges
+#
+# Floyd-Warshall's shape: ``f(int k in 0 ... N, int i in 0 ... N - c, ...)`` whose
+# calls move ``k - 1`` into another dimension (``f(k - 1, k - 1, j)``), inside only
+# because the two declared bounds are related (``N - c`` against ``N``). ``N`` is a
+# script constant or a calling ``const``; a reader sums a row of the last layer.
+# ``evaluate`` is the independent meaning.
+
+
+@dataclass(frozen=True)
+class CrossedRecurrence:
+    dims: int  # 2: f(k, i); 3: f(k, i, j)
+    cut: int  # c: the later dimensions run over 0 ... N - c (c in 0, 1)
+    top: int  # N
+    calling: bool  # N is f's calling ``const m`` (else the script constant n)
+    base: tuple[int, int]  # f(0, i, ...) = base[0] + base[1] * i
+    op: str  # between the straight call and the crossed ones
+    add: int
+
+    def source(self) -> str:
+        N = "m" if self.calling else "n"
+        later = ("i", "j")[: self.dims - 1]
+        bound = N if self.cut == 0 else f"{N} - {self.cut}"
+        params = (["const m"] if self.calling else []) + [f"int k in 0 ... {N}"] + \
+            [f"int {v} in 0 ... {bound}" for v in later]
+        crossed = [", ".join(["k - 1"] + ["k - 1" if w == v else w for w in later])
+                   for v in later]
+        straight = ", ".join(["k - 1", *later])
+        lines = [] if self.calling else [f"const n = {self.top}", ""]
+        lines += [f"int f({', '.join(params)})",
+                  f"  | k == 0 = {self.base[0]} + {self.base[1]} * i",
+                  f"  | otherwise = f({straight}) {self.op} "
+                  f"({' + '.join(f'f({c})' for c in crossed)} + {self.add})", ""]
+        call = (["m"] if self.calling else []) + [N] + ["i"] + ["0"] * (self.dims - 2)
+        head = "int total(const m)" if self.calling else "int total()"
+        lines += [f"{head} = sum(i in 0 ... {bound} : f({', '.join(call)}))", ""]
+        pre = [str(self.top)] if self.calling else []
+        lines += [f"print f({', '.join(pre + [str(self.top)] + ['0'] * (self.dims - 1))})",
+                  f"print total({', '.join(pre)})"]
+        return "\n".join(lines) + "\n"
+
+    def evaluate(self) -> list[int]:
+        red = {"max": max, "min": min, "+": lambda a, b: a + b}[self.op]
+
+        @functools.cache
+        def f(k: int, x: tuple[int, ...]) -> int:
+            if k == 0:
+                return self.base[0] + self.base[1] * x[0]
+            crossed = [f(k - 1, tuple(k - 1 if w == v else x[w] for w in range(len(x))))
+                       for v in range(len(x))]
+            return red(f(k - 1, x), sum(crossed) + self.add)
+
+        rest = self.dims - 1
+        total = sum(f(self.top, (i,) + (0,) * (rest - 1))
+                    for i in range(self.top - self.cut + 1))
+        return [f(self.top, (0,) * rest), total]
+
+
+@st.composite
+def crossed_recurrences(draw, max_top: int = 4) -> CrossedRecurrence:
+    small = st.integers(-3, 3)
+    cut = draw(st.integers(0, 1))
+    return CrossedRecurrence(draw(st.integers(2, 3)), cut, draw(st.integers(cut + 1, max_top)),
+                             draw(st.booleans()), (draw(small), draw(small)),
+                             draw(st.sampled_from(("max", "min", "+"))), draw(small))
+
+
+# --------------------------------------------------------------------------- bool tables
+#
+# ``bool f(int i, int j)``: a base of a threshold on the border, each other cell
+# ``and``/``or`` of its three predecessors (any of them negated), as subset sum or
+# word break combine theirs. The script prints single cells (a table of bools as
+# the result of a call). ``evaluate`` is the independent meaning.
+
+
+@dataclass(frozen=True)
+class BoolRecurrence:
+    threshold: int  # f(i, j) = i + j >= threshold on the border (i == 0 or j == 0)
+    ops: tuple[str, str]  # between the three calls: "and" / "or"
+    negated: tuple[bool, bool, bool]  # which of f(i - 1, j), f(i, j - 1), f(i - 1, j - 1)
+    cells: tuple[tuple[int, int], ...]  # printed, in this order (distinct)
+
+    CALLS = ("f(i - 1, j)", "f(i, j - 1)", "f(i - 1, j - 1)")
+
+    def source(self) -> str:
+        terms = [f"not {c}" if n else c for c, n in zip(self.CALLS, self.negated)]
+        body = f"({terms[0]} {self.ops[0]} {terms[1]}) {self.ops[1]} {terms[2]}"
+        lines = ["bool f(int i, int j)",
+                 f"  | i == 0 or j == 0 = i + j >= {self.threshold}",
+                 f"  | otherwise = {body}", ""]
+        return "\n".join(lines + [f"print f({i}, {j})" for i, j in self.cells]) + "\n"
+
+    def evaluate(self) -> list[bool]:
+        op = {"and": lambda a, b: a and b, "or": lambda a, b: a or b}
+
+        @functools.cache
+        def f(i: int, j: int) -> bool:
+            if i == 0 or j == 0:
+                return i + j >= self.threshold
+            v = [f(i - 1, j), f(i, j - 1), f(i - 1, j - 1)]
+            v = [not x if n else x for x, n in zip(v, self.negated)]
+            return op[self.ops[1]](op[self.ops[0]](v[0], v[1]), v[2])
+
+        return [f(i, j) for i, j in self.cells]
+
+
+@st.composite
+def bool_recurrences(draw, max_n: int = 6) -> BoolRecurrence:
+    ops = st.sampled_from(("and", "or"))
+    cell = st.tuples(st.integers(0, max_n), st.integers(0, max_n))
+    return BoolRecurrence(draw(st.integers(0, max_n)), (draw(ops), draw(ops)),
+                          tuple(draw(st.booleans()) for _ in range(3)),
+                          tuple(draw(st.lists(cell, min_size=1, max_size=3, unique=True))))
+
+
+# --------------------------------------------------------------------------- array-element calls
+#
+# ``dist(src[e])``: a recursive argument that is an element of a constant array (a
+# tree or DAG of parent pointers, pointing up or down in the index order), which no
+# affine schedule orders: compiled code evaluates such cells on demand, in the order
+# the array's values give. ``evaluate`` is the independent meaning.
+
+
+@dataclass(frozen=True)
+class PointerRecurrence:
+    order: tuple[int, ...]  # a permutation of 0 .. L - 1: each node points to earlier ones
+    first: tuple[int, ...]  # src[e]: an earlier node in ``order`` (the root's own index)
+    second: tuple[int, ...] | None  # a second parent array (a DAG), or None
+    weight: tuple[int, ...]
+    base: int
+    op: str  # between the two parents' values: "max", "min", "+"
+    asked: tuple[int, ...]  # the nodes printed (distinct)
+
+    def source(self) -> str:
+        arrays = [("src", self.first)] + ([("alt", self.second)] if self.second else [])
+        lines = [f"const {n} = [{', '.join(map(str, v))}]" for n, v in arrays]
+        lines += [f"const wt = [{', '.join(map(str, self.weight))}]", ""]
+        body = "dist(src[e])" if self.second is None else \
+            f"(dist(src[e]) {self.op} dist(alt[e]))"
+        lines += ["int dist(int e)", f"  | e == {self.order[0]} = {self.base}",
+                  f"  | otherwise = {body} + wt[e]", ""]
+        return "\n".join(lines + [f"print dist({e})" for e in self.asked]) + "\n"
+
+    def evaluate(self) -> list[int]:
+        red = {"max": max, "min": min, "+": lambda a, b: a + b}[self.op]
+
+        @functools.cache
+        def dist(e: int) -> int:
+            if e == self.order[0]:
+                return self.base
+            v = dist(self.first[e])
+            if self.second is not None:
+                v = red(v, dist(self.second[e]))
+            return v + self.weight[e]
+
+        return [dist(e) for e in self.asked]
+
+
+@st.composite
+def pointer_recurrences(draw, max_nodes: int = 7) -> PointerRecurrence:
+    n = draw(st.integers(1, max_nodes))
+    order = tuple(draw(st.permutations(range(n))))
+    at = {e: k for k, e in enumerate(order)}
+
+    def parents():
+        return tuple(e if at[e] == 0 else order[draw(st.integers(0, at[e] - 1))]
+                     for e in range(n))
+
+    first = parents()
+    second = parents() if draw(st.booleans()) else None
+    small = st.integers(-3, 3)
+    return PointerRecurrence(order, first, second, tuple(draw(small) for _ in range(n)),
+                             draw(small), draw(st.sampled_from(("max", "min", "+"))),
+                             tuple(draw(st.lists(st.integers(0, n - 1), min_size=1,
+                                                 max_size=3, unique=True))))

@@ -58,3 +58,20 @@ def test_an_upward_recursion_without_end_says_what_to_declare(capsys, write_bio)
     finally:
         dslc_settings._OPTIONS.pop("DSLC_MAX_TABLE_BYTES", None)
     assert "Traceback" not in err
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(rec=growing_recurrences())
+def test_a_reader_bounds_the_table_it_reads_compiled(backend, rec):
+    """On a compiled backend the reader ``r(n)`` is compiled whole: the extents of
+    ``h``'s undeclared parameters are what its calls reach for that ``n``
+    (dslc.plan.reach), and ``DSLC_STRICT_COMPILE=1`` finds nothing to refuse."""
+    from dslc import settings as dslc_settings
+
+    if backend == "interp":
+        return
+    dslc_settings.use({"DSLC_STRICT_COMPILE": "1"})
+    try:
+        assert outcome(rec.source(), backend) == rec.evaluate(), rec.source()
+    finally:
+        dslc_settings._OPTIONS.pop("DSLC_STRICT_COMPILE", None)

@@ -26,6 +26,7 @@ from dslc.cpu.convert import (EXACT, Inexact, convert, layout_arrays, layout_spe
                               python_numbers)
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
+from dslc.plan.reach import reads_undeclared_ints
 from dslc.progress import in_chunks, offset
 
 # Numba, isl and the code generators are imported where they are first needed: a
@@ -279,7 +280,11 @@ class CpuBackend:
         if f.is_table:
             return ("cell", tuple(args[p.name] for p in f.rec_params),
                     {p.name: args[p.name] for p in f.calling_params})
-        return "value", None, {p.name: args[p.name] for p in f.params}
+        scope = {p.name: args[p.name] for p in f.params}
+        if reads_undeclared_ints(self.program, f.name):  # its int arguments bound the
+            # tables' extents (dslc.plan.reach): the plan is one per their values
+            return "value", tuple(v for v in scope.values() if type(v) is int), scope
+        return "value", None, scope
 
     def map_entry(self, f, tasks):
         """How a map over ``f`` is compiled (``tasks``: a :class:`TaskBatch`): the
@@ -289,6 +294,10 @@ class CpuBackend:
         if _by_model(tasks, self.program.registry) is not None:
             # model layouts are shared by all the tasks of one compiled run
             raise NotCompilable("a map over several models (run once per model)")
+        if f.ret == T.BOOL:  # (a map's results come back as numbers, a single call's
+            # as the bools they stand for)
+            raise NotCompilable(f"a map of {f.name}'s bool values: not compiled, a single "
+                                "call is")
         tupled = [p.name for p in f.params if isinstance(p.type, T.TupleT)]
         if tupled:  # (a batch packs each argument as one number or array per task)
             raise NotCompilable(f"a map of {f.name} over tuple arguments ({tupled[0]}): "
@@ -499,6 +508,8 @@ class CpuBackend:
             if abs(v) >= EXACT:
                 raise Inexact()
             return int(v)
+        if ret == T.BOOL:  # stored and returned as 0 or 1
+            return v != 0
         return v
 
     def exact_results(self, raw, ret) -> bool:

@@ -17,7 +17,7 @@ from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import calling_extents, same_expr
 from dslc.deps.ranges import domain_constraints, extent_context
-from dslc.deps.ir import (Affine, Constraint, Dependence, DependenceGraph, RangedVar,
+from dslc.deps.ir import (ELEMENT, Affine, Constraint, Dependence, DependenceGraph, RangedVar,
                           RecFunction)
 from dslc.sdk import Bounds
 
@@ -289,7 +289,7 @@ class _Walker:
         if getattr(array, "kind", None) != "ints" or not values \
                 or any(type(v) is not int for v in values):
             return None
-        name = f"_w{next(self.fresh)}"
+        name = f"{ELEMENT}{next(self.fresh)}"
         extra.append(RangedVar(name, Affine.of(min(values)), Affine.of(max(values))))
         return Affine.of(0, **{name: 1})
 

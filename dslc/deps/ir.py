@@ -58,6 +58,9 @@ class RangedVar:
     hi: Affine | None
 
 
+ELEMENT = "_w"  # the ranged variables standing for constant array elements
+
+
 @dataclass(frozen=True)
 class Dependence:
     """One recursive call site: ``caller(params) -> callee(args)``.
@@ -85,6 +88,14 @@ class Dependence:
         """Does an argument of the call depend on data (``?``, or bounded only by a
         declared direction)?"""
         return bool(self.declared) or any(a is None for a in self.args)
+
+    @property
+    def reads_elements(self) -> bool:
+        """Is an argument of the call bounded only by a constant array's least and
+        greatest element (``n - w[k]``, ``dist(src[e])``: dslc.deps.extract)? A
+        schedule may still order it (coin change's ``w`` all positive); where none
+        does, the order is the one the array's values give, at run time."""
+        return any(r.name.startswith(ELEMENT) for r in self.ranged)
 
 
 @dataclass(frozen=True)

@@ -97,3 +97,33 @@ def _affine(e: tir.TExpr, rec: set, consts: dict, atoms=()) -> Affine | None:
             k, other = (x.const, y) if not x.coeffs else (y.const, x)
             return Affine.of(k * other.const, **{v: k * c for v, c in other.coeffs})
     return None
+
+
+def bound_relations(functions, consts: dict) -> tuple[Constraint, ...]:
+    """What the extents named after calling expressions (:func:`extent_name`) are
+    to each other: the extent of such a declared range is its upper bound's value,
+    so ``E_n`` of ``0 ... n`` (``n`` a script constant) is 5 when ``n`` is, and
+    ``E_m_minus_1`` of ``0 ... m - 1`` is ``E_m - 1`` (bounds affine in the same
+    calling values). Without it isl would take ``E_n`` and ``E_n_minus_1`` as
+    unrelated and could not prove ``d(k - 1, i, k - 1)`` inside ``j in 0 ... n - 1``
+    for ``k in 0 ... n``, ``k >= 1``."""
+    bounds: dict[str, Affine] = {}
+    for f in functions:
+        calling = {p.name for p in f.calling_params}
+        for p in f.rec_params:
+            if p.range is None or not calling_only(f, p.range[1]):
+                continue
+            hi = _affine(p.range[1], calling, consts)
+            if hi is not None:
+                bounds[extent_name(f, p)] = hi
+    out, seen = [], {}
+    for name, hi in sorted(bounds.items()):
+        e = Affine.of(0, **{name: 1})
+        if not hi.coeffs:
+            out.append(Constraint(_sub(e, Affine.of(hi.const)), "eq"))
+            continue
+        first = seen.setdefault(hi.coeffs, (name, hi.const))
+        if first[0] != name:  # E_name - E_first == the constants' difference
+            out.append(Constraint(_sub(_sub(e, Affine.of(0, **{first[0]: 1})),
+                                       Affine.of(hi.const - first[1])), "eq"))
+    return tuple(out)

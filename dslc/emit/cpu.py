@@ -238,9 +238,11 @@ class CpuGenerator:
         self.current: str | None = None  # the function whose cell is being generated
         self.slots: dict[str, set[int]] = {}  # function -> partition distances read
         self.sweeping = False  # cells are being placed by the loop nest (see _cell)
-        if plan.kind != "value" and not _stored_type(program.functions[plan.entry].ret):
+        if plan.kind == "table" and not _stored_type(program.functions[plan.entry].ret):
             # a bool table is stored as 0/1, read back as a bool inside the task;
-            # its cells as results would come back as numbers
+            # its cells as a whole table would come back as numbers (a single
+            # cell's result is made a bool again by the backend; maps of them are
+            # not compiled)
             raise NotCompilable(f"a table of {program.functions[plan.entry].ret} values "
                                 "as the result")
 
@@ -802,6 +804,10 @@ class CpuGenerator:
                                                               names[:k])))
         if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
             return ir.Name(f"q_{k}")
+        if t == T.INT and self.plan.kind == "value":  # bounded by the entry's calls, for
+            # the arguments the plan was made for (dslc.plan.reach)
+            g = self.group_of[f].extents
+            return ir.Const(int(g.values[g.names[f][k]]))
         if isinstance(t, T.ExtT) and t.owner:
             spec = self.program.registry.types.get(t.name)
             if spec is not None and spec.device_size is not None:

@@ -32,8 +32,10 @@ from dslc.lang import types as T
 from dslc.check.ranges import box_extent, extent_name
 from dslc.check.tir import groups
 from dslc.deps.extract import dependence_graph, guard_pieces, sequence_indexes
-from dslc.deps.ir import Affine
+from dslc.deps.ir import ELEMENT, Affine
+from dslc.deps.ranges import bound_relations
 from dslc.errors import DslcError, NotCompilable
+from dslc.plan.reach import reader_extent
 
 if TYPE_CHECKING:  # the scheduler (and isl) is imported where a table is planned
     from dslc.deps.ir import DependenceGraph
@@ -162,8 +164,10 @@ def extent_names(program, func: str) -> tuple[str, ...]:
 
 
 def extent_value(program, func: str, k: int, args: dict, request: tuple | None,
-                 earlier: tuple[int, ...] = ()) -> int:
-    """The extent of parameter ``k`` (``earlier``: those of the parameters before it)."""
+                 earlier: tuple[int, ...] = (), reader: str | None = None) -> int:
+    """The extent of parameter ``k`` (``earlier``: those of the parameters before it;
+    ``reader``: the non-recursive entry bound to ``args`` whose calls bound an
+    undeclared int parameter, :mod:`dslc.plan.reach`)."""
     f = program.functions[func]
     p = f.rec_params[k]
     t = p.type
@@ -185,6 +189,10 @@ def extent_value(program, func: str, k: int, args: dict, request: tuple | None,
         if not math.isfinite(request[k]):  # no table has an infinite side: the
             raise NotCompilable(f"{func}'s parameter {p.name} is infinite")  # interpreter says so
         return int(request[k])
+    if t == T.INT and reader is not None:
+        top = reader_extent(program, reader, args, func, k)
+        if top is not None:
+            return top
     if isinstance(t, T.ExtT) and t.owner:
         spec = program.registry.types.get(t.name)
         if t.owner in args and spec is not None and spec.size is not None \
@@ -313,6 +321,8 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
     needed = reachable_tables(program, entry)
     all_groups = groups(program.functions)
     plans = []
+    # a value entry's int arguments given as its request: they bound its tables
+    reader = entry if kind == "value" and request is not None else None
     order = _group_order(program, all_groups, needed)
     if assumed is not None:
         order = [grp for grp in order if entry in grp]
@@ -326,7 +336,7 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
             for k, n in enumerate(names[g]):
                 earlier = tuple(values[m] for m in names[g][:k])
                 values[n] = assumed if assumed is not None else extent_value(
-                    program, g, k, args, request if g == entry else None, earlier)
+                    program, g, k, args, request if g == entry else None, earlier, reader)
         ext = model.Extents(names, values)
         runtime = frozenset()
         try:
@@ -341,7 +351,7 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                         raise  # the program's own error, reported as before
                     sched, runtime = _runtime_ordered(graph, ext, err)
         except DslcError as err:
-            if not data_dependent(graph) or not unprovable(err):
+            if not (data_dependent(graph) or by_elements(graph)) or not unprovable(err):
                 raise
             plans.append(demand_plan(program, grp, graph, ext, err))
             continue
@@ -354,7 +364,8 @@ def plan_task(program, entry: str, kind: str, args: dict, request: tuple | None,
                     None)
         windowed = (not read_outside and affine and sched.window is not None
                     and elim is not None)
-        safe, distance = _call_facts(graph, ext, sched)
+        safe, distance = _call_facts(graph, ext, sched, bound_relations(
+            [program.functions[g] for g in grp], program.consts))
         _declared_calls_proved(program, graph, safe, grp, entry)
         pieces = group_pieces(program, graph)
         plans.append(weighed(GroupPlan(grp, sched, ext, windowed, elim if windowed else None,
@@ -444,6 +455,12 @@ def data_dependent(graph) -> bool:
     return any(d.data_dependent for d in graph.deps)
 
 
+def by_elements(graph) -> bool:
+    """Does a call of the group move by a constant array's element (``dist(src[e])``),
+    whose order, where no affine schedule gives one, only the array's values give?"""
+    return any(d.reads_elements for d in graph.deps)
+
+
 def unprovable(err: DslcError) -> bool:
     """Is a scheduling failure one that evaluation on demand answers? A user
     schedule broken by a call with known offsets is wrong, and stays an error;
@@ -452,9 +469,9 @@ def unprovable(err: DslcError) -> bool:
     from dslc.schedule.problems import InvalidScheduleError, PartitionCycleError
 
     if isinstance(err, InvalidScheduleError):
-        return err.call.data_dependent
+        return err.call.data_dependent or err.call.reads_elements
     if isinstance(err, PartitionCycleError):
-        return any(d.data_dependent for d in err.calls)
+        return any(d.data_dependent or d.reads_elements for d in err.calls)
     return True
 
 
@@ -463,11 +480,16 @@ def demand_plan(program, grp: tuple[str, ...], graph, ext: Extents, err: DslcErr
     calls' offsets depend on data: every cell is computed when first needed
     (emit.demand), so the order is the one the data gives at run time."""
     calls = ", ".join(dict.fromkeys(
-        f"{d.callee}({', '.join('?' if a is None else str(a) for a in d.args)})"
-        for d in graph.deps if d.data_dependent))
+        f"{d.callee}({', '.join('?' if a is None or _element_of(a) else str(a) for a in d.args)})"
+        for d in graph.deps if d.data_dependent or d.reads_elements))
     reason = f"the offsets of {calls} depend on data, and {_unproved(err)}"
     return GroupPlan(grp, None, ext, False, None, strategy=DEMAND, reason=reason,
                      safe_indexes=_safe_indexes(program, grp, ext), graph=graph)
+
+
+def _element_of(a: Affine) -> bool:
+    """Does ``a`` move by a constant array's element (known only at run time)?"""
+    return any(v.startswith(ELEMENT) for v, _ in a.coeffs)
 
 
 def _unproved(err: DslcError) -> str:
@@ -548,9 +570,11 @@ def _identity(a, mine, k: int) -> bool:
     return k < len(mine) and a.coeffs == ((mine[k], 1),) and a.const == 0
 
 
-def _call_facts(graph, ext: Extents, sched: Schedule):
+def _call_facts(graph, ext: Extents, sched: Schedule, related: tuple = ()):
     """Which calls need no domain check (decided exactly with isl from the
-    guards), and the partition distance of calls that move by a constant. A
+    guards, the extents' context and ``related``, what the extents of declared
+    ranges are to each other: dslc.deps.ranges.bound_relations), and the
+    partition distance of calls that move by a constant. A
     negative distance (the target in a later partition) belongs to a call the
     schedule's legality proves is never made (its target always leaves a guard or
     a declared range): it gets no slot, its reference is only ever compiled."""
@@ -561,11 +585,13 @@ def _call_facts(graph, ext: Extents, sched: Schedule):
     ctx = {f.name: f.context for f in graph.functions}
     safe, distance = set(), []
     for d in graph.deps:
+        names = set(ext.names[d.caller]) | set(ext.names[d.callee])
+        known = tuple(c for c in related if {v for v, _ in c.expr.coeffs} <= names)
         # an argument bounded by a declared direction may still leave the domain on
         # its other side: its target is never proved inside
         if not d.declared and target_always_inside(
                 d, params[d.caller], ext.names[d.caller], ext.names[d.callee], dom[d.caller],
-                dom[d.callee], params[d.callee], ctx[d.caller] + ctx[d.callee]):
+                dom[d.callee], params[d.callee], ctx[d.caller] + ctx[d.callee] + known):
             safe.add(d.span)
         dist = _uniform_distance(d, params[d.caller], sched)
         if dist is not None and dist >= 0:

@@ -10,19 +10,19 @@ from dslc import settings as dslc_settings
 from dslc.cli import main
 from tests.cli.test_errors import expect_error, run_cli
 
-# a table of bool values: the CPU backend leaves it to the interpreter
+# a helper reading a table: the CPU backend leaves its caller to the interpreter
 FALLS_BACK = """\
-const a = [3, 34, 4, 12, 5, 2]
+int g(int i)
+  | i == 0 = 1
+  | otherwise = g(i - 1) * 2
 
-bool can(int i, int t)
-  | t == 0 = true
-  | i == 0 = false
-  | a[i - 1] > t = can(i - 1, t)
-  | otherwise = can(i - 1, t) or can(i - 1, t - a[i - 1])
+int h(int n) = g(n) + 1
 
-print can(6, 9)
+int top(int n) = h(n) * 3
+
+print top(5)
 """
-WHY = "a table of bool values as the result"
+WHY = "helper reading the table of g"
 
 
 @pytest.fixture(autouse=True)
@@ -38,31 +38,31 @@ def test_explain_says_first_what_runs_on_the_interpreter(capsys, write_bio):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("NOT COMPILED: 1 function of this script runs on the interpreter")
-    assert lines[1] == f"  can: {WHY}"
+    assert lines[1] == f"  top: {WHY}"
 
 
 def test_verbose_says_not_compiled(capsys, write_bio):
     code, out, err = run_cli(capsys, "run", "-v", "--backend", "cpu", str(write_bio(FALLS_BACK)))
-    assert code == 0 and out.strip() == "can(6, 9) = true"
+    assert code == 0 and out.strip() == "top(5) = 99"
     assert f"ran on interp, NOT COMPILED (cpu cannot compile it: {WHY})" in err
 
 
 @pytest.mark.parametrize("backend", ["cpu", "cuda", "auto"])
 def test_strict_compile_refuses_a_fall_back(capsys, write_bio, backend):
     p = write_bio(FALLS_BACK)
-    err = expect_error(capsys, p, line=3, col=1,
+    err = expect_error(capsys, p, line=7, col=1,
                        args=("run", "--backend", backend, "--setting", "DSLC_STRICT_COMPILE=1"),
-                       contains=(f"can cannot be compiled ({WHY})", "DSLC_STRICT_COMPILE=1"))
+                       contains=(f"top cannot be compiled ({WHY})", "DSLC_STRICT_COMPILE=1"))
     assert err.count("error:") == 1
 
 
 def test_strict_compile_from_the_environment(capsys, write_bio, monkeypatch):
     monkeypatch.setenv("DSLC_STRICT_COMPILE", "1")
-    expect_error(capsys, write_bio(FALLS_BACK), line=3, args=("run", "--backend", "cpu"),
-                 contains=("can cannot be compiled",))
+    expect_error(capsys, write_bio(FALLS_BACK), line=7, args=("run", "--backend", "cpu"),
+                 contains=("top cannot be compiled",))
     # the interpreter is no fall-back: it runs, and explain still reports, not refuses
     code, out, _ = run_cli(capsys, "run", "--backend", "interp", str(write_bio(FALLS_BACK)))
-    assert code == 0 and out.strip() == "can(6, 9) = true"
+    assert code == 0 and out.strip() == "top(5) = 99"
     code, out, _ = run_cli(capsys, "explain", str(write_bio(FALLS_BACK)))
     assert code == 0 and out.startswith("NOT COMPILED")
 
