@@ -140,10 +140,12 @@ def number(name: str, default: int) -> int:
     least = NUMBERS[name]
 
     def whole(t: str) -> int | None:
-        # ASCII digits only, never converted past 64 bits (dslc.numtext): Python's
-        # int() takes '１２' and '1_000', and raises on 5,000 digits
+        # ASCII digits only, grouped by '_' as Python writes them ('1_000'), never
+        # converted past 64 bits (dslc.numtext): Python's int() also takes '１２',
+        # and raises on 5,000 digits
         t = t.strip()
-        value = numtext.int_of(t) if re.fullmatch(r"[+-]?[0-9]+", t) else None
+        grouped = re.fullmatch(r"[+-]?[0-9]+(?:_[0-9]+)*", t)
+        value = numtext.int_of(t.replace("_", "")) if grouped else None
         return value if value is not None and value >= least else None
 
     return _parsed(name, default, whole, f"a whole number of at least {least}")
