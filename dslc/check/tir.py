@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from dslc.lang.types import BOOL, Type
+from dslc.lang.types import BOOL, INT, Type
 from dslc.errors import Span
 
 
@@ -278,9 +278,9 @@ class TFunction:
 
     @functools.cached_property
     def first_call_params(self) -> tuple[TParam, ...]:
-        """The ``int`` recursive parameters without a declared range: the domain of
-        each is ``0 ..`` the value its table's first call gives it."""
-        from dslc.lang.types import INT
+        """The ``int`` recursive parameters without a declared range: their domain
+        starts at 0 and reaches what the calls ask for (the interpreter grows the
+        table; a compiled reader bounds it from its own arguments, dslc.plan.reach)."""
         return tuple(p for p in self.rec_params if p.type == INT and p.range is None)
 
     def param(self, name: str) -> TParam | None:
@@ -349,6 +349,18 @@ def reachable(functions: dict, entry: str) -> list[TFunction]:
                         seen.add(e.func)
                         todo.append(e.func)
     return out
+
+
+
+def reads_undeclared_ints(functions: dict, entry: str) -> bool:
+    """Does non-recursive ``entry`` reach a table with an int parameter of no
+    declared range? Such a table's extent comes from the entry's own arguments
+    (dslc.plan.reach), so a compiled backend plans the entry once per their values.
+    Here, not in the planner: a backend asks it of every call, and a run that plans
+    nothing must not import the planner."""
+    if functions[entry].is_table:
+        return False
+    return any(g.first_call_params for g in reachable(functions, entry) if g.is_table)
 
 
 def straight_line(functions: dict, entry: str) -> bool:

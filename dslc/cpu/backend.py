@@ -26,7 +26,6 @@ from dslc.cpu.convert import (EXACT, Inexact, convert, layout_arrays, layout_spe
                               python_numbers)
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
-from dslc.plan.reach import reads_undeclared_ints
 from dslc.progress import in_chunks, offset
 
 # Numba, isl and the code generators are imported where they are first needed: a
@@ -281,8 +280,8 @@ class CpuBackend:
             return ("cell", tuple(args[p.name] for p in f.rec_params),
                     {p.name: args[p.name] for p in f.calling_params})
         scope = {p.name: args[p.name] for p in f.params}
-        if reads_undeclared_ints(self.program, f.name):  # its int arguments bound the
-            # tables' extents (dslc.plan.reach): the plan is one per their values
+        if tir.reads_undeclared_ints(self.program.functions, f.name):  # its int arguments
+            # bound the tables' extents (dslc.plan.reach): the plan is one per their values
             return "value", tuple(v for v in scope.values() if type(v) is int), scope
         return "value", None, scope
 

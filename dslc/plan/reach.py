@@ -23,17 +23,6 @@ from dslc.lang import types as T
 Interval = tuple[int, int]
 
 
-def reads_undeclared_ints(program, entry: str) -> bool:
-    """Does non-recursive ``entry`` reach a table with an int parameter of no
-    declared range (whose extent then comes from the entry's arguments)?"""
-    f = program.functions[entry]
-    if f.is_table:
-        return False
-    return any(p.type == T.INT and p.range is None
-               for g in tir.reachable(program.functions, entry) if g.is_table
-               for p in g.rec_params)
-
-
 def reader_extent(program, entry: str, args: dict, func: str, k: int) -> int | None:
     """The largest value the ``k``-th recursive argument of ``func`` takes in the
     calls of non-recursive ``entry`` (bound to ``args``), or None where a call is
