@@ -950,6 +950,21 @@ def outcome(src: str, backend: str):
         return ("error", e.message)
 
 
+def strict_outcome(src: str, backend: str):
+    """:func:`outcome` with ``DSLC_STRICT_COMPILE=1`` on a compiled backend: any part
+    of ``src`` left to the interpreter is an error rather than a quiet fall-back, so
+    a test that compares it also shows the program was compiled whole."""
+    from dslc import settings as dslc_settings
+
+    if backend == "interp":
+        return outcome(src, backend)
+    dslc_settings.use({"DSLC_STRICT_COMPILE": "1"})
+    try:
+        return outcome(src, backend)
+    finally:
+        dslc_settings._OPTIONS.pop("DSLC_STRICT_COMPILE", None)
+
+
 # --------------------------------------------------------------------------- ints near 2^53
 INT64 = 2**63
 

@@ -8,21 +8,13 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from tests.generators import bool_recurrences, outcome
+from tests.generators import bool_recurrences, outcome, strict_outcome
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
 @given(rec=bool_recurrences())
 def test_a_bool_cell_compiled(backend, rec):
-    from dslc import settings as dslc_settings
-
     src, want = rec.source(), rec.evaluate()
     assert outcome(src, "interp") == want, src
-    if backend == "interp":
-        return
-    dslc_settings.use({"DSLC_STRICT_COMPILE": "1"})
-    try:
-        got = outcome(src, backend)
-    finally:
-        dslc_settings._OPTIONS.pop("DSLC_STRICT_COMPILE", None)
+    got = strict_outcome(src, backend)
     assert got == want and all(type(v) is bool for v in got), src

@@ -10,20 +10,12 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from tests.generators import crossed_recurrences, outcome
+from tests.generators import crossed_recurrences, outcome, strict_outcome
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
 @given(rec=crossed_recurrences())
 def test_crossed_calls_inside_related_ranges(backend, rec):
-    from dslc import settings as dslc_settings
-
     src, want = rec.source(), rec.evaluate()
     assert outcome(src, "interp") == want, src
-    if backend == "interp":
-        return
-    dslc_settings.use({"DSLC_STRICT_COMPILE": "1"})
-    try:
-        assert outcome(src, backend) == want, src
-    finally:
-        dslc_settings._OPTIONS.pop("DSLC_STRICT_COMPILE", None)
+    assert strict_outcome(src, backend) == want, src

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from tests.generators import growing_recurrences, outcome
+from tests.generators import growing_recurrences, outcome, strict_outcome
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
@@ -66,12 +66,6 @@ def test_a_reader_bounds_the_table_it_reads_compiled(backend, rec):
     """On a compiled backend the reader ``r(n)`` is compiled whole: the extents of
     ``h``'s undeclared parameters are what its calls reach for that ``n``
     (dslc.plan.reach), and ``DSLC_STRICT_COMPILE=1`` finds nothing to refuse."""
-    from dslc import settings as dslc_settings
-
     if backend == "interp":
         return
-    dslc_settings.use({"DSLC_STRICT_COMPILE": "1"})
-    try:
-        assert outcome(rec.source(), backend) == rec.evaluate(), rec.source()
-    finally:
-        dslc_settings._OPTIONS.pop("DSLC_STRICT_COMPILE", None)
+    assert strict_outcome(rec.source(), backend) == rec.evaluate(), rec.source()
