@@ -60,6 +60,19 @@ def backend(request) -> str:
 
 
 @pytest.fixture
+def settings_restored():
+    """``--setting`` holds for the rest of the process (dslc.settings.use): a test
+    that runs the command line in-process starts from, and leaves, the settings it
+    found."""
+    from dslc import settings
+
+    saved = dict(settings._OPTIONS)
+    yield
+    settings._OPTIONS.clear()
+    settings._OPTIONS.update(saved)
+
+
+@pytest.fixture
 def write_bio(tmp_path):
     """Write a script (dedented) into a temporary directory; returns its path."""
 

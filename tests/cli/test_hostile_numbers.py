@@ -22,16 +22,8 @@ from tests.generators import HOSTILE_REASONS, hostile_numbers
 LOCATED = re.compile(r"^\S.*?:\d+:\d+: error: ", re.M)
 COMMAND_LINE = re.compile(r"^error: -D ")
 
-@pytest.fixture(autouse=True)
-def _command_line_settings_restored():
-    """``--setting`` holds for the rest of the process (dslc.settings.use): each
-    in-process run here starts from, and leaves, the settings it found."""
-    from dslc import settings
-
-    saved = dict(settings._OPTIONS)
-    yield
-    settings._OPTIONS.clear()
-    settings._OPTIONS.update(saved)
+# in-process runs here give --setting, which holds for the rest of the process
+pytestmark = pytest.mark.usefixtures("settings_restored")
 
 
 MATRIX = "   A  C  G  T\nA  2 -1 -1 -1\nC -1  2 -1 -1\nG -1 -1  2 -1\nT -1 -1 -1  X\n"

@@ -18,16 +18,8 @@ import pytest
 from dslc.cli import main
 from dslc.lang import limits
 
-@pytest.fixture(autouse=True)
-def _command_line_settings_restored():
-    """``--setting`` holds for the rest of the process (dslc.settings.use): each
-    in-process run here starts from, and leaves, the settings it found."""
-    from dslc import settings
-
-    saved = dict(settings._OPTIONS)
-    yield
-    settings._OPTIONS.clear()
-    settings._OPTIONS.update(saved)
+# in-process runs here give --setting, which holds for the rest of the process
+pytestmark = pytest.mark.usefixtures("settings_restored")
 
 
 MAP_SCRIPT = """\
