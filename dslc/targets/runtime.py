@@ -77,7 +77,7 @@ def _inexact(v):
 ''',
            device='''\
 def _inexact_f(F, tid, v):
-    if (v >= 9007199254740992.0 or v <= -9007199254740992.0) and v != np.inf and v != -np.inf:
+    if (v >= 9007199254740992.0 or v <= -9007199254740992.0) and v != math.inf and v != -math.inf:
         F[tid] = 1
     return v
 '''),
@@ -92,12 +92,12 @@ def _to_log(x):
 ''',
            device='''\
 def _to_log_f(F, tid, x):
-    if x < 0.0 or x != x or x == np.inf:
+    if x < 0.0 or x != x or x == math.inf:
         F[tid] = 1
-        return np.nan
+        return math.nan
     if x == 0.0:
-        return -np.inf
-    return np.log(x)
+        return -math.inf
+    return math.log(x)
 '''),
     Helper('_neg_prob', True, 'core',
            host='''\
@@ -107,7 +107,7 @@ def _neg_prob():
            device='''\
 def _neg_prob_f(F, tid):
     F[tid] = 1
-    return np.nan
+    return math.nan
 '''),
     Helper('_chk', True, 'core',
            host='''\
@@ -132,10 +132,21 @@ def _to_index(x):
 ''',
            device='''\
 def _to_index_f(F, tid, x):
-    if x != x or x == np.inf or x == -np.inf:
+    if x != x or x == math.inf or x == -math.inf:
         F[tid] = 1
         return np.int64(0)
     return np.int64(x)
+'''),
+    # math.floor, not numpy's ufunc (numba-cuda types no numpy ufunc in device code);
+    # the float is kept (a device's floor of a float64 is one, the simulator's Python
+    # floor an int that cannot hold inf or NaN, which pass through unchanged)
+    Helper('_floor', False, 'core',
+           host=None,
+           device='''\
+def _floor(x):
+    if x != x or x == math.inf or x == -math.inf:
+        return x
+    return float(math.floor(x))
 '''),
     Helper('_fmod_floor', True, 'core',
            host='''\
@@ -148,8 +159,8 @@ def _fmod_floor(a, b):
 def _fmod_floor_f(F, tid, a, b):
     if b == 0:
         F[tid] = 1
-        return np.nan
-    return _undef_f(F, tid, a - b * np.floor(a / b))
+        return math.nan
+    return _undef_f(F, tid, a - b * _floor(a / b))
 '''),
     Helper('_idiv', True, 'core',
            host='''\
@@ -162,10 +173,10 @@ def _idiv(a, b):
 ''',
            device='''\
 def _idiv_f(F, tid, a, b):
-    if b == 0 or a == np.inf or a == -np.inf or b == np.inf or b == -np.inf:
+    if b == 0 or a == math.inf or a == -math.inf or b == math.inf or b == -math.inf:
         F[tid] = 1
-        return np.nan
-    return np.floor(a / b)
+        return math.nan
+    return _floor(a / b)
 '''),
     Helper('_div', True, 'core',
            host='''\
@@ -178,7 +189,7 @@ def _div(a, b):
 def _div_f(F, tid, a, b):
     if b == 0:
         F[tid] = 1
-        return np.nan
+        return math.nan
     return _undef_f(F, tid, a / b)
 '''),
     Helper('_dom', True, 'domain',
@@ -251,7 +262,7 @@ def _missing_at(m, tid):
            device='''\
 def _result_f(F, tid, v):
     if F[tid] != 0:
-        return np.nan
+        return math.nan
     return v
 '''),
 )

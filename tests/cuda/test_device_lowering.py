@@ -1,0 +1,53 @@
+"""Device code the simulator runs as Python but a GPU must compile: the runtime helpers
+(targets.runtime) typed and lowered to PTX by the CUDA target, without a device.
+
+What this proves: every device helper compiles for the device (Numba's CUDA typing and
+NVVM), so a construct only the simulator accepts (a numpy ufunc in device code) fails
+here, not on the GPU. It does not run them: their values are the simulator's tests'."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dslc.targets import runtime
+from tests.conftest import ROOT
+
+
+def test_device_helpers_compile_to_ptx():
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
+    r = subprocess.run([sys.executable, "-m", "dslc.cuda.lowering_check"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode == 3:
+        pytest.skip(r.stdout.strip())
+    assert r.returncode == 0, r.stdout + r.stderr[-2000:]
+
+
+def _numpy_calls(source: str) -> list[str]:
+    """The numpy functions (ufuncs and plain functions, not scalar types or
+    constants) that ``source`` calls."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and node.func.value.id == "np":
+            obj = getattr(np, node.func.attr, None)
+            if not isinstance(obj, type):
+                out.append(node.func.attr)
+    return out
+
+
+@pytest.mark.parametrize("h", [h for h in runtime.HELPERS if h.device is not None],
+                         ids=lambda h: h.name)
+def test_device_helpers_call_no_numpy_function(h):
+    """Where there is no NVVM to compile them: no device helper calls a numpy function
+    (numba-cuda lowers ``math``'s, not numpy's ufuncs, in device code)."""
+    assert _numpy_calls(h.device) == []
+
+
+def test_the_syntax_check_sees_a_ufunc():
+    assert _numpy_calls("def f(x):\n    return np.floor(x) + np.int64(x)\n") == ["floor"]
