@@ -6,14 +6,17 @@ against dslc's CPU backend. It measures what the strategies the compiler does no
 yet would buy before they are built.
 
 Variants (one thread per task unless said; a tile of ROWS query rows in registers, the
-tile's last row of h and f per column in global memory, task innermost, as the generated
-kernel does; the database interleaved by blocks of BLOCK tasks, longest first):
+tile's last row of h and f per column in global memory, laid out as the database is,
+interleaved by blocks of BLOCK tasks, longest first, as the generated kernel does):
 
   f32        float32 values, every cell reads the matrix in shared memory at
              (query symbol, subject symbol): what the generated kernel does
   f32-prof   float32, the tile's score profile (its rows' matrix rows: a row per query
              position, a column per subject symbol) built by the block in shared memory
              once per tile, so a cell reads (column's symbol + row * alphabet): no 2-D gather
+  f32-gprof  float32, the whole query's profile built on the host and read from global
+             memory (L1) at (column's symbol + query position * alphabet): what a
+             profile passed as a launch argument would give, without shared memory
   i16x2      two tasks per thread, h, e and f of both in one 32-bit register as two
              int16 lanes; the profile as f32-prof, in int16; on a GPU each lane operation
              is one PTX instruction (add.s16x2, max.s16x2, max.relu.s16x2: Hopper's DPX
@@ -46,16 +49,17 @@ ROWS = 32
 BLOCK = 128
 NEG = -1000  # e and f's start: see the module docstring
 OPEN, EXT = 10, 1  # dslc's convention: a gap of length L costs OPEN + L * EXT
-VARIANTS = ("f32", "f32-prof", "i16x2")
+VARIANTS = ("f32", "f32-prof", "f32-gprof", "i16x2")
 TOP = 32767 - 2 * (OPEN + EXT)  # an i16x2 score at or above this is re-run in f32
 
 
 # ------------------------------------------------------------------ kernel text
-def _rows_f32(profile: bool, A: int) -> str:
+def _rows_f32(variant: str, A: int) -> str:
     """One column of the tile, unrolled over its rows (float32)."""
     out = []
     for r in range(ROWS):
-        s = f"sP[{r * A} + c]" if profile else f"sM[q{r}, c]"
+        s = {"f32": f"sM[q{r}, c]", "f32-prof": f"sP[{r * A} + c]",
+             "f32-gprof": f"G[pb + {r * A}]"}[variant]
         out.append(f"""\
             e = max(E{r} - EXT, H{r} - OE)
             E{r} = e
@@ -111,7 +115,7 @@ EXT = float32({EXT})
 OE = float32({OPEN + EXT})
 ZERO = float32(0)
 """
-    if variant in ("f32", "f32-prof"):
+    if variant in ("f32", "f32-prof", "f32-gprof"):
         profile = variant == "f32-prof"
         load_q = "\n".join(f"        q{r} = q[t0 + {r}]" for r in range(ROWS))
         build = f"""\
@@ -123,7 +127,7 @@ ZERO = float32(0)
         cuda.syncthreads()""" if profile else load_q
         return head + f"""
 @cuda.jit
-def kern(buf, base, lens, q, qlen, M, T_h, T_f, out, n):
+def kern(buf, base, lens, q, qlen, M, G, T_h, T_f, out, n):
     sM = cuda.shared.array(({A + 1}, {A}), float32)
     sP = cuda.shared.array({ROWS * A}, float32)
     z = cuda.threadIdx.x
@@ -136,8 +140,8 @@ def kern(buf, base, lens, q, qlen, M, T_h, T_f, out, n):
     bs = base[tid // BLOCK]
     ln = tid % BLOCK
     for j in range(L):
-        T_h[j, tid] = ZERO
-        T_f[j, tid] = float32(NEG)
+        T_h[bs + j * BLOCK + ln] = ZERO
+        T_f[bs + j * BLOCK + ln] = float32(NEG)
     acc = ZERO
     for t0 in range(0, qlen, ROWS):
 {build}
@@ -147,12 +151,14 @@ def kern(buf, base, lens, q, qlen, M, T_h, T_f, out, n):
         for j in range(L):
             c = int32(buf[bs + j * BLOCK + ln])
             hd = bprev
-            hu = T_h[j, tid]
-            fu = T_f[j, tid]
+            at = bs + j * BLOCK + ln
+            hu = T_h[at]
+            fu = T_f[at]
             bprev = hu
-{_rows_f32(profile, A)}
-            T_h[j, tid] = hu
-            T_f[j, tid] = fu
+            pb = t0 * A + c
+{_rows_f32(variant, A)}
+            T_h[at] = hu
+            T_f[at] = fu
     if tid < n:
         out[tid] = acc
 """
@@ -224,7 +230,7 @@ ALL = int32(-1)
 
 
 @cuda.jit
-def kern(buf, base, lens, q, qlen, P, T, out, n):
+def kern(buf, base, lens, q, qlen, P, Th, Tf, out, n):
     sLo = cuda.shared.array({ROWS * A}, int32)
     sHi = cuda.shared.array({ROWS * A}, int32)
     l = cuda.threadIdx.x
@@ -235,10 +241,9 @@ def kern(buf, base, lens, q, qlen, P, T, out, n):
     Lb = lens[tb] if tb < n else 0
     L = max(La, Lb)
     bs = base[b]
-    pair = b * {half} + l
     for j in range(L):
-        T[0, j, pair] = int32(0)
-        T[1, j, pair] = NEG2
+        Th[bs + j * BLOCK + l] = int32(0)
+        Tf[bs + j * BLOCK + l] = NEG2
     acc = int32(0)
     for t0 in range(0, qlen, ROWS):
         cuda.syncthreads()
@@ -257,12 +262,13 @@ def kern(buf, base, lens, q, qlen, P, T, out, n):
             cb = int32(buf[bs + j * BLOCK + l + {half}]) if j < Lb else int32(0)
             live = (MASK_LO if j < La else int32(0)) | (MASK_HI if j < Lb else int32(0))
             hd = bprev
-            hu = T[0, j, pair]
-            fu = T[1, j, pair]
+            at = bs + j * BLOCK + l
+            hu = Th[at]
+            fu = Tf[at]
             bprev = hu
 {_rows_i16(A)}
-            T[0, j, pair] = hu
-            T[1, j, pair] = fu
+            Th[at] = hu
+            Tf[at] = fu
     a0 = acc & 0xFFFF
     a1 = (acc >> 16) & 0xFFFF
     if ta < n:
@@ -282,9 +288,11 @@ def interleave(codes: list) -> tuple:
     for b in range(nb):
         base[b + 1] = base[b] + int(lens[b * BLOCK:(b + 1) * BLOCK].max()) * BLOCK
     buf = np.zeros(int(base[-1]) + BLOCK, np.uint8)
-    for k, c in enumerate(codes):
-        b, ln = divmod(k, BLOCK)
-        buf[base[b] + ln + np.arange(len(c)) * BLOCK] = c
+    k = np.arange(len(codes))
+    starts = base[k // BLOCK] + k % BLOCK  # each task's residue 0
+    offsets = np.concatenate([[0], np.cumsum(lens)])
+    within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], lens)  # residue numbers
+    buf[np.repeat(starts, lens) + within * BLOCK] = np.concatenate(codes)
     return buf, base, lens
 
 
@@ -307,22 +315,22 @@ def run(variant, mod, data, query, matrix, cuda, repeats: int):
     n, A = len(lens), matrix.shape[1]
     qpad = np.full(((len(query) + ROWS - 1) // ROWS) * ROWS + ROWS, A, np.int32)
     qpad[:len(query)] = query
-    longest = int(lens.max())
     d = {k: cuda.to_device(v) for k, v in (("buf", buf), ("base", base), ("lens", lens),
                                           ("q", qpad))}
     out = cuda.to_device(np.full(n, -1, np.int64 if variant == "i16x2" else np.float64))
     padded = np.vstack([matrix, np.full((1, A), NEG)])
     if variant == "i16x2":
-        pairs = ((n + BLOCK - 1) // BLOCK) * (BLOCK // 2)
-        T = cuda.device_array((2, longest, pairs), np.int32)
+        Th = cuda.device_array(len(buf), np.int32)
+        Tf = cuda.device_array(len(buf), np.int32)
         P = cuda.to_device(padded.astype(np.int32))
-        args = (d["buf"], d["base"], d["lens"], d["q"], len(query), P, T, out, n)
+        args = (d["buf"], d["base"], d["lens"], d["q"], len(query), P, Th, Tf, out, n)
         grid, block = (n + BLOCK - 1) // BLOCK, BLOCK // 2
     else:
-        T_h = cuda.device_array((longest, n), np.float32)
-        T_f = cuda.device_array((longest, n), np.float32)
+        T_h = cuda.device_array(len(buf), np.float32)
+        T_f = cuda.device_array(len(buf), np.float32)
         M = cuda.to_device(padded.astype(np.float32))
-        args = (d["buf"], d["base"], d["lens"], d["q"], len(query), M, T_h, T_f, out, n)
+        G = cuda.to_device(np.ascontiguousarray(padded[qpad].astype(np.float32)).ravel())
+        args = (d["buf"], d["base"], d["lens"], d["q"], len(query), M, G, T_h, T_f, out, n)
         grid, block = (n + BLOCK - 1) // BLOCK, BLOCK
     best = None
     for _ in range(repeats):
