@@ -455,7 +455,10 @@ class ExprEmitter:
                 return self.pr.ir_check("_logaddexp", x, y)
             return _op({"*": "+", "/": "-"}[op], x, y)
         if t == T.INT and self.index(e):
-            return _op(op, self.expr(e.left, b), self.expr(e.right, b))
+            x, y = self.expr(e.left, b), self.expr(e.right, b)
+            if op == "%" and self.pr.device and not _nonzero_literal(e.right):
+                return self.pr.ir_check("_imod", x, y)  # (a device's int % 0 is silent)
+            return _op(op, x, y)
         x, y = self.as_value(e.left, b), self.as_value(e.right, b)
         if op == "%":
             return self.pr.ir_check("_fmod_floor", x, y)

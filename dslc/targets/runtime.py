@@ -250,6 +250,17 @@ def _ld3_f(F, tid, a, i, j, k):
         return a.dtype.type(0)
     return a[i, j, k]
 '''),
+    # an int remainder of indices: on the CPU Numba raises on a zero divisor itself; a
+    # device's integer remainder by zero gives a number, so the task is flagged
+    Helper('_imod', True, 'device',
+           host=None,
+           device='''\
+def _imod_f(F, tid, a, b):
+    if b == 0:
+        F[tid] = 1
+        return 0
+    return a % b
+'''),
     Helper('_missing_at', False, 'device',
            host=None,
            device='''\

@@ -51,3 +51,38 @@ def test_device_helpers_call_no_numpy_function(h):
 
 def test_the_syntax_check_sees_a_ufunc():
     assert _numpy_calls("def f(x):\n    return np.floor(x) + np.int64(x)\n") == ["floor"]
+
+
+def _floored(expr: str, db) -> str:
+    return (f"int g(seq[dna] s, index[s] i)\n"
+            f"  | i == 0 = {expr}\n"
+            f"  | otherwise = g(s, i - 1) max -1000\n"
+            f'db = load(seq[dna], "{db}")\n'
+            f"r = map(g, db)\nprint r\n")
+
+
+def test_floored_remainder_and_division_in_a_kernel(tmp_path):
+    """``%`` and ``div`` floor on the device as in the interpreter, operands of either
+    sign (the device helpers' floor, targets.runtime ``_floor``); by zero, the task is
+    flagged and the script stops with the interpreter's error."""
+    import dslc
+    from dslc.cuda.backend import CudaBackend
+    from dslc.errors import DslcError
+    from tests.cuda.test_device_checks import _run, on_the_device
+
+    if not CudaBackend.available():
+        pytest.skip("no CUDA device or simulator")
+    db = tmp_path / "db.fa"
+    db.write_text("".join(f">r{n}\n{'ACGTA'[:n]}\n" for n in range(6)))
+    a, b = "(7 * len(s) - 10)", "(2 * len(s) - 5)"  # -10..25 over -5..5, never 0
+    inside = _floored(f"{a} % {b} + 100 * div({a}, {b})", db)
+    want, _ = _run(inside, lambda p, g: dslc.interp.backend.InterpBackend(p, g))
+    got, be = _run(inside, CudaBackend)
+    on_the_device(be, "g")
+    assert got["r"] == want["r"]
+    for by_zero in (f"{a} % (len(s) - 3)", f"div({a}, len(s) - 3)"):
+        with pytest.raises(DslcError) as interp_err:
+            _run(_floored(by_zero, db), lambda p, g: dslc.interp.backend.InterpBackend(p, g))
+        with pytest.raises(DslcError) as device_err:
+            _run(_floored(by_zero, db), CudaBackend)
+        assert device_err.value.message == interp_err.value.message
