@@ -24,22 +24,19 @@ import numpy as np
 CC = (9, 0)  # Hopper: the features the kernels use are Volta's or later, any will do
 
 
-def signature(params: list[str]):
-    """The Numba signature of a device helper, by its parameters' names: the failure
-    flag ``F`` and a read's array ``a`` (``_ld2``: 2-D...) or ``m`` are float64
-    arrays, ``tid`` and indices int64, everything else a float64 value."""
+def arg_type(param: str, helper: str):
+    """The Numba type a device helper's parameter is compiled with, by its name: the
+    failure flag ``F``, a missing-value flag ``m`` and a read's array ``a`` (``_ld2_f``:
+    2-D...) are float64 arrays, ``tid`` and indices int64, every other a float64."""
     from numba import types
 
-    def of(name: str, helper: str):
-        if name in ("F", "m"):
-            return types.float64[:]
-        if name == "a" and helper.startswith("_ld"):
-            dims = int(helper[3:-2] or 1) if helper.endswith("_f") else 1
-            return types.Array(types.float64, dims, "C")
-        if name in ("tid", "i", "j", "k", "n", "e"):
-            return types.int64
-        return types.float64
-    return params, of
+    if param in ("F", "m"):
+        return types.float64[:]
+    if param == "a" and helper.startswith("_ld"):
+        return types.Array(types.float64, int(helper[3:-2] or 1), "C")
+    if param in ("tid", "i", "j", "k", "n", "e"):
+        return types.int64
+    return types.float64
 
 
 def helper_module() -> dict:
@@ -83,7 +80,6 @@ def compile_helpers() -> list[str]:
 
     ns = helper_module()
     _without_device(ns)
-    _, of = signature([])
     bad = []
     for h in runtime.HELPERS:
         if h.device is None:
@@ -91,7 +87,7 @@ def compile_helpers() -> list[str]:
         name = h.device.split("def ", 1)[1].split("(", 1)[0]
         fn = ns[name].py_func
         params = list(inspect.signature(fn).parameters)
-        args = tuple(of(p, name) for p in params)
+        args = tuple(arg_type(p, name) for p in params)
         try:
             _, ret = cuda.compile_ptx(fn, args, device=True, cc=CC)
         except Exception as e:  # noqa: BLE001 - every failure is reported, by helper

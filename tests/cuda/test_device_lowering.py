@@ -28,6 +28,33 @@ def test_device_helpers_compile_to_ptx():
     assert r.returncode == 0, r.stdout + r.stderr[-2000:]
 
 
+_A_UFUNC = """
+from dslc.cuda import lowering_check
+from dslc.targets import runtime
+runtime.HELPERS += (runtime.Helper("_bad", False, "core", host=None,
+                                   device="def _bad(x):\\n    return np.floor(x)\\n"),)
+print(lowering_check.compile_helpers())
+"""
+
+
+def test_the_ptx_check_sees_a_ufunc_in_device_code():
+    """What the simulator runs (np.floor in a device function) fails to compile."""
+    if not _nvvm():
+        pytest.skip("no NVVM here")
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
+    r = subprocess.run([sys.executable, "-c", _A_UFUNC], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "_bad: TypingError" in r.stdout and "_floor" not in r.stdout, r.stdout
+
+
+def _nvvm() -> bool:
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
+    return subprocess.run([sys.executable, "-c", "from dslc.cuda.lowering_check import "
+                           "nvvm_present as p; raise SystemExit(0 if p() else 3)"],
+                          cwd=ROOT, env=env, timeout=300).returncode == 0
+
+
 def _numpy_calls(source: str) -> list[str]:
     """The numpy functions (ufuncs and plain functions, not scalar types or
     constants) that ``source`` calls."""
