@@ -69,12 +69,14 @@ ROWS = 32
 # IEEE fmax differ; an integer table only meets NaN after inf - inf, which the
 # language makes an error, and the compiled sweeps do not detect it either
 # way. The simulator has no libdevice: Python's own min and max there.
+SIMULATED_FMAX = "_fmax, _fmin = max, min\n"
+DEVICE_FMAX = "from numba.cuda import libdevice\n_fmax, _fmin = libdevice.fmaxf, libdevice.fminf\n"
+
+
 def fmax_source() -> str:
     """The kernel module's ``_fmax`` and ``_fmin`` (chosen when the code is
     generated: the simulator setting is part of every cache key)."""
-    if settings.simulated():
-        return "_fmax, _fmin = max, min\n"
-    return "from numba.cuda import libdevice\n_fmax, _fmin = libdevice.fmaxf, libdevice.fminf\n"
+    return SIMULATED_FMAX if settings.simulated() else DEVICE_FMAX
 
 
 def tile_rows() -> int:
