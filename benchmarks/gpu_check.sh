@@ -34,15 +34,16 @@ echo "rc $?" | tee -a "$OUT/lowering_check.txt"
 XDIST=$("$PY" -c "import xdist" 2>/dev/null && echo "-n 0")
 TESTS=()
 for t in tests/cuda/test_device_lowering.py \
-         tests/cuda/test_cuda_backend.py::test_random_recurrences_on_the_device \
          tests/cuda/test_cuda_backend.py::test_cuda_by_name_without_a_device_is_a_clear_error \
+         tests/cuda/test_cuda_backend.py::test_random_recurrences_on_the_device \
          tests/cuda/test_cuda_backend.py::test_random_recurrences_in_small_register_tiles; do
   [ -e "${t%%::*}" ] && TESTS+=("$t")
 done
 step "tests on the device: ${TESTS[*]}"
-timeout "$(left 130)" "$PY" -m pytest -q -p no:cacheprovider $XDIST "${TESTS[@]}" > "$OUT/tests.txt" 2>&1
+# -v: each test's outcome is printed as it ends, so a run cut short by its time says which passed
+timeout "$(left 130)" "$PY" -m pytest -v -p no:cacheprovider $XDIST "${TESTS[@]}" > "$OUT/tests.txt" 2>&1
 echo "rc $?" >> "$OUT/tests.txt"
-tail -4 "$OUT/tests.txt"
+grep -E "PASSED|FAILED|SKIPPED|ERROR|^rc " "$OUT/tests.txt" | tail -40
 
 step "score profile and packed lanes probe"
 timeout "$(left 150)" "$PY" benchmarks/packed_probe.py --proteome .whl/proteome.faa --n "$N" \
