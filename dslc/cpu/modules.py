@@ -21,11 +21,11 @@ from dslc.store.disk import (cache_dir, digest, guard_numba_caches, is_digest, r
                              read_module, write_entry)
 from dslc import timings
 from dslc.cpu.convert import convert
+from dslc.cpu.threads import ThreadedPrinter, run_chunks
 from dslc.kernel import launch
 from dslc.store.key import program_key
 from dslc.kernel.ir import TASK_ROLES, TaskArg
 from dslc.kernel.strategies import CPU_LAUNCH, launch_passes
-from dslc.targets.printer import Printer
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 
@@ -147,12 +147,13 @@ def _well_formed_arg(a) -> bool:
 
 
 def batch_source(args: list[TaskArg], travel: dict[str, str], width: int | None = None) -> str:
-    """A ``prange`` loop calling ``task`` once per task (a tuple result of
+    """A loop calling ``task`` once per task of ``order`` (a tuple result of
     ``width`` components fills the task's row of ``out``): the launch of
-    kernel.launch with the CPU's passes."""
+    kernel.launch with the CPU's passes, serial and without the GIL, run on
+    threads over slices of ``order`` (dslc.cpu.threads)."""
     k = launch.apply(launch.tasks("cpu", args, travel, width=width),
                      launch_passes(CPU_LAUNCH))
-    return Printer().kernel(k)
+    return ThreadedPrinter().kernel(k)
 
 
 def pack(args: list[TaskArg], travel: dict[str, str], batch: TaskBatch, backend, windows,
@@ -201,18 +202,12 @@ def batch_function(module, args: list[TaskArg], batch: TaskBatch, backend):
 
     def run(batch, windows, f):
         arrays = pack(args, travel, batch, backend, windows, f)
-        # a task that stops on a check leaves its slot NaN: with a chunk size set,
-        # Numba does not always re-raise an exception from a worker thread, so the
-        # backend re-runs NaN tasks on the interpreter (which reports the error)
+        # a task that stops on a check leaves its slot NaN: the backend re-runs NaN
+        # tasks on the interpreter (which reports the error)
         out = np.full(len(batch) if width is None else (len(batch), width), np.nan)
-        # tasks ordered largest first, dealt to the threads' blocks (dealt), so no
-        # thread is left with all the long sequences
-        previous = numba.set_parallel_chunksize(2)
-        try:
-            with timings.computing():
-                batch_mod.batch(dealt(batch.order), *arrays, out)
-        finally:
-            numba.set_parallel_chunksize(previous)
+        order = batch.order  # largest first: threads take chunks of it as they free up
+        with timings.computing():
+            run_chunks(len(order), lambda a, b: batch_mod.batch(order[a:b], *arrays, out))
         return out
     return run
 
