@@ -14,7 +14,6 @@ import json
 import sys
 import types
 
-import numba
 import numpy as np
 
 from dslc.store.disk import (cache_dir, digest, guard_numba_caches, is_digest, read_entry,
@@ -210,22 +209,6 @@ def batch_function(module, args: list[TaskArg], batch: TaskBatch, backend):
             run_chunks(len(order), lambda a, b: batch_mod.batch(order[a:b], *arrays, out))
         return out
     return run
-
-
-def dealt(order: np.ndarray, threads: int | None = None) -> np.ndarray:
-    """``order`` (tasks largest first) dealt round-robin to ``threads`` (Numba's,
-    by default) contiguous blocks: the first block takes tasks 0, T, 2T..., the
-    second 1, T + 1, 2T + 1... A ``prange`` loop on Numba's OpenMP and workqueue
-    layers gives each thread one contiguous block of the iterations, the first
-    ``n % T`` of them one more (``numba.set_parallel_chunksize`` does not change
-    that there: measured on numba 0.68, docs/benchmarks.md), so an order sorted
-    largest first gave the first thread all the longest tasks. Dealt, each block
-    holds a share of every size, and its length is the one the static split
-    gives that thread. Results are stored by task number, so the order is free."""
-    t = numba.get_num_threads() if threads is None else threads
-    if t <= 1 or len(order) <= t:
-        return order
-    return np.concatenate([order[k::t] for k in range(t)])
 
 
 def module_text(module) -> str:

@@ -12,9 +12,10 @@ pays it for every map.
 So the launch is compiled serial, over a range of its iterations, with ``nogil``, and
 Python threads run it: each takes the next chunk of iterations (in the map's order,
 largest tasks first) until none is left, the GIL released while the compiled loop runs.
-Taking chunks as they free up balances the threads without :func:`modules.dealt`'s
-static deal (a ``prange`` loop gives each thread one contiguous block), and a second
-run loads the same cached launch.
+Taking chunks as they free up balances the threads (a ``prange`` loop gives each
+thread one contiguous block of the iterations, whatever its chunk size says, so the
+sorted order had to be dealt round-robin into those blocks), and a second run loads
+the same cached launch.
 
 The number of threads is Numba's (``numba.get_num_threads()``, which ``NUMBA_NUM_THREADS``
 and the API's thread settings set), so a run uses the cores it was given before.
