@@ -49,6 +49,13 @@ class Chosen:
 
 DIRECT = ("straight-line code: the interpreter answers a single call sooner than compiled "
           "code loads")
+# A map of straight-line code over at most this many tasks runs on the interpreter: about
+# 30 us a task there (0.1 s for the lot), against 0.5-2 s of compiling its launch on a
+# first run (docs/benchmarks-log.md, "First runs"), so a script's small maps (the E-value
+# of the sequences a filter passed) cost a first run nothing
+DIRECT_MAP_TASKS = 4096
+DIRECT_MAP = (f"straight-line code over at most {DIRECT_MAP_TASKS} tasks: the interpreter "
+              "answers them sooner than their code compiles")
 OUTSIDE = "the cell asked for is outside the declared ranges: the interpreter reports it"
 
 
@@ -118,6 +125,8 @@ class CpuBackend:
 
         f = self.program.functions[func]
         said = functools.partial(Decision, func, "cpu", "map", tasks=len(batch))
+        if self.direct(func) and len(batch) <= DIRECT_MAP_TASKS:
+            return _interpreted(said, DIRECT_MAP)
         try:
             kind, widest, request = self.map_entry(f, batch)
         except NotCompilable as e:
@@ -268,9 +277,10 @@ class CpuBackend:
 
     # ------------------------------------------------------------------ helpers
     def direct(self, func: str) -> bool:
-        """Is a single call of ``func`` answered by the interpreter directly?
-        Where it is straight-line code (``tir.straight_line``), compiling or
-        even loading compiled code costs more than running it."""
+        """Is a single call of ``func`` (or a map of it over at most
+        ``DIRECT_MAP_TASKS`` tasks) answered by the interpreter directly? Where it
+        is straight-line code (``tir.straight_line``), compiling or even loading
+        compiled code costs more than running it."""
         return self.direct_scalars and tir.straight_line(self.program.functions, func)
 
     def call_entry(self, f, args: dict):
