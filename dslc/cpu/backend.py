@@ -8,6 +8,7 @@ which reports it with the exact call and values.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from dataclasses import dataclass, field
@@ -84,6 +85,7 @@ class CpuBackend:
         self._table_scopes: dict = {}  # (func, shapes) -> the widest binding planned for
         self.reruns: dict[str, int] = {}  # entry -> compiled tasks re-run on the interpreter
         self.allow_interpreter: bool | None = None  # None: as DSLC_STRICT_COMPILE says
+        self._bound: dict | None = None  # the whole map's widest binding, while its parts run
 
     @functools.cached_property
     def packs(self):
@@ -218,7 +220,8 @@ class CpuBackend:
         f = self.program.functions[func]
         parts = map_parts(batch, self.program.registry, self.packs.applies(batch))
         if parts is not None:
-            return _per_part(self.map, func, batch, span, progress, parts)
+            with self._parts_of(batch):
+                return _per_part(self.map, func, batch, span, progress, parts)
         c = self._ran(self.choose(func, "map", batch))
         if c.compiled is None:
             return self.interp.map(func, batch, span, progress)
@@ -242,6 +245,19 @@ class CpuBackend:
             return self._rerun(func, lambda: self.interp.map(func, batch, span, progress),
                                len(batch))
         return self.map_values(func, f, raw, batch, span)
+
+    @contextlib.contextmanager
+    def _parts_of(self, batch):
+        """While the parts of ``batch`` are planned: a product over a few items
+        (queries) is planned once, for the whole map's widest binding, whose windows
+        bound every part's extents (the code reads each part's own at run time): one
+        plan, not one per query length. Parts by model keep their own."""
+        self._bound = None if _by_model(batch, self.program.registry) is not None \
+            else widest_task(batch)
+        try:
+            yield
+        finally:
+            self._bound = None
 
     def map_values(self, func, f, raw: np.ndarray, batch, span) -> list:
         """A map's compiled values as the interpreter gives them; a task with no
@@ -311,7 +327,7 @@ class CpuBackend:
         if tupled:  # (a batch packs each argument as one number or array per task)
             raise NotCompilable(f"a map of {f.name} over tuple arguments ({tupled[0]}): "
                                 "not compiled, a single call is")
-        widest = widest_task(tasks)
+        widest = _bounded(widest_task(tasks), self._bound)
         if not f.is_table:
             return "value", widest, None
         for p in f.rec_params:  # an int dimension's extent is the cell asked for
@@ -460,7 +476,8 @@ class CpuBackend:
             batch = TaskBatch.of(tasks)
             parts = map_parts(batch, self.program.registry, self.packs.applies(batch))
             if parts is not None:
-                return self.code_cached(func, batch.subset(parts[0]), True)
+                with self._parts_of(batch):
+                    return self.code_cached(func, batch.subset(parts[0]), True)
         args = tasks[0]
         try:
             if is_map:
@@ -597,6 +614,19 @@ def widest_task(batch) -> dict:
     out = dict(batch.first)
     for name, lens in batch.lengths.items():
         out[name] = batch[int(lens.argmax())][name]
+    return out
+
+
+def _bounded(widest: dict, bound: dict | None) -> dict:
+    """``widest`` with each sequence that ``bound`` holds longer taken from ``bound``
+    (the binding a map's parts are planned for: :meth:`CpuBackend.map`)."""
+    if not bound:
+        return widest
+    out = dict(widest)
+    for name, v in bound.items():
+        mine = out.get(name)
+        if isinstance(v, Sequence) and isinstance(mine, Sequence) and len(v) > len(mine):
+            out[name] = v
     return out
 
 
