@@ -4,10 +4,10 @@
 A map runs one generated ``task`` per task. Around it, each target needs a launch:
 a loop over a chunk of the tasks on the CPU (threads take the chunks), a kernel whose
 threads (or blocks) take the tasks on a GPU, with model arrays copied into shared
-memory behind a barrier or compiled in as constants. These are built here as a kernel (parameters as typed records: what each
-is for, how it is packed, its element type) and turned into text by the target's
-printer; strategies are passes over the kernel (kernel.launch), and the verifier
-(kernel.verify) runs after every pass.
+memory behind a barrier or compiled in as constants. These are built here as a kernel
+(parameters as typed records: what each is for, how it is packed, its element type)
+and turned into text by the target's printer; strategies are passes over the kernel
+(kernel.launch), and the verifier (kernel.verify) runs after every pass.
 
 Expressions: ``Name``, ``Const``, ``Index`` (a load, or a slice when an index is a
 ``Slice``), ``Bin``, ``Call``, ``Thread`` (the GPU's thread and block numbers); in a
