@@ -32,6 +32,10 @@ def where(backend, func: str) -> str:
     if device_why:
         return f"cpu (the {name} device cannot run it: {device_why})"
     strategy = getattr(backend, "strategy", {}).get(func)
+    decisions = getattr(backend, "decisions", None)
+    last = decisions.of(func) if decisions is not None else None
+    if strategy is None and last is not None and last.strategy == "interpreter" and last.why:
+        return f"{name}, by its interpreter ({last.why[0]})"  # (chosen, not a fall-back)
     return f"{name}, {strategy}" if strategy else name
 
 

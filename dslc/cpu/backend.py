@@ -8,6 +8,7 @@ which reports it with the exact call and values.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from dataclasses import dataclass, field
@@ -49,6 +50,13 @@ class Chosen:
 
 DIRECT = ("straight-line code: the interpreter answers a single call sooner than compiled "
           "code loads")
+# A map of straight-line code over at most this many tasks runs on the interpreter: about
+# 30 us a task there (0.1 s for the lot), against 0.5-2 s of compiling its launch on a
+# first run (docs/benchmarks-log.md, "First runs"), so a script's small maps (the E-value
+# of the sequences a filter passed) cost a first run nothing
+DIRECT_MAP_TASKS = 4096
+DIRECT_MAP = (f"straight-line code over at most {DIRECT_MAP_TASKS} tasks: the interpreter "
+              "answers them sooner than their code compiles")
 OUTSIDE = "the cell asked for is outside the declared ranges: the interpreter reports it"
 
 
@@ -77,6 +85,7 @@ class CpuBackend:
         self._table_scopes: dict = {}  # (func, shapes) -> the widest binding planned for
         self.reruns: dict[str, int] = {}  # entry -> compiled tasks re-run on the interpreter
         self.allow_interpreter: bool | None = None  # None: as DSLC_STRICT_COMPILE says
+        self._bound: dict | None = None  # the whole map's widest binding, while its parts run
 
     @functools.cached_property
     def packs(self):
@@ -118,6 +127,8 @@ class CpuBackend:
 
         f = self.program.functions[func]
         said = functools.partial(Decision, func, "cpu", "map", tasks=len(batch))
+        if self.direct(func) and len(batch) <= DIRECT_MAP_TASKS:
+            return _interpreted(said, DIRECT_MAP)
         try:
             kind, widest, request = self.map_entry(f, batch)
         except NotCompilable as e:
@@ -209,7 +220,8 @@ class CpuBackend:
         f = self.program.functions[func]
         parts = map_parts(batch, self.program.registry, self.packs.applies(batch))
         if parts is not None:
-            return _per_part(self.map, func, batch, span, progress, parts)
+            with self._parts_of(batch):
+                return _per_part(self.map, func, batch, span, progress, parts)
         c = self._ran(self.choose(func, "map", batch))
         if c.compiled is None:
             return self.interp.map(func, batch, span, progress)
@@ -233,6 +245,19 @@ class CpuBackend:
             return self._rerun(func, lambda: self.interp.map(func, batch, span, progress),
                                len(batch))
         return self.map_values(func, f, raw, batch, span)
+
+    @contextlib.contextmanager
+    def _parts_of(self, batch):
+        """While the parts of ``batch`` are planned: a product over a few items
+        (queries) is planned once, for the whole map's widest binding, whose windows
+        bound every part's extents (the code reads each part's own at run time): one
+        plan, not one per query length. Parts by model keep their own."""
+        self._bound = None if _by_model(batch, self.program.registry) is not None \
+            else widest_task(batch)
+        try:
+            yield
+        finally:
+            self._bound = None
 
     def map_values(self, func, f, raw: np.ndarray, batch, span) -> list:
         """A map's compiled values as the interpreter gives them; a task with no
@@ -268,9 +293,10 @@ class CpuBackend:
 
     # ------------------------------------------------------------------ helpers
     def direct(self, func: str) -> bool:
-        """Is a single call of ``func`` answered by the interpreter directly?
-        Where it is straight-line code (``tir.straight_line``), compiling or
-        even loading compiled code costs more than running it."""
+        """Is a single call of ``func`` (or a map of it over at most
+        ``DIRECT_MAP_TASKS`` tasks) answered by the interpreter directly? Where it
+        is straight-line code (``tir.straight_line``), compiling or even loading
+        compiled code costs more than running it."""
         return self.direct_scalars and tir.straight_line(self.program.functions, func)
 
     def call_entry(self, f, args: dict):
@@ -301,7 +327,7 @@ class CpuBackend:
         if tupled:  # (a batch packs each argument as one number or array per task)
             raise NotCompilable(f"a map of {f.name} over tuple arguments ({tupled[0]}): "
                                 "not compiled, a single call is")
-        widest = widest_task(tasks)
+        widest = _bounded(widest_task(tasks), self._bound)
         if not f.is_table:
             return "value", widest, None
         for p in f.rec_params:  # an int dimension's extent is the cell asked for
@@ -450,7 +476,8 @@ class CpuBackend:
             batch = TaskBatch.of(tasks)
             parts = map_parts(batch, self.program.registry, self.packs.applies(batch))
             if parts is not None:
-                return self.code_cached(func, batch.subset(parts[0]), True)
+                with self._parts_of(batch):
+                    return self.code_cached(func, batch.subset(parts[0]), True)
         args = tasks[0]
         try:
             if is_map:
@@ -587,6 +614,19 @@ def widest_task(batch) -> dict:
     out = dict(batch.first)
     for name, lens in batch.lengths.items():
         out[name] = batch[int(lens.argmax())][name]
+    return out
+
+
+def _bounded(widest: dict, bound: dict | None) -> dict:
+    """``widest`` with each sequence that ``bound`` holds longer taken from ``bound``
+    (the binding a map's parts are planned for: :meth:`CpuBackend.map`)."""
+    if not bound:
+        return widest
+    out = dict(widest)
+    for name, v in bound.items():
+        mine = out.get(name)
+        if isinstance(v, Sequence) and isinstance(mine, Sequence) and len(v) > len(mine):
+            out[name] = v
     return out
 
 

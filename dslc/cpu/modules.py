@@ -14,18 +14,17 @@ import json
 import sys
 import types
 
-import numba
 import numpy as np
 
 from dslc.store.disk import (cache_dir, digest, guard_numba_caches, is_digest, read_entry,
                              read_module, write_entry)
 from dslc import timings
 from dslc.cpu.convert import convert
+from dslc.cpu.threads import ThreadedPrinter, run_chunks
 from dslc.kernel import launch
 from dslc.store.key import program_key
 from dslc.kernel.ir import TASK_ROLES, TaskArg
 from dslc.kernel.strategies import CPU_LAUNCH, launch_passes
-from dslc.targets.printer import Printer
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 
@@ -147,12 +146,13 @@ def _well_formed_arg(a) -> bool:
 
 
 def batch_source(args: list[TaskArg], travel: dict[str, str], width: int | None = None) -> str:
-    """A ``prange`` loop calling ``task`` once per task (a tuple result of
+    """A loop calling ``task`` once per task of ``order`` (a tuple result of
     ``width`` components fills the task's row of ``out``): the launch of
-    kernel.launch with the CPU's passes."""
+    kernel.launch with the CPU's passes, serial and without the GIL, run on
+    threads over slices of ``order`` (dslc.cpu.threads)."""
     k = launch.apply(launch.tasks("cpu", args, travel, width=width),
                      launch_passes(CPU_LAUNCH))
-    return Printer().kernel(k)
+    return ThreadedPrinter().kernel(k)
 
 
 def pack(args: list[TaskArg], travel: dict[str, str], batch: TaskBatch, backend, windows,
@@ -201,36 +201,14 @@ def batch_function(module, args: list[TaskArg], batch: TaskBatch, backend):
 
     def run(batch, windows, f):
         arrays = pack(args, travel, batch, backend, windows, f)
-        # a task that stops on a check leaves its slot NaN: with a chunk size set,
-        # Numba does not always re-raise an exception from a worker thread, so the
-        # backend re-runs NaN tasks on the interpreter (which reports the error)
+        # a task that stops on a check leaves its slot NaN: the backend re-runs NaN
+        # tasks on the interpreter (which reports the error)
         out = np.full(len(batch) if width is None else (len(batch), width), np.nan)
-        # tasks ordered largest first, dealt to the threads' blocks (dealt), so no
-        # thread is left with all the long sequences
-        previous = numba.set_parallel_chunksize(2)
-        try:
-            with timings.computing():
-                batch_mod.batch(dealt(batch.order), *arrays, out)
-        finally:
-            numba.set_parallel_chunksize(previous)
+        order = batch.order  # largest first: threads take chunks of it as they free up
+        with timings.computing():
+            run_chunks(len(order), lambda a, b: batch_mod.batch(order[a:b], *arrays, out))
         return out
     return run
-
-
-def dealt(order: np.ndarray, threads: int | None = None) -> np.ndarray:
-    """``order`` (tasks largest first) dealt round-robin to ``threads`` (Numba's,
-    by default) contiguous blocks: the first block takes tasks 0, T, 2T..., the
-    second 1, T + 1, 2T + 1... A ``prange`` loop on Numba's OpenMP and workqueue
-    layers gives each thread one contiguous block of the iterations, the first
-    ``n % T`` of them one more (``numba.set_parallel_chunksize`` does not change
-    that there: measured on numba 0.68, docs/benchmarks.md), so an order sorted
-    largest first gave the first thread all the longest tasks. Dealt, each block
-    holds a share of every size, and its length is the one the static split
-    gives that thread. Results are stored by task number, so the order is free."""
-    t = numba.get_num_threads() if threads is None else threads
-    if t <= 1 or len(order) <= t:
-        return order
-    return np.concatenate([order[k::t] for k in range(t)])
 
 
 def module_text(module) -> str:

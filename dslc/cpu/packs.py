@@ -10,7 +10,7 @@ megabytes of padded residues), and each argument is packed once per slice:
 * a number as a ``(groups, PACK)`` array;
 * anything shared (a matrix) as itself.
 
-Groups run in parallel with ``prange``. The variant compiled follows
+Groups run in parallel on threads (:mod:`dslc.cpu.threads`). The variant compiled follows
 :mod:`dslc.emit.precision`: float32 where the static bound holds for the run's
 numbers; else float32 with a per-lane record of the largest finite magnitude
 stored (tasks whose record reaches :data:`~dslc.emit.precision.LEAF` are
@@ -26,12 +26,12 @@ import numpy as np
 
 from dslc import runlog, settings, timings
 from dslc.cpu import modules
+from dslc.cpu.threads import ThreadedPrinter, run_chunks
 from dslc.emit.args import PACK, argument, pack_travel, packed_call
 from dslc.emit.precision import LEAF, STATIC, Float32, largest
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks
-from dslc.targets.printer import Printer
 
 
 def packs_enabled() -> bool:
@@ -107,8 +107,7 @@ class PackMaps:
         be, lane = self.backend, chosen.compiled
         module, args, windows, variant = lane.compiled
         column, shared_value = self._accessors(f, batch, windows)
-        # a map of a group or two gains nothing from threads, and a parallel
-        # driver costs about a second more to compile
+        # a map of a group or two gains nothing from threads
         runner = PackRunner(module, args, lane.travel, _dtype(variant),
                             parallel=len(batch) > 2 * PACK)
         raw, redo = runner.run_pieces(batch, column, shared_value, progress)
@@ -256,14 +255,15 @@ class PackRunner:
         params, call = packed_call(
             args, {a.name: as_batch[self._travel(a)] for a in args}, at="g")
         scratch = ", ".join(f"sc[{k}]" for k in range(module.NSCRATCH))
-        pr = Printer()
+        pr = ThreadedPrinter()  # groups g0 .. g1 - 1: threads take chunks of them
         src = pr.function(
-            "batch", ["ngroups", *params, "out", "big"],
-            f"    {pr.tasks_loop('g', 'ngroups', parallel)}\n"
+            "batch", ["g0", "g1", *params, "out", "big"],
+            "    for g in range(g0, g1):\n"
             f"        sc = scratch({', '.join(call)})\n"
             f"        lanes({', '.join(call)}, out[g], big[g]{', ' if scratch else ''}{scratch})",
-            "KERNEL" if parallel else "SERIAL")
+            "KERNEL")
         self.module = modules.load(modules.module_text(module) + "\n" + src)
+        self.threads = None if parallel else 1
 
     def _travel(self, a) -> str:
         if a.role in ("length", "cell"):
@@ -299,25 +299,19 @@ class PackRunner:
         idx[len(order):] = order[-1]  # the last group repeats its last task
         idx = idx.reshape(ngroups, PACK)
         bounds = slices(self._padded_bytes(batch, idx))
-        # groups largest first, dealt to the threads' blocks in each slice (the
-        # rows of ``idx`` travel with their tasks: results are put back by it)
-        idx = idx[np.concatenate([a + modules.dealt(np.arange(b - a))
-                                  for a, b in zip(bounds, bounds[1:])])]
+        # groups largest first in each slice, threads taking chunks of them in that
+        # order (dslc.cpu.threads)
         out = np.empty((ngroups, PACK), dtype=np.float64)
         big = np.zeros((ngroups, PACK), dtype=self.dtype)
         shared = {a.name: _in_value_type(shared_value(a), self.dtype) for a in self.args
                   if self._travel(a) == "shared"}
-        # (a chunk size deals nothing out on Numba's OpenMP and workqueue layers:
-        # modules.dealt did)
-        previous = numba.set_parallel_chunksize(1)
-        try:
-            for a, b in zip(bounds, bounds[1:]):
-                arrays = self._arrays(batch, column, shared, idx[a:b])
-                with timings.computing():
-                    self.module.batch(b - a, *arrays, out[a:b], big[a:b])
-                del arrays  # (before the next slice's are packed)
-        finally:
-            numba.set_parallel_chunksize(previous)
+        for a, b in zip(bounds, bounds[1:]):
+            arrays = self._arrays(batch, column, shared, idx[a:b])
+            o, g = out[a:b], big[a:b]
+            with timings.computing():
+                run_chunks(b - a, lambda g0, g1: self.module.batch(g0, g1, *arrays, o, g),
+                           self.threads)
+            del arrays  # (before the next slice's are packed)
         res = np.empty(len(batch), dtype=np.float64)
         res[idx.ravel()] = out.ravel()
         redo = np.unique(idx.ravel()[big.ravel() >= LEAF]).tolist()

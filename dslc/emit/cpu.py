@@ -2,8 +2,8 @@
 
 The generated module has one ``task`` function (one entry evaluated for one
 binding of its arguments: every table swept partition by partition along the
-isl loop nest) and one ``batch`` function that runs many tasks in parallel with
-``prange``. Nothing in here knows any particular algorithm: it only reads the
+isl loop nest) and one ``batch`` function that runs a range of a map's tasks, which
+threads take in chunks (dslc.cpu.threads). Nothing in here knows any particular algorithm: it only reads the
 typed IR, the schedule and the loop nest.
 
 A group's functions may have fewer recursive parameters than the group has

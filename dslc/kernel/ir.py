@@ -2,12 +2,12 @@
 ``task``) as typed, frozen data, printed per target (targets.printer).
 
 A map runs one generated ``task`` per task. Around it, each target needs a launch:
-a ``prange`` loop on the CPU, a kernel whose threads (or blocks) take the tasks on a
-GPU, with model arrays copied into shared memory behind a barrier or compiled in as
-constants. These are built here as a kernel (parameters as typed records: what each
-is for, how it is packed, its element type) and turned into text by the target's
-printer; strategies are passes over the kernel (kernel.launch), and the verifier
-(kernel.verify) runs after every pass.
+a loop over a chunk of the tasks on the CPU (threads take the chunks), a kernel whose
+threads (or blocks) take the tasks on a GPU, with model arrays copied into shared
+memory behind a barrier or compiled in as constants. These are built here as a kernel
+(parameters as typed records: what each is for, how it is packed, its element type)
+and turned into text by the target's printer; strategies are passes over the kernel
+(kernel.launch), and the verifier (kernel.verify) runs after every pass.
 
 Expressions: ``Name``, ``Const``, ``Index`` (a load, or a slice when an index is a
 ``Slice``), ``Bin``, ``Call``, ``Thread`` (the GPU's thread and block numbers); in a
@@ -320,8 +320,8 @@ class If:
 
 @dataclass(frozen=True)
 class Tasks:
-    """``for var in 0 .. count - 1`` over tasks: one per iteration, in parallel
-    on the CPU (``prange``)."""
+    """``for var in 0 .. count - 1`` over tasks: one per iteration (on the CPU
+    over a chunk of them, threads taking the chunks: dslc.cpu.threads)."""
 
     var: str
     count: Expr

@@ -7,7 +7,8 @@ components) in ``out``. A strategy is the passes it applies, in order (each
 strategy's, with its passes over the task's body, is a row of emit.strategies'
 table; kernel.strategies names the lists and ``launch_passes`` applies them):
 
-* the CPU: :data:`CPU` (the loop stays, run in parallel by ``prange``);
+* the CPU: :data:`CPU` (the loop stays, serial over a chunk of the tasks: threads take
+  the chunks, dslc.cpu.threads);
 * a GPU, a thread per task: :data:`THREAD_PER_TASK` (the loop becomes the thread's
   number in the grid and a test against the number of tasks);
 * a GPU, a block per task: :data:`BLOCK_PER_TASK` (the block's number; every thread

@@ -125,7 +125,7 @@ VALUE_TYPE = Pass(
     "float32 or float64", needs="value", functions=True)
 # the launches' passes, one list per kind of launch (emit.strategies' rows name them;
 # the CPU's batch, cpu.modules, reads its own without the table of builders)
-CPU_LAUNCH: tuple[Pass, ...] = ()  # the tasks loop stays, run in parallel by prange
+CPU_LAUNCH: tuple[Pass, ...] = ()  # the tasks loop stays (threads run chunks of it)
 THREAD_LAUNCH = (THREAD_PER_TASK,)
 BLOCK_LAUNCH = (BLOCK_PER_TASK,)
 # (launch.place: arguments dslc.cuda.placement puts in shared or constant memory are

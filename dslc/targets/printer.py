@@ -32,7 +32,6 @@ refused.
 
 from __future__ import annotations
 
-import inspect
 import math
 
 from dslc.kernel import body as kb
@@ -140,12 +139,6 @@ class Printer:
         its body printed here, one level in; the text parts as they are."""
         return "\n".join(self.function(p.name, p.params, self.task_text(p.body, 1), p.kind)
                          if isinstance(p, Function) else p for p in m.parts)
-
-    def copied(self, fn, kind: str = "SHORT") -> str:
-        """A Python function of the compiler's own (``fn``), compiled by the target:
-        its source under the decorator of ``kind`` (the function is written once, as
-        Python, and its numpy twin states the same rules: dslc.trace.align_kernel)."""
-        return f"{getattr(self, kind)}\n{inspect.getsource(fn)}"
 
     def library(self, *groups: str) -> str:
         """The runtime helpers of ``groups`` (targets.runtime), as module text."""

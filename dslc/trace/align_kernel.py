@@ -3,20 +3,26 @@
 dslc.trace.align builds an alignment from its path's points with numpy: some fifty
 array operations on a few hundred columns, each a few microseconds of call overhead
 however short the array, which made building it as slow as the compiled walk that
-found the path. :func:`build` does the same in one pass (Numba, cached on disk like
-generated code: dslc.cpu.modules), and is used where the path was walked by compiled
-code (dslc.trace.jit: Numba is loaded and warm there already); every other
+found the path. :func:`build` does the same in one pass, and is used where the path
+was walked by compiled code (dslc.trace.jit: Numba is loaded and warm there already, so
+this module imports it at its top); every other
 alignment, and any path this function declines, goes the numpy way, which states
 the rules and raises the errors. Both give the same alignment (tests/trace).
+
+It is dslc's own code, the same for every script, so its machine code is kept in Numba's
+cache beside this module (as dslc.cpu.packs's fill is): compiled once after installation,
+not on the first ``--align`` run of every cache directory.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 _GAP, _PLUS, _SPACE = -1, -3, -2  # glyph arrays end with "+", " ", "-"
 
 
+@numba.njit(cache=True)
 def build(at, codes_a, codes_b, ta, tb, pos, use_matrix):
     """``(status, top, mid, bottom, cigar, counts)`` of the path ``at`` (its points
     in the two sequences, (n, 2), in path order: the alignment's end first); rows
@@ -88,6 +94,7 @@ def build(at, codes_a, codes_b, ta, tb, pos, use_matrix):
     return 0, top, mid, bottom, cigar[:nc], counts
 
 
+@numba.njit(cache=True)
 def _put_run(buf, at, n, op):
     """Write ``<n><op>`` (decimal; ``op`` a code into ``=XID``) into ``buf`` from
     ``at``; the new end."""
@@ -100,18 +107,12 @@ def _put_run(buf, at, n, op):
     return at + digits + 1
 
 
-_COMPILED: list = []
+_COMPILED: list = []  # build, once asked for
 
 
 def compiled():
-    """:func:`build` compiled by Numba (loaded from the disk cache after a first run)."""
+    """:func:`build`, compiled by Numba when first called (its machine code then
+    loaded from Numba's cache)."""
     if not _COMPILED:
-        from dslc.cpu import modules
-        from dslc.targets.printer import Printer
-
-        source = "\n\n".join(
-            ["import numba\nimport numpy as np\n\n"
-             f"_GAP, _PLUS, _SPACE = {_GAP}, {_PLUS}, {_SPACE}"]
-            + [Printer().copied(f, "SHORT") for f in (_put_run, build)])
-        _COMPILED.append(modules.load(source).build)
+        _COMPILED.append(build)
     return _COMPILED[0]

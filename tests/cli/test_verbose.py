@@ -71,3 +71,17 @@ def test_v_tells_a_compile_from_a_cache_hit(tmp_path):
     assert "compiled (not in the cache)" in first and "call f: ran on cpu" in first
     assert "machine code from the cache" in second and "compiled (not" not in second
     assert "call f: ran on cpu" in second
+
+
+def test_a_small_map_of_straight_line_code_is_answered_by_the_interpreter(capsys, script,
+                                                                          monkeypatch):
+    """Outside the tests (which compile straight-line code: tests/conftest.py), a map
+    of straight-line code over a few tasks is not compiled, and ``-v`` says so."""
+    from dslc.cpu.backend import DIRECT_MAP_TASKS, CpuBackend
+
+    monkeypatch.setattr(CpuBackend, "direct_scalars", True)
+    assert main(["-v", "run", "--quiet", "--backend", "cpu", script]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.split("\n")[1:3] == ["  xs=0   a  6", "  xs=1   b  4"]  # len(s) + 3
+    assert (f"map of 2 tasks add: ran on cpu, by its interpreter (straight-line code over "
+            f"at most {DIRECT_MAP_TASKS} tasks") in captured.err
