@@ -27,7 +27,9 @@ import numpy as np
 from dslc import runlog, settings, timings
 from dslc.cpu import modules
 from dslc.emit.args import PACK, argument, pack_travel, packed_call
+from dslc.emit import narrow
 from dslc.emit.precision import LEAF, STATIC, Float32, largest
+from dslc.kernel.value_type import ValueType
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks
@@ -50,6 +52,7 @@ class PackMaps:
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source, variant)
         self.fallbacks: dict[str, str] = {}  # entry -> why its map runs one task per call
         self._memo: dict = {}
+        self._limits = None  # the last run's narrow limits (variant sets them)
 
     def choose(self, f, kind, widest, request, batch):
         """(:class:`PackChoice`, "") where a map of ``batch`` runs in packs,
@@ -69,15 +72,18 @@ class PackMaps:
             return None, self.fallbacks.get(f.name, "")
         module, args, windows, variant = compiled
         why = "float64: the plan's values allow no float32 (emit.precision)"
+        limits = None
         if variant == "float32":
             column, shared_value = self._accessors(f, batch, windows)
             variant = self.variant(module, args, travel, batch, column, shared_value, request)
             why = _WHY[variant]
+            if variant == "int16":
+                limits = self._limits
             if variant != "float32":
                 compiled = self.compiled(f.name, kind, widest, request, variant, shared)
                 if compiled is None:
                     return None, self.fallbacks.get(f.name, "")
-        return PackChoice(compiled, travel, variant, why), ""
+        return PackChoice(compiled, travel, variant, why, limits), ""
 
     def _accessors(self, f, batch, windows):
         """``column(a, ids)``: argument ``a`` of every task (``ids``) as the scalar
@@ -110,7 +116,7 @@ class PackMaps:
         # a map of a group or two gains nothing from threads, and a parallel
         # driver costs about a second more to compile
         runner = PackRunner(module, args, lane.travel, _dtype(variant),
-                            parallel=len(batch) > 2 * PACK)
+                            parallel=len(batch) > 2 * PACK, limits=lane.limits)
         raw, redo = runner.run_pieces(batch, column, shared_value, progress)
         if redo:
             module, args, windows = be.compiled(f.name, chosen.kind, chosen.scope,
@@ -138,11 +144,31 @@ class PackMaps:
             return "float64"
         extent = max(max([int(v.max()) for v in batch.lengths.values()] + [0]),
                      max(request or (0,)), module.SYM_EXTENT)
+        self._limits = narrow.limits(getattr(module, "NARROW", None), arrays, values, extent,
+                                     self._parameter_values(args, travel, batch, column,
+                                                            shared_value))
+        if self._limits is not None:
+            return "int16"
         if info.linear and info.static_bound(values, extent) < STATIC:
             return "float32"
         if values < LEAF and extent < LEAF:
             return "float32c"
         return "float64"
+
+    @staticmethod
+    def _parameter_values(args, travel, batch, column, shared_value):
+        """``value_of(name)``: the values entry parameter ``name`` takes in the
+        map's tasks, as an array (None: not a number)."""
+        def value_of(name):
+            for a in args:
+                if a.role == "argument" and a.of == name:
+                    if travel.get(a.name) == "member":
+                        return np.asarray(column(a), dtype=np.float64)
+                    if travel.get(a.name) == "shared" and not batch.is_seq(a.of):
+                        v = shared_value(a)
+                        return np.asarray(v, dtype=np.float64) if np.ndim(v) == 0 else None
+            return None
+        return value_of
 
     def compiled(self, func, kind, scope, request, variant: str, shared: frozenset):
         """(module, args, windows, variant) of an entry's lane code, or
@@ -211,7 +237,9 @@ class PackMaps:
 _WHY = {"float32": "float32: emit.precision's static bound holds for these tasks' numbers",
         "float32c": "float32 checked: each lane records the largest magnitude it stored; "
                     "tasks reaching the limit are recomputed in float64",
-        "float64": "float64: these tasks' numbers are beyond what float32 is trusted with"}
+        "float64": "float64: these tasks' numbers are beyond what float32 is trusted with",
+        "int16": "int16: emit.narrow proves a floor under every value and these tasks' "
+                 "numbers leave room; tasks reaching the ceiling are recomputed in float64"}
 
 
 @dataclass(frozen=True)
@@ -223,6 +251,7 @@ class PackChoice:
     travel: dict = field(compare=False)
     variant: str
     why: str
+    limits: tuple | None = None  # the narrow variant's (ceiling, lowest result): emit.narrow
 
 
 def shared_arguments(tasks) -> frozenset:
@@ -233,7 +262,7 @@ def shared_arguments(tasks) -> frozenset:
 
 def _dtype(variant: str) -> str:
     """The storage dtype of a variant (float32 and float32c store float32)."""
-    return "float64" if variant == "float64" else "float32"
+    return ValueType(variant).dtype
 
 
 # Groups packed and run per call of the driver: their padded sequences are held one
@@ -250,8 +279,9 @@ class PackRunner:
     """A compiled lane module and how to feed it."""
 
     def __init__(self, module, args: list, travel: dict[str, str], dtype: str,
-                 parallel: bool = True):
+                 parallel: bool = True, limits: tuple | None = None):
         self.args, self.travel, self.dtype = args, travel, np.dtype(dtype)
+        self.limits = limits  # the narrow variant's (emit.narrow.limits)
         as_batch = {"seq": "seq", "member": "scalar", "shared": "shared"}
         params, call = packed_call(
             args, {a.name: as_batch[self._travel(a)] for a in args}, at="g")
@@ -320,7 +350,12 @@ class PackRunner:
             numba.set_parallel_chunksize(previous)
         res = np.empty(len(batch), dtype=np.float64)
         res[idx.ravel()] = out.ravel()
-        redo = np.unique(idx.ravel()[big.ravel() >= LEAF]).tolist()
+        if self.limits is None:
+            again = big.ravel() >= LEAF
+        else:
+            again = narrow.untrusted(out.ravel(), big.ravel(), self.limits)
+            res[idx.ravel()] = narrow.results(out.ravel())
+        redo = np.unique(idx.ravel()[again]).tolist()
         return res, redo
 
     def _padded_bytes(self, batch, idx: np.ndarray) -> np.ndarray:
@@ -370,6 +405,8 @@ def _in_value_type(v, dtype: np.dtype):
     number among float32 values makes Numba do that arithmetic (and the min/max
     around it) in float64, half as many lanes per vector. Exact: both float32
     arguments of emit.precision bound every argument and model value below 2^23."""
+    if dtype.kind == "i":
+        return narrow.shared_value(v, dtype)
     if dtype != np.float32:
         return v
     if isinstance(v, float):

@@ -30,6 +30,7 @@ import math
 from dataclasses import replace
 
 from dslc.check import tir
+from dslc.emit import narrow
 from dslc.emit.args import PACK, pack_travel  # noqa: F401 (this generator's)
 from dslc.lang import types as T
 from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init_ir,
@@ -96,7 +97,8 @@ def pack_rules(fused: dict | None = None) -> tuple[Rule, ...]:
         if id(e) in fused:
             return ir.Load(fused[id(e)], (LANE,))
         return default(e, b)
-    return (Rule("seqindex", seqindex), Rule("builtin", builtin), Rule("reduce", reduce))
+    return (Rule("seqindex", seqindex), Rule("builtin", builtin), Rule("reduce", reduce),
+            *narrow.rules())
 
 
 def _lane_seq(em: ExprEmitter, x) -> bool:
@@ -300,9 +302,12 @@ class PackGenerator(CpuGenerator):
         scratch = self.pr.function("scratch", printed(args), f"{(extents or Lines()).render(1)}\n"
                                    f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})",
                                    "SHORT")
-        consts = (f"LANES = {PACK}\nDT = np.{self.value.dtype}\nINF = DT(np.inf)\n"
+        consts = (f"LANES = {PACK}\nDT = np.{self.value.dtype}\n"
+                  f"INF = {'DT(32767)' if self.value.narrow else 'DT(np.inf)'}\n"
                   f"NSCRATCH = {len(self.scratch)}\n"
                   f"F32 = {_f32_tuple(self.f32)}\n"
+                  f"NARROW = {narrow.text(narrow.narrow_info(self.program, self.plan))}\n"
+                  f"{narrow.consts(self.value)}"
                   f"SYM_EXTENT = {self._symbol_extent()}\n")
         return Module((NOALIAS_HEADER, HEADER, consts, self.pr.library("core"), helpers,
                        scratch, task))
