@@ -144,9 +144,9 @@ class PackMaps:
             return "float64"
         extent = max(max([int(v.max()) for v in batch.lengths.values()] + [0]),
                      max(request or (0,)), module.SYM_EXTENT)
-        self._limits = narrow.limits(getattr(module, "NARROW", None), arrays, values, extent,
-                                     self._parameter_values(args, travel, batch, column,
-                                                            shared_value))
+        self._limits = None if settings.choice("DSLC_NARROW") == "0" else narrow.limits(
+            getattr(module, "NARROW", None), arrays, values, extent,
+            self._parameter_values(args, travel, batch, column, shared_value))
         if self._limits is not None:
             return "int16"
         if info.linear and info.static_bound(values, extent) < STATIC:
@@ -282,6 +282,7 @@ class PackRunner:
                  parallel: bool = True, limits: tuple | None = None):
         self.args, self.travel, self.dtype = args, travel, np.dtype(dtype)
         self.limits = limits  # the narrow variant's (emit.narrow.limits)
+        self.lanes = module.LANES  # tasks per pack: the variant's (emit.narrow.lanes)
         as_batch = {"seq": "seq", "member": "scalar", "shared": "shared"}
         params, call = packed_call(
             args, {a.name: as_batch[self._travel(a)] for a in args}, at="g")
@@ -323,18 +324,19 @@ class PackRunner:
         in tasks ``ids``, ``shared_value(arg)`` one every task shares, as
         the scalar path would pass them."""
         order = batch.order
-        ngroups = -(-len(batch) // PACK)
-        idx = np.empty(ngroups * PACK, dtype=np.int64)
+        lanes = self.lanes
+        ngroups = -(-len(batch) // lanes)
+        idx = np.empty(ngroups * lanes, dtype=np.int64)
         idx[:len(order)] = order
         idx[len(order):] = order[-1]  # the last group repeats its last task
-        idx = idx.reshape(ngroups, PACK)
+        idx = idx.reshape(ngroups, lanes)
         bounds = slices(self._padded_bytes(batch, idx))
         # groups largest first, dealt to the threads' blocks in each slice (the
         # rows of ``idx`` travel with their tasks: results are put back by it)
         idx = idx[np.concatenate([a + modules.dealt(np.arange(b - a))
                                   for a, b in zip(bounds, bounds[1:])])]
-        out = np.empty((ngroups, PACK), dtype=np.float64)
-        big = np.zeros((ngroups, PACK), dtype=self.dtype)
+        out = np.empty((ngroups, lanes), dtype=np.float64)
+        big = np.zeros((ngroups, lanes), dtype=self.dtype)
         shared = {a.name: _in_value_type(shared_value(a), self.dtype) for a in self.args
                   if self._travel(a) == "shared"}
         # (a chunk size deals nothing out on Numba's OpenMP and workqueue layers:
@@ -365,7 +367,7 @@ class PackRunner:
         for a in self.args:
             if self._travel(a) == "seq":
                 lens = batch.seq_rows(a.of, idx.ravel())[2]
-                size += lens.reshape(idx.shape).max(axis=1) * PACK
+                size += lens.reshape(idx.shape).max(axis=1) * self.lanes
         return size
 
     def _arrays(self, batch, column, shared: dict, part: np.ndarray) -> list:
@@ -420,10 +422,11 @@ def _pack_seqs(codes: np.ndarray, starts: np.ndarray, lens: np.ndarray, ngroups:
     """Padded ``(length, PACK)`` blocks, one per group of ``PACK`` consecutive
     rows (task ``r``'s residues at ``codes[starts[r]:starts[r] + lens[r]]``),
     stacked, and each group's first row."""
-    longest = lens.reshape(ngroups, PACK).max(axis=1)
+    lanes = len(lens) // ngroups
+    longest = lens.reshape(ngroups, lanes).max(axis=1)
     off = np.zeros(ngroups + 1, dtype=np.int64)
     np.cumsum(longest, out=off[1:])
-    buf = np.zeros((max(int(off[-1]), 1), PACK), dtype=np.uint8)
+    buf = np.zeros((max(int(off[-1]), 1), lanes), dtype=np.uint8)
     _fill_lanes(codes, starts, lens, off, buf)
     return [buf, off]
 

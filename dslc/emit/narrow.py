@@ -370,3 +370,9 @@ def shared_value(v, dtype: np.dtype):
     if isinstance(v, np.ndarray) and v.dtype.kind in "fiu" and v.dtype != np.uint8:
         return v.astype(dtype)
     return v
+
+
+def lanes(value, pack: int) -> int:
+    """Tasks per pack: twice the float32 pack in int16 (the same vectors hold twice
+    the lanes)."""
+    return 2 * pack if value.narrow else pack

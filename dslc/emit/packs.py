@@ -38,7 +38,7 @@ from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused
 from dslc.kernel.module import Function, Module
 from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable, Rule
-from dslc.kernel import ir
+from dslc.kernel import ir, profiles
 from dslc.kernel.lane_groups import Lanes, PerLane
 from dslc.kernel.strategies import Strategy, lower
 from dslc.kernel.value_type import ValueType
@@ -275,6 +275,24 @@ class PackGenerator(CpuGenerator):
             return
         b.assign(name, text)
 
+    def _profiles(self, args, body) -> profiles.Profiles:
+        """The score profiles the body reads (kernel.profiles), their storage made by
+        the caller with the pack's other scratch arrays."""
+        lane_seqs, shared, models = set(), set(), set()
+        for a in args:
+            if a.role not in ("argument", "global", "layout"):
+                continue
+            p = self.plan.scope.get(a.of) if a.role == "argument" else None
+            if p is not None and isinstance(p.type, T.SeqT):
+                (lane_seqs if self.travel_of(a.of) == "seq" else shared).add(a.name)
+            else:
+                models.add(a.name)
+        ctx = profiles.Profiles(frozenset(models), frozenset(shared), frozenset(lane_seqs),
+                                LANE.id)
+        found = profiles.find(body.stmts, ctx)
+        self.scratch.extend((p.name, p.shape, "DT") for p in found)
+        return replace(ctx, found=found)
+
     def _symbol_extent(self) -> int:
         """The largest extent that is not a sequence length (alphabet sizes),
         for the host's float32 bound."""
@@ -289,12 +307,14 @@ class PackGenerator(CpuGenerator):
 
     def module_record(self, args, body, extents=None) -> Module:
         helpers = "\n".join(self.helpers.values())
+        found = self._profiles(args, body)
         names = [n for n, _, _ in self.scratch]
         params = printed(args) + ["out", "big"] + names
-        # the strategy's passes (kernel.strategies): the lane loops, then the value type
-        # (emit.precision's decision made concrete), verified before and after each
+        # the strategy's passes (kernel.strategies): the lane loops, the score profiles,
+        # then the value type (emit.precision's decision made concrete), verified before
+        # and after each
         lower(self.strategy, body, self.TARGET, params, lanes=Lanes(LANE.id, "LANES"),
-              value=(self.value, self.pr.INF, self.value_tables()))
+              profiles=found, value=(self.value, self.pr.INF, self.value_tables()))
         task = Function("lanes", tuple(params), tuple(body.stmts), "NOALIAS")
         if self.pr.fails(self.value):
             raise NotCompilable("a run-time check a padded lane could not report")
@@ -302,7 +322,7 @@ class PackGenerator(CpuGenerator):
         scratch = self.pr.function("scratch", printed(args), f"{(extents or Lines()).render(1)}\n"
                                    f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})",
                                    "SHORT")
-        consts = (f"LANES = {PACK}\nDT = np.{self.value.dtype}\n"
+        consts = (f"LANES = {narrow.lanes(self.value, PACK)}\nDT = np.{self.value.dtype}\n"
                   f"INF = {'DT(32767)' if self.value.narrow else 'DT(np.inf)'}\n"
                   f"NSCRATCH = {len(self.scratch)}\n"
                   f"F32 = {_f32_tuple(self.f32)}\n"
