@@ -38,6 +38,21 @@ PARASAIL_VARIANTS = ("sw_striped_profile_sat", "sw_striped_profile_16", "sw_scan
                      "sw_scan_profile_sat", "sw_diag_profile_16")
 
 
+def _records(seqs):
+    """``seqs`` as loaded records, as a user's query file gives them (a map over
+    records binds no task one by one: dslc.api ``load``)."""
+    import tempfile
+
+    from dslc.lang.fasta import read_fasta
+
+    with tempfile.NamedTemporaryFile("w", suffix=".faa", delete=False) as fh:
+        fh.write("".join(f">{s.name}\n{s.text}\n" for s in seqs))
+    try:
+        return read_fasta(fh.name, seqs[0].alphabet)
+    finally:
+        os.unlink(fh.name)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=0, help="use only the first N proteins")
@@ -56,7 +71,7 @@ def main() -> None:
     db = load_proteome(args.proteome)
     queries = [next(s for s in db if len(s) == 375)] if args.queries == 1 else \
         db[: args.queries]
-    query = queries[0] if len(queries) == 1 else queries  # (one query: passed alone)
+    query = queries[0] if len(queries) == 1 else _records(queries)  # (one query: alone)
     if args.limit:
         db = db[: args.limit]
     cells = sum(len(q) for q in queries) * sum(len(s) for s in db)
