@@ -53,6 +53,7 @@ class PackMaps:
         self.fallbacks: dict[str, str] = {}  # entry -> why its map runs one task per call
         self._memo: dict = {}
         self._limits = None  # the last run's narrow limits (variant sets them)
+        self.recomputed: dict[str, int] = {}  # entry -> tasks recomputed by the scalar path
 
     def choose(self, f, kind, widest, request, batch):
         """(:class:`PackChoice`, "") where a map of ``batch`` runs in packs,
@@ -119,6 +120,7 @@ class PackMaps:
                             parallel=len(batch) > 2 * PACK, limits=lane.limits)
         raw, redo = runner.run_pieces(batch, column, shared_value, progress)
         if redo:
+            self.recomputed[f.name] = self.recomputed.get(f.name, 0) + len(redo)
             module, args, windows = be.compiled(f.name, chosen.kind, chosen.scope,
                                                 chosen.request)
             sub = batch.subset(redo)

@@ -213,16 +213,38 @@ def _sum(program, e, state, signs) -> _Val:
     """A term: at most one operand reading the tables (possibly infinite), the others
     finite leaves. Where the read may be ``-inf``, each leaf must not be positive."""
     parts = list(_terms(e, 1))
-    inner = [(s, x) for s, x in parts if _leaf_sign(x) is None]
+    inner = [(s, x) for s, x in parts if _reads(x, state)]
     if len(inner) > 1 or any(s < 0 for s, _ in inner):
         raise _Wide()
-    leaves = [(s, x) for s, x in parts if _leaf_sign(x) is not None]
+    leaves = [(s, x) for s, x in parts if not _reads(x, state)]
     read = _value(program, inner[0][1], state, signs) if inner else _Val(0.0)
-    lo = read.lo + sum(_leaf(x, s).lo for s, x in leaves)
+    lo = read.lo + sum(_operand(program, x, s, state, signs) for s, x in leaves)
     if read.ninf:
         for s, x in leaves:
             signs.update(_not_positive(x, s))
     return _Val(lo, read.ninf, read.pinf)
+
+
+def _reads(e, state) -> bool:
+    """Does ``e`` read a table or hold an infinity (the one operand of a term that
+    may)?"""
+    for x in tir.walk(e):
+        if isinstance(x, tir.Call) and x.func in state:
+            return True
+        if isinstance(x, tir.Lit) and isinstance(x.value, float) and math.isinf(x.value):
+            return True
+    return False
+
+
+def _operand(program, e, sign, state, signs) -> float:
+    """The floor (in units of M) of a finite operand of a term, with its sign: a
+    leaf's own, or for a finite expression of leaves (``if ... then 3 else -2``) its
+    floor where added and minus its count of leaves where subtracted."""
+    if _leaf_sign(e) is not None:
+        return _leaf(e, sign).lo
+    if sign > 0:
+        return _value(program, e, state, signs).lo
+    return -float(sum(1 for x in tir.walk(e) if _leaf_sign(x) is not None))
 
 
 def _terms(e, sign):
