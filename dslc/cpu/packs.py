@@ -52,8 +52,9 @@ class PackMaps:
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source, variant)
         self.fallbacks: dict[str, str] = {}  # entry -> why its map runs one task per call
         self._memo: dict = {}
-        self._limits = None  # the last run's narrow limits (variant sets them)
+        self._limits: dict = {}  # the last run's narrow limits by type (variant sets them)
         self.recomputed: dict[str, int] = {}  # entry -> tasks recomputed by the scalar path
+        self.widened: dict[str, int] = {}  # entry -> tasks recomputed in wider lanes
 
     def choose(self, f, kind, widest, request, batch):
         """(:class:`PackChoice`, "") where a map of ``batch`` runs in packs,
@@ -73,18 +74,30 @@ class PackMaps:
             return None, self.fallbacks.get(f.name, "")
         module, args, windows, variant = compiled
         why = "float64: the plan's values allow no float32 (emit.precision)"
-        limits = None
+        limits, wider = None, None
         if variant == "float32":
             column, shared_value = self._accessors(f, batch, windows)
             variant = self.variant(module, args, travel, batch, column, shared_value, request)
             why = _WHY[variant]
-            if variant == "int16":
-                limits = self._limits
+            if variant in NARROW_TYPES:
+                limits = self._limits[variant]
+                wider = self._wider(f, kind, widest, request, shared, travel, variant)
             if variant != "float32":
                 compiled = self.compiled(f.name, kind, widest, request, variant, shared)
                 if compiled is None:
                     return None, self.fallbacks.get(f.name, "")
-        return PackChoice(compiled, travel, variant, why, limits), ""
+        return PackChoice(compiled, travel, variant, why, limits, wider), ""
+
+    def _wider(self, f, kind, widest, request, shared, travel, variant):
+        """The lanes that recompute what a narrow variant could not keep: int16's
+        for int8 where its limits hold (None: the scalar path recomputes)."""
+        later = NARROW_TYPES[NARROW_TYPES.index(variant) + 1:]
+        for dtype in later:
+            if dtype in self._limits:
+                compiled = self.compiled(f.name, kind, widest, request, dtype, shared)
+                if compiled is not None:
+                    return PackChoice(compiled, travel, dtype, _WHY[dtype], self._limits[dtype])
+        return None
 
     def _accessors(self, f, batch, windows):
         """``column(a, ids)``: argument ``a`` of every task (``ids``) as the scalar
@@ -112,13 +125,12 @@ class PackMaps:
         is not trusted are recomputed by the scalar path. ``progress(done)`` is
         called as pieces of the map finish (dslc.progress)."""
         be, lane = self.backend, chosen.compiled
-        module, args, windows, variant = lane.compiled
-        column, shared_value = self._accessors(f, batch, windows)
-        # a map of a group or two gains nothing from threads, and a parallel
-        # driver costs about a second more to compile
-        runner = PackRunner(module, args, lane.travel, _dtype(variant),
-                            parallel=len(batch) > 2 * PACK, limits=lane.limits)
-        raw, redo = runner.run_pieces(batch, column, shared_value, progress)
+        raw, redo = self._lanes(f, lane, batch, progress)
+        if redo and lane.wider is not None:  # (int8's: in int16 lanes first)
+            self.widened[f.name] = self.widened.get(f.name, 0) + len(redo)
+            wide, again = self._lanes(f, lane.wider, batch.subset(redo))
+            raw[redo] = wide
+            redo = [redo[k] for k in again]
         if redo:
             self.recomputed[f.name] = self.recomputed.get(f.name, 0) + len(redo)
             module, args, windows = be.compiled(f.name, chosen.kind, chosen.scope,
@@ -126,6 +138,17 @@ class PackMaps:
             sub = batch.subset(redo)
             raw[redo] = modules.batch_function(module, args, sub, be)(sub, windows, f)
         return raw
+
+    def _lanes(self, f, lane, batch, progress=None):
+        """(raw results, tasks to recompute) of ``batch`` in the lanes ``lane`` (a
+        :class:`PackChoice`)."""
+        module, args, windows, variant = lane.compiled
+        column, shared_value = self._accessors(f, batch, windows)
+        # a map of a group or two gains nothing from threads, and a parallel
+        # driver costs about a second more to compile
+        runner = PackRunner(module, args, lane.travel, _dtype(variant),
+                            parallel=len(batch) > 2 * PACK, limits=lane.limits)
+        return runner.run_pieces(batch, column, shared_value, progress)
 
     def variant(self, module, args, travel, batch, column, shared_value,
                 request=None) -> str:
@@ -146,11 +169,17 @@ class PackMaps:
             return "float64"
         extent = max(max([int(v.max()) for v in batch.lengths.values()] + [0]),
                      max(request or (0,)), module.SYM_EXTENT)
-        self._limits = None if settings.choice("DSLC_NARROW") == "0" else narrow.limits(
-            getattr(module, "NARROW", None), arrays, values, extent,
-            self._parameter_values(args, travel, batch, column, shared_value))
-        if self._limits is not None:
-            return "int16"
+        self._limits = {}
+        narrowest = settings.choice("DSLC_NARROW")
+        if narrowest != "0":
+            value_of = self._parameter_values(args, travel, batch, column, shared_value)
+            for dtype in NARROW_TYPES[1:] if narrowest == "16" else NARROW_TYPES:
+                lims = narrow.limits(getattr(module, "NARROW", None), arrays, values, extent,
+                                     value_of, dtype)
+                if lims is not None:
+                    self._limits[dtype] = lims
+        if self._limits:
+            return next(iter(self._limits))
         if info.linear and info.static_bound(values, extent) < STATIC:
             return "float32"
         if values < LEAF and extent < LEAF:
@@ -241,7 +270,14 @@ _WHY = {"float32": "float32: emit.precision's static bound holds for these tasks
                     "tasks reaching the limit are recomputed in float64",
         "float64": "float64: these tasks' numbers are beyond what float32 is trusted with",
         "int16": "int16: emit.narrow proves a floor under every value and these tasks' "
-                 "numbers leave room; tasks reaching the ceiling are recomputed in float64"}
+                 "numbers leave room; tasks reaching the ceiling are recomputed in float64",
+        "int8": "int8: emit.narrow proves a floor under every value and these tasks' "
+                "numbers leave room; tasks reaching the ceiling are recomputed in int16 "
+                "lanes (then float64)"}
+
+# the narrow value types, narrowest first (emit.narrow): a map takes the first whose
+# limits hold, and what it cannot keep is recomputed in the next
+NARROW_TYPES = ("int8", "int16")
 
 
 @dataclass(frozen=True)
@@ -254,6 +290,7 @@ class PackChoice:
     variant: str
     why: str
     limits: tuple | None = None  # the narrow variant's (ceiling, lowest result): emit.narrow
+    wider: "PackChoice | None" = field(default=None, compare=False)  # recomputes (int8's)
 
 
 def shared_arguments(tasks) -> frozenset:
@@ -357,8 +394,8 @@ class PackRunner:
         if self.limits is None:
             again = big.ravel() >= LEAF
         else:
-            again = narrow.untrusted(out.ravel(), big.ravel(), self.limits)
-            res[idx.ravel()] = narrow.results(out.ravel())
+            again = narrow.untrusted(out.ravel(), big.ravel(), self.limits, self.dtype.name)
+            res[idx.ravel()] = narrow.results(out.ravel(), self.dtype.name)
         redo = np.unique(idx.ravel()[again]).tolist()
         return res, redo
 

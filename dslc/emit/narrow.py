@@ -46,10 +46,12 @@ from dslc.emit.precision import float32_info
 from dslc.lang import types as T
 
 LO, HI = -32768, 32767  # int16
+RANGES = {"int16": (LO, HI), "int8": (-128, 127)}
+MIN_CEILING = {"int16": 256, "int8": 32}  # below these, most tasks would be recomputed
 ROUNDS = 64  # fixed-point rounds before a floor is taken not to exist
 SAT_TEXT = ("@numba.njit(inline='always')\n"
             "def SAT(x):\n"
-            "    return DT(min(max(x, np.int32(-32768)), np.int32(32767)))\n")
+            "    return DT(min(max(x, np.int32({lo})), np.int32({hi})))\n")
 
 
 @dataclass(frozen=True)
@@ -67,14 +69,15 @@ class Narrow:
     literal: int
     signs: tuple[tuple[str, int], ...]
 
-    def bounds(self, values: float) -> tuple[int, int] | None:
+    def bounds(self, values: float, dtype: str = "int16") -> tuple[int, int] | None:
         """(ceiling, lowest finite result) for a run whose leaves are at most
-        ``values`` in magnitude, or None where int16 leaves no room."""
+        ``values`` in magnitude, or None where ``dtype`` leaves no room."""
+        lo, hi = RANGES[dtype]
         m = max(self.literal, values, 1)
         reach = 2 * self.leaves * m
-        ceiling = HI - reach
+        ceiling = hi - reach
         low = math.floor(min(self.floor, self.out_floor) * m) - self.leaves * m
-        if ceiling < 256 or low - reach <= LO:
+        if ceiling < MIN_CEILING[dtype] or low - reach <= lo:
             return None
         return int(ceiling), int(math.floor(self.out_floor * m))
 
@@ -322,9 +325,15 @@ def _marked(em, default, e, b):
 
     out = default(e, b)
     if em.pr.value != VALUE or e.type != T.INT or em.index(e) or \
-            getattr(e, "op", "-") not in ("+", "-"):
+            getattr(e, "op", "-") not in ("+", "-") or _infinite_literal(e):
         return out
     return ir.Helper(NARROW, (out,))
+
+
+def _infinite_literal(e) -> bool:
+    """``-inf`` (the value-type pass spells it, kernel.value_type)."""
+    return isinstance(e, tir.Neg) and isinstance(e.operand, tir.Lit) and \
+        isinstance(e.operand.value, float) and math.isinf(e.operand.value)
 
 
 def rules() -> tuple:
@@ -335,18 +344,24 @@ def rules() -> tuple:
 
 
 def consts(value) -> str:
-    """The narrow variant's module constants (its infinities and ``SAT``), or ''."""
+    """The module constants of the value type ``value``: ``BT``, the type the lanes'
+    own bounds are compared in (lengths: int16 beside int8 values, else the value
+    type), and for a narrow type its infinities and ``SAT``."""
     if not value.narrow:
-        return ""
-    return f"PINF = DT({HI})\nNINF = DT({LO})\n{SAT_TEXT}"
+        return "BT = DT\n"
+    lo, hi = RANGES[value.dtype]
+    bt = "np.int16" if value.dtype == "int8" else "DT"
+    return (f"BT = {bt}\nPINF = DT({hi})\nNINF = DT({lo})\n"
+            + SAT_TEXT.format(lo=lo, hi=hi))
 
 
 # ------------------------------------------------------------------ the host's side
 MAX_EXTENT = 32000  # lengths and coordinates compared as DT in the lanes
 
 
-def limits(facts, arrays, values: float, extent: int, value_of) -> tuple[int, int] | None:
-    """(ceiling, lowest result) where int16 holds for a run (module docstring):
+def limits(facts, arrays, values: float, extent: int, value_of,
+           dtype: str = "int16") -> tuple[int, int] | None:
+    """(ceiling, lowest result) where ``dtype`` holds for a run (module docstring):
     the module's ``NARROW`` facts, the run's numeric ``arrays`` (all finite), their
     largest magnitude ``values``, its largest ``extent``; ``value_of(name)``: a
     parameter's values, for the signs. None where it does not."""
@@ -355,7 +370,7 @@ def limits(facts, arrays, values: float, extent: int, value_of) -> tuple[int, in
         return None
     if not facts.signs_hold(value_of):
         return None
-    return facts.bounds(values)
+    return facts.bounds(values, dtype)
 
 
 def _finite(arrays) -> bool:
@@ -368,19 +383,22 @@ def _finite(arrays) -> bool:
     return True
 
 
-def untrusted(out: np.ndarray, big: np.ndarray, lims: tuple[int, int]) -> np.ndarray:
-    """Which tasks' int16 results are not trusted: a stored value reached the
+def untrusted(out: np.ndarray, big: np.ndarray, lims: tuple[int, int],
+              dtype: str = "int16") -> np.ndarray:
+    """Which tasks' narrow results are not trusted: a stored value reached the
     ceiling, or the result lies beyond the proved range and is no infinity."""
     ceiling, low = lims
-    inf = (out == LO) | (out == HI)
+    lo, hi = RANGES[dtype]
+    inf = (out == lo) | (out == hi)
     return (big >= ceiling) | (~inf & ((out >= ceiling) | (out < low)))
 
 
-def results(out: np.ndarray) -> np.ndarray:
-    """int16 results as the language's numbers (the extremes are the infinities)."""
+def results(out: np.ndarray, dtype: str = "int16") -> np.ndarray:
+    """Narrow results as the language's numbers (the extremes are the infinities)."""
+    lo, hi = RANGES[dtype]
     res = out.astype(np.float64)
-    res[out == LO] = -np.inf
-    res[out == HI] = np.inf
+    res[out == lo] = -np.inf
+    res[out == hi] = np.inf
     return res
 
 
@@ -395,6 +413,6 @@ def shared_value(v, dtype: np.dtype):
 
 
 def lanes(value, pack: int) -> int:
-    """Tasks per pack: twice the float32 pack in int16 (the same vectors hold twice
-    the lanes)."""
-    return 2 * pack if value.narrow else pack
+    """Tasks per pack: the float32 pack times 4 / the value type's bytes (the same
+    vectors hold twice the lanes in int16, four times in int8)."""
+    return {"int16": 2, "int8": 4}.get(value.dtype, 1) * pack

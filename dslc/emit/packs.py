@@ -174,8 +174,8 @@ class PackGenerator(CpuGenerator):
         for i, x in enumerate(xs):
             for side, op in (("lo", ">="), ("hi", "<=")):
                 name = f"{side}{k}_{i}"
-                if name in self.lane_bounds:  # compared as DT: one vector compare
-                    tests.append(ir.Bin(op, ir.Call("DT", (ir.Name(x),)),
+                if name in self.lane_bounds:  # compared as BT: one vector compare
+                    tests.append(ir.Bin(op, ir.Call("BT", (ir.Name(x),)),
                                         ir.Load(name, (LANE,)), paren=True))
                 elif name not in self.trivial_bounds:
                     tests.append(ir.Bin(op, ir.Name(x), ir.Name(name), paren=True))
@@ -266,7 +266,7 @@ class PackGenerator(CpuGenerator):
         text = em.as_int(e, blk)
         if self.lane_reads != reads or blk.stmts:
             self.lane_bounds.add(name)
-            self.scratch.append((name, "LANES", "DT"))
+            self.scratch.append((name, "LANES", "BT"))  # (emit.narrow.consts)
             init.extend(blk)
             init.store(ir.Load(name, (LANE,)), text)
             return
@@ -323,7 +323,7 @@ class PackGenerator(CpuGenerator):
                                    f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})",
                                    "SHORT")
         consts = (f"LANES = {narrow.lanes(self.value, PACK)}\nDT = np.{self.value.dtype}\n"
-                  f"INF = {'DT(32767)' if self.value.narrow else 'DT(np.inf)'}\n"
+                  f"INF = {'DT(np.iinfo(DT).max)' if self.value.narrow else 'DT(np.inf)'}\n"
                   f"NSCRATCH = {len(self.scratch)}\n"
                   f"F32 = {_f32_tuple(self.f32)}\n"
                   f"NARROW = {narrow.text(narrow.narrow_info(self.program, self.plan))}\n"

@@ -19,8 +19,8 @@ the module constant ``DT``), and the pass makes it concrete:
 So one generated body serves every value type, and the backends choose the type by
 the pass they apply, not by asking a generator for a typed variant.
 
-The narrow variant ``int16`` (emit.narrow's argument) stores 16-bit integers, so a
-vector holds twice the lanes of float32: an infinity becomes the module's ``PINF``
+The narrow variants ``int16`` and ``int8`` (emit.narrow's argument) store 16- or
+8-bit integers, so a vector holds two or four times the lanes of float32: an infinity becomes the module's ``PINF``
 or ``NINF`` (the type's extremes), each sum or difference of values (marked by the
 generator as the helper ``_narrow``) becomes ``SAT(x)``, the sum clamped to the
 type's range and narrowed (LLVM turns it into one saturating vector instruction),
@@ -37,7 +37,7 @@ from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir, walk
 
-VARIANTS = ("float64", "float32", "float32c", "int16")
+VARIANTS = ("float64", "float32", "float32c", "int16", "int8")
 NARROW = "_narrow"  # the generators' mark on a sum of values (see the module docstring)
 
 
@@ -62,12 +62,12 @@ class ValueType:
     @property
     def narrow(self) -> bool:
         """Saturating integers (emit.narrow), not floats."""
-        return self.variant == "int16"
+        return self.variant in ("int16", "int8")
 
     @property
     def checked(self) -> bool:
         """Each stored value recorded per lane, checked by the host."""
-        return self.variant in ("float32c", "int16")
+        return self.variant == "float32c" or self.narrow
 
     @property
     def dropped(self) -> frozenset:
@@ -160,6 +160,9 @@ class _Concrete:
         match e:
             case ir.ValueInf(negative=neg):
                 return ir.Const(float("-inf") if neg else float("inf"), "NINF" if neg else "PINF")
+            case ir.Unary(op="-", operand=ir.ValueInf(negative=neg)):
+                # (the extremes are not each other's negation: -PINF is NINF + 1)
+                return ir.Const(float("inf") if neg else float("-inf"), "PINF" if neg else "NINF")
             case ir.ToValue(x=x):
                 return ir.Call("DT", (self.expr(x),))
             case ir.ValueZero():

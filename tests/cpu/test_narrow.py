@@ -60,6 +60,8 @@ def test_local_alignment_has_a_floor_and_asks_the_gap_extension_not_to_be_negati
     assert facts.signs == (("ext", 1),)
     ceiling, low = facts.bounds(11)  # BLOSUM62's largest magnitude, open 10
     assert ceiling == 32767 - 2 * 2 * 11 and low == 0
+    assert facts.bounds(11, "int8") == (127 - 2 * 2 * 11, 0)
+    assert facts.bounds(30, "int8") is None  # (127 - 120 leaves no room)
 
 
 def test_the_floor_is_a_fixed_point_of_a_linear_recurrence():

@@ -492,7 +492,7 @@ def test_query_differing_per_task():
     queries = ["HEAGAWGHEE", "", "W"]
     db = proteins(6, seed=9)
     got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 10, 1, queries, db)
-    assert variant(engine, "sw") == "int16"  # (no profile: both symbols differ per lane)
+    assert variant(engine, "sw") == "int8"  # (no profile: both symbols differ per lane)
     assert "P_" not in engine.packs.generated["sw"][1]
     sig = lane_signature(engine, "sw")
     assert "n_s" in sig and "n_t" in sig, sig
@@ -512,7 +512,7 @@ def test_numeric_arguments_per_task():
     db = ["HEAGAWGHEE", "", "PAWHEAE"]
     got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), [0, 5, 11], [1, 3],
                                  "PAWHEAEWWA", db)
-    assert variant(engine, "sw") == "int16"  # (every ext is >= 0: emit.narrow's sign)
+    assert variant(engine, "sw") == "int8"  # (every ext is >= 0: emit.narrow's sign)
     sig = lane_signature(engine, "sw")
     assert "a_open" in sig and "a_ext" in sig
     src = engine.packs.generated["sw"][1]
@@ -557,11 +557,15 @@ def test_a_numeric_argument_compared_with_cell_values_per_lane():
 # --------------------------------------------------------------------------- 3b. int16 lanes
 
 
-def test_smith_waterman_runs_in_int16_lanes_with_a_score_profile(monkeypatch, tmp_path):
-    """Local alignment has a floor (emit.narrow): 32 int16 lanes per pack, BLOSUM62
-    read from a profile built per pack (kernel.profiles), sums saturating; and
-    the compiled lanes are 16-bit vector code (its assembly: saturating adds and
-    subtractions, maxima, on 256- or 512-bit registers)."""
+@pytest.mark.parametrize("narrowest, dtype, lanes, suffix", [
+    ("1", "int8", 64, "b"), ("16", "int16", 32, "w")])
+def test_smith_waterman_runs_in_narrow_lanes_with_a_score_profile(
+        narrowest, dtype, lanes, suffix, monkeypatch, tmp_path):
+    """Local alignment has a floor (emit.narrow): int8 lanes (64 per pack) and, with
+    DSLC_NARROW=16, int16 lanes (32), BLOSUM62 read from a profile built per pack
+    (kernel.profiles), sums saturating; the compiled lanes are 8- or 16-bit vector
+    code (their assembly: saturating adds and subtractions and maxima of bytes or
+    words on 256- or 512-bit registers)."""
     import re
 
     import numba
@@ -569,24 +573,27 @@ def test_smith_waterman_runs_in_int16_lanes_with_a_score_profile(monkeypatch, tm
     from dslc.cpu import modules
     from tests.reference import blosum62_dict, gotoh_local
 
+    monkeypatch.setenv("DSLC_NARROW", narrowest)
     # a fresh Numba cache: code loaded from one cannot be inspected
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
-    db = proteins(40, seed=21, hi=50)
-    q = "HEAGAWGHEEPAWHEAEKLM"
+    db = proteins(70, seed=21, hi=50) + ["HEAGAWGHEEPAWHEAEKLMW" * 3]  # (the last: 181 > 83)
+    q = "HEAGAWGHEEPAWHEAEKLMW"
     prog, engine = lane_program(GOTOH)
     got = values(prog.map("sw", blosum(prog), 10, 1, q, db))
     assert got == [gotoh_local(q, t, blosum62_dict(), 10, 1) for t in db]
-    assert variant(engine, "sw") == "int16", engine.packs.fallbacks
+    assert variant(engine, "sw") == dtype, engine.packs.fallbacks
+    if dtype == "int8":  # the task past int8's ceiling, recomputed in int16 lanes
+        assert engine.packs.widened["sw"] >= 1 and not engine.packs.recomputed.get("sw")
     src = engine.packs.generated["sw"][1]
-    assert "LANES = 32" in src and "DT = np.int16" in src and "SAT(" in src
+    assert f"LANES = {lanes}" in src and f"DT = np.{dtype}" in src and "SAT(" in src
     assert re.search(r"P_a_sm_a_t_\d\[np\.int64\(a_s\[", src), src  # the profile's read
     assert "a_sm[np.int64(a_s" not in src  # and no gather left in the sweep
-    assert lane_scalar_types(engine, "sw") == set()  # gap costs passed as int16 too
+    assert lane_scalar_types(engine, "sw") == set()  # gap costs passed as integers too
     asm = "".join(m.lanes.inspect_asm(sig) for m in modules._LOADED.values()
                   if m._dslc_source.startswith(src) and hasattr(m, "lanes")
                   for sig in m.lanes.signatures)
-    ops = set(re.findall(r"\b(vp(?:adds|subs|maxs)w)\s[^\n]*%[yz]mm", asm))
-    assert {"vpaddsw", "vpsubsw", "vpmaxsw"} <= ops, sorted(ops)
+    ops = set(re.findall(rf"\b(vp(?:adds|subs|maxs){suffix})\s[^\n]*%[yz]mm", asm))
+    assert {f"vpadds{suffix}", f"vpsubs{suffix}", f"vpmaxs{suffix}"} <= ops, sorted(ops)
 
 
 CLIMB = """
@@ -607,6 +614,17 @@ def test_a_task_reaching_the_ceiling_is_recomputed_wider():
     assert_same(got, want)
     assert max(want) == 60_000
     assert engine.packs.recomputed["best"] == sum(w >= 32767 - 6000 for w in want)
+
+
+def test_int8_tasks_past_the_ceiling_are_recomputed_in_int16_lanes():
+    """Steps of 10: int8's ceiling is 127 - 2 x 10; tasks of more than 10 A's pass
+    it and are recomputed in int16 lanes, none by the scalar path."""
+    seqs = ["A" * n + "C" * (20 - n) for n in range(0, 21)]
+    got, want, engine = run_both(CLIMB, "best", 10, seqs)
+    assert variant(engine, "best") == "int8", engine.packs.fallbacks
+    assert_same(got, want)
+    assert engine.packs.widened["best"] == sum(w >= 127 - 20 for w in want)
+    assert not engine.packs.recomputed.get("best")
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=[
@@ -698,13 +716,13 @@ def test_fused_reductions_with_bounds_inside_the_domain(entry, ntasks):
 
 @pytest.mark.parametrize("ntasks", [16, 17, 31, 33, 48, 63, 65])
 def test_lane_counts_around_multiples_of_16(ntasks):
-    """(16 float32 lanes, 32 int16 lanes: SW takes int16.)"""
+    """(16 float32 lanes, 64 int8 lanes: SW takes int8.)"""
     from tests.reference import blosum62_dict, gotoh_local
 
     db = proteins(ntasks, seed=ntasks, hi=40)
     prog, engine = lane_program(GOTOH)
     got = values(prog.map("sw", blosum(prog), 10, 1, "HEAGAWGHEE", db))
-    assert variant(engine, "sw") == "int16"
+    assert variant(engine, "sw") == "int8"
     assert got == [gotoh_local("HEAGAWGHEE", t, blosum62_dict(), 10, 1) for t in db]
 
 
