@@ -290,6 +290,11 @@ class PackChoice:
     variant: str
     why: str
     limits: tuple | None = None  # the narrow variant's (ceiling, lowest result): emit.narrow
+
+    @property
+    def lanes(self) -> int:
+        """Tasks per pack (the module's ``LANES``: emit.narrow.lanes)."""
+        return self.compiled[0].LANES
     wider: "PackChoice | None" = field(default=None, compare=False)  # recomputes (int8's)
 
 

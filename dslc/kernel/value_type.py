@@ -20,13 +20,14 @@ So one generated body serves every value type, and the backends choose the type 
 the pass they apply, not by asking a generator for a typed variant.
 
 The narrow variants ``int16`` and ``int8`` (emit.narrow's argument) store 16- or
-8-bit integers, so a vector holds two or four times the lanes of float32: an infinity becomes the module's ``PINF``
-or ``NINF`` (the type's extremes), each sum or difference of values (marked by the
-generator as the helper ``_narrow``) becomes ``SAT(x)``, the sum clamped to the
-type's range and narrowed (LLVM turns it into one saturating vector instruction),
-and every stored table value is recorded in the lane's element of ``record`` as
-the largest value stored (``big[l] = max(big[l], v)``): a task whose record reaches
-emit.narrow's ceiling is recomputed wider. The other variants drop ``_narrow``.
+8-bit integers, so a vector holds two or four times the lanes of float32: an infinity
+becomes the module's ``PINF`` or ``NINF`` (the type's extremes), each sum or difference
+of values (marked by the generator as the helper ``_narrow``) becomes ``SAT(x)``, the
+sum clamped to the type's range and narrowed (LLVM turns it into one saturating vector
+instruction), and every stored table value is recorded in the lane's element of
+``record`` as the largest value stored (``big[l] = max(big[l], v)``): a task whose
+record reaches emit.narrow's ceiling is recomputed wider. The other variants drop
+``_narrow``.
 """
 
 from __future__ import annotations
