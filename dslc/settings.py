@@ -29,6 +29,9 @@ from dslc import numtext
 # name -> (default, {value: what it does})
 CHOICES: dict[str, tuple[str, dict[str, str]]] = {
     "DSLC_LANES": ("1", {"1": "packs for maps", "0": "one task per call"}),
+    "DSLC_NARROW": ("1", {"1": "int8, else int16 packs where emit.narrow proves them exact",
+                          "16": "int16 packs at the narrowest",
+                          "0": "packs in float32 at the narrowest"}),
     "DSLC_CUDA_STRATEGY": ("auto", {"auto": "", "block": "a block per task",
                                     "thread": "a thread per task"}),
     "DSLC_CUDA_LANES": ("", {"1": "a thread per point", "32": "a warp per point"}),

@@ -75,6 +75,7 @@ class Func:
     match_bonus: int  # added when s[i-1] == t[j-1] (2-D and up); 0 for none
     extra_guard: tuple[int, int] | None  # (dim, value): x_dim == value -> constant
     code_bonus: bool = False  # the match bonus adds code(s[i - 1]) (A=0 .. T=3)
+    floor: int | None = None  # the body is ``(...) max floor`` (local alignment's 0)
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,8 @@ class Recurrence:
                     else str(fn.match_bonus)
                 body = (f"({body}) + (if {dims[0]} > 0 and {dims[1]} > 0 and "
                         f"s[{dims[0]} - 1] == t[{dims[1]} - 1] then {bonus} else 0)")
+            if fn.floor is not None:
+                body = f"({body}) max {fn.floor}"
             lines.append(f"  | otherwise = {body}")
             lines.append("")
         return "\n".join(lines)
@@ -178,7 +181,7 @@ class Recurrence:
                 if func.code_bonus:
                     bonus += "ACGT".index(seqs[0][x[0] - 1])
                 acc = plus(acc, bonus)
-            return acc
+            return acc if func.floor is None else max(acc, func.floor)
 
         return f(fn, tuple(point))
 
@@ -244,6 +247,31 @@ def recurrences(draw, max_dim: int = 3, mutual: bool = True, min_dim: int = 1,
         funcs.append(Func(base, tuple(terms), ops, draw(st.integers(0, 2)), guard,
                           draw(st.booleans())))
     return Recurrence(ndim, tuple(funcs), h, weights)
+
+
+BIG_STEP = 3000  # a step that takes a floored recurrence to int16's ceiling in a few cells
+
+
+@st.composite
+def floored_recurrences(draw, max_dim: int = 2) -> Recurrence:
+    """A recurrence of the class emit.narrow runs in int16 lanes: every body
+    ``(...) max floor``, constant bases (an infinity now and then), terms adding
+    small literals to one call each (no coordinates or model values as values).
+    Some terms add :data:`BIG_STEP`, so that a few cells reach the ceiling and the
+    task is recomputed wider; a ``+inf`` base is stored as the type's extreme and
+    recomputed too; a ``-inf`` base with a positive step added keeps float32."""
+    rec = draw(recurrences(max_dim=max_dim, min_dim=min(2, max_dim), specials=False))
+    funcs = []
+    for fn in rec.funcs:
+        terms = tuple(dataclasses.replace(
+            t, extra=(), mul=1,
+            add=draw(st.sampled_from([-2, -1, 0, 1, 3, BIG_STEP]))) for t in fn.terms)
+        base = (draw(st.sampled_from([0, 0, 1, -2, INF, -INF])),) + (0,) * rec.ndim
+        funcs.append(dataclasses.replace(
+            fn, terms=terms, base=base, code_bonus=False,
+            ops=tuple("max" if op == "+" else op for op in fn.ops),
+            floor=draw(st.sampled_from([0, 0, 1, -3]))))
+    return dataclasses.replace(rec, funcs=tuple(funcs), weights=())
 
 
 def dna(max_len: int = 6, min_len: int = 0):
@@ -377,6 +405,8 @@ class RangedRecurrence:
             body = Recurrence._term(fn.terms[0], dims)
             for op, t in zip(fn.ops, fn.terms[1:]):
                 body = f"({body}) {op} ({Recurrence._term(t, dims)})"
+            if fn.floor is not None:
+                body = f"({body}) max {fn.floor}"
             lines.append(f"  | otherwise = {body}")
             lines.append("")
         return "\n".join(lines)
@@ -519,6 +549,8 @@ class Layered:
             if st_.read is not None:
                 read = self._read(*st_.read)
                 body = f"({body}) + " + (f"c * ({read})" if st_.scale is not None else f"({read})")
+            if fn.floor is not None:
+                body = f"({body}) max {fn.floor}"
             lines.append(f"  | otherwise = {body}")
             lines.append("")
         return "\n".join(lines)
@@ -822,6 +854,8 @@ class TupleRecurrence:
                 body = (f"({body}) + (if {dims[0]} > 0 and {dims[1]} > 0 and "
                         f"s[{dims[0]} - 1] == t[{dims[1]} - 1] then ({fn.match_bonus}, 0) "
                         "else (0, 0))")
+            if fn.floor is not None:
+                body = f"({body}) max {fn.floor}"
             lines.append(f"  | otherwise = {body}")
             lines.append("")
         return "\n".join(lines)

@@ -123,8 +123,6 @@ class CpuBackend:
                       kind, scope, request, compiled)
 
     def _choose_map(self, func: str, batch) -> Chosen:
-        from dslc.emit.args import PACK
-
         f = self.program.functions[func]
         said = functools.partial(Decision, func, "cpu", "map", tasks=len(batch))
         if self.direct(func) and len(batch) <= DIRECT_MAP_TASKS:
@@ -136,8 +134,9 @@ class CpuBackend:
             return self._fall_back(said, func)
         lane, declined = self.packs.choose(f, kind, widest, request, batch)
         if lane is not None:
-            return Chosen(said(CPU_PACKS, value_type=VALUE_TYPES[lane.variant], pack=PACK,
-                               why=(f"tasks sorted by size in groups of {PACK}, a group "
+            pack = lane.lanes
+            return Chosen(said(CPU_PACKS, value_type=VALUE_TYPES[lane.variant], pack=pack,
+                               why=(f"tasks sorted by size in groups of {pack}, a group "
                                     "per core", lane.why)),
                           kind, widest, request, lane)
         compiled = self.compiled(func, kind, widest, request)

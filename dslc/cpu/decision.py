@@ -21,7 +21,8 @@ from dslc.errors import InternalError
 
 # value types: float32 where emit.precision's static bound holds, float32 with a
 # per-lane check (tasks past it recomputed in float64), or float64
-VALUE_TYPES = {"float64": "float64", "float32": "float32", "float32c": "float32 checked"}
+VALUE_TYPES = {"float64": "float64", "float32": "float32", "float32c": "float32 checked",
+               "int16": "int16 saturating", "int8": "int8 saturating"}
 PYTHON_VALUES = "python numbers (exact ints)"  # the interpreter's
 
 

@@ -28,7 +28,9 @@ from dslc import runlog, settings, timings
 from dslc.cpu import modules
 from dslc.cpu.threads import ThreadedPrinter, run_chunks
 from dslc.emit.args import PACK, argument, pack_travel, packed_call
+from dslc.emit import narrow
 from dslc.emit.precision import LEAF, STATIC, Float32, largest
+from dslc.kernel.value_type import ValueType
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
 from dslc.progress import in_chunks
@@ -50,6 +52,9 @@ class PackMaps:
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source, variant)
         self.fallbacks: dict[str, str] = {}  # entry -> why its map runs one task per call
         self._memo: dict = {}
+        self._limits: dict = {}  # the last run's narrow limits by type (variant sets them)
+        self.recomputed: dict[str, int] = {}  # entry -> tasks recomputed by the scalar path
+        self.widened: dict[str, int] = {}  # entry -> tasks recomputed in wider lanes
 
     def choose(self, f, kind, widest, request, batch):
         """(:class:`PackChoice`, "") where a map of ``batch`` runs in packs,
@@ -69,15 +74,30 @@ class PackMaps:
             return None, self.fallbacks.get(f.name, "")
         module, args, windows, variant = compiled
         why = "float64: the plan's values allow no float32 (emit.precision)"
+        limits, wider = None, None
         if variant == "float32":
             column, shared_value = self._accessors(f, batch, windows)
             variant = self.variant(module, args, travel, batch, column, shared_value, request)
             why = _WHY[variant]
+            if variant in NARROW_TYPES:
+                limits = self._limits[variant]
+                wider = self._wider(f, kind, widest, request, shared, travel, variant)
             if variant != "float32":
                 compiled = self.compiled(f.name, kind, widest, request, variant, shared)
                 if compiled is None:
                     return None, self.fallbacks.get(f.name, "")
-        return PackChoice(compiled, travel, variant, why), ""
+        return PackChoice(compiled, travel, variant, why, limits, wider), ""
+
+    def _wider(self, f, kind, widest, request, shared, travel, variant):
+        """The lanes that recompute what a narrow variant could not keep: int16's
+        for int8 where its limits hold (None: the scalar path recomputes)."""
+        later = NARROW_TYPES[NARROW_TYPES.index(variant) + 1:]
+        for dtype in later:
+            if dtype in self._limits:
+                compiled = self.compiled(f.name, kind, widest, request, dtype, shared)
+                if compiled is not None:
+                    return PackChoice(compiled, travel, dtype, _WHY[dtype], self._limits[dtype])
+        return None
 
     def _accessors(self, f, batch, windows):
         """``column(a, ids)``: argument ``a`` of every task (``ids``) as the scalar
@@ -105,18 +125,29 @@ class PackMaps:
         is not trusted are recomputed by the scalar path. ``progress(done)`` is
         called as pieces of the map finish (dslc.progress)."""
         be, lane = self.backend, chosen.compiled
-        module, args, windows, variant = lane.compiled
-        column, shared_value = self._accessors(f, batch, windows)
-        # a map of a group or two gains nothing from threads
-        runner = PackRunner(module, args, lane.travel, _dtype(variant),
-                            parallel=len(batch) > 2 * PACK)
-        raw, redo = runner.run_pieces(batch, column, shared_value, progress)
+        raw, redo = self._lanes(f, lane, batch, progress)
+        if redo and lane.wider is not None:  # (int8's: in int16 lanes first)
+            self.widened[f.name] = self.widened.get(f.name, 0) + len(redo)
+            wide, again = self._lanes(f, lane.wider, batch.subset(redo))
+            raw[redo] = wide
+            redo = [redo[k] for k in again]
         if redo:
+            self.recomputed[f.name] = self.recomputed.get(f.name, 0) + len(redo)
             module, args, windows = be.compiled(f.name, chosen.kind, chosen.scope,
                                                 chosen.request)
             sub = batch.subset(redo)
             raw[redo] = modules.batch_function(module, args, sub, be)(sub, windows, f)
         return raw
+
+    def _lanes(self, f, lane, batch, progress=None):
+        """(raw results, tasks to recompute) of ``batch`` in the lanes ``lane`` (a
+        :class:`PackChoice`)."""
+        module, args, windows, variant = lane.compiled
+        column, shared_value = self._accessors(f, batch, windows)
+        # a map of a group or two gains nothing from threads
+        runner = PackRunner(module, args, lane.travel, _dtype(variant),
+                            parallel=len(batch) > 2 * PACK, limits=lane.limits)
+        return runner.run_pieces(batch, column, shared_value, progress)
 
     def variant(self, module, args, travel, batch, column, shared_value,
                 request=None) -> str:
@@ -137,11 +168,37 @@ class PackMaps:
             return "float64"
         extent = max(max([int(v.max()) for v in batch.lengths.values()] + [0]),
                      max(request or (0,)), module.SYM_EXTENT)
+        self._limits = {}
+        narrowest = settings.choice("DSLC_NARROW")
+        if narrowest != "0":
+            value_of = self._parameter_values(args, travel, batch, column, shared_value)
+            for dtype in NARROW_TYPES[1:] if narrowest == "16" else NARROW_TYPES:
+                lims = narrow.limits(getattr(module, "NARROW", None), arrays, values, extent,
+                                     value_of, dtype)
+                if lims is not None:
+                    self._limits[dtype] = lims
+        if self._limits:
+            return next(iter(self._limits))
         if info.linear and info.static_bound(values, extent) < STATIC:
             return "float32"
         if values < LEAF and extent < LEAF:
             return "float32c"
         return "float64"
+
+    @staticmethod
+    def _parameter_values(args, travel, batch, column, shared_value):
+        """``value_of(name)``: the values entry parameter ``name`` takes in the
+        map's tasks, as an array (None: not a number)."""
+        def value_of(name):
+            for a in args:
+                if a.role == "argument" and a.of == name:
+                    if travel.get(a.name) == "member":
+                        return np.asarray(column(a), dtype=np.float64)
+                    if travel.get(a.name) == "shared" and not batch.is_seq(a.of):
+                        v = shared_value(a)
+                        return np.asarray(v, dtype=np.float64) if np.ndim(v) == 0 else None
+            return None
+        return value_of
 
     def compiled(self, func, kind, scope, request, variant: str, shared: frozenset):
         """(module, args, windows, variant) of an entry's lane code, or
@@ -210,7 +267,16 @@ class PackMaps:
 _WHY = {"float32": "float32: emit.precision's static bound holds for these tasks' numbers",
         "float32c": "float32 checked: each lane records the largest magnitude it stored; "
                     "tasks reaching the limit are recomputed in float64",
-        "float64": "float64: these tasks' numbers are beyond what float32 is trusted with"}
+        "float64": "float64: these tasks' numbers are beyond what float32 is trusted with",
+        "int16": "int16: emit.narrow proves a floor under every value and these tasks' "
+                 "numbers leave room; tasks reaching the ceiling are recomputed in float64",
+        "int8": "int8: emit.narrow proves a floor under every value and these tasks' "
+                "numbers leave room; tasks reaching the ceiling are recomputed in int16 "
+                "lanes (then float64)"}
+
+# the narrow value types, narrowest first (emit.narrow): a map takes the first whose
+# limits hold, and what it cannot keep is recomputed in the next
+NARROW_TYPES = ("int8", "int16")
 
 
 @dataclass(frozen=True)
@@ -222,6 +288,13 @@ class PackChoice:
     travel: dict = field(compare=False)
     variant: str
     why: str
+    limits: tuple | None = None  # the narrow variant's (ceiling, lowest result): emit.narrow
+
+    @property
+    def lanes(self) -> int:
+        """Tasks per pack (the module's ``LANES``: emit.narrow.lanes)."""
+        return self.compiled[0].LANES
+    wider: "PackChoice | None" = field(default=None, compare=False)  # recomputes (int8's)
 
 
 def shared_arguments(tasks) -> frozenset:
@@ -232,7 +305,7 @@ def shared_arguments(tasks) -> frozenset:
 
 def _dtype(variant: str) -> str:
     """The storage dtype of a variant (float32 and float32c store float32)."""
-    return "float64" if variant == "float64" else "float32"
+    return ValueType(variant).dtype
 
 
 # Groups packed and run per call of the driver: their padded sequences are held one
@@ -249,8 +322,10 @@ class PackRunner:
     """A compiled lane module and how to feed it."""
 
     def __init__(self, module, args: list, travel: dict[str, str], dtype: str,
-                 parallel: bool = True):
+                 parallel: bool = True, limits: tuple | None = None):
         self.args, self.travel, self.dtype = args, travel, np.dtype(dtype)
+        self.limits = limits  # the narrow variant's (emit.narrow.limits)
+        self.lanes = module.LANES  # tasks per pack: the variant's (emit.narrow.lanes)
         as_batch = {"seq": "seq", "member": "scalar", "shared": "shared"}
         params, call = packed_call(
             args, {a.name: as_batch[self._travel(a)] for a in args}, at="g")
@@ -293,16 +368,17 @@ class PackRunner:
         in tasks ``ids``, ``shared_value(arg)`` one every task shares, as
         the scalar path would pass them."""
         order = batch.order
-        ngroups = -(-len(batch) // PACK)
-        idx = np.empty(ngroups * PACK, dtype=np.int64)
+        lanes = self.lanes
+        ngroups = -(-len(batch) // lanes)
+        idx = np.empty(ngroups * lanes, dtype=np.int64)
         idx[:len(order)] = order
         idx[len(order):] = order[-1]  # the last group repeats its last task
-        idx = idx.reshape(ngroups, PACK)
+        idx = idx.reshape(ngroups, lanes)
         bounds = slices(self._padded_bytes(batch, idx))
         # groups largest first in each slice, threads taking chunks of them in that
         # order (dslc.cpu.threads)
-        out = np.empty((ngroups, PACK), dtype=np.float64)
-        big = np.zeros((ngroups, PACK), dtype=self.dtype)
+        out = np.empty((ngroups, lanes), dtype=np.float64)
+        big = np.zeros((ngroups, lanes), dtype=self.dtype)
         shared = {a.name: _in_value_type(shared_value(a), self.dtype) for a in self.args
                   if self._travel(a) == "shared"}
         for a, b in zip(bounds, bounds[1:]):
@@ -314,7 +390,12 @@ class PackRunner:
             del arrays  # (before the next slice's are packed)
         res = np.empty(len(batch), dtype=np.float64)
         res[idx.ravel()] = out.ravel()
-        redo = np.unique(idx.ravel()[big.ravel() >= LEAF]).tolist()
+        if self.limits is None:
+            again = big.ravel() >= LEAF
+        else:
+            again = narrow.untrusted(out.ravel(), big.ravel(), self.limits, self.dtype.name)
+            res[idx.ravel()] = narrow.results(out.ravel(), self.dtype.name)
+        redo = np.unique(idx.ravel()[again]).tolist()
         return res, redo
 
     def _padded_bytes(self, batch, idx: np.ndarray) -> np.ndarray:
@@ -324,7 +405,7 @@ class PackRunner:
         for a in self.args:
             if self._travel(a) == "seq":
                 lens = batch.seq_rows(a.of, idx.ravel())[2]
-                size += lens.reshape(idx.shape).max(axis=1) * PACK
+                size += lens.reshape(idx.shape).max(axis=1) * self.lanes
         return size
 
     def _arrays(self, batch, column, shared: dict, part: np.ndarray) -> list:
@@ -364,6 +445,8 @@ def _in_value_type(v, dtype: np.dtype):
     number among float32 values makes Numba do that arithmetic (and the min/max
     around it) in float64, half as many lanes per vector. Exact: both float32
     arguments of emit.precision bound every argument and model value below 2^23."""
+    if dtype.kind == "i":
+        return narrow.shared_value(v, dtype)
     if dtype != np.float32:
         return v
     if isinstance(v, float):
@@ -377,10 +460,11 @@ def _pack_seqs(codes: np.ndarray, starts: np.ndarray, lens: np.ndarray, ngroups:
     """Padded ``(length, PACK)`` blocks, one per group of ``PACK`` consecutive
     rows (task ``r``'s residues at ``codes[starts[r]:starts[r] + lens[r]]``),
     stacked, and each group's first row."""
-    longest = lens.reshape(ngroups, PACK).max(axis=1)
+    lanes = len(lens) // ngroups
+    longest = lens.reshape(ngroups, lanes).max(axis=1)
     off = np.zeros(ngroups + 1, dtype=np.int64)
     np.cumsum(longest, out=off[1:])
-    buf = np.zeros((max(int(off[-1]), 1), PACK), dtype=np.uint8)
+    buf = np.zeros((max(int(off[-1]), 1), lanes), dtype=np.uint8)
     _fill_lanes(codes, starts, lens, off, buf)
     return [buf, off]
 

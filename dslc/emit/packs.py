@@ -30,6 +30,7 @@ import math
 from dataclasses import replace
 
 from dslc.check import tir
+from dslc.emit import narrow
 from dslc.emit.args import PACK, pack_travel  # noqa: F401 (this generator's)
 from dslc.lang import types as T
 from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init_ir,
@@ -37,7 +38,7 @@ from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused
 from dslc.kernel.module import Function, Module
 from dslc.plan.task import TaskPlan
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable, Rule
-from dslc.kernel import ir
+from dslc.kernel import ir, profiles
 from dslc.kernel.lane_groups import Lanes, PerLane
 from dslc.kernel.strategies import Strategy, lower
 from dslc.kernel.value_type import ValueType
@@ -96,7 +97,8 @@ def pack_rules(fused: dict | None = None) -> tuple[Rule, ...]:
         if id(e) in fused:
             return ir.Load(fused[id(e)], (LANE,))
         return default(e, b)
-    return (Rule("seqindex", seqindex), Rule("builtin", builtin), Rule("reduce", reduce))
+    return (Rule("seqindex", seqindex), Rule("builtin", builtin), Rule("reduce", reduce),
+            *narrow.rules())
 
 
 def _lane_seq(em: ExprEmitter, x) -> bool:
@@ -172,8 +174,8 @@ class PackGenerator(CpuGenerator):
         for i, x in enumerate(xs):
             for side, op in (("lo", ">="), ("hi", "<=")):
                 name = f"{side}{k}_{i}"
-                if name in self.lane_bounds:  # compared as DT: one vector compare
-                    tests.append(ir.Bin(op, ir.Call("DT", (ir.Name(x),)),
+                if name in self.lane_bounds:  # compared as BT: one vector compare
+                    tests.append(ir.Bin(op, ir.Call("BT", (ir.Name(x),)),
                                         ir.Load(name, (LANE,)), paren=True))
                 elif name not in self.trivial_bounds:
                     tests.append(ir.Bin(op, ir.Name(x), ir.Name(name), paren=True))
@@ -264,7 +266,7 @@ class PackGenerator(CpuGenerator):
         text = em.as_int(e, blk)
         if self.lane_reads != reads or blk.stmts:
             self.lane_bounds.add(name)
-            self.scratch.append((name, "LANES", "DT"))
+            self.scratch.append((name, "LANES", "BT"))  # (emit.narrow.consts)
             init.extend(blk)
             init.store(ir.Load(name, (LANE,)), text)
             return
@@ -272,6 +274,24 @@ class PackGenerator(CpuGenerator):
             self.trivial_bounds.add(name)
             return
         b.assign(name, text)
+
+    def _profiles(self, args, body) -> profiles.Profiles:
+        """The score profiles the body reads (kernel.profiles), their storage made by
+        the caller with the pack's other scratch arrays."""
+        lane_seqs, shared, models = set(), set(), set()
+        for a in args:
+            if a.role not in ("argument", "global", "layout"):
+                continue
+            p = self.plan.scope.get(a.of) if a.role == "argument" else None
+            if p is not None and isinstance(p.type, T.SeqT):
+                (lane_seqs if self.travel_of(a.of) == "seq" else shared).add(a.name)
+            else:
+                models.add(a.name)
+        ctx = profiles.Profiles(frozenset(models), frozenset(shared), frozenset(lane_seqs),
+                                LANE.id)
+        found = profiles.find(body.stmts, ctx)
+        self.scratch.extend((p.name, p.shape, "DT") for p in found)
+        return replace(ctx, found=found)
 
     def _symbol_extent(self) -> int:
         """The largest extent that is not a sequence length (alphabet sizes),
@@ -287,12 +307,14 @@ class PackGenerator(CpuGenerator):
 
     def module_record(self, args, body, extents=None) -> Module:
         helpers = "\n".join(self.helpers.values())
+        found = self._profiles(args, body)
         names = [n for n, _, _ in self.scratch]
         params = printed(args) + ["out", "big"] + names
-        # the strategy's passes (kernel.strategies): the lane loops, then the value type
-        # (emit.precision's decision made concrete), verified before and after each
+        # the strategy's passes (kernel.strategies): the lane loops, the score profiles,
+        # then the value type (emit.precision's decision made concrete), verified before
+        # and after each
         lower(self.strategy, body, self.TARGET, params, lanes=Lanes(LANE.id, "LANES"),
-              value=(self.value, self.pr.INF, self.value_tables()))
+              profiles=found, value=(self.value, self.pr.INF, self.value_tables()))
         task = Function("lanes", tuple(params), tuple(body.stmts), "NOALIAS")
         if self.pr.fails(self.value):
             raise NotCompilable("a run-time check a padded lane could not report")
@@ -300,9 +322,12 @@ class PackGenerator(CpuGenerator):
         scratch = self.pr.function("scratch", printed(args), f"{(extents or Lines()).render(1)}\n"
                                    f"    return ({arrays}{',' if len(self.scratch) == 1 else ''})",
                                    "SHORT")
-        consts = (f"LANES = {PACK}\nDT = np.{self.value.dtype}\nINF = DT(np.inf)\n"
+        consts = (f"LANES = {narrow.lanes(self.value, PACK)}\nDT = np.{self.value.dtype}\n"
+                  f"INF = {'DT(np.iinfo(DT).max)' if self.value.narrow else 'DT(np.inf)'}\n"
                   f"NSCRATCH = {len(self.scratch)}\n"
                   f"F32 = {_f32_tuple(self.f32)}\n"
+                  f"NARROW = {narrow.text(narrow.narrow_info(self.program, self.plan))}\n"
+                  f"{narrow.consts(self.value)}"
                   f"SYM_EXTENT = {self._symbol_extent()}\n")
         return Module((NOALIAS_HEADER, HEADER, consts, self.pr.library("core"), helpers,
                        scratch, task))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dslc.emit import blocks, cpu, cuda, packs, tiles, walk, wavefront
 from dslc.kernel.strategies import (BLOCK_LAUNCH, CPU_LAUNCH, FAILURE_FLAGS, GUARDS,
-                                    LANE_GROUPS, PER_BLOCK, REGISTER_TILE, STRIP_MINE,
+                                    LANE_GROUPS, PER_BLOCK, PROFILES, REGISTER_TILE, STRIP_MINE,
                                     THREAD_LAUNCH, VALUE_TYPE, Strategy)
 # strategies, as Decision records (and explain) name them
 from dslc.lang.strategy_names import (CPU_PACKS, CPU_PLAIN, INTERPRETER, TASK_PER_BLOCK,
@@ -29,7 +29,8 @@ STRATEGIES = (
              note="a check raises: the CPU needs no failure flag"),
     Strategy("cpu task groups", CPU_PACKS, "cpu", packs.build_packs,
              "scratch made once per core for a pack of tasks, lane innermost: T[slot, i, lane]",
-             body=(LANE_GROUPS, VALUE_TYPE),  # (value type: float32, float32 checked, float64)
+             # (value type: float32, float32 checked, float64, int16)
+             body=(LANE_GROUPS, PROFILES, VALUE_TYPE),
              note="a check is refused (a padded lane could not report it); its own "
                   "launch: a pack of tasks per call of ``lanes``"),
     Strategy("cuda task-per-thread", TASK_PER_THREAD, "cuda", cuda.build_task_per_thread,

@@ -36,6 +36,7 @@ from dslc.kernel.failure_flags import Facts, failure_flags, functions_hold_check
 from dslc.kernel.guards import specialise
 from dslc.kernel.lane_groups import lane_groups
 from dslc.kernel.per_block import per_block
+from dslc.kernel.profiles import profiled
 from dslc.kernel.register_tile import scalar_replace
 from dslc.kernel.strip_mine import strip_mine
 
@@ -107,6 +108,10 @@ LANE_GROUPS = Pass(
     "lane groups", lane_groups,
     "every cell, and the pack's initial values and result, in a loop over the pack's "
     "lanes; the consecutive cells of one point share one loop", needs="lanes", binds=True)
+PROFILES = Pass(
+    "score profiles", profiled,
+    "a model read at a shared operand's symbol and a lane's symbol, M[s[x], t[y, l]], "
+    "read from a profile built once per pack, P[s[x], y, l]", needs="profiles")
 GUARDS = Pass(
     "guard specialisation", specialise,
     "each guard the box recorded on a cell's code decides (kernel.boxes) replaced by the "

@@ -18,6 +18,16 @@ the module constant ``DT``), and the pass makes it concrete:
 
 So one generated body serves every value type, and the backends choose the type by
 the pass they apply, not by asking a generator for a typed variant.
+
+The narrow variants ``int16`` and ``int8`` (emit.narrow's argument) store 16- or
+8-bit integers, so a vector holds two or four times the lanes of float32: an infinity
+becomes the module's ``PINF`` or ``NINF`` (the type's extremes), each sum or difference
+of values (marked by the generator as the helper ``_narrow``) becomes ``SAT(x)``, the
+sum clamped to the type's range and narrowed (LLVM turns it into one saturating vector
+instruction), and every stored table value is recorded in the lane's element of
+``record`` as the largest value stored (``big[l] = max(big[l], v)``): a task whose
+record reaches emit.narrow's ceiling is recomputed wider. The other variants drop
+``_narrow``.
 """
 
 from __future__ import annotations
@@ -28,7 +38,8 @@ from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir, walk
 
-VARIANTS = ("float64", "float32", "float32c")
+VARIANTS = ("float64", "float32", "float32c", "int16", "int8")
+NARROW = "_narrow"  # the generators' mark on a sum of values (see the module docstring)
 
 
 @dataclass(frozen=True)
@@ -45,17 +56,28 @@ class ValueType:
     @property
     def dtype(self) -> str:
         """The numpy type of the storage and the arithmetic."""
+        if self.narrow:
+            return self.variant
         return "float64" if self.variant == "float64" else "float32"
 
     @property
+    def narrow(self) -> bool:
+        """Saturating integers (emit.narrow), not floats."""
+        return self.variant in ("int16", "int8")
+
+    @property
     def checked(self) -> bool:
-        return self.variant == "float32c"
+        """Each stored value recorded per lane, checked by the host."""
+        return self.variant == "float32c" or self.narrow
 
     @property
     def dropped(self) -> frozenset:
         """The runtime checks this value type's pass removes (``_inexact``: float32
         values are exact by emit.precision's argument, never near 2^53)."""
-        return frozenset({"_inexact"}) if self.dtype == "float32" else frozenset()
+        if self.narrow:
+            return frozenset({"_inexact"})
+        return frozenset({"_inexact", NARROW}) if self.dtype == "float32" else \
+            frozenset({NARROW})
 
 
 FLOAT64 = ValueType()
@@ -67,23 +89,25 @@ def typed(stmts, vt: ValueType, inf: str = "np.inf", tables=frozenset(),
     float64 infinity), and in the checked case each store into ``tables`` followed by
     the record of its magnitude in ``record``."""
     if vt.checked:
-        stmts = _checked(tuple(stmts), frozenset(tables), record, lane=None)
+        stmts = _checked(tuple(stmts), frozenset(tables), record, lane=None,
+                         measure=largest if vt.narrow else magnitude)
     return walk.stmts(stmts, _Concrete(vt, inf).expr)
 
 
 # ------------------------------------------------------------------ the check
-def _checked(stmts: tuple, tables: frozenset, record: str, lane: str | None) -> tuple:
-    """``stmts`` with each store into ``tables`` followed by its magnitude's record
-    in the element of ``record`` of the lane loop around it (``lane``: its
-    variable)."""
+def _checked(stmts: tuple, tables: frozenset, record: str, lane: str | None,
+             measure=None) -> tuple:
+    """``stmts`` with each store into ``tables`` followed by its record (``measure``:
+    :func:`magnitude` or :func:`largest`) in the element of ``record`` of the lane
+    loop around it (``lane``: its variable)."""
     def stmt(s, ex):
         match s:
             case ir.Store(target=ir.Load(array=a)) if a in tables:
                 if lane is None:
                     raise InternalError(f"a checked store into {a} outside a lane loop")
-                return (s, *magnitude(s.value, record, lane))
+                return (s, *measure(s.value, record, lane))
             case kb.Loop(kind="lanes", var=v):
-                return replace(s, body=_checked(s.body, tables, record, v))
+                return replace(s, body=_checked(s.body, tables, record, v, measure))
         return None
     return walk.stmts(stmts, lambda e: e, stmt)
 
@@ -98,6 +122,13 @@ def magnitude(value, record: str, lane: str) -> tuple:
             ir.Store(at, ir.Call("max", (at, finite))))
 
 
+def largest(value, record: str, lane: str) -> tuple:
+    """The statement recording stored ``value`` in lane ``lane`` of ``record`` as the
+    largest value stored (the narrow variant: its floor is proved, emit.narrow)."""
+    at = ir.Load(record, (ir.Name(lane),), "global")
+    return (ir.Store(at, ir.Call("max", (at, value))),)
+
+
 # ------------------------------------------------------------------ the leaves
 @dataclass(frozen=True)
 class _Concrete:
@@ -106,7 +137,11 @@ class _Concrete:
 
     def leaf(self, e):
         f32 = self.vt.dtype == "float32"
+        if self.vt.narrow:
+            return self._narrow(e)
         match e:
+            case ir.Helper(name=name, args=(x,)) if name == NARROW:
+                return self.expr(x)
             case ir.ValueInf(negative=neg):
                 s = "INF" if f32 else self.inf
                 return ir.Const(float("-inf") if neg else float("inf"), f"-{s}" if neg else s)
@@ -117,6 +152,25 @@ class _Concrete:
             case ir.Helper(name=name, args=(x,)) if name in self.vt.dropped:
                 # float64's check of an int past 2^53 (emit.pyexpr.exact): float32
                 # tables are exact by their own argument (emit.precision)
+                return self.expr(x)
+        return None
+
+    def _narrow(self, e):
+        """The narrow variant's leaves: the type's extremes for the infinities, a
+        saturating narrowing for each sum of values (module docstring)."""
+        match e:
+            case ir.ValueInf(negative=neg):
+                return ir.Const(float("-inf") if neg else float("inf"), "NINF" if neg else "PINF")
+            case ir.Unary(op="-", operand=ir.ValueInf(negative=neg)):
+                # (the extremes are not each other's negation: -PINF is NINF + 1)
+                return ir.Const(float("inf") if neg else float("-inf"), "PINF" if neg else "NINF")
+            case ir.ToValue(x=x):
+                return ir.Call("DT", (self.expr(x),))
+            case ir.ValueZero():
+                return ir.Call("DT", (ir.Const(0),))
+            case ir.Helper(name=name, args=(x,)) if name == NARROW:
+                return ir.Call("SAT", (self.expr(x),))
+            case ir.Helper(name=name, args=(x,)) if name in self.vt.dropped:
                 return self.expr(x)
         return None
 

@@ -20,7 +20,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import dslc
@@ -28,7 +28,7 @@ from dslc.emit.packs import PACK
 from dslc.errors import DslcError
 from dslc.emit.precision import LEAF
 from dslc.lang.stdlib import stdlib_source
-from tests.generators import DIMS, SEQS, dna, recurrences
+from tests.generators import DIMS, SEQS, dna, floored_recurrences, recurrences
 
 pytestmark = pytest.mark.skipif(not dslc.backends.get("cpu").available(),
                                 reason="numba/islpy not installed")
@@ -262,9 +262,11 @@ def test_a_fixed_random_recurrence_runs_in_lanes():
 # --------------------------------------------------------------------------- 2. the variants
 
 
-def test_smith_waterman_is_float32_by_the_static_bound():
+def test_smith_waterman_is_float32_by_the_static_bound(monkeypatch):
+    """(With int16 lanes off: DSLC_NARROW=0; they are tested below.)"""
     from tests.reference import blosum62_dict, gotoh_local
 
+    monkeypatch.setenv("DSLC_NARROW", "0")
     db = proteins(37, seed=1)
     q = "HEAGAWGHEE"
     prog, engine = lane_program(GOTOH)
@@ -490,7 +492,8 @@ def test_query_differing_per_task():
     queries = ["HEAGAWGHEE", "", "W"]
     db = proteins(6, seed=9)
     got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), 10, 1, queries, db)
-    assert variant(engine, "sw") == "float32"
+    assert variant(engine, "sw") == "int8"  # (no profile: both symbols differ per lane)
+    assert "P_" not in engine.packs.generated["sw"][1]
     sig = lane_signature(engine, "sw")
     assert "n_s" in sig and "n_t" in sig, sig
     assert_same(got, want)
@@ -509,7 +512,7 @@ def test_numeric_arguments_per_task():
     db = ["HEAGAWGHEE", "", "PAWHEAE"]
     got, want, engine = run_both(GOTOH, "sw", blosum(interp_program(GOTOH)), [0, 5, 11], [1, 3],
                                  "PAWHEAEWWA", db)
-    assert variant(engine, "sw") == "float32"
+    assert variant(engine, "sw") == "int8"  # (every ext is >= 0: emit.narrow's sign)
     sig = lane_signature(engine, "sw")
     assert "a_open" in sig and "a_ext" in sig
     src = engine.packs.generated["sw"][1]
@@ -549,6 +552,97 @@ def test_a_numeric_argument_compared_with_cell_values_per_lane():
     got, want, engine = run_both(PER_LANE_COMPARE, "last", [0, 3, 7, 11], seqs)
     assert variant(engine, "last") is not None, engine.packs.fallbacks
     assert_same(got, want)
+
+
+# --------------------------------------------------------------------------- 3b. int16 lanes
+
+
+@pytest.mark.parametrize("narrowest, dtype, lanes, suffix", [
+    ("1", "int8", 64, "b"), ("16", "int16", 32, "w")])
+def test_smith_waterman_runs_in_narrow_lanes_with_a_score_profile(
+        narrowest, dtype, lanes, suffix, monkeypatch, tmp_path):
+    """Local alignment has a floor (emit.narrow): int8 lanes (64 per pack) and, with
+    DSLC_NARROW=16, int16 lanes (32), BLOSUM62 read from a profile built per pack
+    (kernel.profiles), sums saturating; the compiled lanes are 8- or 16-bit vector
+    code (their assembly: saturating adds and subtractions and maxima of bytes or
+    words on 256- or 512-bit registers)."""
+    import re
+
+    import numba
+
+    from dslc.cpu import modules
+    from tests.reference import blosum62_dict, gotoh_local
+
+    monkeypatch.setenv("DSLC_NARROW", narrowest)
+    # a fresh Numba cache: code loaded from one cannot be inspected
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    db = proteins(70, seed=21, hi=50) + ["HEAGAWGHEEPAWHEAEKLMW" * 3]  # (the last: 181 > 83)
+    q = "HEAGAWGHEEPAWHEAEKLMW"
+    prog, engine = lane_program(GOTOH)
+    got = values(prog.map("sw", blosum(prog), 10, 1, q, db))
+    assert got == [gotoh_local(q, t, blosum62_dict(), 10, 1) for t in db]
+    assert variant(engine, "sw") == dtype, engine.packs.fallbacks
+    if dtype == "int8":  # the task past int8's ceiling, recomputed in int16 lanes
+        assert engine.packs.widened["sw"] >= 1 and not engine.packs.recomputed.get("sw")
+    src = engine.packs.generated["sw"][1]
+    assert f"LANES = {lanes}" in src and f"DT = np.{dtype}" in src and "SAT(" in src
+    assert re.search(r"P_a_sm_a_t_\d\[np\.int64\(a_s\[", src), src  # the profile's read
+    assert "a_sm[np.int64(a_s" not in src  # and no gather left in the sweep
+    assert lane_scalar_types(engine, "sw") == set()  # gap costs passed as integers too
+    asm = "".join(m.lanes.inspect_asm(sig) for m in modules._LOADED.values()
+                  if m._dslc_source.startswith(src) and hasattr(m, "lanes")
+                  for sig in m.lanes.signatures)
+    ops = set(re.findall(rf"\b(vp(?:adds|subs|maxs){suffix})\s[^\n]*%[yz]mm", asm))
+    assert {f"vpadds{suffix}", f"vpsubs{suffix}", f"vpmaxs{suffix}"} <= ops, sorted(ops)
+
+
+CLIMB = """
+int g(const step, seq[dna] s, index[s] i)
+  | i == 0 = 0
+  | otherwise = 0 max g(i - 1) + (if s[i - 1] == 'A' then step else -1)
+int best(const step, seq[dna] s) = max(i in 0 ... len(s) : g(i))
+"""
+
+
+def test_a_task_reaching_the_ceiling_is_recomputed_wider():
+    """Steps of 3,000: int16's ceiling (32,767 - 2 x 3,000) is passed by the tasks
+    with more than 8 A's, which are recomputed; the others keep their int16 result.
+    (Sequences of one length: a padded cell, beyond a lane's own, is recorded too.)"""
+    seqs = ["A" * n + "C" * (20 - n) for n in range(0, 21)]
+    got, want, engine = run_both(CLIMB, "best", 3000, seqs)
+    assert variant(engine, "best") == "int16", engine.packs.fallbacks
+    assert_same(got, want)
+    assert max(want) == 60_000
+    assert engine.packs.recomputed["best"] == sum(w >= 32767 - 6000 for w in want)
+
+
+def test_int8_tasks_past_the_ceiling_are_recomputed_in_int16_lanes():
+    """Steps of 10: int8's ceiling is 127 - 2 x 10; tasks of more than 10 A's pass
+    it and are recomputed in int16 lanes, none by the scalar path."""
+    seqs = ["A" * n + "C" * (20 - n) for n in range(0, 21)]
+    got, want, engine = run_both(CLIMB, "best", 10, seqs)
+    assert variant(engine, "best") == "int8", engine.packs.fallbacks
+    assert_same(got, want)
+    assert engine.packs.widened["best"] == sum(w >= 127 - 20 for w in want)
+    assert not engine.packs.recomputed.get("best")
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rec=floored_recurrences(), data=st.data())
+def test_floored_random_recurrences_in_lanes_equal_the_interpreter(rec, data):
+    """Recurrences with a floor (tests.generators.floored_recurrences): int16 lanes
+    where emit.narrow proves them exact, steps that reach the ceiling and ``+inf``
+    bases recomputed wider; every value the interpreter's."""
+    entries = entries_for(rec.ndim)
+    name = data.draw(st.sampled_from(sorted(entries)))
+    src = rec.source() + "\n" + entries[name] + "\n"
+    ops = _operands(rec.ndim, data.draw)
+    got, want, engine = run_both(src, name, *ops)
+    assert_same(got, want, src)
+    event(f"lanes: {variant(engine, name)}")
+    if engine.packs.recomputed.get(name):
+        event("int16 tasks recomputed")
 
 
 # --------------------------------------------------------------------------- 4. cells and bounds
@@ -620,14 +714,15 @@ def test_fused_reductions_with_bounds_inside_the_domain(entry, ntasks):
         assert -math.inf in want and any(abs(w) != math.inf for w in want)
 
 
-@pytest.mark.parametrize("ntasks", [16, 17, 31, 33, 48])
+@pytest.mark.parametrize("ntasks", [16, 17, 31, 33, 48, 63, 65])
 def test_lane_counts_around_multiples_of_16(ntasks):
+    """(16 float32 lanes, 64 int8 lanes: SW takes int8.)"""
     from tests.reference import blosum62_dict, gotoh_local
 
     db = proteins(ntasks, seed=ntasks, hi=40)
     prog, engine = lane_program(GOTOH)
     got = values(prog.map("sw", blosum(prog), 10, 1, "HEAGAWGHEE", db))
-    assert variant(engine, "sw") == "float32"
+    assert variant(engine, "sw") == "int8"
     assert got == [gotoh_local("HEAGAWGHEE", t, blosum62_dict(), 10, 1) for t in db]
 
 

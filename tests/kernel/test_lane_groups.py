@@ -96,10 +96,13 @@ def test_the_lane_index_is_free_before_the_pass_and_bound_after_it():
 
 def test_the_task_groups_strategy_lowers_one_lane_through_its_passes():
     """strategies.lower() runs the lane groups with the lane index known before it
-    (the pass binds it), then the value type."""
+    (the pass binds it), then the score profiles (none here) and the value type."""
+    from dslc.kernel.profiles import Profiles
+
     s = es.strategy("cpu task groups")
     assert s.body[0] is ks.LANE_GROUPS and ks.LANE_GROUPS.binds
     body = Lines(list(_one_lane()))
     ks.lower(s, body, "cpu", PARAMS, lanes=Lanes(),
+             profiles=Profiles(frozenset(), frozenset(), frozenset()),
              value=(ValueType("float64"), "np.inf", frozenset()))
     assert tuple(body.stmts) == lane_groups(_one_lane(), Lanes())

@@ -95,18 +95,24 @@ def test_the_lane_groups_strategy_lists_the_value_type_and_lower_applies_it():
     from dslc.kernel import strategies as ks
     from dslc.kernel.lane_groups import Lanes
 
+    from dslc.kernel.profiles import Profiles
+
     lanes = es.strategy("cpu task groups")
-    assert lanes.body == (ks.LANE_GROUPS, ks.VALUE_TYPE)
+    assert lanes.body == (ks.LANE_GROUPS, ks.PROFILES, ks.VALUE_TYPE)
     assert "body pass value type" in "\n".join(es.table())
-    for vt in ("float64", "float32", "float32c"):
+    none = Profiles(frozenset(), frozenset(), frozenset())  # (no model read: none built)
+    for vt in ("float64", "float32", "float32c", "int16", "int8"):
         body = Lines(list(_lanes()))
-        ks.lower(lanes, body, "cpu", PARAMS, lanes=Lanes(),
+        ks.lower(lanes, body, "cpu", PARAMS, lanes=Lanes(), profiles=none,
                  value=(ValueType(vt), "np.inf", {"T_f"}))
         assert body.stmts == list(typed(_lanes(), ValueType(vt), tables={"T_f"}))
     with pytest.raises(InternalError, match="needs 'value'"):
-        ks.lower(lanes, Lines(list(_lanes())), "cpu", PARAMS, lanes=Lanes())
+        ks.lower(lanes, Lines(list(_lanes())), "cpu", PARAMS, lanes=Lanes(), profiles=none)
     with pytest.raises(InternalError, match="needs 'lanes'"):
-        ks.lower(lanes, Lines(list(_lanes())), "cpu", PARAMS,
+        ks.lower(lanes, Lines(list(_lanes())), "cpu", PARAMS, profiles=none,
+                 value=(ValueType("float64"), "np.inf", {"T_f"}))
+    with pytest.raises(InternalError, match="needs 'profiles'"):
+        ks.lower(lanes, Lines(list(_lanes())), "cpu", PARAMS, lanes=Lanes(),
                  value=(ValueType("float64"), "np.inf", {"T_f"}))
 
 
