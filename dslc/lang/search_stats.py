@@ -17,10 +17,13 @@ methods (``METHODS``), each a step further from the published parameters:
   score is first discounted by its pair's composition
   (dslc.lang.composition.pair_discounts): the fit sees the query's typical pair,
   and a subject that shares the query's bias (a low-complexity or hydrophobic
-  stretch) gets the allowance a per-query fit cannot give it. Only discounts
-  (never credits), and the subjects' compositions drawn toward the database's:
-  crediting dissimilar subjects, or short subjects' noisy compositions, gave
-  1.5-2.5x the chance hits at E <= 1 (measured: benchmarks/evalue_calibration.py).
+  stretch) gets the allowance a per-query fit cannot give it. A subject is read
+  as its window most like the query where its windows are known (``Side.windows``:
+  a biased stretch of a long protein is hidden in its whole composition), else
+  whole. Only discounts (never credits), and the windows' compositions drawn
+  toward the database's: crediting dissimilar subjects, or noisy compositions,
+  gave 1.5-2.5x the chance hits at E <= 1 (measured:
+  benchmarks/evalue_calibration.py).
 
 ``auto`` (the default) takes ``fit`` where the database is large enough, else
 ``composition`` where the compositions are known, else ``published``; a query
