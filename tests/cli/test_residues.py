@@ -185,7 +185,8 @@ def test_dna5_strict_refuses_and_a_script_reads_it(capsys, write_bio, tmp_path):
     warning for the R (N is a symbol), the length counts every position; strict
     mode refuses the R with the stand-in's hint."""
     (tmp_path / "g.fa").write_text(">g\nACGTNNRYacgt\n")
-    path = write_bio(f'int f(seq[dna5] s) = len(s)\nprint f(load(seq[dna5], "{tmp_path / "g.fa"}")[0])\n')
+    genome = tmp_path / "g.fa"
+    path = write_bio(f'int f(seq[dna5] s) = len(s)\nprint f(load(seq[dna5], "{genome}")[0])\n')
     code, out, err = _run(capsys, str(path))
     assert code == 0 and out.strip().endswith("= 12"), (out, err)
     assert err.count("warning:") == 1 and "2 residues" in err and "1 'R' as 'N'" in err, err

@@ -385,8 +385,8 @@ def test_calibrated_on_random_sequences_of_the_standard_composition():
 
 
 @settings(max_examples=30, deadline=None)
-@given(lengths=st.lists(st.integers(0, 130), min_size=1, max_size=6), width=st.sampled_from([2, 8, 48]),
-       seed=st.integers(0, 2**16))
+@given(lengths=st.lists(st.integers(0, 130), min_size=1, max_size=6),
+       width=st.sampled_from([2, 8, 48]), seed=st.integers(0, 2**16))
 def test_window_counts_from_the_definition(lengths, width, seed):
     """Each record's windows: blocks of ``width // 2`` residues from its start (the last
     one shorter), a window two neighbouring blocks; a record of one block (an empty
