@@ -147,28 +147,46 @@ WINDOW_PRIOR = 48.0
 @dataclass(frozen=True)
 class Windows:
     """The windows of a list of sequences: ``counts[w]`` the residue counts of window
-    ``w`` (float32: a database's windows are many), ``owner[w]`` the sequence it lies
-    in, ascending (every sequence has at least one window, an empty one for an empty
-    sequence)."""
+    ``w`` (the smallest unsigned type that holds a window's: a million proteins have
+    fifteen million windows), ``owner[w]`` the sequence it lies in, ascending (every
+    sequence has at least one window, an empty one for an empty sequence);
+    ``pooled``: the frequencies of all the windows' residues together."""
 
     counts: np.ndarray
     owner: np.ndarray
+    pooled: np.ndarray
+
+    def frequencies(self, start: int, stop: int, weight: float = None) -> np.ndarray:
+        """Windows ``start .. stop - 1`` as frequencies, each with ``weight``
+        (default WINDOW_PRIOR) residues of the pooled composition added (float32;
+        made a slice at a time, so a database's windows are never all floats)."""
+        weight = WINDOW_PRIOR if weight is None else weight
+        prior = (weight * self.pooled).astype(np.float32)
+        return frequencies(self.counts[start:stop].astype(np.float32) + prior)
+
+
+_BLOCKS = 1 << 20  # blocks counted at once (bounds the float counts made on the way)
 
 
 def window_counts(codes: np.ndarray, offsets: np.ndarray, size: int,
                   width: int = WINDOW) -> Windows:
     """The windows of each record of a concatenated buffer of codes (records at
     ``offsets``, as :func:`counts_of_pack`): blocks of ``width // 2`` residues are
-    counted at once (each block a record of :func:`counts_of_pack`), and a window is
-    two neighbouring blocks of one record; a record of one block is one window."""
+    counted (each block a record of :func:`counts_of_pack`, a million at a time),
+    and a window is two neighbouring blocks of one record; a record of one block is
+    one window."""
     half = max(width // 2, 1)
+    kind = np.min_scalar_type(2 * half)
     offsets = np.asarray(offsets, dtype=np.int64)
     lengths = np.diff(offsets)
     blocks = np.maximum(1, -(-lengths // half))
     first = np.cumsum(blocks) - blocks  # each record's first block
     within = np.arange(int(blocks.sum())) - np.repeat(first, blocks)
-    starts = np.repeat(offsets[:-1], blocks) + within * half
-    counts = counts_of_pack(codes, np.append(starts, offsets[-1]), size).astype(np.float32)
+    edges = np.append(np.repeat(offsets[:-1], blocks) + within * half, offsets[-1])
+    counts = np.empty((len(edges) - 1, size), dtype=kind)
+    for k in range(0, len(counts), _BLOCKS):
+        part = edges[k:k + _BLOCKS + 1]
+        counts[k:k + len(part) - 1] = counts_of_pack(codes, part, size)
     owner = np.repeat(np.arange(len(lengths)), blocks)
     pair = np.flatnonzero(owner[:-1] == owner[1:])  # block k and k + 1 of one record
     single = first[blocks == 1]
@@ -176,16 +194,16 @@ def window_counts(codes: np.ndarray, offsets: np.ndarray, size: int,
     out = counts[rows]
     paired = np.isin(rows, pair)
     out[paired] += counts[rows[paired] + 1]
-    return Windows(out, owner[rows])
+    return Windows(out, owner[rows], frequencies(out.sum(axis=0, dtype=np.float64)))
 
 
-def pair_discounts(scores: np.ndarray, query: np.ndarray, subjects: np.ndarray,
-                   owner: np.ndarray | None = None) -> np.ndarray:
+def pair_discounts(scores: np.ndarray, query: np.ndarray, subjects) -> np.ndarray:
     """Per subject, ``min(1, r_j / median_k r_k) ** DISCOUNT_POWER`` with ``r_j`` the
     pair's ungapped ``lambda_u`` (as in :func:`pair_ratios`; ``subjects``:
-    frequencies, e.g. :func:`shrunk_frequencies`). With ``owner`` the rows of
-    ``subjects`` are windows (:class:`Windows`, ``owner`` ascending) and ``r_j`` is
-    the smallest over subject ``j``'s windows: its stretch most like the query.
+    frequencies, e.g. :func:`shrunk_frequencies`). Where ``subjects`` is
+    :class:`Windows` ``r_j`` is the smallest over subject ``j``'s windows (each
+    drawn toward the pooled composition, ``Windows.frequencies``): its stretch most
+    like the query.
     A score times its discount is in the units of the query's typical pair: a subject
     that shares the query's bias (a smaller ``lambda_u`` than typical) scores higher
     by chance and is discounted. A subject less alike than typical is not credited:
@@ -195,8 +213,13 @@ def pair_discounts(scores: np.ndarray, query: np.ndarray, subjects: np.ndarray,
     A pair with a non-negative expected score has no ``lambda_u`` (its chance score
     grows with length): it is the most alike a pair can be and gets the query's
     smallest discount. A pair that cannot score above 0 keeps 1 (its scores are 0)."""
-    lam = np.concatenate([_window_lambdas(scores, query, subjects[k:k + _ROWS])
-                          for k in range(0, max(len(subjects), 1), _ROWS)])
+    windowed = isinstance(subjects, Windows)
+    rows = len(subjects.counts) if windowed else len(subjects)
+    chunk = (lambda k: subjects.frequencies(k, k + _ROWS)) if windowed else \
+        (lambda k: subjects[k:k + _ROWS])  # noqa: E731
+    lam = np.concatenate([_window_lambdas(scores, query, chunk(k))
+                          for k in range(0, max(rows, 1), _ROWS)])
+    owner = subjects.owner if windowed else None
     if owner is not None:  # each subject's most query-like window
         starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
         lam = np.minimum.reduceat(lam, starts) if len(lam) else lam

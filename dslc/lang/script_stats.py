@@ -215,7 +215,9 @@ def _windows(v, matrix) -> composition.Windows:
         codes = np.concatenate([np.asarray(x.codes, dtype=np.int64) for x in v] or [[]])
         offsets = np.r_[0, np.cumsum([len(x) for x in v])]
     w = composition.window_counts(codes, offsets, len(recode))
-    return composition.Windows(_over_matrix(w.counts, recode, matrix), w.owner)
+    over = _over_matrix(w.counts, recode, matrix)
+    return composition.Windows(over, w.owner,
+                               composition.frequencies(over.sum(axis=0, dtype=np.float64)))
 
 
 def _recoding(v, matrix) -> np.ndarray | None:

@@ -127,13 +127,9 @@ def _discounts(shape, query: Side, db: Side, matrix_scores) -> np.ndarray:
     (composition.pair_discounts: each subject's window most like the query where
     the windows are known, else its whole composition; drawn toward the
     database's), shaped to broadcast against the scores."""
-    if db.windows is None:
-        d_freqs, owner = composition.shrunk_frequencies(db.counts), None
-    else:
-        d_freqs = composition.shrunk_frequencies(db.windows.counts, composition.WINDOW_PRIOR)
-        owner = db.windows.owner
+    d_freqs = composition.shrunk_frequencies(db.counts) if db.windows is None else db.windows
     return _per_pair(shape, query, db, lambda q: composition.pair_discounts(
-        matrix_scores, q, d_freqs, owner))
+        matrix_scores, q, d_freqs))
 
 
 def _per_pair(shape, query: Side, db: Side, row) -> np.ndarray:

@@ -427,8 +427,7 @@ def test_windowed_discount_is_the_most_query_like_window():
     for c in "HHAHHSHHGHHDHHKAHHLHHEHHPHH":
         q[code[c]] += 1
     q /= q.sum()
-    freqs = composition.shrunk_frequencies(windows.counts, composition.WINDOW_PRIOR)
-    local = composition.pair_discounts(m.values, q, freqs, windows.owner)
+    local = composition.pair_discounts(m.values, q, windows)
     counts = np.array([np.bincount(s, minlength=len(symbols)) for s in subjects], dtype=float)
     whole = composition.pair_discounts(m.values, q, composition.shrunk_frequencies(counts))
     assert local[0] == local.min() < 0.1 and whole[0] > 0.75, (local[0], whole[0])
