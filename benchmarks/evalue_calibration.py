@@ -2,14 +2,18 @@
 anything in the proteome, searched against it: the number of hits at E <= 10 should be
 about 10 per query, at E <= 1 about 1 per query.
 
-Three groups of queries, each drawn with a fixed seed:
+Four groups of queries, each drawn with a fixed seed:
 
 * ``shuffled``: proteins of the proteome with their residues shuffled (each keeps
   its composition and length; no homology survives);
 * ``membrane``: hydrophobic sequences (L, I, V, F, A, M, G and a little S, T, W, C,
   as transmembrane segments are), lengths 150-400;
 * ``low-complexity``: 70% of residues from 4 of the 20 amino acids, the rest any,
-  lengths 150-400.
+  lengths 150-400;
+* ``lc-stretch``: shuffled proteome proteins (as ``shuffled``, other picks) with one
+  low-complexity stretch inserted at a random place: 30-60 residues, 80% from 3 of
+  the 20 amino acids. The query's whole composition is near the proteome's; only a
+  stretch of it shares the bias of other proteins' stretches.
 
 The search is examples/search.bio itself (its functions and its ``evalue`` column, the
 default ``auto`` method), with the other methods printed beside it in the same run (the
@@ -18,7 +22,7 @@ formula ``K m n exp(-lambda S)`` with no length adjustment and no composition, c
 here from the same scores. A method is calibrated where its count at E <= 10 is within
 0.5x-1.5x of 10 per query and its count at E <= 1 at most 1.5 per query.
 
-``--seeds`` draws the three groups afresh for each seed and prints, per group and
+``--seeds`` draws the four groups afresh for each seed and prints, per group and
 method, the counts of every seed and whether all of them pass.
 
     python benchmarks/evalue_calibration.py [--queries 20] [--seeds 20240 1 2 3] [--backend cpu]
@@ -63,7 +67,18 @@ def queries(proteome, count: int, rng) -> dict[str, list[tuple[str, str]]]:
         p = np.r_[np.full(4, 0.7 / 4), np.full(20, 0.3 / 20)]
         low.append((f"lowcomplexity_{k}",
                     "".join(rng.choice(few + list(AMINO), int(rng.integers(150, 401)), p=p))))
-    return {"shuffled": shuffled, "membrane": membrane, "low-complexity": low}
+    inserted = []  # drawn last: the groups above are the same draws with or without it
+    for k in rng.choice(len(proteome), count, replace=False):
+        residues = np.array(list(proteome[int(k)].text))
+        rng.shuffle(residues)
+        few = list(rng.choice(list(AMINO), 3, replace=False))
+        p = np.r_[np.full(3, 0.8 / 3), np.full(20, 0.2 / 20)]
+        stretch = "".join(rng.choice(few + list(AMINO), int(rng.integers(30, 61)), p=p))
+        at = int(rng.integers(0, len(residues) + 1))
+        inserted.append((f"lcstretch_{proteome[int(k)].name}",
+                         "".join(residues[:at]) + stretch + "".join(residues[at:])))
+    return {"shuffled": shuffled, "membrane": membrane, "low-complexity": low,
+            "lc-stretch": inserted}
 
 
 printed_notes: list[str] = []

@@ -168,6 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="override a const of the script")
     _set_arg(run)
     _hit_args(run)
+    run.add_argument("--plot", metavar="FILE.png",
+                     help="draw the printed values that have a picture (a structure such as "
+                          "brackets(trace(...)): an arc plot; a whole table, e.g. posteriors: "
+                          "a line per column); several: FILE.NAME.png each (matplotlib)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--timings", action="store_true",
                      help="after the run, print on stderr where each call and map spent its "
@@ -347,6 +351,12 @@ def _act(prog, script: Script, args) -> int:
                 write(prog.printed_so_far)
             raise
         write(printed)
+        if args.plot:
+            from dslc.runtime.plots import write_plots
+
+            _flush_stdout()
+            for path, name in write_plots(printed, args.plot):
+                sys.stderr.write(f"wrote {path} ({name})\n")
     finally:
         if args.timings and prog.last_timings is not None:
             _print_timings(prog.timings_since_run())  # (with the rows' alignments)

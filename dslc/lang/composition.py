@@ -25,6 +25,8 @@ published lambda, unscaled.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 _CHUNK = 1 << 22  # residues counted per step (a database's codes are counted in pieces)
@@ -49,9 +51,12 @@ def counts_of_pack(codes: np.ndarray, offsets: np.ndarray, size: int) -> np.ndar
 
 
 def frequencies(counts: np.ndarray) -> np.ndarray:
-    """Counts as frequencies, row by row (an empty record's row stays zero)."""
+    """Counts as frequencies, row by row (an empty record's row stays zero); float32
+    counts (a database's windows) stay float32."""
+    counts = np.asarray(counts)
     total = counts.sum(axis=-1, keepdims=True)
-    return np.divide(counts, total, out=np.zeros_like(counts, dtype=np.float64), where=total > 0)
+    out = np.zeros(counts.shape, dtype=np.result_type(counts.dtype, np.float32))
+    return np.divide(counts, total, out=out, where=total > 0)
 
 
 def pair_ratios(scores: np.ndarray, query: np.ndarray, subjects: np.ndarray,
@@ -114,40 +119,126 @@ def shrunk_frequencies(counts: np.ndarray, weight: float = PRIOR_RESIDUES) -> np
     """Each row's frequencies with ``weight`` residues of the rows' pooled composition
     added to its counts: a row of many residues keeps its own composition, a short
     one is drawn toward the database's."""
-    prior = frequencies(counts.sum(axis=0))
-    return frequencies(counts + weight * prior)
+    prior = frequencies(counts.sum(axis=0, dtype=np.float64))
+    return frequencies(counts + (weight * prior).astype(np.result_type(counts.dtype, np.float32)))
 
 
-# The power the discount is raised to. A whole subject's composition understates how
-# alike the part of it that aligns is (a K/Q-rich stretch of a long protein against a
-# K/Q-rich query), so the ratio of whole-sequence lambdas alone (power 1) leaves up to
-# 1.75x the chance hits at E <= 1 for low-complexity queries; 1.5 and 1.75 keep every
-# query class calibrated over eight draws, 2 over-discounts hydrophobic queries' pairs
-# (measured: benchmarks/evalue_calibration.py).
+# The power the discount is raised to. A subject's window (below) is a noisy read of
+# the stretch that aligns, so a ratio of lambdas alone (power 1) leaves too many chance
+# hits for hydrophobic and low-complexity queries; 1.5 keeps every query class
+# calibrated over eleven draws (measured: benchmarks/evalue_calibration.py).
 DISCOUNT_POWER = 1.5
 
+# A subject is read as its windows of WINDOW residues overlapping by half (a subject
+# shorter than that as one window), each drawn toward the database's composition by
+# WINDOW_PRIOR residues of it, and its pair with a query takes the window most like
+# the query (the smallest lambda_u). A whole subject's composition hides the stretch
+# that aligns by chance: a His-rich or K/E/P-rich stretch of a long protein against a
+# query rich in the same residues scores as a homologue would, while the whole
+# protein's composition is near the standard; whole-subject discounts left 1.7x the
+# chance hits at E <= 1 for low-complexity queries on one draw of eleven, windows of
+# 48 keep every draw within 1.2x. Windows of 32 keep them too but put hydrophobic
+# queries near the upper bound, 64 near the lower (measured:
+# benchmarks/evalue_calibration.py).
+WINDOW = 48
+WINDOW_PRIOR = 48.0
 
-def pair_discounts(scores: np.ndarray, query: np.ndarray, subjects: np.ndarray) -> np.ndarray:
+
+@dataclass(frozen=True)
+class Windows:
+    """The windows of a list of sequences: ``counts[w]`` the residue counts of window
+    ``w`` (the smallest unsigned type that holds a window's: a million proteins have
+    fifteen million windows), ``owner[w]`` the sequence it lies in, ascending (every
+    sequence has at least one window, an empty one for an empty sequence);
+    ``pooled``: the frequencies of all the windows' residues together."""
+
+    counts: np.ndarray
+    owner: np.ndarray
+    pooled: np.ndarray
+
+    def frequencies(self, start: int, stop: int, weight: float = None) -> np.ndarray:
+        """Windows ``start .. stop - 1`` as frequencies, each with ``weight``
+        (default WINDOW_PRIOR) residues of the pooled composition added (float32;
+        made a slice at a time, so a database's windows are never all floats)."""
+        weight = WINDOW_PRIOR if weight is None else weight
+        prior = (weight * self.pooled).astype(np.float32)
+        return frequencies(self.counts[start:stop].astype(np.float32) + prior)
+
+
+_BLOCKS = 1 << 20  # blocks counted at once (bounds the float counts made on the way)
+
+
+def window_counts(codes: np.ndarray, offsets: np.ndarray, size: int,
+                  width: int = WINDOW) -> Windows:
+    """The windows of each record of a concatenated buffer of codes (records at
+    ``offsets``, as :func:`counts_of_pack`): blocks of ``width // 2`` residues are
+    counted (each block a record of :func:`counts_of_pack`, a million at a time),
+    and a window is two neighbouring blocks of one record; a record of one block is
+    one window."""
+    half = max(width // 2, 1)
+    kind = np.min_scalar_type(2 * half)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    blocks = np.maximum(1, -(-lengths // half))
+    first = np.cumsum(blocks) - blocks  # each record's first block
+    within = np.arange(int(blocks.sum())) - np.repeat(first, blocks)
+    edges = np.append(np.repeat(offsets[:-1], blocks) + within * half, offsets[-1])
+    counts = np.empty((len(edges) - 1, size), dtype=kind)
+    for k in range(0, len(counts), _BLOCKS):
+        part = edges[k:k + _BLOCKS + 1]
+        counts[k:k + len(part) - 1] = counts_of_pack(codes, part, size)
+    owner = np.repeat(np.arange(len(lengths)), blocks)
+    pair = np.flatnonzero(owner[:-1] == owner[1:])  # block k and k + 1 of one record
+    single = first[blocks == 1]
+    rows = np.sort(np.concatenate([pair, single]))
+    out = counts[rows]
+    paired = np.isin(rows, pair)
+    out[paired] += counts[rows[paired] + 1]
+    return Windows(out, owner[rows], frequencies(out.sum(axis=0, dtype=np.float64)))
+
+
+def pair_discounts(scores: np.ndarray, query: np.ndarray, subjects) -> np.ndarray:
     """Per subject, ``min(1, r_j / median_k r_k) ** DISCOUNT_POWER`` with ``r_j`` the
     pair's ungapped ``lambda_u`` (as in :func:`pair_ratios`; ``subjects``:
-    frequencies, e.g. :func:`shrunk_frequencies`).
+    frequencies, e.g. :func:`shrunk_frequencies`). Where ``subjects`` is
+    :class:`Windows` ``r_j`` is the smallest over subject ``j``'s windows (each
+    drawn toward the pooled composition, ``Windows.frequencies``): its stretch most
+    like the query.
     A score times its discount is in the units of the query's typical pair: a subject
     that shares the query's bias (a smaller ``lambda_u`` than typical) scores higher
     by chance and is discounted. A subject less alike than typical is not credited:
-    its whole composition cannot show a local region that shares the bias (a
-    His-rich stretch in a long protein), and crediting it turns such stretches into
-    chance hits (measured: benchmarks/evalue_calibration.py).
+    crediting turns stretches that share the bias into chance hits (measured:
+    benchmarks/evalue_calibration.py).
 
     A pair with a non-negative expected score has no ``lambda_u`` (its chance score
     grows with length): it is the most alike a pair can be and gets the query's
     smallest discount. A pair that cannot score above 0 keeps 1 (its scores are 0)."""
-    values, h = _score_law(scores, query, subjects)
-    lam = _roots(values, h)
-    rooted = ~np.isnan(lam)
+    windowed = isinstance(subjects, Windows)
+    rows = len(subjects.counts) if windowed else len(subjects)
+    chunk = (lambda k: subjects.frequencies(k, k + _ROWS)) if windowed else \
+        (lambda k: subjects[k:k + _ROWS])  # noqa: E731
+    lam = np.concatenate([_window_lambdas(scores, query, chunk(k))
+                          for k in range(0, max(rows, 1), _ROWS)])
+    owner = subjects.owner if windowed else None
+    if owner is not None:  # each subject's most query-like window
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        lam = np.minimum.reduceat(lam, starts) if len(lam) else lam
+    rooted = (lam > 0) & np.isfinite(lam)
+    out = np.ones(len(lam))
     if not rooted.any():
-        return np.ones(len(subjects))
-    out = np.ones(len(subjects))
+        return out
     out[rooted] = np.minimum(1.0, lam[rooted] / np.median(lam[rooted])) ** DISCOUNT_POWER
-    alike = ~rooted & (h @ values >= 0) & (h[:, values > 0].sum(axis=1) > 0)
-    out[alike] = out[rooted].min()
+    out[lam == 0] = out[rooted].min()
     return out
+
+
+_ROWS = 1 << 20  # windows whose roots are found at once (bounds the memory of a database's)
+
+
+def _window_lambdas(scores, query, subjects) -> np.ndarray:
+    """Each row's ``lambda_u``; 0 for a pair with a non-negative expected score (the
+    most alike), infinity for one that cannot score above 0."""
+    values, h = _score_law(scores, query, np.asarray(subjects, dtype=np.float64))
+    lam = _roots(values, h)
+    alike = np.isnan(lam) & (h @ values >= 0) & (h[:, values > 0].sum(axis=1) > 0)
+    return np.where(alike, 0.0, np.where(np.isnan(lam), np.inf, lam))

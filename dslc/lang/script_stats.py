@@ -19,7 +19,7 @@ import numpy as np
 
 from dslc.lang import types as T
 from dslc.errors import DslcError
-from dslc.lang import search_stats, stats
+from dslc.lang import composition, search_stats, stats
 from dslc.lang.composition import counts_of_pack
 from dslc.lang.gumbel import FitError
 from dslc.lang.sequences import describe
@@ -162,7 +162,8 @@ def _side(v, arg, axes, taken, matrix, query: bool) -> search_stats.Side:
             return search_stats.Side(None, np.asarray(float(_database_length(v, arg))), None)
     lengths = _list_lengths(v, arg)
     counts = _counts(v, matrix)
-    return search_stats.Side(axis, np.asarray(lengths, dtype=np.float64), counts)
+    windows = None if query or counts is None else _windows(v, matrix)
+    return search_stats.Side(axis, np.asarray(lengths, dtype=np.float64), counts, windows)
 
 
 def _list_lengths(v, arg) -> tuple[int, ...]:
@@ -193,6 +194,35 @@ def _axis_of(v, arg, axes, taken, required: bool = True):
 def _counts(v, matrix):
     """Residue counts over the matrix's symbols per sequence of ``v`` (None where
     there is no matrix value or a symbol of the sequences is not the matrix's)."""
+    recode = _recoding(v, matrix)
+    if recode is None:
+        return None
+    if isinstance(v, Records):
+        raw = counts_of_pack(v.pack.codes, v.pack.offsets, len(recode))
+    else:
+        raw = np.stack([np.bincount(np.asarray(x.codes, dtype=np.int64),
+                                    minlength=len(recode)).astype(np.float64) for x in v])
+    return _over_matrix(raw, recode, matrix)
+
+
+def _windows(v, matrix) -> composition.Windows:
+    """The windows of the sequences of ``v`` (composition.window_counts) over the
+    matrix's symbols (``_counts`` said they are the matrix's)."""
+    recode = _recoding(v, matrix)
+    if isinstance(v, Records):
+        codes, offsets = v.pack.codes, v.pack.offsets
+    else:
+        codes = np.concatenate([np.asarray(x.codes, dtype=np.int64) for x in v] or [[]])
+        offsets = np.r_[0, np.cumsum([len(x) for x in v])]
+    w = composition.window_counts(codes, offsets, len(recode))
+    over = _over_matrix(w.counts, recode, matrix)
+    return composition.Windows(over, w.owner,
+                               composition.frequencies(over.sum(axis=0, dtype=np.float64)))
+
+
+def _recoding(v, matrix) -> np.ndarray | None:
+    """Each symbol of the sequences' alphabet as the matrix's symbol code (None where
+    there is no matrix value or a symbol of the sequences is not the matrix's)."""
     if matrix is None:
         return None
     alphabet = v.pack.alphabet if isinstance(v, Records) else \
@@ -202,14 +232,12 @@ def _counts(v, matrix):
     index = {s: k for k, s in enumerate(matrix.alphabet.symbols)}
     if not all(s in index for s in alphabet.symbols):
         return None
-    recode = np.array([index[s] for s in alphabet.symbols], dtype=np.int64)
-    size = len(matrix.alphabet)
-    if isinstance(v, Records):
-        raw = counts_of_pack(v.pack.codes, v.pack.offsets, len(alphabet))
-    else:
-        raw = np.stack([np.bincount(np.asarray(x.codes, dtype=np.int64),
-                                    minlength=len(alphabet)).astype(np.float64) for x in v])
-    out = np.zeros((len(raw), size))
+    return np.array([index[s] for s in alphabet.symbols], dtype=np.int64)
+
+
+def _over_matrix(raw: np.ndarray, recode: np.ndarray, matrix) -> np.ndarray:
+    """Counts over the sequences' symbols as counts over the matrix's (same dtype)."""
+    out = np.zeros((len(raw), len(matrix.alphabet)), dtype=raw.dtype)
     np.add.at(out.T, recode, raw.T)
     return out
 

@@ -17,10 +17,13 @@ methods (``METHODS``), each a step further from the published parameters:
   score is first discounted by its pair's composition
   (dslc.lang.composition.pair_discounts): the fit sees the query's typical pair,
   and a subject that shares the query's bias (a low-complexity or hydrophobic
-  stretch) gets the allowance a per-query fit cannot give it. Only discounts
-  (never credits), and the subjects' compositions drawn toward the database's:
-  crediting dissimilar subjects, or short subjects' noisy compositions, gave
-  1.5-2.5x the chance hits at E <= 1 (measured: benchmarks/evalue_calibration.py).
+  stretch) gets the allowance a per-query fit cannot give it. A subject is read
+  as its window most like the query where its windows are known (``Side.windows``:
+  a biased stretch of a long protein is hidden in its whole composition), else
+  whole. Only discounts (never credits), and the windows' compositions drawn
+  toward the database's: crediting dissimilar subjects, or noisy compositions,
+  gave 1.5-2.5x the chance hits at E <= 1 (measured:
+  benchmarks/evalue_calibration.py).
 
 ``auto`` (the default) takes ``fit`` where the database is large enough, else
 ``composition`` where the compositions are known, else ``published``; a query
@@ -46,11 +49,14 @@ class Side:
     """One side of a search as the statistics see it. ``axis``: the scores' axis
     of this side's list (None for one sequence or a number); ``lengths``: the
     length per entry along that axis (or one length); ``counts``: residue counts
-    per entry over the matrix's symbols (None where unknown)."""
+    per entry over the matrix's symbols (None where unknown); ``windows``: the
+    entries' windows over the same symbols (composition.Windows; None: each
+    entry's composition is read whole)."""
 
     axis: int | None
     lengths: np.ndarray
     counts: np.ndarray | None
+    windows: composition.Windows | None = None
 
 
 @dataclass(frozen=True)
@@ -118,9 +124,10 @@ def _ratios(shape, query: Side, db: Side, params: stats.Karlin, matrix_scores) -
 
 def _discounts(shape, query: Side, db: Side, matrix_scores) -> np.ndarray:
     """The composition discount of every (query, subject) pair
-    (composition.pair_discounts, the subjects' frequencies drawn toward the
+    (composition.pair_discounts: each subject's window most like the query where
+    the windows are known, else its whole composition; drawn toward the
     database's), shaped to broadcast against the scores."""
-    d_freqs = composition.shrunk_frequencies(db.counts)
+    d_freqs = composition.shrunk_frequencies(db.counts) if db.windows is None else db.windows
     return _per_pair(shape, query, db, lambda q: composition.pair_discounts(
         matrix_scores, q, d_freqs))
 
@@ -152,7 +159,7 @@ def _fitted(scores, integer, query, db, params, total, label, discount) -> Outco
     x_rows, m_rows, f_rows = rows(scores), rows(m), rows(factor)
     step = 1.0 if integer else 0.0
     out = np.empty_like(x_rows, dtype=np.float64)
-    lams, failed = [], 0
+    lams, ks, failed = [], [], 0
     for r in range(len(x_rows)):
         log_w = math.log(max(m_rows[r, 0], 1.0)) + log_n
         x = x_rows[r] * f_rows[r]  # a discounted lattice score k f stands for [k f, (k + 1) f)
@@ -163,18 +170,22 @@ def _fitted(scores, integer, query, db, params, total, label, discount) -> Outco
             out[r], failed = _blast(x_rows[r], m_eff, n_eff, params.lam, params.k), failed + 1
             continue
         lams.append(law.lam)
-        out[r] = _blast(x, m_rows[r, 0], total, law.lam, math.exp(law.log_k))
+        ks.append(math.exp(law.log_k))
+        out[r] = _blast(x, m_rows[r, 0], total, law.lam, ks[-1])
     moved = list(np.moveaxis(np.empty(scores.shape), db.axis, -1).shape)
     values = np.moveaxis(out.reshape(moved), -1, db.axis)
     note = (f"lambda and K fitted to each query's {label} scores against "
             f"the {len(log_n)} database sequences (censored maximum-likelihood Gumbel, "
-            f"SSEARCH-style)")
+            f"SSEARCH-style; lengths as they are, the fitted K absorbs the edge effect)")
     if discount is not None:
-        note += (", each score discounted by its pair's composition ((ungapped lambda "
-                 f"of the pair over the query's median pair) ^ {composition.DISCOUNT_POWER:g}, "
-                 "at most 1)")
+        read = "whole" if db.windows is None else \
+            f"its window of {composition.WINDOW} residues most like the query"
+        note += (f", each score discounted by its pair's composition ((ungapped lambda "
+                 f"of the pair, the subject read as {read}, over the query's median pair) "
+                 f"^ {composition.DISCOUNT_POWER:g}, at most 1)")
     if lams:
-        note += f"; fitted lambda {min(lams):.3g} to {max(lams):.3g}"
+        note += (f"; fitted lambda {min(lams):.3g} to {max(lams):.3g}, "
+                 f"K {min(ks):.3g} to {max(ks):.3g}")
     if failed:
         note += (f"; {failed} queries could not be fitted and use published lambda, K with "
                  "effective lengths")

@@ -32,6 +32,9 @@ class Alphabet:
     symbols: tuple[str, ...]
     _index: dict = field(default=None, compare=False, hash=False, repr=False)
     stand_ins: tuple[tuple[str, str], ...] = field(default=(), compare=False, hash=False)
+    # (symbols, hint): the hint an error reading one of these strangers gives (where a
+    # wider alphabet reads them); no part of the identity either
+    elsewhere: tuple[str, str] | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self):
         object.__setattr__(self, "_index", {s: k for k, s in enumerate(self.symbols)})
@@ -93,9 +96,12 @@ class Alphabet:
                                count=len(text))
 
     def strict_hint(self, symbol: str) -> str | None:
-        """Why a symbol with a declared stand-in was refused (strict residues)."""
+        """Why a symbol with a declared stand-in was refused (strict residues), or
+        which alphabet reads a stranger the alphabet names (``elsewhere``)."""
         to = dict(self.stand_ins).get(symbol)
         if to is None:
+            if self.elsewhere is not None and symbol in self.elsewhere[0]:
+                return self.elsewhere[1]
             return None
         return (f"alphabet '{self.name}' reads '{symbol}' as '{to}', but "
                 f"{STRICT_SETTING}=1 refuses stand-ins")

@@ -303,9 +303,11 @@ def _traced(table: HitTable):
 # ------------------------------------------------------------------ TSV
 def render_tsv(printed: list[tuple[str, object]], how: Shape = Shape()) -> str:
     """One TSV table per group of map results (a header line unless ``how``
-    says none, then a row per task), other printed values as ``# `` lines of
-    their text form."""
+    says none, then a row per task), a whole table of two axes as a TSV block
+    (dslc.runtime.table_tsv), other printed values as ``# `` lines of their text
+    form."""
     from dslc.runtime.render import render_text
+    from dslc.runtime.table_tsv import is_tsv_table, table_tsv
 
     groups = group(printed)
     check_shape(groups, how)
@@ -314,6 +316,8 @@ def render_tsv(printed: list[tuple[str, object]], how: Shape = Shape()) -> str:
         if isinstance(g, HitTable):  # a blank line before each table but a first block
             notes = _notes(g) if how.with_header() else ""
             blocks.append(("\n" if blocks else "") + notes + _tsv_table(g, how))
+        elif is_tsv_table(g[1]):  # a whole table of two axes: a TSV block of its own
+            blocks.append(("\n" if blocks else "") + table_tsv(*g))
         else:
             blocks.append("\n".join("# " + line for line in render_text([g]).splitlines()))
     return "\n".join(blocks)

@@ -81,10 +81,17 @@ def _nested(arr: np.ndarray, value_type: str):
     return [_nested(arr[k], value_type) for k in range(arr.shape[0])]
 
 
+# The key of ``--format json``'s notes: what TSV prints as ``# COLUMN: note`` lines (the
+# statistics an E-value result was made with), by the printed value's key. No printed
+# value's key begins with ``#`` (a name or an expression), so none can take its place.
+NOTES_KEY = "#notes"
+
+
 def render_json(printed: list[tuple[str, object]]) -> str:
-    """The printed values as one JSON object. An int result's nested lists are
-    written at once (dslc.runtime.digits) and put in place of a marker the
-    encoder writes where they go."""
+    """The printed values as one JSON object, and under :data:`NOTES_KEY` the note of
+    each that carries one. An int result's nested lists are written at once
+    (dslc.runtime.digits) and put in place of a marker the encoder writes where
+    they go."""
     out, seen, written = {}, {}, {}
     for name, value in printed:
         key = name
@@ -97,6 +104,10 @@ def render_json(printed: list[tuple[str, object]]) -> str:
         else:
             out[key] = f"\x00{uuid.uuid4().hex}"
             written[json.dumps(out[key])] = text
+    notes = {key: value.note for key, (_, value) in zip(out, printed)
+             if isinstance(value, MapResult) and value.note}
+    if notes:
+        out[NOTES_KEY] = notes
     text = json.dumps(out, indent=None, allow_nan=False)
     for marker, body in written.items():
         text = text.replace(marker, body, 1)

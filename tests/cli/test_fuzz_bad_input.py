@@ -136,9 +136,10 @@ TOKENS = [
     "sum(", "max(", "brackets(trace(", "brackets(", "\nprint sum(n(\"GGGAAAUCC\"))\n",
     "\nprint brackets(trace(n(\"GGGAAAUCC\", 0, 9)))\n", "\nprint pairs(\"A\")\n",
 ]
-# (U, O, J: protein's stand-ins, read as X with a warning; strangers to dna)
+# (U, O, J: protein's stand-ins, read as X with a warning; strangers to dna; R, Y, K, M:
+# IUPAC ambiguity codes, dna5's and rna5's stand-ins for N, strangers to dna)
 FASTA_TOKENS = [">", ">x\n", "\n", "N", "acgt", "*", "\x00", "\ufeff", "\xff", " ", "ZZZ", ";",
-                "U", "uoj", "OX"]
+                "U", "uoj", "OX", "RY", "km"]
 
 # Token-level mutations keep most mutants valid, so they reach the checker and the backends.
 LEXEME = re.compile(r'"[^"\n]*"|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*|\.\.\.|[=!<>]=|\S')
@@ -151,7 +152,7 @@ STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '
            '"MKUO"', '"RYU"',
            '"fit"', '"auto"', '"published"', '"BLOSUM62"']
 WORDS = ["if", "then", "else", "otherwise", "const", "map", "inf", "len", "i", "j", "k", "s",
-         "t", "x", "n", "dna", "rna", "protein", "blosum62", "m", "sum", "max", "min", "nope",
+         "t", "x", "n", "dna", "rna", "dna5", "rna5", "protein", "blosum62", "m", "sum", "max", "min", "nope",
          "evalue", "evd_evalue", "bits", "q",
          "import", "trace", "brackets"]
 OPERATORS = ["+", "-", "*", "/", "%", "max", "min", "==", "!=", "<", "<=", ">", ">=", "and",

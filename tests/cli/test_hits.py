@@ -81,7 +81,8 @@ def test_json_is_unchanged(capsys, script):
     code, out, err = _run(capsys, script, "--format", "json")
     assert code == 0, err
     got = json.loads(out)
-    assert list(got) == ["2 * 3", "score", "ev"]
+    assert list(got) == ["2 * 3", "score", "ev", "#notes"]  # the E-values' statistics
+    assert list(got["#notes"]) == ["ev"]
     assert got["score"] == [[34, 32, 31], [54, 52, 51]]
 
 

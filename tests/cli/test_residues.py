@@ -151,3 +151,44 @@ def test_bad_stand_ins_are_one_located_error(capsys, write_bio, source, words):
     assert code == 2 and "Traceback" not in err and re.match(r"^\S+:1:\d+: error: ", err), err
     for w in words:
         assert w in err, err
+
+
+@settings(max_examples=30, deadline=None)
+@given(body=st.text(st.sampled_from("ACGTNacgtnRYSWKMBDHVrysw"), min_size=1, max_size=40),
+       rna=st.booleans())
+def test_nucleotide_ambiguity_codes_read_as_n(body, rna):
+    """``dna5`` (``rna5``): ACGT (ACGU) and N, the other IUPAC ambiguity codes read as
+    N with one warning naming the count; the four-symbol ``dna``/``rna`` refuse every
+    ambiguity code, N too, with a hint naming the wide alphabet."""
+    import contextlib
+    import io
+
+    name = "rna" if rna else "dna"
+    wide, narrow = standard_alphabets()[f"{name}5"], standard_alphabets()[name]
+    body = body.replace("T", "U").replace("t", "u") if rna else body
+    want = wide.encode(re.sub("[RYSWKMBDHV]", "N", body.upper()))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        (got,) = parse_fasta_text(f">r\n{body}\n", wide, "x.fa")
+    assert np.array_equal(got.codes, want) and len(wide) == 5 and len(narrow) == 4
+    n = sum(c in "RYSWKMBDHVrysw" for c in body)
+    assert (f": {n} residue" in err.getvalue() and "as 'N'" in err.getvalue()) if n \
+        else err.getvalue() == ""
+    if any(c in "NRYSWKMBDHVnrysw" for c in body):
+        with pytest.raises(DslcError) as e:
+            parse_fasta_text(f">r\n{body}\n", narrow, "x.fa")
+        assert f"{name}5" in e.value.render() and "ambiguity code" in e.value.render()
+
+
+def test_dna5_strict_refuses_and_a_script_reads_it(capsys, write_bio, tmp_path):
+    """A genome file with N and R read by a script over the predefined ``dna5``: one
+    warning for the R (N is a symbol), the length counts every position; strict
+    mode refuses the R with the stand-in's hint."""
+    (tmp_path / "g.fa").write_text(">g\nACGTNNRYacgt\n")
+    genome = tmp_path / "g.fa"
+    path = write_bio(f'int f(seq[dna5] s) = len(s)\nprint f(load(seq[dna5], "{genome}")[0])\n')
+    code, out, err = _run(capsys, str(path))
+    assert code == 0 and out.strip().endswith("= 12"), (out, err)
+    assert err.count("warning:") == 1 and "2 residues" in err and "1 'R' as 'N'" in err, err
+    code, out, err = _run(capsys, "--setting", "DSLC_STRICT_RESIDUES=1", str(path))
+    assert code == 2 and "symbol 'R' at position 7" in err and "reads 'R' as 'N'" in err, err

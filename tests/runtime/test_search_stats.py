@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import dslc
 from dslc.errors import DslcError
@@ -288,6 +290,25 @@ def test_auto_on_a_small_database_and_its_tsv_line(tmp_path, capsys):
     assert out[1].split("\t") == ["q", "d", "evalue(s, q, d, blosum62, 11, 1)"]
 
 
+def test_json_carries_the_statistics_note(tmp_path, capsys):
+    """``--format json``: the values as they are, and under ``#notes`` the sentence the
+    TSV prints above its header (the method, lambda, K and the effective lengths),
+    keyed as the printed value is; a value without a note has none."""
+    import json
+
+    from dslc.cli import main
+
+    path = _files(tmp_path, SCRIPT + "print s\n")
+    code = main(["run", str(path), "--backend", "interp", "--quiet", "--format", "json"])
+    got = json.loads(capsys.readouterr().out)
+    assert code == 0
+    key = 'evalue(s, q, d, blosum62, 11, 1, "composition")'
+    assert list(got) == [key, "s", "#notes"] and list(got["#notes"]) == [key]
+    note = got["#notes"][key]
+    assert note.startswith("published BLOSUM62 11/1 lambda 0.267 and K 0.041, effective lengths")
+    assert "composition" in note and len(got[key]) == 2 and len(got[key][0]) == 3
+
+
 @pytest.mark.parametrize("call, words", [
     ('evalue(s, q, d, blosum62, 11, 1, "fit")', ["at least 200", "got 3"]),
     ('evalue(s, q, d, "blosum62", 11, 1, "composition")', ["matrix value"]),
@@ -361,3 +382,86 @@ def test_calibrated_on_random_sequences_of_the_standard_composition():
     ev = search_stats.evalues(scores, True, query, db, p, m.values, "fit", "BLOSUM62 11/1").values
     assert 100 <= np.sum(ev <= 10) <= 300 and np.sum(ev <= 1) <= 30, \
         (np.sum(ev <= 10), np.sum(ev <= 1))
+
+
+@settings(max_examples=30, deadline=None)
+@given(lengths=st.lists(st.integers(0, 130), min_size=1, max_size=6),
+       width=st.sampled_from([2, 8, 48]), seed=st.integers(0, 2**16))
+def test_window_counts_from_the_definition(lengths, width, seed):
+    """Each record's windows: blocks of ``width // 2`` residues from its start (the last
+    one shorter), a window two neighbouring blocks; a record of one block (an empty
+    one too) is one window; windows in record order."""
+    rng = np.random.default_rng(seed)
+    records = [rng.integers(0, 5, n) for n in lengths]
+    got = composition.window_counts(np.concatenate(records), np.r_[0, np.cumsum(lengths)], 5,
+                                    width)
+    half, want, owner = width // 2, [], []
+    for r, codes in enumerate(records):
+        blocks = [codes[a:a + half] for a in range(0, max(len(codes), 1), half)]
+        pieces = [blocks[0]] if len(blocks) == 1 else \
+            [np.r_[a, b] for a, b in zip(blocks, blocks[1:])]
+        want += [np.bincount(p, minlength=5) for p in pieces]
+        owner += [r] * len(pieces)
+    assert got.counts.tolist() == np.array(want, dtype=float).tolist()
+    assert got.owner.tolist() == owner
+
+
+def test_windowed_discount_is_the_most_query_like_window():
+    """With windows, a subject's discount is that of its window most like the query:
+    a long protein of the standard composition with a short His-rich stretch is
+    discounted most for a His-rich query (to a hundredth), where its whole composition
+    hides the stretch (near the typical pair's discount, 1)."""
+    m = _blosum62_matrix()
+    symbols = m.alphabet.symbols
+    code = {a: k for k, a in enumerate(symbols)}
+    rng = np.random.default_rng(5)
+    std = np.array([ROBINSON.get(a, 0.0) for a in symbols])
+    plain = [rng.choice(len(symbols), int(rng.integers(200, 400)), p=std / std.sum())
+             for _ in range(40)]
+    long = rng.choice(len(symbols), 1200, p=std / std.sum())
+    stretch = np.array([code[c] for c in "HHSHHAHHDHHGHHKHHEHHPHHS"])
+    subjects = [np.r_[long[:600], stretch, long[600:]]] + plain
+    offsets = np.r_[0, np.cumsum([len(s) for s in subjects])]
+    windows = composition.window_counts(np.concatenate(subjects), offsets, len(symbols))
+    q = np.zeros(len(symbols))
+    for c in "HHAHHSHHGHHDHHKAHHLHHEHHPHH":
+        q[code[c]] += 1
+    q /= q.sum()
+    local = composition.pair_discounts(m.values, q, windows)
+    counts = np.array([np.bincount(s, minlength=len(symbols)) for s in subjects], dtype=float)
+    whole = composition.pair_discounts(m.values, q, composition.shrunk_frequencies(counts))
+    assert local[0] == local.min() < 0.1 and whole[0] > 0.75, (local[0], whole[0])
+    assert np.median(local) == pytest.approx(1.0)
+
+
+def test_a_real_protein_finds_itself_and_its_homologues():
+    """Two proteins of the proteome searched against it (Gotoh Smith-Waterman, BLOSUM62
+    11/1, parasail's 12/1): ``auto`` (the fit with each pair's windowed composition
+    discount, the windows built as a script's search builds them) gives each protein
+    itself and its homologues tiny E-values, and its chance hits E-values near 1 or
+    more (the same scores' published E-values for scale)."""
+    parasail = pytest.importorskip("parasail")
+    pytest.importorskip("pyhmmer")
+    from benchmarks.common import load_proteome
+    from dslc.lang import script_stats, search_stats
+
+    proteome = load_proteome()
+    m = _blosum62_matrix()
+    queries = [proteome[100], proteome[0]]
+    scores = np.array([[parasail.sw_striped_16(q.text, t.text, 12, 1, parasail.blosum62).score
+                        for t in proteome] for q in queries], dtype=np.float64)
+    counts = script_stats._counts(proteome, m)
+    query = search_stats.Side(0, np.array([len(q) for q in queries], dtype=float),
+                              script_stats._counts(queries, m))
+    db = search_stats.Side(1, np.array([len(t) for t in proteome], dtype=float), counts,
+                           script_stats._windows(proteome, m))
+    p = stats.karlin("blosum62", 11, 1)
+    got = search_stats.evalues(scores, True, query, db, p, m.values, "auto", "BLOSUM62 11/1")
+    ev = got.values
+    assert "window of 48 residues" in got.note
+    assert ev[0, 100] < 1e-90 and ev[1, 0] < 1e-50  # itself
+    for i, j, score in [(0, 210, 250), (0, 583, 210), (0, 1699, 204), (1, 1756, 168),
+                        (1, 1858, 137)]:  # homologues (their scores, as a check of the data)
+        assert scores[i, j] == score and ev[i, j] < 1e-5, (i, j, ev[i, j])
+    assert np.all(ev[1][scores[1] <= 70] > 0.1)  # chance: the best of the rest scores 66
+    assert np.sum(ev[1] <= 10) < 20
