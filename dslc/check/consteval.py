@@ -11,7 +11,7 @@ from dslc import numtext
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
 from dslc.lang import builtins
-from dslc.lang.arith import INT_MAX, INT_MIN, check_int, check_literal
+from dslc.lang.arith import INT_MAX, INT_MIN, check_int, check_literal, power
 from dslc.check.arrays import NumArray, element, make_array
 
 
@@ -57,6 +57,11 @@ def _value(e: ast.Expr, consts: dict):
             return {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
                     "/": lambda: x / y, "%": lambda: x % y, "max": lambda: max(x, y),
                     "min": lambda: min(x, y)}[op]()
+        case ast.Binary(op="**", left=a, right=b) | ast.Call(func="pow", args=(a, b)):
+            x, y = const_eval(a, consts), const_eval(b, consts)
+            ints = type(x) is int or math.isinf(x)
+            ints = ints and (type(y) is int or math.isinf(y))
+            return power("int" if ints else "float", e.span)(x, y)
         case ast.Extremum(op=op, args=args) if len(args) == 1:
             raise DslcError(ast.WHOLE_ONLY, e.span, hint="a constant takes max(a, b) or min(a, b)")
         case ast.Extremum(op=op, args=args):

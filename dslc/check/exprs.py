@@ -27,7 +27,7 @@ from dslc.sdk import Registry
 # keyword would break scripts that use ``div`` as a name.
 # built-ins and their numbers of arguments: those typed by their own rules here, and the
 # functions of one number of lang.builtins (any number in, a float out)
-BUILTINS = {"len": 1, "abs": 1, "float": 1, "div": 2, "code": 1,
+BUILTINS = {"len": 1, "abs": 1, "float": 1, "div": 2, "code": 1, "pow": 2,
             **{name: 1 for name in builtins.BY_NAME}}
 
 
@@ -170,6 +170,8 @@ class ExprChecker:
             return tir.Logic(op, self.boolean(e.left, f"the left side of '{op}'"),
                              self.boolean(e.right, f"the right side of '{op}'"), e.span)
         left, right = self._operands(e)
+        if op == "**":
+            return power(left, right, e.span)
         if isinstance(left.type, T.TupleT) or isinstance(right.type, T.TupleT):
             return tuple_op(op, left, right, e.span)
         if op in ("==", "!="):
@@ -366,6 +368,8 @@ class ExprChecker:
                             f"got {len(args)}", e.span)
         if name == "div":
             return self._div(e)
+        if name == "pow":
+            return power(self.check(args[0]), self.check(args[1]), e.span)
         x = self.check(args[0])
         if name == "len":
             if not (isinstance(x.type, (T.SeqT, T.StrT)) or is_array(x.type)):
@@ -445,6 +449,21 @@ class ExprChecker:
 
     def _map(self, e: ast.Map, expected):
         raise DslcError("map(...) belongs in a script statement, not inside a function", e.span)
+
+
+def power(base: tir.TExpr, exponent: tir.TExpr, span: Span) -> tir.TExpr:
+    """``a ** b`` and ``pow(a, b)``, one builtin: an ``int`` when both are ints (the
+    exponent's sign is checked when it runs), else a ``float``. A probability's power
+    is refused: its log times the exponent is ``log(p) * b``, written out."""
+    for x in (base, exponent):
+        if not T.is_numeric(x.type) or isinstance(x.type, T.TupleT):
+            raise DslcError(f"'**' needs numbers, found a {x.type}", x.span)
+        if x.type == T.PROB:
+            raise DslcError("'**' of a probability is not defined", x.span,
+                            hint="a probability's power p ** b is exp(log(p) * b)")
+    t = T.numeric_join(base.type, exponent.type)
+    return tir.Builtin("pow", (coerce(base, t, "base", span), coerce(exponent, t, "exponent", span)),
+                       t, span)
 
 
 def is_array(t: T.Type) -> bool:

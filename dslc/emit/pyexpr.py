@@ -561,6 +561,9 @@ class ExprEmitter:
             return self.pr.ir_int64(self.expr(x, b))
         if e.name == "div":  # a value (float64), floored and checked like %
             return self.pr.ir_check("_idiv", self.as_value(x, b), self.as_value(e.args[1], b))
+        if e.name == "pow":  # a value (float64), checked (lang.arith.power)
+            return self.pr.ir_check("_ipow" if e.type == T.INT else "_fpow", self.as_value(x, b),
+                                    self.as_value(e.args[1], b))
         if e.name == "abs":
             return ir.Call("abs", (self.expr(x, b),))
         if e.name == "float":

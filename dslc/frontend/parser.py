@@ -32,7 +32,7 @@ _TOKEN_NAMES = {
     "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "SYMBOL": "a symbol literal",
     "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','",
     "EQUAL": "'='", "COLON": "':'", "VBAR": "'|'", "DOT": "'.'", "CMPOP": "a comparison",
-    "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "PERCENT": "'%'",
+    "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "POW": "'**'", "SLASH": "'/'", "PERCENT": "'%'",
     "CROSS": "'(*)'", "BLOCK": "'{ ... }'", "MAX": "'max'", "MIN": "'min'", "SUM": "'sum'",
     "$END": "end of file",
 }
