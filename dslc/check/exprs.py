@@ -405,6 +405,8 @@ class ExprChecker:
 
     # ------------------------------------------------------------ reductions
     def _reduce(self, e: ast.Reduce, expected):
+        if e.op in ast.BOOL_REDUCTIONS:
+            return self._bool_reduce(e)
         it = self.iterable(e.iterable)
         self.s.locals.append((e.var, it.type.elem))
         try:
@@ -418,6 +420,24 @@ class ExprChecker:
             raise DslcError(f"{e.op} needs numbers, found {body.type}", e.body.span)
         t = T.Scalar(T.num_name(body.type))
         return tir.Reduce(e.op, e.var, it, where, coerce(body, t, e.op, e.body.span), t, e.span)
+
+    def _bool_reduce(self, e: ast.Reduce) -> tir.TExpr:
+        """``any(v in R : c)`` is ``max(v in R : if c then 1 else 0) >= 1`` and ``all``
+        the same with ``min``: an empty ``any`` is false (``-inf``), an empty ``all``
+        true (``inf``), and every backend, the dependence analysis and the traceback
+        take it as the reduction over ints that it is (every element is evaluated, as
+        ``sum`` does)."""
+        it = self.iterable(e.iterable)
+        self.s.locals.append((e.var, it.type.elem))
+        try:
+            where = None if e.where is None else self.boolean(e.where, "the 'where' condition")
+            body = self.boolean(e.body, f"the body of '{e.op}'")
+        finally:
+            self.s.locals.pop()
+        one, zero = tir.Lit(1, T.INT, e.body.span), tir.Lit(0, T.INT, e.body.span)
+        flag = tir.Cond(body, one, zero, T.INT, e.body.span)
+        red = tir.Reduce("max" if e.op == "any" else "min", e.var, it, where, flag, T.INT, e.span)
+        return tir.Compare(">=", red, tir.Lit(1, T.INT, e.span), e.span)
 
     def iterable(self, e: ast.Expr) -> tir.TExpr:
         if isinstance(e, ast.Range):
