@@ -18,7 +18,7 @@ from typing import Any
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.consteval import const_value, eval_number_text
-from dslc.check.ranges import check_bound
+from dslc.check.ranges import check_bound, fold_array_lengths
 from dslc.check.exprs import ExprChecker, Scope, coerce
 from dslc.check.script import ScriptTyper
 from dslc.check.signatures import ConstIsFloat, Signature, signature, table_functions
@@ -141,7 +141,7 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
             case ast.FuncDef():
                 functions[st.name] = check_function(sigs[st.name], st.name in tables,
                                                     Scope(sigs[st.name], dict(gtypes), sigs,
-                                                          alphabets, reg))
+                                                          alphabets, reg), consts)
             case ast.ScheduleDef():
                 schedules.append(st)
             case ast.ParamDef():
@@ -238,7 +238,8 @@ def _const_type(value) -> T.Type:
     return T.FLOAT if isinstance(value, float) and not math.isinf(value) else T.INT
 
 
-def check_function(sig: Signature, is_table: bool, scope: Scope) -> tir.TFunction:
+def check_function(sig: Signature, is_table: bool, scope: Scope,
+                   consts: dict | None = None) -> tir.TFunction:
     fd = sig.node
     if is_table and not sig.rec_names:
         raise DslcError(f"'{fd.name}' calls itself but has no recursive parameters "
@@ -256,7 +257,8 @@ def check_function(sig: Signature, is_table: bool, scope: Scope) -> tir.TFunctio
         body = coerce(checker.check(g.body, sig.ret), sig.ret, f"the result of '{fd.name}'",
                       g.body.span)
         guards.append(tir.TGuard(cond, body, g.span))
-    params = tuple(tir.TParam(n, t, r, p.span, _range(sig, k, scope), _direction(sig, k))
+    params = tuple(tir.TParam(n, t, r, p.span, _range(sig, k, scope, consts or {}),
+                              _direction(sig, k))
                    for k, ((n, t, r), p) in enumerate(zip(sig.params, fd.params)))
     return tir.TFunction(fd.name, params, sig.ret, tuple(guards), is_table, fd.span,
                          tuple(checker.links))
@@ -273,9 +275,10 @@ def _direction(sig: Signature, k: int) -> str | None:
     return p.direction
 
 
-def _range(sig: Signature, k: int, scope: Scope):
+def _range(sig: Signature, k: int, scope: Scope, consts: dict):
     """The checked ``lo ... hi`` of parameter ``k`` (an ``int``), seeing only the
-    parameters declared before it."""
+    parameters declared before it. ``len(w)`` of a constant array is its length, a
+    number, from here on (``int i in 0 ... len(w) - 1``)."""
     p = sig.node.params[k]
     if p.range is None:
         return None
@@ -285,7 +288,8 @@ def _range(sig: Signature, k: int, scope: Scope):
                         f"({p.type})", p.span)
     earlier = dataclasses.replace(sig, params=sig.params[:k])
     checker = ExprChecker(dataclasses.replace(scope, sig=earlier))
-    out = tuple(coerce(checker.check(b, T.INT), T.INT, f"the range of '{name}'", b.span)
+    out = tuple(fold_array_lengths(coerce(checker.check(b, T.INT), T.INT,
+                                          f"the range of '{name}'", b.span), consts)
                 for b in p.range)
     for b in out:
         check_bound(b, {n: bt for n, bt, _ in earlier.params})

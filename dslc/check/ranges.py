@@ -37,17 +37,47 @@ def check_bound(e: tir.TExpr, earlier: dict[str, T.Type]) -> None:
             case tir.Var(scope="param", name=n) if n in earlier and (
                     earlier[n] == T.INT or isinstance(earlier[n], T.IndexT)):
                 continue
-            case tir.Var(scope="param", name=n) if n in earlier and isinstance(earlier[n], T.SeqT):
-                continue  # only as len(s): checked by the parent Builtin
+            case tir.Var(scope="param", name=n) if n in earlier and (
+                    isinstance(earlier[n], T.SeqT) or _is_array(earlier[n])):
+                continue  # only as len(s), len(w): checked by the parent Builtin
             case tir.Arith(op="+" | "-" | "*") | tir.Neg():
                 continue
             case tir.Builtin(name="len"):
                 continue
-        raise DslcError("a declared range may use numbers, constants, len(s) and the int, "
-                        "const and index parameters declared before it, with + - *", x.span,
-                        hint="e.g. int i in 1 ... n, int j in i ... len(s)")
-    if any(isinstance(x, tir.Var) and isinstance(x.type, T.SeqT) for x in _non_len(e)):
-        raise DslcError("a sequence is used in a range only through len(s)", e.span)
+        raise DslcError("a declared range may use numbers, constants, len(s) of a sequence, "
+                        "len(w) of an array (a parameter or a const) and the int, const and "
+                        "index parameters declared before it, with + - *", x.span,
+                        hint="e.g. int i in 1 ... n, int j in i ... len(s), "
+                             "int k in 0 ... len(w) - 1")
+    if any(isinstance(x, tir.Var) and (isinstance(x.type, T.SeqT) or _is_array(x.type))
+           for x in _non_len(e)):
+        raise DslcError("a sequence or an array is used in a range only through its len",
+                        e.span)
+
+
+def _is_array(t: T.Type) -> bool:
+    from dslc.check.exprs import is_array
+
+    return is_array(t)
+
+
+def fold_array_lengths(e: tir.TExpr, consts: dict) -> tir.TExpr:
+    """``e`` with ``len(w)`` of a constant array ``w`` replaced by its length: the
+    array is known when the script is checked, so the bound is a number to every
+    later stage (the interpreter's domains, isl's constraints, the compiled extents)."""
+    import dataclasses
+
+    if isinstance(e, tir.Builtin) and e.name == "len":
+        (a,) = e.args
+        if isinstance(a, tir.Var) and a.scope == "global" and _is_array(a.type) \
+                and a.name in consts:
+            return tir.Lit(len(consts[a.name]), T.INT, e.span)
+        return e
+    kids = {f.name: getattr(e, f.name) for f in dataclasses.fields(e)
+            if isinstance(getattr(e, f.name), tir.TExpr)}
+    if not kids:
+        return e
+    return dataclasses.replace(e, **{k: fold_array_lengths(v, consts) for k, v in kids.items()})
 
 
 def _non_len(e: tir.TExpr):
