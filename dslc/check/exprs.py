@@ -487,10 +487,12 @@ def power(base: tir.TExpr, exponent: tir.TExpr, span: Span) -> tir.TExpr:
 
 
 def is_array(t: T.Type) -> bool:
-    """An array of numbers (``const w = [...]``, ``load(ints, file)``)."""
+    """An array of numbers (``const w = [...]``, ``load(ints, file)``), or a 2-D one
+    (``len(g)`` is its number of rows)."""
     from dslc.check.arrays import KINDS
+    from dslc.check.grids import GRID_KINDS
 
-    return isinstance(t, T.ExtT) and t.name in KINDS
+    return isinstance(t, T.ExtT) and (t.name in KINDS or t.name in GRID_KINDS)
 
 
 def join(a: T.Type, b: T.Type, span: Span) -> T.Type:

@@ -27,6 +27,7 @@ from dslc import settings
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.check.arrays import NumArray
+from dslc.check.grids import NumGrid
 from dslc.lang.values import Alphabet
 from dslc.check.registry import make_registry, standard_matrices
 from dslc.lang.fasta import resolve_path
@@ -220,10 +221,12 @@ def _load_const(e: ast.Load, name: str, reg: Registry, ctx: ExtContext, base_dir
     so the numbers are as fixed as a literal array's (the dependence analysis may
     use them, dslc.deps)."""
     from dslc.check.arrays import KINDS
+    from dslc.check.grids import GRID_KINDS
 
-    if e.type.name not in KINDS:
+    if e.type.name not in KINDS + GRID_KINDS:
         raise DslcError(f"a constant cannot hold a {e.type}; load it with NAME = load(...)",
-                        e.span, hint="const NAME = load(ints, file) or load(floats, file)")
+                        e.span, hint="const NAME = load(ints, file), load(floats, file), "
+                                     "load(ints2d, file) or load(floats2d, file)")
     if not isinstance(e.path, ast.Str):
         raise DslcError("load needs a file name (a string)", e.path.span)
     full = str(resolve_path(e.path.value, Path(base_dir) if base_dir else Path.cwd()))
@@ -232,7 +235,7 @@ def _load_const(e: ast.Load, name: str, reg: Registry, ctx: ExtContext, base_dir
 
 
 def _const_type(value) -> T.Type:
-    if isinstance(value, NumArray):
+    if isinstance(value, (NumArray, NumGrid)):
         return T.ExtT(value.kind)
     # an infinite constant is the int infinity, which widens as needed
     return T.FLOAT if isinstance(value, float) and not math.isinf(value) else T.INT
