@@ -14,6 +14,7 @@ from dslc.lang import builtins
 from dslc.lang.arith import INT_MAX, INT_MIN, check_int, check_literal, power
 from dslc.check.arrays import NumArray, element, make_array
 from dslc.check.grids import NumGrid, make_grid
+from dslc.check.words import WordTexts
 from dslc.check.grids import element as grid_element
 
 
@@ -22,7 +23,7 @@ def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:
     outside 64 bits and ``inf - inf`` are errors, as at run time); an array constant
     may only be read by ``w[k]`` and ``len(w)`` here (it is data, not a number)."""
     v = _value(e, consts)
-    if isinstance(v, (NumArray, NumGrid)):
+    if isinstance(v, (NumArray, NumGrid, WordTexts)):
         raise DslcError("an array is not a number here; read an element with w[k]", e.span)
     if v != v:
         raise DslcError("undefined arithmetic (inf - inf, 0 * inf or inf / inf) in a constant",
@@ -33,6 +34,8 @@ def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:
 def const_value(e: ast.Expr, consts: dict, name: str = "", load=None) -> float | int | NumArray:
     """A ``const`` statement's value: a number, or an array (a literal, or what
     ``load(e, name)`` reads for ``load(ints, file)``)."""
+    if isinstance(e, ast.ArrayLit) and e.items and any(isinstance(x, ast.Str) for x in e.items):
+        return _texts(e, name)
     if isinstance(e, ast.ArrayLit) and any(isinstance(x, ast.ArrayLit) for x in e.items):
         return _grid(e, consts, name)
     if isinstance(e, ast.ArrayLit):
@@ -40,6 +43,15 @@ def const_value(e: ast.Expr, consts: dict, name: str = "", load=None) -> float |
     if isinstance(e, ast.Load) and load is not None:
         return load(e, name)
     return const_eval(e, consts)
+
+
+def _texts(e: ast.ArrayLit, name: str) -> WordTexts:
+    """``["leet", "code"]``: a list of words, encoded when passed to ``seqs[A]``."""
+    for x in e.items:
+        if not isinstance(x, ast.Str):
+            raise DslcError("a list of words holds strings only", x.span,
+                            hint='write ["ab", "ba"]; numbers go in arrays of their own')
+    return WordTexts(tuple(x.value for x in e.items), name)
 
 
 def _grid(e: ast.ArrayLit, consts: dict, name: str) -> NumGrid:

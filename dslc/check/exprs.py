@@ -11,7 +11,7 @@ import dataclasses
 import difflib
 from dataclasses import dataclass, field
 
-from dslc.check import links, tir
+from dslc.check import links, tir, words
 from dslc.lang import builtins
 from dslc.lang import types as T
 from dslc.check.calls import arrange, static_fits
@@ -260,9 +260,14 @@ class ExprChecker:
             if len(e.indices) != 1:
                 raise DslcError("a sequence takes one index", e.span)
             ix = self.check_as(e.indices[0], T.INT, "sequence index")
+            if words.is_word(base):
+                return words.symbol(base, ix, e.span)
             return tir.SeqIndex(base, ix, T.SymT(bt.alpha), e.span)
         if isinstance(bt, T.ExtT):
             spec = self.s.reg.types.get(bt.name)
+            if bt.name == words.SEQS and bt.alpha is None:
+                raise DslcError(f"{_describe(base)} is a list of texts over no alphabet yet", e.span,
+                                hint="pass it to a parameter seqs[A] d and read d[k] there")
             if spec is None or spec.index_keys is None:
                 raise DslcError(f"a {bt} cannot be indexed", e.span)
             keys, value = spec.index_keys(bt), spec.index_value(bt)
@@ -371,8 +376,11 @@ class ExprChecker:
         if name == "pow":
             return power(self.check(args[0]), self.check(args[1]), e.span)
         x = self.check(args[0])
+        if name == "len" and words.is_word(x):
+            return words.length(x, e.span)
         if name == "len":
-            if not (isinstance(x.type, (T.SeqT, T.StrT)) or is_array(x.type)):
+            if not (isinstance(x.type, (T.SeqT, T.StrT)) or is_array(x.type)
+                    or isinstance(x.type, T.ExtT) and x.type.name == words.SEQS):
                 raise DslcError(f"len needs a sequence or an array, found {x.type}", e.span)
             return tir.Builtin(name, (x,), T.INT, e.span)
         if name == "code":

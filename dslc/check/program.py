@@ -28,6 +28,7 @@ from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.check.arrays import NumArray
 from dslc.check.grids import NumGrid
+from dslc.check import words
 from dslc.lang.values import Alphabet
 from dslc.check.registry import make_registry, standard_matrices
 from dslc.lang.fasta import resolve_path
@@ -237,6 +238,8 @@ def _load_const(e: ast.Load, name: str, reg: Registry, ctx: ExtContext, base_dir
 def _const_type(value) -> T.Type:
     if isinstance(value, (NumArray, NumGrid)):
         return T.ExtT(value.kind)
+    if isinstance(value, words.WordTexts):
+        return T.ExtT(words.SEQS)
     # an infinite constant is the int infinity, which widens as needed
     return T.FLOAT if isinstance(value, float) and not math.isinf(value) else T.INT
 
@@ -259,6 +262,9 @@ def check_function(sig: Signature, is_table: bool, scope: Scope,
         cond = None if g.cond is None else checker.boolean(g.cond, "a guard")
         body = coerce(checker.check(g.body, sig.ret), sig.ret, f"the result of '{fd.name}'",
                       g.body.span)
+        for part in (cond, body):
+            if part is not None:
+                words.refuse_whole_words(part)
         guards.append(tir.TGuard(cond, body, g.span))
     params = tuple(tir.TParam(n, t, r, p.span, _range(sig, k, scope, consts or {}),
                               _direction(sig, k))
