@@ -14,7 +14,7 @@ from tests.generators import outcome, strict_outcome
 from tests.generators_lang import (grid_recurrences, is_subsequence, power_recurrences,
                                    text_recurrences, word_recurrences)
 
-FEW = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+FEW = settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @FEW
