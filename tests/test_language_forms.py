@@ -53,3 +53,49 @@ def test_traceback_text(backend, rec):
     assert len(common) == n and is_subsequence(common, rec.s) and is_subsequence(common, rec.t)
     assert len(merged) == m and is_subsequence(rec.s, merged) and is_subsequence(rec.t, merged)
     assert strict_outcome(src, backend) == [lcs, common, scs, merged], src
+
+
+# --------------------------------------------------------------------------- misuse
+# Each misuse of the forms is one located error (file:line:col, the line, a caret,
+# exit status 2), on the interpreter: the checker's errors come before any backend.
+MISUSES = [
+    ("const g = [[1, 2], [3]]\n", 1, 20, "rectangular"),
+    ("const g = [[1, 2], 3]\n", 1, 20, "rows"),
+    ("const g = [[[1]]]\n", 1, 13, "one or two dimensions"),
+    ('define alphabet ab "ab"\nconst w = ["ab", 3]\n', 2, 18, "strings only"),
+    ('define alphabet ab "ab"\nconst w = ["ab"]\nint f(int i) = len(w[i])\nprint f(0)\n', 3, 20,
+     "no alphabet yet"),
+    ('define alphabet ab "ab"\nint g(seq[ab] x) = len(x)\n'
+     'int f(seqs[ab] d, int i) = g(d[i])\n', 3, 30, "len(d[k]) and d[k][m]"),
+    ('define alphabet ab "ab"\nconst w = ["ab", "c"]\n'
+     'int f(seqs[ab] d, int i) = len(d[i])\nprint f(w, 0)\n', 4, 7, "not in alphabet"),
+    ("int f(int n) = n ** -1\nprint f(3)\n", 1, 16, "at least 0"),
+    ("prob f(prob p) = p ** 2\n", 1, 18, "probability"),
+    ("bool f(int n) = any(k in 0 ... n : k)\n", 1, 36, "must be a bool"),
+    ("int f(int n) = foo(k in 0 ... n : k)\n", 1, 16, "any(v in R : c)"),
+    ("const g = [[1, 2]]\nint f(int i) = g[i, 2]\nprint f(0)\n", 2, 16, "column 2 is outside"),
+    ("x = load(ints, \"w.txt\")\nint f(int i in 0 ... len(x)) = i\n", 2, 26, "declared range"),
+    ('define alphabet ab "ab"\nint f(seq[ab] s) = len(s)\nprint common(trace(f("ab")))\n', 3, 7,
+     "no sequence"),
+]
+
+
+def test_misuse_is_one_located_error(capsys, write_bio, tmp_path):
+    from tests.cli.test_errors import expect_error
+
+    (tmp_path / "w.txt").write_text("1 2 3\n")
+    for k, (src, line, col, said) in enumerate(MISUSES):
+        path = write_bio(src)
+        expect_error(capsys, path, line=line, col=col, contains=(said,))
+
+
+def test_ragged_grid_file_is_located_in_the_file(capsys, write_bio, tmp_path):
+    from tests.cli.test_errors import run_cli
+
+    (tmp_path / "g.txt").write_text("1 2 3\n\n4 5 6  # a comment\n7 8\n")
+    path = write_bio('const g = load(ints2d, "g.txt")\nprint g\n')
+    code, out, err = run_cli(capsys, "run", str(path))
+    assert code == 2 and "g.txt:4:1: error: a 2-D array is rectangular" in err, err
+    (tmp_path / "g.txt").write_text("# nothing\n")
+    code, out, err = run_cli(capsys, "run", str(path))
+    assert code == 2 and "needs at least one row" in err, err
