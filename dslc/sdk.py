@@ -139,7 +139,11 @@ class Load(Code):
 
 @dataclass(frozen=True, eq=False)
 class Length(Code):
+    """The length of ``array``'s first dimension, or (``axis`` 1) of its second: the
+    length of its row 0, which an array read this way must have."""
+
     array: str
+    axis: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,6 +192,11 @@ class arr:
     @property
     def len(self) -> Code:
         return Length(self.name)
+
+    @property
+    def width(self) -> Code:
+        """The length of the second dimension (of row 0) of a 2-D array."""
+        return Length(self.name, 1)
 
 
 RECV = Slot("recv")  # the receiver: an element number (s in s.transitionsto)

@@ -179,6 +179,50 @@ def word_break(s, words):
     return ways[len(s)]
 
 
+def min_path(grid):
+    rows, cols = len(grid), len(grid[0])
+    best = [[0] * cols for _ in range(rows)]
+    for i in range(rows):
+        for j in range(cols):
+            before = [best[a][b] for a, b in ((i - 1, j), (i, j - 1)) if a >= 0 and b >= 0]
+            best[i][j] = grid[i][j] + (min(before) if before else 0)
+    return best[-1][-1]
+
+
+def lcs_texts(s, t):
+    """Every longest common subsequence of ``s`` and ``t``, as text."""
+    @lru_cache(None)
+    def go(i, j):
+        if i == 0 or j == 0:
+            return {""}
+        if s[i - 1] == t[j - 1]:
+            return {x + s[i - 1] for x in go(i - 1, j - 1)}
+        a, b = go(i - 1, j), go(i, j - 1)
+        n = max(len(next(iter(a))), len(next(iter(b))))
+        return {x for x in a | b if len(x) == n}
+    return go(len(s), len(t))
+
+
+def scs_texts(s, t):
+    """Every shortest common supersequence of ``s`` and ``t``, as text."""
+    @lru_cache(None)
+    def go(i, j):
+        if i == 0 or j == 0:
+            return {s[:i] + t[:j]}
+        if s[i - 1] == t[j - 1]:
+            return {x + s[i - 1] for x in go(i - 1, j - 1)}
+        both = {x + s[i - 1] for x in go(i - 1, j)} | {x + t[j - 1] for x in go(i, j - 1)}
+        n = min(map(len, both))
+        return {x for x in both if len(x) == n}
+    return go(len(s), len(t))
+
+
+def only(texts):
+    """The one text of a set that holds exactly one (inputs chosen so)."""
+    (x,) = texts
+    return x
+
+
 def catalan(n):
     return math.comb(2 * n, n) // (n + 1)
 
@@ -387,6 +431,7 @@ INF = math.inf
 FW = floyd([0, 3, 8, INF, -4, INF, 0, INF, 1, 7, INF, 4, 0, INF, INF,
             2, INF, -5, 0, INF, INF, INF, INF, 6, 0], 5)
 LIS_A = [5, 1, 4, 2, 3, 8, 6, 9, 7, 10, 0, 11]
+WORDS = ["cat", "cats", "and", "sand", "dog", "pen", "apple", "pine", "pineapple"]
 MANHATTAN = ([1, 0, 2, 4, 3, 4, 6, 5, 2, 1, 4, 4, 5, 2, 1, 5, 6, 8, 5, 3],
              [3, 2, 4, 0, 3, 2, 4, 2, 0, 7, 3, 3, 3, 3, 0, 2, 1, 3, 2, 2])
 BLOCK = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0,
@@ -464,6 +509,19 @@ EXPECTED: dict[str, dict[str, object]] = {
     "supersequence.bio": {'sc("ATCTGAT", "TGCATA", 7, 6)': 13 - lcs("ATCTGAT", "TGCATA")},
     "weighted_edit.bio": {'d("GATTACAGGT", "GCATGCTTAG", 10, 10)':
                           edit("GATTACAGGT", "GCATGCTTAG", _transition, 4)[10][10]},
+    "word_break_list.bio": {
+        'can(dict, "catsanddog", 10)': word_break("catsanddog", WORDS) > 0,
+        'can(dict, "catsandog", 9)': word_break("catsandog", WORDS) > 0,
+        'ways(dict, "pineapplepenapple", 17)': word_break("pineapplepenapple", WORDS),
+        'ways(dict, "catsanddogcatsand", 17)': word_break("catsanddogcatsand", WORDS)},
+    "grid_min_path.bio": {"best(2, 2)": min_path([[1, 3, 1], [1, 5, 1], [4, 2, 1]]),
+                          "paths(rocks, 3, 3)": grid_paths([0, 0, 0, 0, 0, 1, 0, 0,
+                                                            0, 0, 0, 1, 1, 0, 0, 0], 4)},
+    "floyd_matrix.bio": {"d(5, 0, 1)": FW[0][1], "d(5, 4, 2)": FW[4][2],
+                         "d(5, 2, 4)": FW[2][4]},
+    "lcs_text.bio": {'lcs("AGGTAB", 6, "GXTXAYB", 7)': lcs("AGGTAB", "GXTXAYB"),
+                     'common(trace(lcs("AGGTAB", "GXTXAYB")))': only(lcs_texts("AGGTAB", "GXTXAYB")),
+                     'merged(trace(scs("abac", "cab")))': only(scs_texts("abac", "cab"))},
     "word_break.bio": {'ways("catsanddogcatsand", "catcatsanddogsandpen", 17)':
                        word_break("catsanddogcatsand", ["cat", "cats", "and", "dog", "sand", "pen"])},
 }

@@ -38,6 +38,7 @@ class NumArray:
     kind: str
     values: tuple
     name: str = ""
+    counted = True  # len(w) in a script statement (lang.script_stats)
 
     def __len__(self) -> int:
         return len(self.values)

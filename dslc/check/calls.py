@@ -46,6 +46,9 @@ def static_fits(arg_type, param_type) -> bool:
         return T.is_numeric(arg_type)
     if isinstance(param_type, T.SymT):
         return isinstance(arg_type, T.SymT) or arg_type is _SYM_LITERAL
+    if isinstance(param_type, T.ExtT) and param_type.name == "seqs":  # (check.words)
+        return isinstance(arg_type, T.ListT) and isinstance(arg_type.elem, T.SeqT) or \
+            isinstance(arg_type, T.ExtT) and arg_type.name == param_type.name
     if isinstance(param_type, T.ExtT):
         return isinstance(arg_type, T.ExtT) and arg_type.name == param_type.name
     if param_type == T.BOOL:
@@ -73,6 +76,8 @@ def value_fits(value, param_type) -> bool:
         return isinstance(value, bool)
     if isinstance(param_type, T.SymT):
         return isinstance(value, (str, int)) and not isinstance(value, bool)
+    if isinstance(param_type, T.ExtT) and param_type.name == "seqs":  # (check.words)
+        return not isinstance(value, (str, int, float, Sequence, SeqText))
     if isinstance(param_type, T.ExtT):
         return not isinstance(value, (str, int, float, list, Sequence, SeqText))
     return True

@@ -11,8 +11,11 @@ from dslc import numtext
 from dslc.errors import DslcError, Span
 from dslc.frontend import ast
 from dslc.lang import builtins
-from dslc.lang.arith import INT_MAX, INT_MIN, check_int, check_literal
+from dslc.lang.arith import INT_MAX, INT_MIN, check_int, check_literal, power
 from dslc.check.arrays import NumArray, element, make_array
+from dslc.check.grids import NumGrid, make_grid
+from dslc.check.words import WordTexts
+from dslc.check.grids import element as grid_element
 
 
 def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:
@@ -20,7 +23,7 @@ def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:
     outside 64 bits and ``inf - inf`` are errors, as at run time); an array constant
     may only be read by ``w[k]`` and ``len(w)`` here (it is data, not a number)."""
     v = _value(e, consts)
-    if isinstance(v, NumArray):
+    if isinstance(v, (NumArray, NumGrid, WordTexts)):
         raise DslcError("an array is not a number here; read an element with w[k]", e.span)
     if v != v:
         raise DslcError("undefined arithmetic (inf - inf, 0 * inf or inf / inf) in a constant",
@@ -31,11 +34,40 @@ def const_eval(e: ast.Expr, consts: dict[str, float | int]) -> float | int:
 def const_value(e: ast.Expr, consts: dict, name: str = "", load=None) -> float | int | NumArray:
     """A ``const`` statement's value: a number, or an array (a literal, or what
     ``load(e, name)`` reads for ``load(ints, file)``)."""
+    if isinstance(e, ast.ArrayLit) and e.items and any(isinstance(x, ast.Str) for x in e.items):
+        return _texts(e, name)
+    if isinstance(e, ast.ArrayLit) and any(isinstance(x, ast.ArrayLit) for x in e.items):
+        return _grid(e, consts, name)
     if isinstance(e, ast.ArrayLit):
         return make_array([const_eval(x, consts) for x in e.items], e.span, name)
     if isinstance(e, ast.Load) and load is not None:
         return load(e, name)
     return const_eval(e, consts)
+
+
+def _texts(e: ast.ArrayLit, name: str) -> WordTexts:
+    """``["leet", "code"]``: a list of words, encoded when passed to ``seqs[A]``."""
+    for x in e.items:
+        if not isinstance(x, ast.Str):
+            raise DslcError("a list of words holds strings only", x.span,
+                            hint='write ["ab", "ba"]; numbers go in arrays of their own')
+    return WordTexts(tuple(x.value for x in e.items), name)
+
+
+def _grid(e: ast.ArrayLit, consts: dict, name: str) -> NumGrid:
+    """``[[1, 2], [3, 4]]``: rows of numbers, every item a row (a number beside a row,
+    or a row holding rows, is an error at it)."""
+    rows = []
+    for row in e.items:
+        if not isinstance(row, ast.ArrayLit):
+            raise DslcError("a 2-D array's items are rows [ ... ]; this one is a number",
+                            row.span, hint="write [[1, 2], [3, 4]]")
+        for x in row.items:
+            if isinstance(x, ast.ArrayLit):
+                raise DslcError("arrays have one or two dimensions: this row holds a row",
+                                x.span)
+        rows.append(([const_eval(x, consts) for x in row.items], row.span))
+    return make_grid(rows, e.span, name)
 
 
 def _value(e: ast.Expr, consts: dict):
@@ -57,6 +89,11 @@ def _value(e: ast.Expr, consts: dict):
             return {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
                     "/": lambda: x / y, "%": lambda: x % y, "max": lambda: max(x, y),
                     "min": lambda: min(x, y)}[op]()
+        case ast.Binary(op="**", left=a, right=b) | ast.Call(func="pow", args=(a, b)):
+            x, y = const_eval(a, consts), const_eval(b, consts)
+            ints = type(x) is int or math.isinf(x)
+            ints = ints and (type(y) is int or math.isinf(y))
+            return power("int" if ints else "float", e.span)(x, y)
         case ast.Extremum(op=op, args=args) if len(args) == 1:
             raise DslcError(ast.WHOLE_ONLY, e.span, hint="a constant takes max(a, b) or min(a, b)")
         case ast.Extremum(op=op, args=args):
@@ -67,7 +104,13 @@ def _value(e: ast.Expr, consts: dict):
                 return element(consts[n], const_eval(k, consts))
             except DslcError as err:
                 raise DslcError(err.message, e.span) from None
-        case ast.Call(func="len", args=(ast.Name(id=n),)) if isinstance(consts.get(n), NumArray):
+        case ast.Index(base=ast.Name(id=n), indices=(i, j)) if isinstance(consts.get(n), NumGrid):
+            try:
+                return grid_element(consts[n], const_eval(i, consts), const_eval(j, consts))
+            except DslcError as err:
+                raise DslcError(err.message, e.span) from None
+        case ast.Call(func="len", args=(ast.Name(id=n),)) if isinstance(consts.get(n),
+                                                                        (NumArray, NumGrid)):
             return len(consts[n])
         case ast.Call(func="div", args=(a, b)):
             x, y = const_eval(a, consts), const_eval(b, consts)

@@ -11,7 +11,7 @@ import dataclasses
 import difflib
 from dataclasses import dataclass, field
 
-from dslc.check import links, tir
+from dslc.check import links, tir, words
 from dslc.lang import builtins
 from dslc.lang import types as T
 from dslc.check.calls import arrange, static_fits
@@ -27,7 +27,7 @@ from dslc.sdk import Registry
 # keyword would break scripts that use ``div`` as a name.
 # built-ins and their numbers of arguments: those typed by their own rules here, and the
 # functions of one number of lang.builtins (any number in, a float out)
-BUILTINS = {"len": 1, "abs": 1, "float": 1, "div": 2, "code": 1,
+BUILTINS = {"len": 1, "abs": 1, "float": 1, "div": 2, "code": 1, "pow": 2,
             **{name: 1 for name in builtins.BY_NAME}}
 
 
@@ -170,6 +170,8 @@ class ExprChecker:
             return tir.Logic(op, self.boolean(e.left, f"the left side of '{op}'"),
                              self.boolean(e.right, f"the right side of '{op}'"), e.span)
         left, right = self._operands(e)
+        if op == "**":
+            return power(left, right, e.span)
         if isinstance(left.type, T.TupleT) or isinstance(right.type, T.TupleT):
             return tuple_op(op, left, right, e.span)
         if op in ("==", "!="):
@@ -258,9 +260,14 @@ class ExprChecker:
             if len(e.indices) != 1:
                 raise DslcError("a sequence takes one index", e.span)
             ix = self.check_as(e.indices[0], T.INT, "sequence index")
+            if words.is_word(base):
+                return words.symbol(base, ix, e.span)
             return tir.SeqIndex(base, ix, T.SymT(bt.alpha), e.span)
         if isinstance(bt, T.ExtT):
             spec = self.s.reg.types.get(bt.name)
+            if bt.name == words.SEQS and bt.alpha is None:
+                raise DslcError(f"{_describe(base)} is a list of texts over no alphabet yet", e.span,
+                                hint="pass it to a parameter seqs[A] d and read d[k] there")
             if spec is None or spec.index_keys is None:
                 raise DslcError(f"a {bt} cannot be indexed", e.span)
             keys, value = spec.index_keys(bt), spec.index_value(bt)
@@ -366,9 +373,14 @@ class ExprChecker:
                             f"got {len(args)}", e.span)
         if name == "div":
             return self._div(e)
+        if name == "pow":
+            return power(self.check(args[0]), self.check(args[1]), e.span)
         x = self.check(args[0])
+        if name == "len" and words.is_word(x):
+            return words.length(x, e.span)
         if name == "len":
-            if not (isinstance(x.type, (T.SeqT, T.StrT)) or is_array(x.type)):
+            if not (isinstance(x.type, (T.SeqT, T.StrT)) or is_array(x.type)
+                    or isinstance(x.type, T.ExtT) and x.type.name == words.SEQS):
                 raise DslcError(f"len needs a sequence or an array, found {x.type}", e.span)
             return tir.Builtin(name, (x,), T.INT, e.span)
         if name == "code":
@@ -401,6 +413,8 @@ class ExprChecker:
 
     # ------------------------------------------------------------ reductions
     def _reduce(self, e: ast.Reduce, expected):
+        if e.op in ast.BOOL_REDUCTIONS:
+            return self._bool_reduce(e)
         it = self.iterable(e.iterable)
         self.s.locals.append((e.var, it.type.elem))
         try:
@@ -414,6 +428,24 @@ class ExprChecker:
             raise DslcError(f"{e.op} needs numbers, found {body.type}", e.body.span)
         t = T.Scalar(T.num_name(body.type))
         return tir.Reduce(e.op, e.var, it, where, coerce(body, t, e.op, e.body.span), t, e.span)
+
+    def _bool_reduce(self, e: ast.Reduce) -> tir.TExpr:
+        """``any(v in R : c)`` is ``max(v in R : if c then 1 else 0) >= 1`` and ``all``
+        the same with ``min``: an empty ``any`` is false (``-inf``), an empty ``all``
+        true (``inf``), and every backend, the dependence analysis and the traceback
+        take it as the reduction over ints that it is (every element is evaluated, as
+        ``sum`` does)."""
+        it = self.iterable(e.iterable)
+        self.s.locals.append((e.var, it.type.elem))
+        try:
+            where = None if e.where is None else self.boolean(e.where, "the 'where' condition")
+            body = self.boolean(e.body, f"the body of '{e.op}'")
+        finally:
+            self.s.locals.pop()
+        one, zero = tir.Lit(1, T.INT, e.body.span), tir.Lit(0, T.INT, e.body.span)
+        flag = tir.Cond(body, one, zero, T.INT, e.body.span)
+        red = tir.Reduce("max" if e.op == "any" else "min", e.var, it, where, flag, T.INT, e.span)
+        return tir.Compare(">=", red, tir.Lit(1, T.INT, e.span), e.span)
 
     def iterable(self, e: ast.Expr) -> tir.TExpr:
         if isinstance(e, ast.Range):
@@ -447,11 +479,28 @@ class ExprChecker:
         raise DslcError("map(...) belongs in a script statement, not inside a function", e.span)
 
 
-def is_array(t: T.Type) -> bool:
-    """An array of numbers (``const w = [...]``, ``load(ints, file)``)."""
-    from dslc.check.arrays import KINDS
+def power(base: tir.TExpr, exponent: tir.TExpr, span: Span) -> tir.TExpr:
+    """``a ** b`` and ``pow(a, b)``, one builtin: an ``int`` when both are ints (the
+    exponent's sign is checked when it runs), else a ``float``. A probability's power
+    is refused: its log times the exponent is ``log(p) * b``, written out."""
+    for x in (base, exponent):
+        if not T.is_numeric(x.type) or isinstance(x.type, T.TupleT):
+            raise DslcError(f"'**' needs numbers, found a {x.type}", x.span)
+        if x.type == T.PROB:
+            raise DslcError("'**' of a probability is not defined", x.span,
+                            hint="a probability's power p ** b is exp(log(p) * b)")
+    t = T.numeric_join(base.type, exponent.type)
+    return tir.Builtin("pow", (coerce(base, t, "base", span), coerce(exponent, t, "exponent", span)),
+                       t, span)
 
-    return isinstance(t, T.ExtT) and t.name in KINDS
+
+def is_array(t: T.Type) -> bool:
+    """An array of numbers (``const w = [...]``, ``load(ints, file)``), or a 2-D one
+    (``len(g)`` is its number of rows)."""
+    from dslc.check.arrays import KINDS
+    from dslc.check.grids import GRID_KINDS
+
+    return isinstance(t, T.ExtT) and (t.name in KINDS or t.name in GRID_KINDS)
 
 
 def join(a: T.Type, b: T.Type, span: Span) -> T.Type:

@@ -18,7 +18,7 @@ from typing import Any
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.consteval import const_value, eval_number_text
-from dslc.check.ranges import check_bound
+from dslc.check.ranges import check_bound, fold_array_lengths
 from dslc.check.exprs import ExprChecker, Scope, coerce
 from dslc.check.script import ScriptTyper
 from dslc.check.signatures import ConstIsFloat, Signature, signature, table_functions
@@ -27,6 +27,8 @@ from dslc import settings
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.check.arrays import NumArray
+from dslc.check.grids import NumGrid
+from dslc.check import words
 from dslc.lang.values import Alphabet
 from dslc.check.registry import make_registry, standard_matrices
 from dslc.lang.fasta import resolve_path
@@ -141,7 +143,7 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
             case ast.FuncDef():
                 functions[st.name] = check_function(sigs[st.name], st.name in tables,
                                                     Scope(sigs[st.name], dict(gtypes), sigs,
-                                                          alphabets, reg))
+                                                          alphabets, reg), consts)
             case ast.ScheduleDef():
                 schedules.append(st)
             case ast.ParamDef():
@@ -220,10 +222,12 @@ def _load_const(e: ast.Load, name: str, reg: Registry, ctx: ExtContext, base_dir
     so the numbers are as fixed as a literal array's (the dependence analysis may
     use them, dslc.deps)."""
     from dslc.check.arrays import KINDS
+    from dslc.check.grids import GRID_KINDS
 
-    if e.type.name not in KINDS:
+    if e.type.name not in KINDS + GRID_KINDS:
         raise DslcError(f"a constant cannot hold a {e.type}; load it with NAME = load(...)",
-                        e.span, hint="const NAME = load(ints, file) or load(floats, file)")
+                        e.span, hint="const NAME = load(ints, file), load(floats, file), "
+                                     "load(ints2d, file) or load(floats2d, file)")
     if not isinstance(e.path, ast.Str):
         raise DslcError("load needs a file name (a string)", e.path.span)
     full = str(resolve_path(e.path.value, Path(base_dir) if base_dir else Path.cwd()))
@@ -232,13 +236,16 @@ def _load_const(e: ast.Load, name: str, reg: Registry, ctx: ExtContext, base_dir
 
 
 def _const_type(value) -> T.Type:
-    if isinstance(value, NumArray):
+    if isinstance(value, (NumArray, NumGrid)):
         return T.ExtT(value.kind)
+    if isinstance(value, words.WordTexts):
+        return T.ExtT(words.SEQS)
     # an infinite constant is the int infinity, which widens as needed
     return T.FLOAT if isinstance(value, float) and not math.isinf(value) else T.INT
 
 
-def check_function(sig: Signature, is_table: bool, scope: Scope) -> tir.TFunction:
+def check_function(sig: Signature, is_table: bool, scope: Scope,
+                   consts: dict | None = None) -> tir.TFunction:
     fd = sig.node
     if is_table and not sig.rec_names:
         raise DslcError(f"'{fd.name}' calls itself but has no recursive parameters "
@@ -255,8 +262,12 @@ def check_function(sig: Signature, is_table: bool, scope: Scope) -> tir.TFunctio
         cond = None if g.cond is None else checker.boolean(g.cond, "a guard")
         body = coerce(checker.check(g.body, sig.ret), sig.ret, f"the result of '{fd.name}'",
                       g.body.span)
+        for part in (cond, body):
+            if part is not None:
+                words.refuse_whole_words(part)
         guards.append(tir.TGuard(cond, body, g.span))
-    params = tuple(tir.TParam(n, t, r, p.span, _range(sig, k, scope), _direction(sig, k))
+    params = tuple(tir.TParam(n, t, r, p.span, _range(sig, k, scope, consts or {}),
+                              _direction(sig, k))
                    for k, ((n, t, r), p) in enumerate(zip(sig.params, fd.params)))
     return tir.TFunction(fd.name, params, sig.ret, tuple(guards), is_table, fd.span,
                          tuple(checker.links))
@@ -273,9 +284,10 @@ def _direction(sig: Signature, k: int) -> str | None:
     return p.direction
 
 
-def _range(sig: Signature, k: int, scope: Scope):
+def _range(sig: Signature, k: int, scope: Scope, consts: dict):
     """The checked ``lo ... hi`` of parameter ``k`` (an ``int``), seeing only the
-    parameters declared before it."""
+    parameters declared before it. ``len(w)`` of a constant array is its length, a
+    number, from here on (``int i in 0 ... len(w) - 1``)."""
     p = sig.node.params[k]
     if p.range is None:
         return None
@@ -285,7 +297,8 @@ def _range(sig: Signature, k: int, scope: Scope):
                         f"({p.type})", p.span)
     earlier = dataclasses.replace(sig, params=sig.params[:k])
     checker = ExprChecker(dataclasses.replace(scope, sig=earlier))
-    out = tuple(coerce(checker.check(b, T.INT), T.INT, f"the range of '{name}'", b.span)
+    out = tuple(fold_array_lengths(coerce(checker.check(b, T.INT), T.INT,
+                                          f"the range of '{name}'", b.span), consts)
                 for b in p.range)
     for b in out:
         check_bound(b, {n: bt for n, bt, _ in earlier.params})

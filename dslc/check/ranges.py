@@ -37,21 +37,63 @@ def check_bound(e: tir.TExpr, earlier: dict[str, T.Type]) -> None:
             case tir.Var(scope="param", name=n) if n in earlier and (
                     earlier[n] == T.INT or isinstance(earlier[n], T.IndexT)):
                 continue
-            case tir.Var(scope="param", name=n) if n in earlier and isinstance(earlier[n], T.SeqT):
-                continue  # only as len(s): checked by the parent Builtin
+            case tir.Var(scope="param", name=n) if n in earlier and (
+                    isinstance(earlier[n], T.SeqT) or _is_array(earlier[n])):
+                continue  # only as len(s), len(w): checked by the parent Builtin
             case tir.Arith(op="+" | "-" | "*") | tir.Neg():
                 continue
             case tir.Builtin(name="len"):
                 continue
-        raise DslcError("a declared range may use numbers, constants, len(s) and the int, "
-                        "const and index parameters declared before it, with + - *", x.span,
-                        hint="e.g. int i in 1 ... n, int j in i ... len(s)")
-    if any(isinstance(x, tir.Var) and isinstance(x.type, T.SeqT) for x in _non_len(e)):
-        raise DslcError("a sequence is used in a range only through len(s)", e.span)
+            case tir.ExtAttr(base=tir.Var(scope="param", name=n), accessor=a) if n in earlier \
+                    and a.name in GRID_EXTENTS and _is_array(earlier[n]):
+                continue  # g.rows, g.cols of a 2-D array parameter: its extents
+        raise DslcError("a declared range may use numbers, constants, len(s) of a sequence, "
+                        "len(w) of an array (a parameter or a const), g.rows and g.cols of a "
+                        "2-D one, and the int, const and "
+                        "index parameters declared before it, with + - *", x.span,
+                        hint="e.g. int i in 1 ... n, int j in i ... len(s), "
+                             "int k in 0 ... len(w) - 1")
+    if any(isinstance(x, tir.Var) and (isinstance(x.type, T.SeqT) or _is_array(x.type))
+           for x in _non_len(e)):
+        raise DslcError("a sequence or an array is used in a range only through its len",
+                        e.span)
+
+
+def _is_array(t: T.Type) -> bool:
+    from dslc.check.exprs import is_array
+
+    return is_array(t)
+
+
+def fold_array_lengths(e: tir.TExpr, consts: dict) -> tir.TExpr:
+    """``e`` with ``len(w)`` of a constant array ``w`` replaced by its length: the
+    array is known when the script is checked, so the bound is a number to every
+    later stage (the interpreter's domains, isl's constraints, the compiled extents)."""
+    import dataclasses
+
+    if isinstance(e, tir.Builtin) and e.name == "len":
+        (a,) = e.args
+        if isinstance(a, tir.Var) and a.scope == "global" and _is_array(a.type) \
+                and a.name in consts:
+            return tir.Lit(len(consts[a.name]), T.INT, e.span)
+        return e
+    if isinstance(e, tir.ExtAttr) and e.accessor.name in GRID_EXTENTS:
+        a = e.base
+        if isinstance(a, tir.Var) and a.scope == "global" and a.name in consts:
+            return tir.Lit(e.accessor.evaluate(None, consts[a.name]), T.INT, e.span)
+        return e
+    kids = {f.name: getattr(e, f.name) for f in dataclasses.fields(e)
+            if isinstance(getattr(e, f.name), tir.TExpr)}
+    if not kids:
+        return e
+    return dataclasses.replace(e, **{k: fold_array_lengths(v, consts) for k, v in kids.items()})
+
+
+GRID_EXTENTS = ("rows", "cols")  # a 2-D array's extents (check.grids), usable in a range
 
 
 def _non_len(e: tir.TExpr):
-    if isinstance(e, tir.Builtin) and e.name == "len":
+    if isinstance(e, tir.Builtin) and e.name == "len" or isinstance(e, tir.ExtAttr):
         return
     yield e
     for c in tir.children(e):
@@ -87,6 +129,8 @@ def _name_of(e: tir.TExpr) -> str:
             return f"neg_{_name_of(a)}"
         case tir.Builtin(name="len", args=(s,)):
             return f"len_{s.name}"
+        case tir.ExtAttr(base=s, accessor=a):
+            return f"{a.name}_{s.name}"
         case tir.Arith(op=op, left=a, right=b):
             return f"{_name_of(a)}_{_OPS[op]}_{_name_of(b)}"
     raise TypeError(f"not a bound: {e}")
@@ -112,6 +156,8 @@ def same_expr(a: tir.TExpr, b: tir.TExpr) -> bool:
         return False
     if isinstance(a, tir.Builtin) and a.name != b.name:
         return False
+    if isinstance(a, tir.ExtAttr) and a.accessor.name != b.accessor.name:
+        return False
     ca, cb = tir.children(a), tir.children(b)
     return bool(ca) and len(ca) == len(cb) and all(same_expr(x, y) for x, y in zip(ca, cb))
 
@@ -130,6 +176,8 @@ def bound_value(e: tir.TExpr, env: dict, consts: dict) -> int:
             return -bound_value(a, env, consts)
         case tir.Builtin(name="len", args=(s,)):
             return len(env[s.name])
+        case tir.ExtAttr(base=s, accessor=a):
+            return a.evaluate(None, env[s.name])
         case tir.Arith(op=op, left=a, right=b):
             x, y = bound_value(a, env, consts), bound_value(b, env, consts)
             return x + y if op == "+" else x - y if op == "-" else x * y

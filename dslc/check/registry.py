@@ -1,7 +1,8 @@
 """The extension registry a program is checked with, and the predefined matrices.
 
-The registry holds the core's own extension (arrays of numbers,
-:mod:`dslc.check.arrays`) first, then every installed one. The predefined
+The registry holds the core's own extensions (arrays of numbers,
+:mod:`dslc.check.arrays`, and their 2-D form, :mod:`dslc.check.grids`; lists of
+sequences, :mod:`dslc.check.words`) first, then every installed one. The predefined
 matrices (``blosum62`` ...) are the NCBI files of ``stdlib/matrices``, parsed by
 the registry's ``matrix`` definition like a script's ``define matrix
 blosum62[protein] { ... }``: the core knows no matrix format, and a program
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import functools
 
-from dslc.check import arrays
+from dslc.check import arrays, grids, words
 from dslc.check.consteval import eval_number_text
 from dslc.lang.stdlib import standard_alphabets, stdlib_dir
 from dslc.lang.values import Matrix
@@ -23,7 +24,8 @@ from dslc.sdk import DefineSpec, Extension, ExtContext, Registry, installed_exte
 def make_registry(extra: tuple[Extension, ...] = ()) -> Registry:
     """The core's extension, every installed one, then ``extra``."""
     reg = Registry()
-    for ext in (arrays.extension, *installed_extensions(), *extra):
+    for ext in (arrays.extension, grids.extension, words.extension, *installed_extensions(),
+                *extra):
         reg.add(ext)
     return reg
 

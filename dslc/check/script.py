@@ -277,6 +277,9 @@ def refuse_prob_op(op: str, left: str, right: str, span) -> None:
     (runtime.script, where the static types were not known)."""
     if "prob" not in (left, right):
         return
+    if op == "**":
+        raise DslcError("'**' of a probability is not defined", span,
+                        hint="a probability's power p ** b is exp(log(p) * b)")
     if op == "%":
         raise DslcError(f"'%' needs ints, found {left} and {right}", span)
     if op == "-":

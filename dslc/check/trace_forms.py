@@ -1,4 +1,4 @@
-"""``trace(f(...))``, ``align(d)`` and ``brackets(d)`` in a script (docs/language.md,
+"""``trace(f(...))``, ``align(d)``, ``brackets(d)``, ``common(d)`` and ``merged(d)`` in a script (docs/language.md,
 "Tracebacks").
 
 Both are ordinary calls by name, not keywords: a script that defines its own
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dslc.errors import DslcError
 from dslc.frontend import ast
 
-FORMS = ("trace", "align", "brackets")
+FORMS = ("trace", "align", "brackets", "common", "merged")
 
 
 def is_form(name: str, functions) -> bool:
@@ -35,9 +35,9 @@ def check(typer, e: ast.Call) -> None:
             raise DslcError(f"trace of {call.func} takes its {len(sig.params)} arguments, or "
                             f"its calling ones for the final cell", call.span)
         return
-    if e.func == "brackets":
+    if e.func in ("brackets", "common", "merged"):
         if len(e.args) != 1:
-            raise DslcError("brackets takes one derivation: brackets(trace(f(...)))", e.span)
+            raise DslcError(f"{e.func} takes one derivation: {e.func}(trace(f(...)))", e.span)
         typer.type_of(e.args[0])
         return
     if len(e.args) not in (1, 2):

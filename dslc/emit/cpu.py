@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import math
 
+from dslc import sdk
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_code
@@ -826,6 +827,10 @@ class CpuGenerator:
                 return f"int({arg_name(self.scope_name(n))})"
             case tir.Builtin(name="len", args=(s,)):
                 return f"len({arg_name(self.scope_name(s.name))})"
+            case tir.ExtAttr(base=tir.Var(name=n), accessor=sdk.Accessor(
+                    device=sdk.Length(array="", axis=axis))):  # a 2-D array's g.rows, g.cols
+                a = arg_name(self.scope_name(n))
+                return f"len({a})" if axis == 0 else f"len({a}[0])"
         raise NotCompilable(f"a declared range's bound {e}")
 
     def _storage(self, b: Lines, gi: int, g: GroupPlan) -> None:

@@ -564,6 +564,9 @@ class ExprEmitter:
             return self.pr.ir_int64(self.expr(x, b))
         if e.name == "div":  # a value (float64), floored and checked like %
             return self.pr.ir_check("_idiv", self.as_value(x, b), self.as_value(e.args[1], b))
+        if e.name == "pow":  # a value (float64), checked (lang.arith.power)
+            return self.pr.ir_check("_ipow" if e.type == T.INT else "_fpow", self.as_value(x, b),
+                                    self.as_value(e.args[1], b))
         if e.name == "abs":
             return ir.Call("abs", (self.expr(x, b),))
         if e.name == "float":
@@ -636,7 +639,9 @@ class ExprEmitter:
 
     def _ext_code(self, e: tir.ExtAttr, code, keys: list, b: Lines, t: T.Type) -> ir.Expr:
         recv = self._receiver(e.base, b)
-        return self._render_typed(code, self._model(e.base), recv, keys, None, b, t)
+        # a calling value's own device_array (VALUE: a 2-D array's g.cols) is its argument
+        value = self.expr(e.base, b) if recv is None and _reads_value(code) else None
+        return self._render_typed(code, self._model(e.base), recv, keys, value, b, t)
 
     def _render_typed(self, code, model, recv, keys, value, b, t) -> ir.Expr:
         keys = [self._hoist(k, b) for k in keys]
@@ -804,8 +809,10 @@ def render_code(code, array, recv: ir.Expr | None = None, keys=(), item: ir.Expr
                 if guarded is not None and any(_has_check(i) for i in idx):
                     return guarded(array(name), index)
                 return ir.Load(array(name), tuple(index), "global")
-            case sdk.Length(array=name):
+            case sdk.Length(array=name, axis=0):
                 return ir.Call("len", (named(array(name)),))
+            case sdk.Length(array=name, axis=1):  # row 0's length (sdk.Length)
+                return ir.Call("len", (ir.Index(named(array(name)), (ir.Const(0),)),))
             case sdk.Slot(kind="recv"):
                 if recv is None:
                     raise NotCompilable("RECV in a compiled form of a calling value's accessor")
@@ -824,6 +831,22 @@ def render_code(code, array, recv: ir.Expr | None = None, keys=(), item: ir.Expr
                 return pr.ir_check("_chk", go(i), go(n))
         raise NotCompilable(f"compiled form {c!r}")
     return go(code)
+
+
+def _reads_value(c) -> bool:
+    """Does a compiled-form template read the value's own device_array (``VALUE``)?"""
+    match c:
+        case sdk.Load(array=name, index=idx):
+            return name == "" or any(_reads_value(i) for i in idx)
+        case sdk.Length(array=name):
+            return name == ""
+        case sdk.Op(args=args):
+            return any(_reads_value(a) for a in args)
+        case sdk.Checked(index=i, limit=n):
+            return _reads_value(i) or _reads_value(n)
+        case sdk.Select(cond=cnd, then=a, orelse=x):
+            return _reads_value(cnd) or _reads_value(a) or _reads_value(x)
+    return False
 
 
 def _has_check(c) -> bool:

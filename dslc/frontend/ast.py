@@ -112,9 +112,14 @@ class Range(Expr):
     span: Span
 
 
+# ``any(v in R : c)``, ``all(v in R : c)``: reductions of bools, spelt with a name
+# (they are no keywords of the contract) and typed as max/min of 0 and 1 (check.exprs)
+BOOL_REDUCTIONS = ("any", "all")
+
+
 @dataclass(frozen=True)
 class Reduce(Expr):
-    """``op(var in iterable where cond : body)`` with op in sum/min/max."""
+    """``op(var in iterable where cond : body)`` with op in sum/min/max, or any/all."""
 
     op: str
     var: str

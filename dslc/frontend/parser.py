@@ -32,7 +32,7 @@ _TOKEN_NAMES = {
     "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "SYMBOL": "a symbol literal",
     "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','",
     "EQUAL": "'='", "COLON": "':'", "VBAR": "'|'", "DOT": "'.'", "CMPOP": "a comparison",
-    "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "PERCENT": "'%'",
+    "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "POW": "'**'", "SLASH": "'/'", "PERCENT": "'%'",
     "CROSS": "'(*)'", "BLOCK": "'{ ... }'", "MAX": "'max'", "MIN": "'min'", "SUM": "'sum'",
     "$END": "end of file",
 }
@@ -420,6 +420,14 @@ class _ToAst(Transformer):
         if not isinstance(func, ast.Name):
             raise DslcError("only a named function can be called", func.span)
         return ast.Call(func.id, args, self._sp(meta), func.span)
+
+    def named_reduction(self, meta, items):
+        func, var, iterable, where, body = items
+        if not (isinstance(func, ast.Name) and func.id in ast.BOOL_REDUCTIONS):
+            raise DslcError("only any(v in R : c) and all(v in R : c) are written with a "
+                            "name before '(' and 'v in R'", func.span,
+                            hint="sum, min and max reduce numbers: sum(v in R : e)")
+        return ast.Reduce(func.id, str(var), iterable, where, body, self._sp(meta))
 
     def index(self, meta, items):
         return ast.Index(items[0], tuple(items[1:]), self._sp(meta))

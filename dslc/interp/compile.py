@@ -226,6 +226,9 @@ class Interpreter:
         if name == "div":
             y, div = self.expr(e.args[1], fn), arith.int_op("div", span)
             return lambda env: div(x(env), y(env))
+        if name == "pow":
+            y, pw = self.expr(e.args[1], fn), arith.power(e.type.name, span)
+            return lambda env: pw(x(env), y(env))
         if name == "abs" and e.type == T.INT:  # abs(-2^63) does not fit in 64 bits
             return lambda env: arith.check_int(abs(x(env)), span)
         fn = builtins.BY_NAME.get(name)  # a function of one number (lang.builtins)

@@ -129,3 +129,49 @@ def to_log(v, span):
     if v == 0:
         return NEG_INF
     return math.log(v)
+
+
+def power(kind: str, span):
+    """``a ** b`` (and ``pow(a, b)``) of type ``kind``. An ``int`` power keeps ints
+    exact: its exponent must be a finite non-negative int (a negative one would leave
+    the ints), ``inf ** 0 == 1`` and an infinite base keeps its sign by the parity of
+    the exponent. A ``float`` power is IEEE's, except where that would be no number or
+    an overflow: a negative base to a non-integer exponent, ``0.0`` to a negative one
+    and a finite power too large for a float are errors, as ``inf - inf`` is."""
+    if kind == "int":
+        def ipow(a, b):
+            if math.isinf(b) or b < 0:
+                raise DslcError(f"an int power needs a finite exponent of at least 0, not "
+                                f"{_shown(b)}", span, hint="float(a) ** b is a float power")
+            if math.isinf(a):
+                return 1 if b == 0 else a if a > 0 or b % 2 else -a
+            return check_int(a ** b if abs(a) <= 1 or b < 64 else _big_power(a, b), span)
+        return ipow
+
+    def fpow(a, b):
+        a, b = float(a), float(b)
+        if a < 0 and not math.isinf(a) and not math.isinf(b) and b != math.floor(b):
+            raise DslcError(f"{_shown(a)} ** {_shown(b)}: a negative base to a non-integer "
+                            "power is no real number", span)
+        if a == 0 and b < 0:
+            raise DslcError(f"0.0 to the negative power {_shown(b)}", span)
+        try:
+            v = a ** b
+        except OverflowError:
+            v = math.inf
+        if math.isinf(v) and not math.isinf(a) and not math.isinf(b):
+            raise DslcError(f"{_shown(a)} ** {_shown(b)} is too large for a float", span)
+        return v
+    return fpow
+
+
+def _big_power(a: int, b: int) -> int:
+    """``a ** b`` for ``|a| >= 2`` and ``b >= 64``: beyond 64 bits whatever it is, so
+    only its sign and size matter to the overflow error (never built digit by digit)."""
+    return (INT_MAX + 1) * (-1 if a < 0 and b % 2 else 1) * 2
+
+
+def _shown(v) -> str:
+    if isinstance(v, float) and math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return str(v)

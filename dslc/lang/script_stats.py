@@ -243,8 +243,9 @@ def _over_matrix(raw: np.ndarray, recode: np.ndarray, matrix) -> np.ndarray:
 
 
 def _count(v, arg) -> int:
-    """``len(v)``: a list's number of items, a sequence's number of symbols."""
-    if is_list(v) or isinstance(v, Sequence):
+    """``len(v)``: a list's number of items, a sequence's number of symbols, an
+    array's number of elements (of rows: a value whose class says ``counted``)."""
+    if is_list(v) or isinstance(v, Sequence) or getattr(v, "counted", False):
         return len(v)
     raise DslcError(f"len takes a list or a sequence, got {describe(v)}", arg.span)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dslc.check import tir
+from dslc.check.arrays import NumArray
 from dslc.lang import types as T
 
 Interval = tuple[int, int]
@@ -134,7 +135,7 @@ def interval(e, env: dict, args: dict, consts: dict) -> Interval | None:
             return env.get((s, n))
         case tir.Builtin(name="len", args=(tir.Var(scope="param", name=n),)):
             v = args.get(n)
-            return (len(v), len(v)) if isinstance(v, Sequence) else None
+            return (len(v), len(v)) if isinstance(v, (Sequence, NumArray)) else None
         case tir.Coerce(expr=x):
             return interval(x, env, args, consts)
         case tir.Neg(operand=x):

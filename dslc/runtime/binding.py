@@ -17,6 +17,7 @@ from dslc.lang import types as T
 from dslc.errors import DslcError
 from dslc.lang.arith import to_log
 from dslc.interp.tables import check_point
+from dslc.check import words
 from dslc.lang.results import Prob
 from dslc.lang.sequences import as_sequence, describe
 from dslc.lang.values import Alphabet, Sequence
@@ -49,6 +50,8 @@ def bind_value(value, t: T.Type, program, span, siblings=None, what="argument"):
         if isinstance(value, str) and t.alpha.kind == "named":
             return program.alphabets[t.alpha.name].code(value, span)
         return value
+    if isinstance(t, T.ExtT) and t.name == words.SEQS:
+        return _ext_value(words.bind(value, t, program, span, what), t, program, span, what)
     if isinstance(t, T.ExtT):
         return _ext_value(value, t, program, span, what)
     if isinstance(t, T.TupleT):

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from dslc.check.arrays import NumArray
+from dslc.check.grids import NumGrid
 from dslc.lang.records import RecordNames, is_list
 from dslc.lang.results import MapResult, Prob, TableResult, wrap
 from dslc.lang.values import Alphabet, Matrix, Sequence
@@ -47,6 +48,8 @@ def to_json_value(v):
         return v
     if isinstance(v, NumArray):
         return [_json_num(x) for x in v.values]
+    if isinstance(v, NumGrid):
+        return [[_json_num(x) for x in row] for row in v.rows]
     if isinstance(v, Matrix):
         return {"matrix": v.name, "alphabet": list(v.alphabet.symbols), "values": v.values.tolist()}
     return str(v)

@@ -21,7 +21,7 @@ from dslc.lang import types as T
 from dslc import runlog
 from dslc.check.calls import arrange, value_fits
 from dslc.errors import DslcError
-from dslc.lang.arith import check_int, check_literal, prob_op, to_log
+from dslc.lang.arith import check_int, check_literal, power, prob_op, to_log
 from dslc.frontend import ast
 from dslc.interp.compile import span_text
 from dslc.runtime.binding import bind_call, bind_value, check_index_args, check_links
@@ -158,6 +158,7 @@ class ScriptRunner:
             raise DslcError("division by zero", e.span)
         ops["/"] = lambda: x / y
         ops["%"] = lambda: x % y
+        ops["**"] = lambda: power("int" if _int(x) and _int(y) else "float", e.span)(x, y)
         return _checked(ops[e.op](), e.span)
 
     def _prob_binary(self, e: ast.Binary, a, b):
@@ -579,6 +580,11 @@ def _binds_alone(t) -> bool:
     takes its alphabet from a model among the other operands, which may differ
     from task to task."""
     return not (isinstance(t, T.SeqT) and t.alpha.kind != "named")
+
+
+def _int(v) -> bool:
+    """An int value of a script (the int infinities are floats, as in functions)."""
+    return type(v) is int or isinstance(v, float) and math.isinf(v)
 
 
 def _numeric(v) -> bool:

@@ -20,6 +20,13 @@ def evaluate(runner, e: ast.Call):
             return brackets(runner.eval(e.args[0]))
         except DslcError as err:
             raise DslcError(err.message, e.span, err.hint) from None
+    if e.func in ("common", "merged"):
+        from dslc.trace.align import common_text, merged_text
+
+        try:
+            return (common_text if e.func == "common" else merged_text)(runner.eval(e.args[0]))
+        except DslcError as err:
+            raise DslcError(err.message, e.span, err.hint) from None
     if e.func == "align":
         values = [runner.eval(a) for a in e.args]
         try:

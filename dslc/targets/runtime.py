@@ -178,6 +178,84 @@ def _idiv_f(F, tid, a, b):
         return math.nan
     return _floor(a / b)
 '''),
+    # ``a ** b`` of ints (lang.arith.power): squaring and multiplying, exact while the
+    # result stays below 2^53 (past it the interpreter recomputes it or reports the
+    # overflow); a negative or infinite exponent is the language's error
+    Helper('_ipow', True, 'core',
+           host='''\
+def _ipow(a, b):
+    if b < 0 or b == np.inf:
+        raise ValueError("an int power needs a finite exponent of at least 0")
+    if a == np.inf or a == -np.inf:
+        if b == 0:
+            return 1.0
+        if a > 0 or b % 2 == 1:
+            return a
+        return -a
+    r = 1.0
+    x = a
+    e = b
+    while e > 0:
+        if e % 2 == 1:
+            r = r * x
+        e = e // 2
+        if e > 0:
+            x = x * x
+    if r == np.inf or r == -np.inf:
+        raise ValueError("an int power beyond 2^53: the interpreter recomputes it exactly")
+    return _inexact(r)
+''',
+           device='''\
+def _ipow_f(F, tid, a, b):
+    if b < 0 or b == np.inf:
+        F[tid] = 1
+        return np.nan
+    if a == np.inf or a == -np.inf:
+        if b == 0:
+            return 1.0
+        if a > 0 or b % 2 == 1:
+            return a
+        return -a
+    r = 1.0
+    x = a
+    e = b
+    while e > 0:
+        if e % 2 == 1:
+            r = r * x
+        e = e // 2
+        if e > 0:
+            x = x * x
+    if r == np.inf or r == -np.inf:
+        F[tid] = 1
+        return np.nan
+    return _inexact_f(F, tid, r)
+'''),
+    # ``a ** b`` of floats: IEEE's power where it is a number that fits
+    Helper('_fpow', True, 'core',
+           host='''\
+def _fpow(a, b):
+    finite = a != np.inf and a != -np.inf and b != np.inf and b != -np.inf
+    if finite and a < 0 and b != np.floor(b):
+        raise ValueError("a negative base to a non-integer power")
+    if a == 0 and b < 0:
+        raise ZeroDivisionError("0.0 to a negative power")
+    v = a ** b
+    if finite and (v == np.inf or v == -np.inf):
+        raise OverflowError("a power too large for a float")
+    return v
+''',
+           device='''\
+def _fpow_f(F, tid, a, b):
+    finite = a != np.inf and a != -np.inf and b != np.inf and b != -np.inf
+    if (finite and a < 0 and b != math.floor(b)) or (a == 0 and b < 0):
+        F[tid] = 1
+        return np.nan
+    v = math.pow(a, b)
+    if finite and (v == np.inf or v == -np.inf):
+        F[tid] = 1
+        return np.nan
+    return v
+'''),
     Helper('_div', True, 'core',
            host='''\
 def _div(a, b):

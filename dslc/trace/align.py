@@ -304,3 +304,52 @@ _OPS = "=XID"
 def _row(name: str, width: int, pos: int, used: int) -> str:
     """A row's name and first position (1-based), up to its residues."""
     return f"{name:<{width}} {pos + 1 if used else pos:>6} "
+
+
+def common_text(d: Derivation) -> str:
+    """The text an alignment path has in common: the symbols of its identical pairs,
+    in order (of a longest-common-subsequence recurrence, the subsequence itself)."""
+    if not isinstance(d, Derivation):
+        raise DslcError("common takes a derivation (trace(f(...)))")
+    with collector_paused():
+        a, b, cols, _, _ = _symbol_columns(d)
+    return _join(a, [x for x, y in cols if x is not None and x == y])
+
+
+def merged_text(d: Derivation) -> str:
+    """The shortest text holding both sequences whole in the order an alignment path
+    gives: each column's symbol, once where the pair is identical, both (the first
+    sequence's first) where it is not; the residues before the path's start (a base
+    case's ``scs(0, j) = j``) and after its end come first and last, the first
+    sequence's before the second's (of a shortest-common-supersequence recurrence,
+    the supersequence itself)."""
+    if not isinstance(d, Derivation):
+        raise DslcError("merged takes a derivation (trace(f(...)))")
+    with collector_paused():
+        a, b, cols, start, end = _symbol_columns(d)
+    out = _symbols(a, 0, start[0]) + _symbols(b, 0, start[1])
+    for x, y in cols:
+        out += [x] if x == y else [s for s in (x, y) if s is not None]
+    out += _symbols(a, end[0], len(a)) + _symbols(b, end[1], len(b))
+    return _join(a, out)
+
+
+def _symbol_columns(d: Derivation):
+    """The path's two sequences, its columns as pairs of symbols (None: a gap), and
+    its start and end points (0-based, the end exclusive)."""
+    nums, at, (pa, pb) = _points(d)
+    a, b = pa[1], pb[1]
+    ia, ib = _columns(d, nums, at, a, b)
+    sa, sb = a.alphabet.symbols, b.alphabet.symbols
+    cols = [(None if i < 0 else sa[a.codes[i]], None if j < 0 else sb[b.codes[j]])
+            for i, j in zip(ia.tolist(), ib.tolist())]
+    return a, b, cols, at[-1].tolist(), at[0].tolist()
+
+
+def _symbols(seq, lo: int, hi: int) -> list:
+    return [seq.alphabet.symbols[c] for c in seq.codes[lo:hi].tolist()]
+
+
+def _join(seq, symbols: list) -> str:
+    """Symbols as text: run together where each is one character, else spaced."""
+    return ("" if seq.alphabet.single_chars else " ").join(symbols)

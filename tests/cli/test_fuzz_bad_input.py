@@ -115,6 +115,25 @@ schedule e(n, m) = 1 * n
 schedule o(n, m) = 1 * n + 0 * m
 print e(7, 3)
 """,
+    """\
+const g = [[1, 2, 3], [4, 5, 6]]
+const ws = ["AC", "G"]
+bool wb(seqs[dna] d, seq[dna] s, index[s] i)
+  | i == 0 = true
+  | otherwise = any(k in 0 ... len(d) - 1 where len(d[k]) <= i : wb(i - len(d[k]))
+        and all(m in 0 ... len(d[k]) - 1 : d[k][m] == s[i - len(d[k]) + m]))
+int p(int i in 0 ... len(g) - 1, int j in 0 ... g.cols - 1)
+  | i == 0 and j == 0 = g[0, 0] ** 2
+  | otherwise = (if i > 0 then p(i - 1, j) else 0) max (if j > 0 then p(i, j - 1) else 0) + g[i, j]
+int l(seq[dna] s, index[s] i, seq[dna] t, index[t] j)
+  | i == 0 or j == 0 = 0
+  | s[i - 1] == t[j - 1] = l(i - 1, j - 1) + 1
+  | otherwise = l(i - 1, j) max l(i, j - 1)
+print wb(ws, "ACGAC", 5)
+print p(1, 2)
+print common(trace(l("GATTACA", "TACG")))
+print merged(trace(l("GAT", "TA")))
+""",
 ]
 
 FASTA = ">one\nACGTACGT\n>two\nGATTACA\n>three\nTTT\n"
@@ -135,6 +154,10 @@ TOKENS = [
     # a whole result folded, a structure read off a trace, a table of a plain function
     "sum(", "max(", "brackets(trace(", "brackets(", "\nprint sum(n(\"GGGAAAUCC\"))\n",
     "\nprint brackets(trace(n(\"GGGAAAUCC\", 0, 9)))\n", "\nprint pairs(\"A\")\n",
+    # 2-D arrays (ragged, nested too deep), word lists, powers, any/all, traceback text
+    "[[1, 2], [3]]", "[[[1]]]", "[[1], 2]", "[\"AC\", 3]", "**", "** -1", "2 ** 70", "any(",
+    "all(k in 0 ... 3 : k)", "d[0]", "g[0]", ".cols", "seqs[dna]", "ints2d", "common(trace(",
+    "merged(", "pow(",
 ]
 # (U, O, J: protein's stand-ins, read as X with a warning; strangers to dna; R, Y, K, M:
 # IUPAC ambiguity codes, dna5's and rna5's stand-ins for N, strangers to dna)
@@ -154,9 +177,10 @@ STRINGS = ['"ACGTN"', '""', '"acgt"', '"ZZZ"', '"' + "ACGT" * 40 + '"', '"A"', '
 WORDS = ["if", "then", "else", "otherwise", "const", "map", "inf", "len", "i", "j", "k", "s",
          "t", "x", "n", "dna", "rna", "dna5", "rna5", "protein", "blosum62", "m", "sum", "max", "min", "nope",
          "evalue", "evd_evalue", "bits", "q",
-         "import", "trace", "brackets"]
+         "import", "trace", "brackets", "any", "all", "common", "merged", "pow", "g", "d",
+         "ws", "cols", "rows"]
 OPERATORS = ["+", "-", "*", "/", "%", "max", "min", "==", "!=", "<", "<=", ">", ">=", "and",
-             "or"]
+             "or", "**"]
 
 
 def _category(tok: str) -> str:
