@@ -23,6 +23,7 @@ from dslc.plan import lower
 from dslc.plan.driver import ASSUMED_EXTENT
 from dslc.plan.task import GroupPlan
 from dslc.poly.pretty import render
+from dslc.options import CompileOptions
 from dslc.runtime.script import ScriptRunner
 
 
@@ -40,7 +41,9 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
     fallbacks, and the functions the script never ran (extents of 10 assumed)."""
     collector = timings.Collector()
     runner = ScriptRunner(program.checked,
-                          timings.timed(functools.partial(AutoBackend, run_gpu=False), collector),
+                          timings.timed(functools.partial(
+                              AutoBackend, run_gpu=False,
+                              options=CompileOptions.from_settings()), collector),
                           program.base_dir, quiet=True, params=program.params,
                           from_text=program.params_from_text)
     engine = runner.backend.cpu  # auto's decisions recorded, everything run on the CPU

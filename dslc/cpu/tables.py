@@ -15,7 +15,7 @@ import concurrent.futures
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from dslc import settings, timings
+from dslc import timings
 from dslc.cpu.convert import Inexact
 from dslc.lang import types as T
 from dslc.interp.tables import MISSING, Numbers
@@ -31,10 +31,9 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "",
     core's cache (a walk's first reads made there, dslc.trace.ahead)."""
     if not callings:
         return []
-    code = settings.key()  # (asked once for the bindings, not per hit)
     for calling in callings:
         cpu.interp.check_table_fits(func, calling, span)
-        cpu._table_plan_scope(func, calling, code)  # every binding widens it: one plan for all
+        cpu._table_plan_scope(func, calling)  # every binding widens it: one plan for all
     chosen = cpu._ran(cpu.choose(func, "table", callings[0]))
     if chosen.compiled is None:
         return [{func: cpu.table(func, c, span, description)} for c in callings]

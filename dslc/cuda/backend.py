@@ -57,6 +57,7 @@ from dslc.emit.tiles import block_size
 from dslc.interp.backend import in_map
 from dslc.lang import types as T
 from dslc.lang.batch import TaskBatch
+from dslc.options import CompileOptions, given
 from dslc.plan import lower
 
 # what other modules, benchmarks and tests take from here (the parts' names)
@@ -80,12 +81,14 @@ class CudaBackend:
         """A device, not the simulator (``auto`` only picks a real one)."""
         return CudaBackend.available() and not settings.simulated()
 
-    def __init__(self, program, globals_: dict, cpu: CpuBackend | None = None):
+    def __init__(self, program, globals_: dict, cpu: CpuBackend | None = None,
+                 options: CompileOptions | None = None):
         self.program = program
         self.globals = globals_
+        self.options = given(options if options is not None or cpu is None else cpu.options)
         # what the device does not take runs here (``cpu``: one that already ran the
         # script, as for ``dslc explain``)
-        self.cpu = cpu if cpu is not None else CpuBackend(program, globals_)
+        self.cpu = cpu if cpu is not None else CpuBackend(program, globals_, self.options)
         self.decisions = Decisions()  # (entry, work) -> the last decision for it
         self.device_fallbacks: dict[str, str] = {}
         self.kernel_seconds = 0.0  # time spent in kernels (for benchmarks)
@@ -100,7 +103,7 @@ class CudaBackend:
         self._ahead = Ahead(_upload)  # packed buffers copied while a map is planned
         self._map_memory = None  # MapMemory: what every map reuses
         self._target = target_start.shared()  # Numba-CUDA's set-up, on a thread (real devices)
-        if not settings.simulated():
+        if not self.options.simulated:
             self._target.start()
 
     # ------------------------------------------------------------------ the CPU part
@@ -182,12 +185,13 @@ class CudaBackend:
             return self._on_cpu(func, work, tasks, tupled)
         try:
             with timings.planning():
-                plan = lower(self.program, func, kind, scope, request).task
+                plan = lower(self.program, func, kind, scope, request,
+                             verify=self.options.verify_ir).task
         except NotCompilable as e:
             return self._on_cpu(func, work, tasks, f"not planned: {e}")
         cells = sum(math.prod(v + 1 for v in (g.extents.values[n] for n in g.extents.names[fn]))
                     for g in plan.groups for fn in g.functions)
-        least = settings.number("DSLC_CUDA_WHOLE", 1_000_000)
+        least = self.options.cuda_whole
         if cells < least:
             return self._on_cpu(func, work, tasks, f"{cells:,} cells, fewer than "
                                 f"DSLC_CUDA_WHOLE={least:,}: a launch per partition would "
@@ -195,19 +199,20 @@ class CudaBackend:
         from dslc.emit.wavefront import choose_lanes
 
         # a warp per point where cells reduce over ranges (real GPU), else a thread
-        lanes = choose_lanes(self.program, plan, self.real_gpu(), block_size(),
-                             resident_threads())
+        real = not self.options.simulated and self.available()
+        lanes = choose_lanes(self.program, plan, real, block_size(self.options),
+                             resident_threads(), self.options.cuda_lanes)
         whole = strategy("cuda whole-GPU wavefront")
         try:
             with timings.planning():
-                gen = build(whole, self.program, plan, lanes, simulated=settings.simulated())
+                gen = build(whole, self.program, plan, lanes, simulated=self.options.simulated)
                 device_src, host_src, args = gen.generate()
         except NotCompilable as e:
             self.device_fallbacks[func] = str(e)
             return self._on_cpu(func, work, tasks, f"not compiled for the device: {e}")
-        coop = not settings.simulated() and settings.choice("DSLC_CUDA_COOP") != "0"
+        coop = not self.options.simulated and self.options.cuda_coop
         how = "every partition in one cooperative launch" if coop else "a launch per partition"
-        d = Decision(func, "cuda", work, whole.name, block=block_size(),
+        d = Decision(func, "cuda", work, whole.name, block=block_size(self.options),
                      lanes=max(ln.width for ln in gen.lanes) if gen.lanes else 1,
                      why=(f"{how}, {gen.describe()}",
                           f"{cells:,} cells, at least DSLC_CUDA_WHOLE={least:,}"))

@@ -8,7 +8,7 @@ from dataclasses import fields, replace
 
 import numpy as np
 
-from dslc import settings, timings
+from dslc import timings
 from dslc.cpu.convert import plan_shape
 from dslc.cpu.decision import Decision
 from dslc.cuda import kernel_cache, rules
@@ -31,14 +31,15 @@ def device_compile(be, func, kind, scope, request, tasks) -> Kernel:
     shared, lens = tasks.shared, tasks.lengths
     key = (func, kind, request, shared, tuple(
         (n, plan_shape(v, be.program.registry)) for n, v in sorted(scope.items())),
-        settings.key())
+        be.options)
     if key not in be._plans:
         with timings.planning():
-            be._plans[key] = lower(be.program, func, kind, scope, request).task
+            be._plans[key] = lower(be.program, func, kind, scope, request,
+                                  verify=be.options.verify_ir).task
     plan = be._plans[key]
     dtype = value_dtype(be, plan, tasks, lens, shared)
-    per_block, why = hybrid(plan, len(tasks))
-    block, sized = block_threads(per_block, partition_width(plan))
+    per_block, why = hybrid(plan, len(tasks), be.options)
+    block, sized = block_threads(per_block, partition_width(plan), be.options)
     key += (dtype, per_block, block)
     if key not in be._kernels:
         be._kernels[key] = kept(be, key, func, plan) or made(be, 
@@ -53,7 +54,7 @@ def device_compile(be, func, kind, scope, request, tasks) -> Kernel:
 
 def kept(be, key, func, plan) -> Kernel | None:
     """The kernel an earlier process generated under ``key`` (dslc.cuda.kernel_cache)."""
-    kept = kernel_cache.load(kernel_cache.key_of(be.program, func, key))
+    kept = kernel_cache.load(kernel_cache.key_of(be.program, func, key, be.options))
     if kept is None:
         return None
     kept.pop("format")
@@ -64,7 +65,7 @@ def made(be, key, func, plan, *how) -> Kernel:
     """The kernel generated now, and kept on disk for later processes."""
     with timings.planning():  # (generating a kernel's source)
         k = generate(be, func, plan, *how)
-    kernel_cache.store(kernel_cache.key_of(be.program, func, key),
+    kernel_cache.store(kernel_cache.key_of(be.program, func, key, be.options),
                        {f.name: getattr(k, f.name) for f in fields(k) if f.name != "plan"})
     return k
 
@@ -73,7 +74,7 @@ def generate(be, func, plan, tasks, dtype, per_block, why, block, sized) -> Kern
     """A map kernel's source and the decision that chose it (``why``: the
     hybrid rule's reason; a strategy declined adds the generator's reason)."""
     said = dict(entry=func, backend="cuda", work="map")
-    common = (("hybrid", rules.hybrid_note(be.program, plan)),
+    common = (("hybrid", rules.hybrid_note(be.program, plan, be.options)),
               ("scratch", rules.scratch()), ("placement", rules.PLACEMENT),
               ("single calls", rules.single_calls(be.program, func)))
     reasons = [why]
@@ -90,12 +91,13 @@ def generate(be, func, plan, tasks, dtype, per_block, why, block, sized) -> Kern
                           True, block, d)
         except NotCompilable as e:
             reasons.append(f"no task-per-block: {e}")
-    block = block_size()
-    sized = rules.block_source(block_threads(False, None)[1])
+    block = block_size(be.options)
+    sized = rules.block_source(block_threads(False, None, be.options)[1])
     shared_seqs = frozenset(n for n in tasks.shared if tasks.is_seq(n))
     chosen = strategy("cuda register-tiled")
     try:
-        gen = build(chosen, be.program, plan, shared_seqs, value=ValueType(dtype))
+        gen = build(chosen, be.program, plan, shared_seqs, value=ValueType(dtype),
+                    options=be.options)
         source, args = gen.generate()
         tile = (("register tile", rules.tile(gen.rows)),
                 ("specialised", rules.SPECIALISED))

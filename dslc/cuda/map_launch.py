@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from dslc import settings, timings
+from dslc import timings
 from dslc.cpu import modules
 from dslc.cpu.convert import layout_spec
 from dslc.cuda.arena import MapMemory
@@ -87,7 +87,7 @@ def launch(be, run: Launches, f, batch, progress=None) -> np.ndarray:
     with warnings.catch_warnings():  # the simulator's timings are not kernel times
         warnings.simplefilter("ignore")
         seconds = busy_seconds(timers)
-    jit = launch_compile_seconds(waits, settings.simulated())
+    jit = launch_compile_seconds(waits, be.options.simulated)
     be.kernel_seconds += max(0.0, seconds - jit)
     timings.add_compute(max(0.0, seconds - jit))
     timings.add_compile(jit)
@@ -120,7 +120,7 @@ def placements(be, args, travel, task, plan, dtype) -> dict:
             arrays[a.name] = v.astype(dtype) if v.dtype == np.float64 else v
             where[a.name] = layout_where(be, a, task)
             names[a.name] = shown(a)
-    return place(arrays, where, names)
+    return place(arrays, where, names, be.options.cuda_place)
 
 
 def layout_where(be, arg, task: dict) -> str:

@@ -35,7 +35,7 @@ def run_whole(be, chosen: Chosen):
     store = [cuda.device_array(d, dtype=np.float64) for d in dims]
     accs = [cuda.to_device(np.array([gen.initial(k)])) for k in range(len(plan.fused))]
     res = cuda.to_device(np.array([np.nan]))
-    block = block_size()
+    block = block_size(be.options)
     cuda.synchronize()
     with timings.computing():  # (a kernel's first launch compiles it: not counted)
         t0 = time.perf_counter()

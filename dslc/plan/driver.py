@@ -61,14 +61,21 @@ class Lowered:
 
 
 def lower(program, entry: str, kind: str, args: dict, request: tuple | None = None, *,
-          emit: Emit | None = None, assumed: int | None = None) -> Lowered:
+          emit: Emit | None = None, assumed: int | None = None, verify: bool = False) -> Lowered:
     """Plan ``entry`` (a ``cell``, a whole ``table`` or a ``value``) for arguments
     ``args`` (what fixes the extents: sequences, models, declared ranges' bounds)
     and ``request`` (the cell asked for, where extents come from it); ``emit``
     turns the plan into a module (records). ``assumed``: only the entry's own group, every extent
     taking this value (for a group no run has shapes for). Refusals: a DslcError for the program's own error,
-    ``NotCompilable`` where the interpreter runs the entry instead."""
+    ``NotCompilable`` where the interpreter runs the entry instead. ``verify``: each
+    group's loop nest is built now and verified (the CompileOptions' ``verify_ir``)."""
     task = plan_task(program, entry, kind, args, request, user_schedules(program), assumed)
+    if verify:
+        from dslc.poly.nest import verify_group_nest  # isl, only where a nest is built
+
+        for g in task.groups:
+            if g.schedule is not None:
+                verify_group_nest(g.nest, g.schedule)
     if emit is None:
         return Lowered(entry, kind, task)
     module, args = emit(task)
