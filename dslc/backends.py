@@ -1,5 +1,5 @@
-"""Backends by name. Each is a class ``(program, globals, options=...) -> backend`` with
-the ``value``/``table``/``map`` interface described in :mod:`dslc.interp.backend`;
+"""Backends by name. Each is a class ``(program, globals, options=...) -> backend``
+satisfying :class:`~dslc.interp.protocol.Backend` (``value``, ``table``, ``map``);
 :func:`make` binds the CompileOptions a run compiles under."""
 
 from __future__ import annotations
@@ -10,6 +10,10 @@ import sys
 
 from dslc import settings
 from dslc.errors import DslcError
+from dslc.interp.protocol import Backend
+
+__all__ = ["Backend", "driver_installed", "get", "make", "names", "register", "require",
+           "resolve"]
 
 
 def _interp():
