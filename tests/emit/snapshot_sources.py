@@ -88,17 +88,18 @@ def snapshot(label: str, program) -> str:
 
     jit._generate = recording
     try:
-        kernels = explain.kernels(program)
+        done = explain.run(program)
+        kernels = explain.kernels(program, done)
     finally:
         jit._generate = generate
-    engine = explain._LAST_RUN[0]
+    engine = done.engine
     out = [f"######## {label}: --emit python"]
     compiled = {e: s for e, (_, s, _) in engine.packs.generated.items()}
     compiled.update({e: s for e, (_, s) in engine.generated.items()})
     out += [f"# ---- entry {name}\n{src}" for name, src in compiled.items()]
     out += [f"# {n}: not compiled ({why})" for n, why in engine.fallbacks.items()]
     out += [f"######## {label}: --emit kernel", kernels, f"######## {label}: walks", *walks]
-    for entry, plan in explain._LAST_PLANS.items():
+    for entry, plan in done.plans.items():
         for name, run in _strategies(program.checked, plan):
             out.append(f"######## {label}: {entry} ({plan.kind}), {name}")
             try:
