@@ -17,7 +17,7 @@ later layer than planning (docs/architecture.md, "Layers").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from dslc.check.tir import groups
@@ -68,14 +68,10 @@ def lower(program, entry: str, kind: str, args: dict, request: tuple | None = No
     turns the plan into a module (records). ``assumed``: only the entry's own group, every extent
     taking this value (for a group no run has shapes for). Refusals: a DslcError for the program's own error,
     ``NotCompilable`` where the interpreter runs the entry instead. ``verify``: each
-    group's loop nest is built now and verified (the CompileOptions' ``verify_ir``)."""
+    group's loop nest is verified when it is built (the CompileOptions' ``verify_ir``)."""
     task = plan_task(program, entry, kind, args, request, user_schedules(program), assumed)
     if verify:
-        from dslc.poly.nest import verify_group_nest  # isl, only where a nest is built
-
-        for g in task.groups:
-            if g.schedule is not None:
-                verify_group_nest(g.nest, g.schedule)
+        task = replace(task, groups=tuple(replace(g, verify=True) for g in task.groups))
     if emit is None:
         return Lowered(entry, kind, task)
     module, args = emit(task)

@@ -97,7 +97,7 @@ def test_a_kept_kernel_gives_this_map_s_reason_not_the_first_one_s(tmp_path, mon
 
     monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
     # the simulator's rule gives no count: one that does, as a real GPU's does
-    monkeypatch.setattr(map_kernel, "hybrid", lambda plan, n: (False, f"{n} tasks"))
+    monkeypatch.setattr(map_kernel, "hybrid", lambda plan, n, options: (False, f"{n} tasks"))
     _files(tmp_path, np.random.default_rng(7))
     _, decided = _search(tmp_path)
     prog = dslc.compile(LCS, backend="cuda")
