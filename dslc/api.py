@@ -41,6 +41,7 @@ from dslc.runtime.script import (ScriptRunner, _labels, backend_globals, columna
 from dslc.check.script import spans_a_box
 from dslc.lang.values import Sequence, SeqText
 from dslc.lang.records import Records, is_list
+from dslc.options import CompileOptions
 
 
 def _kept(where, shape: tuple, name: str) -> np.ndarray | None:
@@ -131,7 +132,8 @@ def stages(path_or_source: "str | Script", defines: dict | None = None) -> Stage
     defines = _defines(defines)
     tree = parse_script(script)
     return Stages(tree, deep.run(tree.depth, check_program, tree, defines,
-                                   base_dir=script.base_dir))
+                                   base_dir=script.base_dir,
+                                   verify=CompileOptions.from_settings().verify_ir))
 
 
 def compile(path_or_source: "str | Script", defines: dict | None = None,
@@ -144,8 +146,9 @@ def compile(path_or_source: "str | Script", defines: dict | None = None,
     defines = _defines(defines)
     backends.resolve(backend)  # an unknown name: one DslcError naming the backends
     tree = parse_script(script)
-    return Program(deep.run(tree.depth, check_program, tree, defines, base_dir=script.base_dir),
-                   script.base_dir, backend)
+    verify = CompileOptions.from_settings().verify_ir
+    return Program(deep.run(tree.depth, check_program, tree, defines, base_dir=script.base_dir,
+                            verify=verify), script.base_dir, backend)
 
 
 class Program:
@@ -198,9 +201,10 @@ class Program:
     def _run(self, backend, quiet, params: dict, from_text: bool, progress, **where):
         self._collector.reset()
         self.printed_so_far = []
+        options = CompileOptions.from_settings()  # (once per run: what its code is made under)
         with _using(backend=backend or self.backend_asked, **where) as pool:
-            make = backends.get(backend or self.backend_name) if pool is None else \
-                _sharded(pool, backend or self.backend_asked, self.base_dir)
+            make = backends.make(backend or self.backend_name, options) if pool is None else \
+                _sharded(pool, backend or self.backend_asked, self.base_dir, options)
             runner = ScriptRunner(self.checked, timings.timed(make, self._collector),
                                   self.base_dir, quiet=quiet, params=params,
                                   from_text=from_text, progress=progress)
@@ -234,8 +238,10 @@ class Program:
         if self._backend is None:
             if self._globals is None:
                 self._globals = backend_globals(self.checked)
-            self._backend = timings.Timed(
-                backends.get(self.backend_name)(self.checked, self._globals), self._collector)
+            # the options are read once, as the engine every call and map reuses is made
+            self._backend = timings.Timed(backends.make(
+                self.backend_name, CompileOptions.from_settings())(self.checked, self._globals),
+                self._collector)
         return self._backend
 
     def _map_engine(self, pool):
@@ -243,7 +249,8 @@ class Program:
         engine = self._engine()
         if pool is None:
             return engine
-        return _sharded(pool, self.backend_asked, self.base_dir)(self.checked, self._globals)
+        return _sharded(pool, self.backend_asked, self.base_dir,
+                        engine.options)(self.checked, self._globals)
 
     def __getattr__(self, name: str):
         if name.startswith("_") or name not in self.checked.functions:
@@ -401,7 +408,8 @@ class Program:
             return tf
         self.checked = check_program(self.checked.ast, dict(self.checked.consts),
                                      self.checked.registry, self.base_dir,
-                                     self.checked.float_consts | new)
+                                     self.checked.float_consts | new,
+                                     verify=CompileOptions.from_settings().verify_ir)
         self._backend = None
         return self._function(tf.name)
 
@@ -468,9 +476,9 @@ def _using(backend: str, **where):
     return cluster.using(backend=backend, **where)
 
 
-def _sharded(pool, backend: str, base_dir):
+def _sharded(pool, backend: str, base_dir, options):
     from dslc import cluster
-    return cluster.sharded(pool, backend, base_dir)
+    return cluster.sharded(pool, backend, base_dir, options)
 
 
 def _from_python(v):

@@ -232,7 +232,8 @@ def kernel_key(cpu, func: str, tasks: list[dict]) -> str:
 
     f = cpu.program.functions[func]
     widest = widest_task(TaskBatch.of(tasks))
-    return modules.plan_key(cpu.program, func, f"cuda-map{len(tasks)}{f.is_table}", None, widest)
+    return modules.plan_key(cpu.program, func, f"cuda-map{len(tasks)}{f.is_table}", None, widest,
+                            options=cpu.options)
 
 
 class AutoBackend:
@@ -242,12 +243,13 @@ class AutoBackend:
 
     name = "auto"
 
-    def __init__(self, program, globals_: dict, run_gpu: bool = True):
+    def __init__(self, program, globals_: dict, run_gpu: bool = True, options=None):
         from dslc.cpu.backend import CpuBackend
 
         self.program = program
         self.globals = globals_
-        self.cpu = CpuBackend(program, globals_)
+        self.cpu = CpuBackend(program, globals_, options)
+        self.options = self.cpu.options
         self.run_gpu = run_gpu
         self.decisions: dict[str, Choice] = {}  # entry -> the last decision for it
         self._cuda = None
@@ -318,7 +320,7 @@ class AutoBackend:
         core's share of the reading for it."""
         from dslc.cuda.ahead import AHEAD_BYTES
 
-        if not self.run_gpu or nbytes < AHEAD_BYTES or settings.simulated():
+        if not self.run_gpu or nbytes < AHEAD_BYTES or self.options.simulated:
             return
         cal = self._known()
         if cal is not None and cal.gpu_cells_s > 0:

@@ -1,13 +1,19 @@
-"""Backends by name. Each is a class ``(program, globals) -> backend`` with the
-``value``/``table``/``map`` interface described in :mod:`dslc.interp.backend`."""
+"""Backends by name. Each is a class ``(program, globals, options=...) -> backend``
+satisfying :class:`~dslc.interp.protocol.Backend` (``value``, ``table``, ``map``);
+:func:`make` binds the CompileOptions a run compiles under."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
 from dslc import settings
 from dslc.errors import DslcError
+from dslc.interp.protocol import Backend
+
+__all__ = ["Backend", "driver_installed", "get", "make", "names", "register", "require",
+           "resolve"]
 
 
 def _interp():
@@ -89,6 +95,12 @@ def require(name: str) -> None:
                 "NUMBA_ENABLE_CUDASIM=1 to run kernels in the simulator)") if name == "cuda" \
             else "install numba and islpy"
         raise DslcError(f"backend '{name}' is not available on this machine", hint=hint)
+
+
+def make(name: str, options):
+    """A ``(program, globals) -> backend`` for backend ``name`` compiling under the
+    CompileOptions ``options`` (built once where the work entered dslc)."""
+    return functools.partial(get(name), options=options)
 
 
 def get(name: str):

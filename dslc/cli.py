@@ -406,9 +406,10 @@ def _explain(prog, args) -> int:
     if args.function is not None and args.function not in prog.functions:
         raise DslcError(f"--function: the script has no function '{args.function}'",
                         hint="functions: " + (", ".join(prog.functions) or "none"))
-    rep = explain.report(prog, args.backend)
+    done = explain.run(prog)
+    rep = explain.report(prog, args.backend, done)
     if args.plot:
-        f = explain.plot(prog, rep, args.function, args.plot)
+        f = explain.plot(prog, rep, args.function, args.plot, done)
         sys.stderr.write(f"wrote {args.plot} (domain of {f})\n")
     _print(json.dumps(rep, indent=2) if args.format == "json" else explain.render_text(rep))
     return 0

@@ -12,6 +12,7 @@ backend's for what it ran, and for ``--backend cuda`` the CUDA backend's own
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass, field
 
 from dslc import timings
 from dslc.auto import AutoBackend
@@ -23,51 +24,67 @@ from dslc.plan import lower
 from dslc.plan.driver import ASSUMED_EXTENT
 from dslc.plan.task import GroupPlan
 from dslc.poly.pretty import render
+from dslc.options import CompileOptions
 from dslc.runtime.script import ScriptRunner
 
 
-_LAST_PLANS: dict = {}  # entry -> plan of the last collect()
-_LAST_AUTO: dict = {}  # entry -> where --backend auto runs it, and why (dslc.auto.Choice)
-_LAST_TASKS: dict = {}  # map entry -> the tasks its maps ran (for --plot)
-_LAST_WORK: dict = {}  # (entry, work) -> the tasks (a map) or arguments (a call) last run
-_LAST_RUN: list = []  # the CPU backend that ran the script (its decision records)
+@dataclass
+class Explained:
+    """What one explained run of the script did, returned by :func:`run` and read by
+    every report here (nothing is kept between calls): the CPU backend that ran it
+    (its decision records), its plans, where ``--backend auto`` would run each
+    entry, the work it ran, its compile seconds, and what :func:`collect` gives."""
 
-_LAST_COMPILE: dict = {}  # entry -> seconds planning and compiling it on the CPU
+    engine: object  # the CPU backend that ran the script (its decision records)
+    plans: dict = field(default_factory=dict)  # entry -> its plan
+    auto: dict = field(default_factory=dict)  # entry -> where auto runs it (dslc.auto.Choice)
+    tasks: dict = field(default_factory=dict)  # map entry -> the tasks its maps ran (--plot)
+    work: dict = field(default_factory=dict)  # (entry, work) -> the tasks or arguments last run
+    compile_s: dict = field(default_factory=dict)  # entry -> seconds planning and compiling
+    by_func: dict = field(default_factory=dict)  # function -> its group's plan
+    sources: dict = field(default_factory=dict)  # entry -> generated source
+    fallbacks: dict = field(default_factory=dict)  # function -> why it runs on the interpreter
+    assumed: set = field(default_factory=set)  # functions never run (extents of 10 assumed)
 
 
 def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, str], set]:
     """Group plans by function, generated sources by entry, interpreter
     fallbacks, and the functions the script never ran (extents of 10 assumed)."""
+    done = run(program)
+    return done.by_func, done.sources, done.fallbacks, done.assumed
+
+
+def run(program) -> Explained:
+    """Run the script once on the CPU backend, ``auto`` deciding and recording beside
+    it, and return what it did."""
     collector = timings.Collector()
     runner = ScriptRunner(program.checked,
-                          timings.timed(functools.partial(AutoBackend, run_gpu=False), collector),
+                          timings.timed(functools.partial(
+                              AutoBackend, run_gpu=False,
+                              options=CompileOptions.from_settings()), collector),
                           program.base_dir, quiet=True, params=program.params,
                           from_text=program.params_from_text)
     engine = runner.backend.cpu  # auto's decisions recorded, everything run on the CPU
     engine.disk_cache = False  # plan afresh, so every plan can be shown
     engine.direct_scalars = False  # compile straight-line entries too, to show them
     engine.allow_interpreter = True  # (DSLC_STRICT_COMPILE: every fall-back reported, not refused)
-    _LAST_TASKS.clear()
-    _LAST_WORK.clear()
-    _LAST_RUN[:] = [engine]
-    _record_work(getattr(runner.backend, "inner", runner.backend))  # under the timing wrapper
+    done = Explained(engine)
+    _record_work(getattr(runner.backend, "inner", runner.backend), done)  # (under the timing)
     runner.run()
-    _LAST_AUTO.clear()
-    _LAST_AUTO.update(runner.backend.decisions)
-    _LAST_COMPILE.clear()
+    done.auto.update(runner.backend.decisions)
     for e in collector.entries:  # (a function called and mapped: the sum)
-        _LAST_COMPILE[e.func] = _LAST_COMPILE.get(e.func, 0.0) + e.compile_s
-    by_func, sources = {}, {}
-    _LAST_PLANS.clear()
+        done.compile_s[e.func] = done.compile_s.get(e.func, 0.0) + e.compile_s
+    by_func, sources = done.by_func, done.sources
     compiled = {e: (plan, source) for e, (plan, source, _) in engine.packs.generated.items()}
     compiled.update(engine.generated)  # the scalar task's source where both exist
     for entry, (plan, source) in compiled.items():
-        _LAST_PLANS[entry] = plan
+        done.plans[entry] = plan
         sources[entry] = source
         for g in plan.groups:
             for f in g.functions:
                 by_func.setdefault(f, g)
-    assumed, fallbacks = set(), dict(engine.fallbacks)
+    assumed, fallbacks = done.assumed, done.fallbacks
+    fallbacks.update(engine.fallbacks)
     for grp in groups(program.checked.functions):
         if grp[0] in by_func:
             continue
@@ -81,42 +98,45 @@ def collect(program) -> tuple[dict[str, GroupPlan], dict[str, str], dict[str, st
         plan = next(g for g in lowered.groups if g.functions == grp)
         for f in grp:
             by_func[f] = plan
-    return by_func, sources, fallbacks, assumed
+    return done
 
 
-def _record_work(engine) -> None:
+def _record_work(engine, done: Explained) -> None:
     """Note each map's tasks (for the plot of their work, and the CUDA backend's
-    decisions) and each call's arguments, by entry, as ``engine`` runs them."""
+    decisions) and each call's arguments, by entry, in ``done`` as ``engine`` runs them."""
     map_, value, table = engine.map, engine.value, engine.table
 
     def run_map(func, tasks, span, progress=None):
-        _LAST_TASKS.setdefault(func, []).extend(tasks)
-        _LAST_WORK[(func, "map")] = tasks
+        done.tasks.setdefault(func, []).extend(tasks)
+        done.work[(func, "map")] = tasks
         return map_(func, tasks, span, progress)
 
     def run_value(func, args, span, description=""):
-        _LAST_WORK[(func, "call")] = args
+        done.work[(func, "call")] = args
         return value(func, args, span, description)
 
     def run_table(func, calling, span, description=""):
-        _LAST_WORK[(func, "table")] = calling
+        done.work[(func, "table")] = calling
         return table(func, calling, span, description)
     engine.map, engine.value, engine.table = run_map, run_value, run_table
 
 
-def cuda_decisions() -> list:
+def cuda_decisions(done: Explained) -> list:
     """The CUDA backend's decisions for the maps and calls the script ran (made
     by the backend's own :meth:`~dslc.cuda.backend.CudaBackend.decide`, its CPU
     part the backend that ran them; nothing runs on the device)."""
     from dslc.cuda.backend import CudaBackend
 
-    engine = _LAST_RUN[0]
+    engine = done.engine
     cuda = CudaBackend(engine.program, engine.globals, cpu=engine)
-    return [cuda.decide(func, work, tasks) for (func, work), tasks in _LAST_WORK.items()]
+    return [cuda.decide(func, work, tasks) for (func, work), tasks in done.work.items()]
 
 
-def report(program, backend: str = "cpu") -> dict:
-    by_func, _, fallbacks, assumed = collect(program)
+def report(program, backend: str = "cpu", done: Explained | None = None) -> dict:
+    """What the compiler chose for the script, as ``dslc explain --format json``
+    prints it (``done``: the run to report, else a run made now)."""
+    done = done if done is not None else run(program)
+    by_func, fallbacks, assumed = done.by_func, done.fallbacks, done.assumed
     out = {}
     for f, g in by_func.items():
         deps = [_dependence(d) for d in g.graph.deps if d.caller == f]
@@ -138,18 +158,18 @@ def report(program, backend: str = "cpu") -> dict:
         }
     if fallbacks:
         out["_interpreted"] = fallbacks
-    out["_cpu"] = [d.to_json() for d in _LAST_RUN[0].decisions.values()]
-    if _LAST_COMPILE:
-        out["_compile_s"] = {e: round(v, 3) for e, v in _LAST_COMPILE.items()}
-    if _LAST_AUTO:
+    out["_cpu"] = [d.to_json() for d in done.engine.decisions.values()]
+    if done.compile_s:
+        out["_compile_s"] = {e: round(v, 3) for e, v in done.compile_s.items()}
+    if done.auto:
         out["_auto"] = {e: {"backend": c.backend, "why": c.reason, "cells": c.cells,
                             "kernel_cached": c.kernel_cached, "predicted_cpu_s": c.cpu_s,
-                            "predicted_gpu_s": c.gpu_s} for e, c in _LAST_AUTO.items()}
+                            "predicted_gpu_s": c.gpu_s} for e, c in done.auto.items()}
     if backend == "cuda":
-        out["_cuda"] = [d.to_json() for d in cuda_decisions()]
+        out["_cuda"] = [d.to_json() for d in cuda_decisions(done)]
         for c in out["_cuda"]:
-            if c["entry"] in _LAST_AUTO and c["backend"] == "cuda":
-                c["kernel"] = ("cached by an earlier run" if _LAST_AUTO[c["entry"]].kernel_cached
+            if c["entry"] in done.auto and c["backend"] == "cuda":
+                c["kernel"] = ("cached by an earlier run" if done.auto[c["entry"]].kernel_cached
                                else "compiled at its first launch (not cached)")
     return out
 
@@ -300,9 +320,10 @@ def render_text(rep: dict) -> str:
     return "\n".join(lines)
 
 
-def plot(program, rep: dict, func: str | None, path: str) -> str:
+def plot(program, rep: dict, func: str | None, path: str, done: Explained) -> str:
     """A PNG of a recursive function's domain coloured by partition, with its
-    dependences, and for a function a map ran, its tasks' work (dslc.plot)."""
+    dependences, and for a function a map of run ``done`` ran, its tasks' work
+    (dslc.plot)."""
     from dslc import plot as drawing
 
     cands = [f for f, r in rep.items() if not f.startswith("_") and r["schedule"]]
@@ -312,23 +333,23 @@ def plot(program, rep: dict, func: str | None, path: str) -> str:
         raise DslcError(f"--plot: '{func}' has no domain to draw (it is not a recursive "
                         "function of the script)", hint="recursive functions: " + ", ".join(cands))
     f = func if func is not None else cands[0]
-    drawing.draw(program, rep, f, _map_tasks(program, f), path)
+    drawing.draw(program, rep, f, map_tasks(done, program, f), path)
     return f
 
 
-def _map_tasks(program, func: str) -> list[dict]:
-    """The tasks of the maps the script ran whose entry is ``func`` or calls it."""
+def map_tasks(done: Explained, program, func: str) -> list[dict]:
+    """The tasks of the maps run ``done`` ran whose entry is ``func`` or calls it."""
     from dslc.check.tir import reachable
 
     fs = program.checked.functions
-    return [t for entry, tasks in _LAST_TASKS.items()
+    return [t for entry, tasks in done.tasks.items()
             if func in {g.name for g in reachable(fs, entry)} for t in tasks]
 
 
-def kernels(program) -> str:
+def kernels(program, done: Explained | None = None) -> str:
     """``dslc compile F --emit kernel``: the kernel IR (dslc.kernel) of the launch
-    of every map the script ran, on the CPU and as a GPU thread-per-task kernel,
-    with the arguments travelling as they did in the run."""
+    of every map the script ran (in ``done``, else a run made now), on the CPU and as
+    a GPU thread-per-task kernel, with the arguments travelling as they did in the run."""
     from dslc.cpu.modules import argument_travel
     from dslc.emit.cuda import launch_kernel
     from dslc.emit.strategies import build, strategy
@@ -337,10 +358,10 @@ def kernels(program) -> str:
     from dslc.targets.show import show
     from dslc.lang.batch import TaskBatch
 
-    collect(program)
+    done = done if done is not None else run(program)
     out = []
-    for entry, tasks in _LAST_TASKS.items():
-        plan = _LAST_PLANS.get(entry)
+    for entry, tasks in done.tasks.items():
+        plan = done.plans.get(entry)
         if plan is None:
             out.append(f"# map over {entry}: runs on the interpreter (no kernel)")
             continue

@@ -10,9 +10,9 @@ never read it, rather than a setting silently ignored.
 
 A setting marked ``code`` in :data:`CODE` can change the code generated for an
 entry or how it runs (lanes or not, the GPU strategy, tile and block sizes,
-placements, the simulator); :func:`key` folds all of them into every cache key
-(the plan cache, dslc.cpu.modules.plan_key, and so the module each plan names),
-so a cached plan never answers for other settings. The others decide where
+placements, the simulator); each is a field of :class:`dslc.options.CompileOptions`,
+built from these settings where work enters dslc and folded whole into every cache key
+(dslc.store.key), so a cached plan never answers for other settings. The others decide where
 things go (the cache directory), what is refused (the size limits), or which
 backend runs and in what batches (every backend gives the interpreter's value):
 no cached code depends on them.
@@ -71,14 +71,13 @@ NUMBA: tuple[str, ...] = ("NUMBA_ENABLE_CUDASIM", "NUMBA_CUDA_DRIVER", "CUDA_VIS
 
 # the settings that can change generated code or how it runs: folded into every cache key
 CODE: frozenset[str] = frozenset({
-    "DSLC_LANES", "DSLC_CUDA_STRATEGY", "DSLC_CUDA_LANES", "DSLC_CUDA_COOP", "DSLC_CUDA_TILE",
+    "DSLC_LANES", "DSLC_NARROW", "DSLC_CUDA_STRATEGY", "DSLC_CUDA_LANES", "DSLC_CUDA_COOP", "DSLC_CUDA_TILE",
     "DSLC_CUDA_BLOCK", "DSLC_CUDA_WHOLE", "DSLC_CUDA_HYBRID_TASKS", "DSLC_CUDA_PLACE",
     "NUMBA_ENABLE_CUDASIM",
 })
 
 NAMES: tuple[str, ...] = (*CHOICES, *NUMBERS, *TEXTS, *NUMBA)
 _KNOWN = frozenset(NAMES)
-_CODE_ORDER = tuple(sorted(CODE))  # (cache keys ask for these per traced hit: sorted once)
 
 _OPTIONS: dict[str, str] = {}  # given on the command line (--set), over the environment
 
@@ -179,8 +178,3 @@ def check_all() -> None:
     for name in NUMBERS:
         number(name, 0)
 
-
-def key() -> tuple[tuple[str, str], ...]:
-    """The settings that can change generated code, as given (unset ones as ""),
-    for cache keys."""
-    return tuple((name, text(name)) for name in _CODE_ORDER)

@@ -116,7 +116,11 @@ def test_the_cuda_backend_records_kernels_and_its_cpu_part(monkeypatch):
     assert prog.call("lcs", "GATTA", REF, 5, 7) == 5
     call = last(engine, "lcs", "call")
     assert call.backend == "cpu" and "fewer than DSLC_CUDA_WHOLE" in call.why[0], call
+    # the compile options are read once, as a program's engine is made: a setting
+    # changed later is seen by an engine made after it
     monkeypatch.setenv("DSLC_CUDA_STRATEGY", "block")
+    prog = dslc.compile(LCS, backend="cuda")
+    engine = prog._engine()
     assert list(prog.map("lcs", xs, REF)) == got
     d = last(engine, "lcs")
     assert (d.strategy, d.grid, d.rows) == (TASK_PER_BLOCK, 5, None), d

@@ -23,7 +23,6 @@ from dslc.check.exprs import ExprChecker, Scope, coerce
 from dslc.check.script import ScriptTyper
 from dslc.check.signatures import ConstIsFloat, Signature, signature, table_functions
 from dslc.check.verify import verify_functions
-from dslc import settings
 from dslc.errors import DslcError
 from dslc.frontend import ast
 from dslc.check.arrays import NumArray
@@ -73,8 +72,9 @@ def standard_globals(reg: Registry) -> tuple[dict, dict, dict]:
 
 def check_program(program: ast.Program, overrides: dict[str, int | float] | None = None,
                   registry: Registry | None = None, base_dir: str | None = None,
-                  float_consts: frozenset = frozenset()) -> CheckedProgram:
-    """Check a script. A ``const`` parameter takes its type from its arguments:
+                  float_consts: frozenset = frozenset(), verify: bool = False) -> CheckedProgram:
+    """Check a script (``verify``: the typed IR verified as it is built, the
+    CompileOptions' ``verify_ir``). A ``const`` parameter takes its type from its arguments:
     an int unless some call (in a function or in the script; ``float_consts``
     for calls made from Python) passes it a float. Each such call found restarts
     the check with that const typed float, until none is left; the program is
@@ -89,7 +89,7 @@ def check_program(program: ast.Program, overrides: dict[str, int | float] | None
     floats = frozenset(float_consts)
     while True:
         try:
-            return _check_program(program, overrides, registry, base_dir, floats)
+            return _check_program(program, overrides, registry, base_dir, floats, verify)
         except ConstIsFloat as e:
             if e.key in floats:  # cannot happen: a float const is never an int const
                 raise
@@ -98,7 +98,7 @@ def check_program(program: ast.Program, overrides: dict[str, int | float] | None
 
 def _check_program(program: ast.Program, overrides: dict[str, int | float] | None,
                    registry: Registry | None, base_dir: str | None,
-                   float_consts: frozenset) -> CheckedProgram:
+                   float_consts: frozenset, verify: bool = False) -> CheckedProgram:
     reg = registry if registry is not None else make_registry()
     overrides = dict(overrides or {})
     alphabets, defined, gtypes = standard_globals(reg)
@@ -162,7 +162,7 @@ def _check_program(program: ast.Program, overrides: dict[str, int | float] | Non
     for sd in schedules:
         _check_schedule_target(sd, sigs, tables)
     _check_directions(functions)
-    if settings.verify_ir():
+    if verify:
         verify_functions(functions, gtypes, alphabets)
     return CheckedProgram(program, alphabets, functions, sigs, consts, defined, gtypes,
                           tuple(schedules), reg, float_consts, tuple(params))

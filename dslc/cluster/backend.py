@@ -34,15 +34,16 @@ class ShardedBackend:
         return getattr(self.local, name)  # what -v and explain ask a backend
 
 
-def sharded(pool, backend: str, base_dir: str | None):
+def sharded(pool, backend: str, base_dir: str | None, options=None):
     """A ``make_backend(program, globals)`` for the script runner: ``backend``
-    (a name) runs calls here and, checked again on each worker, the shards of
-    every map there (on the pool's own backend where it has one: ``cuda`` for
-    a pool of GPUs)."""
+    (a name) runs calls here, under the CompileOptions ``options``, and, checked
+    again on each worker, the shards of every map there (on the pool's own backend
+    where it has one: ``cuda`` for a pool of GPUs; a worker builds its options from
+    its own settings)."""
     from dslc import backends
 
     def make(program, globals_):
-        local = backends.get(backend)(program, globals_)
+        local = backends.make(backend, options)(program, globals_)
         return ShardedBackend(local, pool, Plan.of(program, base_dir, pool.backend or backend))
 
     return make

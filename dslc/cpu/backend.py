@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dslc import runlog, settings, timings
+from dslc import runlog, timings
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.check.ranges import box_extent, declared, final_outside, outside, request_outside
@@ -27,6 +27,7 @@ from dslc.cpu.convert import (EXACT, Inexact, convert, layout_arrays, layout_spe
                               python_numbers)
 from dslc.lang.batch import TaskBatch
 from dslc.lang.values import Sequence
+from dslc.options import CompileOptions, given
 from dslc.progress import in_chunks, offset
 
 # Numba, isl and the code generators are imported where they are first needed: a
@@ -74,9 +75,10 @@ class CpuBackend:
 
         return all(find_spec(m) is not None for m in ("islpy", "numba"))
 
-    def __init__(self, program, globals_: dict):
+    def __init__(self, program, globals_: dict, options: CompileOptions | None = None):
         self.program = program
         self.globals = globals_
+        self.options = given(options)  # what code is made under (dslc.options)
         self.interp = InterpBackend(program, globals_)
         self.fallbacks: dict[str, str] = {}  # entry -> why it runs on the interpreter
         self.generated: dict[str, tuple] = {}  # entry -> (plan, source) last compiled
@@ -84,7 +86,7 @@ class CpuBackend:
         self._memo: dict = {}
         self._table_scopes: dict = {}  # (func, shapes) -> the widest binding planned for
         self.reruns: dict[str, int] = {}  # entry -> compiled tasks re-run on the interpreter
-        self.allow_interpreter: bool | None = None  # None: as DSLC_STRICT_COMPILE says
+        self.allow_interpreter: bool | None = None  # None: as the options' strict_compile says
         self._bound: dict | None = None  # the whole map's widest binding, while its parts run
 
     @functools.cached_property
@@ -156,11 +158,11 @@ class CpuBackend:
 
     @property
     def strict(self) -> bool:
-        """Is running on the interpreter refused (``DSLC_STRICT_COMPILE=1``)? Read
-        when asked, so ``--setting`` and the API's settings apply; ``dslc explain``
-        turns it off on the engine it runs, to report every fall-back instead."""
+        """Is running on the interpreter refused (``DSLC_STRICT_COMPILE=1``, the
+        options' ``strict_compile``)? ``dslc explain`` turns it off on the engine it
+        runs, to report every fall-back instead."""
         return self.allow_interpreter is False or (
-            self.allow_interpreter is None and settings.choice("DSLC_STRICT_COMPILE") == "1")
+            self.allow_interpreter is None and self.options.strict_compile)
 
     def _ran(self, chosen: Chosen) -> Chosen:
         self.decisions.add(chosen.decision)
@@ -395,17 +397,16 @@ class CpuBackend:
             out[idx] = self.result(raw[idx], ret, span)
         return out
 
-    def _table_plan_scope(self, func: str, calling: dict, code: tuple | None = None) -> dict:
+    def _table_plan_scope(self, func: str, calling: dict) -> dict:
         """The binding a whole table is planned for: the widest seen so far for this
         function (per parameter, the longest sequence) among bindings whose other
         arguments have the same shapes. A plan for a box serves every box inside it
         (a map's plan for its widest task runs all its tasks the same way), so the
-        tables of a search's top hits, all lengths, cost a few plans, not one each.
-        ``code``: :func:`settings.key` where the caller asked it once for many bindings."""
+        tables of a search's top hits, all lengths, cost a few plans, not one each."""
         registry = self.program.registry
         fixed = tuple((n, plan_shape(v, registry)) for n, v in sorted(calling.items())
                       if not isinstance(v, Sequence))
-        key = (func, fixed, settings.key() if code is None else code)
+        key = (func, fixed, self.options)
         widest = dict(self._table_scopes.get(key, calling))
         for n, v in calling.items():
             if isinstance(v, Sequence) and len(v) > len(widest[n]):
@@ -417,7 +418,7 @@ class CpuBackend:
         """Plan and generate (memoised on the shapes that decide the plan: the
         sequence lengths and the requested cell)."""
         key = (func, kind, request, tuple((n, plan_shape(v, self.program.registry))
-                                          for n, v in sorted(scope.items())), settings.key())
+                                          for n, v in sorted(scope.items())), self.options)
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = result = self._compile_uncached(func, kind, scope, request)
@@ -441,7 +442,8 @@ class CpuBackend:
         try:
             with timings.planning():
                 lowered = lower(self.program, func, kind, scope, request,
-                                emit=lambda task: build(plain, self.program, task).module())
+                                emit=lambda task: build(plain, self.program, task).module(),
+                                verify=self.options.verify_ir)
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             return None
@@ -461,7 +463,8 @@ class CpuBackend:
 
         sizes = tuple(plan_shape(v, self.program.registry) for _, v in sorted(scope.items())
                       if not isinstance(v, Sequence))
-        return modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope, target)
+        return modules.plan_key(self.program, func, f"{kind}{sizes}", request, scope, target,
+                                options=self.options)
 
     def code_cached(self, func: str, tasks: list[dict], is_map: bool) -> bool:
         """Would this map (or call, or table: one task) find its plan, and so its

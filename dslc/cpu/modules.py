@@ -60,14 +60,15 @@ def load(source: str):
     return mod
 
 
-def plan_key(program, func: str, kind: str, request, scope: dict, target: str = "cpu") -> str:
+def plan_key(program, func: str, kind: str, request, scope: dict, target: str = "cpu", *,
+             options) -> str:
     """What decides a task's generated code: the program (its AST, constants and
     extensions' compiled forms), the entry, the shapes of the arguments (lengths
     decide the schedule), with what every cache key holds (dslc.store.key: the
-    installed compiler's files, the target, every setting that can change code)."""
+    installed compiler's files, the target, the CompileOptions ``options``)."""
     shapes = tuple((n, len(v) if isinstance(v, Sequence) else type(v).__name__)
                    for n, v in sorted(scope.items()))
-    return program_key(target, program, func, kind, request, shapes)
+    return program_key(target, program, func, kind, request, shapes, options=options)
 
 
 VALUES = ("float64", "float32", "float32c")  # a plan's value types (dslc.cpu.decision)

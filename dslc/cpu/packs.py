@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from dslc import runlog, settings, timings
+from dslc import runlog, timings
 from dslc.cpu import modules
 from dslc.cpu.threads import ThreadedPrinter, run_chunks
 from dslc.emit.args import PACK, argument, pack_travel, packed_call
@@ -36,10 +36,10 @@ from dslc.lang.values import Sequence
 from dslc.progress import in_chunks
 
 
-def packs_enabled() -> bool:
-    """Packs are the default for maps; ``DSLC_LANES=0`` runs one task per
-    call (for comparison, and as a way out)."""
-    return settings.choice("DSLC_LANES") == "1"
+def packs_enabled(options) -> bool:
+    """Packs are the default for maps; ``DSLC_LANES=0`` (the CompileOptions'
+    ``lanes``) runs one task per call (for comparison, and as a way out)."""
+    return options.lanes
 
 
 class PackMaps:
@@ -61,7 +61,8 @@ class PackMaps:
         its value type chosen for these tasks' numbers, compiling the variant;
         else (None, why not). ``batch`` is a :class:`~dslc.lang.batch.TaskBatch`."""
         if not self.applies(batch):
-            return None, (f"fewer than {PACK} tasks" if packs_enabled() else "DSLC_LANES=0")
+            return None, (f"fewer than {PACK} tasks" if packs_enabled(self.backend.options)
+                          else "DSLC_LANES=0")
         # a one-record query file is passed once as a shared query is, not padded into
         # every lane: the lanes read its residues as scalars (dslc.emit.packs)
         shared = batch.uniform
@@ -169,7 +170,7 @@ class PackMaps:
         extent = max(max([int(v.max()) for v in batch.lengths.values()] + [0]),
                      max(request or (0,)), module.SYM_EXTENT)
         self._limits = {}
-        narrowest = settings.choice("DSLC_NARROW")
+        narrowest = self.backend.options.narrow
         if narrowest != "0":
             value_of = self._parameter_values(args, travel, batch, column, shared_value)
             for dtype in NARROW_TYPES[1:] if narrowest == "16" else NARROW_TYPES:
@@ -206,20 +207,20 @@ class PackMaps:
         static-bound variant), else float64."""
         key = (func, kind, request, variant, tuple(sorted(shared)), tuple(
             (n, len(v) if isinstance(v, Sequence) else None) for n, v in sorted(scope.items())),
-            settings.key())
+            self.backend.options)
         if key not in self._memo:
             self._memo[key] = self._compile(func, kind, scope, request, variant, shared)
         return self._memo[key]
 
     def applies(self, tasks: list[dict]) -> bool:
         """Does a map of ``tasks`` try packs?"""
-        return len(tasks) >= PACK and packs_enabled()
+        return len(tasks) >= PACK and packs_enabled(self.backend.options)
 
     def plan_key(self, func, kind, scope, request, variant, shared) -> str:
         """The disk cache's key of an entry's lane plan."""
         return modules.plan_key(self.backend.program, func,
                                 f"{kind}/lanes/{variant}/{','.join(sorted(shared))}",
-                                request, scope)
+                                request, scope, options=self.backend.options)
 
     def _compile(self, func, kind, scope, request, variant, shared):
         be = self.backend
@@ -249,7 +250,8 @@ class PackMaps:
 
         try:
             with timings.planning():
-                lowered = lower(be.program, func, kind, scope, request, emit=emit)
+                lowered = lower(be.program, func, kind, scope, request, emit=emit,
+                                verify=be.options.verify_ir)
         except NotCompilable as e:
             self.fallbacks[func] = str(e)
             modules.store_plan(key, "", [], ())

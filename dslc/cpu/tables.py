@@ -12,10 +12,9 @@ sweeps on threads (the generated code releases the GIL: ``nogil``).
 from __future__ import annotations
 
 import concurrent.futures
-import os
 from concurrent.futures import ThreadPoolExecutor
 
-from dslc import settings, timings
+from dslc import timings, workers
 from dslc.cpu.convert import Inexact
 from dslc.lang import types as T
 from dslc.interp.tables import MISSING, Numbers
@@ -31,10 +30,9 @@ def whole_tables(cpu, func: str, callings: list, span, description: str = "",
     core's cache (a walk's first reads made there, dslc.trace.ahead)."""
     if not callings:
         return []
-    code = settings.key()  # (asked once for the bindings, not per hit)
     for calling in callings:
         cpu.interp.check_table_fits(func, calling, span)
-        cpu._table_plan_scope(func, calling, code)  # every binding widens it: one plan for all
+        cpu._table_plan_scope(func, calling)  # every binding widens it: one plan for all
     chosen = cpu._ran(cpu.choose(func, "table", callings[0]))
     if chosen.compiled is None:
         return [{func: cpu.table(func, c, span, description)} for c in callings]
@@ -99,18 +97,12 @@ def _each(block, convert):
     return out
 
 
-_POOLS: dict = {}  # threads -> the pool every fill with that many threads shares
-os.register_at_fork(after_in_child=_POOLS.clear)  # a forked child has none of the threads
-
-
 def pool() -> ThreadPoolExecutor:
     """The threads the sweeps run on, started once per process and kept: a search's
     top hits are filled a chunk at a time (dslc.trace.run), and a pool made per call
     started every thread again for every chunk (16 threads x each chunk on a 16-core
-    machine). As many threads as Numba's (``NUMBA_NUM_THREADS``, a setting of the run)."""
+    machine). As many threads as Numba's (``NUMBA_NUM_THREADS``, a setting of the run);
+    the pool is :mod:`dslc.workers`'."""
     import numba
 
-    n = max(1, numba.get_num_threads())
-    if n not in _POOLS:
-        _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="dslc-tables")
-    return _POOLS[n]
+    return workers.pool("tables", max(1, numba.get_num_threads()))

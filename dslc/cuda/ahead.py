@@ -22,9 +22,11 @@ launch had copied it itself.
 from __future__ import annotations
 
 import weakref
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 import numpy as np
+
+from dslc import workers
 
 AHEAD_BYTES = 32 << 20
 
@@ -36,16 +38,14 @@ class Ahead:
         """``upload(codes)``: the device copy of ``codes`` (run on the thread)."""
         self._upload = upload
         self._pending: dict[int, tuple[weakref.ref, Future]] = {}
-        self._pool: ThreadPoolExecutor | None = None
 
     def start(self, codes: np.ndarray) -> None:
         """Begin copying ``codes`` unless it is small or already under way."""
         if codes.nbytes < AHEAD_BYTES or self._find(codes) is not None:
             return
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="dslc-upload")
-        key = id(codes)
-        self._pending[key] = (weakref.ref(codes), self._pool.submit(self._upload, codes))
+        key = id(codes)  # (on the process's one upload thread, dslc.workers)
+        self._pending[key] = (weakref.ref(codes), workers.pool("upload", 1).submit(
+            self._upload, codes))
         weakref.finalize(codes, self._pending.pop, key, None)
 
     def take(self, codes: np.ndarray):

@@ -34,12 +34,14 @@ from pathlib import Path
 FORMAT = 1
 
 
-def key_of(program, func: str, memo: tuple) -> str:
-    """The file key of the kernel the backend memoises under ``memo``."""
+def key_of(program, func: str, memo: tuple, options) -> str:
+    """The file key of the kernel the backend memoises under ``memo``, compiled under
+    the CompileOptions ``options``."""
     from dslc.cpu import modules
 
     text = repr((FORMAT, _canonical(memo)))
-    return modules.plan_key(program, func, "cuda-kernel", text, {}, target="cuda")
+    return modules.plan_key(program, func, "cuda-kernel", text, {}, target="cuda",
+                            options=options)
 
 
 def _canonical(x):

@@ -25,7 +25,6 @@ launches are cut only by the scratch budget and the pipeline
 
 from __future__ import annotations
 
-from dslc import settings
 from dslc.emit.tiles import block_size
 
 WARP = 32
@@ -34,13 +33,13 @@ LONG = 500
 WIDE_BLOCK = 256
 
 
-def block_threads(per_block: bool, width: float | None) -> tuple[int, str]:
+def block_threads(per_block: bool, width: float | None, options) -> tuple[int, str]:
     """Threads per block for a map kernel, and why (``width``: the average
-    points per partition, for task-per-block)."""
-    if settings.is_set("DSLC_CUDA_BLOCK"):
-        return block_size(), "DSLC_CUDA_BLOCK"
+    points per partition, for task-per-block; ``options``: the CompileOptions)."""
+    if options.cuda_block is not None:
+        return block_size(options), "DSLC_CUDA_BLOCK"
     if not per_block:
-        return block_size(), "task-per-thread: no barriers between threads"
+        return block_size(options), "task-per-thread: no barriers between threads"
     w = width or 0.0
     if w >= LONG:
         return WIDE_BLOCK, (f"partitions of {w:.0f} points, at least {LONG}: the widest "

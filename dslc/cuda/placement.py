@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dslc import settings
 from dslc.errors import DslcError
 
 SHARED_BYTES = 16 * 1024
@@ -50,8 +49,9 @@ class Placement:
     value: object = field(default=None, compare=False)  # the array, for constant memory
 
 
-def overrides() -> dict[str, str]:
-    text = settings.text("DSLC_CUDA_PLACE")
+def overrides(text: str) -> dict[str, str]:
+    """``DSLC_CUDA_PLACE``'s placements by name (its text: the compile options'
+    ``cuda_place``)."""
     out = {}
     for item in filter(None, (x.strip() for x in text.split(","))):
         name, _, memory = item.partition(":")
@@ -63,14 +63,14 @@ def overrides() -> dict[str, str]:
 
 
 def place(arrays: dict[str, np.ndarray], pinned: dict[str, str] | None = None,
-          names: dict[str, str] | None = None) -> dict[str, Placement]:
+          names: dict[str, str] | None = None, asked: str = "") -> dict[str, Placement]:
     """Kernel argument -> placement, for the model arrays every task shares
     (``arrays``: argument name -> the host array the kernel receives;
     ``pinned``: argument -> a layout array's ``where``; ``names``: argument ->
     the source's name, as ``DSLC_CUDA_PLACE`` spells it, taken from the task's
     arguments: a generated argument's name is never parsed; by default each
-    argument's own)."""
-    forced, out, used, const = overrides(), {}, 0, 0
+    argument's own; ``asked``: ``DSLC_CUDA_PLACE``'s text, from the compile options)."""
+    forced, out, used, const = overrides(asked), {}, 0, 0
     for arg, a in sorted(arrays.items(), key=lambda kv: kv[1].nbytes):
         name = (names or {}).get(arg, arg)
         fits = a.ndim in (1, 2) and a.size > 0

@@ -18,18 +18,19 @@ HYBRID_TASKS = 8192
 WIDE = 32  # points per partition that keep a block's warp busy
 
 
-def hybrid(plan, tasks: int) -> tuple[bool, str]:
+def hybrid(plan, tasks: int, options) -> tuple[bool, str]:
     """Task-per-block or task-per-thread for a map of ``tasks`` tasks
     (``DSLC_CUDA_STRATEGY=block|thread`` forces one). One task per thread needs
     many tasks to fill the GPU (an H100 runs over 100,000 threads at once);
     below ``DSLC_CUDA_HYBRID_TASKS`` tasks (default 8,192), a block per task
     wins when its partitions are wide enough to keep a warp busy: on average
-    at least ``WIDE`` points at the plan's extents."""
-    limit = settings.number("DSLC_CUDA_HYBRID_TASKS", HYBRID_TASKS)  # checked whatever decides
-    forced = settings.choice("DSLC_CUDA_STRATEGY")
+    at least ``WIDE`` points at the plan's extents (``options``: the CompileOptions)."""
+    limit = options.cuda_hybrid_tasks
+    limit = HYBRID_TASKS if limit is None else limit
+    forced = options.cuda_strategy
     if forced in ("block", "thread"):
         return forced == "block", f"DSLC_CUDA_STRATEGY={forced}"
-    if settings.simulated():
+    if options.simulated:
         # the simulator runs every thread of a block in Python: a block per task
         # only where asked for
         return False, "the CUDA simulator (DSLC_CUDA_STRATEGY=block to choose blocks)"
@@ -52,7 +53,7 @@ def partition_width(plan) -> float | None:
     return max(plan.groups, key=lambda g: g.schedule.partitions if g.schedule else 0).width()
 
 
-def hybrid_note(program, plan) -> str:
+def hybrid_note(program, plan, options) -> str:
     """When a map of this plan's entry runs one block per task instead (on a
     real GPU, by :func:`hybrid`), at the plan's extents."""
     from dslc.cuda.launch import block_threads
@@ -66,7 +67,7 @@ def hybrid_note(program, plan) -> str:
         build(strategy("cuda task-per-block"), program, plan, 128).generate()
     except NotCompilable as e:
         return f"one thread per task at any count (no task-per-block: {e})"
-    threads, why = block_threads(True, width)
+    threads, why = block_threads(True, width, options)
     return (f"one block per task for maps of fewer than DSLC_CUDA_HYBRID_TASKS (default "
             f"{HYBRID_TASKS:,}) tasks on a GPU (partitions average {width:.0f} points at "
             f"these extents), {threads} threads per block ({why}); "

@@ -56,10 +56,10 @@ from dslc.kernel.module import Function, Module
 from dslc.kernel.register_tile import Tile, TileRead, replace_reads
 from dslc.kernel.strip_mine import Row, Start, Stream, Tiles, if_inside, registers
 from dslc.kernel.value_type import ValueType
+from dslc.options import CompileOptions
 from dslc.plan.task import GroupPlan, TaskPlan
 from dslc.emit.pyexpr import ExprEmitter, Lines, NotCompilable, Rule
 from dslc.kernel.boxes import INF, constants, live_guards
-from dslc import settings
 from dslc.poly import loopir as L
 from dslc.targets.printer import VALUE, CudaPrinter
 
@@ -69,18 +69,22 @@ ROWS = 32
 # IEEE fmax differ; an integer table only meets NaN after inf - inf, which the
 # language makes an error, and the compiled sweeps do not detect it either
 # way. The simulator has no libdevice: Python's own min and max there.
-SIMULATED_FMAX = "_fmax, _fmin = max, min\n"
-DEVICE_FMAX = "from numba.cuda import libdevice\n_fmax, _fmin = libdevice.fmaxf, libdevice.fminf\n"
+SIMULATED_FMAX = "_fmax, _fmin = max, min
+"
+DEVICE_FMAX = "from numba.cuda import libdevice
+_fmax, _fmin = libdevice.fmaxf, libdevice.fminf
+"
 
 
-def fmax_source() -> str:
+def fmax_source(simulated: bool) -> str:
     """The kernel module's ``_fmax`` and ``_fmin`` (chosen when the code is
-    generated: the simulator setting is part of every cache key)."""
-    return SIMULATED_FMAX if settings.simulated() else DEVICE_FMAX
+    generated: the compile options, the simulator among them, are part of every cache key)."""
+    return SIMULATED_FMAX if simulated else DEVICE_FMAX
 
 
-def tile_rows() -> int:
-    return settings.number("DSLC_CUDA_TILE", ROWS)
+def tile_rows(options) -> int:
+    """Rows per register tile: the compile options' ``cuda_tile``, else ``ROWS``."""
+    return options.cuda_tile or ROWS
 
 
 def uniform_deltas(program, g: GroupPlan) -> dict:
@@ -153,10 +157,10 @@ def _subexprs(e):
 THREAD_BLOCK = 128  # task-per-thread threads per block (dslc.cuda.launch says why)
 
 
-def block_size() -> int:
+def block_size(options) -> int:
     """Threads per block of task-per-thread kernels (and the interleaving of
-    their sequences): ``DSLC_CUDA_BLOCK``, else ``THREAD_BLOCK``."""
-    return settings.number("DSLC_CUDA_BLOCK", THREAD_BLOCK)
+    their sequences): the compile options' ``cuda_block``, else ``THREAD_BLOCK``."""
+    return options.cuda_block or THREAD_BLOCK
 
 
 @dataclass
@@ -221,7 +225,7 @@ def _tile_read(em, default, e, b):
         raise NotCompilable("a sequence index not proved in range")
     # (BLOCK: the module's constant, the interleaving fixed when the code is made)
     at = ir.bare("+", ir.Name(f"ib_{name}"), ir.bare(
-        "*", ir.Paren(em.as_int(e.index, b)), ir.Const(block_size(), "BLOCK")),
+        "*", ir.Paren(em.as_int(e.index, b)), ir.Const(block_size(em.names.gen.options), "BLOCK")),
         ir.Name("ln"))
     return em.pr.ir_int64(ir.Load(f"a_{name}", (at,), "global"))
 
@@ -317,8 +321,11 @@ class TiledGenerator(CudaGenerator):
 
     def __init__(self, program, plan: TaskPlan, strategy, shared_dims: frozenset = frozenset(),
                  rows: int | None = None, dtype: str = "float64",
-                 value: ValueType | None = None):
+                 value: ValueType | None = None, options=None):
         super().__init__(program, plan, strategy)
+        # the CompileOptions (block size, tile rows, the simulator); their defaults where
+        # none are given (a test building a kernel to read it)
+        self.options = options if options is not None else CompileOptions()
         if len(plan.groups) != 1:
             raise NotCompilable("register tiles for one group of tables")
         self.g = g = plan.groups[0]
@@ -332,7 +339,7 @@ class TiledGenerator(CudaGenerator):
         self.tdim = next((k for k, p in enumerate(f0.rec_params)
                           if isinstance(p.type, T.IndexT) and p.type.seq in shared_dims), 0)
         self.udim = 1 - self.tdim
-        self.rows = rows or tile_rows()
+        self.rows = rows or tile_rows(options)
         # emit.precision's decision (``dtype``: the older form), the value-type pass's
         # input (kernel.value_type); float32 values under the static bound are exact
         # integers, which lets the tile regroup sums and use one-instruction min/max
@@ -688,9 +695,9 @@ class TiledGenerator(CudaGenerator):
         """The block size the kernel's sequences are interleaved by; a float32
         kernel's value type, its infinity and its min/max (fmax_source)."""
         if self.value.dtype == "float64":
-            return f"BLOCK = {block_size()}\n"
-        return (f"DT = np.{self.value.dtype}\nINF = DT(math.inf)\nBLOCK = {block_size()}\n"
-                + fmax_source())
+            return f"BLOCK = {block_size(self.options)}\n"
+        return (f"DT = np.{self.value.dtype}\nINF = DT(math.inf)\n"
+                f"BLOCK = {block_size(self.options)}\n" + fmax_source(self.options.simulated))
 
     def _args(self) -> list[TaskArg]:
         """An interleaved sequence also takes its base in the thread block and its
@@ -704,9 +711,9 @@ class TiledGenerator(CudaGenerator):
 
 def build_tiles(strategy, program, plan: TaskPlan, shared_dims: frozenset = frozenset(),
                 rows: int | None = None, dtype: str = "float64",
-                value: ValueType | None = None) -> TiledGenerator:
+                value: ValueType | None = None, options=None) -> TiledGenerator:
     """Task-per-thread with a register tile (emit.strategies "cuda register-tiled"):
     ``shared_dims``, the sequences every task shares (the tile's rows run along one),
     ``rows`` per tile (default :func:`tile_rows`), the value type (``dtype``: its
-    older form)."""
-    return TiledGenerator(program, plan, strategy, shared_dims, rows, dtype, value)
+    older form), the CompileOptions (``options``)."""
+    return TiledGenerator(program, plan, strategy, shared_dims, rows, dtype, value, options)

@@ -50,7 +50,6 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from dslc import settings
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.emit.cpu import (CpuGenerator, _HelperNames, fused_emitter, fused_start,
@@ -104,14 +103,8 @@ def splits(program, g: GroupPlan) -> bool:
                for x in (gd.cond, gd.body) if x is not None for r in outermost_reductions(x))
 
 
-def forced_lanes() -> int | None:
-    """``DSLC_CUDA_LANES`` (1 or 32), or None where unset."""
-    text = settings.choice("DSLC_CUDA_LANES")
-    return int(text) if text else None
-
-
 def choose_lanes(program, plan: TaskPlan, real_gpu: bool, block: int,
-                 resident: int | None = None) -> tuple[Lanes, ...]:
+                 resident: int | None = None, forced: int | None = None) -> tuple[Lanes, ...]:
     """Lanes per point of each group: a warp where a cell has a reduction to split
     on a real GPU whose ``resident`` threads a partition's points, one thread
     each, would not fill (the partitions are narrow and the cells long), one
@@ -119,8 +112,7 @@ def choose_lanes(program, plan: TaskPlan, real_gpu: bool, block: int,
     simulator each lane is a Python thread (``DSLC_CUDA_LANES`` forces either
     everywhere). Blocks must hold whole warps, and cells ordered at run time
     (done flags set by one lane while another tests them) keep a thread per
-    point."""
-    forced = forced_lanes()
+    point. ``forced``: the compile options' ``cuda_lanes``."""
     out = []
     for g in plan.groups:
         if g.runtime_order:

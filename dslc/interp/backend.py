@@ -26,8 +26,9 @@ from dslc.lang.limits import TABLE_CELL_BYTES, check_fits, max_table_bytes
 class InterpBackend:
     name = "interp"
 
-    def __init__(self, program, globals_: dict):
+    def __init__(self, program, globals_: dict, options=None):
         self.program = program
+        self.options = options  # (the specification compiles nothing: kept for the protocol)
         self.interp = Interpreter(program, globals_)
 
     def value(self, func: str, args: dict, span, description: str = ""):

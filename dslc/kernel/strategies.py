@@ -15,7 +15,7 @@ dimensions (``gen.storage``) and indexes a cell through its ``cell_ref`` with th
 task innermost (``T[slot, i, task]``, task-per-thread: a warp's threads touch
 neighbouring words) or outermost (``T[task, slot, i]``, task-per-block: a block's
 threads share one task's rows); the launch allocates those shapes
-(dslc.cuda.backend ``_storage`` records them). ``Strategy.layout`` says which.
+(dslc.cuda.records ``storage_records`` records them). ``Strategy.layout`` says which.
 
 A strategy's passes run through :func:`lower` (a task's body) and
 :func:`launch_passes` (its launch) only, so no backend applies one by hand; both

@@ -17,12 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from dslc import workers
+
 PARALLEL = 1 << 18  # items from which a gather is split over threads
 PIECES = 8  # at most this many threads
-
-_POOL: list = []  # the process's pool, made on first use
-os.register_at_fork(after_in_child=_POOL.clear)  # a forked child has none of the threads
-
 
 def usable_cores() -> int:
     """The cores this process may run on (its affinity, where the platform tells
@@ -38,9 +36,8 @@ def _threads() -> int:
 
 
 def _pool() -> ThreadPoolExecutor:
-    if not _POOL:
-        _POOL.append(ThreadPoolExecutor(_threads(), thread_name_prefix="dslc-gather"))
-    return _POOL[0]
+    """The process's gather threads (:mod:`dslc.workers`)."""
+    return workers.pool("gather", _threads())
 
 
 def _pieces(n: int) -> list[slice] | None:

@@ -17,7 +17,7 @@ later layer than planning (docs/architecture.md, "Layers").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from dslc.check.tir import groups
@@ -61,14 +61,17 @@ class Lowered:
 
 
 def lower(program, entry: str, kind: str, args: dict, request: tuple | None = None, *,
-          emit: Emit | None = None, assumed: int | None = None) -> Lowered:
+          emit: Emit | None = None, assumed: int | None = None, verify: bool = False) -> Lowered:
     """Plan ``entry`` (a ``cell``, a whole ``table`` or a ``value``) for arguments
     ``args`` (what fixes the extents: sequences, models, declared ranges' bounds)
     and ``request`` (the cell asked for, where extents come from it); ``emit``
     turns the plan into a module (records). ``assumed``: only the entry's own group, every extent
     taking this value (for a group no run has shapes for). Refusals: a DslcError for the program's own error,
-    ``NotCompilable`` where the interpreter runs the entry instead."""
+    ``NotCompilable`` where the interpreter runs the entry instead. ``verify``: each
+    group's loop nest is verified when it is built (the CompileOptions' ``verify_ir``)."""
     task = plan_task(program, entry, kind, args, request, user_schedules(program), assumed)
+    if verify:
+        task = replace(task, groups=tuple(replace(g, verify=True) for g in task.groups))
     if emit is None:
         return Lowered(entry, kind, task)
     module, args = emit(task)

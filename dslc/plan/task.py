@@ -84,6 +84,8 @@ class GroupPlan:
     # the dependences the schedule was found for (dslc.deps): part of the record, not
     # of the plan's identity
     graph: DependenceGraph | None = field(default=None, compare=False, repr=False)
+    # each nest verified as it is built (the CompileOptions' verify_ir, plan.lower's verify)
+    verify: bool = field(default=False, compare=False, repr=False)
 
     @functools.cached_property
     def nest(self) -> LoopNest | None:
@@ -103,7 +105,7 @@ class GroupPlan:
             return None
         from dslc.poly.nest import build_loop_nest  # isl, only where a nest is built
 
-        return build_loop_nest(self.schedule, self.extents, pieces)
+        return build_loop_nest(self.schedule, self.extents, pieces, verify=self.verify)
 
     @property
     def on_demand(self) -> bool:

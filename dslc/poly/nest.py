@@ -32,7 +32,6 @@ from typing import Mapping, Sequence
 
 import islpy as isl
 
-from dslc import settings
 from dslc.deps.ir import Constraint
 from dslc.errors import InternalError
 from dslc.poly import loopir as L
@@ -45,12 +44,13 @@ Pieces = Mapping[str, Sequence[tuple[int, Sequence[Sequence[Constraint]]]]]
 
 def build_loop_nest(schedule: Schedule,
                     extents: Extents | Mapping[str, Sequence[str]] | None = None,
-                    pieces: Pieces | None = None) -> L.LoopNest:
+                    pieces: Pieces | None = None, verify: bool = False) -> L.LoopNest:
     """The loop nest sweeping a group in ``schedule`` order.
 
     ``extents``: the isl parameter name of each position of each function (an
     :class:`Extents`, or ``{func: names}``); by default ``E_<func>_<param>``.
-    Only the names matter: the nest is parametric in them.
+    Only the names matter: the nest is parametric in them. ``verify``: the nest is
+    verified (:func:`verify_group_nest`; the CompileOptions' ``verify_ir``).
     """
     names = _extent_names(schedule, extents)
     params = sorted({p for f in schedule.order for p in names[f]})
@@ -84,9 +84,15 @@ def build_loop_nest(schedule: Schedule,
         build = build.set_options(isl.UnionMap(f"{{ [{dims}] -> separate[x] }}"))
     root = build.node_from_schedule_map(smap)
     nest = L.LoopNest(_block(_node(root, stmts)), tuple(params), "c0")
-    if settings.verify_ir():
-        verify_nest(nest, {f: len(embedding.of(f)) for f in schedule.order})
+    if verify:
+        verify_group_nest(nest, schedule)
     return nest
+
+
+def verify_group_nest(nest: L.LoopNest, schedule: Schedule) -> None:
+    """The loop IR's invariants over a nest built for ``schedule``
+    (dslc.poly.verify; an InternalError names a broken one)."""
+    verify_nest(nest, {f: len(schedule.embedding.of(f)) for f in schedule.order})
 
 
 def _extent_names(schedule: Schedule, extents) -> dict[str, tuple[str, ...]]:

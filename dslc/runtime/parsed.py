@@ -48,7 +48,7 @@ def _key(text: str, source_name: str) -> str:
     compiler among it) of the stored form's version, the source's name and the text."""
     from dslc.store.key import key
 
-    return key("parse", stored.FORMAT, str(source_name), text)
+    return key("parse", stored.FORMAT, str(source_name), text, options=None)  # (no option parses)
 
 
 def _check(key: str, body: str) -> str:

@@ -13,7 +13,10 @@ folds in, besides the caller's own inputs:
   move with every change, the files do;
 * the target the entry is for (``cpu``, ``cuda``, ``parse``...), so two caches never
   share a name;
-* every setting that can change generated code (:func:`dslc.settings.key`).
+* the :class:`~dslc.options.CompileOptions` the entry was made under (``options``,
+  which every caller names: None only where no option can change the entry, as for a
+  parsed script). The options are built once from the settings where work enters dslc,
+  so this module reads no setting itself.
 
 What an extension contributes to code is its registry's compiled forms
 (:func:`extensions_digest`), folded in by callers that compile a program.
@@ -27,8 +30,6 @@ import importlib.util
 import os
 from pathlib import Path
 
-from dslc import settings
-
 FORMAT = 1  # of the key's text: bumped when what it folds changes shape
 # the packages whose files make up the compiler; a missing one (dslc_extensions in a
 # checkout without it) adds nothing
@@ -37,10 +38,11 @@ _SUFFIXES = (".py", ".lark", ".bio")
 _DATA_FOLDERS = ("matrices",)  # every file in these is data that shapes code
 
 
-def key(target: str, *parts) -> str:
-    """The name (32 hex digits) of an entry for ``target`` made from ``parts``
-    (whose ``repr`` must be stable between processes: no sets, no ids)."""
-    text = repr((FORMAT, target, package_digest(), settings.key(), parts))
+def key(target: str, *parts, options) -> str:
+    """The name (32 hex digits) of an entry for ``target`` made from ``parts`` under
+    ``options`` (a CompileOptions, or None; every ``repr`` must be stable between
+    processes: no sets, no ids)."""
+    text = repr((FORMAT, target, package_digest(), options, parts))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
@@ -101,8 +103,9 @@ def extensions_digest(registry) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def program_key(target: str, program, *parts) -> str:
-    """:func:`key` of an entry compiled from ``program``: its tree, its constants and
-    the compiled forms of the extensions its registry holds, with ``parts``."""
+def program_key(target: str, program, *parts, options) -> str:
+    """:func:`key` of an entry compiled from ``program`` under ``options``: its tree,
+    its constants and the compiled forms of the extensions its registry holds, with
+    ``parts``."""
     return key(target, program.ast, sorted(program.consts.items()),
-               extensions_digest(program.registry), *parts)
+               extensions_digest(program.registry), *parts, options=options)

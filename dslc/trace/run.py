@@ -22,10 +22,9 @@ the next chunk's tables are filled while this chunk's walks run.
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import threading
 
-from dslc import deep
+from dslc import deep, workers
 from dslc.errors import DslcError, InternalError
 from dslc.interp.compile import Interpreter, hkeys
 from dslc.interp.tables import Numbers, Task
@@ -274,15 +273,10 @@ class _Ahead:
             concurrent.futures.wait([self._future])
 
 
-_AHEAD: list = []  # the thread a chunk's fill runs on while the chunk before is walked
-os.register_at_fork(after_in_child=_AHEAD.clear)  # a forked child has none of the threads
-
-
 def _ahead_thread():
-    """One thread that runs the fills ahead, one at a time (started once per process)."""
-    if not _AHEAD:
-        _AHEAD.append(concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dslc-ahead"))
-    return _AHEAD[0]
+    """One thread that runs the fills ahead, one at a time (started once per process,
+    :mod:`dslc.workers`)."""
+    return workers.pool("ahead", 1)
 
 
 def _parts(calls: list, size: int, first: int) -> list[list]:

@@ -62,10 +62,11 @@ def test_a_map_shows_the_work_of_each_task(tmp_path):
     script = tmp_path / "search.bio"
     script.write_text(SEARCH)
     prog = dslc.compile(str(script))
-    rep = explain.report(prog)
+    done = explain.run(prog)
+    rep = explain.report(prog, done=done)
     from dslc import plot
 
-    fig = plot.figure(prog, rep, "d", explain._map_tasks(prog, "d"))
+    fig = plot.figure(prog, rep, "d", explain.map_tasks(done, prog, "d"))
     domain, work, parts, _ = fig.axes
     cells = [int(p.get_height()) for p in work.patches]
     assert cells == [6 * 4, 6 * 11, 6 * 2]

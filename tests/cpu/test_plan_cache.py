@@ -9,6 +9,7 @@ import types
 import dslc
 from dslc import sdk
 from dslc.cpu.modules import plan_key
+from dslc.options import CompileOptions
 from dslc.store.key import extensions_digest
 
 
@@ -18,7 +19,7 @@ def _program(src="int f(int n) = n\nprint f(1)\n"):
 
 def _key(program, registry):
     view = types.SimpleNamespace(ast=program.ast, consts=program.consts, registry=registry)
-    return plan_key(view, "f", "value", None, {"n": 1})
+    return plan_key(view, "f", "value", None, {"n": 1}, options=CompileOptions())
 
 
 def test_the_key_is_stable_across_compilations():

@@ -1,6 +1,7 @@
 """One settings object (dslc.settings): every setting that can change generated
-code is in every cache key, the command line's settings land in the same object,
-and nothing else in dslc reads the environment."""
+code is in every cache key (through the CompileOptions built from it, dslc.options),
+the command line's settings land in the same object, and nothing else in dslc reads
+the environment."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dslc import settings
 from dslc.cli import main
 from dslc.cpu.modules import plan_key
 from dslc.errors import DslcError
+from dslc.options import CompileOptions
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +26,8 @@ def program():
 def _other_value(name: str) -> str:
     """A valid value of ``name`` other than the one it has now."""
     now = settings.text(name)
-    if name in settings.CHOICES:
-        return next(v for v in settings.CHOICES[name][1] if v != now)
+    if name in settings.CHOICES:  # (other than the value in effect, the default or not)
+        return next(v for v in settings.CHOICES[name][1] if v != settings.choice(name))
     if name in settings.NUMBERS:
         return "7" if now != "7" else "8"
     if name == "NUMBA_ENABLE_CUDASIM":
@@ -39,20 +41,26 @@ def restore_options():
     settings._OPTIONS.clear()
 
 
+def _key(program) -> str:
+    """The plan key under the options the settings give now (as the API builds them)."""
+    return plan_key(program, "f", "value", None, {"n": 1},
+                    options=CompileOptions.from_settings())
+
+
 @pytest.mark.parametrize("name", sorted(settings.CODE))
 def test_every_code_setting_changes_the_plan_key(name, program, monkeypatch):
-    before = plan_key(program, "f", "value", None, {"n": 1})
+    before = _key(program)
     monkeypatch.setenv(name, _other_value(name))
-    assert plan_key(program, "f", "value", None, {"n": 1}) != before
+    assert _key(program) != before
 
 
 def test_settings_given_on_the_command_line_win_and_change_the_key(program, restore_options,
                                                                   monkeypatch):
     monkeypatch.setenv("DSLC_LANES", "1")
-    before = plan_key(program, "f", "value", None, {"n": 1})
+    before = _key(program)
     settings.use({"DSLC_LANES": "0"})
     assert settings.choice("DSLC_LANES") == "0"
-    assert plan_key(program, "f", "value", None, {"n": 1}) != before
+    assert _key(program) != before
 
 
 def test_unknown_and_bad_settings_on_the_command_line(restore_options, capsys):

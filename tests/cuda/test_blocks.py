@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import dslc
 from dslc.cuda.backend import CudaBackend, hybrid
+from dslc.options import CompileOptions
 from dslc.plan import lower
 from dslc.runtime.binding import bind_call
 from dslc.runtime.script import backend_globals
@@ -99,7 +100,8 @@ def test_fused_sums_combine_across_threads(strategy):
     assert engine.strategy["total"].startswith("task-per-block"), engine.strategy
 
 
-def test_hybrid_picks_by_tasks_and_partition_width(strategy):
+def test_hybrid_picks_by_tasks_and_partition_width():
+    """The rule over the CompileOptions it is given (the settings, built at the API)."""
     prog = dslc.compile(GOTOH, backend="interp")
     blosum = prog.checked.defined["blosum62"]
     sw = prog.checked.functions["sw"]
@@ -108,37 +110,32 @@ def test_hybrid_picks_by_tasks_and_partition_width(strategy):
         args = bind_call(sw, [blosum, 10, 1, "A" * n, "C" * n], prog.checked, None)
         return lower(prog.checked, "sw", "value", args, None).task
 
-    strategy("auto")
-    sim = os.environ.pop("NUMBA_ENABLE_CUDASIM", None)  # the choice a real GPU gets
-    try:
-        assert hybrid(plan_for(400), 100)[0]  # few tasks, partitions of ~200 points
-        assert not hybrid(plan_for(400), 100_000)[0]  # enough tasks for a thread each
-        assert not hybrid(plan_for(3), 100)[0]  # partitions too narrow for a warp
-    finally:
-        if sim is not None:
-            os.environ["NUMBA_ENABLE_CUDASIM"] = sim
-    if sim is not None:
-        assert not hybrid(plan_for(400), 100)[0]  # the simulator keeps a thread per task
-    strategy("thread")
-    assert not hybrid(plan_for(400), 100)[0]
-    strategy("block")
-    assert hybrid(plan_for(3), 100_000)[0]
+    real = CompileOptions()  # the choice a real GPU gets
+    assert hybrid(plan_for(400), 100, real)[0]  # few tasks, partitions of ~200 points
+    assert not hybrid(plan_for(400), 100_000, real)[0]  # enough tasks for a thread each
+    assert not hybrid(plan_for(3), 100, real)[0]  # partitions too narrow for a warp
+    # DSLC_CUDA_HYBRID_TASKS above the count: a block per task still
+    assert hybrid(plan_for(400), 100_000, CompileOptions(cuda_hybrid_tasks=200_000))[0]
+    # the simulator keeps a thread per task
+    assert not hybrid(plan_for(400), 100, CompileOptions(simulated=True))[0]
+    assert not hybrid(plan_for(400), 100, CompileOptions(cuda_strategy="thread"))[0]
+    assert hybrid(plan_for(3), 100_000, CompileOptions(cuda_strategy="block"))[0]
 
 
-def test_block_size_follows_the_partition_width(monkeypatch):
+def test_block_size_follows_the_partition_width():
     """Thesis §5.5.2: below 500 points per partition, the most resident blocks
     (a warp to 64 threads, no wider than a partition); from 500 on, the widest
-    block any kernel can launch; task-per-thread keeps its fixed block; the
-    environment overrides every choice."""
+    block any kernel can launch; task-per-thread keeps its fixed block;
+    DSLC_CUDA_BLOCK (the options' ``cuda_block``) overrides every choice."""
     from dslc.cuda.launch import block_threads
 
-    monkeypatch.delenv("DSLC_CUDA_BLOCK", raising=False)
-    assert [block_threads(True, w)[0] for w in (3, 32, 33, 129, 499, 500, 20_000)] == \
+    unset = CompileOptions()
+    assert [block_threads(True, w, unset)[0] for w in (3, 32, 33, 129, 499, 500, 20_000)] == \
         [32, 32, 64, 64, 64, 256, 256]
-    assert block_threads(False, 20_000)[0] == 128
-    monkeypatch.setenv("DSLC_CUDA_BLOCK", "96")
-    assert block_threads(True, 20_000) == (96, "DSLC_CUDA_BLOCK")
-    assert block_threads(False, None)[0] == 96
+    assert block_threads(False, 20_000, unset)[0] == 128
+    forced = CompileOptions(cuda_block=96)
+    assert block_threads(True, 20_000, forced) == (96, "DSLC_CUDA_BLOCK")
+    assert block_threads(False, None, forced)[0] == 96
 
 
 def test_task_per_block_launches_blocks_of_the_chosen_size(monkeypatch):

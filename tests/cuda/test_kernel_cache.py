@@ -93,11 +93,11 @@ def test_an_unreadable_entry_is_no_entry(tmp_path, monkeypatch, damage):
 def test_a_kept_kernel_gives_this_map_s_reason_not_the_first_one_s(tmp_path, monkeypatch):
     """The hybrid rule's reason names the map's task count: a kernel generated for
     one map and taken from disk by a map of another size says the new count."""
-    from dslc.cuda import backend as cb
+    from dslc.cuda import map_kernel
 
     monkeypatch.setenv("DSLC_CACHE_DIR", str(tmp_path / "cache"))
     # the simulator's rule gives no count: one that does, as a real GPU's does
-    monkeypatch.setattr(cb, "hybrid", lambda plan, n: (False, f"{n} tasks"))
+    monkeypatch.setattr(map_kernel, "hybrid", lambda plan, n, options: (False, f"{n} tasks"))
     _files(tmp_path, np.random.default_rng(7))
     _, decided = _search(tmp_path)
     prog = dslc.compile(LCS, backend="cuda")

@@ -24,29 +24,28 @@ def test_small_arrays_go_to_shared_memory_large_ones_stay_global():
     assert got["a_cube"].memory == "global"
 
 
-def test_layout_pins_and_overrides(monkeypatch):
+def test_layout_pins_and_overrides():
+    """``asked``: DSLC_CUDA_PLACE's text, as the compile options carry it."""
     arrays = {"g__tprob_h": np.arange(6, dtype=np.float64), "a_sm": np.zeros((4, 4))}
     names = {"g__tprob_h": "tprob_h", "a_sm": "sm"}
     got = place(arrays, {"g__tprob_h": "constant", "a_sm": "auto"}, names)
     assert got["g__tprob_h"].memory == "constant"
     assert got["g__tprob_h"].value is not None
-    monkeypatch.setenv("DSLC_CUDA_PLACE", "sm:global,tprob_h:shared")
-    got = place(arrays, {"g__tprob_h": "constant"}, names)
+    asked = "sm:global,tprob_h:shared"
+    got = place(arrays, {"g__tprob_h": "constant"}, names, asked)
     assert got["a_sm"].memory == "global" and got["g__tprob_h"].memory == "shared"
     big = {"g__emit_h": np.zeros((731, 24))}  # a profile's emissions: 140 KB
-    assert place(big, {"g__emit_h": "shared"}, names)["g__emit_h"].memory == "global"
-    monkeypatch.setenv("DSLC_CUDA_PLACE", "sm:somewhere")
+    assert place(big, {"g__emit_h": "shared"}, names, asked)["g__emit_h"].memory == "global"
     with pytest.raises(DslcError, match="DSLC_CUDA_PLACE"):
-        place(arrays)
+        place(arrays, asked="sm:somewhere")
 
 
-def test_an_override_names_the_source_not_the_generated_argument(monkeypatch):
+def test_an_override_names_the_source_not_the_generated_argument():
     """``DSLC_CUDA_PLACE`` names what the program calls an array; which kernel
     argument carries it is the task's record (``names``), whatever the
     argument's generated name looks like."""
     arrays = {"arg7": np.zeros((4, 4)), "a_sm": np.zeros((4, 4))}
-    monkeypatch.setenv("DSLC_CUDA_PLACE", "sm:global")
-    got = place(arrays, None, {"arg7": "sm", "a_sm": "other"})
+    got = place(arrays, None, {"arg7": "sm", "a_sm": "other"}, "sm:global")
     assert got["arg7"].memory == "global" and got["a_sm"].memory == "shared"
 
 

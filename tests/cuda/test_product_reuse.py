@@ -63,14 +63,14 @@ def test_a_launch_reusing_an_earlier_one_s_rows_reads_the_same_rows(texts, nq, l
     of scratch per launch, small enough that a longer query's launches are cut
     at other places than a shorter one's (a block per task: its storage grows
     with the query too)."""
-    from dslc.cuda import backend as cb
+    from dslc.cuda import map_sizing
 
     batch = _product(texts, nq, layout, keep)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DSLC_CUDA_PIPELINE", str(piece))
         mp.setenv("DSLC_CUDA_STRATEGY", strategy)
         if budget is not None:
-            mp.setattr(cb, "scratch_budget", lambda held=0: budget)
+            mp.setattr(map_sizing, "scratch_budget", lambda held=0: budget)
         run = CudaBackend(_program(), backend_globals(_program()))._choose_map("sw",
                                                                                batch).compiled
         reference = _reference_launches(batch, run)
@@ -96,7 +96,7 @@ def test_a_launch_reusing_an_earlier_one_s_rows_reads_the_same_rows(texts, nq, l
 
 def _reference_launches(batch: TaskBatch, run) -> list[list[int]]:
     """Each group cut with its own tasks' gathered lengths (as before twins)."""
-    from dslc.cuda.backend import pipeline_tasks, scratch_budget
+    from dslc.cuda.map_sizing import pipeline_tasks, scratch_budget
 
     engine = CudaBackend(_program(), backend_globals(_program()))
     k = run.kernel

@@ -35,7 +35,9 @@ def _strategies(program, plan) -> list[tuple[str, object]]:
     from dslc.emit.wavefront import Lanes
     from dslc.emit.strategies import build, strategy
     from dslc.kernel.value_type import ValueType
+    from dslc.options import CompileOptions
 
+    options = CompileOptions.from_settings()  # (as the run's backends build them)
     seqs = frozenset(n for n, p in plan.scope.items() if type(p.type).__name__ == "SeqT")
 
     def text(gen):
@@ -62,9 +64,9 @@ def _strategies(program, plan) -> list[tuple[str, object]]:
             ("cpu packs float32c", packs("float32c")),
             ("cuda task-per-thread", cuda("cuda task-per-thread")),
             ("cuda register-tiled", cuda("cuda register-tiled", seqs,
-                                         value=ValueType("float64"))),
+                                         value=ValueType("float64"), options=options)),
             ("cuda register-tiled float32", cuda("cuda register-tiled", frozenset(), rows=4,
-                                                 value=ValueType("float32"))),
+                                                 value=ValueType("float32"), options=options)),
             ("cuda task-per-block", cuda("cuda task-per-block", 128)),
             ("cuda wavefront", cuda("cuda whole-GPU wavefront", None, simulated=True)),
             ("cuda wavefront warp", cuda("cuda whole-GPU wavefront", warp, simulated=False))]
@@ -86,17 +88,18 @@ def snapshot(label: str, program) -> str:
 
     jit._generate = recording
     try:
-        kernels = explain.kernels(program)
+        done = explain.run(program)
+        kernels = explain.kernels(program, done)
     finally:
         jit._generate = generate
-    engine = explain._LAST_RUN[0]
+    engine = done.engine
     out = [f"######## {label}: --emit python"]
     compiled = {e: s for e, (_, s, _) in engine.packs.generated.items()}
     compiled.update({e: s for e, (_, s) in engine.generated.items()})
     out += [f"# ---- entry {name}\n{src}" for name, src in compiled.items()]
     out += [f"# {n}: not compiled ({why})" for n, why in engine.fallbacks.items()]
     out += [f"######## {label}: --emit kernel", kernels, f"######## {label}: walks", *walks]
-    for entry, plan in explain._LAST_PLANS.items():
+    for entry, plan in done.plans.items():
         for name, run in _strategies(program.checked, plan):
             out.append(f"######## {label}: {entry} ({plan.kind}), {name}")
             try:

@@ -244,11 +244,10 @@ def test_the_api_keeps_a_database_on_the_device_across_maps(tmp_path):
 def test_a_large_database_is_copied_while_its_first_map_is_planned(tmp_path, monkeypatch):
     """dslc.cuda.ahead: the copy made on the thread is the one the launches read,
     the values are the same, and nothing is left pending once the map has run."""
-    from dslc.cuda import ahead
-    from dslc.cuda import backend as cuda_backend
+    from dslc.cuda import ahead, device
 
     monkeypatch.setattr(ahead, "AHEAD_BYTES", 0)  # every buffer counts as large here
-    monkeypatch.setattr(cuda_backend, "PIN_BYTES", 0)  # and is page-locked for its copy
+    monkeypatch.setattr(device, "PIN_BYTES", 0)  # and is page-locked for its copy
     from numba import cuda
 
     pinned, locked = cuda.pinned, []

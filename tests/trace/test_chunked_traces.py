@@ -73,13 +73,14 @@ def test_the_fills_share_one_pool_of_threads_kept_across_chunks():
     sweeps now run on one pool the process keeps, and a forked child starts afresh."""
     import os
 
+    from dslc import workers
     from dslc.cpu import tables
 
     first = tables.pool()
-    assert tables.pool() is first
+    assert tables.pool() is first and first in workers.started().values()
     pid = os.fork()
-    if pid == 0:  # the child: the parent's pool (whose threads it lacks) is dropped
-        os._exit(0 if not tables._POOLS else 1)
+    if pid == 0:  # the child: the parent's pools (whose threads it lacks) are dropped
+        os._exit(0 if not workers.started() and tables.pool() is not first else 1)
     assert os.waitpid(pid, 0)[1] == 0
 
 
