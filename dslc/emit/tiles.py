@@ -69,11 +69,8 @@ ROWS = 32
 # IEEE fmax differ; an integer table only meets NaN after inf - inf, which the
 # language makes an error, and the compiled sweeps do not detect it either
 # way. The simulator has no libdevice: Python's own min and max there.
-SIMULATED_FMAX = "_fmax, _fmin = max, min
-"
-DEVICE_FMAX = "from numba.cuda import libdevice
-_fmax, _fmin = libdevice.fmaxf, libdevice.fminf
-"
+SIMULATED_FMAX = "_fmax, _fmin = max, min\n"
+DEVICE_FMAX = "from numba.cuda import libdevice\n_fmax, _fmin = libdevice.fmaxf, libdevice.fminf\n"
 
 
 def fmax_source(simulated: bool) -> str:
