@@ -32,7 +32,7 @@ from dataclasses import replace
 from dslc.check import tir
 from dslc.emit.args import PACK, pack_travel  # noqa: F401 (this generator's)
 from dslc.lang import types as T
-from dslc.emit.cpu import (HEADER, CpuGenerator, _HelperNames, _TaskNames, fused_init_ir,
+from dslc.emit.cpu import (HEADER, CpuGenerator, _TaskNames, fused_init_ir,
                            fused_step_ir, length, printed)
 from dslc.kernel.module import Function, Module
 from dslc.plan.task import TaskPlan
@@ -63,7 +63,7 @@ class _PackNames(_TaskNames):
         return f"a_{scope}"
 
 
-class _PackHelperNames(_HelperNames):
+class _PackHelperNames(_TaskNames):
     def param(self, name, t):
         if isinstance(t, T.SeqT):
             raise NotCompilable("a sequence passed to a helper function (packs)")

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from dslc import settings
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.emit.cpu import (CpuGenerator, _HelperNames, fused_emitter, fused_start,
+from dslc.emit.cpu import (CpuGenerator, fused_emitter, fused_start,
                            fused_undefined, in_bounds, printed, requested_tests, window_slot)
 from dslc.emit.cuda import HEADER
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable, Rule
@@ -241,7 +241,7 @@ class WavefrontGenerator(CpuGenerator):
     def emitter(self, names, rec, safe_indexes=frozenset()):
         """Cell bodies of a point shared by lanes split their reductions; helper
         functions (called from anywhere, lanes diverged or not) never do."""
-        if self.width == 1 or isinstance(names, _HelperNames):
+        if self.width == 1 or names.helper:
             return super().emitter(names, rec, safe_indexes)
         return ExprEmitter(names, self.program.consts, rec, self.program.alphabets,
                            safe_indexes, rules=_LaneSplit(self.width).rules())
