@@ -32,6 +32,11 @@ class Built:
     storage: tuple = ()
     rows: int | None = None  # the register tile's rows (emit.tiles)
     functions: tuple = ()  # device functions beside the task (emit.tiles: its tiles)
+    width: int | None = None  # the components of the task's result (a tuple), else None
+
+    def result_width(self) -> int | None:
+        """The number of components of the task's result (a tuple), else None."""
+        return self.width
 
     @property
     def dtype(self) -> str:

@@ -26,6 +26,7 @@ from dslc.lang import types as T
 from dslc.check.ranges import box_code
 from dslc.deps.extract import directed_args
 from dslc.emit import demand
+from dslc.emit.built import Built
 from dslc.emit.args import arg_name, argument  # noqa: F401 (the generators' names for them)
 from dslc.emit import infinity
 from dslc.emit import tuples
@@ -72,7 +73,7 @@ class _TaskNames(Names):
     own parameters, and the task's globals it reads passed in after them. How a
     parameter is spelled is the strategy's (``Pieces.param``, ``Pieces.helper_param``)."""
 
-    def __init__(self, gen: "CpuGenerator", func: tir.TFunction | None,
+    def __init__(self, gen: "Task", func: tir.TFunction | None,
                  pr: Printer | None = None):
         self.gen, self.func, self.pr = gen, func, pr
         self.helper = pr is not None
@@ -151,6 +152,12 @@ class _TaskNames(Names):
             return ir.Const(len(self.gen.program.alphabets[alpha.name]))
         raise NotCompilable(f"alphabet of {alpha}")
 
+    def symbol(self, lit):
+        raise NotCompilable(f"symbol literal '{lit.text}' of a run-time alphabet")
+
+    def ext_attr(self, e, block):
+        raise NotCompilable(f"accessor .{e.accessor.name}")
+
 
 def param(self, name, t):
     """A parameter's name inside the task (``self``: its names, :class:`_TaskNames`)."""
@@ -199,7 +206,7 @@ def direction_checked(arg, mine, direction: str, pr: Printer) -> ir.Expr:
     return ir.Paren(ir.bare("+", above, mine, ir.Const(1)))
 
 
-class CpuGenerator:
+class Task:
     """The task being built: what every strategy's builder shares (its program and
     plan, the names and helpers it has made, the cell it is making) and the shared
     builders of cells, sweeps, storage and arguments as its methods. What differs
@@ -295,6 +302,9 @@ class CpuGenerator:
 
     def after_sweep(self, b):
         return self.pieces.after_sweep(self, b)
+
+    def nest(self, g):
+        return self.pieces.nest(self, g)
 
     def emitter(self, names, rec, safe_indexes=frozenset()):
         return self.pieces.emitter(self, names, rec, safe_indexes)
@@ -589,17 +599,6 @@ class CpuGenerator:
             b.store(where, ir.Name(val))
 
     # ------------------------------------------------------------------ task
-    def generate(self) -> tuple[str, list[TaskArg]]:
-        """The module source and the task's arguments, in order."""
-        b, args = self.task_body()
-        return self.module_source(args, b), args
-
-    def module(self) -> tuple[Module, list[TaskArg]]:
-        """The module as records (kernel.module) and the task's arguments: what the
-        plan's driver hands on, printed only where its text is needed."""
-        b, args = self.task_body()
-        return self.module_record(args, b), args
-
     def task_body(self) -> tuple[Lines, list[TaskArg]]:
         """The task's statements (before its strategy's passes) and its arguments."""
         plan = self.plan
@@ -714,29 +713,7 @@ class CpuGenerator:
                         cells[(f, None)] = self._cell(f, fused_by_func.get(f, []))
             finally:
                 self.sweeping = False
-            self._loops(b, g.nest.body, cells, g, gi)
-
-    def module_source(self, args: list[TaskArg], body: Lines) -> str:
-        """The module's text, printed by the task's printer (:meth:`module_record`)."""
-        return self.pr.module(self.module_record(args, body))
-
-    def module_record(self, args: list[TaskArg], body: Lines) -> Module:
-        """The module: the task after its strategy's passes (verified), the helpers
-        and module values it needs."""
-        src = [HEADER, self.pr.library("core", "domain")]
-        if self.result_width() is not None:  # a map's batch stores each component
-            src.append(f"RESULT_WIDTH = {self.result_width()}\n")
-        if self.plan.kind == "table":  # the tables ``task`` returns, in order
-            src.append(f"TABLES = {tuple(self.whole_tables())!r}\n")
-        if self.demand_arities:
-            src.append(self.pr.library("demand"))
-            src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
-        src += [h for h in self.helpers.values()]
-        if self.strategy is not None:
-            lower(self.strategy, body, self.TARGET, printed(args))
-        body = self.verified(body, printed(args))
-        src.append(Function("task", tuple(printed(args)), tuple(body.stmts)))
-        return Module(tuple(src))
+            self._loops(b, self.nest(g), cells, g, gi)
 
     def _bound_atom(self, e: tir.TExpr) -> str:
         """A calling value in a declared range, as the task's code reads it."""
@@ -898,10 +875,33 @@ class CpuGenerator:
         b.nest(kb.Cell(tuple(cell.stmts)))
 
 
-def build_task(strategy, program, plan: TaskPlan) -> CpuGenerator:
+def build_task(strategy, program, plan: TaskPlan) -> Built:
     """The CPU's task (emit.strategies "cpu plain"): one binding's sweep, its tables
-    allocated by the task itself, then the row's passes."""
-    return CpuGenerator(program, plan, strategy)
+    allocated by the task itself, then the row's passes (``strategy``: the row; None
+    applies none)."""
+    task = Task(program, plan, strategy)
+    body, args = task.task_body()
+    return Built(module_record(task, args, body), tuple(args), task.pr,
+                 width=task.result_width())
+
+
+def module_record(self, args: list[TaskArg], body: Lines) -> Module:
+    """The module: the task after its strategy's passes (verified), the helpers
+    and module values it needs."""
+    src = [HEADER, self.pr.library("core", "domain")]
+    if self.result_width() is not None:  # a map's batch stores each component
+        src.append(f"RESULT_WIDTH = {self.result_width()}\n")
+    if self.plan.kind == "table":  # the tables ``task`` returns, in order
+        src.append(f"TABLES = {tuple(self.whole_tables())!r}\n")
+    if self.demand_arities:
+        src.append(self.pr.library("demand"))
+        src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
+    src += [h for h in self.helpers.values()]
+    if self.strategy is not None:
+        lower(self.strategy, body, self.TARGET, printed(args))
+    body = self.verified(body, printed(args))
+    src.append(Function("task", tuple(printed(args)), tuple(body.stmts)))
+    return Module(tuple(src))
 
 
 def requested(xs: list[str]) -> ir.Expr:
@@ -1099,6 +1099,12 @@ def capture(self, b: Lines, xs: list[str], val: str) -> None:
     b.if_(requested(xs), inner)
 
 
+def nest(self, g: GroupPlan) -> L.Stmt:
+    """The loop nest that places group ``g``'s cells (:meth:`Task.sweep`): the
+    schedule's, made by the planner (dslc.poly.nest)."""
+    return g.nest.body
+
+
 def after_sweep(self, b: Lines) -> None:
     """Code between the sweep and the task's result (a backend whose threads
     share a task combines their partial reductions here; nothing here)."""
@@ -1162,7 +1168,7 @@ def guarded_value(self, f: tir.TFunction, em: ExprEmitter, b: Lines) -> str:
 @dataclass(frozen=True)
 class Pieces:
     """What a strategy's builder chooses of the task it builds: its constants, and
-    the functions the shared builders of :class:`CpuGenerator` call where strategies
+    the functions the shared builders of :class:`Task` call where strategies
     differ (where a cell is kept, how storage is made, how a fused reduction and the
     requested cell are updated, how expressions are emitted). Each function takes
     the task being built first; a strategy's record is :data:`CPU` with the pieces it
@@ -1198,6 +1204,7 @@ class Pieces:
     fuse: Callable
     capture: Callable
     after_sweep: Callable
+    nest: Callable  # (task, group): the loop nest placing the group's cells
     emitter: Callable
     read: Callable
     write: Callable
@@ -1209,5 +1216,5 @@ CPU = Pieces(ON_DEMAND=True, REPORTS_INEXACT=True, TUPLES=None, TARGET="cpu", TA
              allocate=allocate, guarded_load=guarded_load, done_ref=done_ref,
              miss_ref=miss_ref, missing=missing, allocate_done=allocate_done,
              allocate_miss=allocate_miss, extent_expr=extent_expr, extent_lines=extent_lines,
-             fuse=fuse, capture=capture, after_sweep=after_sweep, emitter=emitter, read=read,
+             fuse=fuse, capture=capture, after_sweep=after_sweep, nest=nest, emitter=emitter, read=read,
              write=write, guarded_value=guarded_value)

@@ -35,7 +35,7 @@ from dslc.kernel.failure_flags import Facts, functions_hold_checks, holds_checks
 from dslc.kernel.strategies import Strategy, launch_passes, lower
 from dslc.lang import types as T
 from dslc.emit.built import Built
-from dslc.emit.cpu import CPU, CpuGenerator, printed
+from dslc.emit.cpu import CPU, Task, printed
 from dslc.emit.loopexpr import loop_expr
 from dslc.emit.pyexpr import Lines, NotCompilable, named
 from dslc.targets.printer import CudaPrinter
@@ -69,11 +69,11 @@ def storage_role(name: str) -> str | None:
     return None
 
 
-def task_of(strategy: Strategy, program, plan, pieces=None, **own) -> CpuGenerator:
+def task_of(strategy: Strategy, program, plan, pieces=None, **own) -> Task:
     """A task of a GPU strategy (``pieces``: default task-per-thread's, :data:`CUDA`;
     ``own``: the strategy's own state): storage comes from the launch, indexed by the
     thread's task."""
-    task = CpuGenerator(program, plan, strategy, CUDA if pieces is None else pieces,
+    task = Task(program, plan, strategy, CUDA if pieces is None else pieces,
                         storage=[],  # (function, loop-IR dims without the task)
                         **own)
     clash = [f for g in plan.groups for f in g.functions
@@ -94,7 +94,8 @@ def build_task_per_thread(strategy: Strategy, program, plan) -> Built:
 
 def built(task, record: Module, args: list, **more) -> Built:
     """A GPU strategy's result: its module and what the launch needs of it."""
-    return Built(record, tuple(args), task.pr, task.value, tuple(task.storage), **more)
+    return Built(record, tuple(args), task.pr, task.value, tuple(task.storage),
+                 width=task.result_width(), **more)
 
 
 # ---------------------------------------------------------------- pieces and the module
