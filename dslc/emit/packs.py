@@ -34,7 +34,7 @@ from dslc.emit.args import PACK, pack_travel  # noqa: F401 (this generator's)
 from dslc.lang import types as T
 from dslc.emit import cpu
 from dslc.emit.built import Built
-from dslc.emit.cpu import (CPU, HEADER, CpuGenerator, fused_init_ir, fused_step_ir, length,
+from dslc.emit.cpu import (CPU, HEADER, Task, fused_init_ir, fused_step_ir, length,
                            printed)
 from dslc.kernel.module import Function, Module
 from dslc.plan.task import TaskPlan
@@ -303,7 +303,7 @@ def build_packs(strategy: Strategy, program, plan: TaskPlan, value: ValueType | 
     arguments every task shares, ``f32``: the float32 facts the host keeps."""
     if plan.kind not in ("cell", "value"):
         raise NotCompilable("packs run map entries only")
-    task = CpuGenerator(
+    task = Task(
         program, _without_extent_pieces(program, plan), strategy, PACKS,
         value=value if isinstance(value, ValueType) else
         ValueType("float32c" if check and value == "float32" else value),

@@ -54,7 +54,7 @@ from dslc import settings
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.emit import cpu
-from dslc.emit.cpu import (CPU, CpuGenerator, fused_emitter, fused_start,
+from dslc.emit.cpu import (CPU, Task, fused_emitter, fused_start,
                            fused_undefined, in_bounds, printed, requested_tests, window_slot)
 from dslc.emit.cuda import HEADER
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable, Rule
@@ -240,7 +240,7 @@ def build_wavefront(strategy, program, plan: TaskPlan, lanes: tuple[Lanes, ...] 
     (:func:`choose_lanes`; default a thread per point), ``simulated``: for the CUDA
     simulator (the warp shuffles are its stand-in). It applies no pass of the table
     (its kernels are built whole)."""
-    task = CpuGenerator(
+    task = Task(
         program, plan, None, WAVEFRONT,
         simulated=simulated,  # (before the task asks for its printer)
         storage=[],  # (function, loop-IR dims)
