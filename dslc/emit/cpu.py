@@ -12,6 +12,13 @@ are indexed by its own parameters, its partition is ``S`` on its own
 positions, and the loop nest places its statements. Only the loop nest's sweep
 knows where a padded function's points are, so a generator placing cells by
 another route (one partition's points over GPU threads) refuses such a group.
+
+Every strategy's builder (emit.strategies names them) shares this module's code by
+composition: it makes one :class:`Task`, the context holding the plan and what has been
+built so far, whose methods are the shared builders of cells, sweeps, storage,
+arguments and guards, with the strategy's :class:`Pieces` (the CPU's: :data:`CPU`), the
+functions those builders call where strategies differ. The CPU's pieces are the
+functions at the end of this module; their first parameter, ``self``, is the task.
 """
 
 from __future__ import annotations
@@ -445,8 +452,6 @@ class Task:
         flags."""
         return ir.Load(array, tuple(named(i) for i in index), self.TABLES)
 
-    # the repeat-until-done sweep's state (see _retried_cell); the CUDA generator
-    # keeps it in per-task storage from the launch
     def _partition(self, g: GroupPlan, func: str, args: list) -> ir.Expr:
         """``S`` of ``func``'s point ``args`` (records; its own parameters'
         coefficients)."""
@@ -1004,7 +1009,7 @@ def printer(self) -> Printer:
 
 
 def cell_ref(self, func: str, index: list) -> ir.Load:
-    """Where a cell of ``func``'s storage lives (the CUDA generator adds the task);
+    """Where a cell of ``func``'s storage lives (CUDA's piece adds the task);
     a tuple cell's components are the innermost dimension (emit.tuples)."""
     return self.element(f"T_{func}", index)
 
@@ -1020,7 +1025,9 @@ def guarded_load(self, array: str, index: list, pr: Printer) -> ir.Expr:
 
 
 def done_ref(self, func: str, index: list) -> ir.Load:
-    """The done flag of a cell of a group ordered at run time."""
+    """The done flag of a cell of a group ordered at run time (the repeat-until-done
+    sweep's state, :meth:`Task._retried_cell`; CUDA's is per-task storage from the
+    launch)."""
     return self.element(f"D_{func}", index)
 
 

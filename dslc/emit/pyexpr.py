@@ -73,8 +73,8 @@ class Lines:
 
     def temporary(self, name: str, value: ir.Expr) -> None:
         """``name = value`` for a temporary an expression needs on its way (made by
-        ``fresh``): an ``Assign`` like any other, which a subclass recording the
-        generator's own assignments (emit.tiles) does not record."""
+        ``fresh``): an ``Assign`` like any other, which the register tile's record of
+        the names its prologue assigns (emit.tiles ``_assign``) leaves out."""
         self.stmts.append(ir.Assign(name, value))
 
     def augment(self, name: str, op: str, value) -> None:

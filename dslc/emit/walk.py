@@ -4,7 +4,7 @@ strategy ``cpu traceback walk`` (emit.strategies).
 ``walk`` follows a derivation from a cell of a table the CPU's sweep filled to its
 end: per step it evaluates the cell's body over the filled tables with the plain CPU
 task's own expressions (the same names, checks and table reads as the sweep: it is
-the CPU generator of the same plan, composed here, not derived), takes at each
+the CPU task of the same plan, composed here, not derived), takes at each
 choice point the first alternative in source order whose value equals the node's,
 checks the body's value against the cell's, and records the cell and each choice
 taken in its arrays: ``st`` (per step the function's number, the point, where its
