@@ -2,7 +2,7 @@
 
 The same loop nest as the CPU backend and task-per-thread, changed by a pass
 over its body (kernel.per_block, listed with the strategy's other passes in its
-row of emit.strategies and applied by emit.cuda ``module_source``): the outermost parallel loops inside a
+row of emit.strategies and applied by ``emit.cuda.module_record``): the outermost parallel loops inside a
 partition are strided by the thread's index in its block, so the block's
 threads share the partition's points, and every partition ends with a block
 barrier (``cuda.syncthreads``), because the next partition reads what this one

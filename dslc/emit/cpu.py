@@ -1223,5 +1223,5 @@ CPU = Pieces(ON_DEMAND=True, REPORTS_INEXACT=True, TUPLES=None, TARGET="cpu", TA
              allocate=allocate, guarded_load=guarded_load, done_ref=done_ref,
              miss_ref=miss_ref, missing=missing, allocate_done=allocate_done,
              allocate_miss=allocate_miss, extent_expr=extent_expr, extent_lines=extent_lines,
-             fuse=fuse, capture=capture, after_sweep=after_sweep, nest=nest, emitter=emitter, read=read,
-             write=write, guarded_value=guarded_value)
+             fuse=fuse, capture=capture, after_sweep=after_sweep, nest=nest, emitter=emitter,
+             read=read, write=write, guarded_value=guarded_value)

@@ -402,7 +402,7 @@ def write(self, g, func, xs):
 
 def guarded_value(self, f, em, b):
     """Every guard, as an ``if`` the guard pass (kernel.guards) decides over
-    the cell's box (recorded on its code, see :meth:`_column`). Where reads
+    the cell's box (recorded on its code, see :func:`_column`). Where reads
     are hoisted out of the stream (a tile's columns past the peeled ones)
     only the guards the box leaves undecided are emitted: a read of a branch
     the box rules out would be hoisted and loaded where its guard fails."""
@@ -526,14 +526,15 @@ def generate(self) -> tuple[Module, list[TaskArg]]:
     # the task, then its tile functions (passed the task's own parameters)
     if cuda.task_params(self, args) != self.planned_params:
         raise NotCompilable("the tile functions' parameters differ from the task's")
-    return Module(record.parts + tuple(
-        Function(fn.name, tuple(fn.params), tuple(fn.body.stmts)) for fn in self.tile_functions)), args
+    tiles = tuple(Function(fn.name, tuple(fn.params), tuple(fn.body.stmts))
+                  for fn in self.tile_functions)
+    return Module(record.parts + tiles), args
 
 
 def _tile_params(self, prologue: Lines) -> list[str]:
     """What a tile function is passed: the task's parameters as the task will
     have them (with its failure flag where a check was printed, see
-    :meth:`module_source`), every name the prologue assigns (its record:
+    ``cuda.module_record``), every name the prologue assigns (its record:
     extents, numbers in the table type, reduction bounds and accumulators),
     and ``t0``."""
     planned = cuda.task_params(self, _args(self))
@@ -569,7 +570,7 @@ def lowering_inputs(self) -> dict:
 
 def capture(self, b: Lines, xs: list[str], val: str) -> None:
     """The requested cell is kept by the tile that holds it: never an
-    interior tile (see :meth:`generate`), whose cells test nothing."""
+    interior tile (see :func:`generate`), whose cells test nothing."""
     if self.capturing:
         cpu.capture(self, b, xs, val)
 

@@ -469,7 +469,7 @@ def _final_body(self) -> tuple[Lines, str, list[str]]:
 
 def _final(self, args: list, b: Lines, library: str, helpers: list[str]) -> str:
     """The host module: ``final(<args>, <storage>, <accumulators>)`` around the
-    body :meth:`_final_body` built, once every task argument is known."""
+    body :func:`_final_body` built, once every task argument is known."""
     params = printed(args) + [f"T_{f}" for f, _ in self.storage] + \
         [f"acc{k}" for k in range(len(self.plan.fused))]
     from dslc.emit.cpu import HEADER as CPU_HEADER
