@@ -12,12 +12,21 @@ are indexed by its own parameters, its partition is ``S`` on its own
 positions, and the loop nest places its statements. Only the loop nest's sweep
 knows where a padded function's points are, so a generator placing cells by
 another route (one partition's points over GPU threads) refuses such a group.
+
+Every strategy's builder (emit.strategies names them) shares this module's code by
+composition: it makes one :class:`Task`, the context holding the plan and what has been
+built so far, whose methods are the shared builders of cells, sweeps, storage,
+arguments and guards, with the strategy's :class:`Pieces` (the CPU's: :data:`CPU`), the
+functions those builders call where strategies differ. The CPU's pieces are the
+functions at the end of this module; their first parameter, ``self``, is the task.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 from dslc import sdk
 from dslc.check import tir
@@ -25,6 +34,7 @@ from dslc.lang import types as T
 from dslc.check.ranges import box_code
 from dslc.deps.extract import directed_args
 from dslc.emit import demand
+from dslc.emit.built import Built
 from dslc.emit.args import arg_name, argument  # noqa: F401 (the generators' names for them)
 from dslc.emit import infinity
 from dslc.emit import tuples
@@ -66,10 +76,18 @@ def printed(args) -> list[str]:
 
 
 class _TaskNames(Names):
-    """Names inside one task: scope parameters, the current point, tables."""
+    """Names inside one task: scope parameters, the current point, tables; or, given
+    its own printer ``pr``, inside a non-recursive helper function (``helper``): its
+    own parameters, and the task's globals it reads passed in after them. How a
+    parameter is spelled is the strategy's (``Pieces.param``, ``Pieces.helper_param``)."""
 
-    def __init__(self, gen: "CpuGenerator", func: tir.TFunction | None):
-        self.gen, self.func = gen, func
+    def __init__(self, gen: "Task", func: tir.TFunction | None,
+                 pr: Printer | None = None):
+        self.gen, self.func, self.pr = gen, func, pr
+        self.helper = pr is not None
+        # the task's globals this helper reads, itself or through the helpers it
+        # calls: passed in after its own parameters (a matrix a score helper reads)
+        self.globals_read: dict[str, None] = {}
 
     def infinities(self):
         return infinity.of(self.gen.program)
@@ -78,19 +96,11 @@ class _TaskNames(Names):
         return None if self.func is None else self.func.name
 
     def printer(self):
-        return self.gen.pr
+        return self.pr if self.helper else self.gen.pr
 
     def param(self, name, t):
-        if self.func is not None and self.func.is_table:
-            p = self.func.param(name)
-            if p is not None and p.recursive:
-                return ir.Name(f"x_{name}")
-        arg = ir.Name(arg_name(self.gen.scope_name(name)))
-        if isinstance(t, T.IndexT) or (isinstance(t, T.ExtT) and t.owner):
-            # a position or an element passed to a plain entry: an int64 index
-            # (numbers travel as floats, see cpu.backend.convert)
-            return self.gen.pr.ir_int64(arg)
-        return arg
+        pieces = self.gen.pieces
+        return (pieces.helper_param if self.helper else pieces.param)(self, name, t)
 
     def local(self, name):
         return f"v_{name}"
@@ -99,6 +109,8 @@ class _TaskNames(Names):
         if self.gen.has_layout(t):
             arg = TaskArg(f"g_{name}", "global", name)
             self.gen.globals_used[arg.name] = arg
+            if self.helper:
+                self.globals_read[arg.name] = None
             return ir.Name(arg.name)
         raise NotCompilable(f"global '{name}'")
 
@@ -107,6 +119,12 @@ class _TaskNames(Names):
 
     def call(self, call, args, block):
         f = self.gen.program.functions[call.func]
+        if self.helper:
+            if f.is_table:
+                raise NotCompilable(f"helper reading the table of {call.func}")
+            out = self.gen.helper_call(call.func, args, self.pr)
+            self.globals_read.update(dict.fromkeys(self.gen.helper_globals[call.func]))
+            return out
         if f.is_table:
             rec = [a for a, p in zip(args, f.params) if p.recursive]
             for a, p in zip(call.args, f.params):
@@ -125,6 +143,8 @@ class _TaskNames(Names):
         return frozenset(k for k, p in enumerate(f.params) if p.recursive and f.is_table)
 
     def layout_array(self, model, array):
+        if self.helper:
+            raise NotCompilable("a model's device layout read inside a helper function")
         return self.gen.layout_arg(model, array)
 
     def guarded_load(self, array, index):
@@ -139,6 +159,31 @@ class _TaskNames(Names):
         if alpha.kind == "named":
             return ir.Const(len(self.gen.program.alphabets[alpha.name]))
         raise NotCompilable(f"alphabet of {alpha}")
+
+    def symbol(self, lit):
+        raise NotCompilable(f"symbol literal '{lit.text}' of a run-time alphabet")
+
+    def ext_attr(self, e, block):
+        raise NotCompilable(f"accessor .{e.accessor.name}")
+
+
+def param(self, name, t):
+    """A parameter's name inside the task (``self``: its names, :class:`_TaskNames`)."""
+    if self.func is not None and self.func.is_table:
+        p = self.func.param(name)
+        if p is not None and p.recursive:
+            return ir.Name(f"x_{name}")
+    arg = ir.Name(arg_name(self.gen.scope_name(name)))
+    if isinstance(t, T.IndexT) or (isinstance(t, T.ExtT) and t.owner):
+        # a position or an element passed to a plain entry: an int64 index
+        # (numbers travel as floats, see cpu.backend.convert)
+        return self.gen.pr.ir_int64(arg)
+    return arg
+
+
+def helper_param(self, name, t):
+    """A parameter's name inside a helper function: its own."""
+    return f"p_{name}"
 
 
 def window_slot(partition: ir.Expr, back: int, func: str, gi: int) -> ir.Expr:
@@ -169,54 +214,29 @@ def direction_checked(arg, mine, direction: str, pr: Printer) -> ir.Expr:
     return ir.Paren(ir.bare("+", above, mine, ir.Const(1)))
 
 
-class _HelperNames(_TaskNames):
-    """Names inside a non-recursive helper function: its own parameters."""
+class Task:
+    """The task being built: what every strategy's builder shares (its program and
+    plan, the names and helpers it has made, the cell it is making) and the shared
+    builders of cells, sweeps, storage and arguments as its methods. What differs
+    between strategies is not here: each calls its strategy's ``pieces``
+    (:class:`Pieces`), the record its builder composed."""
 
-    def __init__(self, gen, func, pr: Printer):
-        super().__init__(gen, func)
-        self.pr = pr
-        # the task's globals this helper reads, itself or through the helpers it
-        # calls: passed in after its own parameters (a matrix a score helper reads)
-        self.globals_read: dict[str, None] = {}
+    # the strategy's constants (:class:`Pieces`)
+    ON_DEMAND = property(lambda self: self.pieces.ON_DEMAND)
+    REPORTS_INEXACT = property(lambda self: self.pieces.REPORTS_INEXACT)
+    TUPLES = property(lambda self: self.pieces.TUPLES)
+    TARGET = property(lambda self: self.pieces.TARGET)
+    TABLES = property(lambda self: self.pieces.TABLES)
 
-    def printer(self):
-        return self.pr
-
-    def param(self, name, t):
-        return f"p_{name}"
-
-    def global_(self, name, t):
-        out = super().global_(name, t)
-        self.globals_read[out.id] = None
-        return out
-
-    def call(self, call, args, block):
-        f = self.gen.program.functions[call.func]
-        if f.is_table:
-            raise NotCompilable(f"helper reading the table of {call.func}")
-        out = self.gen.helper_call(call.func, args, self.pr)
-        self.globals_read.update(dict.fromkeys(self.gen.helper_globals[call.func]))
-        return out
-
-    def layout_array(self, model, array):
-        raise NotCompilable("a model's device layout read inside a helper function")
-
-
-class CpuGenerator:
-    # can this generator evaluate a group on demand (emit.demand)? Generators that
-    # place cells by the schedule alone (lanes, GPU kernels) cannot
-    ON_DEMAND = True
-    # can this generator's code report an int past 2^53 where it is made
-    # (ExprEmitter.exact)? The whole-GPU wavefront cannot report a check at all
-    REPORTS_INEXACT = True
-    # does this generator hold tuple values (emit.tuples)? The specialised ones
-    # name their strategy here and leave tuples to the plain generators
-    TUPLES: str | None = None
-
-    def __init__(self, program, plan: TaskPlan, strategy=None):
+    def __init__(self, program, plan: TaskPlan, strategy=None, pieces: "Pieces | None" = None,
+                 **own):
         """``strategy``: the row of the table (emit.strategies, a kernel.strategies
         ``Strategy``) whose passes the task's body is given (None: none, the
-        traceback's walk)."""
+        traceback's walk); ``pieces``: the strategy's own pieces (default the CPU's,
+        :data:`CPU`); ``own``: the strategy's own state, set before anything is built
+        (a piece reads it)."""
+        self.pieces = CPU if pieces is None else pieces
+        self.__dict__.update(own)
         self.program, self.plan, self.strategy = program, plan, strategy
         if self.TUPLES is not None:
             tuples.refuse(program, plan, self.TUPLES)
@@ -247,11 +267,66 @@ class CpuGenerator:
             raise NotCompilable(f"a table of {program.functions[plan.entry].ret} values "
                                 "as the result")
 
-    # ------------------------------------------------------------------ names
-    def printer(self) -> Printer:
-        """The task's printer: Numba on the CPU, float64 values."""
-        return Printer()
+    # ------------------------------------------------------------------ the strategy's pieces
+    # (each a function of the task, chosen by the strategy's builder: :class:`Pieces`)
+    def printer(self):
+        return self.pieces.printer(self)
 
+    def cell_ref(self, func, index):
+        return self.pieces.cell_ref(self, func, index)
+
+    def allocate(self, b, func, dims):
+        return self.pieces.allocate(self, b, func, dims)
+
+    def guarded_load(self, array, index, pr):
+        return self.pieces.guarded_load(self, array, index, pr)
+
+    def done_ref(self, func, index):
+        return self.pieces.done_ref(self, func, index)
+
+    def miss_ref(self):
+        return self.pieces.miss_ref(self)
+
+    def missing(self):
+        return self.pieces.missing(self)
+
+    def allocate_done(self, b, func, dims):
+        return self.pieces.allocate_done(self, b, func, dims)
+
+    def allocate_miss(self, b):
+        return self.pieces.allocate_miss(self, b)
+
+    def extent_expr(self, f, k):
+        return self.pieces.extent_expr(self, f, k)
+
+    def extent_lines(self):
+        return self.pieces.extent_lines(self)
+
+    def fuse(self, b, k, fu, xs, val):
+        return self.pieces.fuse(self, b, k, fu, xs, val)
+
+    def capture(self, b, xs, val):
+        return self.pieces.capture(self, b, xs, val)
+
+    def after_sweep(self, b):
+        return self.pieces.after_sweep(self, b)
+
+    def nest(self, g):
+        return self.pieces.nest(self, g)
+
+    def emitter(self, names, rec, safe_indexes=frozenset()):
+        return self.pieces.emitter(self, names, rec, safe_indexes)
+
+    def read(self, func, args, span=None):
+        return self.pieces.read(self, func, args, span)
+
+    def write(self, g, func, xs):
+        return self.pieces.write(self, g, func, xs)
+
+    def guarded_value(self, f, em, b):
+        return self.pieces.guarded_value(self, f, em, b)
+
+    # ------------------------------------------------------------------ names
     def group_functions(self, func: str) -> tuple[str, ...]:
         """The functions of ``func``'s recursive group (none outside the plan)."""
         g = self.group_of.get(func)
@@ -308,37 +383,6 @@ class CpuGenerator:
         if not (isinstance(arg, tir.Var) and arg.name == pname and arg.scope in ("param", "global")):
             raise NotCompilable("a table read with explicit calling arguments")
 
-    def read(self, func: str, args: list, span=None) -> ir.Expr:
-        g = self.group_of.get(func)
-        if g is None:
-            raise NotCompilable(f"table {func} outside the plan")
-        ext = g.extents.names[func]
-        if g.on_demand and self.current in g.functions:
-            checked = [a if self._own_coordinate(a, e) else self._checked(a, e, "_ddom", "_need")
-                       for a, e in zip(args, ext)]
-            state = (ir.Name(f"T_{func}"), ir.Name(f"S_{func}"), ir.Name("_need"),
-                     ir.Const(g.functions.index(func)))
-            ref = ir.Call(f"_rd{len(args)}", state + tuple(checked))
-            if self.program.functions[func].ret == T.BOOL:
-                return ir.Bin("!=", ref, ir.Const(0), paren=True)
-            return ref
-        if span is not None and span in g.safe and self.current in g.functions:
-            checked = list(args)
-        else:
-            # inside a cell evaluated on demand an argument may come from a
-            # placeholder: its domain check counts only before one (emit.demand)
-            extra = ("_need",) if self._in_demand() else ()
-            dom = "_ddom" if self._in_demand() else "_dom"
-            checked = [a if self._own_coordinate(a, e) else self._checked(a, e, dom, *extra)
-                       for a, e in zip(args, ext)]
-        ref = self._stored(g, func, args, checked, span)
-        ret = self.program.functions[func].ret
-        if ret == T.BOOL:
-            return ir.Bin("!=", ref, ir.Const(0), paren=True)  # stored as 0/1
-        if isinstance(ret, T.TupleT):
-            return ir.Call(tuples.getter(len(ret.items)), (ref,))  # the cell's components
-        return ref
-
     def _checked(self, arg, extent: str, dom: str, *extra: str) -> ir.Helper:
         """``arg`` (a record) checked inside the domain ``0 .. extent``."""
         return self.pr.ir_check(dom, arg, ir.Name(extent), *(ir.Name(x) for x in extra))
@@ -384,8 +428,6 @@ class CpuGenerator:
         return any(_is_name(arg, f"x_{p.name}") and n == extent
                    for p, n in zip(f.rec_params, names))
 
-    TARGET = "cpu"  # the verifier's target (kernel.verify)
-
     # the value type (kernel.value_type): emit.precision's decision, the input of the
     # value-type pass (float64 here; emit.packs and emit.tiles take it from the backend)
     value = value_type.FLOAT64
@@ -406,46 +448,10 @@ class CpuGenerator:
         verify_body(tuple(body.stmts), self.TARGET, known=params)
         return body
 
-    # the memory space of the task's tables and flags: arrays it allocates itself
-    # (emit.cuda: per-task storage the launch passes)
-    TABLES = "local"
-
     def element(self, array: str, index: list) -> ir.Load:
         """Element ``index`` (records, or names as text) of one of the task's tables or
         flags."""
         return ir.Load(array, tuple(named(i) for i in index), self.TABLES)
-
-    def cell_ref(self, func: str, index: list) -> ir.Load:
-        """Where a cell of ``func``'s storage lives (the CUDA generator adds the task);
-        a tuple cell's components are the innermost dimension (emit.tuples)."""
-        return self.element(f"T_{func}", index)
-
-    def guarded_load(self, array: str, index: list, pr: Printer) -> ir.Expr:
-        """A read behind a run-time check: plain, since a failed check stops the task."""
-        return plain_read(array, index)
-
-    # the repeat-until-done sweep's state (see _retried_cell); the CUDA generator
-    # keeps it in per-task storage from the launch
-    def done_ref(self, func: str, index: list) -> ir.Load:
-        """The done flag of a cell of a group ordered at run time."""
-        return self.element(f"D_{func}", index)
-
-    def miss_ref(self) -> ir.Load:
-        """Set while a cell is computed when it read a cell not done yet."""
-        return self.element("_miss", [ir.Const(0)])
-
-    def missing(self) -> ir.Expr:
-        """The value of a read of a cell not done yet (it records the miss)."""
-        return self.pr.ir_check("_missing", ir.Name("_miss"))
-
-    def allocate_done(self, b: Lines, func: str, dims: list) -> None:
-        """Done flags for every cell of ``func``, all clear."""
-        self.host_allocations += 1
-        b.alloc(f"D_{func}", [loop_expr(d) for d in dims], "uint8", comma=True)
-
-    def allocate_miss(self, b: Lines) -> None:
-        self.host_allocations += 1
-        b.alloc("_miss", ir.Const(1), "int64")
 
     def _partition(self, g: GroupPlan, func: str, args: list) -> ir.Expr:
         """``S`` of ``func``'s point ``args`` (records; its own parameters'
@@ -487,14 +493,6 @@ class CpuGenerator:
         self.helpers[name] = pr.function(f"fn_{name}", params, f"{body}\n    return {val}")
 
     # ------------------------------------------------------------------ bodies
-    def guarded_value(self, f: tir.TFunction, em: ExprEmitter, b: Lines) -> str:
-        """``f``'s guards as a chain of ``if``s into ``b``, each assigning its body's
-        value (by ``em``) to one fresh local, whose name is returned (the register
-        tile gives only the guards its box leaves live)."""
-        out = b.fresh("val")
-        self._guard_chain(f.guards, 0, em, b, out, f.ret)
-        return out
-
     def _guard_chain(self, guards, k, em, b, out, ret):
         g = guards[k]
         value = lambda blk: em.as_value(g.body, blk) if ret == T.INT else em.expr(g.body, blk)  # noqa: E731
@@ -582,25 +580,11 @@ class CpuGenerator:
         out.if_(ir.Bin("==", done, ir.Const(0)), body)
         return out
 
-    def fuse(self, b: Lines, k: int, fu, xs: list[str], val: str) -> None:
-        """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
-        conds = ir.bare("and", *in_bounds(k, xs))
-        inner = b.child()
-        step = fused_step_expr(fu, f"acc{k}", ir.Name(val), self.program, self.pr)
-        inner.assign(f"acc{k}", step)
-        b.if_(conds, inner)
-
-    def capture(self, b: Lines, xs: list[str], val: str) -> None:
-        """Keep the requested cell as the window sweeps past it."""
-        inner = b.child()
-        inner.assign("res", ir.Name(val))
-        b.if_(requested(xs), inner)
-
     def task_names(self, f) -> "_TaskNames":
         return _TaskNames(self, f)
 
-    def helper_names(self, f, pr: Printer) -> "_HelperNames":
-        return _HelperNames(self, f, pr)
+    def helper_names(self, f, pr: Printer) -> "_TaskNames":
+        return _TaskNames(self, f, pr)
 
     @functools.cached_property
     def sums_bounded(self) -> bool:
@@ -611,10 +595,6 @@ class CpuGenerator:
 
         return linear_sums(self.program, self.plan)
 
-    def emitter(self, names, rec: set, safe_indexes: frozenset = frozenset()) -> ExprEmitter:
-        """The expression emitter every body of this task is generated with."""
-        return ExprEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
-
     @staticmethod
     def put(b: Lines, where, val: str) -> None:
         """``val`` (a local's name) written where a cell is kept: a table element (a
@@ -624,26 +604,7 @@ class CpuGenerator:
         else:
             b.store(where, ir.Name(val))
 
-    def write(self, g: GroupPlan, func: str, xs: list[str]) -> ir.Load | str:
-        if not g.windowed:
-            return self.cell_ref(func, xs)
-        # cells are written in their own partition: the partition loop's variable
-        self.slots.setdefault(func, set()).add(0)
-        rest = [x for k, x in enumerate(xs) if k != g.eliminated_in(func)]
-        return self.cell_ref(func, [f"slot_{func}_0"] + rest)
-
     # ------------------------------------------------------------------ task
-    def generate(self) -> tuple[str, list[TaskArg]]:
-        """The module source and the task's arguments, in order."""
-        b, args = self.task_body()
-        return self.module_source(args, b), args
-
-    def module(self) -> tuple[Module, list[TaskArg]]:
-        """The module as records (kernel.module) and the task's arguments: what the
-        plan's driver hands on, printed only where its text is needed."""
-        b, args = self.task_body()
-        return self.module_record(args, b), args
-
     def task_body(self) -> tuple[Lines, list[TaskArg]]:
         """The task's statements (before its strategy's passes) and its arguments."""
         plan = self.plan
@@ -729,11 +690,6 @@ class CpuGenerator:
                 self.group_of[plan.entry].extents.names[plan.entry]))]
         return args
 
-    def extent_lines(self) -> list:
-        """``E_... = ...``: every extent the plan's groups use, each once (the
-        loop nest's bounds read them as names)."""
-        return [ir.Assign(name, leaf(value)) for name, value in self.extent_assignments()]
-
     def extent_assignments(self) -> list[tuple]:
         """(name, expression) of every extent the plan's groups use, each once:
         what :meth:`extent_lines` prints, as data for generators that need the
@@ -763,60 +719,7 @@ class CpuGenerator:
                         cells[(f, None)] = self._cell(f, fused_by_func.get(f, []))
             finally:
                 self.sweeping = False
-            self._loops(b, g.nest.body, cells, g, gi)
-
-    def module_source(self, args: list[TaskArg], body: Lines) -> str:
-        """The module's text, printed by the task's printer (:meth:`module_record`)."""
-        return self.pr.module(self.module_record(args, body))
-
-    def module_record(self, args: list[TaskArg], body: Lines) -> Module:
-        """The module: the task after its strategy's passes (verified), the helpers
-        and module values it needs."""
-        src = [HEADER, self.pr.library("core", "domain")]
-        if self.result_width() is not None:  # a map's batch stores each component
-            src.append(f"RESULT_WIDTH = {self.result_width()}\n")
-        if self.plan.kind == "table":  # the tables ``task`` returns, in order
-            src.append(f"TABLES = {tuple(self.whole_tables())!r}\n")
-        if self.demand_arities:
-            src.append(self.pr.library("demand"))
-            src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
-        src += [h for h in self.helpers.values()]
-        if self.strategy is not None:
-            lower(self.strategy, body, self.TARGET, printed(args))
-        body = self.verified(body, printed(args))
-        src.append(Function("task", tuple(printed(args)), tuple(body.stmts)))
-        return Module(tuple(src))
-
-    def extent_expr(self, f: str, k: int) -> ir.Expr | str:
-        """The extent of ``f``'s ``k``-th recursive parameter: a record, or text
-        where it is still composed as text (a declared range's bound). Packs read a
-        sequence's extent per pack, the register tile an interleaved one's length
-        argument."""
-        p = self.program.functions[f].rec_params[k]
-        t = p.type
-        if isinstance(t, T.IndexT):
-            return ir.Call("len", (ir.Name(arg_name(self.scope_name(t.seq))),))
-        if isinstance(t, T.SymT):
-            return ir.Const(len(self.program.alphabets[t.alpha.name]) - 1)
-        fn = self.program.functions[f]
-        if p.range is not None:  # declared: the interval maximum of its upper bound
-            names = self.group_of[f].extents.names[f]
-            return box_code(fn, k, self._bound_atom, dict(zip((q.name for q in fn.rec_params),
-                                                              names[:k])))
-        if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
-            return ir.Name(f"q_{k}")
-        if t == T.INT and self.plan.kind == "value":  # bounded by the entry's calls, for
-            # the arguments the plan was made for (dslc.plan.reach)
-            g = self.group_of[f].extents
-            return ir.Const(int(g.values[g.names[f][k]]))
-        if isinstance(t, T.ExtT) and t.owner:
-            spec = self.program.registry.types.get(t.name)
-            if spec is not None and spec.device_size is not None:
-                names = self.task_names(self.program.functions[f])
-                size = render_code(spec.device_size, lambda a: names.layout_array(t.owner, a),
-                                   pr=self.pr)
-                return ir.Paren(ir.bare("-", size, ir.Const(1)))
-        raise NotCompilable(f"the extent of {f}'s parameter {p.name}")
+            self._loops(b, self.nest(g), cells, g, gi)
 
     def _bound_atom(self, e: tir.TExpr) -> str:
         """A calling value in a declared range, as the task's code reads it."""
@@ -851,10 +754,6 @@ class CpuGenerator:
                 self.allocate_done(b, f, dims)
         if g.runtime_order:
             self.allocate_miss(b)
-
-    def allocate(self, b: Lines, func: str, dims: list) -> None:
-        self.host_allocations += 1
-        b.alloc(f"T_{func}", [loop_expr(d) for d in dims], "float64", "empty", comma=True)
 
     def _allocate(self, b: Lines, func: str, dims: list) -> None:
         """Storage for ``func``'s cells: a tuple's components one more dimension."""
@@ -961,10 +860,6 @@ class CpuGenerator:
             return None
         return forms.pop()
 
-    def after_sweep(self, b: Lines) -> None:
-        """Code between the sweep and the task's result (a backend whose threads
-        share a task combines their partial reductions here; nothing here)."""
-
     def _retry(self, sweep: Lines) -> Lines:
         """Repeat one partition's sweep until every cell is done (cells read in the
         same partition through accessors: their order is known only at run time);
@@ -990,10 +885,33 @@ class CpuGenerator:
         b.nest(kb.Cell(tuple(cell.stmts)))
 
 
-def build_task(strategy, program, plan: TaskPlan) -> CpuGenerator:
+def build_task(strategy, program, plan: TaskPlan) -> Built:
     """The CPU's task (emit.strategies "cpu plain"): one binding's sweep, its tables
-    allocated by the task itself, then the row's passes."""
-    return CpuGenerator(program, plan, strategy)
+    allocated by the task itself, then the row's passes (``strategy``: the row; None
+    applies none)."""
+    task = Task(program, plan, strategy)
+    body, args = task.task_body()
+    return Built(module_record(task, args, body), tuple(args), task.pr,
+                 width=task.result_width())
+
+
+def module_record(self, args: list[TaskArg], body: Lines) -> Module:
+    """The module: the task after its strategy's passes (verified), the helpers
+    and module values it needs."""
+    src = [HEADER, self.pr.library("core", "domain")]
+    if self.result_width() is not None:  # a map's batch stores each component
+        src.append(f"RESULT_WIDTH = {self.result_width()}\n")
+    if self.plan.kind == "table":  # the tables ``task`` returns, in order
+        src.append(f"TABLES = {tuple(self.whole_tables())!r}\n")
+    if self.demand_arities:
+        src.append(self.pr.library("demand"))
+        src += [demand.read_helper(n) for n in sorted(self.demand_arities)]
+    src += [h for h in self.helpers.values()]
+    if self.strategy is not None:
+        lower(self.strategy, body, self.TARGET, printed(args))
+    body = self.verified(body, printed(args))
+    src.append(Function("task", tuple(printed(args)), tuple(body.stmts)))
+    return Module(tuple(src))
 
 
 def requested(xs: list[str]) -> ir.Expr:
@@ -1085,3 +1003,230 @@ def _stored(f, val: str, b: Lines, ints: bool, pr: Printer) -> str:
     stored = b.fresh("val")
     b.assign(stored, conv)
     return stored
+
+
+# ---------------------------------------------------------------- the CPU's pieces
+# (``self``: the task being built)
+
+def printer(self) -> Printer:
+    """The task's printer: Numba on the CPU, float64 values."""
+    return Printer()
+
+
+def cell_ref(self, func: str, index: list) -> ir.Load:
+    """Where a cell of ``func``'s storage lives (CUDA's piece adds the task);
+    a tuple cell's components are the innermost dimension (emit.tuples)."""
+    return self.element(f"T_{func}", index)
+
+
+def allocate(self, b: Lines, func: str, dims: list) -> None:
+    self.host_allocations += 1
+    b.alloc(f"T_{func}", [loop_expr(d) for d in dims], "float64", "empty", comma=True)
+
+
+def guarded_load(self, array: str, index: list, pr: Printer) -> ir.Expr:
+    """A read behind a run-time check: plain, since a failed check stops the task."""
+    return plain_read(array, index)
+
+
+def done_ref(self, func: str, index: list) -> ir.Load:
+    """The done flag of a cell of a group ordered at run time (the repeat-until-done
+    sweep's state, :meth:`Task._retried_cell`; CUDA's is per-task storage from the
+    launch)."""
+    return self.element(f"D_{func}", index)
+
+
+def miss_ref(self) -> ir.Load:
+    """Set while a cell is computed when it read a cell not done yet."""
+    return self.element("_miss", [ir.Const(0)])
+
+
+def missing(self) -> ir.Expr:
+    """The value of a read of a cell not done yet (it records the miss)."""
+    return self.pr.ir_check("_missing", ir.Name("_miss"))
+
+
+def allocate_done(self, b: Lines, func: str, dims: list) -> None:
+    """Done flags for every cell of ``func``, all clear."""
+    self.host_allocations += 1
+    b.alloc(f"D_{func}", [loop_expr(d) for d in dims], "uint8", comma=True)
+
+
+def allocate_miss(self, b: Lines) -> None:
+    self.host_allocations += 1
+    b.alloc("_miss", ir.Const(1), "int64")
+
+
+def extent_expr(self, f: str, k: int) -> ir.Expr | str:
+    """The extent of ``f``'s ``k``-th recursive parameter: a record, or text
+    where it is still composed as text (a declared range's bound). Packs read a
+    sequence's extent per pack, the register tile an interleaved one's length
+    argument."""
+    p = self.program.functions[f].rec_params[k]
+    t = p.type
+    if isinstance(t, T.IndexT):
+        return ir.Call("len", (ir.Name(arg_name(self.scope_name(t.seq))),))
+    if isinstance(t, T.SymT):
+        return ir.Const(len(self.program.alphabets[t.alpha.name]) - 1)
+    fn = self.program.functions[f]
+    if p.range is not None:  # declared: the interval maximum of its upper bound
+        names = self.group_of[f].extents.names[f]
+        return box_code(fn, k, self._bound_atom, dict(zip((q.name for q in fn.rec_params),
+                                                          names[:k])))
+    if t == T.INT and f == self.plan.entry and self.plan.kind == "cell":
+        return ir.Name(f"q_{k}")
+    if t == T.INT and self.plan.kind == "value":  # bounded by the entry's calls, for
+        # the arguments the plan was made for (dslc.plan.reach)
+        g = self.group_of[f].extents
+        return ir.Const(int(g.values[g.names[f][k]]))
+    if isinstance(t, T.ExtT) and t.owner:
+        spec = self.program.registry.types.get(t.name)
+        if spec is not None and spec.device_size is not None:
+            names = self.task_names(self.program.functions[f])
+            size = render_code(spec.device_size, lambda a: names.layout_array(t.owner, a),
+                               pr=self.pr)
+            return ir.Paren(ir.bare("-", size, ir.Const(1)))
+    raise NotCompilable(f"the extent of {f}'s parameter {p.name}")
+
+
+def extent_lines(self) -> list:
+    """``E_... = ...``: every extent the plan's groups use, each once (the
+    loop nest's bounds read them as names)."""
+    return [ir.Assign(name, leaf(value)) for name, value in self.extent_assignments()]
+
+
+def fuse(self, b: Lines, k: int, fu, xs: list[str], val: str) -> None:
+    """Accumulate cell value ``val`` at ``xs`` into fused reduction ``k``."""
+    conds = ir.bare("and", *in_bounds(k, xs))
+    inner = b.child()
+    step = fused_step_expr(fu, f"acc{k}", ir.Name(val), self.program, self.pr)
+    inner.assign(f"acc{k}", step)
+    b.if_(conds, inner)
+
+
+def capture(self, b: Lines, xs: list[str], val: str) -> None:
+    """Keep the requested cell as the window sweeps past it."""
+    inner = b.child()
+    inner.assign("res", ir.Name(val))
+    b.if_(requested(xs), inner)
+
+
+def nest(self, g: GroupPlan) -> L.Stmt:
+    """The loop nest that places group ``g``'s cells (:meth:`Task.sweep`): the
+    schedule's, made by the planner (dslc.poly.nest)."""
+    return g.nest.body
+
+
+def after_sweep(self, b: Lines) -> None:
+    """Code between the sweep and the task's result (a backend whose threads
+    share a task combines their partial reductions here; nothing here)."""
+
+
+def emitter(self, names, rec: set, safe_indexes: frozenset = frozenset()) -> ExprEmitter:
+    """The expression emitter every body of this task is generated with."""
+    return ExprEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes)
+
+
+def read(self, func: str, args: list, span=None) -> ir.Expr:
+    g = self.group_of.get(func)
+    if g is None:
+        raise NotCompilable(f"table {func} outside the plan")
+    ext = g.extents.names[func]
+    if g.on_demand and self.current in g.functions:
+        checked = [a if self._own_coordinate(a, e) else self._checked(a, e, "_ddom", "_need")
+                   for a, e in zip(args, ext)]
+        state = (ir.Name(f"T_{func}"), ir.Name(f"S_{func}"), ir.Name("_need"),
+                 ir.Const(g.functions.index(func)))
+        ref = ir.Call(f"_rd{len(args)}", state + tuple(checked))
+        if self.program.functions[func].ret == T.BOOL:
+            return ir.Bin("!=", ref, ir.Const(0), paren=True)
+        return ref
+    if span is not None and span in g.safe and self.current in g.functions:
+        checked = list(args)
+    else:
+        # inside a cell evaluated on demand an argument may come from a
+        # placeholder: its domain check counts only before one (emit.demand)
+        extra = ("_need",) if self._in_demand() else ()
+        dom = "_ddom" if self._in_demand() else "_dom"
+        checked = [a if self._own_coordinate(a, e) else self._checked(a, e, dom, *extra)
+                   for a, e in zip(args, ext)]
+    ref = self._stored(g, func, args, checked, span)
+    ret = self.program.functions[func].ret
+    if ret == T.BOOL:
+        return ir.Bin("!=", ref, ir.Const(0), paren=True)  # stored as 0/1
+    if isinstance(ret, T.TupleT):
+        return ir.Call(tuples.getter(len(ret.items)), (ref,))  # the cell's components
+    return ref
+
+
+def write(self, g: GroupPlan, func: str, xs: list[str]) -> ir.Load | str:
+    if not g.windowed:
+        return self.cell_ref(func, xs)
+    # cells are written in their own partition: the partition loop's variable
+    self.slots.setdefault(func, set()).add(0)
+    rest = [x for k, x in enumerate(xs) if k != g.eliminated_in(func)]
+    return self.cell_ref(func, [f"slot_{func}_0"] + rest)
+
+
+def guarded_value(self, f: tir.TFunction, em: ExprEmitter, b: Lines) -> str:
+    """``f``'s guards as a chain of ``if``s into ``b``, each assigning its body's
+    value (by ``em``) to one fresh local, whose name is returned (the register
+    tile gives only the guards its box leaves live)."""
+    out = b.fresh("val")
+    self._guard_chain(f.guards, 0, em, b, out, f.ret)
+    return out
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """What a strategy's builder chooses of the task it builds: its constants, and
+    the functions the shared builders of :class:`Task` call where strategies
+    differ (where a cell is kept, how storage is made, how a fused reduction and the
+    requested cell are updated, how expressions are emitted). Each function takes
+    the task being built first; a strategy's record is :data:`CPU` with the pieces it
+    replaces (``dataclasses.replace``), its own functions composing the CPU's where
+    they extend them."""
+
+    # can the strategy evaluate a group on demand (emit.demand)? Strategies that
+    # place cells by the schedule alone (lanes, GPU kernels) cannot
+    ON_DEMAND: bool
+    # can its code report an int past 2^53 where it is made (ExprEmitter.exact)? The
+    # whole-GPU wavefront cannot report a check at all
+    REPORTS_INEXACT: bool
+    # does it hold tuple values (emit.tuples)? The specialised ones name their
+    # strategy here and leave tuples to the plain strategies
+    TUPLES: str | None
+    TARGET: str  # the verifier's target (kernel.verify)
+    # the memory space of the task's tables and flags: arrays it allocates itself
+    # (emit.cuda: per-task storage the launch passes)
+    TABLES: str
+    printer: Callable
+    param: Callable  # (names, name, type): a parameter inside the task
+    helper_param: Callable  # (names, name, type): inside a helper function
+    cell_ref: Callable
+    allocate: Callable
+    guarded_load: Callable
+    done_ref: Callable
+    miss_ref: Callable
+    missing: Callable
+    allocate_done: Callable
+    allocate_miss: Callable
+    extent_expr: Callable
+    extent_lines: Callable
+    fuse: Callable
+    capture: Callable
+    after_sweep: Callable
+    nest: Callable  # (task, group): the loop nest placing the group's cells
+    emitter: Callable
+    read: Callable
+    write: Callable
+    guarded_value: Callable
+
+
+CPU = Pieces(ON_DEMAND=True, REPORTS_INEXACT=True, TUPLES=None, TARGET="cpu", TABLES="local",
+             printer=printer, param=param, helper_param=helper_param, cell_ref=cell_ref,
+             allocate=allocate, guarded_load=guarded_load, done_ref=done_ref,
+             miss_ref=miss_ref, missing=missing, allocate_done=allocate_done,
+             allocate_miss=allocate_miss, extent_expr=extent_expr, extent_lines=extent_lines,
+             fuse=fuse, capture=capture, after_sweep=after_sweep, nest=nest, emitter=emitter,
+             read=read, write=write, guarded_value=guarded_value)

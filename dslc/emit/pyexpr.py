@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
 from dslc import sdk
 from dslc.check import tir
@@ -73,8 +73,8 @@ class Lines:
 
     def temporary(self, name: str, value: ir.Expr) -> None:
         """``name = value`` for a temporary an expression needs on its way (made by
-        ``fresh``): an ``Assign`` like any other, which a subclass recording the
-        generator's own assignments (emit.tiles) does not record."""
+        ``fresh``): an ``Assign`` like any other, which the register tile's record of
+        the names its prologue assigns (emit.tiles ``_assign``) leaves out."""
         self.stmts.append(ir.Assign(name, value))
 
     def augment(self, name: str, op: str, value) -> None:
@@ -189,68 +189,61 @@ class Lines:
         return (pr or Printer()).task_text(self.stmts, indent)
 
 
-class Names:
-    """How the generated code spells each name of the program. Subclasses (the
-    backends) decide where parameters, tables and model data live."""
+class Names(Protocol):
+    """How the generated code spells each name of the program: the interface the
+    expression emitter asks (emit.cpu ``_TaskNames`` implements it, its strategy's
+    pieces deciding where parameters, tables and model data live)."""
 
-    def param(self, name: str, t: T.Type) -> str:
-        return f"p_{name}"
+    def param(self, name: str, t: T.Type) -> str | ir.Expr:
+        """A parameter of the function whose body is emitted."""
 
     def local(self, name: str) -> str:
-        return f"v_{name}"
+        """A local variable (a ``let`` or a reduction's)."""
 
     def global_(self, name: str, t: T.Type) -> ir.Expr:
-        raise NotCompilable(f"global '{name}'")
+        """A global of the program (raise NotCompilable where it has no layout)."""
 
     def symbol(self, lit: tir.SymLit) -> ir.Expr:
-        raise NotCompilable(f"symbol literal '{lit.text}' of a run-time alphabet")
+        """A symbol literal of a run-time alphabet."""
 
     def table_read(self, call: tir.Call, args: list, block: Lines) -> str:
-        raise NotCompilable(f"call of {call.func}")
+        """A read of a table's cell."""
 
     def call(self, call: tir.Call, args: list, block: Lines) -> ir.Expr:
         """A call of ``call.func`` with ``args`` (kernel IR expressions)."""
-        raise NotCompilable(f"call of {call.func}")
 
     def coordinates(self, call: tir.Call) -> frozenset[int]:
         """Argument positions of ``call`` that index the callee's table (its
         recursive parameters: int64 in generated code); none for a plain function."""
-        return frozenset()
 
     def ext_index(self, e: tir.ExtIndex, base: ir.Expr, keys: list) -> ir.Expr:
         """``base[keys]`` (records) of an extension value with a device layout."""
-        raise NotCompilable("extension index")
 
     def ext_attr(self, e: tir.ExtAttr, block: Lines) -> ir.Expr:
-        raise NotCompilable(f"accessor .{e.accessor.name}")
+        """An accessor of an extension value."""
 
     def layout_array(self, model: str, array: str) -> str:
         """Array ``array`` of the device layout (sdk.Layout) of the model held by
         variable ``model``: one value shared by every task (never per lane)."""
-        raise NotCompilable(f"the device layout of '{model}'")
 
     def guarded_load(self, array, index: list) -> ir.Expr:
         """A read of ``array`` (a record, or a layout array's name as text) whose index
         (kernel IR expressions) went through a run-time check (``_chk``). Where a failed
         check stops the run (the CPU) it is a plain read; a GPU kernel keeps running
         after one, so it guards the read itself (emit.cuda)."""
-        return plain_read(array, index)
 
     def alphabet_size(self, alpha: T.AlphaRef) -> ir.Expr:
-        raise NotCompilable(f"alphabet of {alpha}")
+        """The number of symbols of alphabet ``alpha``."""
 
     def function_name(self) -> str | None:
         """The function whose body is emitted, where one is."""
-        return None
 
     def infinities(self):
         """The program's infinity facts (emit.infinity), None where no program is
         known: then every operation that could meet ``inf - inf`` is checked."""
-        return None
 
     def printer(self) -> Printer:
         """How the code of this body is spelled for its target (targets.printer)."""
-        return Printer()
 
 
 def is_index(e: tir.TExpr, consts: dict) -> bool:

@@ -64,7 +64,7 @@ def strategy(key: str) -> Strategy:
 
 
 def build(s: Strategy, program, plan, *options, **named):
-    """Strategy ``s``'s generator of ``plan``'s task (``options``: its builder's)."""
+    """Strategy ``s``'s task of ``plan``, built (``options``: its builder's)."""
     return s.build(s, program, plan, *options, **named)
 
 

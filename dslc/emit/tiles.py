@@ -41,14 +41,16 @@ register holds each read), guard specialisation over the boxes and the value typ
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 from dslc.check import tir
 from dslc.lang import types as T
 from dslc.deps.extract import dependence_graph
+from dslc.emit import cpu, cuda
+from dslc.emit.built import Built
 from dslc.emit.cpu import (arg_name, argument, fused_emitter, fused_init_ir, fused_step_expr,
                            length)
-from dslc.emit.cuda import FAIL, CudaGenerator, storage_param
+from dslc.emit.cuda import FAIL, storage_param
 from dslc.kernel import body as kb
 from dslc.kernel import ir
 from dslc.kernel.ir import TaskArg, Text
@@ -160,27 +162,22 @@ def block_size(options) -> int:
     return options.cuda_block or THREAD_BLOCK
 
 
-@dataclass
-class _Prologue(Lines):
-    """The task's lines before its tiles, recording each name they assign as
-    the assignment is emitted (extents, numbers in the table type, the requested
+def _assign(self, b: Lines, name: str, value) -> None:
+    """``name = value`` into the task's lines before its tiles (``b``), the name
+    recorded as it is emitted (extents, numbers in the table type, the requested
     cell's result, reduction bounds and accumulators). The tile device functions
     take exactly these names (and the task's parameters) as parameters, so what
     they are passed comes from this record, never from reading the lines back.
-    Temporaries an expression emits on its way (``_acc3``) are not recorded:
-    only the assigned value reads them."""
-
-    assigned: list[str] = field(default_factory=list)
-
-    def assign(self, name: str, value) -> None:
-        super().assign(name, value)
-        self.assigned.append(name)
+    Temporaries an expression emits on its way (``_acc3``) are not recorded: only
+    the assigned value reads them."""
+    b.assign(name, value)
+    self.assigned.append(name)
 
 
 @dataclass(frozen=True)
 class _Function:
     """A tile device function before the strategy's passes: its name, parameters
-    and body (printed after the task by :meth:`TiledGenerator.module_source`)."""
+    and body (printed after the task, :func:`generate`)."""
 
     name: str
     params: tuple
@@ -209,7 +206,7 @@ def _tile_seqindex(em, default, e, b):
     n = len(b.stmts)
     text = _tile_read(em, default, e, b)
     if len(b.stmts) == n and e.span in em.safe_indexes:
-        name = em.names.gen.hoist_read(e, em.text(text), text)
+        name = hoist_read(em.names.gen, e, em.text(text), text)
         return text if name is None else ir.Name(name)
     return text
 
@@ -311,406 +308,433 @@ def _interleaved(em, x) -> str | None:
     return None
 
 
-class TiledGenerator(CudaGenerator):
-    """Task-per-thread with a register tile (see the module docstring)."""
+# ---------------------------------------------------------------- pieces and the module
+# (``self``: the task being built, an emit.cpu task)
 
-    TUPLES = "the register-tiled kernel"  # tuples: the plain generator (emit.tuples)
+def _start(self, program, plan: TaskPlan, shared_dims: frozenset, rows: int | None, dtype: str,
+           value: ValueType | None, options=None) -> None:
+    """The tile's own state, on the task (``self``) once it is made."""
+    # the CompileOptions (block size, tile rows, the simulator); their defaults where
+    # none are given (a test building a kernel to read it)
+    self.options = options if options is not None else CompileOptions()
+    if len(plan.groups) != 1:
+        raise NotCompilable("register tiles for one group of tables")
+    self.g = g = plan.groups[0]
+    if plan.kind == "table" or not g.windowed:
+        raise NotCompilable("the whole table is needed")
+    self.deltas = uniform_deltas(program, g)
+    f0 = program.functions[g.functions[0]]
+    if any([p.type for p in program.functions[f].rec_params] != [p.type for p in f0.rec_params]
+           for f in g.functions):
+        raise NotCompilable("functions of the group over different domains")
+    self.tdim = next((k for k, p in enumerate(f0.rec_params)
+                      if isinstance(p.type, T.IndexT) and p.type.seq in shared_dims), 0)
+    self.udim = 1 - self.tdim
+    self.rows = rows or tile_rows(self.options)
+    # emit.precision's decision (``dtype``: the older form), the value-type pass's
+    # input (kernel.value_type); float32 values under the static bound are exact
+    # integers, which lets the tile regroup sums and use one-instruction min/max
+    self.value = value or ValueType(dtype)
+    self.exact = self.value.dtype == "float32"
+    self.current_reads = 0  # reads of a cell computed earlier in the current column
+    self.interleaved = frozenset(n for n, p in plan.scope.items()
+                                 if isinstance(p.type, T.SeqT) and n not in shared_dims)
+    self.dt = max([d[self.tdim] for d in self.deltas.values()] + [1])
+    if self.dt > self.rows:  # only the previous tile's last rows are kept
+        raise NotCompilable(f"a read {self.dt} rows back, past a tile of {self.rows}")
+    self.back: dict[str, int] = {f: 0 for f in g.functions}  # columns read back, per function
+    callee = _callee_of_spans(self)
+    for span, d in self.deltas.items():
+        self.back[callee[span]] = max(self.back[callee[span]], d[self.udim])
+    # functions read a row back across a tile edge: only their last rows are stored
+    self.crossing = [f for f in g.functions if any(
+        callee[s] == f and d[self.tdim] > 0 for s, d in self.deltas.items())]
+    self.bback = {f: max(d[self.udim] for s, d in self.deltas.items()
+                         if callee[s] == f and d[self.tdim] > 0) for f in self.crossing}
+    # the strip-mining and register-tile passes' input
+    self.tile = Tile(self.rows, self.dt, tuple(self.back.items()),
+                     tuple((f, self.bback[f], self.cell_ref(f, [])) for f in self.crossing))
+    self.row = 0  # the tile row being generated
+    self.box = None  # (t, u) ranges of the code being generated (kernel.boxes)
+    self.column_hoist = self.tile_hoist = None  # invariant reads: pending, tile lines
+    self.hoisted: dict = {}
+    self.row_guarded = False  # the tile being generated may be cut short
+    self.hoist_from = 0  # its first row whose reads of t alone are hoisted
+    self.capturing = True  # the code being generated may hold the requested cell
+    self.trivial: set[str] = set()  # fused-reduction bounds the sweep never passes
 
-    def __init__(self, program, plan: TaskPlan, strategy, shared_dims: frozenset = frozenset(),
-                 rows: int | None = None, dtype: str = "float64",
-                 value: ValueType | None = None, options=None):
-        super().__init__(program, plan, strategy)
-        # the CompileOptions (block size, tile rows, the simulator); their defaults where
-        # none are given (a test building a kernel to read it)
-        self.options = options if options is not None else CompileOptions()
-        if len(plan.groups) != 1:
-            raise NotCompilable("register tiles for one group of tables")
-        self.g = g = plan.groups[0]
-        if plan.kind == "table" or not g.windowed:
-            raise NotCompilable("the whole table is needed")
-        self.deltas = uniform_deltas(program, g)
-        f0 = program.functions[g.functions[0]]
-        if any([p.type for p in program.functions[f].rec_params] != [p.type for p in f0.rec_params]
-               for f in g.functions):
-            raise NotCompilable("functions of the group over different domains")
-        self.tdim = next((k for k, p in enumerate(f0.rec_params)
-                          if isinstance(p.type, T.IndexT) and p.type.seq in shared_dims), 0)
-        self.udim = 1 - self.tdim
-        self.rows = rows or tile_rows(options)
-        # emit.precision's decision (``dtype``: the older form), the value-type pass's
-        # input (kernel.value_type); float32 values under the static bound are exact
-        # integers, which lets the tile regroup sums and use one-instruction min/max
-        self.value = value or ValueType(dtype)
-        self.exact = self.value.dtype == "float32"
-        self.current_reads = 0  # reads of a cell computed earlier in the current column
-        self.interleaved = frozenset(n for n, p in plan.scope.items()
-                                     if isinstance(p.type, T.SeqT) and n not in shared_dims)
-        self.dt = max([d[self.tdim] for d in self.deltas.values()] + [1])
-        if self.dt > self.rows:  # only the previous tile's last rows are kept
-            raise NotCompilable(f"a read {self.dt} rows back, past a tile of {self.rows}")
-        self.back: dict[str, int] = {f: 0 for f in g.functions}  # columns read back, per function
-        callee = self._callee_of_spans()
-        for span, d in self.deltas.items():
-            self.back[callee[span]] = max(self.back[callee[span]], d[self.udim])
-        # functions read a row back across a tile edge: only their last rows are stored
-        self.crossing = [f for f in g.functions if any(
-            callee[s] == f and d[self.tdim] > 0 for s, d in self.deltas.items())]
-        self.bback = {f: max(d[self.udim] for s, d in self.deltas.items()
-                             if callee[s] == f and d[self.tdim] > 0) for f in self.crossing}
-        # the strip-mining and register-tile passes' input
-        self.tile = Tile(self.rows, self.dt, tuple(self.back.items()),
-                         tuple((f, self.bback[f], self.cell_ref(f, [])) for f in self.crossing))
-        self.row = 0  # the tile row being generated
-        self.box = None  # (t, u) ranges of the code being generated (kernel.boxes)
-        self.column_hoist = self.tile_hoist = None  # invariant reads: pending, tile lines
-        self.hoisted: dict = {}
-        self.row_guarded = False  # the tile being generated may be cut short
-        self.hoist_from = 0  # its first row whose reads of t alone are hoisted
-        self.capturing = True  # the code being generated may hold the requested cell
-        self.trivial: set[str] = set()  # fused-reduction bounds the sweep never passes
 
-    def _callee_of_spans(self) -> dict:
-        graph = dependence_graph(self.program.functions, self.g.functions, self.program.consts)
-        return {d.span: d.callee for d in graph.deps}
+def _callee_of_spans(self) -> dict:
+    graph = dependence_graph(self.program.functions, self.g.functions, self.program.consts)
+    return {d.span: d.callee for d in graph.deps}
 
-    # ------------------------------------------------------------------ names
-    def printer(self):
-        """Values, literals and zero starts in the table type (float32 stays float32),
-        named symbolically until the value-type pass (kernel.value_type)."""
-        return CudaPrinter(VALUE, typed_zero=True)
 
-    def emitter(self, names, rec, safe_indexes=frozenset()):
-        return ExprEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes,
-                           rules=tile_rules())
+def printer(self):
+    """Values, literals and zero starts in the table type (float32 stays float32),
+    named symbolically until the value-type pass (kernel.value_type)."""
+    return CudaPrinter(VALUE, typed_zero=True)
 
-    def extent_expr(self, f, k):
-        t = self.program.functions[f].rec_params[k].type
-        if isinstance(t, T.IndexT) and self.scope_name(t.seq) in self.interleaved:
-            return ir.Name(f"n_{self.scope_name(t.seq)}")
-        return super().extent_expr(f, k)
 
-    def read(self, func, args, span=None):
-        if func not in self.g.functions or span not in self.deltas:
-            raise NotCompilable(f"a read of {func} outside the tiled group")
-        if span not in self.g.safe:  # a kernel cannot report a call outside the domain
-            raise NotCompilable(f"a call to {func} not proved inside its domain")
-        d = self.deltas[span]
-        dt, du = d[self.tdim], d[self.udim]
-        self.current_reads += dt <= self.row and du == 0
-        # a register of this tile or the previous tile's boundary: the register-tile
-        # pass decides (kernel.register_tile)
-        return TileRead(func, self.row, dt, du)
+def emitter(self, names, rec, safe_indexes=frozenset()):
+    return ExprEmitter(names, self.program.consts, rec, self.program.alphabets, safe_indexes,
+                       rules=tile_rules())
 
-    def write(self, g, func, xs):
-        """The cell itself (no distance back): the register-tile pass makes the
-        store into it an assignment of its register."""
-        return TileRead(func, self.row, 0, 0)
 
-    def guarded_value(self, f, em, b):
-        """Every guard, as an ``if`` the guard pass (kernel.guards) decides over
-        the cell's box (recorded on its code, see :meth:`_column`). Where reads
-        are hoisted out of the stream (a tile's columns past the peeled ones)
-        only the guards the box leaves undecided are emitted: a read of a branch
-        the box rules out would be hoisted and loaded where its guard fails."""
-        if self.box is None or f.name not in self.g.functions or self.column_hoist is None:
-            return super().guarded_value(f, em, b)
-        names = [p.name for p in f.rec_params]
-        live = live_guards(f.guards, {names[self.tdim]: self.box[0], names[self.udim]: self.box[1]})
-        if not live:
-            return super().guarded_value(f, em, b)
-        out = b.fresh("val")
-        self._guard_chain(tuple(live), 0, em, b, out, f.ret)
-        return out
+def extent_expr(self, f, k):
+    t = self.program.functions[f].rec_params[k].type
+    if isinstance(t, T.IndexT) and self.scope_name(t.seq) in self.interleaved:
+        return ir.Name(f"n_{self.scope_name(t.seq)}")
+    return cpu.extent_expr(self, f, k)
 
-    def hoist_read(self, e, text: str, value: ir.Expr) -> str | None:
-        """A sequence read ``value`` (of ``e``, proved in range; ``text``: how it
-        prints, what tells two reads the same) whose index does not change along
-        the stream is read once: per column when it depends on ``u`` alone, per
-        tile row when on ``t`` alone. Only in the interior, where every cell's
-        body runs unconditionally. Returns the name holding it."""
-        if self.column_hoist is None or self.current is None:
-            return None
-        used = param_vars(e.index)
-        f = self.program.functions[self.current]
-        if used is None:
-            return None
-        used &= {p.name for p in f.rec_params}
-        t, u = self._t_name(f.name), self._u_name(f.name)
-        if used <= {u}:
-            key = ("u", text)
-            if key not in self.hoisted:  # fetched a column ahead (see _column)
-                self.hoisted[key] = f"hv{len(self.hoisted)}"
-                self.column_hoist.append((self.hoisted[key], value))
-        elif used == {t} and self.row >= self.hoist_from:
-            key = ("t", text, self.row)
-            if key not in self.hoisted:
-                self.hoisted[key] = f"hv{len(self.hoisted)}"
-                self.tile_hoist.assign(f"x_{t}", ir.bare("+", ir.Name("t0"), ir.Const(self.row)))
-                e_t = self.g.extents.names[self.g.functions[0]][self.tdim]
-                at = ir.bare("+", ir.Name("t0"), ir.Const(self.row))
-                self.tile_hoist.assign(self.hoisted[key], if_inside(
-                    value, ir.Bin("<=", at, ir.Name(e_t), bare=True) if self.row_guarded
-                    else None))
-        else:
-            return None
-        return self.hoisted[key]
 
-    def _u_name(self, func: str) -> str:
-        return self.program.functions[func].rec_params[self.udim].name
+def read(self, func, args, span=None):
+    if func not in self.g.functions or span not in self.deltas:
+        raise NotCompilable(f"a read of {func} outside the tiled group")
+    if span not in self.g.safe:  # a kernel cannot report a call outside the domain
+        raise NotCompilable(f"a call to {func} not proved inside its domain")
+    d = self.deltas[span]
+    dt, du = d[self.tdim], d[self.udim]
+    self.current_reads += dt <= self.row and du == 0
+    # a register of this tile or the previous tile's boundary: the register-tile
+    # pass decides (kernel.register_tile)
+    return TileRead(func, self.row, dt, du)
 
-    def _t_name(self, func: str) -> str:
-        return self.program.functions[func].rec_params[self.tdim].name
 
-    # ------------------------------------------------------------------ task
-    def generate(self):
-        """Every tile runs code specialised to where it lies: guards decided by
-        the box of each row (kernel.boxes), the first columns peeled off where
-        ``u`` guards bite, and sequence reads that do not change along the stream
-        hoisted out of it. Full tiles past the first need no row test; the first
-        and a partial last tile (the edge tiles) test each row against the extent,
-        and in rows below the corner their ``t`` guards too.
+def write(self, g, func, xs):
+    """The cell itself (no distance back): the register-tile pass makes the
+    store into it an assignment of its register."""
+    return TileRead(func, self.row, 0, 0)
 
-        Compile time is weighed here (docs/decisions/compile-time.md): Numba's frontend
-        passes (liveness, SSA) cost the product of a function's variables and
-        basic blocks, so the code is cut into device functions of one unrolled tile
-        column each (:meth:`_device_function`), and the first and last tiles share
-        one; NVVM inlines them again."""
-        g = self.g
-        b = _Prologue()
-        for name, value in self.extent_assignments():
-            b.assign(name, value)
-        entry = self.program.functions[self.plan.entry]
-        for p in entry.params:  # numbers in the table type: float32 stays float32
-            if p.type in (T.INT, T.FLOAT) and argument(p.name) in self._args():
-                b.assign(arg_name(p.name), self.pr.ir_value(ir.Name(arg_name(p.name))))
-        fused_by_func = self._prologue(b)
-        f0 = g.functions[0]
-        e_t = g.extents.names[f0][self.tdim]
-        for f in self.crossing:  # one column more: the stream loads a column ahead
-            self.storage.append((f, [L.Const(2), L.Const(self.dt),
-                                     L.Add(L.Var(g.extents.names[f0][self.udim]), L.Const(2))]))
-        kt, ku = self._corner()
-        # (name, rows' t ranges, guarded, first row whose t-only reads are hoisted): in
-        # an edge tile row r is x_t = r (the first tile) or past the corner (the last);
-        # which tiles are inner is the strip-mining pass's test (kernel.strip_mine.Tiles)
-        variants = [("_tile_inner", lambda r: (kt, INF), False, 0),
-                    ("_tile_edge", lambda r: (r, INF), True, kt)]
-        # the peeled columns: one copy for every tile, each row tested (once a tile)
-        head = self._head(fused_by_func, ku) if ku else None
-        streams = []
-        for name, t_range, guarded, hoist_from in variants:
-            self.capturing = name != "_tile_inner"
-            streams.append(self._stream(fused_by_func, t_range, ku, guarded, hoist_from))
-        self.capturing = True
-        tail = b.child()
-        self._epilogue(tail)
-        params = self._tile_params(b)
-        state = (["res"] if self.plan.kind == "cell" else []) + \
-            [f"acc{k}" for k in range(len(self.plan.fused))]
-        handed = list(self.tile.handed()) if head is not None else []
-        self.tile_functions = [
-            self._device_function(name, params, stream, state, handed,
-                                  "_tile_head" if head is not None else None)
-            for (name, *_), stream in zip(variants, streams)]
-        if head is not None:
-            self.tile_functions.append(
-                self._device_function("_tile_head", params, head, state + handed))
-        kept = f"q_{self.tdim}" if self.plan.kind == "cell" else None  # (edge tiles keep it)
-        b.nest(Tiles("_tile_inner", "_tile_edge", tuple(params), tuple(state), e_t, kt, kept))
-        b.extend(tail)
-        return self.module_source(self._args(), b), self._args()
 
-    def _tile_params(self, prologue: _Prologue) -> list[str]:
-        """What a tile function is passed: the task's parameters as the task will
-        have them (with its failure flag where a check was printed, see
-        :meth:`module_source`), every name the prologue assigns (its record:
-        extents, numbers in the table type, reduction bounds and accumulators),
-        and ``t0``."""
-        planned = self.task_params(self._args())
-        if self.pr.fails():
-            planned = planned[:-1] + [storage_param(FAIL)] + planned[-1:]
-        self.planned_params = planned
-        return list(dict.fromkeys(planned + prologue.assigned + ["t0"]))
+def guarded_value(self, f, em, b):
+    """Every guard, as an ``if`` the guard pass (kernel.guards) decides over
+    the cell's box (recorded on its code, see :func:`_column`). Where reads
+    are hoisted out of the stream (a tile's columns past the peeled ones)
+    only the guards the box leaves undecided are emitted: a read of a branch
+    the box rules out would be hoisted and loaded where its guard fails."""
+    if self.box is None or f.name not in self.g.functions or self.column_hoist is None:
+        return cpu.guarded_value(self, f, em, b)
+    names = [p.name for p in f.rec_params]
+    live = live_guards(f.guards, {names[self.tdim]: self.box[0], names[self.udim]: self.box[1]})
+    if not live:
+        return cpu.guarded_value(self, f, em, b)
+    out = b.fresh("val")
+    self._guard_chain(tuple(live), 0, em, b, out, f.ret)
+    return out
 
-    def _device_function(self, name: str, params: list[str], body: Lines, result: list[str],
-                         handed: list[str] = (), head: str | None = None) -> "_Function":
-        """A part of a tile as a device function: ``body``, after calling ``head``
-        for the registers ``handed`` over, returning ``result``. Registers are its
-        own locals: a tile reads no column before the stream's first, so none is
-        live across tiles; the task's result and reductions go in and out."""
-        out = Lines()
-        # (the strip-mining pass: parity, registers' zeros)
-        out.nest(Start(tuple(handed), registers(self.tile)))
-        taken = [x for x in result if x not in handed] + list(handed)
-        if head is not None:
-            out.nest(ir.several(taken, ir.Call(head, tuple(ir.Name(p) for p in params))))
-        out.extend(body)
-        if result:
-            out.return_(ir.names(result))
-        returned = tuple(taken) if head is not None else ()
-        return _Function(name, tuple(params), out, tuple(params) + returned)
 
-    def device_functions(self) -> tuple:
-        """The tile functions, lowered with the task by the strategy's passes marked
-        ``functions`` (kernel.strategies: the register tile's scalar replacement, the
-        guards each cell's box decides, the value type), each verified with the names
-        defined before its body."""
-        return tuple((fn.body, list(fn.known)) for fn in self.tile_functions)
+def hoist_read(self, e, text: str, value: ir.Expr) -> str | None:
+    """A sequence read ``value`` (of ``e``, proved in range; ``text``: how it
+    prints, what tells two reads the same) whose index does not change along
+    the stream is read once: per column when it depends on ``u`` alone, per
+    tile row when on ``t`` alone. Only in the interior, where every cell's
+    body runs unconditionally. Returns the name holding it."""
+    if self.column_hoist is None or self.current is None:
+        return None
+    used = param_vars(e.index)
+    f = self.program.functions[self.current]
+    if used is None:
+        return None
+    used &= {p.name for p in f.rec_params}
+    t, u = _t_name(self, f.name), _u_name(self, f.name)
+    if used <= {u}:
+        key = ("u", text)
+        if key not in self.hoisted:  # fetched a column ahead (see _column)
+            self.hoisted[key] = f"hv{len(self.hoisted)}"
+            self.column_hoist.append((self.hoisted[key], value))
+    elif used == {t} and self.row >= self.hoist_from:
+        key = ("t", text, self.row)
+        if key not in self.hoisted:
+            self.hoisted[key] = f"hv{len(self.hoisted)}"
+            self.tile_hoist.assign(f"x_{t}", ir.bare("+", ir.Name("t0"), ir.Const(self.row)))
+            e_t = self.g.extents.names[self.g.functions[0]][self.tdim]
+            at = ir.bare("+", ir.Name("t0"), ir.Const(self.row))
+            self.tile_hoist.assign(self.hoisted[key], if_inside(
+                value, ir.Bin("<=", at, ir.Name(e_t), bare=True) if self.row_guarded
+                else None))
+    else:
+        return None
+    return self.hoisted[key]
 
-    def lowering_inputs(self) -> dict:
-        """The value type's input, and the register-tile pass's: the tile's shape."""
-        return {**super().lowering_inputs(), "tile": self.tile}
 
-    def module_record(self, args: list[str], body: Lines) -> Module:
-        """The task, then its tile functions (passed the task's own parameters)."""
-        record = super().module_record(args, body)
-        if self.task_params(args) != self.planned_params:
-            raise NotCompilable("the tile functions' parameters differ from the task's")
-        return Module(record.parts + tuple(
-            Function(fn.name, tuple(fn.params), tuple(fn.body.stmts)) for fn in self.tile_functions))
+def _u_name(self, func: str) -> str:
+    return self.program.functions[func].rec_params[self.udim].name
 
-    def capture(self, b: Lines, xs: list[str], val: str) -> None:
-        """The requested cell is kept by the tile that holds it: never an
-        interior tile (see :meth:`generate`), whose cells test nothing."""
-        if self.capturing:
-            super().capture(b, xs, val)
 
-    def _head(self, fused_by_func, ku: int) -> Lines:
-        """The first ``ku`` columns of any tile (where the ``u`` guards still
-        bite): row ``r`` is at least ``x_t = r``, and tested against the extent."""
-        e_u = self.g.extents.names[self.g.functions[0]][self.udim]
-        self.row_guarded, self.hoist_from = True, self.rows
-        end = ir.Cond(ir.Bin("<=", ir.Const(ku), ir.Name(e_u), bare=True), ir.Const(ku),
-                      _past(e_u), paren=False)  # (the stream may be shorter)
-        head = Lines()
-        head.nest(self._column(fused_by_func, lambda r: (r, INF), (0, ku - 1), True, 0,
-                               (ir.Const(0), end)))
-        return head
+def _t_name(self, func: str) -> str:
+    return self.program.functions[func].rec_params[self.tdim].name
 
-    def _stream(self, fused_by_func, t_range, ku: int, guarded: bool, hoist_from: int) -> Lines:
-        """A tile's columns from ``ku`` on: reads of ``t`` alone hoisted to the
-        top (from row ``hoist_from`` on), then the stream. ``t_range(r)`` bounds
-        ``x_t`` in row ``r``; ``guarded`` tiles may be cut short by the extent
-        (each row tested, hoisted reads too)."""
-        e_u = self.g.extents.names[self.g.functions[0]][self.udim]
-        self.row_guarded, self.hoist_from = guarded, hoist_from
-        out = Lines()
-        out.nest(self._column(fused_by_func, t_range, (ku, INF), guarded, ku,
-                              (ir.Const(ku), _past(e_u)), out))
-        return out
 
-    def _corner(self) -> tuple[int, int]:
-        """Where the interior starts in each dimension: one past the largest
-        constant any guard of the group compares with (``i == 0`` gives 1),
-        at most one tile."""
-        consts = [c for f in self.g.functions for gd in self.program.functions[f].guards
-                  if gd.cond is not None for c in constants(gd.cond)]
-        k = min(max(consts, default=-1) + 1, self.rows)
-        return k, k
+def generate(self) -> tuple[Module, list[TaskArg]]:
+    """Every tile runs code specialised to where it lies: guards decided by
+    the box of each row (kernel.boxes), the first columns peeled off where
+    ``u`` guards bite, and sequence reads that do not change along the stream
+    hoisted out of it. Full tiles past the first need no row test; the first
+    and a partial last tile (the edge tiles) test each row against the extent,
+    and in rows below the corner their ``t`` guards too.
 
-    def _column(self, fused_by_func, t_range, u_range, guarded: bool, first: int,
-                over: tuple, hoist: Lines | None = None) -> Stream:
-        """The stream's columns ``over`` (``u`` from ``first``) as a
-        :class:`~dslc.kernel.strip_mine.Stream` of one column's rows, callees
-        first: the strip-mining pass builds the loop around them (register
-        shifts, boundary loads a column ahead, the hoisted reads of ``u`` alone,
-        boundary stores). ``box`` bounds (t, u) there; ``guarded`` tests each row
-        against the extent (the last tile may be partial); ``hoist``: where reads
-        of ``t`` alone go (None: nothing is hoisted)."""
-        g = self.g
-        e_t = g.extents.names[g.functions[0]][self.tdim]
-        e_u = g.extents.names[g.functions[0]][self.udim]
-        self.column_hoist = [] if hoist is not None else None
-        self.tile_hoist, self.hoisted = hoist, {}
-        order = [f for f in g.schedule.order if f in g.functions]
-        body = Lines()
-        for r in range(self.rows):
-            self.row = r
-            cell = Lines()
-            self.box = (t_range(r), u_range)
-            for f in order:
-                box = ((self._t_name(f), self.box[0]), (self._u_name(f), self.box[1]))
-                cell.nest(kb.Cell(tuple(self._cell(f, fused_by_func.get(f, [])).stmts), box))
-            body.nest(Row(tuple(cell.stmts), r))
-        self.box = None
-        hoisted = None if self.column_hoist is None else tuple(self.column_hoist)
-        self.column_hoist = self.tile_hoist = None
-        coords = [tuple(f"x_{n}" for n in dict.fromkeys(name(f) for f in g.functions))
-                  for name in (self._u_name, self._t_name)]
-        return Stream(tuple(body.stmts), first, over, e_u, coords[0], hoisted, coords[1],
-                      guarded, e_t)
+    Compile time is weighed here (docs/decisions/compile-time.md): Numba's frontend
+    passes (liveness, SSA) cost the product of a function's variables and
+    basic blocks, so the code is cut into device functions of one unrolled tile
+    column each (:func:`_device_function`), and the first and last tiles share
+    one; NVVM inlines them again. The tile functions are lowered with the task by the
+    strategy's passes marked ``functions`` (kernel.strategies: the register tile's
+    scalar replacement, the guards each cell's box decides, the value type), each
+    verified with the names defined before its body."""
+    g = self.g
+    b = Lines()
+    self.assigned = []  # what the prologue assigns (_assign)
+    for name, value in self.extent_assignments():
+        _assign(self, b, name, value)
+    entry = self.program.functions[self.plan.entry]
+    for p in entry.params:  # numbers in the table type: float32 stays float32
+        if p.type in (T.INT, T.FLOAT) and argument(p.name) in _args(self):
+            _assign(self, b, arg_name(p.name), self.pr.ir_value(ir.Name(arg_name(p.name))))
+    fused_by_func = _prologue(self, b)
+    f0 = g.functions[0]
+    e_t = g.extents.names[f0][self.tdim]
+    for f in self.crossing:  # one column more: the stream loads a column ahead
+        self.storage.append((f, [L.Const(2), L.Const(self.dt),
+                                 L.Add(L.Var(g.extents.names[f0][self.udim]), L.Const(2))]))
+    kt, ku = _corner(self)
+    # (name, rows' t ranges, guarded, first row whose t-only reads are hoisted): in
+    # an edge tile row r is x_t = r (the first tile) or past the corner (the last);
+    # which tiles are inner is the strip-mining pass's test (kernel.strip_mine.Tiles)
+    variants = [("_tile_inner", lambda r: (kt, INF), False, 0),
+                ("_tile_edge", lambda r: (r, INF), True, kt)]
+    # the peeled columns: one copy for every tile, each row tested (once a tile)
+    head = _head(self, fused_by_func, ku) if ku else None
+    streams = []
+    for name, t_range, guarded, hoist_from in variants:
+        self.capturing = name != "_tile_inner"
+        streams.append(_stream(self, fused_by_func, t_range, ku, guarded, hoist_from))
+    self.capturing = True
+    tail = b.child()
+    _epilogue(self, tail)
+    params = _tile_params(self, b)
+    state = (["res"] if self.plan.kind == "cell" else []) + \
+        [f"acc{k}" for k in range(len(self.plan.fused))]
+    handed = list(self.tile.handed()) if head is not None else []
+    self.tile_functions = [
+        _device_function(self, name, params, stream, state, handed,
+                              "_tile_head" if head is not None else None)
+        for (name, *_), stream in zip(variants, streams)]
+    if head is not None:
+        self.tile_functions.append(
+            _device_function(self, "_tile_head", params, head, state + handed))
+    kept = f"q_{self.tdim}" if self.plan.kind == "cell" else None  # (edge tiles keep it)
+    b.nest(Tiles("_tile_inner", "_tile_edge", tuple(params), tuple(state), e_t, kt, kept))
+    b.extend(tail)
+    args = _args(self)
+    record = cuda.module_record(self, args, b, tuple((fn.body, list(fn.known))
+                                                     for fn in self.tile_functions),
+                                module_constants(self), lowering_inputs(self))
+    # the task, then its tile functions (passed the task's own parameters)
+    if cuda.task_params(self, args) != self.planned_params:
+        raise NotCompilable("the tile functions' parameters differ from the task's")
+    tiles = tuple(Function(fn.name, tuple(fn.params), tuple(fn.body.stmts))
+                  for fn in self.tile_functions)
+    return Module(record.parts + tiles), args
 
-    def _prologue(self, b: _Prologue) -> dict:
-        """Requested cell and fused reductions, as in the wavefront task."""
-        plan = self.plan
-        if plan.kind == "cell":
-            b.assign("res", self.pr.nan())
-        fused_by_func: dict[str, list] = {}
-        entry_em = self.emitter(self.task_names(self.program.functions[plan.entry]), set())
-        for k, fu in enumerate(plan.fused):
-            for i, (lo, hi) in enumerate(fu.bounds):
-                for side, e in (("lo", lo), ("hi", hi)):
-                    if self.bound_at_edge(e, fu.func, i, side):
-                        self.trivial.add(f"{side}{k}_{i}")  # the sweep never passes it
-                    b.assign(f"{side}{k}_{i}", entry_em.as_int(e, b))
-            b.assign(f"acc{k}", fused_init_ir(fu, self.pr))
-            fused_by_func.setdefault(fu.func, []).append((k, fu))
-        return fused_by_func
 
-    def fuse(self, b, k, fu, xs, val):
-        """Accumulate ``val`` into fused reduction ``k`` (records: the bounds, the
-        accumulator and the value are names the verifier sees defined), testing
-        only the bounds the sweep may pass."""
-        tests = [ir.Bin(op, ir.Name(x), ir.Name(f"{side}{k}_{i}"), bare=True)
-                 for i, x in enumerate(xs) for side, op in (("lo", ">="), ("hi", "<="))
-                 if f"{side}{k}_{i}" not in self.trivial]
-        acc = f"acc{k}"
-        if self.exact and fu.op in ("max", "min") and fu.type != T.PROB \
-                and not isinstance(fu.type, T.TupleT):
-            # one instruction (fmax_source)
-            step = ir.Call(f"_f{fu.op}", (ir.Name(acc), ir.Name(val)))
-        else:
-            step = fused_step_expr(fu, acc, ir.Name(val), self.program, self.pr)
-        if not tests:
-            b.assign(acc, step)
-            return
-        inner = b.child()
-        inner.assign(acc, step)
-        b.if_(ir.bare("and", *tests), inner)
+def _tile_params(self, prologue: Lines) -> list[str]:
+    """What a tile function is passed: the task's parameters as the task will
+    have them (with its failure flag where a check was printed, see
+    ``cuda.module_record``), every name the prologue assigns (its record:
+    extents, numbers in the table type, reduction bounds and accumulators),
+    and ``t0``."""
+    planned = cuda.task_params(self, _args(self))
+    if self.pr.fails():
+        planned = planned[:-1] + [storage_param(FAIL)] + planned[-1:]
+    self.planned_params = planned
+    return list(dict.fromkeys(planned + self.assigned + ["t0"]))
 
-    def _epilogue(self, b: Lines) -> None:
-        plan = self.plan
-        if plan.kind == "cell":
-            self.give_result(b, ir.Name("res"))
-            return
-        f = self.program.functions[plan.entry]
-        fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
-        em = fused_emitter(self.task_names(f), self.program, fused_nodes)
-        self.give_result(b, ir.Name(self.guarded_value(f, em, b)))
 
-    def module_constants(self) -> str:
-        """The block size the kernel's sequences are interleaved by; a float32
-        kernel's value type, its infinity and its min/max (fmax_source)."""
-        if self.value.dtype == "float64":
-            return f"BLOCK = {block_size(self.options)}\n"
-        return (f"DT = np.{self.value.dtype}\nINF = DT(math.inf)\n"
-                f"BLOCK = {block_size(self.options)}\n" + fmax_source(self.options.simulated))
+def _device_function(self, name: str, params: list[str], body: Lines, result: list[str],
+                     handed: list[str] = (), head: str | None = None) -> "_Function":
+    """A part of a tile as a device function: ``body``, after calling ``head``
+    for the registers ``handed`` over, returning ``result``. Registers are its
+    own locals: a tile reads no column before the stream's first, so none is
+    live across tiles; the task's result and reductions go in and out."""
+    out = Lines()
+    # (the strip-mining pass: parity, registers' zeros)
+    out.nest(Start(tuple(handed), registers(self.tile)))
+    taken = [x for x in result if x not in handed] + list(handed)
+    if head is not None:
+        out.nest(ir.several(taken, ir.Call(head, tuple(ir.Name(p) for p in params))))
+    out.extend(body)
+    if result:
+        out.return_(ir.names(result))
+    returned = tuple(taken) if head is not None else ()
+    return _Function(name, tuple(params), out, tuple(params) + returned)
 
-    def _args(self) -> list[TaskArg]:
-        """An interleaved sequence also takes its base in the thread block and its
-        length; the thread's number in its block comes last (no window depths: no windows)."""
-        def per_argument(name):
-            return [TaskArg(f"ib_{name}", "base", name, "int64"), length(name)] \
-                if name in self.interleaved else []
-        return self.task_args(per_argument, windows=False) + [TaskArg("ln", "thread",
-                                                                       dtype="int64")]
+
+def lowering_inputs(self) -> dict:
+    """The value type's input, and the register-tile pass's: the tile's shape."""
+    return {**cuda.lowering_inputs(self), "tile": self.tile}
+
+
+def capture(self, b: Lines, xs: list[str], val: str) -> None:
+    """The requested cell is kept by the tile that holds it: never an
+    interior tile (see :func:`generate`), whose cells test nothing."""
+    if self.capturing:
+        cpu.capture(self, b, xs, val)
+
+
+def _head(self, fused_by_func, ku: int) -> Lines:
+    """The first ``ku`` columns of any tile (where the ``u`` guards still
+    bite): row ``r`` is at least ``x_t = r``, and tested against the extent."""
+    e_u = self.g.extents.names[self.g.functions[0]][self.udim]
+    self.row_guarded, self.hoist_from = True, self.rows
+    end = ir.Cond(ir.Bin("<=", ir.Const(ku), ir.Name(e_u), bare=True), ir.Const(ku),
+                  _past(e_u), paren=False)  # (the stream may be shorter)
+    head = Lines()
+    head.nest(_column(self, fused_by_func, lambda r: (r, INF), (0, ku - 1), True, 0,
+                           (ir.Const(0), end)))
+    return head
+
+
+def _stream(self, fused_by_func, t_range, ku: int, guarded: bool, hoist_from: int) -> Lines:
+    """A tile's columns from ``ku`` on: reads of ``t`` alone hoisted to the
+    top (from row ``hoist_from`` on), then the stream. ``t_range(r)`` bounds
+    ``x_t`` in row ``r``; ``guarded`` tiles may be cut short by the extent
+    (each row tested, hoisted reads too)."""
+    e_u = self.g.extents.names[self.g.functions[0]][self.udim]
+    self.row_guarded, self.hoist_from = guarded, hoist_from
+    out = Lines()
+    out.nest(_column(self, fused_by_func, t_range, (ku, INF), guarded, ku,
+                          (ir.Const(ku), _past(e_u)), out))
+    return out
+
+
+def _corner(self) -> tuple[int, int]:
+    """Where the interior starts in each dimension: one past the largest
+    constant any guard of the group compares with (``i == 0`` gives 1),
+    at most one tile."""
+    consts = [c for f in self.g.functions for gd in self.program.functions[f].guards
+              if gd.cond is not None for c in constants(gd.cond)]
+    k = min(max(consts, default=-1) + 1, self.rows)
+    return k, k
+
+
+def _column(self, fused_by_func, t_range, u_range, guarded: bool, first: int,
+            over: tuple, hoist: Lines | None = None) -> Stream:
+    """The stream's columns ``over`` (``u`` from ``first``) as a
+    :class:`~dslc.kernel.strip_mine.Stream` of one column's rows, callees
+    first: the strip-mining pass builds the loop around them (register
+    shifts, boundary loads a column ahead, the hoisted reads of ``u`` alone,
+    boundary stores). ``box`` bounds (t, u) there; ``guarded`` tests each row
+    against the extent (the last tile may be partial); ``hoist``: where reads
+    of ``t`` alone go (None: nothing is hoisted)."""
+    g = self.g
+    e_t = g.extents.names[g.functions[0]][self.tdim]
+    e_u = g.extents.names[g.functions[0]][self.udim]
+    self.column_hoist = [] if hoist is not None else None
+    self.tile_hoist, self.hoisted = hoist, {}
+    order = [f for f in g.schedule.order if f in g.functions]
+    body = Lines()
+    for r in range(self.rows):
+        self.row = r
+        cell = Lines()
+        self.box = (t_range(r), u_range)
+        for f in order:
+            box = ((_t_name(self, f), self.box[0]), (_u_name(self, f), self.box[1]))
+            cell.nest(kb.Cell(tuple(self._cell(f, fused_by_func.get(f, [])).stmts), box))
+        body.nest(Row(tuple(cell.stmts), r))
+    self.box = None
+    hoisted = None if self.column_hoist is None else tuple(self.column_hoist)
+    self.column_hoist = self.tile_hoist = None
+    coords = [tuple(f"x_{n}" for n in dict.fromkeys(name(f) for f in g.functions))
+              for name in (lambda f: _u_name(self, f), lambda f: _t_name(self, f))]
+    return Stream(tuple(body.stmts), first, over, e_u, coords[0], hoisted, coords[1],
+                  guarded, e_t)
+
+
+def _prologue(self, b: Lines) -> dict:
+    """Requested cell and fused reductions, as in the wavefront task."""
+    plan = self.plan
+    if plan.kind == "cell":
+        _assign(self, b, "res", self.pr.nan())
+    fused_by_func: dict[str, list] = {}
+    entry_em = self.emitter(self.task_names(self.program.functions[plan.entry]), set())
+    for k, fu in enumerate(plan.fused):
+        for i, (lo, hi) in enumerate(fu.bounds):
+            for side, e in (("lo", lo), ("hi", hi)):
+                if self.bound_at_edge(e, fu.func, i, side):
+                    self.trivial.add(f"{side}{k}_{i}")  # the sweep never passes it
+                _assign(self, b, f"{side}{k}_{i}", entry_em.as_int(e, b))
+        _assign(self, b, f"acc{k}", fused_init_ir(fu, self.pr))
+        fused_by_func.setdefault(fu.func, []).append((k, fu))
+    return fused_by_func
+
+
+def fuse(self, b, k, fu, xs, val):
+    """Accumulate ``val`` into fused reduction ``k`` (records: the bounds, the
+    accumulator and the value are names the verifier sees defined), testing
+    only the bounds the sweep may pass."""
+    tests = [ir.Bin(op, ir.Name(x), ir.Name(f"{side}{k}_{i}"), bare=True)
+             for i, x in enumerate(xs) for side, op in (("lo", ">="), ("hi", "<="))
+             if f"{side}{k}_{i}" not in self.trivial]
+    acc = f"acc{k}"
+    if self.exact and fu.op in ("max", "min") and fu.type != T.PROB \
+            and not isinstance(fu.type, T.TupleT):
+        # one instruction (fmax_source)
+        step = ir.Call(f"_f{fu.op}", (ir.Name(acc), ir.Name(val)))
+    else:
+        step = fused_step_expr(fu, acc, ir.Name(val), self.program, self.pr)
+    if not tests:
+        b.assign(acc, step)
+        return
+    inner = b.child()
+    inner.assign(acc, step)
+    b.if_(ir.bare("and", *tests), inner)
+
+
+def _epilogue(self, b: Lines) -> None:
+    plan = self.plan
+    if plan.kind == "cell":
+        self.give_result(b, ir.Name("res"))
+        return
+    f = self.program.functions[plan.entry]
+    fused_nodes = {id(fu.node): f"acc{k}" for k, fu in enumerate(plan.fused)}
+    em = fused_emitter(self.task_names(f), self.program, fused_nodes)
+    self.give_result(b, ir.Name(self.guarded_value(f, em, b)))
+
+
+def module_constants(self) -> str:
+    """The block size the kernel's sequences are interleaved by; a float32
+    kernel's value type, its infinity and its min/max (fmax_source)."""
+    if self.value.dtype == "float64":
+        return f"BLOCK = {block_size(self.options)}\n"
+    return (f"DT = np.{self.value.dtype}\nINF = DT(math.inf)\n"
+            f"BLOCK = {block_size(self.options)}\n" + fmax_source(self.options.simulated))
+
+
+def _args(self) -> list[TaskArg]:
+    """An interleaved sequence also takes its base in the thread block and its
+    length; the thread's number in its block comes last (no window depths: no windows)."""
+    def per_argument(name):
+        return [TaskArg(f"ib_{name}", "base", name, "int64"), length(name)] \
+            if name in self.interleaved else []
+    return self.task_args(per_argument, windows=False) + [TaskArg("ln", "thread",
+                                                                   dtype="int64")]
+
+
+# the strategy's pieces (emit.cpu.Pieces): task-per-thread's, with the tile's reads
+# and writes, guards and expressions; tuples are left to the plain task (emit.tuples)
+TILES = replace(cuda.CUDA, TUPLES="the register-tiled kernel", printer=printer,
+                emitter=emitter, extent_expr=extent_expr, read=read, write=write,
+                guarded_value=guarded_value, capture=capture, fuse=fuse)
 
 
 def build_tiles(strategy, program, plan: TaskPlan, shared_dims: frozenset = frozenset(),
                 rows: int | None = None, dtype: str = "float64",
-                value: ValueType | None = None, options=None) -> TiledGenerator:
-    """Task-per-thread with a register tile (emit.strategies "cuda register-tiled"):
-    ``shared_dims``, the sequences every task shares (the tile's rows run along one),
-    ``rows`` per tile (default :func:`tile_rows`), the value type (``dtype``: its
-    older form), the CompileOptions (``options``)."""
-    return TiledGenerator(program, plan, strategy, shared_dims, rows, dtype, value, options)
+                value: ValueType | None = None, options=None) -> Built:
+    """Task-per-thread with a register tile (emit.strategies "cuda register-tiled", see
+    the module docstring): ``shared_dims``, the sequences every task shares (the
+    tile's rows run along one), ``rows`` per tile (default :func:`tile_rows`), the
+    value type (``dtype``: its older form), the CompileOptions (``options``)."""
+    task = cuda.task_of(strategy, program, plan, TILES)
+    _start(task, program, plan, shared_dims, rows, dtype, value, options)
+    record, args = generate(task)
+    return cuda.built(task, record, args, rows=task.rows, functions=tuple(task.tile_functions))

@@ -4,7 +4,7 @@ strategy ``cpu traceback walk`` (emit.strategies).
 ``walk`` follows a derivation from a cell of a table the CPU's sweep filled to its
 end: per step it evaluates the cell's body over the filled tables with the plain CPU
 task's own expressions (the same names, checks and table reads as the sweep: it is
-the CPU generator of the same plan, composed here, not derived), takes at each
+the CPU task of the same plan, composed here, not derived), takes at each
 choice point the first alternative in source order whose value equals the node's,
 checks the body's value against the cell's, and records the cell and each choice
 taken in its arrays: ``st`` (per step the function's number, the point, where its
@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 
 from dslc.check import tir
-from dslc.emit.cpu import HEADER, CpuGenerator, printed
+from dslc.emit.built import Built
+from dslc.emit.cpu import HEADER, Task, printed
 from dslc.emit.pyexpr import Lines
 from dslc.errors import NotCompilable
 from dslc.kernel import body as kb
@@ -37,10 +38,12 @@ ELEMENT, EMPTY = 1, 2
 _BAD = 2  # status: not decided exactly here, the step plans walk it
 
 
-def build_walk(strategy, program, plan, shape) -> "WalkSource":
+def build_walk(strategy, program, plan, shape) -> Built:
     """The walk of ``shape`` over ``plan``'s tables (a ``table`` plan of the shape's
-    first function), from the CPU task's generator of the same plan."""
-    return WalkSource(shape, CpuGenerator(program, plan, strategy))
+    first function), composing the CPU task of the same plan."""
+    walk = WalkSource(shape, Task(program, plan, strategy))
+    record, args = walk.module()
+    return Built(record, tuple(args), walk.gen.pr)
 
 
 class WalkSource:
@@ -52,11 +55,6 @@ class WalkSource:
         for n in shape.names:
             if gen.group_of.get(n) is not g or g.on_demand or g.windowed or g.runtime_order:
                 raise NotCompilable(f"{n} is not filled whole by the sweep of {shape.names[0]}")
-
-    def generate(self) -> tuple[str, list]:
-        """The module's text and the walk's own arguments (:meth:`module`)."""
-        record, args = self.module()
-        return self.gen.pr.module(record), args
 
     def module(self) -> tuple[Module, list]:
         """The module (kernel.module) and the task's arguments the walk takes first

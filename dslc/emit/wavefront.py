@@ -48,11 +48,12 @@ from __future__ import annotations
 import sys
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dslc.check import tir
 from dslc.lang import types as T
-from dslc.emit.cpu import (CpuGenerator, _HelperNames, fused_emitter, fused_start,
+from dslc.emit import cpu
+from dslc.emit.cpu import (CPU, Task, fused_emitter, fused_start,
                            fused_undefined, in_bounds, printed, requested_tests, window_slot)
 from dslc.emit.cuda import HEADER
 from dslc.emit.pyexpr import Lines, ExprEmitter, NotCompilable, Rule
@@ -181,217 +182,30 @@ def eliminated(coeffs) -> int:
     return k
 
 
-class WavefrontGenerator(CpuGenerator):
-    """Kernels ``part_<group>(<args>, <storage>, <accumulators>, res, c0)`` (one
-    partition) and ``all_<group>(..., first, count)`` (every partition, grid
-    sync between them), and a host function ``final(<args>, <storage>,
-    <accumulators>)``."""
+@dataclass(frozen=True, eq=False)
+class Wavefront:
+    """The built kernels: ``part_<group>(<args>, <storage>, <accumulators>, res, c0)``
+    (one partition) and ``all_<group>(..., first, count)`` (every partition, grid
+    sync between them) in ``device``, and a host function ``final(<args>, <storage>,
+    <accumulators>)`` in ``host``, with what the backend's launches need."""
 
-    TUPLES = "the whole-problem wavefront kernel"  # tuples: the plain generator (emit.tuples)
+    device: str
+    host: str
+    args: tuple  # the task's arguments (kernel.ir.TaskArg)
+    plan: TaskPlan
+    storage: tuple  # (function, loop-IR dims)
+    lanes: tuple[Lanes, ...]
+    phases: dict  # per group: phases of a partition (_phases)
+    simulated: bool
 
-    ON_DEMAND = False  # points of a partition over all threads: needs a schedule
-    # no failure flag: an int past 2^53 inside a cell is not seen (the host still
-    # checks every value the call returns; docs/robustness.md, "Known limits")
-    REPORTS_INEXACT = False
-
-    def __init__(self, program, plan: TaskPlan, lanes: tuple[Lanes, ...] | None = None,
-                 simulated: bool = False):
-        """``lanes``: per group (choose_lanes; default a thread per point);
-        ``simulated``: the warp shuffles are the simulator's stand-in."""
-        self.simulated = simulated  # before the generator asks for its printer
-        super().__init__(program, plan)
-        self.storage: list[tuple[str, list]] = []  # (function, loop-IR dims)
-        self.lanes = lanes or tuple(Lanes(1, "the default") for _ in plan.groups)
-        self.width = 1  # lanes of the point whose cells are being generated
-        self.phases: dict[int, int] = {}  # per group: phases of a partition (_phases)
-        if any(g.runtime_order for g in plan.groups):  # (the CPU's _retry, per task)
-            raise NotCompilable("a partition swept until done (the whole-problem kernels "
-                                "sweep each partition once)")
-        for fu in plan.fused:
-            if fu.type == T.PROB or fu.op not in _ATOMIC:
-                raise NotCompilable("a fused reduction with no atomic update")
-            if fused_undefined(fu, program):
-                raise NotCompilable("a fused sum that could meet inf - inf (an atomic add "
-                                    "cannot report it)")
-
-    def allocate(self, b, func, dims):
-        self.storage.append((func, dims))
-
-    TABLES = "global"  # the kernels' storage arguments
-    TARGET = "cuda"
-
-    def printer(self):
-        """The kernels are device code (the simulator's where its warp shuffles stand
-        in for a device's); the host's final step is printed apart (_final_body, _final)."""
-        return SimulatedCudaPrinter() if self.simulated else CudaPrinter()
+    def generate(self) -> tuple[str, str, list]:
+        """(device module source, host module source, the task's arguments)."""
+        return self.device, self.host, list(self.args)
 
     def describe(self) -> str:
         """How the points of the groups meet threads (CudaBackend.strategy)."""
         return "; ".join(dict.fromkeys(ln.describe() for ln in self.lanes)) or \
             "points over all threads"
-
-    def emitter(self, names, rec, safe_indexes=frozenset()):
-        """Cell bodies of a point shared by lanes split their reductions; helper
-        functions (called from anywhere, lanes diverged or not) never do."""
-        if self.width == 1 or isinstance(names, _HelperNames):
-            return super().emitter(names, rec, safe_indexes)
-        return ExprEmitter(names, self.program.consts, rec, self.program.alphabets,
-                           safe_indexes, rules=_LaneSplit(self.width).rules())
-
-    def _once(self, tests: list) -> ir.Expr:
-        """``tests`` all true, for work done once per point: by lane 0 where lanes
-        share it."""
-        lane0 = [] if self.width == 1 else [ir.Bin("==", ir.Name("_lane"), ir.Const(0), bare=True)]
-        return ir.bare("and", *lane0, *tests)
-
-    def fuse(self, b, k, fu, xs, val):
-        inner = b.child()
-        inner.atomic(_ATOMIC[fu.op], ir.Load(f"acc{k}", (ir.Const(0),), "global"), val)
-        b.if_(self._once(in_bounds(k, xs)), inner)
-
-    def capture(self, b, xs, val):
-        inner = b.child()
-        inner.store(ir.Load("res", (ir.Const(0),), "global"), val)
-        b.if_(self._once(requested_tests(xs)), inner)
-
-    # ------------------------------------------------------------------ source
-    def generate(self) -> tuple[str, str, list]:
-        """(device module source, host module source, the task's arguments:
-        kernel.ir.TaskArg)."""
-        plan = self.plan
-        head = self._head()
-        fused_by_func: dict[str, list] = {}
-        for k, fu in enumerate(plan.fused):
-            fused_by_func.setdefault(fu.func, []).append((k, fu))
-        stores = []
-        for gi, g in enumerate(plan.groups):  # every group's storage first: each kernel takes all
-            stores.append(Lines([], head.counter))
-            self._storage(stores[-1], gi, g)
-        # the host's final step before the kernels: the entry's own body may read
-        # globals no cell reads (a model's layout arrays), and the kernels and the
-        # final step take the same task arguments
-        final = self._final_body()
-        kernels = [self._kernel(gi, g, head, stores[gi], fused_by_func)
-                   for gi, g in enumerate(plan.groups)]
-        args = self.task_args()
-        if self.pr.fails():
-            raise NotCompilable("a run-time check the kernel could not report")
-        lanes = self.pr.lanes_library()  # the warp reductions' butterflies the kernels call
-        device = "\n".join([HEADER, self.pr.library("core"), "\n".join(self.helpers.values())]
-                           + ([lanes] if lanes else []) + kernels)
-        return device, self._final(args, *final), args
-
-    def _head(self) -> Lines:
-        """Extents and the fused reductions' bounds: the start of every kernel and
-        of the host's final step (each printed for its own target)."""
-        head = Lines(self.extent_lines())
-        entry_em = self.emitter(self.task_names(self.program.functions[self.plan.entry]), set())
-        for k, fu in enumerate(self.plan.fused):
-            for i, (lo, hi) in enumerate(fu.bounds):
-                head.assign(f"lo{k}_{i}", entry_em.as_int(lo, head))
-                head.assign(f"hi{k}_{i}", entry_em.as_int(hi, head))
-        return head
-
-    def _kernel(self, gi, g, head: Lines, store: Lines, fused_by_func) -> str:
-        width = self.lanes[gi].width
-        sweeps = [self._sweep(gi, g, head, phase, fused_by_func, width)
-                  for phase in self._phases(g)]
-        self.phases[gi] = len(sweeps)
-        start = self._threads(width, head)
-        start.extend(head)
-        start.extend(store)
-        params = printed(self.task_args()) + [f"T_{f}" for f, _ in self.storage] + \
-            [f"acc{k}" for k in range(len(self.plan.fused))] + ["res"]
-        one = start.child()  # one phase of one partition (``ph``: which)
-        one.extend(start)
-        if len(sweeps) == 1:
-            one.extend(sweeps[0])
-        else:
-            for ph, sweep in enumerate(sweeps):
-                one.if_(ir.Bin("==", ir.Name("ph"), ir.Const(ph), bare=True), sweep)
-        # every partition in one launch, the grid synchronised between them and
-        # between a partition's phases (a cooperative launch: real GPUs only, the
-        # simulator has no grid sync)
-        every = Lines([ir.Assign("grid", ir.GridGroup())], head.counter)
-        every.extend(start)
-        step = every.child()
-        for sweep in sweeps:
-            step.extend(sweep)
-            step.barrier("grid", "grid")
-        first = ir.Name("first")
-        every.loop("c0", (first, ir.bare("+", first, ir.Name("count"))), step)
-        # the device's rules (its atomics, warp reductions, the grid's barrier)
-        verify_body(tuple(one.stmts), self.TARGET, params + ["c0", "ph"])
-        verify_body(tuple(every.stmts), self.TARGET, params + ["first", "count"],
-                    cooperative=True)
-        return (self.pr.function(f"part_{gi}", params + ["c0", "ph"], one.render(1, self.pr),
-                                 "KERNEL") + "\n\n"
-                + self.pr.function(f"all_{gi}", params + ["first", "count"],
-                                   every.render(1, self.pr), "KERNEL"))
-
-    @staticmethod
-    def _phases(g) -> list[list[str]]:
-        """The group's functions in their order inside a partition, as phases run one
-        after the other, each phase's points over all threads together: one phase,
-        each point computing every function, where every same-partition call is to
-        the very point that makes it (``Schedule.same_point_order``); else a phase per
-        function, as the CPU's loop nest runs them (a call to another point of the
-        same partition would read a cell another thread has not written yet)."""
-        order = [f for f in g.schedule.order if f in g.functions]
-        return [order] if g.schedule.same_point_order else [[f] for f in order]
-
-    def _sweep(self, gi, g, head: Lines, functions: list[str], fused_by_func,
-               width: int) -> Lines:
-        """One partition's points over the grid, each computing ``functions``' cells."""
-        coeffs = g.schedule.coeffs
-        k = eliminated(coeffs)
-        ext = g.extents.names[g.functions[0]]
-        body = Lines([], head.counter)
-        others = [m for m in range(len(coeffs)) if m != k]
-        rest = ir.Name("idx")
-        for m in others:  # the flattened other coordinates, one at a time
-            body.assign(f"p{m}", ir.bare("%", rest, _past(ext[m])))
-            body.assign(rest.id, ir.bare("//", rest, _past(ext[m])))
-        total = ir.bare("-", ir.Name("c0"), *(ir.bare("*", ir.Const(coeffs[m]), ir.Name(f"p{m}"))
-                                              for m in others if coeffs[m]))
-        body.assign(f"p{k}", ir.bare("*", ir.Const(coeffs[k]), ir.Paren(total)))
-        point = body.child()
-        for f in functions:
-            for m, p in enumerate(self.program.functions[f].rec_params):
-                point.assign(f"x_{p.name}", ir.Name(f"p{m}"))
-            self.width = width
-            try:
-                point.extend(self._cell(f, fused_by_func.get(f, [])))
-            finally:
-                self.width = 1
-        body.if_(ir.Chain(("<=", "<="), (ir.Const(0), ir.Name(f"p{k}"), ir.Name(ext[k]))), point)
-        sweep = Lines([], head.counter)
-        for f in g.functions:
-            for d in sorted(self.slots.get(f, ())):
-                sweep.assign(f"slot_{f}_{d}", window_slot(ir.Name("c0"), d, f, gi))
-        span = ir.bare("*", *(ir.Paren(_past(ext[m])) for m in others)) if others \
-            else ir.Const(1)
-        inner = sweep.child()
-        inner.assign("idx", ir.Name("it"))
-        inner.extend(body)
-        sweep.loop("it", (ir.Name("idx0"), span, ir.Name("nth")), inner)
-        return sweep
-
-    @staticmethod
-    def _threads(width: int, head: Lines) -> Lines:
-        """Each thread's first point (``idx0``) and the stride between its points
-        (``nth``): a point per thread, or per ``width`` consecutive threads (a warp)
-        whose lane within the point is ``_lane``."""
-        start = Lines([], head.counter)
-        if width == 1:
-            start.assign("idx0", ir.Thread("global"))
-            start.assign("nth", ir.Thread("grid"))
-            return start
-        start.assign("_gid", ir.Thread("global"))
-        start.assign("_lane", ir.bare("%", ir.Name("_gid"), ir.Const(width)))
-        start.assign("idx0", ir.bare("//", ir.Name("_gid"), ir.Const(width)))
-        start.assign("nth", ir.bare("//", ir.Thread("grid"), ir.Const(width)))
-        return start
 
     def points(self, gi: int) -> L.Expr:
         """How many coordinate tuples a partition kernel of group ``gi`` walks
@@ -406,49 +220,262 @@ class WavefrontGenerator(CpuGenerator):
                 out = past if out == L.Const(1) else L.Mul(out, past)
         return out
 
-    def _final_body(self) -> tuple[Lines, str, list[str]]:
-        """The host side after the sweep: the entry's value from the accumulators
-        and the tables it reads (kinds ``cell`` and ``table`` need nothing), with
-        the host library and helper functions it calls. Host code: its own printer
-        and its own helper functions (the kernels' are set back after)."""
-        plan = self.plan
-        device = self.pr, self.helpers, self.flagged, self.current
-        self.pr, self.helpers, self.flagged = Printer(), {}, set()
-        try:
-            b = self._head()
-            if plan.kind == "value":
-                f = self.program.functions[plan.entry]
-                fused = {id(fu.node): f"acc{k}[0]" for k, fu in enumerate(plan.fused)}
-                em = fused_emitter(self.task_names(f), self.program, fused)
-                self.current = None
-                b.return_(ir.Name(self.guarded_value(f, em, b)))
-            else:
-                b.return_(ir.Const(0.0))
-            return b, self.pr.library("core", "domain"), list(self.helpers.values())
-        finally:
-            self.pr, self.helpers, self.flagged, self.current = device
-
-    def _final(self, args: list, b: Lines, library: str, helpers: list[str]) -> str:
-        """The host module: ``final(<args>, <storage>, <accumulators>)`` around the
-        body :meth:`_final_body` built, once every task argument is known."""
-        params = printed(args) + [f"T_{f}" for f, _ in self.storage] + \
-            [f"acc{k}" for k in range(len(self.plan.fused))]
-        from dslc.emit.cpu import HEADER as CPU_HEADER
-        return "\n".join([CPU_HEADER, library, *helpers,
-                          Printer().function("final", params, b.render(1))])
-
     def initial(self, k: int) -> float:
         """The start value of accumulator ``k``."""
         return fused_start(self.plan.fused[k])
 
 
 def build_wavefront(strategy, program, plan: TaskPlan, lanes: tuple[Lanes, ...] | None = None,
-                    simulated: bool = False) -> WavefrontGenerator:
+                    simulated: bool = False) -> Wavefront:
     """One problem on the whole GPU (emit.strategies "cuda whole-GPU wavefront"):
     kernels per partition and the host's final step; ``lanes`` per group
-    (:func:`choose_lanes`), ``simulated``: for the CUDA simulator. It applies no pass
-    of the table (its kernels are built whole)."""
-    return WavefrontGenerator(program, plan, lanes, simulated)
+    (:func:`choose_lanes`; default a thread per point), ``simulated``: for the CUDA
+    simulator (the warp shuffles are its stand-in). It applies no pass of the table
+    (its kernels are built whole)."""
+    task = Task(
+        program, plan, None, WAVEFRONT,
+        simulated=simulated,  # (before the task asks for its printer)
+        storage=[],  # (function, loop-IR dims)
+        lanes=lanes or tuple(Lanes(1, "the default") for _ in plan.groups),
+        width=1,  # lanes of the point whose cells are being generated
+        phases={})  # per group: phases of a partition (_phases)
+    if any(g.runtime_order for g in plan.groups):  # (the CPU's _retry, per task)
+        raise NotCompilable("a partition swept until done (the whole-problem kernels "
+                            "sweep each partition once)")
+    for fu in plan.fused:
+        if fu.type == T.PROB or fu.op not in _ATOMIC:
+            raise NotCompilable("a fused reduction with no atomic update")
+        if fused_undefined(fu, program):
+            raise NotCompilable("a fused sum that could meet inf - inf (an atomic add "
+                                "cannot report it)")
+    device, host, args = generate(task)
+    return Wavefront(device, host, tuple(args), plan, tuple(task.storage), task.lanes,
+                     task.phases, simulated)
+
+
+# ---------------------------------------------------------------- pieces and kernels
+# (``self``: the task being built, an emit.cpu task)
+
+def allocate(self, b, func, dims):
+    self.storage.append((func, dims))
+
+
+def printer(self):
+    """The kernels are device code (the simulator's where its warp shuffles stand
+    in for a device's); the host's final step is printed apart (_final_body, _final)."""
+    return SimulatedCudaPrinter() if self.simulated else CudaPrinter()
+
+
+def emitter(self, names, rec, safe_indexes=frozenset()):
+    """Cell bodies of a point shared by lanes split their reductions; helper
+    functions (called from anywhere, lanes diverged or not) never do."""
+    if self.width == 1 or names.helper:
+        return cpu.emitter(self, names, rec, safe_indexes)
+    return ExprEmitter(names, self.program.consts, rec, self.program.alphabets,
+                       safe_indexes, rules=_LaneSplit(self.width).rules())
+
+
+def _once(self, tests: list) -> ir.Expr:
+    """``tests`` all true, for work done once per point: by lane 0 where lanes
+    share it."""
+    lane0 = [] if self.width == 1 else [ir.Bin("==", ir.Name("_lane"), ir.Const(0), bare=True)]
+    return ir.bare("and", *lane0, *tests)
+
+
+def fuse(self, b, k, fu, xs, val):
+    inner = b.child()
+    inner.atomic(_ATOMIC[fu.op], ir.Load(f"acc{k}", (ir.Const(0),), "global"), val)
+    b.if_(_once(self, in_bounds(k, xs)), inner)
+
+
+def capture(self, b, xs, val):
+    inner = b.child()
+    inner.store(ir.Load("res", (ir.Const(0),), "global"), val)
+    b.if_(_once(self, requested_tests(xs)), inner)
+
+
+def generate(self) -> tuple[str, str, list]:
+    """(device module source, host module source, the task's arguments:
+    kernel.ir.TaskArg)."""
+    plan = self.plan
+    head = _head(self)
+    fused_by_func: dict[str, list] = {}
+    for k, fu in enumerate(plan.fused):
+        fused_by_func.setdefault(fu.func, []).append((k, fu))
+    stores = []
+    for gi, g in enumerate(plan.groups):  # every group's storage first: each kernel takes all
+        stores.append(Lines([], head.counter))
+        self._storage(stores[-1], gi, g)
+    # the host's final step before the kernels: the entry's own body may read
+    # globals no cell reads (a model's layout arrays), and the kernels and the
+    # final step take the same task arguments
+    final = _final_body(self)
+    kernels = [_kernel(self, gi, g, head, stores[gi], fused_by_func)
+               for gi, g in enumerate(plan.groups)]
+    args = self.task_args()
+    if self.pr.fails():
+        raise NotCompilable("a run-time check the kernel could not report")
+    lanes = self.pr.lanes_library()  # the warp reductions' butterflies the kernels call
+    device = "\n".join([HEADER, self.pr.library("core"), "\n".join(self.helpers.values())]
+                       + ([lanes] if lanes else []) + kernels)
+    return device, _final(self, args, *final), args
+
+
+def _head(self) -> Lines:
+    """Extents and the fused reductions' bounds: the start of every kernel and
+    of the host's final step (each printed for its own target)."""
+    head = Lines(self.extent_lines())
+    entry_em = self.emitter(self.task_names(self.program.functions[self.plan.entry]), set())
+    for k, fu in enumerate(self.plan.fused):
+        for i, (lo, hi) in enumerate(fu.bounds):
+            head.assign(f"lo{k}_{i}", entry_em.as_int(lo, head))
+            head.assign(f"hi{k}_{i}", entry_em.as_int(hi, head))
+    return head
+
+
+def _kernel(self, gi, g, head: Lines, store: Lines, fused_by_func) -> str:
+    width = self.lanes[gi].width
+    sweeps = [_sweep(self, gi, g, head, phase, fused_by_func, width)
+              for phase in _phases(g)]
+    self.phases[gi] = len(sweeps)
+    start = _threads(width, head)
+    start.extend(head)
+    start.extend(store)
+    params = printed(self.task_args()) + [f"T_{f}" for f, _ in self.storage] + \
+        [f"acc{k}" for k in range(len(self.plan.fused))] + ["res"]
+    one = start.child()  # one phase of one partition (``ph``: which)
+    one.extend(start)
+    if len(sweeps) == 1:
+        one.extend(sweeps[0])
+    else:
+        for ph, sweep in enumerate(sweeps):
+            one.if_(ir.Bin("==", ir.Name("ph"), ir.Const(ph), bare=True), sweep)
+    # every partition in one launch, the grid synchronised between them and
+    # between a partition's phases (a cooperative launch: real GPUs only, the
+    # simulator has no grid sync)
+    every = Lines([ir.Assign("grid", ir.GridGroup())], head.counter)
+    every.extend(start)
+    step = every.child()
+    for sweep in sweeps:
+        step.extend(sweep)
+        step.barrier("grid", "grid")
+    first = ir.Name("first")
+    every.loop("c0", (first, ir.bare("+", first, ir.Name("count"))), step)
+    # the device's rules (its atomics, warp reductions, the grid's barrier)
+    verify_body(tuple(one.stmts), self.TARGET, params + ["c0", "ph"])
+    verify_body(tuple(every.stmts), self.TARGET, params + ["first", "count"],
+                cooperative=True)
+    return (self.pr.function(f"part_{gi}", params + ["c0", "ph"], one.render(1, self.pr),
+                             "KERNEL") + "\n\n"
+            + self.pr.function(f"all_{gi}", params + ["first", "count"],
+                               every.render(1, self.pr), "KERNEL"))
+
+
+def _phases(g) -> list[list[str]]:
+    """The group's functions in their order inside a partition, as phases run one
+    after the other, each phase's points over all threads together: one phase,
+    each point computing every function, where every same-partition call is to
+    the very point that makes it (``Schedule.same_point_order``); else a phase per
+    function, as the CPU's loop nest runs them (a call to another point of the
+    same partition would read a cell another thread has not written yet)."""
+    order = [f for f in g.schedule.order if f in g.functions]
+    return [order] if g.schedule.same_point_order else [[f] for f in order]
+
+
+def _sweep(self, gi, g, head: Lines, functions: list[str], fused_by_func,
+           width: int) -> Lines:
+    """One partition's points over the grid, each computing ``functions``' cells."""
+    coeffs = g.schedule.coeffs
+    k = eliminated(coeffs)
+    ext = g.extents.names[g.functions[0]]
+    body = Lines([], head.counter)
+    others = [m for m in range(len(coeffs)) if m != k]
+    rest = ir.Name("idx")
+    for m in others:  # the flattened other coordinates, one at a time
+        body.assign(f"p{m}", ir.bare("%", rest, _past(ext[m])))
+        body.assign(rest.id, ir.bare("//", rest, _past(ext[m])))
+    total = ir.bare("-", ir.Name("c0"), *(ir.bare("*", ir.Const(coeffs[m]), ir.Name(f"p{m}"))
+                                          for m in others if coeffs[m]))
+    body.assign(f"p{k}", ir.bare("*", ir.Const(coeffs[k]), ir.Paren(total)))
+    point = body.child()
+    for f in functions:
+        for m, p in enumerate(self.program.functions[f].rec_params):
+            point.assign(f"x_{p.name}", ir.Name(f"p{m}"))
+        self.width = width
+        try:
+            point.extend(self._cell(f, fused_by_func.get(f, [])))
+        finally:
+            self.width = 1
+    body.if_(ir.Chain(("<=", "<="), (ir.Const(0), ir.Name(f"p{k}"), ir.Name(ext[k]))), point)
+    sweep = Lines([], head.counter)
+    for f in g.functions:
+        for d in sorted(self.slots.get(f, ())):
+            sweep.assign(f"slot_{f}_{d}", window_slot(ir.Name("c0"), d, f, gi))
+    span = ir.bare("*", *(ir.Paren(_past(ext[m])) for m in others)) if others \
+        else ir.Const(1)
+    inner = sweep.child()
+    inner.assign("idx", ir.Name("it"))
+    inner.extend(body)
+    sweep.loop("it", (ir.Name("idx0"), span, ir.Name("nth")), inner)
+    return sweep
+
+
+def _threads(width: int, head: Lines) -> Lines:
+    """Each thread's first point (``idx0``) and the stride between its points
+    (``nth``): a point per thread, or per ``width`` consecutive threads (a warp)
+    whose lane within the point is ``_lane``."""
+    start = Lines([], head.counter)
+    if width == 1:
+        start.assign("idx0", ir.Thread("global"))
+        start.assign("nth", ir.Thread("grid"))
+        return start
+    start.assign("_gid", ir.Thread("global"))
+    start.assign("_lane", ir.bare("%", ir.Name("_gid"), ir.Const(width)))
+    start.assign("idx0", ir.bare("//", ir.Name("_gid"), ir.Const(width)))
+    start.assign("nth", ir.bare("//", ir.Thread("grid"), ir.Const(width)))
+    return start
+
+
+def _final_body(self) -> tuple[Lines, str, list[str]]:
+    """The host side after the sweep: the entry's value from the accumulators
+    and the tables it reads (kinds ``cell`` and ``table`` need nothing), with
+    the host library and helper functions it calls. Host code: its own printer
+    and its own helper functions (the kernels' are set back after)."""
+    plan = self.plan
+    device = self.pr, self.helpers, self.flagged, self.current
+    self.pr, self.helpers, self.flagged = Printer(), {}, set()
+    try:
+        b = _head(self)
+        if plan.kind == "value":
+            f = self.program.functions[plan.entry]
+            fused = {id(fu.node): f"acc{k}[0]" for k, fu in enumerate(plan.fused)}
+            em = fused_emitter(self.task_names(f), self.program, fused)
+            self.current = None
+            b.return_(ir.Name(self.guarded_value(f, em, b)))
+        else:
+            b.return_(ir.Const(0.0))
+        return b, self.pr.library("core", "domain"), list(self.helpers.values())
+    finally:
+        self.pr, self.helpers, self.flagged, self.current = device
+
+
+def _final(self, args: list, b: Lines, library: str, helpers: list[str]) -> str:
+    """The host module: ``final(<args>, <storage>, <accumulators>)`` around the
+    body :func:`_final_body` built, once every task argument is known."""
+    params = printed(args) + [f"T_{f}" for f, _ in self.storage] + \
+        [f"acc{k}" for k in range(len(self.plan.fused))]
+    from dslc.emit.cpu import HEADER as CPU_HEADER
+    return "\n".join([CPU_HEADER, library, *helpers,
+                      Printer().function("final", params, b.render(1))])
+
+
+# the strategy's pieces (emit.cpu.Pieces): points of a partition over all threads need
+# a schedule; no failure flag: an int past 2^53 inside a cell is not seen (the host
+# still checks every value the call returns; docs/robustness.md, "Known limits");
+# tuples are left to the plain task (emit.tuples); storage is the kernels' arguments
+WAVEFRONT = replace(CPU, TUPLES="the whole-problem wavefront kernel", ON_DEMAND=False,
+                    REPORTS_INEXACT=False, TABLES="global", TARGET="cuda", printer=printer,
+                    allocate=allocate, emitter=emitter, fuse=fuse, capture=capture)
 
 
 # ---------------------------------------------------------------- the simulator

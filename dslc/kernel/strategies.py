@@ -63,9 +63,9 @@ class Pass:
 class Strategy:
     """``key``: unique in the table (two strategies may share a Decision ``name``:
     register tiling is task-per-thread with tile ``rows``). ``build``: the builder,
-    ``build(strategy, program, plan, *options)`` -> a generator of the task's code
-    (``generate()``), given its own row so that it applies the row's passes (None:
-    no generated code)."""
+    ``build(strategy, program, plan, *options)`` -> the task's module as kernel IR
+    records (emit.built ``Built``: ``module()``, and ``generate()`` its text), given
+    its own row so that it applies the row's passes (None: no generated code)."""
 
     key: str
     name: str

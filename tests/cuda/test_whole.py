@@ -274,7 +274,7 @@ def test_a_call_to_another_point_of_the_same_partition_runs_a_phase_later():
     of the group, so f0's thread read f1's cell before another thread wrote it (a
     silent 0 for 3); now the functions run as phases, one after the other, as the
     CPU's loop nest runs them."""
-    from dslc.emit.wavefront import WavefrontGenerator
+    from dslc.emit import wavefront
     from dslc.plan import lower
 
     prog = dslc.compile(CROSS_POINT, backend="cuda")
@@ -285,7 +285,7 @@ def test_a_call_to_another_point_of_the_same_partition_runs_a_phase_later():
     assert engine.strategy.get("f0", "").startswith("whole problem"), engine.device_fallbacks
     (g,) = lower(interp.checked, "f0", "table", {"n": 3}).task.groups
     assert not g.schedule.same_point_order
-    assert WavefrontGenerator._phases(g) == [["f1"], ["f0"]]
+    assert wavefront._phases(g) == [["f1"], ["f0"]]
 
 
 def _crossing(a: int, b: int) -> str:
@@ -307,7 +307,7 @@ def test_calls_to_other_points_of_a_partition_in_both_directions(a, b):
     after the caller's, with the other function's call from the partition before
     moving either way; every table on the whole GPU, and cells asked alone (window
     storage), equal the interpreter's."""
-    from dslc.emit.wavefront import WavefrontGenerator
+    from dslc.emit import wavefront
     from dslc.plan import lower
 
     src = _crossing(a, b)
@@ -318,7 +318,7 @@ def test_calls_to_other_points_of_a_partition_in_both_directions(a, b):
         assert prog.call("f0", 4, *cell) == interp.call("f0", 4, *cell), (src, cell)
     assert prog._engine().strategy.get("f0", "").startswith("whole problem"), src
     (g,) = lower(interp.checked, "f0", "table", {"n": 4}).task.groups
-    assert len(WavefrontGenerator._phases(g)) == 2, src
+    assert len(wavefront._phases(g)) == 2, src
     (w,) = lower(interp.checked, "f0", "cell", {"n": 4}, (4, 0)).task.groups
     assert w.windowed, src
 
@@ -329,7 +329,7 @@ def test_a_partition_swept_until_done_is_refused_with_its_reason(write_bio):
     sweep each partition once, so they refuse the group, and say why, rather than
     emit the count's update with no count (the verifier reads it now)."""
     from dslc.emit.pyexpr import NotCompilable
-    from dslc.emit.wavefront import WavefrontGenerator
+    from dslc.emit import wavefront
     from dslc.plan import lower
     from dslc.runtime.binding import bind_call
     from tests.cpu.test_runtime_order import SPECIALS
@@ -341,7 +341,7 @@ def test_a_partition_swept_until_done_is_refused_with_its_reason(write_bio):
     plan = lower(prog.checked, "score", "value", args, None).task
     assert any(g.runtime_order for g in plan.groups)
     with pytest.raises(NotCompilable, match="a partition swept until done"):
-        WavefrontGenerator(prog.checked, plan).generate()
+        wavefront.build_wavefront(None, prog.checked, plan)
 
 
 MODELS = """

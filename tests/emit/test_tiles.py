@@ -151,7 +151,7 @@ def test_the_tile_functions_call_their_head_and_return_through_records():
     from dslc.kernel import body as kb
     from dslc.kernel import ir
     gen = _generator(*_cases()[0])[0]
-    functions = {fn.name: fn.body.stmts for fn in gen.tile_functions}
+    functions = {fn.name: fn.body.stmts for fn in gen.functions}
     assert all(isinstance(body[-1], kb.Return) for body in functions.values())
     heads = [s for s in functions["_tile_inner"] if isinstance(s, ir.Assign)
              and isinstance(s.value, ir.Call) and s.value.fn == "_tile_head"]
@@ -170,7 +170,7 @@ def test_the_fused_reductions_step_and_bound_tests_are_records():
     from dslc.kernel import ir
     from dslc.kernel.verify import verify_body
     gen = _generator(*_cases()[2])[0]
-    fn = next(fn for fn in gen.tile_functions if fn.name == "_tile_inner")
+    fn = next(fn for fn in gen.functions if fn.name == "_tile_inner")
     stmts = list(ir.walk(fn.body.stmts))
     assert not any(isinstance(s, kb.Line) for s in stmts)
     steps = [s for s in stmts if isinstance(s, ir.Assign) and s.target == "acc0"]

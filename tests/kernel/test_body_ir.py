@@ -107,7 +107,7 @@ def test_the_printer_gives_the_text_of_the_generators_before_the_body_ir():
     generators wrote as lines (so cached modules and kernels stay valid)."""
     import dslc
     from dslc.emit.strategies import build, strategy
-    from dslc.emit.cpu import CpuGenerator
+    from dslc.emit.cpu import build_task
     from dslc.plan import lower
     from dslc.runtime.binding import bind_call
     from tests.test_properties import NUSSINOV
@@ -117,7 +117,7 @@ def test_the_printer_gives_the_text_of_the_generators_before_the_body_ir():
     args = bind_call(prog.checked.functions["n"], [x, 0, len(x)], prog.checked, None)
     plan = lower(prog.checked, "n", "cell", args, (0, len(x))).task
     texts = []
-    for gen in (CpuGenerator(prog.checked, plan),
+    for gen in (build_task(None, prog.checked, plan),
                 build(strategy("cuda task-per-block"), prog.checked, plan, 128)):
         src = gen.generate()[0]
         texts.append(src[src.index("def task("):] + "\n=====\n")

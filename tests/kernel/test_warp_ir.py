@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import dslc
-from dslc.emit.wavefront import Lanes, WavefrontGenerator
+from dslc.emit.wavefront import Lanes, build_wavefront
 from dslc.errors import InternalError
 from dslc.kernel import body as kb
 from dslc.kernel import ir
@@ -134,7 +134,7 @@ def test_the_wavefront_builds_records_its_printer_spells(simulated):
     plan = lower(p.checked, "total", "value", args).task
     src = {}
     for width in (1, 32):
-        gen = WavefrontGenerator(p.checked, plan, (Lanes(width, "a test"),), simulated)
+        gen = build_wavefront(None, p.checked, plan, (Lanes(width, "a test"),), simulated)
         src[width] = gen.generate()[0]
     assert "_lanes_" not in src[1] and "_shfl_xor" not in src[1]
     assert src[32].count("def _lanes_min(v):") == 1

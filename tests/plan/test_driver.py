@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 
 import dslc
-from dslc.emit.cpu import CpuGenerator
+from dslc.emit.cpu import build_task
 from dslc.plan import Lowered, lower
 from dslc.poly import loopir as L
 from dslc.runtime.binding import bind_call
@@ -51,7 +51,7 @@ def test_every_stage_in_one_frozen_record(program):
 
 
 def test_the_generator_is_passed_in_and_walks_the_drivers_nest(program):
-    low = _lower(program, emit=lambda task: CpuGenerator(program, task).module())
+    low = _lower(program, emit=lambda task: build_task(None, program, task).module())
     assert "def task(" in Printer().module(low.module) and low.args
     assert low.groups[0].nest is low.nests[0]  # built once, by the driver's plan
 
