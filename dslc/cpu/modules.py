@@ -20,7 +20,8 @@ from dslc.store.disk import (cache_dir, digest, guard_numba_caches, is_digest, r
                              read_module, write_entry)
 from dslc import timings
 from dslc.cpu.convert import convert
-from dslc.cpu.threads import ThreadedPrinter, run_chunks
+from dslc.cpu.threads import run_chunks
+from dslc.targets.printer import ThreadedPrinter
 from dslc.kernel import launch
 from dslc.store.key import program_key
 from dslc.kernel.ir import TASK_ROLES, TaskArg

@@ -26,7 +26,8 @@ import numpy as np
 
 from dslc import runlog, timings
 from dslc.cpu import modules
-from dslc.cpu.threads import ThreadedPrinter, run_chunks
+from dslc.cpu.threads import run_chunks
+from dslc.targets.printer import ThreadedPrinter
 from dslc.emit.args import PACK, argument, pack_travel, packed_call
 from dslc.emit import narrow
 from dslc.emit.precision import LEAF, STATIC, Float32, largest

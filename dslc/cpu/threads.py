@@ -27,23 +27,11 @@ import threading
 
 import numba
 
-from dslc.targets.printer import Printer
 
 # chunks per thread: enough that the last chunks (the smallest tasks) even out the
 # threads' ends, few enough that a chunk's call (its arguments typed by the
 # dispatcher, some microseconds) is nothing beside the tasks it runs
 CHUNKS_PER_THREAD = 16
-
-
-class ThreadedPrinter(Printer):
-    """The CPU printer, its launches serial (``range``, not ``prange``) and run
-    without the GIL, for :func:`run_chunks` to spread over threads."""
-
-    KERNEL = "@numba.njit(nogil=True, cache=True)"
-    SERIAL = KERNEL
-
-    def tasks_range(self, n: str, parallel: bool) -> str:
-        return f"range({n})"
 
 
 def run_chunks(n: int, call, threads: int | None = None) -> None:

@@ -44,14 +44,12 @@ import numpy as np
 from dslc.check import tir
 from dslc.emit.precision import float32_info
 from dslc.lang import types as T
+from dslc.targets.printer import saturating
 
 LO, HI = -32768, 32767  # int16
 RANGES = {"int16": (LO, HI), "int8": (-128, 127)}
 MIN_CEILING = {"int16": 256, "int8": 32}  # below these, most tasks would be recomputed
 ROUNDS = 64  # fixed-point rounds before a floor is taken not to exist
-SAT_TEXT = ("@numba.njit(inline='always')\n"
-            "def SAT(x):\n"
-            "    return DT(min(max(x, np.int32({lo})), np.int32({hi})))\n")
 
 
 @dataclass(frozen=True)
@@ -352,7 +350,7 @@ def consts(value) -> str:
     lo, hi = RANGES[value.dtype]
     bt = "np.int16" if value.dtype == "int8" else "DT"
     return (f"BT = {bt}\nPINF = DT({hi})\nNINF = DT({lo})\n"
-            + SAT_TEXT.format(lo=lo, hi=hi))
+            + saturating(lo, hi))
 
 
 # ------------------------------------------------------------------ the host's side

@@ -218,6 +218,25 @@ class Printer:
         return "\n".join(body_text(self, stmts, self.INDENT * indent))
 
 
+class ThreadedPrinter(Printer):
+    """The CPU printer, its launches serial (``range``, not ``prange``) and run
+    without the GIL, for dslc.cpu.threads.run_chunks to spread over threads."""
+
+    KERNEL = "@numba.njit(nogil=True, cache=True)"
+    SERIAL = KERNEL
+
+    def tasks_range(self, n: str, parallel: bool) -> str:
+        return f"range({n})"
+
+
+def saturating(lo: int, hi: int) -> str:
+    """The narrow lanes' ``SAT`` (dslc.emit.narrow): an int32 sum clamped to the
+    lane type's range ``lo..hi`` and narrowed to the lanes' type ``DT``."""
+    return ("@numba.njit(inline='always')\n"
+            "def SAT(x):\n"
+            f"    return DT(min(max(x, np.int32({lo})), np.int32({hi})))\n")
+
+
 class CudaPrinter(Printer):
     """numba-cuda device code: ``math`` names, flagged checks, device decorators."""
 

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dslc.cpu.threads import ThreadedPrinter, run_chunks
+from dslc.cpu.threads import run_chunks
+from dslc.targets.printer import ThreadedPrinter
 
 
 @settings(max_examples=40, deadline=None)

@@ -66,7 +66,7 @@ def test_the_cuda_strategies_flag_failures_and_lay_out_their_tasks():
     assert "\n".join(es.table()).count("body pass failure flags") == 3
     # every CUDA task strategy and the CPU task groups choose their value type
     assert "\n".join(es.table()).count("body pass value type") == 4
-    assert es.strategy("cpu task groups").body == (ks.LANE_GROUPS, ks.VALUE_TYPE)
+    assert es.strategy("cpu task groups").body == (ks.LANE_GROUPS, ks.PROFILES, ks.VALUE_TYPE)
     tiled = es.table().index(next(x for x in es.table() if x.startswith("cuda register-tiled")))
     assert [x.split(":")[0] for x in es.table()[tiled + 1:tiled + 6]] == [
         "  body pass strip-mine", "  body pass register tile", "  body pass guard specialisation",
