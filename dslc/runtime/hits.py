@@ -42,6 +42,7 @@ from dslc.lang.results import (Axis, HitTable, MapResult, Prob, _labels, absent,
                                exp_of_log, records)
 from dslc.runtime import hit_columns as hc
 from dslc.runtime.hit_columns import ALIGNED, BITS, EVALUE  # noqa: F401
+from dslc.runtime.tsv_cells import field as _field, tsv_cell as _tsv_cell
 from dslc.runtime.tsv_rows import tsv_text
 
 
@@ -349,21 +350,6 @@ def _tsv_table(table: HitTable, how: Shape) -> str:
             cells.extend(_tsv_cell(v) if c.kind == "value" else [_field(hc.tsv_cell(c, v))])
         lines.append("\t".join(cells))
     return "\n".join(lines)
-
-
-def _tsv_cell(v) -> list[str]:
-    """A value as TSV: a probability as its value and its natural log (two
-    columns, so one too small for a float keeps its log)."""
-    from dslc.runtime.render import fmt_scalar
-
-    if isinstance(v, Prob):
-        return [fmt_scalar(v.p), fmt_scalar(v.log)]
-    return [_field(fmt_scalar(v))]
-
-
-def _field(s: str) -> str:
-    """No tab or line break inside a field (a record name could hold a tab)."""
-    return s.replace("\t", " ").replace("\n", " ").replace("\r", " ")
 
 
 # ------------------------------------------------------------------ JSON lines

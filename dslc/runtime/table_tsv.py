@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from dslc.lang.results import TableResult, wrap
+from dslc.runtime.tsv_cells import field as _field, tsv_cell as _tsv_cell
 
 
 def is_tsv_table(value) -> bool:
@@ -26,7 +27,6 @@ def is_tsv_table(value) -> bool:
 
 def table_tsv(name: str, table: TableResult) -> str:
     """The TSV block of ``table`` (the module says what it holds)."""
-    from dslc.runtime.hits import _field, _tsv_cell
     from dslc.runtime.render import render_text
 
     rows, cols = table.values.shape
