@@ -574,8 +574,10 @@ def test_smith_waterman_runs_in_narrow_lanes_with_a_score_profile(
     from tests.reference import blosum62_dict, gotoh_local
 
     monkeypatch.setenv("DSLC_NARROW", narrowest)
-    # a fresh Numba cache: code loaded from one cannot be inspected
+    # a fresh Numba cache, and no module this process loaded before (another test's
+    # run of the same lanes, from its cache): code loaded from a cache cannot be inspected
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(modules, "_LOADED", {})
     db = proteins(70, seed=21, hi=50) + ["HEAGAWGHEEPAWHEAEKLMW" * 3]  # (the last: 181 > 83)
     q = "HEAGAWGHEEPAWHEAEKLMW"
     prog, engine = lane_program(GOTOH)
