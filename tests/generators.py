@@ -549,8 +549,6 @@ class Layered:
             if st_.read is not None:
                 read = self._read(*st_.read)
                 body = f"({body}) + " + (f"c * ({read})" if st_.scale is not None else f"({read})")
-            if fn.floor is not None:
-                body = f"({body}) max {fn.floor}"
             lines.append(f"  | otherwise = {body}")
             lines.append("")
         return "\n".join(lines)
